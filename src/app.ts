@@ -1,0 +1,96 @@
+/**
+ * buildApp: one Fastify instance with the error model, authentication, OpenAPI and every module.
+ * The caller owns the database (opens it before, closes it after app.close()).
+ */
+import { randomUUID } from 'node:crypto';
+import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import pino, { type DestinationStream } from 'pino';
+import { systemClock, type Clock } from './clock.js';
+import type { Config } from './config.js';
+import { migrateToLatest, type Database } from './db/database.js';
+import { registerAuthentication } from './http/authentication.js';
+import { registerErrorHandler } from './http/error-handler.js';
+import { registerOpenApi } from './http/openapi.js';
+import { authRoutes } from './modules/auth/auth.routes.js';
+import { healthRoutes } from './modules/health/health.routes.js';
+import { usersRoutes } from './modules/users/users.routes.js';
+import { createServices, type Services } from './services.js';
+import { VERSION } from './version.js';
+
+export interface AppOptions {
+  config: Config;
+  database: Database;
+  clock?: Clock;
+  /** Where logs go (stdout by default); tests pass a stream to read them. */
+  logStream?: DestinationStream;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+/** Never log credentials, even if a future log line includes a body or headers. */
+export const LOG_REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'headers.authorization',
+  '*.password',
+  '*.current_password',
+  '*.access_token',
+  '*.refresh_token',
+  'password',
+  'access_token',
+  'refresh_token',
+];
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    services: Services;
+  }
+}
+
+export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
+  const { config, database } = options;
+  const clock = options.clock ?? systemClock;
+  const logger: FastifyBaseLogger = pino(
+    { level: config.logLevel, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } },
+    options.logStream ?? pino.destination(1),
+  );
+
+  const app = Fastify({
+    loggerInstance: logger,
+    bodyLimit: config.bodyLimitBytes,
+    trustProxy: config.trustProxy,
+    requestIdHeader: false,
+    // Honour a caller's X-Request-Id when it is a sane token, so ids follow a request across services.
+    genReqId: (req) => {
+      const incoming = req.headers['x-request-id'];
+      return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    },
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
+  });
+
+  app.addHook('onRequest', async (request, reply) => {
+    void reply.header('x-request-id', request.id);
+  });
+  // Only JSON bodies (and multipart where a route registers it): anything else is 415.
+  app.removeContentTypeParser('text/plain');
+
+  registerErrorHandler(app);
+  await migrateToLatest(database);
+  const services = await createServices({ config, database, clock, log: app.log });
+  app.decorate('services', services);
+  app.addHook('onClose', async () => services.stop());
+
+  registerAuthentication(app, services.auth);
+  await registerOpenApi(app, VERSION);
+
+  await app.register(healthRoutes, { database });
+  await app.register(
+    async (api) => {
+      await api.register(authRoutes, { services });
+      await api.register(usersRoutes, { services });
+    },
+    { prefix: '/api/v1' },
+  );
+
+  return app;
+}

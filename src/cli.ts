@@ -1,0 +1,42 @@
+#!/usr/bin/env node
+/**
+ * The `fieldlens` command: serve (what `npm start` runs), license (vendor tools), audit (chain check).
+ */
+const USAGE = `Usage: fieldlens <command>
+
+Commands:
+  serve                 start the HTTP service (configuration from the environment; see README)
+  license keygen|issue|inspect …   vendor tools for signed .service-license files
+  audit verify          check the audit log's hash chain in the configured database
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const [command, ...rest] = argv;
+  switch (command) {
+    case 'serve': {
+      const { serveFromCli } = await import('./server.js');
+      await serveFromCli();
+      return -1; // keeps running
+    }
+    case undefined:
+    case 'help':
+    case '--help':
+    case '-h':
+      process.stdout.write(USAGE);
+      return command === undefined ? 2 : 0;
+    default:
+      void rest;
+      process.stderr.write(`fieldlens: unknown command "${command}"\n\n${USAGE}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code >= 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`fieldlens: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);

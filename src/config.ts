@@ -1,0 +1,187 @@
+/**
+ * Configuration: read from the environment once, validated, frozen.
+ * A bad value stops the start with one line naming the variable (ConfigError).
+ */
+import path from 'node:path';
+
+export type DatabaseConfig = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
+
+export interface LevelDefinition {
+  readonly code: string;
+  readonly name: string;
+  readonly rank: number;
+}
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly logLevel: string;
+  readonly database: DatabaseConfig;
+  readonly bodyLimitBytes: number;
+  readonly trustProxy: boolean;
+  readonly shutdownTimeoutMs: number;
+  readonly auth: {
+    readonly adminPassword: string | undefined;
+    readonly accessTokenTtlSeconds: number;
+    readonly refreshTokenTtlSeconds: number;
+    readonly jwtSecret: string | undefined;
+    readonly issuer: string;
+    readonly audience: string;
+  };
+  readonly licensePublicKey: string | undefined;
+  readonly sampleData: boolean;
+  readonly levels: readonly LevelDefinition[];
+  readonly severity: { readonly high: number; readonly medium: number };
+  readonly embeddings:
+    | { readonly provider: 'builtin' }
+    | { readonly provider: 'openai'; readonly url: string; readonly model: string; readonly apiKey?: string };
+}
+
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+    this.name = 'ConfigError';
+  }
+}
+
+export const DEFAULT_LEVELS: readonly LevelDefinition[] = [
+  { code: 'L1', name: 'Public', rank: 1 },
+  { code: 'L2', name: 'Internal', rank: 2 },
+  { code: 'L3', name: 'Confidential', rank: 3 },
+  { code: 'L4', name: 'Sensitive', rank: 4 },
+  { code: 'L5', name: 'Restricted', rank: 5 },
+];
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
+  const value = Number(raw.trim());
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function readFraction(env: Env, name: string, fallback: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw.trim() === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0 || value >= 1) throw new ConfigError(name, `must be a number between 0 and 1 (exclusive), got "${raw}"`);
+  return value;
+}
+
+function readOnOff(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (raw === undefined || raw === '') return fallback;
+  if (['on', 'true', '1', 'yes'].includes(raw)) return true;
+  if (['off', 'false', '0', 'no'].includes(raw)) return false;
+  throw new ConfigError(name, `must be on or off, got "${env[name]}"`);
+}
+
+function readDatabase(env: Env): DatabaseConfig {
+  const raw = env.DATABASE_URL?.trim();
+  if (raw === undefined || raw === '') return { kind: 'sqlite', file: path.resolve('data', 'fieldlens.db') };
+  if (raw.startsWith('sqlite:')) {
+    const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
+    if (file === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/fieldlens.db');
+    return { kind: 'sqlite', file: file === ':memory:' ? file : path.resolve(file) };
+  }
+  if (raw.startsWith('postgres://') || raw.startsWith('postgresql://')) {
+    try {
+      new URL(raw);
+    } catch {
+      throw new ConfigError('DATABASE_URL', 'is not a valid postgres:// URL');
+    }
+    return { kind: 'postgres', url: raw };
+  }
+  throw new ConfigError('DATABASE_URL', 'must start with sqlite: or postgres://');
+}
+
+function readLevels(env: Env): readonly LevelDefinition[] {
+  const raw = env.FIELDLENS_LEVELS?.trim();
+  if (raw === undefined || raw === '') return DEFAULT_LEVELS;
+  // Format: "CODE:Name,CODE:Name,…" from least to most sensitive.
+  const levels = raw.split(',').map((part, index) => {
+    const [code, name] = part.split(':').map((s) => s.trim());
+    if (!code || !name || !/^[A-Za-z0-9_-]{1,16}$/.test(code)) {
+      throw new ConfigError('FIELDLENS_LEVELS', 'must look like "L1:Public,L2:Internal,…" (codes of 1–16 letters, digits, _ or -)');
+    }
+    return { code, name, rank: index + 1 };
+  });
+  if (new Set(levels.map((l) => l.code)).size !== levels.length) throw new ConfigError('FIELDLENS_LEVELS', 'level codes must be unique');
+  if (levels.length < 2) throw new ConfigError('FIELDLENS_LEVELS', 'needs at least two levels');
+  return levels;
+}
+
+function readEmbeddings(env: Env): Config['embeddings'] {
+  const url = env.FIELDLENS_EMBEDDINGS_URL?.trim();
+  if (!url) return { provider: 'builtin' };
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new Error('protocol');
+  } catch {
+    throw new ConfigError('FIELDLENS_EMBEDDINGS_URL', 'must be an http(s) URL of an OpenAI-compatible server');
+  }
+  const model = env.FIELDLENS_EMBEDDINGS_MODEL?.trim();
+  if (!model) throw new ConfigError('FIELDLENS_EMBEDDINGS_MODEL', 'is required when FIELDLENS_EMBEDDINGS_URL is set');
+  const apiKey = env.FIELDLENS_EMBEDDINGS_API_KEY?.trim();
+  return apiKey ? { provider: 'openai', url, model, apiKey } : { provider: 'openai', url, model };
+}
+
+/** Reads and validates the configuration; throws ConfigError naming the first bad variable. */
+export function loadConfig(env: Env = process.env): Config {
+  const host = env.HOST?.trim() || '127.0.0.1';
+  const logLevel = env.LOG_LEVEL?.trim() || 'info';
+  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
+  }
+  const jwtSecret = env.FIELDLENS_JWT_SECRET;
+  if (jwtSecret !== undefined && jwtSecret !== '' && Buffer.byteLength(jwtSecret) < 32) {
+    throw new ConfigError('FIELDLENS_JWT_SECRET', 'must be at least 32 bytes of random data (not a password)');
+  }
+  const adminPassword = env.FIELDLENS_ADMIN_PASSWORD;
+  if (adminPassword !== undefined && adminPassword !== '' && [...adminPassword].length < 12) {
+    throw new ConfigError('FIELDLENS_ADMIN_PASSWORD', 'must be at least 12 characters');
+  }
+  const severity = {
+    high: readFraction(env, 'FIELDLENS_SEVERITY_HIGH', 0.7),
+    medium: readFraction(env, 'FIELDLENS_SEVERITY_MEDIUM', 0.4),
+  };
+  if (severity.medium >= severity.high) throw new ConfigError('FIELDLENS_SEVERITY_MEDIUM', 'must be below FIELDLENS_SEVERITY_HIGH');
+
+  const config: Config = {
+    port: readInt(env, 'PORT', 8080, 0, 65535),
+    host,
+    logLevel,
+    database: readDatabase(env),
+    bodyLimitBytes: readInt(env, 'FIELDLENS_BODY_LIMIT', 8 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    trustProxy: readOnOff(env, 'FIELDLENS_TRUST_PROXY', false),
+    shutdownTimeoutMs: readInt(env, 'FIELDLENS_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    auth: {
+      adminPassword: adminPassword === '' ? undefined : adminPassword,
+      accessTokenTtlSeconds: readInt(env, 'FIELDLENS_ACCESS_TOKEN_TTL', 900, 1, 86_400),
+      refreshTokenTtlSeconds: readInt(env, 'FIELDLENS_REFRESH_TOKEN_TTL', 604_800, 60, 31_536_000),
+      jwtSecret: jwtSecret === '' ? undefined : jwtSecret,
+      issuer: 'fieldlens',
+      audience: 'fieldlens-api',
+    },
+    licensePublicKey: env.FIELDLENS_LICENSE_PUBLIC_KEY?.trim() || undefined,
+    sampleData: readOnOff(env, 'FIELDLENS_SAMPLE_DATA', true),
+    levels: readLevels(env),
+    severity,
+    embeddings: readEmbeddings(env),
+  };
+  return deepFreeze(config);
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value && typeof value === 'object') {
+    for (const child of Object.values(value)) deepFreeze(child);
+    Object.freeze(value);
+  }
+  return value;
+}

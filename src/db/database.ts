@@ -1,0 +1,163 @@
+/**
+ * The only file that knows whether FieldLens runs on SQLite or PostgreSQL.
+ * Everything else sees a Kysely<DB> and the few portable helpers exported here.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import pg from 'pg';
+import type { DatabaseConfig } from '../config.js';
+import { migrationFactories, type DialectKind } from './migrations/index.js';
+import type { DB } from './schema.js';
+
+export type { DialectKind } from './migrations/index.js';
+export type Kdb = Kysely<DB>;
+export type Tx = Transaction<DB>;
+/** A query runner: the database itself or an open transaction. */
+export type Queryable = Kysely<DB> | Transaction<DB>;
+
+export interface Database {
+  readonly kind: DialectKind;
+  readonly db: Kysely<DB>;
+  /** Throws when the database does not answer. */
+  ping(): Promise<void>;
+  /**
+   * Serialises writers that must not interleave (quota check + insert, audit chain append) until
+   * the transaction ends. PostgreSQL: a transaction-scoped advisory lock. SQLite: writers are
+   * already serialised by its single connection, so this is a no-op.
+   */
+  lock(trx: Tx, name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** PostgreSQL schema to use (search_path); tests use a fresh one per app. */
+  schema?: string;
+  poolSize?: number;
+  /** Called when an idle pooled connection fails (e.g. the server dropped it). */
+  onPoolError?: (error: Error) => void;
+}
+
+// COUNT(*) and bigint columns come back from pg as strings; every count here fits a JS number.
+pg.types.setTypeParser(pg.types.builtins.INT8, (value) => Number.parseInt(value, 10));
+pg.types.setTypeParser(pg.types.builtins.FLOAT4, (value) => Number.parseFloat(value));
+
+/** Opens the configured database. Does not migrate: call migrateToLatest. */
+export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions = {}): Database {
+  if (config.kind === 'sqlite') return openSqlite(config.file);
+  return openPostgres(config.url, options);
+}
+
+function openSqlite(file: string): Database {
+  if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
+  const connection = new BetterSqlite3(file);
+  connection.pragma('journal_mode = WAL');
+  connection.pragma('synchronous = NORMAL');
+  connection.pragma('foreign_keys = ON');
+  connection.pragma('busy_timeout = 5000');
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: connection }) });
+  return {
+    kind: 'sqlite',
+    db,
+    async lock() {},
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+function openPostgres(url: string, options: OpenDatabaseOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: options.poolSize ?? 10,
+    connectionTimeoutMillis: 5_000,
+    idleTimeoutMillis: 30_000,
+    // Without a statement timeout a hung server would hold requests forever.
+    statement_timeout: 30_000,
+    ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
+  });
+  // An idle client whose server connection dies emits 'error' on the pool; unhandled, it would crash the process.
+  pool.on('error', (error) => options.onPoolError?.(error));
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return {
+    kind: 'postgres',
+    db,
+    async lock(trx, name) {
+      await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx);
+    },
+    async ping() {
+      await sql`select 1`.execute(db);
+    },
+    async close() {
+      await db.destroy();
+    },
+  };
+}
+
+/** Runs every pending migration; safe to call on every start and from several instances at once. */
+export async function migrateToLatest(database: Database): Promise<void> {
+  const migrations = Object.fromEntries(migrationFactories.map(([name, factory]) => [name, factory(database.kind)]));
+  const migrator = new Migrator({
+    db: database.db,
+    provider: { getMigrations: async () => migrations },
+  });
+  const { error, results } = await migrator.migrateToLatest();
+  const failed = results?.find((r) => r.status === 'Error');
+  if (error || failed) {
+    const reason = error instanceof Error ? error.message : String(error ?? 'unknown error');
+    throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${reason}`, { cause: error });
+  }
+}
+
+const PG_UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006']);
+const NET_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const UNAVAILABLE_MESSAGES = [
+  'Connection terminated',
+  'timeout exceeded when trying to connect',
+  'Client has encountered a connection error',
+  'Connection ended unexpectedly',
+  'connection is closed',
+  'Cannot use a pool after calling end',
+  'The database connection is not open',
+];
+
+/** True when an error means "the database cannot be reached right now" (answered 503, retried by clients). */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const { code, message } = error as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') {
+    if (PG_UNAVAILABLE_CODES.has(code) || NET_UNAVAILABLE_CODES.has(code)) return true;
+    if (code === 'SQLITE_BUSY' || code === 'SQLITE_CANTOPEN' || code === 'SQLITE_IOERR') return true;
+  }
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.includes(m))) return true;
+  const cause = (error as { cause?: unknown }).cause;
+  return cause !== undefined && cause !== error && isDatabaseUnavailable(cause);
+}
+
+/** True for a unique-constraint violation on either database. */
+export function isUniqueViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23505' || code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY';
+}
+
+/** True for a foreign-key violation on either database. */
+export function isForeignKeyViolation(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === '23503' || code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
+/** Encodes a float32 vector for the embedding column (the same bytes on both databases). */
+export function encodeVector(vector: Float32Array): Uint8Array {
+  return new Uint8Array(vector.buffer.slice(vector.byteOffset, vector.byteOffset + vector.byteLength));
+}
+
+/** Decodes an embedding column back to float32. */
+export function decodeVector(bytes: Uint8Array): Float32Array {
+  const copy = new Uint8Array(bytes.byteLength);
+  copy.set(bytes);
+  return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
+}

@@ -1,0 +1,13 @@
+/**
+ * The ordered list of migrations. Each is a factory of the dialect so one definition serves both
+ * databases. Append new entries; never edit or reorder a released one.
+ */
+import type { Migration } from 'kysely';
+import { initial } from './0001-initial.js';
+
+export type DialectKind = 'sqlite' | 'postgres';
+export type MigrationFactory = (kind: DialectKind) => Migration;
+
+export const migrationFactories: ReadonlyArray<readonly [name: string, factory: MigrationFactory]> = [
+  ['0001-initial', initial],
+];

@@ -1,0 +1,158 @@
+/**
+ * Table types for Kysely. Columns are snake_case like the API. Portable choices so both dialects
+ * behave the same: timestamps are ISO-8601 UTC text, booleans are 0/1 integers, JSON is text,
+ * UUIDs are text, embeddings are raw little-endian float32 bytes.
+ */
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+export type Bool = 0 | 1;
+
+export interface SettingsTable {
+  key: string;
+  value: string;
+  updated_at: string;
+}
+
+export interface UsersTable {
+  id: string;
+  username: string;
+  /** lower-cased username: the unique key, so `Alice` and `alice` cannot both exist. */
+  username_key: string;
+  email: string;
+  password_hash: string;
+  /** JSON array of role names. */
+  roles: string;
+  disabled: Bool;
+  /** Bumped on disable, role or password change: access tokens carry it and older ones are refused. */
+  token_version: number;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface LoginAttemptsTable {
+  username_key: string;
+  failures: number;
+  locked_until: string | null;
+  last_failed_at: string;
+}
+
+export interface AuthSessionsTable {
+  id: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
+  revoked_at: string | null;
+  revoked_reason: string | null;
+}
+
+export interface RefreshTokensTable {
+  token_hash: string;
+  session_id: string;
+  created_at: string;
+  used_at: string | null;
+}
+
+export interface DatasourcesTable {
+  id: string;
+  name: string;
+  type: string;
+  description: string | null;
+  is_sample: Bool;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface TagsTable {
+  id: Generated<number>;
+  name: string;
+  parent_id: number | null;
+  chain_path: string;
+  default_level: string;
+  description: string | null;
+  /** JSON array of strings. */
+  keywords: string;
+  is_builtin: Bool;
+  created_at: string;
+}
+
+export interface FieldsTable {
+  id: string;
+  datasource_id: string;
+  table_name: string;
+  field_name: string;
+  data_type: string | null;
+  comment: string | null;
+  /** Format signature of the sample values (never the values). */
+  format_signature: string | null;
+  tag_id: number;
+  level: string;
+  /** 1 once a reviewer locked the classification: imports no longer change it. */
+  locked: Bool;
+  review_status: 'unreviewed' | 'confirmed' | 'deferred';
+  review_reason: string | null;
+  reviewed_at: string | null;
+  reviewed_by: string | null;
+  embedding: ColumnType<Uint8Array | null, Uint8Array | null, Uint8Array | null>;
+  embedder_version: string | null;
+  /** Denormalised from the stored metrics so the field list can filter and sort on them. */
+  outlier_score: number | null;
+  severity: 'low' | 'medium' | 'high' | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface AuditLogTable {
+  seq: number;
+  at: string;
+  actor_id: string | null;
+  actor_username: string | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  /** Canonical JSON object. */
+  details: string;
+  request_id: string | null;
+  prev_hash: string;
+  hash: string;
+}
+
+/** One row (id = 1): the chain head, locked by each writer so concurrent appends form one chain. */
+export interface AuditHeadTable {
+  id: number;
+  seq: number;
+  hash: string;
+}
+
+export interface LicensesTable {
+  license_id: string;
+  file_text: string;
+  /** Verified payload JSON. */
+  payload: string;
+  imported_at: string;
+  imported_by: string | null;
+  active: Bool;
+}
+
+export interface DB {
+  settings: SettingsTable;
+  users: UsersTable;
+  login_attempts: LoginAttemptsTable;
+  auth_sessions: AuthSessionsTable;
+  refresh_tokens: RefreshTokensTable;
+  datasources: DatasourcesTable;
+  tags: TagsTable;
+  fields: FieldsTable;
+  audit_log: AuditLogTable;
+  audit_head: AuditHeadTable;
+  licenses: LicensesTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUserRow = Insertable<UsersTable>;
+export type UserUpdate = Updateable<UsersTable>;
+export type DatasourceRow = Selectable<DatasourcesTable>;
+export type TagRow = Selectable<TagsTable>;
+export type FieldRow = Selectable<FieldsTable>;
+export type NewFieldRow = Insertable<FieldsTable>;
+export type AuditLogRow = Selectable<AuditLogTable>;
+export type LicenseRow = Selectable<LicensesTable>;

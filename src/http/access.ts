@@ -1,0 +1,64 @@
+/**
+ * The one access table (CONTRACT §3). Every route names the permission it needs in its config;
+ * a route that names none does not start (see http/authentication.ts): deny by default.
+ */
+export const ROLES = ['superadmin', 'admin', 'dba', 'operator', 'classifier_owner', 'observer'] as const;
+export type Role = (typeof ROLES)[number];
+
+export const ACCESS_TABLE = {
+  'field:read': ['superadmin', 'admin', 'dba', 'operator', 'classifier_owner', 'observer'],
+  'field:review': ['superadmin', 'admin', 'dba', 'operator', 'classifier_owner'],
+  'field:import': ['superadmin', 'admin', 'dba'],
+  'taxonomy:write': ['superadmin', 'admin', 'classifier_owner'],
+  'datasource:read': ['superadmin', 'admin', 'dba', 'operator', 'classifier_owner', 'observer'],
+  'datasource:write': ['superadmin', 'admin', 'dba'],
+  'user:read': ['superadmin', 'admin'],
+  'user:write': ['superadmin', 'admin'],
+  'audit:read': ['superadmin', 'admin'],
+  'license:read': ['superadmin'],
+  'license:write': ['superadmin'],
+} as const satisfies Record<string, readonly Role[]>;
+
+export type Permission = keyof typeof ACCESS_TABLE;
+export const PERMISSIONS = Object.keys(ACCESS_TABLE) as Permission[];
+
+/**
+ * What a route requires: `public` (no token), `authenticated` (any valid token, any role),
+ * or a permission from the table.
+ */
+export type RouteAccess = 'public' | 'authenticated' | Permission;
+
+/** The union of the permissions of the given roles, in table order. */
+export function permissionsOf(roles: readonly Role[]): Permission[] {
+  return PERMISSIONS.filter((permission) => (ACCESS_TABLE[permission] as readonly Role[]).some((r) => roles.includes(r)));
+}
+
+/** Whether any of the roles grants the permission. */
+export function rolesGrant(roles: readonly Role[], permission: Permission): boolean {
+  return (ACCESS_TABLE[permission] as readonly Role[]).some((r) => roles.includes(r));
+}
+
+export function isRole(value: string): value is Role {
+  return (ROLES as readonly string[]).includes(value);
+}
+
+/** The authenticated caller, as the authentication hook resolves it on every protected request. */
+export interface Principal {
+  readonly id: string;
+  readonly username: string;
+  readonly roles: readonly Role[];
+}
+
+/** A principal acting through one request: what services need for rules and the audit log. */
+export interface Caller extends Principal {
+  readonly requestId: string;
+}
+
+declare module 'fastify' {
+  interface FastifyContextConfig {
+    access?: RouteAccess;
+  }
+  interface FastifyRequest {
+    principal: Principal | null;
+  }
+}

@@ -1,0 +1,61 @@
+/**
+ * Authentication and authorisation for every route, in one hook.
+ * Runs at onRequest (before the body is parsed) so a caller without a valid token learns nothing
+ * about the body's validity. API routes must declare `config.access`; one without it fails the start.
+ */
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { rolesGrant, type Principal } from './access.js';
+import { AppError, forbidden } from './errors.js';
+
+/** Resolves a bearer token to the caller; throws AppError (unauthorized / token_expired) otherwise. */
+export interface Authenticator {
+  authenticate(token: string): Promise<Principal>;
+}
+
+const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
+
+export function registerAuthentication(app: FastifyInstance, authenticator: Authenticator): void {
+  app.decorateRequest('principal', null);
+
+  app.addHook('onRoute', (route) => {
+    if (route.config?.access === undefined) {
+      // Deny by default: an API route that names no permission must not start.
+      if (route.url.startsWith('/api/')) {
+        throw new Error(`Route ${String(route.method)} ${route.url} declares no access rule (config.access)`);
+      }
+      // Documentation assets registered by plugins (/docs/*) are public.
+      route.config = { ...route.config, access: 'public' };
+    }
+    if (route.config.access !== 'public') {
+      route.schema = { ...route.schema, security: [{ bearer: [] }] };
+    }
+  });
+
+  app.addHook('onRequest', async (request: FastifyRequest) => {
+    const access = request.routeOptions.config.access;
+    if (access === undefined || access === 'public') return;
+    const header = request.headers.authorization;
+    if (header === undefined || header === '') {
+      throw new AppError('unauthorized', 'This endpoint needs a bearer access token', {
+        headers: { 'www-authenticate': 'Bearer' },
+      });
+    }
+    const match = BEARER.exec(header);
+    if (!match?.[1]) {
+      throw new AppError('unauthorized', 'The Authorization header must be "Bearer <access token>"', {
+        headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+      });
+    }
+    const principal = await authenticator.authenticate(match[1]);
+    request.principal = principal;
+    if (access !== 'authenticated' && !rolesGrant(principal.roles, access)) {
+      throw forbidden(`Your roles do not grant the permission ${access}`);
+    }
+  });
+}
+
+/** The caller of a protected route (the hook guarantees it is set). */
+export function principalOf(request: FastifyRequest): Principal {
+  if (!request.principal) throw new AppError('unauthorized', 'This endpoint needs a bearer access token');
+  return request.principal;
+}

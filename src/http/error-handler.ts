@@ -1,0 +1,95 @@
+/**
+ * The single error handler: every 4xx/5xx leaves as RFC 9457 problem+json (CONTRACT §2).
+ * Unknown errors are logged with the request id and answered 500 without internals.
+ */
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isDatabaseUnavailable } from '../db/database.js';
+import { AppError, problemOf, type ErrorCode, type Problem, type ProblemFieldError } from './errors.js';
+
+const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
+
+interface ValidationIssue {
+  instancePath?: string;
+  message?: string;
+  keyword?: string;
+  params?: Record<string, unknown>;
+}
+
+function validationErrors(issues: readonly ValidationIssue[], context: string | undefined): ProblemFieldError[] {
+  const prefix = context === 'body' || context === undefined ? '' : `/${context}`;
+  return issues.map((issue) => {
+    let path = issue.instancePath ?? '';
+    const missing = issue.params?.missingProperty;
+    if (issue.keyword === 'required' && typeof missing === 'string') path = `${path}/${missing}`;
+    const extra = issue.params?.additionalProperty;
+    if (issue.keyword === 'additionalProperties' && typeof extra === 'string') path = `${path}/${extra}`;
+    return { path: `${prefix}${path}` || '/', message: issue.message ?? 'is invalid' };
+  });
+}
+
+/** Maps Fastify's own errors (parser, limits, content type) onto the contract's codes. */
+function fromFastifyError(error: FastifyError): { code: ErrorCode; detail: string } | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return { code: 'payload_too_large', detail: 'The request body is larger than the server accepts' };
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return { code: 'unsupported_media_type', detail: 'Send the body as application/json' };
+    case 'FST_ERR_CTP_INVALID_CONTENT_LENGTH':
+      return { code: 'validation_failed', detail: 'The Content-Length header does not match the body' };
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+      return { code: 'validation_failed', detail: 'The JSON body is empty' };
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return { code: 'validation_failed', detail: 'The body is not valid JSON' };
+    case 'FST_ERR_CTP_INVALID_TYPE':
+    case 'FST_ERR_CTP_EMPTY_TYPE':
+      return { code: 'unsupported_media_type', detail: 'The Content-Type header is missing or invalid' };
+    default:
+      break;
+  }
+  if (error.statusCode === 400 && error instanceof SyntaxError) return { code: 'validation_failed', detail: 'The body is not valid JSON' };
+  if (error.statusCode === 413) return { code: 'payload_too_large', detail: 'The request body is too large' };
+  if (error.statusCode === 415) return { code: 'unsupported_media_type', detail: 'This Content-Type is not accepted here' };
+  if (error.statusCode === 404) return { code: 'not_found', detail: 'Nothing is here' };
+  if (error.statusCode === 400) return { code: 'validation_failed', detail: 'The request is malformed' };
+  return undefined;
+}
+
+export function sendProblem(reply: FastifyReply, problem: Problem, headers: Record<string, string> = {}): FastifyReply {
+  for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
+  return reply.code(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+}
+
+export function registerErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((error: FastifyError, request: FastifyRequest, reply: FastifyReply) => {
+    const instance = request.url.split('?')[0];
+    if (error instanceof AppError) {
+      if (error.status >= 500) request.log.error({ err: error }, 'request failed');
+      return sendProblem(
+        reply,
+        problemOf(error.code, error.detail, { instance, ...(error.options.errors ? { errors: error.options.errors } : {}) }),
+        error.options.headers,
+      );
+    }
+    if (error.validation) {
+      const errors = validationErrors(error.validation as ValidationIssue[], error.validationContext);
+      const where = error.validationContext === 'body' ? 'body' : error.validationContext === 'querystring' ? 'query string' : (error.validationContext ?? 'request');
+      return sendProblem(reply, problemOf('validation_failed', `The ${where} does not match the schema`, { instance, errors }));
+    }
+    if (isDatabaseUnavailable(error)) {
+      request.log.warn({ err: { message: error.message, code: error.code } }, 'database unavailable');
+      return sendProblem(reply, problemOf('unavailable', 'The database is not reachable; try again shortly', { instance }), { 'retry-after': '5' });
+    }
+    const mapped = fromFastifyError(error);
+    if (mapped) return sendProblem(reply, problemOf(mapped.code, mapped.detail, { instance }));
+    if (error.statusCode === 429) {
+      return sendProblem(reply, problemOf('rate_limited', 'Too many requests', { instance }));
+    }
+    request.log.error({ err: error }, 'unhandled error');
+    return sendProblem(reply, problemOf('internal_error', 'An unexpected error occurred; it has been logged with the request id', { instance }));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?')[0] ?? '/';
+    return sendProblem(reply, problemOf('not_found', `No route ${request.method} ${path}`, { instance: path }));
+  });
+}

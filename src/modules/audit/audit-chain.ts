@@ -1,0 +1,43 @@
+/**
+ * The hash chain of the audit log: hash = SHA-256(prev_hash ‖ canonical JSON of the entry).
+ * Canonical JSON = keys sorted at every depth, no whitespace, so the same entry always hashes alike.
+ */
+import { createHash } from 'node:crypto';
+
+export const GENESIS_HASH = '0'.repeat(64);
+
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+/** Serialises a JSON value with object keys sorted at every depth. */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== 'object') {
+    if (typeof value === 'number' && !Number.isFinite(value)) return 'null';
+    return JSON.stringify(value ?? null);
+  }
+  if (Array.isArray(value)) return `[${value.map((item) => canonicalJson(item)).join(',')}]`;
+  const entries = Object.entries(value as Record<string, unknown>)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
+}
+
+/** The fields of an entry that the hash covers (everything but the hash itself). */
+export interface ChainedEntry {
+  seq: number;
+  at: string;
+  actor_id: string | null;
+  actor_username: string | null;
+  action: string;
+  target_type: string | null;
+  target_id: string | null;
+  /** Canonical JSON text of the details object. */
+  details: string;
+  request_id: string | null;
+  prev_hash: string;
+}
+
+/** Computes an entry's hash from its content and the previous entry's hash. */
+export function hashEntry(entry: ChainedEntry): string {
+  const { prev_hash, ...content } = entry;
+  return createHash('sha256').update(prev_hash).update(canonicalJson(content)).digest('hex');
+}

@@ -1,0 +1,223 @@
+/**
+ * Login, refresh-token rotation with reuse detection (RFC 9700 §4.14.2), logout, the current user,
+ * and verification of bearer tokens for every protected request.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
+import type { Database, Queryable } from '../../db/database.js';
+import type { UserRow } from '../../db/schema.js';
+import { isRole, permissionsOf, type Caller, type Permission, type Principal, type Role } from '../../http/access.js';
+import type { Authenticator } from '../../http/authentication.js';
+import { AppError } from '../../http/errors.js';
+import type { AuditService } from '../audit/audit.service.js';
+import { findUserById, findUserByUsername } from '../users/users.repository.js';
+import * as repo from './auth.repository.js';
+import { hashPassword, verifyPassword } from './password.js';
+import { hashRefreshToken, invalidToken, newRefreshToken, type AccessTokens } from './tokens.js';
+
+/** After this many consecutive failures a username is throttled (CONTRACT §3). */
+export const MAX_CONSECUTIVE_FAILURES = 10;
+const FIRST_LOCK_SECONDS = 60;
+const MAX_LOCK_SECONDS = 900;
+/** A failure streak older than this is forgotten (Keycloak's failure-reset default). */
+const FAILURE_RESET_MS = 12 * 60 * 60 * 1000;
+
+export interface TokenPair {
+  access_token: string;
+  refresh_token: string;
+  expires_in: number;
+}
+
+export interface CurrentUser {
+  id: string;
+  username: string;
+  email: string;
+  roles: Array<{ role: Role; scope: string }>;
+  permissions: Permission[];
+  sku_tier: string;
+}
+
+export function parseRoles(json: string): Role[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value.filter((r): r is Role => typeof r === 'string' && isRole(r)) : [];
+  } catch {
+    return [];
+  }
+}
+
+/** Lock length after `failures` consecutive failures: 60 s, doubling, at most 15 min. */
+export function lockSecondsFor(failures: number): number {
+  if (failures < MAX_CONSECUTIVE_FAILURES) return 0;
+  return Math.min(FIRST_LOCK_SECONDS * 2 ** (failures - MAX_CONSECUTIVE_FAILURES), MAX_LOCK_SECONDS);
+}
+
+export class AuthService implements Authenticator {
+  private dummyHash: Promise<string> | undefined;
+
+  constructor(
+    private readonly deps: {
+      database: Database;
+      clock: Clock;
+      config: Config['auth'];
+      audit: AuditService;
+      tokens: AccessTokens;
+      /** The current license tier, for `me`. */
+      currentTier: () => Promise<string>;
+    },
+  ) {}
+
+  private get db() {
+    return this.deps.database.db;
+  }
+
+  /** Checks a username and password; answers a token pair, 401 invalid_credentials, or 429 while throttled. */
+  async login(username: string, password: string, requestId: string): Promise<TokenPair & { token_type: 'bearer' }> {
+    const now = this.deps.clock.now();
+    const usernameKey = username.toLowerCase();
+    const attempts = await repo.findLoginAttempts(this.db, usernameKey);
+    if (attempts?.locked_until && attempts.locked_until > now.toISOString()) {
+      const retryAfter = Math.max(1, Math.ceil((Date.parse(attempts.locked_until) - now.getTime()) / 1000));
+      throw new AppError('rate_limited', `Too many failed logins for this username; try again in ${retryAfter} s`, {
+        headers: { 'retry-after': String(retryAfter) },
+      });
+    }
+
+    const user = await findUserByUsername(this.db, username);
+    // An unknown user costs one Argon2 verification too, so timing does not tell which case it was.
+    const passwordOk = await verifyPassword(user?.password_hash ?? (await this.dummyPasswordHash()), password);
+    if (!user || !passwordOk || user.disabled === 1) {
+      await this.db.transaction().execute(async (trx) => {
+        const failures = await repo.recordLoginFailure(trx, usernameKey, now.toISOString(), new Date(now.getTime() - FAILURE_RESET_MS).toISOString());
+        const lockSeconds = lockSecondsFor(failures);
+        if (lockSeconds > 0) await repo.setLockedUntil(trx, usernameKey, new Date(now.getTime() + lockSeconds * 1000).toISOString());
+        await this.deps.audit.record(trx, { id: user?.id ?? null, username: user?.username ?? null, requestId }, {
+          action: 'auth.login_failed',
+          targetType: 'user',
+          targetId: user?.id ?? null,
+          details: { username: username.slice(0, 128), consecutive_failures: failures, ...(lockSeconds > 0 ? { locked_seconds: lockSeconds } : {}) },
+        });
+      });
+      throw new AppError('invalid_credentials', 'The username or password is wrong');
+    }
+
+    const refreshToken = newRefreshToken();
+    await this.db.transaction().execute(async (trx) => {
+      if (attempts) await repo.clearLoginFailures(trx, usernameKey);
+      const sessionId = randomUUID();
+      await repo.insertSession(trx, {
+        id: sessionId,
+        user_id: user.id,
+        created_at: now.toISOString(),
+        expires_at: new Date(now.getTime() + this.deps.config.refreshTokenTtlSeconds * 1000).toISOString(),
+      });
+      await repo.insertRefreshToken(trx, { token_hash: hashRefreshToken(refreshToken), session_id: sessionId, created_at: now.toISOString() });
+      await this.deps.audit.record(trx, { id: user.id, username: user.username, requestId }, {
+        action: 'auth.login',
+        targetType: 'user',
+        targetId: user.id,
+        details: { session_id: sessionId },
+      });
+    });
+    const accessToken = await this.deps.tokens.sign({ sub: user.id, ver: user.token_version }, now);
+    return { access_token: accessToken, refresh_token: refreshToken, token_type: 'bearer', expires_in: this.deps.tokens.ttlSeconds };
+  }
+
+  /**
+   * Rotates a refresh token. A token that was already used revokes its whole login session,
+   * so a stolen token and the legitimate one cannot both keep working.
+   */
+  async refresh(refreshToken: string, requestId: string): Promise<TokenPair> {
+    const now = this.deps.clock.now();
+    const at = now.toISOString();
+    const tokenHash = hashRefreshToken(refreshToken);
+    const outcome = await this.db.transaction().execute(async (trx) => {
+      const found = await repo.findRefreshToken(trx, tokenHash);
+      if (!found || found.session_revoked_at !== null || found.session_expires_at <= at) return { ok: false as const };
+      const firstUse = found.used_at === null && (await repo.markRefreshTokenUsed(trx, tokenHash, at));
+      if (!firstUse) {
+        await repo.revokeSession(trx, found.session_id, at, 'refresh_token_reuse');
+        await this.deps.audit.record(trx, { id: found.user_id, username: null, requestId }, {
+          action: 'auth.refresh_reuse_detected',
+          targetType: 'session',
+          targetId: found.session_id,
+          details: { user_id: found.user_id },
+        });
+        return { ok: false as const };
+      }
+      const user = await findUserById(trx, found.user_id);
+      if (!user || user.disabled === 1) {
+        await repo.revokeSession(trx, found.session_id, at, 'user_inactive');
+        return { ok: false as const };
+      }
+      const next = newRefreshToken();
+      await repo.insertRefreshToken(trx, { token_hash: hashRefreshToken(next), session_id: found.session_id, created_at: at });
+      return { ok: true as const, user, next };
+    });
+    if (!outcome.ok) throw new AppError('invalid_grant', 'The refresh token is unknown, expired, revoked or already used');
+    const accessToken = await this.deps.tokens.sign({ sub: outcome.user.id, ver: outcome.user.token_version }, now);
+    return { access_token: accessToken, refresh_token: outcome.next, expires_in: this.deps.tokens.ttlSeconds };
+  }
+
+  /** Ends the login session of a refresh token. Unknown tokens are ignored (RFC 7009 §2.2). */
+  async logout(refreshToken: string, requestId: string): Promise<void> {
+    const at = this.deps.clock.now().toISOString();
+    await this.db.transaction().execute(async (trx) => {
+      const found = await repo.findRefreshToken(trx, hashRefreshToken(refreshToken));
+      if (!found) return;
+      if (await repo.revokeSession(trx, found.session_id, at, 'logout')) {
+        await this.deps.audit.record(trx, { id: found.user_id, username: null, requestId }, {
+          action: 'auth.logout',
+          targetType: 'session',
+          targetId: found.session_id,
+        });
+      }
+    });
+  }
+
+  /** Resolves a bearer token to its user, re-reading the user so disabling or role changes apply at once. */
+  async authenticate(token: string): Promise<Principal> {
+    const claims = await this.deps.tokens.verify(token, this.deps.clock.now());
+    const user = await findUserById(this.db, claims.sub);
+    if (!user || user.disabled === 1 || user.token_version !== claims.ver) throw invalidToken();
+    return { id: user.id, username: user.username, roles: parseRoles(user.roles) };
+  }
+
+  /** The caller's identity, roles, permissions and the license tier. */
+  async currentUser(caller: Caller): Promise<CurrentUser> {
+    const user = await findUserById(this.db, caller.id);
+    if (!user) throw invalidToken();
+    return toCurrentUser(user, await this.deps.currentTier());
+  }
+
+  /** Revokes every login session of a user (after disable, role or password change, deletion). */
+  async revokeAllSessions(trx: Queryable, userId: string, reason: string): Promise<number> {
+    return repo.revokeUserSessions(trx, userId, this.deps.clock.now().toISOString(), reason);
+  }
+
+  /** Deletes long-ended sessions and stale failure streaks (called periodically). */
+  async pruneExpired(): Promise<void> {
+    const now = this.deps.clock.now().getTime();
+    await repo.deleteSessionsEndedBefore(this.db, new Date(now - 24 * 60 * 60 * 1000).toISOString());
+    await repo.deleteStaleLoginAttempts(this.db, new Date(now - FAILURE_RESET_MS).toISOString());
+  }
+
+  private dummyPasswordHash(): Promise<string> {
+    this.dummyHash ??= hashPassword(randomBytes(24).toString('base64url'));
+    return this.dummyHash;
+  }
+}
+
+export function toCurrentUser(user: UserRow, skuTier: string): CurrentUser {
+  const roles = parseRoles(user.roles);
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    roles: roles.map((role) => ({ role, scope: 'global' })),
+    permissions: permissionsOf(roles),
+    sku_tier: skuTier,
+  };
+}
+

@@ -1,0 +1,38 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
+import type { Database } from '../../db/database.js';
+import { AppError } from '../../http/errors.js';
+
+const HealthResponse = Type.Object({ status: Type.Literal('ok') });
+
+/** Liveness and readiness probes for load balancers and orchestrators (no auth). */
+export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (app, { database }) => {
+  app.get(
+    '/healthz',
+    {
+      config: { access: 'public' },
+      schema: { summary: 'Liveness: 200 while the process is up', tags: ['health'], response: { 200: HealthResponse } },
+    },
+    async () => ({ status: 'ok' as const }),
+  );
+
+  app.get(
+    '/readyz',
+    {
+      config: { access: 'public' },
+      schema: {
+        summary: 'Readiness: 200 when the database answers and migrations are done, else 503',
+        tags: ['health'],
+        response: { 200: HealthResponse },
+      },
+    },
+    async () => {
+      try {
+        await database.ping();
+      } catch (error) {
+        throw new AppError('unavailable', 'The database is not reachable', { cause: error, headers: { 'retry-after': '5' } });
+      }
+      return { status: 'ok' as const };
+    },
+  );
+};

@@ -1,0 +1,27 @@
+/** Small key/value settings shared by all instances (signing key, trial start, clock high-water mark). */
+import type { Queryable } from '../../db/database.js';
+
+export async function getSetting(db: Queryable, key: string): Promise<string | undefined> {
+  const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();
+  return row?.value;
+}
+
+/** Stores the value unless the key exists; returns the value that is stored (first writer wins across instances). */
+export async function putSettingIfAbsent(db: Queryable, key: string, value: string, now: Date): Promise<string> {
+  await db
+    .insertInto('settings')
+    .values({ key, value, updated_at: now.toISOString() })
+    .onConflict((oc) => oc.column('key').doNothing())
+    .execute();
+  const stored = await getSetting(db, key);
+  if (stored === undefined) throw new Error(`setting ${key} vanished after insert`);
+  return stored;
+}
+
+export async function putSetting(db: Queryable, key: string, value: string, now: Date): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values({ key, value, updated_at: now.toISOString() })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value, updated_at: now.toISOString() }))
+    .execute();
+}

@@ -1,0 +1,238 @@
+/**
+ * User management (CONTRACT §6) and the first-start superadmin. Disabling, deleting, or changing a
+ * user's roles or password bumps its token version (its access tokens stop working on the next
+ * request) and revokes its refresh sessions.
+ */
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../clock.js';
+import type { Config } from '../../config.js';
+import type { Database, Tx } from '../../db/database.js';
+import type { UserRow, UserUpdate } from '../../db/schema.js';
+import type { Caller, Role } from '../../http/access.js';
+import { AppError, conflict, forbidden, notFound } from '../../http/errors.js';
+import { SYSTEM_ACTOR, type AuditService } from '../audit/audit.service.js';
+import { parseRoles, type AuthService } from '../auth/auth.service.js';
+import { hashPassword, passwordErrors, verifyPassword } from '../auth/password.js';
+import * as repo from './users.repository.js';
+import type { CreateUserBody, UpdateUserBody, UserResponse } from './users.schemas.js';
+
+/** The license's say on creating resources (quota and license state), checked in the creating transaction. */
+export interface ResourceGate {
+  assertCanCreate(trx: Tx, resource: 'users' | 'datasources'): Promise<void>;
+}
+
+export function toUserResponse(user: UserRow): UserResponse {
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    roles: parseRoles(user.roles).map((role) => ({ role, scope: 'global' })),
+    disabled: user.disabled === 1,
+    created_at: user.created_at,
+  };
+}
+
+function assertPassword(password: string, username: string): void {
+  const errors = passwordErrors(password, username);
+  if (errors.length > 0) throw new AppError('validation_failed', errors[0]?.message ?? 'password refused', { errors });
+}
+
+export class UsersService {
+  constructor(
+    private readonly deps: {
+      database: Database;
+      clock: Clock;
+      audit: AuditService;
+      auth: AuthService;
+      gate: ResourceGate;
+      config: Config['auth'];
+    },
+  ) {}
+
+  private get db() {
+    return this.deps.database.db;
+  }
+
+  /** All users, oldest first. */
+  async listUsers(): Promise<UserResponse[]> {
+    return (await repo.listUsers(this.db)).map(toUserResponse);
+  }
+
+  /** Creates a user; 409 on a duplicate username, 403 at the license's user quota. */
+  async createUser(caller: Caller, body: CreateUserBody): Promise<UserResponse> {
+    if (body.roles.includes('superadmin') && !caller.roles.includes('superadmin')) {
+      throw forbidden('Only a superadmin can grant the superadmin role');
+    }
+    assertPassword(body.password, body.username);
+    const passwordHash = await hashPassword(body.password);
+    const now = this.deps.clock.now().toISOString();
+    const row: UserRow = {
+      id: randomUUID(),
+      username: body.username,
+      username_key: body.username.toLowerCase(),
+      email: body.email,
+      password_hash: passwordHash,
+      roles: JSON.stringify(body.roles),
+      disabled: 0,
+      token_version: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    await this.db.transaction().execute(async (trx) => {
+      await this.deps.gate.assertCanCreate(trx, 'users');
+      await repo.insertUser(trx, row);
+      await this.deps.audit.record(trx, caller, {
+        action: 'user.created',
+        targetType: 'user',
+        targetId: row.id,
+        details: { username: row.username, email: row.email, roles: body.roles },
+      });
+    });
+    return toUserResponse(row);
+  }
+
+  /** Changes email, roles, disabled or password. */
+  async updateUser(caller: Caller, id: string, body: UpdateUserBody): Promise<UserResponse> {
+    const existing = await repo.findUserById(this.db, id);
+    if (!existing) throw notFound('User');
+    const beforeRoles = parseRoles(existing.roles);
+    this.assertMayManage(caller, beforeRoles);
+    if (body.roles?.includes('superadmin') && !caller.roles.includes('superadmin')) {
+      throw forbidden('Only a superadmin can grant the superadmin role');
+    }
+
+    let passwordHash: string | undefined;
+    if (body.password !== undefined) {
+      if (caller.id === id) {
+        // Changing your own password needs the current one (a stolen access token alone is not enough).
+        if (body.current_password === undefined || !(await verifyPassword(existing.password_hash, body.current_password))) {
+          throw new AppError('validation_failed', 'Changing your own password needs the correct current_password', {
+            errors: [{ path: '/current_password', message: 'is missing or wrong' }],
+          });
+        }
+      }
+      assertPassword(body.password, existing.username);
+      passwordHash = await hashPassword(body.password);
+    }
+
+    const update: UserUpdate = { updated_at: this.deps.clock.now().toISOString() };
+    const changes: Record<string, unknown> = {};
+    if (body.email !== undefined && body.email !== existing.email) {
+      update.email = body.email;
+      changes.email = { before: existing.email, after: body.email };
+    }
+    if (body.roles !== undefined && !sameRoles(body.roles, beforeRoles)) {
+      update.roles = JSON.stringify(body.roles);
+      changes.roles = { before: beforeRoles, after: body.roles };
+    }
+    if (body.disabled !== undefined && body.disabled !== (existing.disabled === 1)) {
+      if (body.disabled && caller.id === id) throw conflict('You cannot disable your own account');
+      update.disabled = body.disabled ? 1 : 0;
+      changes.disabled = { before: existing.disabled === 1, after: body.disabled };
+    }
+    if (passwordHash !== undefined) {
+      update.password_hash = passwordHash;
+      changes.password = 'changed';
+    }
+    const securityRelevant = update.roles !== undefined || update.disabled !== undefined || passwordHash !== undefined;
+    if (securityRelevant) update.token_version = existing.token_version + 1;
+
+    await this.db.transaction().execute(async (trx) => {
+      await this.deps.database.lock(trx, 'fieldlens.users');
+      const losesSuperadmin =
+        beforeRoles.includes('superadmin') && existing.disabled === 0 && (update.disabled === 1 || (update.roles !== undefined && !body.roles?.includes('superadmin')));
+      if (losesSuperadmin) await this.assertNotLastSuperadmin(trx);
+      if (update.disabled === 0) await this.deps.gate.assertCanCreate(trx, 'users');
+      await repo.updateUser(trx, id, update);
+      if (securityRelevant) await this.deps.auth.revokeAllSessions(trx, id, 'user_changed');
+      if (Object.keys(changes).length > 0) {
+        await this.deps.audit.record(trx, caller, { action: 'user.updated', targetType: 'user', targetId: id, details: { username: existing.username, changes } });
+      }
+    });
+    const updated = await repo.findUserById(this.db, id);
+    if (!updated) throw notFound('User');
+    return toUserResponse(updated);
+  }
+
+  /** Deletes a user and its sessions. */
+  async deleteUser(caller: Caller, id: string): Promise<void> {
+    const existing = await repo.findUserById(this.db, id);
+    if (!existing) throw notFound('User');
+    const roles = parseRoles(existing.roles);
+    this.assertMayManage(caller, roles);
+    if (caller.id === id) throw conflict('You cannot delete your own account');
+    await this.db.transaction().execute(async (trx) => {
+      await this.deps.database.lock(trx, 'fieldlens.users');
+      if (roles.includes('superadmin') && existing.disabled === 0) await this.assertNotLastSuperadmin(trx);
+      if (!(await repo.deleteUser(trx, id))) throw notFound('User');
+      await this.deps.audit.record(trx, caller, { action: 'user.deleted', targetType: 'user', targetId: id, details: { username: existing.username, roles } });
+    });
+  }
+
+  /**
+   * On first start with no users, creates `admin` (superadmin). Its password is
+   * FIELDLENS_ADMIN_PASSWORD, else a random one printed once to the log. Safe when several
+   * instances start at once: only the one whose insert wins prints a password.
+   */
+  async ensureFirstAdmin(log: FastifyBaseLogger): Promise<void> {
+    if ((await repo.countUsers(this.db, { activeOnly: false })) > 0) return;
+    const configured = this.deps.config.adminPassword;
+    const password = configured ?? randomBytes(18).toString('base64url');
+    if (configured !== undefined) assertPassword(configured, 'admin');
+    const now = this.deps.clock.now().toISOString();
+    const row: UserRow = {
+      id: randomUUID(),
+      username: 'admin',
+      username_key: 'admin',
+      email: 'admin@localhost',
+      password_hash: await hashPassword(password),
+      roles: JSON.stringify(['superadmin']),
+      disabled: 0,
+      token_version: 0,
+      created_at: now,
+      updated_at: now,
+    };
+    try {
+      await this.db.transaction().execute(async (trx) => {
+        await repo.insertUser(trx, row);
+        await this.deps.audit.record(trx, SYSTEM_ACTOR, {
+          action: 'user.created',
+          targetType: 'user',
+          targetId: row.id,
+          details: { username: 'admin', roles: ['superadmin'], bootstrap: true },
+        });
+      });
+    } catch (error) {
+      if (error instanceof AppError && error.code === 'conflict') return; // another instance created it first
+      throw error;
+    }
+    if (configured === undefined) {
+      // The one deliberate exception to "no secrets in logs" (CONTRACT §1): printed once, never stored in clear.
+      log.warn(`First start: created user "admin" (superadmin) with the generated password: ${password} — change it after logging in.`);
+    } else {
+      log.info('First start: created user "admin" (superadmin) with the password from FIELDLENS_ADMIN_PASSWORD');
+    }
+  }
+
+  /** Active, non-disabled users (what the user quota counts). */
+  async countActiveUsers(trx?: Tx): Promise<number> {
+    return repo.countUsers(trx ?? this.db, { activeOnly: true });
+  }
+
+  private assertMayManage(caller: Caller, targetRoles: readonly Role[]): void {
+    if (targetRoles.includes('superadmin') && !caller.roles.includes('superadmin')) {
+      throw forbidden('Only a superadmin can change or delete a superadmin');
+    }
+  }
+
+  private async assertNotLastSuperadmin(trx: Tx): Promise<void> {
+    if ((await repo.countActiveUsersWithRole(trx, 'superadmin')) <= 1) {
+      throw conflict('This is the last active superadmin; make another user superadmin first');
+    }
+  }
+}
+
+function sameRoles(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((r) => b.includes(r));
+}

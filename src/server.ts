@@ -1,0 +1,75 @@
+/**
+ * The only file that listens. Starts the app on the configured database and shuts down gracefully:
+ * on SIGTERM/SIGINT stop accepting, let in-flight requests finish (up to the shutdown timeout),
+ * close the database, exit 0.
+ */
+import { buildApp } from './app.js';
+import { ConfigError, loadConfig, type Config } from './config.js';
+import { openDatabase } from './db/database.js';
+
+export interface ServeOptions {
+  /** Called after the app is built and before it listens (tests add routes here). */
+  beforeListen?: (app: Awaited<ReturnType<typeof buildApp>>) => Promise<void> | void;
+}
+
+export async function serve(config: Config = loadConfig(), options: ServeOptions = {}): Promise<void> {
+  const database = openDatabase(config.database, {
+    onPoolError: (error) => app?.log.warn({ err: { message: error.message } }, 'database connection lost; it will be re-opened on the next query'),
+  });
+  let app: Awaited<ReturnType<typeof buildApp>> | undefined;
+  try {
+    app = await buildApp({ config, database });
+  } catch (error) {
+    await database.close().catch(() => undefined);
+    throw error;
+  }
+  const running = app;
+
+  let closing = false;
+  const shutdown = (signal: string) => {
+    if (closing) return;
+    closing = true;
+    running.log.info({ signal }, 'shutting down: finishing in-flight requests');
+    const deadline = setTimeout(() => {
+      running.log.warn('shutdown timeout reached; closing the remaining connections');
+      running.server.closeAllConnections();
+    }, config.shutdownTimeoutMs);
+    deadline.unref();
+    running
+      .close()
+      .then(() => database.close())
+      .then(() => {
+        running.log.info('stopped');
+        process.exit(0);
+      })
+      .catch((error: unknown) => {
+        running.log.error({ err: error }, 'error during shutdown');
+        process.exit(1);
+      });
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+
+  await options.beforeListen?.(running);
+  await running.listen({ port: config.port, host: config.host });
+}
+
+/** Runs `serve`, turning a configuration error into one clear line and exit code 1. */
+export async function serveFromCli(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`fieldlens: invalid configuration: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  try {
+    await serve(config);
+  } catch (error) {
+    process.stderr.write(`fieldlens: could not start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+}
