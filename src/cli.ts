@@ -18,6 +18,13 @@ async function main(argv: string[]): Promise<number> {
       await serveFromCli();
       return -1; // keeps running
     }
+    case 'license': {
+      const { runLicenseCommand } = await import('./cli/license.command.js');
+      return runLicenseCommand(rest, {
+        stdout: (text) => process.stdout.write(text),
+        stderr: (text) => process.stderr.write(text),
+      });
+    }
     case undefined:
     case 'help':
     case '--help':
@@ -25,7 +32,6 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(USAGE);
       return command === undefined ? 2 : 0;
     default:
-      void rest;
       process.stderr.write(`fieldlens: unknown command "${command}"\n\n${USAGE}`);
       return 2;
   }

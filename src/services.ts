@@ -10,9 +10,11 @@ import { AuditService } from './modules/audit/audit.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { AccessTokens, newSigningKey } from './modules/auth/tokens.js';
 import { putSettingIfAbsent } from './modules/settings/settings.repository.js';
-import { UsersService, type ResourceGate } from './modules/users/users.service.js';
+import type { LicenseGate } from './modules/license/license.gate.js';
+import { UsersService } from './modules/users/users.service.js';
 
 export interface Services {
+  readonly license: LicenseGate;
   readonly audit: AuditService;
   readonly auth: AuthService;
   readonly users: UsersService;
@@ -42,9 +44,10 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     audience: config.auth.audience,
     ttlSeconds: config.auth.accessTokenTtlSeconds,
   });
-  const gate: ResourceGate = { assertCanCreate: async () => {} }; // TEMP: replaced by the license service
-  const auth = new AuthService({ database, clock, config: config.auth, audit, tokens, currentTier: async () => 'trial_mock' });
-  const users = new UsersService({ database, clock, audit, auth, gate, config: config.auth });
+  // TEMP until the license service lands in this change set: allows everything.
+  const license: LicenseGate = { assertCanCreate: async () => {}, assertFeature: async () => {}, currentTier: async () => 'trial_mock' };
+  const auth = new AuthService({ database, clock, config: config.auth, audit, tokens, currentTier: () => license.currentTier() });
+  const users = new UsersService({ database, clock, audit, auth, gate: license, config: config.auth });
 
   await users.ensureFirstAdmin(deps.log);
 
@@ -54,6 +57,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
   pruneTimer.unref();
 
   return {
+    license,
     audit,
     auth,
     users,

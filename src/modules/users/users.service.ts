@@ -13,14 +13,10 @@ import type { Caller, Role } from '../../http/access.js';
 import { AppError, conflict, forbidden, notFound } from '../../http/errors.js';
 import { SYSTEM_ACTOR, type AuditService } from '../audit/audit.service.js';
 import { parseRoles, type AuthService } from '../auth/auth.service.js';
+import type { LicenseGate } from '../license/license.gate.js';
 import { hashPassword, passwordErrors, verifyPassword } from '../auth/password.js';
 import * as repo from './users.repository.js';
 import type { CreateUserBody, UpdateUserBody, UserResponse } from './users.schemas.js';
-
-/** The license's say on creating resources (quota and license state), checked in the creating transaction. */
-export interface ResourceGate {
-  assertCanCreate(trx: Tx, resource: 'users' | 'datasources'): Promise<void>;
-}
 
 export function toUserResponse(user: UserRow): UserResponse {
   return {
@@ -45,7 +41,7 @@ export class UsersService {
       clock: Clock;
       audit: AuditService;
       auth: AuthService;
-      gate: ResourceGate;
+      gate: Pick<LicenseGate, 'assertCanCreate'>;
       config: Config['auth'];
     },
   ) {}
