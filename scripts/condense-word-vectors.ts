@@ -2,7 +2,7 @@
 // binary file shipped in assets/ and read by src/embeddings/word-vectors.ts.
 //
 //   node --max-old-space-size=4096 --import tsx scripts/condense-word-vectors.ts [--words 50000] [--buckets 16384]
-//        [--pcs 2] [--ngram-words 150000] [--epochs 6] [--out assets/word-vectors-100d.bin]
+//        [--pcs 2] [--ngram-words 60000] [--epochs 12] [--out assets/word-vectors-100d.bin]
 //
 // Recipe (see docs/embeddings.md): keep the most frequent purely alphabetic words plus every word the
 // tokenizer lexicon and format signatures can produce; post-process as in "all-but-the-top" (subtract the
@@ -24,15 +24,17 @@ interface WinkEmbeddings {
 }
 
 // Domain words that must be present even if GloVe ranks them below the cut.
+// (Words GloVe ranks very low, such as `ssn`, `iban`, `cvv`, `timestamp`, have poor vectors: the lexicon
+// expands them into common words instead of forcing them in.)
 const EXTRA_WORDS =
   'email phone telephone mobile fax address street city zip postal postcode country province state region ' +
   'birth birthday birthdate gender sex age nationality citizenship ethnicity religion marital passport license ' +
-  'ssn iban bic swift routing account bank card credit debit cvv expiry salary income wage tax vat invoice ' +
+  'routing account bank card credit debit expiry salary income wage tax vat invoice login username json ' +
   'payment amount balance currency price cost total discount quantity order customer client user employee ' +
-  'patient student member username login password credential token secret hash salt session cookie ip url ' +
-  'guid identifier created updated modified deleted timestamp date time year month day hour ' +
-  'latitude longitude geolocation location coordinates diagnosis medication prescription allergy insurance ' +
-  'lastname surname forename nickname signature biometric fingerprint health medical';
+  'patient student member password credential token secret hash salt session cookie ip url ' +
+  'identifier created updated modified deleted date time year month day hour ' +
+  'latitude longitude location coordinates diagnosis medication prescription allergy insurance ' +
+  'surname forename nickname signature biometric fingerprint health medical';
 
 function topPrincipalComponents(rows: Float64Array[], dims: number, k: number): Float64Array[] {
   const cov = new Float64Array(dims * dims);
@@ -76,8 +78,8 @@ function main(): void {
       words: { type: 'string', default: '50000' },
       buckets: { type: 'string', default: '16384' },
       pcs: { type: 'string', default: '2' },
-      'ngram-words': { type: 'string', default: '150000' },
-      epochs: { type: 'string', default: '6' },
+      'ngram-words': { type: 'string', default: '60000' },
+      epochs: { type: 'string', default: '12' },
       out: { type: 'string', default: 'assets/word-vectors-100d.bin' },
     },
   });
@@ -98,15 +100,19 @@ function main(): void {
   // Source order is GloVe's frequency order; keep it so the index doubles as a frequency rank.
   const forced = new Set<string>([...lexiconWords(), ...FORMAT_SIGNATURE_WORDS, ...EXTRA_WORDS.split(' ')]);
   const vocab: string[] = [];
+  const lowRanked: string[] = [];
   const ngramWords: string[] = [];
   let alphaSeen = 0;
   for (const w of wink.words) {
     if (!(w in wink.vectors)) continue;
     const isAlpha = alpha.test(w);
     if (isAlpha) alphaSeen++;
-    if ((isAlpha && alphaSeen <= wordLimit) || forced.has(w)) vocab.push(w);
+    const common = isAlpha && alphaSeen <= wordLimit;
+    if (common || forced.has(w)) vocab.push(w);
+    if (!common && forced.has(w)) lowRanked.push(w);
     if (isAlpha && alphaSeen <= ngramWordLimit) ngramWords.push(w);
   }
+  if (lowRanked.length > 0) console.log(`forced words below the frequency cut (check their neighbours): ${lowRanked.join(' ')}`);
   const missing = [...forced].filter((w) => !(w in wink.vectors));
   if (missing.length > 0) console.log(`forced words missing from the source (n-gram vectors at run time): ${missing.join(' ')}`);
 

@@ -12,7 +12,7 @@ export const FORMAT_CLASS_WORDS = {
   ipv4: 'ip address',
   ipv6: 'ip address',
   mac_address: 'hardware address',
-  iban: 'iban bank account',
+  iban: 'bank account number',
   card_number: 'credit card number',
   datetime: 'date time',
   date: 'date',

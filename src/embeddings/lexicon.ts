@@ -42,7 +42,7 @@ export const ABBREVIATIONS: Readonly<Record<string, string>> = {
   co: '!company', corp: 'corporation', biz: 'business', grp: 'group', prj: 'project', proj: 'project',
   // money and commerce
   acct: 'account', acc: '!account', accts: 'accounts', amt: 'amount', amnt: 'amount', bal: 'balance',
-  ccy: 'currency', cur: '!currency', curr: 'currency', iban: 'iban bank account', bic: 'bank code',
+  ccy: 'currency', cur: '!currency', curr: 'currency', iban: 'bank account number', bic: 'bank code',
   swift: '!bank code', bnk: 'bank', txn: 'transaction', trx: 'transaction', tx: '!transaction',
   trans: '!transaction', inv: '!invoice', ord: '!order', prod: '!product', sku: 'product code', cat: '!category',
   qty: 'quantity', cnt: 'count', pct: 'percent', perc: 'percent', avg: 'average', tot: '!total', ttl: 'total',
@@ -52,7 +52,7 @@ export const ABBREVIATIONS: Readonly<Record<string, string>> = {
   // numbers, codes, flags
   no: '!number', nbr: 'number', nmbr: 'number', num: 'number', nr: 'number', cd: '!code', typ: 'type',
   // time
-  dt: '!date', dte: 'date', dttm: 'date time', ts: 'timestamp', tstamp: 'timestamp', tm: '!time', yr: 'year',
+  dt: '!date', dte: 'date', dttm: 'date time', ts: 'time', tstamp: 'time', tm: '!time', yr: 'year',
   yrs: 'years', mth: 'month', mon: '!month', wk: 'week', hr: '!hour', hrs: 'hours', dur: 'duration',
   crt: 'created', upd: 'updated', mod: '!modified', del: '!deleted', exp: '!expiry',
 };
@@ -112,8 +112,8 @@ export const DATA_TYPE_WORDS: Readonly<Record<string, string>> = {
   int2: 'integer number', int4: 'integer number', int8: 'integer number', long: 'integer number',
   decimal: 'decimal number', numeric: 'decimal number', number: 'decimal number', float: 'decimal number',
   float4: 'decimal number', float8: 'decimal number', double: 'decimal number', real: 'decimal number',
-  money: 'money amount', date: 'date', datetime: 'date time', datetime2: 'date time', timestamp: 'timestamp time',
-  timestamptz: 'timestamp time', time: 'time', timetz: 'time', interval: 'duration', year: 'year',
+  money: 'money amount', date: 'date', datetime: 'date time', datetime2: 'date time', timestamp: 'date time',
+  timestamptz: 'date time', time: 'time', timetz: 'time', interval: 'duration', year: 'year',
   bool: 'boolean flag', boolean: 'boolean flag', bit: 'boolean flag', uuid: 'unique id', uniqueidentifier: 'unique id',
   json: 'json document', jsonb: 'json document', xml: 'xml document', blob: 'binary data', bytea: 'binary data',
   binary: 'binary data', varbinary: 'binary data', longblob: 'binary data', inet: 'ip address', cidr: 'ip network',

@@ -24,6 +24,8 @@ const LATIN_FOLD: Readonly<Record<string, string>> = { ß: 'ss', ø: 'o', Ø: 'O
 const GLOSSARY_MAX_LEN = Math.max(...Object.keys(CJK_GLOSSARY).map((k) => k.length));
 
 function stripDiacritics(s: string): string {
+  // Fast path: most identifiers are plain ASCII and need no Unicode normalisation.
+  if (/^[ -~]*$/.test(s)) return s;
   // NFKD splits accents off Latin letters (and full-width forms); NFKC recomposes kana and Hangul.
   return s
     .normalize('NFKD')

@@ -70,9 +70,15 @@ export function encodeWordVectors(data: WordVectorData): Buffer {
 
 /** Parse the binary layout above; throws on a wrong magic, version or size. */
 export function decodeWordVectors(bytes: Uint8Array): WordVectorData {
-  // Copy into a fresh, aligned ArrayBuffer so typed-array views need no alignment games.
-  const ab = new ArrayBuffer(bytes.byteLength);
-  new Uint8Array(ab).set(bytes);
+  // Float32Array views need a 4-byte aligned base: use the bytes in place when they are (readFileSync
+  // gives a fresh, aligned buffer), otherwise copy once.
+  let ab: ArrayBuffer;
+  if (bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength && bytes.buffer instanceof ArrayBuffer) {
+    ab = bytes.buffer;
+  } else {
+    ab = new ArrayBuffer(bytes.byteLength);
+    new Uint8Array(ab).set(bytes);
+  }
   const view = new DataView(ab);
   if (ab.byteLength < HEADER_BYTES || view.getUint32(0, true) !== MAGIC) throw new Error('word vector file: bad magic');
   const version = view.getUint32(4, true);

@@ -1,5 +1,3 @@
-// node:test's describe/it return promises that the runner itself tracks; awaiting them is not needed.
-/* eslint-disable @typescript-eslint/no-floating-promises */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { FORMAT_CLASS_WORDS, classifySample, formatSignature, formatSignatureWords, passesLuhn } from '../../src/embeddings/format-signature.js';

@@ -1,5 +1,3 @@
-// node:test's describe/it return promises that the runner itself tracks; awaiting them is not needed.
-/* eslint-disable @typescript-eslint/no-floating-promises */
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,5 +1,3 @@
-// node:test's describe/it return promises that the runner itself tracks; awaiting them is not needed.
-/* eslint-disable @typescript-eslint/no-floating-promises */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { tokenizeDataType, tokenizeIdentifier, tokenizeText } from '../../src/embeddings/tokenizer.js';
@@ -98,7 +96,7 @@ describe('tokenizeText', () => {
 describe('tokenizeDataType', () => {
   it('maps SQL types to words', () => {
     assert.deepEqual(tokenizeDataType('VARCHAR(255)'), ['text']);
-    assert.deepEqual(tokenizeDataType('timestamp with time zone'), ['timestamp', 'time']);
+    assert.deepEqual(tokenizeDataType('timestamp with time zone'), ['date', 'time']);
     assert.deepEqual(tokenizeDataType('numeric(12,2)'), ['decimal', 'number']);
     assert.deepEqual(tokenizeDataType('int[]'), ['integer', 'number', 'list']);
     assert.deepEqual(tokenizeDataType('geheimnis'), []);
