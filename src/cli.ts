@@ -25,6 +25,13 @@ async function main(argv: string[]): Promise<number> {
         stderr: (text) => process.stderr.write(text),
       });
     }
+    case 'audit': {
+      const { runAuditCommand } = await import('./cli/audit.command.js');
+      return runAuditCommand(rest, {
+        stdout: (text) => process.stdout.write(text),
+        stderr: (text) => process.stderr.write(text),
+      });
+    }
     case undefined:
     case 'help':
     case '--help':

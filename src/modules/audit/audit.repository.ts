@@ -1,6 +1,7 @@
 /** All SQL of the audit log. Append-only: nothing here updates or deletes an entry. */
-import type { Database, Tx } from '../../db/database.js';
-import type { AuditLogRow } from '../../db/schema.js';
+import type { ExpressionBuilder } from 'kysely';
+import type { Database, Queryable, Tx } from '../../db/database.js';
+import type { AuditLogRow, DB } from '../../db/schema.js';
 import { hashEntry, type ChainedEntry } from './audit-chain.js';
 
 export interface NewAuditEntry {
@@ -38,4 +39,68 @@ export async function appendEntries(database: Database, trx: Tx, entries: readon
   }
   await trx.updateTable('audit_head').set({ seq, hash: prevHash }).where('id', '=', 1).execute();
   return rows;
+}
+
+/** Filters of the audit list and export; `since` inclusive, `until` exclusive, both normalised ISO UTC. */
+export interface AuditFilters {
+  action?: string;
+  actorId?: string;
+  targetId?: string;
+  since?: string;
+  until?: string;
+}
+
+function filterConditions(eb: ExpressionBuilder<DB, 'audit_log'>, filters: AuditFilters) {
+  const conditions = [];
+  if (filters.action !== undefined) conditions.push(eb('action', '=', filters.action));
+  if (filters.actorId !== undefined) conditions.push(eb('actor_id', '=', filters.actorId));
+  if (filters.targetId !== undefined) conditions.push(eb('target_id', '=', filters.targetId));
+  if (filters.since !== undefined) conditions.push(eb('at', '>=', filters.since));
+  if (filters.until !== undefined) conditions.push(eb('at', '<', filters.until));
+  return conditions;
+}
+
+/** A page of entries, newest first, strictly older than `beforeSeq` when given. */
+export async function listEntriesNewestFirst(
+  db: Queryable,
+  filters: AuditFilters,
+  page: { beforeSeq?: number; limit: number },
+): Promise<AuditLogRow[]> {
+  return db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where((eb) => {
+      const conditions = filterConditions(eb, filters);
+      if (page.beforeSeq !== undefined) conditions.push(eb('seq', '<', page.beforeSeq));
+      return eb.and(conditions);
+    })
+    .orderBy('seq', 'desc')
+    .limit(page.limit)
+    .execute();
+}
+
+/** A page of entries, oldest first, with `afterSeq < seq <= maxSeq`. */
+export async function listEntriesOldestFirst(
+  db: Queryable,
+  filters: AuditFilters,
+  page: { afterSeq: number; maxSeq: number; limit: number },
+): Promise<AuditLogRow[]> {
+  return db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where((eb) => eb.and([...filterConditions(eb, filters), eb('seq', '>', page.afterSeq), eb('seq', '<=', page.maxSeq)]))
+    .orderBy('seq', 'asc')
+    .limit(page.limit)
+    .execute();
+}
+
+/** The chain head: the seq and hash of the last entry (0 and the genesis hash when empty). */
+export async function readHead(db: Queryable): Promise<{ seq: number; hash: string }> {
+  const head = await db.selectFrom('audit_head').select(['seq', 'hash']).where('id', '=', 1).executeTakeFirstOrThrow();
+  return { seq: Number(head.seq), hash: head.hash };
+}
+
+/** Every entry after `afterSeq`, in seq order, unfiltered: what the chain check walks. */
+export async function readChainPage(db: Queryable, afterSeq: number, limit: number): Promise<AuditLogRow[]> {
+  return db.selectFrom('audit_log').selectAll().where('seq', '>', afterSeq).orderBy('seq', 'asc').limit(limit).execute();
 }
