@@ -11,8 +11,13 @@ import { migrateToLatest, type Database } from './db/database.js';
 import { registerAuthentication } from './http/authentication.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { registerOpenApi } from './http/openapi.js';
+import { auditRoutes } from './modules/audit/audit.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
+import { datasourcesRoutes } from './modules/datasources/datasources.routes.js';
+import { fieldsRoutes } from './modules/fields/fields.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
+import { licenseRoutes } from './modules/license/license.routes.js';
+import { taxonomyRoutes } from './modules/taxonomy/taxonomy.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { createServices, type Services } from './services.js';
 import { VERSION } from './version.js';
@@ -88,6 +93,11 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (api) => {
       await api.register(authRoutes, { services });
       await api.register(usersRoutes, { services });
+      await api.register(licenseRoutes, { services });
+      await api.register(taxonomyRoutes, { services });
+      await api.register(datasourcesRoutes, { services });
+      await api.register(fieldsRoutes, { services });
+      await api.register(auditRoutes, { services });
     },
     { prefix: '/api/v1' },
   );

@@ -6,18 +6,30 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import { createEmbedder, type Embedder } from './embeddings/embedder.js';
+import { AuditLogService } from './modules/audit/audit-log.service.js';
 import { AuditService } from './modules/audit/audit.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
+import { DatasourcesService } from './modules/datasources/datasources.service.js';
+import { FieldsService } from './modules/fields/fields.service.js';
 import { AccessTokens, newSigningKey } from './modules/auth/tokens.js';
 import { putSettingIfAbsent } from './modules/settings/settings.repository.js';
-import type { LicenseGate } from './modules/license/license.gate.js';
+import { loadPublicKeyPem } from './cli/license.command.js';
+import { LicenseService } from './modules/license/license.service.js';
+import { VENDOR_LICENSE_PUBLIC_KEY_PEM } from './modules/license/vendor-public-key.js';
+import { TaxonomyService } from './modules/taxonomy/taxonomy.service.js';
 import { UsersService } from './modules/users/users.service.js';
 
 export interface Services {
-  readonly license: LicenseGate;
+  readonly license: LicenseService;
   readonly audit: AuditService;
+  readonly auditLog: AuditLogService;
   readonly auth: AuthService;
   readonly users: UsersService;
+  readonly embedder: Embedder;
+  readonly taxonomy: TaxonomyService;
+  readonly datasources: DatasourcesService;
+  readonly fields: FieldsService;
   /** Stops background work (workers, timers). */
   stop(): Promise<void>;
 }
@@ -44,12 +56,34 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     audience: config.auth.audience,
     ttlSeconds: config.auth.accessTokenTtlSeconds,
   });
-  // TEMP until the license service lands in this change set: allows everything.
-  const license: LicenseGate = { assertCanCreate: async () => {}, assertFeature: async () => {}, currentTier: async () => 'trial_mock' };
+  // The license counts usage through the services that own users and data sources (built below; they call it back as their gate).
+  const license: LicenseService = new LicenseService({
+    database,
+    clock,
+    audit,
+    log: deps.log,
+    publicKeyPem: config.licensePublicKey === undefined ? VENDOR_LICENSE_PUBLIC_KEY_PEM : loadPublicKeyPem(config.licensePublicKey),
+    usage: {
+      countActiveUsers: (trx): Promise<number> => users.countActiveUsers(trx),
+      countBillableDatasources: (trx): Promise<number> => datasources.countBillableDatasources(trx),
+      removeSampleData: (trx, actor): Promise<unknown> => datasources.removeSampleData(trx, actor),
+    },
+  });
+  await license.start();
   const auth = new AuthService({ database, clock, config: config.auth, audit, tokens, currentTier: () => license.currentTier() });
   const users = new UsersService({ database, clock, audit, auth, gate: license, config: config.auth });
+  const auditLog = new AuditLogService({ database, license });
+
+  const embedder = createEmbedder(config.embeddings);
+  const taxonomy = new TaxonomyService({ database, clock, audit, embedder, levels: config.levels });
+  const datasources = new DatasourcesService({ database, clock, audit, gate: license });
+  const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources });
 
   await users.ensureFirstAdmin(deps.log);
+  await taxonomy.ensureDefaultTaxonomy();
+  if (config.sampleData && (await license.currentTier()) === 'trial_mock' && (await fields.ensureSampleData())) {
+    deps.log.info('First start on the trial: loaded the built-in sample catalog (FIELDLENS_SAMPLE_DATA=off to skip)');
+  }
 
   const pruneTimer = setInterval(() => {
     auth.pruneExpired().catch((error: unknown) => deps.log.warn({ err: error }, 'pruning expired sessions failed'));
@@ -59,10 +93,16 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
   return {
     license,
     audit,
+    auditLog,
     auth,
     users,
+    embedder,
+    taxonomy,
+    datasources,
+    fields,
     async stop() {
       clearInterval(pruneTimer);
+      license.stop();
     },
   };
 }

@@ -1,0 +1,64 @@
+/** All SQL of data sources. A data source owns its fields: deleting it deletes them. */
+import type { Insertable } from 'kysely';
+import { isUniqueViolation, type Queryable } from '../../db/database.js';
+import type { DatasourceRow, DatasourcesTable } from '../../db/schema.js';
+import { conflict } from '../../http/errors.js';
+
+export type DatasourceWithCount = DatasourceRow & { field_count: number };
+
+function withFieldCount(db: Queryable) {
+  return db
+    .selectFrom('datasources')
+    .selectAll('datasources')
+    .select((eb) =>
+      eb
+        .selectFrom('fields')
+        .select((inner) => inner.fn.countAll<number>().as('n'))
+        .whereRef('fields.datasource_id', '=', 'datasources.id')
+        .as('field_count'),
+    );
+}
+
+export async function listDatasources(db: Queryable): Promise<DatasourceWithCount[]> {
+  const rows = await withFieldCount(db).orderBy('datasources.created_at').orderBy('datasources.id').execute();
+  return rows.map((r) => ({ ...r, field_count: Number(r.field_count ?? 0) }));
+}
+
+export async function findDatasourceWithCount(db: Queryable, id: string): Promise<DatasourceWithCount | undefined> {
+  const row = await withFieldCount(db).where('datasources.id', '=', id).executeTakeFirst();
+  return row && { ...row, field_count: Number(row.field_count ?? 0) };
+}
+
+export async function findDatasourceById(db: Queryable, id: string): Promise<DatasourceRow | undefined> {
+  return db.selectFrom('datasources').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+export async function findDatasourceByName(db: Queryable, name: string): Promise<DatasourceRow | undefined> {
+  return db.selectFrom('datasources').selectAll().where('name', '=', name).executeTakeFirst();
+}
+
+export async function insertDatasource(db: Queryable, row: Insertable<DatasourcesTable>): Promise<void> {
+  try {
+    await db.insertInto('datasources').values(row).execute();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(`A data source named "${row.name}" already exists`);
+    throw error;
+  }
+}
+
+/** Deletes the data source and its fields; returns how many fields went with it, or undefined when it did not exist. */
+export async function deleteDatasource(db: Queryable, id: string): Promise<number | undefined> {
+  const fields = await db.deleteFrom('fields').where('datasource_id', '=', id).executeTakeFirst();
+  const result = await db.deleteFrom('datasources').where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0 ? Number(fields.numDeletedRows) : undefined;
+}
+
+export async function countDatasources(db: Queryable, options: { billableOnly: boolean }): Promise<number> {
+  let query = db.selectFrom('datasources').select((eb) => eb.fn.countAll<number>().as('n'));
+  if (options.billableOnly) query = query.where('is_sample', '=', 0);
+  return Number((await query.executeTakeFirstOrThrow()).n);
+}
+
+export async function listSampleDatasources(db: Queryable): Promise<DatasourceRow[]> {
+  return db.selectFrom('datasources').selectAll().where('is_sample', '=', 1).orderBy('name').execute();
+}

@@ -1,0 +1,93 @@
+import { Type, type Static } from 'typebox';
+import { IdParams, PlainText, Timestamp, Uuid } from '../../http/schemas.js';
+
+export const MAX_IMPORT_FIELDS = 5000;
+export const REVIEW_STATUSES = ['unreviewed', 'confirmed', 'deferred'] as const;
+export const SEVERITIES = ['low', 'medium', 'high'] as const;
+export const FIELD_SORTS = ['outlier_score', 'name', 'updated_at'] as const;
+export type FieldSort = (typeof FIELD_SORTS)[number];
+
+const Name = (what: string) => PlainText({ minLength: 1, maxLength: 128, description: `${what}: 1–128 characters, no control characters` });
+/** Comments come from schema DDL and may span lines: tab, CR and LF are allowed, other control characters are not. */
+const Comment = Type.String({ maxLength: 4000, pattern: '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$' });
+
+export const ImportFieldItem = Type.Object(
+  {
+    table_name: Name('Table name'),
+    field_name: Name('Field name'),
+    data_type: Type.Optional(Type.Union([PlainText({ maxLength: 128 }), Type.Null()])),
+    comment: Type.Optional(Type.Union([Comment, Type.Null()])),
+    sample_values: Type.Optional(
+      Type.Array(Type.String({ maxLength: 1000 }), {
+        maxItems: 1000,
+        description: 'Example values; only a signature of their format is kept, the values themselves are never stored',
+      }),
+    ),
+    classification_tag_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()])),
+    classification_chain_path: Type.Optional(Type.Union([PlainText({ minLength: 1, maxLength: 2000 }), Type.Null()])),
+    level: Type.Optional(Type.Union([Type.String({ minLength: 1, maxLength: 16 }), Type.Null()])),
+  },
+  { additionalProperties: false },
+);
+export type ImportFieldItem = Static<typeof ImportFieldItem>;
+
+export const ImportFieldsBody = Type.Object(
+  {
+    datasource_id: Uuid,
+    fields: Type.Array(ImportFieldItem, { minItems: 1, maxItems: MAX_IMPORT_FIELDS }),
+  },
+  { additionalProperties: false },
+);
+export type ImportFieldsBody = Static<typeof ImportFieldsBody>;
+
+export const ImportFieldsResponse = Type.Object({
+  created: Type.Integer({ minimum: 0 }),
+  updated: Type.Integer({ minimum: 0 }),
+  field_ids: Type.Array(Uuid, { description: 'Id of each imported field, in input order' }),
+});
+export type ImportFieldsResponse = Static<typeof ImportFieldsResponse>;
+
+export const FieldResponse = Type.Object({
+  id: Uuid,
+  datasource_id: Uuid,
+  table_name: Type.String(),
+  field_name: Type.String(),
+  data_type: Type.Union([Type.String(), Type.Null()]),
+  comment: Type.Union([Type.String(), Type.Null()]),
+  classification_tag_id: Type.Integer(),
+  classification_chain_path: Type.String(),
+  level: Type.String(),
+  lock_level: Type.Union([Type.String(), Type.Null()], { description: 'The level when a reviewer locked the classification, else null' }),
+  review_status: Type.Enum(REVIEW_STATUSES),
+  outlier_score: Type.Union([Type.Number(), Type.Null()], { description: 'From the stored metrics; null until computed' }),
+  severity: Type.Union([Type.Enum(SEVERITIES), Type.Null()]),
+  updated_at: Timestamp,
+});
+export type FieldResponse = Static<typeof FieldResponse>;
+
+export const FieldListQuery = Type.Object(
+  {
+    datasource_id: Type.Optional(Uuid),
+    review_status: Type.Optional(Type.Enum(REVIEW_STATUSES)),
+    severity: Type.Optional(Type.Enum(SEVERITIES)),
+    level: Type.Optional(Type.String({ minLength: 1, maxLength: 16 })),
+    tag_id: Type.Optional(Type.Integer({ minimum: 1 })),
+    q: Type.Optional(PlainText({ minLength: 1, maxLength: 128, description: 'Substring of the table or field name (case-insensitive)' })),
+    sort: Type.Enum(FIELD_SORTS, {
+      default: 'name',
+      description: 'name: field name ascending; outlier_score: most suspicious first, not-yet-scored last; updated_at: most recently changed first',
+    }),
+    limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
+    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, pattern: '^[A-Za-z0-9_-]+$', description: 'next_cursor of the previous page' })),
+  },
+  { additionalProperties: false },
+);
+export type FieldListQuery = Static<typeof FieldListQuery>;
+
+export const FieldListResponse = Type.Object({
+  items: Type.Array(FieldResponse),
+  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last page' }),
+});
+export type FieldListResponse = Static<typeof FieldListResponse>;
+
+export const FieldIdParams = IdParams;

@@ -1,0 +1,218 @@
+/**
+ * The classification scheme: the configured levels and the tag tree. Loads the default taxonomy at
+ * first start, creates tags, and keeps each tag's embedding anchor (name, chain path, description,
+ * keywords) for automatic classification and the metrics.
+ */
+import type { Clock } from '../../clock.js';
+import type { LevelDefinition } from '../../config.js';
+import type { Database } from '../../db/database.js';
+import type { TagRow } from '../../db/schema.js';
+import type { Embedder } from '../../embeddings/embedder.js';
+import type { Caller } from '../../http/access.js';
+import { unprocessable } from '../../http/errors.js';
+import { SYSTEM_ACTOR, type AuditService } from '../audit/audit.service.js';
+import { getSetting, putSetting } from '../settings/settings.repository.js';
+import { flattenTaxonomy } from './default-taxonomy.js';
+import * as repo from './taxonomy.repository.js';
+import type { CreateTagBody, LevelResponse, TagResponse } from './taxonomy.schemas.js';
+
+const DEFAULT_TAXONOMY_MARKER = 'taxonomy.default_loaded';
+/** Ranks of the built-in level codes the default taxonomy and the sample catalog are written in. */
+const BUILTIN_LEVEL_RANKS: Readonly<Record<string, number>> = { L1: 1, L2: 2, L3: 3, L4: 4, L5: 5 };
+
+/** The tags at one moment, indexed for resolution. Tags are only ever added, so a snapshot never lies about a tag. */
+export interface TagIndex {
+  readonly version: string;
+  readonly tags: readonly TagRow[];
+  readonly byId: ReadonlyMap<number, TagRow>;
+  readonly byPath: ReadonlyMap<string, TagRow>;
+  /** Tags without children: automatic classification picks one of these. */
+  readonly leaves: readonly TagRow[];
+}
+
+/** One unit anchor vector per tag of `index.tags`, same order. */
+export interface TagAnchors {
+  readonly index: TagIndex;
+  readonly embedderVersion: string;
+  readonly vectors: readonly Float32Array[];
+}
+
+export function toTagResponse(row: TagRow): TagResponse {
+  return {
+    id: row.id,
+    name: row.name,
+    parent_id: row.parent_id,
+    chain_path: row.chain_path,
+    default_level: row.default_level,
+    description: row.description,
+    keywords: parseKeywords(row.keywords),
+  };
+}
+
+function parseKeywords(text: string): string[] {
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? value.filter((k): k is string => typeof k === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The text a tag's anchor is embedded from. */
+export function anchorText(tag: TagRow): string {
+  const parts = [tag.name, tag.chain_path.split('/').join(' '), tag.description ?? '', parseKeywords(tag.keywords).join(', ')];
+  return parts.filter((p) => p !== '').join('. ');
+}
+
+function buildIndex(version: string, tags: TagRow[]): TagIndex {
+  const parents = new Set(tags.map((t) => t.parent_id).filter((id): id is number => id !== null));
+  return {
+    version,
+    tags,
+    byId: new Map(tags.map((t) => [t.id, t])),
+    byPath: new Map(tags.map((t) => [t.chain_path, t])),
+    leaves: tags.filter((t) => !parents.has(t.id)),
+  };
+}
+
+export class TaxonomyService {
+  private indexCache: TagIndex | undefined;
+  private anchorsCache: { version: string; anchors: Promise<TagAnchors> } | undefined;
+
+  constructor(
+    private readonly deps: { database: Database; clock: Clock; audit: AuditService; embedder: Embedder; levels: readonly LevelDefinition[] },
+  ) {}
+
+  private get db() {
+    return this.deps.database.db;
+  }
+
+  /** The configured levels, least sensitive first. */
+  listLevels(): LevelResponse[] {
+    return this.deps.levels.map((l) => ({ code: l.code, name: l.name, rank: l.rank }));
+  }
+
+  /** Whether the code is a configured level. */
+  isLevel(code: string): boolean {
+    return this.deps.levels.some((l) => l.code === code);
+  }
+
+  /**
+   * A level code from the built-in scheme (L1–L5, used by the default taxonomy and sample catalog)
+   * or a stored code, as a configured level: kept when configured, else mapped by rank onto the
+   * configured scale (L5 → the most restrictive level), else the most restrictive level.
+   */
+  configuredLevel(code: string): string {
+    const levels = this.deps.levels;
+    if (this.isLevel(code)) return code;
+    const builtinRank = BUILTIN_LEVEL_RANKS[code];
+    const top = levels[levels.length - 1] as LevelDefinition;
+    if (builtinRank === undefined) return top.code;
+    const position = Math.round(((builtinRank - 1) / 4) * (levels.length - 1));
+    return (levels[position] ?? top).code;
+  }
+
+  /** All tags, in creation order. */
+  async listTags(): Promise<TagResponse[]> {
+    return (await this.tagIndex()).tags.map(toTagResponse);
+  }
+
+  /** The current tags, indexed; cached and refreshed when any instance adds a tag. */
+  async tagIndex(): Promise<TagIndex> {
+    const version = await repo.tagsVersion(this.db);
+    if (this.indexCache?.version === version) return this.indexCache;
+    const index = buildIndex(version, await repo.listTags(this.db));
+    // The version was read before the rows: a tag added in between only makes the next call reload.
+    this.indexCache = index;
+    return index;
+  }
+
+  /** Anchor vectors of every tag of the current index; recomputed only when the tags change. */
+  async tagAnchors(): Promise<TagAnchors> {
+    const index = await this.tagIndex();
+    if (this.anchorsCache?.version !== index.version) {
+      const anchors = this.deps.embedder
+        .embedTexts(index.tags.map(anchorText))
+        .then((vectors) => ({ index, embedderVersion: this.deps.embedder.version, vectors }));
+      this.anchorsCache = { version: index.version, anchors };
+      anchors.catch(() => {
+        if (this.anchorsCache?.anchors === anchors) this.anchorsCache = undefined;
+      });
+    }
+    return this.anchorsCache.anchors;
+  }
+
+  /** Creates a tag under `parent_id` (or at the root); 422 for an unknown parent or level, 409 for a duplicate chain path. */
+  async createTag(caller: Caller, body: CreateTagBody): Promise<TagResponse> {
+    if (!this.isLevel(body.default_level)) {
+      throw unprocessable(`Unknown level "${body.default_level}"`, [{ path: '/default_level', message: `is not one of ${this.levelCodes()}` }]);
+    }
+    const parentId = body.parent_id ?? null;
+    const tag = await this.db.transaction().execute(async (trx) => {
+      const parent = parentId === null ? undefined : await repo.findTagById(trx, parentId);
+      if (parentId !== null && !parent) {
+        throw unprocessable(`No tag has the id ${parentId}`, [{ path: '/parent_id', message: 'names no existing tag' }]);
+      }
+      const chainPath = parent ? `${parent.chain_path}/${body.name}` : body.name;
+      const row = await repo.insertTag(trx, {
+        name: body.name,
+        parent_id: parentId,
+        chain_path: chainPath,
+        default_level: body.default_level,
+        description: body.description ?? null,
+        keywords: JSON.stringify(body.keywords ?? []),
+        is_builtin: 0,
+        created_at: this.deps.clock.now().toISOString(),
+      });
+      await this.deps.audit.record(trx, caller, {
+        action: 'taxonomy.tag_created',
+        targetType: 'tag',
+        targetId: String(row.id),
+        details: { chain_path: row.chain_path, parent_id: parentId, default_level: row.default_level },
+      });
+      return row;
+    });
+    this.indexCache = undefined;
+    return toTagResponse(tag);
+  }
+
+  /**
+   * Loads the default taxonomy once per database (a settings marker), under a lock so several
+   * instances starting together on PostgreSQL load it exactly once.
+   */
+  async ensureDefaultTaxonomy(): Promise<void> {
+    if ((await getSetting(this.db, DEFAULT_TAXONOMY_MARKER)) !== undefined) return;
+    await this.db.transaction().execute(async (trx) => {
+      await this.deps.database.lock(trx, 'fieldlens.taxonomy');
+      if ((await getSetting(trx, DEFAULT_TAXONOMY_MARKER)) !== undefined) return;
+      const now = this.deps.clock.now();
+      const ids = new Map<string, number>();
+      const flat = flattenTaxonomy();
+      for (const spec of flat) {
+        const parentId = spec.parent_path === null ? null : (ids.get(spec.parent_path) ?? null);
+        const row = await repo.insertTagIfAbsent(trx, {
+          name: spec.name,
+          parent_id: parentId,
+          chain_path: spec.chain_path,
+          default_level: this.configuredLevel(spec.default_level),
+          description: spec.description,
+          keywords: JSON.stringify(spec.keywords),
+          is_builtin: 1,
+          created_at: now.toISOString(),
+        });
+        ids.set(spec.chain_path, row.id);
+      }
+      await putSetting(trx, DEFAULT_TAXONOMY_MARKER, now.toISOString(), now);
+      await this.deps.audit.record(trx, SYSTEM_ACTOR, {
+        action: 'taxonomy.default_loaded',
+        targetType: 'taxonomy',
+        targetId: null,
+        details: { tags: flat.length },
+      });
+    });
+  }
+
+  private levelCodes(): string {
+    return this.deps.levels.map((l) => l.code).join(', ');
+  }
+}
