@@ -16,6 +16,7 @@ import { AccessTokens, newSigningKey } from './modules/auth/tokens.js';
 import { putSettingIfAbsent } from './modules/settings/settings.repository.js';
 import { loadPublicKeyPem } from './cli/license.command.js';
 import { LicenseService } from './modules/license/license.service.js';
+import { ReviewService } from './modules/review/review.service.js';
 import { VENDOR_LICENSE_PUBLIC_KEY_PEM } from './modules/license/vendor-public-key.js';
 import { TaxonomyService } from './modules/taxonomy/taxonomy.service.js';
 import { UsersService } from './modules/users/users.service.js';
@@ -30,6 +31,7 @@ export interface Services {
   readonly taxonomy: TaxonomyService;
   readonly datasources: DatasourcesService;
   readonly fields: FieldsService;
+  readonly review: ReviewService;
   /** Stops background work (workers, timers). */
   stop(): Promise<void>;
 }
@@ -78,6 +80,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
   const taxonomy = new TaxonomyService({ database, clock, audit, embedder, levels: config.levels });
   const datasources = new DatasourcesService({ database, clock, audit, gate: license });
   const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources });
+  const review = new ReviewService({ database, clock, audit, fields, taxonomy, license });
 
   await users.ensureFirstAdmin(deps.log);
   await taxonomy.ensureDefaultTaxonomy();
@@ -100,6 +103,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     taxonomy,
     datasources,
     fields,
+    review,
     async stop() {
       clearInterval(pruneTimer);
       license.stop();
