@@ -1,0 +1,68 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { FastifyRequest } from 'fastify';
+import { principalOf } from '../../http/authentication.js';
+import type { Caller } from '../../http/access.js';
+import type { Services } from '../../services.js';
+import { BatchConfirmBody, BatchConfirmResponse, ConfirmResponse, DecisionBody, DeferBody, DeferResponse, FieldIdParams } from './review.schemas.js';
+
+const caller = (request: FastifyRequest): Caller => ({ ...principalOf(request), requestId: request.id });
+
+const DECISION_RULES =
+  'Body fields are all optional: a tag id and a chain path must name the same tag (else 422); a path alone is resolved to its tag; ' +
+  'neither confirms the current tag. lock_level, a configured level code, sets the level; without it the current level is kept. ' +
+  'The classification is locked: later imports no longer change it.';
+
+export const reviewRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { review } = services;
+
+  app.post(
+    '/classify/fields/batch-confirm',
+    {
+      config: { access: 'field:review' },
+      schema: {
+        summary: 'Confirm up to 500 fields to one classification',
+        description:
+          `${DECISION_RULES} All confirmations of one call commit together, one audit entry per confirmed field. ` +
+          'A field already confirmed with exactly this classification is skipped (unchanged); an unknown id is listed in errors (not_found). ' +
+          'An invalid decision fails the whole call (422). Needs the license feature batch_confirm.',
+        tags: ['review'],
+        body: BatchConfirmBody,
+        response: { 200: BatchConfirmResponse },
+      },
+    },
+    async (request) => review.batchConfirm(caller(request), request.body),
+  );
+
+  app.post(
+    '/classify/fields/:field_id/confirm',
+    {
+      config: { access: 'field:review' },
+      schema: {
+        summary: 'Confirm a field\'s classification',
+        description: `${DECISION_RULES} Sets review_status to confirmed from any state and writes a field.confirmed audit entry.`,
+        tags: ['review'],
+        params: FieldIdParams,
+        body: DecisionBody,
+        response: { 200: ConfirmResponse },
+      },
+    },
+    async (request) => review.confirmField(caller(request), request.params.field_id, request.body ?? {}),
+  );
+
+  app.post(
+    '/classify/fields/:field_id/defer',
+    {
+      config: { access: 'field:review' },
+      schema: {
+        summary: 'Defer a field\'s review with a reason',
+        description:
+          'Sets review_status to deferred from any state, keeps the classification (and its lock) as it is, and writes a field.deferred audit entry with the reason.',
+        tags: ['review'],
+        params: FieldIdParams,
+        body: DeferBody,
+        response: { 200: DeferResponse },
+      },
+    },
+    async (request) => review.deferField(caller(request), request.params.field_id, request.body),
+  );
+};

@@ -1,0 +1,74 @@
+import { Type, type Static } from 'typebox';
+import { PlainText, Timestamp, Uuid } from '../../http/schemas.js';
+
+export const MAX_BATCH_FIELDS = 500;
+export const MAX_DEFER_REASON = 2000;
+
+export const FieldIdParams = Type.Object({ field_id: Uuid });
+export type FieldIdParams = Static<typeof FieldIdParams>;
+
+const decision = {
+  classification_tag_id: Type.Optional(
+    Type.Union([Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), Type.Null()], { description: 'The tag to confirm; null or absent: the field\'s current tag (or the tag of the path)' }),
+  ),
+  classification_chain_path: Type.Optional(
+    Type.Union([PlainText({ minLength: 1, maxLength: 2000 }), Type.Null()], {
+      description: 'Tag names from the root joined by "/", e.g. "Personal/Contact/Email"; must name the same tag as classification_tag_id when both are given',
+    }),
+  ),
+  lock_level: Type.Optional(
+    Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], {
+      description: 'A configured level code (GET /api/v1/classification/levels) that becomes the field\'s level; null or absent: the current level is kept',
+    }),
+  ),
+};
+
+export const DecisionBody = Type.Object(decision, { additionalProperties: false });
+export type DecisionBody = Static<typeof DecisionBody>;
+
+export const BatchConfirmBody = Type.Object(
+  {
+    ...decision,
+    field_ids: Type.Array(Uuid, { minItems: 1, maxItems: MAX_BATCH_FIELDS, description: '1–500 field ids; a repeated id is answered once' }),
+  },
+  { additionalProperties: false },
+);
+export type BatchConfirmBody = Static<typeof BatchConfirmBody>;
+
+export const ConfirmResponse = Type.Object({
+  status: Type.Enum(['confirmed']),
+  field_id: Uuid,
+  review_status: Type.Enum(['confirmed']),
+});
+export type ConfirmResponse = Static<typeof ConfirmResponse>;
+
+export const BatchConfirmResponse = Type.Object({
+  confirmed: Type.Array(Uuid, { description: 'Fields confirmed by this call, in request order' }),
+  skipped: Type.Array(Type.Object({ field_id: Uuid, reason: Type.Enum(['unchanged']) }), {
+    description: 'Fields already confirmed, locked, with exactly this classification: nothing written',
+  }),
+  errors: Type.Array(Type.Object({ field_id: Uuid, code: Type.Enum(['not_found']), message: Type.String() })),
+});
+export type BatchConfirmResponse = Static<typeof BatchConfirmResponse>;
+
+export const DeferBody = Type.Object(
+  {
+    reason: Type.String({
+      minLength: 1,
+      maxLength: MAX_DEFER_REASON,
+      // At least one visible character; line breaks and tabs allowed, other control characters not.
+      pattern: '^(?=[\\s\\S]*\\S)[^\\u0000-\\u0008\\u000b-\\u001f\\u007f]*$',
+      description: 'Why the decision is deferred: 1–2000 characters, not only whitespace; line breaks and tabs allowed, other control characters not',
+    }),
+  },
+  { additionalProperties: false },
+);
+export type DeferBody = Static<typeof DeferBody>;
+
+export const DeferResponse = Type.Object({
+  field_id: Uuid,
+  review_status: Type.Enum(['deferred']),
+  reason: Type.String(),
+  deferred_at: Timestamp,
+});
+export type DeferResponse = Static<typeof DeferResponse>;
