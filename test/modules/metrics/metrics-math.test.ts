@@ -1,0 +1,339 @@
+import { describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  AXIS_KEYS,
+  AxisDistribution,
+  type AxisScores,
+  auroc,
+  buildAxisDistributions,
+  computeAxes,
+  computeRawAxes,
+  computeTagMargins,
+  cosine,
+  exactNeighbours,
+  knnDisagreementBaseline,
+  marginScale,
+  meanUnit,
+  neighbourDisagreement,
+  normalize,
+  normalizeAxes,
+  outlierScore,
+  precisionAtK,
+  reasonFor,
+  severityOf,
+} from '../../../src/modules/metrics/metrics.math.js';
+
+const v = (...xs: number[]): Float32Array => Float32Array.from(xs);
+/** Unit vector in the x–y plane at `deg` degrees from x, padded to 4 dimensions. */
+const at = (deg: number): Float32Array => v(Math.cos((deg * Math.PI) / 180), Math.sin((deg * Math.PI) / 180), 0, 0);
+const sumOf = (...xs: Float32Array[]): Float32Array => {
+  const s = new Float32Array(xs[0]!.length);
+  for (const x of xs) for (let i = 0; i < s.length; i++) s[i]! += x[i]!;
+  return s;
+};
+const close = (a: number, b: number, eps = 1e-6): void => assert.ok(Math.abs(a - b) < eps, `${a} ≉ ${b}`);
+const uniformScores = (s: number): AxisScores => Object.fromEntries(AXIS_KEYS.map((k) => [k, s])) as AxisScores;
+
+describe('vector helpers', () => {
+  it('cosine of known angles, zero vectors give 0, scale-invariant', () => {
+    close(cosine(at(0), at(60)), 0.5);
+    close(cosine(at(0), at(90)), 0);
+    close(cosine(at(0), at(180)), -1);
+    close(cosine(v(2, 0, 0, 0), v(3, 3, 0, 0)), Math.SQRT1_2);
+    assert.equal(cosine(v(0, 0, 0, 0), at(0)), 0);
+  });
+
+  it('meanUnit is the normalised mean direction, null for empty input', () => {
+    const m = meanUnit([at(0), at(90)])!;
+    close(cosine(m, at(45)), 1);
+    close(Math.hypot(...m), 1);
+    assert.equal(meanUnit([]), null);
+    assert.equal(meanUnit([at(0), at(180)]), null);
+  });
+});
+
+describe('computeAxes', () => {
+  const e = at(0);
+  const peers = [at(10), at(20), at(30), at(60), at(90)];
+
+  it('computes the six distances exactly as defined', () => {
+    const anchor = at(45);
+    const levelOthers = [at(30), at(90)];
+    const res = computeAxes({
+      embedding: e,
+      anchor,
+      levelSum: sumOf(e, ...levelOthers),
+      levelCount: 3,
+      peerSample: peers,
+      nearest: { similarity: 0.99 },
+    });
+    close(res.raw.category_anchor, 1 - Math.cos(Math.PI / 4));
+    // c_l = mean of the other level fields: direction 60°.
+    close(res.raw.centroid, 1 - 0.5, 1e-6);
+    const sims = peers.map((p) => cosine(e, p));
+    close(res.raw.peer_mean, 1 - sims.reduce((a, b) => a + b, 0) / sims.length);
+    close(res.raw.nearest, 0.01, 1e-9);
+    // Q25 of sorted sims [cos90, cos60, cos30, cos20, cos10] at h = 1 → cos60.
+    close(res.raw.lower_quartile, 1 - 0.5);
+    close(res.raw.farthest, 1 - 0);
+    close(res.category_similarity, Math.SQRT1_2);
+    close(res.centroid_similarity, 0.5);
+    assert.deepEqual(res.fallbacks, []);
+  });
+
+  it('uses the exact peer mean from the tag sum (self excluded) when given', () => {
+    const raw = computeRawAxes({
+      embedding: e,
+      anchor: at(0),
+      levelSum: null,
+      levelCount: 0,
+      tagSum: sumOf(e, at(60), at(90)),
+      tagCount: 3,
+      peerSample: [at(60)],
+      nearest: null,
+    });
+    close(raw.peer_mean, 1 - (0.5 + 0) / 2);
+  });
+
+  it('falls back, never NaN, when the tag and level have no other fields', () => {
+    const res = computeAxes({
+      embedding: e,
+      anchor: at(60),
+      levelSum: e,
+      levelCount: 1,
+      peerSample: [],
+      nearest: null,
+    });
+    for (const k of AXIS_KEYS) {
+      assert.ok(Number.isFinite(res.raw[k]), k);
+      close(res.raw[k], 0.5); // every axis falls back to the anchor similarity (cos 60° = 0.5)
+    }
+    assert.deepEqual(new Set(res.fallbacks), new Set(['centroid', 'peer_mean', 'lower_quartile', 'farthest', 'nearest']));
+  });
+
+  it('without an anchor uses the peer mean, and without anything reports distance 1', () => {
+    const withPeers = computeAxes({ embedding: e, anchor: null, levelSum: null, levelCount: 0, peerSample: [at(60)], nearest: null });
+    close(withPeers.raw.category_anchor, 0.5);
+    assert.ok(withPeers.fallbacks.includes('category_anchor'));
+    const nothing = computeAxes({ embedding: e, anchor: v(0, 0, 0, 0), levelSum: null, levelCount: 0, peerSample: [], nearest: null });
+    for (const k of AXIS_KEYS) close(nothing.raw[k], 1);
+    assert.equal(nothing.category_similarity, 0);
+  });
+
+  it('keeps raw values within [0, 2] for opposite vectors and a degenerate level sum', () => {
+    const res = computeAxes({
+      embedding: e,
+      anchor: at(180),
+      levelSum: e, // only the field itself → zero "others" vector
+      levelCount: 2,
+      peerSample: [at(180)],
+      nearest: { similarity: Number.NaN },
+    });
+    for (const k of AXIS_KEYS) assert.ok(res.raw[k] >= 0 && res.raw[k] <= 2, `${k}=${res.raw[k]}`);
+    close(res.raw.category_anchor, 2);
+    assert.ok(res.fallbacks.includes('centroid') && res.fallbacks.includes('nearest'));
+  });
+});
+
+describe('AxisDistribution', () => {
+  const values = Array.from({ length: 1000 }, (_, i) => i / 500); // 0 .. 1.998
+
+  it('rank is the share of the catalog with a worse (larger) raw value', () => {
+    const d = AxisDistribution.fromValues(values);
+    close(d.rank(1.0), 0.5, 0.01);
+    close(d.rank(0.2), 0.9, 0.01);
+    assert.equal(d.rank(-1), 1);
+    assert.equal(d.rank(5), 0);
+    assert.equal(d.rank(Number.NaN), 0);
+  });
+
+  it('is monotone non-increasing and within [0, 1] everywhere, ties included', () => {
+    const tied = [...values, ...Array(300).fill(0.5), ...Array(50).fill(1.5)];
+    const d = AxisDistribution.fromValues(tied, 65);
+    let prev = Infinity;
+    for (let x = -0.1; x <= 2.1; x += 0.0005) {
+      const r = d.rank(x);
+      assert.ok(r >= 0 && r <= 1);
+      assert.ok(r <= prev + 1e-12, `not monotone at ${x}`);
+      prev = r;
+    }
+  });
+
+  it('round-trips through JSON compactly', () => {
+    const d = AxisDistribution.fromValues(values, 129);
+    const json = JSON.parse(JSON.stringify(d)) as ReturnType<AxisDistribution['toJSON']>;
+    assert.equal(json.quantiles.length, 129);
+    assert.equal(json.count, 1000);
+    const back = AxisDistribution.fromJSON(json);
+    for (const x of [0, 0.3, 1.1, 1.9]) close(back.rank(x), d.rank(x), 1e-4);
+  });
+
+  it('an empty distribution falls back to 1 − raw / 2; a single value ranks it in the middle', () => {
+    const empty = AxisDistribution.fromValues([]);
+    close(empty.rank(0.5), 0.75);
+    const one = AxisDistribution.fromValues([0.4]);
+    assert.equal(one.rank(0.3), 1);
+    assert.equal(one.rank(0.4), 0.5);
+    assert.equal(one.rank(0.5), 0);
+  });
+
+  it('normalizeAxes scores every axis in [0, 1] against the catalog', () => {
+    const rows = values.map((x) => Object.fromEntries(AXIS_KEYS.map((k) => [k, x])) as Record<(typeof AXIS_KEYS)[number], number>);
+    const dists = buildAxisDistributions(rows);
+    const s = normalizeAxes(rows[100]!, dists);
+    for (const k of AXIS_KEYS) close(s[k], 0.9, 0.01);
+  });
+});
+
+describe('tag margins', () => {
+  it('are negative when another tag fits better, by anchor and by members', () => {
+    const e = at(0);
+    const tags = [
+      { tagId: 1, anchor: at(70), sum: sumOf(e, at(80), at(75)), count: 3 },
+      { tagId: 2, anchor: at(10), sum: sumOf(at(5), at(15)), count: 2 },
+    ];
+    const m = computeTagMargins(e, 1, tags);
+    assert.ok(m.anchorMargin! < 0);
+    assert.equal(m.bestOtherAnchorTagId, 2);
+    close(m.anchorMargin!, Math.cos((70 * Math.PI) / 180) - Math.cos((10 * Math.PI) / 180));
+    assert.ok(m.peerMargin! < 0);
+    assert.equal(m.bestOtherPeerTagId, 2);
+    const good = computeTagMargins(e, 2, tags);
+    assert.ok(good.anchorMargin! > 0 && good.peerMargin! > 0);
+  });
+
+  it('are null when there is no other tag', () => {
+    const m = computeTagMargins(at(0), 1, [{ tagId: 1, anchor: at(0), sum: at(0), count: 1 }]);
+    assert.equal(m.anchorMargin, null);
+    assert.equal(m.peerMargin, null);
+  });
+
+  it('marginScale is a robust positive spread', () => {
+    close(marginScale([1, 2, 3, 4, 5]), 1.4826, 1e-9);
+    assert.ok(marginScale([0.2, 0.2, 0.2]) > 0);
+    assert.ok(marginScale([]) > 0);
+  });
+});
+
+describe('neighbour disagreement and the outlier model', () => {
+  const self = { tag_id: 1, level: 'L2' };
+
+  it('neighbourDisagreement weights by similarity; another level of the same tag counts half', () => {
+    close(
+      neighbourDisagreement(
+        [
+          { similarity: 0.9, tag_id: 2, level: 'L2' },
+          { similarity: 0.6, tag_id: 1, level: 'L2' },
+          { similarity: 0.5, tag_id: 1, level: 'L3' },
+        ],
+        self,
+      ),
+      (0.9 + 0.25) / 2.0,
+    );
+    assert.equal(neighbourDisagreement([], self), 0);
+    assert.equal(neighbourDisagreement([{ similarity: -0.3, tag_id: 2, level: 'L1' }], self), 0);
+  });
+
+  it('knnDisagreementBaseline uses the k exact nearest neighbours', () => {
+    const vectors = [at(0), at(5), at(10), at(90), at(95)].map(normalize);
+    const tags = [1, 1, 2, 3, 3];
+    const nn = exactNeighbours(vectors, 2);
+    assert.deepEqual(
+      nn[0]!.map((n) => n.index),
+      [1, 2],
+    );
+    const b = knnDisagreementBaseline(vectors, tags, 2);
+    close(b[0]!, cosine(at(0), at(10)) / (cosine(at(0), at(5)) + cosine(at(0), at(10))));
+    // at(90): nearest at(95) (same tag) and at(10) (another tag)
+    close(b[3]!, cosine(at(90), at(10)) / (cosine(at(90), at(95)) + cosine(at(90), at(10))));
+    assert.equal(knnDisagreementBaseline([at(0), at(1)], [4, 4], 10)[0], 0);
+  });
+
+  it('outlier score is in [0, 1] and monotone in disagreement and in the margins', () => {
+    const scores = uniformScores(0.5);
+    let prev = -1;
+    for (let d = 0; d <= 1.0001; d += 0.1) {
+      const o = outlierScore({ scores, neighbourDisagreement: d, peerMargin: 0, anchorMargin: 0 });
+      assert.ok(o >= 0 && o <= 1);
+      assert.ok(o > prev);
+      prev = o;
+    }
+    prev = -1;
+    for (let m = 0.3; m >= -0.3; m -= 0.05) {
+      const o = outlierScore({ scores, neighbourDisagreement: 0.5, peerMargin: m, anchorMargin: m, scales: { peer: 0.05, anchor: 0.05 } });
+      assert.ok(o >= prev, `not monotone at margin ${m}`);
+      prev = o;
+    }
+    const clean = outlierScore({ scores: uniformScores(0.8), neighbourDisagreement: 0, peerMargin: 0.1, anchorMargin: 0.1 });
+    const suspicious = outlierScore({ scores: uniformScores(0.05), neighbourDisagreement: 1, peerMargin: -0.15, anchorMargin: -0.1 });
+    assert.ok(clean < 0.05, `clean ${clean}`);
+    assert.ok(suspicious > 0.9, `suspicious ${suspicious}`);
+    assert.ok(Number.isFinite(outlierScore({ scores, neighbourDisagreement: Number.NaN, peerMargin: null })));
+  });
+
+  it('severity follows the thresholds, inclusive at the boundaries', () => {
+    assert.equal(severityOf(0.7), 'high');
+    assert.equal(severityOf(0.69), 'medium');
+    assert.equal(severityOf(0.4), 'medium');
+    assert.equal(severityOf(0.39), 'low');
+    assert.equal(severityOf(0.5, { high: 0.5, medium: 0.2 }), 'high');
+    assert.throws(() => severityOf(0.5, { high: 0.2, medium: 0.5 }), RangeError);
+  });
+});
+
+describe('reasonFor', () => {
+  it('names a disagreeing nearest neighbour with its classification and similarity, then the weakest axis', () => {
+    const scores = { ...uniformScores(0.6), category_anchor: 0.03 };
+    const text = reasonFor({
+      classification: 'Technical/Timestamp',
+      scores,
+      nearest: { name: 'customers.contact_email', similarity: 0.9312, classification: 'Personal/Contact/Email address', sameClassification: false },
+    });
+    assert.equal(
+      text,
+      "Nearest field `customers.contact_email` (similarity 0.93) is classified Personal/Contact/Email address, not Technical/Timestamp. Fit to its tag's anchor is in the lowest 3% of the catalog.",
+    );
+  });
+
+  it('mentions a better-fitting tag, and stays at most two sentences', () => {
+    const text = reasonFor({
+      classification: 'Finance/Amount',
+      scores: uniformScores(0.2),
+      nearest: { name: 'orders.total', similarity: 0.8, classification: 'Finance/Amount', sameClassification: true },
+      betterTag: { classification: 'Finance/Currency code', by: 'peers' },
+    });
+    assert.match(text, /Finance\/Currency code/);
+    assert.ok(text.split('. ').length <= 2);
+  });
+
+  it('explains a well-fitting field by its agreeing nearest field', () => {
+    const text = reasonFor({
+      classification: 'Personal/Name',
+      scores: uniformScores(0.8),
+      nearest: { name: 'users.first_name', similarity: 0.95, classification: 'Personal/Name', sameClassification: true },
+    });
+    assert.match(text, /at the 80th percentile/);
+    assert.match(text, /`users\.first_name` \(similarity 0\.95\) shares its classification Personal\/Name/);
+  });
+});
+
+describe('evaluation measures', () => {
+  it('auroc: perfect, inverted, random-tied and half-tied cases', () => {
+    assert.equal(auroc([0.9, 0.8, 0.1, 0.2], [true, true, false, false]), 1);
+    assert.equal(auroc([0.1, 0.2, 0.9, 0.8], [true, true, false, false]), 0);
+    assert.equal(auroc([0.5, 0.5, 0.5, 0.5], [true, false, true, false]), 0.5);
+    // positive 0.5 ties one negative (counts 1/2) and beats the other: (1 + 0.5) / 2
+    assert.equal(auroc([0.5, 0.5, 0.1], [true, false, false]), 0.75);
+    // Pairs: (0.8 vs 0.6) win, (0.8 vs 0.3) win, (0.4 vs 0.6) loss, (0.4 vs 0.3) win → 3/4
+    assert.equal(auroc([0.8, 0.4, 0.6, 0.3], [true, true, false, false]), 0.75);
+    assert.ok(Number.isNaN(auroc([0.1, 0.2], [false, false])));
+  });
+
+  it('precisionAtK counts ties at the cut-off in expectation', () => {
+    assert.equal(precisionAtK([0.9, 0.8, 0.7, 0.1], [true, false, true, false], 2), 0.5);
+    assert.equal(precisionAtK([0.9, 0.8, 0.7, 0.1], [true, true, false, false], 2), 1);
+    // top item positive, then three tied items with one positive for the last slot: (1 + 1/3) / 2
+    close(precisionAtK([0.9, 0.5, 0.5, 0.5], [true, true, false, false], 2), (1 + 1 / 3) / 2);
+    assert.equal(precisionAtK([0.3, 0.2], [true, false], 10), 0.5);
+  });
+});
