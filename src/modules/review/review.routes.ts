@@ -45,8 +45,12 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         body: DecisionBody,
         response: { 200: ConfirmResponse },
       },
+      // Every decision field is optional, so a POST without a body means "confirm as it is".
+      preValidation: async (request) => {
+        if (request.body === undefined || request.body === null) request.body = {};
+      },
     },
-    async (request) => review.confirmField(caller(request), request.params.field_id, request.body ?? {}),
+    async (request) => review.confirmField(caller(request), request.params.field_id, request.body),
   );
 
   app.post(

@@ -27,6 +27,8 @@ interface Decision {
   tagId: number | null;
   level: string | null;
   body: DecisionBody;
+  /** Chain path of a tag id, for the audit details (tags are only ever added, so a snapshot taken before the transaction holds). */
+  pathOf: (tagId: number) => string | null;
 }
 
 interface ClassificationSnapshot {
@@ -126,14 +128,15 @@ export class ReviewService {
       chain_path: body.classification_chain_path ?? null,
       level: body.lock_level ?? null,
     });
-    return { tagId: resolved.tag?.id ?? null, level: resolved.level, body };
+    // Read outside the review transaction: on SQLite a second query on the database handle would wait for it forever.
+    const index = await this.deps.taxonomy.tagIndex();
+    return { tagId: resolved.tag?.id ?? null, level: resolved.level, body, pathOf: (tagId) => index.byId.get(tagId)?.chain_path ?? null };
   }
 
   private async applyConfirmations(trx: Tx, caller: Caller, states: readonly repo.ReviewState[], decision: Decision, batch: boolean): Promise<void> {
     if (states.length === 0) return;
     const now = this.deps.clock.now().toISOString();
-    const index = await this.deps.taxonomy.tagIndex();
-    const pathOf = (tagId: number) => index.byId.get(tagId)?.chain_path ?? null;
+    const { pathOf } = decision;
 
     // One UPDATE per distinct target (tag, level): a batch with one decision is usually a single statement.
     const groups = new Map<string, { tagId: number; level: string; ids: string[] }>();
