@@ -52,10 +52,10 @@ describeEachDatabase('field list', (kind) => {
       let cursor: string | null = null;
       let page = 0;
       do {
-        const query = `datasource_id=${source}&sort=${sort}&limit=23${cursor ? `&cursor=${cursor}` : ''}`;
+        const query: string = `datasource_id=${source}&sort=${sort}&limit=23${cursor ? `&cursor=${cursor}` : ''}`;
         // Each page is read while another import adds rows (names that sort before and after the cursor).
         t.clock.advance(1000);
-        const [body] = await Promise.all([
+        const [body]: [ListBody, unknown] = await Promise.all([
           list(query),
           importOk(t.app, token, source, [
             ...manyFields(3, `a${sort}${page}`),
