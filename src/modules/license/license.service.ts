@@ -207,7 +207,7 @@ export class LicenseService implements LicenseGate {
           targetType: 'license',
           targetId: payload.license_id,
           details: {
-            filename: upload.filename,
+            filename: upload.filename.slice(0, 255),
             sku_tier: payload.sku_tier,
             status: payload.status,
             customer_name: payload.customer_name,
