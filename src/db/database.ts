@@ -80,8 +80,13 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
     statement_timeout: 30_000,
     ...(options.schema ? { options: `-c search_path=${options.schema}` } : {}),
   });
-  // An idle client whose server connection dies emits 'error' on the pool; unhandled, it would crash the process.
+  // A client whose server connection dies emits 'error': on the pool while idle, on the client itself
+  // while checked out (e.g. just handed to a query). Unhandled, either would crash the process;
+  // the query that was using it fails on its own and is answered 503.
   pool.on('error', (error) => options.onPoolError?.(error));
+  pool.on('connect', (client) => {
+    client.on('error', (error) => options.onPoolError?.(error));
+  });
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     kind: 'postgres',
@@ -101,9 +106,14 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
 /** Runs every pending migration; safe to call on every start and from several instances at once. */
 export async function migrateToLatest(database: Database): Promise<void> {
   const migrations = Object.fromEntries(migrationFactories.map(([name, factory]) => [name, factory(database.kind)]));
+  // Kysely looks for its bookkeeping tables in every schema; pin them to the schema in use, or a
+  // same-named table in another schema of the database would be mistaken for ours.
+  const migrationTableSchema =
+    database.kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema : undefined;
   const migrator = new Migrator({
     db: database.db,
     provider: { getMigrations: async () => migrations },
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
   });
   const { error, results } = await migrator.migrateToLatest();
   const failed = results?.find((r) => r.status === 'Error');

@@ -4,7 +4,7 @@
  * about the body's validity. API routes must declare `config.access`; one without it fails the start.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { rolesGrant, type Principal } from './access.js';
+import { rolesGrant, type Principal, type RouteAccess } from './access.js';
 import { AppError, forbidden } from './errors.js';
 
 /** Resolves a bearer token to the caller; throws AppError (unauthorized / token_expired) otherwise. */
@@ -14,8 +14,23 @@ export interface Authenticator {
 
 const BEARER = /^Bearer ([A-Za-z0-9\-._~+/]+=*)$/i;
 
+/** One row per registered route: what it requires. Tests walk it (role × route matrix); docs list it. */
+export interface AccessRule {
+  method: string;
+  url: string;
+  access: RouteAccess;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    accessRules: AccessRule[];
+  }
+}
+
 export function registerAuthentication(app: FastifyInstance, authenticator: Authenticator): void {
   app.decorateRequest('principal', null);
+  const rules: AccessRule[] = [];
+  app.decorate('accessRules', rules);
 
   app.addHook('onRoute', (route) => {
     if (route.config?.access === undefined) {
@@ -29,6 +44,7 @@ export function registerAuthentication(app: FastifyInstance, authenticator: Auth
     if (route.config.access !== 'public') {
       route.schema = { ...route.schema, security: [{ bearer: [] }] };
     }
+    for (const method of [route.method].flat()) rules.push({ method, url: route.url, access: route.config.access ?? 'public' });
   });
 
   app.addHook('onRequest', async (request: FastifyRequest) => {

@@ -1,0 +1,121 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import net from 'node:net';
+import { describe, it } from 'node:test';
+import { buildTestApp, problem } from '../helpers/app.js';
+import { createTestDatabase, databaseKinds } from '../helpers/databases.js';
+
+/** A TCP proxy in front of PostgreSQL that the test can cut and restore (the shared server keeps running). */
+async function startProxy(target: { host: string; port: number }) {
+  const sockets = new Set<net.Socket>();
+  let open = true;
+  const server = net.createServer((client) => {
+    if (!open) {
+      client.destroy();
+      return;
+    }
+    const upstream = net.connect(target.port, target.host);
+    sockets.add(client);
+    sockets.add(upstream);
+    client.pipe(upstream).pipe(client);
+    const drop = () => {
+      client.destroy();
+      upstream.destroy();
+      sockets.delete(client);
+      sockets.delete(upstream);
+    };
+    client.on('error', drop).on('close', drop);
+    upstream.on('error', drop).on('close', drop);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as net.AddressInfo;
+  return {
+    port,
+    cut() {
+      open = false;
+      for (const socket of sockets) socket.destroy();
+      sockets.clear();
+    },
+    restore() {
+      open = true;
+    },
+    async close() {
+      this.cut();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+for (const kind of databaseKinds().filter((k) => k === 'postgres')) {
+  describe(`database outage [${kind}]`, () => {
+    it('answers 503 while PostgreSQL connections are cut and recovers without a restart', async () => {
+      const url = new URL(process.env.TEST_DATABASE_URL ?? '');
+      const proxy = await startProxy({ host: url.hostname, port: Number(url.port || 5432) });
+      const viaProxy = new URL(url.toString());
+      viaProxy.hostname = '127.0.0.1';
+      viaProxy.port = String(proxy.port);
+      const db = await createTestDatabase(kind);
+      const t = await buildTestApp(kind, { testDatabase: db, databaseUrl: viaProxy.toString() });
+      try {
+        assert.equal((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200);
+
+        proxy.cut();
+        const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
+        assert.equal(ready.statusCode, 503);
+        assert.equal(problem(ready).code, 'unavailable');
+        const login = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: 'whatever-password' } });
+        assert.equal(login.statusCode, 503);
+        assert.equal(problem(login).code, 'unavailable');
+        assert.equal(login.headers['retry-after'], '5');
+        assert.equal((await t.app.inject({ method: 'GET', url: '/healthz' })).statusCode, 200, 'the process stays up');
+
+        proxy.restore();
+        let recovered = 0;
+        for (let attempt = 0; attempt < 20 && recovered !== 200; attempt += 1) {
+          recovered = (await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode;
+          if (recovered !== 200) await new Promise((r) => setTimeout(r, 100));
+        }
+        assert.equal(recovered, 200);
+      } finally {
+        await t.close();
+        await db.dispose();
+        await proxy.close();
+      }
+    });
+  });
+}
+
+describe('graceful shutdown', () => {
+  it('SIGTERM during a slow request lets it finish, then exits 0', async () => {
+    const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/slow-server.ts'], {
+      env: { ...process.env, LOG_LEVEL: 'warn' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+    try {
+      const port = await new Promise<number>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 30_000);
+        child.stdout.on('data', () => {
+          const match = /LISTENING (\d+)/.exec(stdout);
+          if (match) {
+            clearTimeout(timer);
+            resolve(Number(match[1]));
+          }
+        });
+      });
+      const slow = fetch(`http://127.0.0.1:${port}/slow`).then(async (r) => ({ status: r.status, body: await r.text() }));
+      await new Promise((r) => setTimeout(r, 200));
+      child.kill('SIGTERM');
+      const response = await slow;
+      assert.equal(response.status, 200);
+      assert.equal(response.body, 'finished');
+      assert.equal(await exited, 0);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});

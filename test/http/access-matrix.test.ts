@@ -1,0 +1,69 @@
+/**
+ * Walks every API route registered in the app with every role and with no token, and checks
+ * 401 / 403 / allowed against the access table. A new route without a permission cannot start
+ * (see authentication.ts), and a route whose guard disagrees with the table fails here.
+ */
+import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
+import { after, before, it } from 'node:test';
+import { ACCESS_TABLE, ROLES, type Role } from '../../src/http/access.js';
+import { adminToken, bearer, buildTestApp, createUser, login, type TestApp } from '../helpers/app.js';
+import { describeEachDatabase } from '../helpers/databases.js';
+
+function concreteUrl(url: string): string {
+  return url.replace(/:[A-Za-z_]+/g, randomUUID());
+}
+
+describeEachDatabase('access matrix', (kind) => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp(kind);
+  });
+  after(async () => t.close());
+
+  it('every API route declares an access rule, and the table covers the spec routes', () => {
+    const api = t.app.accessRules.filter((r) => r.url.startsWith('/api/'));
+    assert.ok(api.length >= 8, `found ${api.length} API routes`);
+    const byRoute = new Map(api.map((r) => [`${r.method} ${r.url}`, r.access]));
+    assert.equal(byRoute.get('POST /api/v1/auth/login'), 'public');
+    assert.equal(byRoute.get('POST /api/v1/auth/refresh'), 'public');
+    assert.equal(byRoute.get('GET /api/v1/auth/me'), 'authenticated');
+  });
+
+  it('answers 401 without a token, 403 without the permission, and lets the permitted roles through', async () => {
+    const routes = t.app.accessRules.filter((r) => r.url.startsWith('/api/') && r.method !== 'HEAD' && r.access !== 'public');
+    const probe = (method: string, url: string, headers: Record<string, string> = {}) =>
+      t.app.inject({
+        method: method as 'GET',
+        url: concreteUrl(url),
+        headers,
+        ...(['POST', 'PUT', 'PATCH'].includes(method) ? { payload: {} } : {}),
+      });
+
+    for (const route of routes) {
+      const response = await probe(route.method, route.url);
+      assert.equal(response.statusCode, 401, `${route.method} ${route.url} without a token`);
+    }
+
+    // One user whose roles change between rounds, so the matrix does not depend on the user quota.
+    const subject = await createUser(t.app, ['observer']);
+    const admin = await adminToken(t.app);
+    for (const role of ROLES) {
+      let token: string;
+      if (role === 'superadmin') {
+        token = admin;
+      } else {
+        const changed = await t.app.inject({ method: 'PATCH', url: `/api/v1/users/${subject.id}`, headers: bearer(admin), payload: { roles: [role] } });
+        assert.equal(changed.statusCode, 200);
+        token = (await login(t.app, subject.username, subject.password)).access_token;
+      }
+      for (const route of routes) {
+        const response = await probe(route.method, route.url, bearer(token));
+        const allowed = route.access === 'authenticated' || (ACCESS_TABLE[route.access] as readonly Role[]).includes(role);
+        const where = `${role} → ${route.method} ${route.url} (${route.access}) answered ${response.statusCode} ${response.body.slice(0, 120)}`;
+        if (allowed) assert.ok(response.statusCode !== 401 && response.statusCode !== 403, where);
+        else assert.equal(response.statusCode, 403, where);
+      }
+    }
+  });
+});

@@ -1,0 +1,282 @@
+import assert from 'node:assert/strict';
+import { createHmac, generateKeyPairSync } from 'node:crypto';
+import { after, before, it } from 'node:test';
+import { SignJWT } from 'jose';
+import { ADMIN_PASSWORD, bearer, buildTestApp, createUser, json, login, problem, type TestApp } from '../../helpers/app.js';
+import { describeEachDatabase } from '../../helpers/databases.js';
+
+const b64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
+
+async function me(t: TestApp, token: string) {
+  return t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(token) });
+}
+
+async function refresh(t: TestApp, refreshToken: string) {
+  return t.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: refreshToken } });
+}
+
+describeEachDatabase('auth: token life cycle', (kind) => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp(kind, { env: { FIELDLENS_ACCESS_TOKEN_TTL: '60', FIELDLENS_REFRESH_TOKEN_TTL: '3600' } });
+  });
+  after(async () => t.close());
+
+  it('login answers the token response of the spec', async () => {
+    const response = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: ADMIN_PASSWORD } });
+    assert.equal(response.statusCode, 200);
+    const body = json<Record<string, unknown>>(response);
+    assert.deepEqual(Object.keys(body).sort(), ['access_token', 'expires_in', 'refresh_token', 'token_type']);
+    assert.equal(body.token_type, 'bearer');
+    assert.equal(body.expires_in, 60);
+    const [header, payload] = String(body.access_token).split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Record<string, unknown>);
+    assert.equal(header?.typ, 'at+jwt');
+    assert.equal(header?.alg, 'HS256');
+    for (const claim of ['iss', 'aud', 'sub', 'iat', 'exp', 'jti']) assert.ok(payload?.[claim] !== undefined, `claim ${claim}`);
+    assert.equal(Number(payload?.exp) - Number(payload?.iat), 60);
+    assert.ok(Buffer.from(String(body.refresh_token), 'base64url').length >= 16, 'refresh token carries at least 128 bits');
+  });
+
+  it('login → me → expiry → token_expired → refresh → me → reuse revokes the session', async () => {
+    const first = await login(t.app, 'admin', ADMIN_PASSWORD);
+    const meResponse = await me(t, first.access_token);
+    assert.equal(meResponse.statusCode, 200);
+    const identity = json<{ username: string; roles: unknown; permissions: string[]; sku_tier: string; email: string; id: string }>(meResponse);
+    assert.equal(identity.username, 'admin');
+    assert.deepEqual(identity.roles, [{ role: 'superadmin', scope: 'global' }]);
+    assert.ok(identity.permissions.includes('license:write'));
+    assert.equal(identity.sku_tier, 'trial_mock');
+
+    t.clock.advance(61_000);
+    const expired = await me(t, first.access_token);
+    assert.equal(expired.statusCode, 401);
+    assert.equal(problem(expired).code, 'token_expired');
+    assert.equal(expired.headers['www-authenticate'], 'Bearer error="invalid_token", error_description="expired"');
+
+    const rotated = await refresh(t, first.refresh_token);
+    assert.equal(rotated.statusCode, 200);
+    const second = json<{ access_token: string; refresh_token: string; expires_in: number; token_type?: string }>(rotated);
+    assert.equal(second.token_type, undefined, 'refresh answers without token_type');
+    assert.equal(second.expires_in, 60);
+    assert.notEqual(second.refresh_token, first.refresh_token);
+    assert.equal((await me(t, second.access_token)).statusCode, 200);
+
+    const reused = await refresh(t, first.refresh_token);
+    assert.equal(reused.statusCode, 401);
+    assert.equal(problem(reused).code, 'invalid_grant');
+    const descendant = await refresh(t, second.refresh_token);
+    assert.equal(descendant.statusCode, 401, 'the whole session is revoked after reuse');
+    assert.equal(problem(descendant).code, 'invalid_grant');
+
+    const reuseEntries = await t.database.db.selectFrom('audit_log').select('action').where('action', '=', 'auth.refresh_reuse_detected').execute();
+    assert.equal(reuseEntries.length, 1);
+  });
+
+  it('other sessions of the same user survive a reuse in one session', async () => {
+    const a = await login(t.app, 'admin', ADMIN_PASSWORD);
+    const b = await login(t.app, 'admin', ADMIN_PASSWORD);
+    const aNext = json<{ refresh_token: string }>(await refresh(t, a.refresh_token));
+    assert.equal((await refresh(t, a.refresh_token)).statusCode, 401);
+    assert.equal((await refresh(t, aNext.refresh_token)).statusCode, 401);
+    assert.equal((await refresh(t, b.refresh_token)).statusCode, 200);
+  });
+
+  it('the refresh session has an absolute lifetime', async () => {
+    const session = await login(t.app, 'admin', ADMIN_PASSWORD);
+    t.clock.advance(1800_000);
+    const halfway = await refresh(t, session.refresh_token);
+    assert.equal(halfway.statusCode, 200);
+    t.clock.advance(1801_000);
+    const late = await refresh(t, json<{ refresh_token: string }>(halfway).refresh_token);
+    assert.equal(late.statusCode, 401);
+    assert.equal(problem(late).code, 'invalid_grant');
+  });
+
+  it('logout revokes the session', async () => {
+    const session = await login(t.app, 'admin', ADMIN_PASSWORD);
+    const out = await t.app.inject({ method: 'POST', url: '/api/v1/auth/logout', payload: { refresh_token: session.refresh_token } });
+    assert.equal(out.statusCode, 204);
+    assert.equal(out.body, '');
+    assert.equal((await refresh(t, session.refresh_token)).statusCode, 401);
+    const unknown = await t.app.inject({ method: 'POST', url: '/api/v1/auth/logout', payload: { refresh_token: 'never-issued' } });
+    assert.equal(unknown.statusCode, 204);
+  });
+
+  it('refresh needs no bearer token, and an unknown refresh token is invalid_grant', async () => {
+    const response = await refresh(t, 'not-a-real-token');
+    assert.equal(response.statusCode, 401);
+    assert.equal(problem(response).code, 'invalid_grant');
+  });
+});
+
+describeEachDatabase('auth: forged and malformed tokens', (kind) => {
+  let t: TestApp;
+  let good: string;
+  let refreshToken: string;
+  let claims: Record<string, unknown>;
+  before(async () => {
+    t = await buildTestApp(kind);
+    const session = await login(t.app, 'admin', ADMIN_PASSWORD);
+    good = session.access_token;
+    refreshToken = session.refresh_token;
+    claims = JSON.parse(Buffer.from(good.split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
+  });
+  after(async () => t.close());
+
+  async function assertRefused(token: string, expectedCode = 'unauthorized') {
+    const response = await me(t, token);
+    assert.equal(response.statusCode, 401, token);
+    assert.equal(problem(response).code, expectedCode);
+    assert.equal(response.headers['www-authenticate'], 'Bearer error="invalid_token"');
+  }
+
+  it('accepts the genuine token', async () => {
+    assert.equal((await me(t, good)).statusCode, 200);
+  });
+
+  it('refuses alg none', async () => {
+    await assertRefused(`${b64url(JSON.stringify({ alg: 'none', typ: 'at+jwt' }))}.${b64url(JSON.stringify(claims))}.`);
+  });
+
+  it('refuses a flipped signature byte', async () => {
+    const [h, p, s] = good.split('.') as [string, string, string];
+    const sig = Buffer.from(s, 'base64url');
+    sig[0] = (sig[0] ?? 0) ^ 0x01;
+    await assertRefused(`${h}.${p}.${sig.toString('base64url')}`);
+  });
+
+  it('refuses a changed payload with the old signature', async () => {
+    const [h, , s] = good.split('.') as [string, string, string];
+    await assertRefused(`${h}.${b64url(JSON.stringify({ ...claims, sub: '00000000-0000-4000-8000-000000000000' }))}.${s}`);
+  });
+
+  it('refuses a token signed with another key, a wrong audience or issuer, or a wrong typ', async () => {
+    const other = new TextEncoder().encode('x'.repeat(48));
+    const base = () => new SignJWT({ ver: 0 }).setSubject(String(claims.sub)).setIssuedAt().setExpirationTime('5m').setJti('j1');
+    await assertRefused(await base().setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).setIssuer('fieldlens').setAudience('fieldlens-api').sign(other));
+    const key = await t.database.db.selectFrom('settings').select('value').where('key', '=', 'auth.jwt_signing_key').executeTakeFirstOrThrow();
+    const real = new Uint8Array(Buffer.from(key.value, 'base64url'));
+    await assertRefused(await base().setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).setIssuer('fieldlens').setAudience('someone-else').sign(real));
+    await assertRefused(await base().setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).setIssuer('evil').setAudience('fieldlens-api').sign(real));
+    await assertRefused(await base().setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuer('fieldlens').setAudience('fieldlens-api').sign(real));
+    // Same key, HS512: outside the algorithm allow-list.
+    await assertRefused(await base().setProtectedHeader({ alg: 'HS512', typ: 'at+jwt' }).setIssuer('fieldlens').setAudience('fieldlens-api').sign(real));
+  });
+
+  it('refuses a token carrying its own key in a jwk header', async () => {
+    const { privateKey, publicKey } = generateKeyPairSync('ed25519');
+    const jwk = publicKey.export({ format: 'jwk' });
+    const token = await new SignJWT({ ver: 0 })
+      .setProtectedHeader({ alg: 'EdDSA', typ: 'at+jwt', jwk })
+      .setSubject(String(claims.sub))
+      .setIssuer('fieldlens')
+      .setAudience('fieldlens-api')
+      .setIssuedAt()
+      .setExpirationTime('5m')
+      .setJti('j2')
+      .sign(privateKey);
+    await assertRefused(token);
+  });
+
+  it('refuses an HS256 token whose signature was computed by hand with a guessable key', async () => {
+    const header = b64url(JSON.stringify({ alg: 'HS256', typ: 'at+jwt' }));
+    const payload = b64url(JSON.stringify(claims));
+    const sig = createHmac('sha256', 'secret').update(`${header}.${payload}`).digest('base64url');
+    await assertRefused(`${header}.${payload}.${sig}`);
+  });
+
+  it('refuses the refresh token sent as a bearer token, and garbage', async () => {
+    await assertRefused(refreshToken);
+    await assertRefused('a.b.c');
+    const malformedHeader = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { authorization: 'Basic YWRtaW46YWRtaW4=' } });
+    assert.equal(malformedHeader.statusCode, 401);
+    assert.equal(malformedHeader.headers['www-authenticate'], 'Bearer error="invalid_token"');
+  });
+
+  it('answers no token with 401 and a plain Bearer challenge', async () => {
+    const response = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me' });
+    assert.equal(response.statusCode, 401);
+    assert.equal(problem(response).code, 'unauthorized');
+    assert.equal(response.headers['www-authenticate'], 'Bearer');
+  });
+});
+
+describeEachDatabase('auth: failed logins', (kind) => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp(kind);
+  });
+  after(async () => t.close());
+
+  it('unknown user and wrong password are answered alike', async () => {
+    const attempt = async (username: string) => {
+      const started = process.hrtime.bigint();
+      const response = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username, password: 'wrong-password-123' } });
+      return { response, ms: Number(process.hrtime.bigint() - started) / 1e6 };
+    };
+    const unknown = await attempt('nobody-at-all');
+    const wrong = await attempt('admin');
+    assert.equal(unknown.response.statusCode, 401);
+    assert.equal(wrong.response.statusCode, 401);
+    const strip = (body: Record<string, unknown>) => ({ ...body, instance: undefined });
+    assert.deepEqual(strip(json(unknown.response)), strip(json(wrong.response)));
+    assert.equal(problem(unknown.response).code, 'invalid_credentials');
+    // Both paths run one Argon2id verification; timing differs by noise, not by an order of magnitude.
+    const times: Record<string, number[]> = { unknown: [], wrong: [] };
+    for (let i = 0; i < 4; i += 1) {
+      times.unknown?.push((await attempt(`ghost-${i}`)).ms);
+      times.wrong?.push((await attempt(`admin`)).ms);
+    }
+    const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? 0;
+    const ratio = median(times.unknown ?? []) / median(times.wrong ?? []);
+    assert.ok(ratio > 0.5 && ratio < 2, `timing ratio ${ratio.toFixed(2)}`);
+  });
+
+  it('after 10 consecutive failures a username is throttled with Retry-After; others are not', async () => {
+    const victim = await createUser(t.app, ['observer']);
+    const bystander = await createUser(t.app, ['observer']);
+    for (let i = 0; i < 10; i += 1) {
+      const response = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: victim.username, password: `wrong-${i}-xxxxxxxx` } });
+      assert.equal(response.statusCode, 401);
+    }
+    const locked = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: victim.username, password: victim.password } });
+    assert.equal(locked.statusCode, 429, 'even the right password waits');
+    assert.equal(problem(locked).code, 'rate_limited');
+    const retryAfter = Number(locked.headers['retry-after']);
+    assert.ok(retryAfter >= 59 && retryAfter <= 60, `Retry-After ${retryAfter}`);
+    assert.equal((await login(t.app, bystander.username, bystander.password)).access_token.length > 0, true);
+
+    t.clock.advance(61_000);
+    const again = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: victim.username, password: 'still-wrong-xxxxxx' } });
+    assert.equal(again.statusCode, 401);
+    const longer = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: victim.username, password: victim.password } });
+    assert.equal(longer.statusCode, 429);
+    assert.ok(Number(longer.headers['retry-after']) > 60, 'the lock backs off');
+    t.clock.advance(121_000);
+    assert.ok((await login(t.app, victim.username, victim.password)).access_token);
+    // success clears the streak
+    const fresh = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: victim.username, password: 'wrong-once-more-xx' } });
+    assert.equal(fresh.statusCode, 401);
+  });
+
+  it('throttles an unknown username the same way (no user enumeration through 429s)', async () => {
+    for (let i = 0; i < 10; i += 1) {
+      await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'no-such-user', password: `wrong-${i}-xxxxxxxx` } });
+    }
+    const response = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'no-such-user', password: 'x' } });
+    assert.equal(response.statusCode, 429);
+  });
+
+  it('records successful and failed logins in the audit log', async () => {
+    const entries = await t.database.db.selectFrom('audit_log').select(['action', 'details']).where('action', 'in', ['auth.login', 'auth.login_failed']).execute();
+    assert.ok(entries.some((e) => e.action === 'auth.login'));
+    const failed = entries.filter((e) => e.action === 'auth.login_failed');
+    assert.ok(failed.length >= 20);
+    assert.ok(failed.every((e) => !e.details.includes('wrong-')), 'attempted passwords never reach the audit log');
+  });
+
+  it('a fresh install has no default password', async () => {
+    const response = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: 'admin' } });
+    assert.equal(response.statusCode, 401);
+  });
+});

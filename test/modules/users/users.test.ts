@@ -1,0 +1,153 @@
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import { ADMIN_PASSWORD, adminToken, bearer, buildTestApp, createUser, json, login, problem, type TestApp } from '../../helpers/app.js';
+import { describeEachDatabase } from '../../helpers/databases.js';
+import { importLicense, issueLicense, keyPair } from '../license/license.helpers.js';
+
+describeEachDatabase('users', (kind) => {
+  let t: TestApp;
+  let admin: string;
+  before(async () => {
+    // These tests create more users than the trial's quota of 5: run them under an unlimited license.
+    const vendor = keyPair();
+    t = await buildTestApp(kind, { env: { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem } });
+    admin = await adminToken(t.app);
+    const imported = await importLicense(t.app, admin, issueLicense(vendor, t.clock.now(), { sku_tier: 'enterprise', quotas: { max_datasources: null, max_users: null } }));
+    assert.equal(imported.statusCode, 200);
+  });
+  after(async () => t.close());
+
+  const post = (payload: Record<string, unknown>, token = admin) =>
+    t.app.inject({ method: 'POST', url: '/api/v1/users', headers: bearer(token), payload });
+  const patch = (id: string, payload: Record<string, unknown>, token = admin) =>
+    t.app.inject({ method: 'PATCH', url: `/api/v1/users/${id}`, headers: bearer(token), payload });
+  const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(token) });
+
+  it('creates a user and lists it; the password is stored as Argon2id at OWASP parameters', async () => {
+    const response = await post({ username: 'Alice.Ops', password: 'a sufficiently long phrase', email: 'alice@example.com', roles: ['operator', 'observer'] });
+    assert.equal(response.statusCode, 201);
+    const user = json<{ id: string; username: string; roles: unknown; disabled: boolean; created_at: string }>(response);
+    assert.equal(user.username, 'Alice.Ops');
+    assert.deepEqual(user.roles, [{ role: 'operator', scope: 'global' }, { role: 'observer', scope: 'global' }]);
+    assert.equal(user.disabled, false);
+    assert.ok(!('password' in user) && !('password_hash' in user));
+    const list = json<{ items: Array<{ username: string }> }>(await t.app.inject({ method: 'GET', url: '/api/v1/users', headers: bearer(admin) }));
+    assert.ok(list.items.some((u) => u.username === 'Alice.Ops'));
+    const row = await t.database.db.selectFrom('users').select('password_hash').where('id', '=', user.id).executeTakeFirstOrThrow();
+    assert.match(row.password_hash, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    const session = await login(t.app, 'alice.ops', 'a sufficiently long phrase');
+    const identity = json<{ permissions: string[] }>(await me(session.access_token));
+    assert.deepEqual(identity.permissions, ['field:read', 'field:review', 'datasource:read']);
+  });
+
+  it('refuses a duplicate username regardless of case with 409', async () => {
+    await createUser(t.app, ['observer'], { username: 'dup-user' });
+    const response = await post({ username: 'DUP-USER', password: 'another long passphrase', email: 'd@example.com', roles: ['observer'] });
+    assert.equal(response.statusCode, 409);
+    assert.equal(problem(response).code, 'conflict');
+  });
+
+  it('applies the password rules: 12–256 characters, any Unicode, no truncation, common ones refused', async () => {
+    const attempt = (password: string, username: string) => post({ username, password, email: `${username}@example.com`, roles: ['observer'] });
+    const short = await attempt('elevenchars', 'pw-short');
+    assert.equal(short.statusCode, 400);
+    assert.deepEqual(problem(short).errors?.map((e) => e.path), ['/password']);
+    assert.equal((await attempt('password123456', 'pw-common')).statusCode, 400);
+    assert.equal((await attempt('qwertyuiop123', 'pw-common2')).statusCode, 400);
+    assert.equal((await attempt('aaaaaaaaaaaaaaaa', 'pw-repeat')).statusCode, 400);
+    assert.equal((await attempt('x'.repeat(200) + 'y'.repeat(57), 'pw-long')).statusCode, 400);
+    const emoji = '🔐🌍 correct horse battery staple ✨ ünïcödé phrase 🦄🦄🦄'.padEnd(64, '!');
+    assert.equal((await attempt(emoji, 'pw-emoji')).statusCode, 201);
+    assert.ok((await login(t.app, 'pw-emoji', emoji)).access_token);
+    const truncated = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'pw-emoji', password: emoji.slice(0, -1) } });
+    assert.equal(truncated.statusCode, 401);
+  });
+
+  it('rejects unknown properties instead of assigning them', async () => {
+    const response = await post({ username: 'mass-assign', password: 'long enough passphrase', email: 'm@example.com', roles: ['observer'], disabled: false, token_version: 99 });
+    assert.equal(response.statusCode, 400);
+    assert.equal(await t.database.db.selectFrom('users').select('id').where('username_key', '=', 'mass-assign').executeTakeFirst(), undefined);
+  });
+
+  it('disabling a user refuses its access token at once and revokes its sessions', async () => {
+    const user = await createUser(t.app, ['operator']);
+    const session = await login(t.app, user.username, user.password);
+    assert.equal((await me(user.token)).statusCode, 200);
+    const response = await patch(user.id, { disabled: true });
+    assert.equal(response.statusCode, 200);
+    assert.equal(json<{ disabled: boolean }>(response).disabled, true);
+    assert.equal((await me(user.token)).statusCode, 401);
+    const refreshed = await t.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: session.refresh_token } });
+    assert.equal(refreshed.statusCode, 401);
+    const relogin = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: user.username, password: user.password } });
+    assert.equal(relogin.statusCode, 401);
+    assert.equal(problem(relogin).code, 'invalid_credentials');
+  });
+
+  it('a role change takes effect on the next request', async () => {
+    const user = await createUser(t.app, ['admin']);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/users', headers: bearer(user.token) })).statusCode, 200);
+    assert.equal((await patch(user.id, { roles: ['observer'] })).statusCode, 200);
+    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/users', headers: bearer(user.token) })).statusCode, 401);
+    const fresh = await login(t.app, user.username, user.password);
+    const denied = await t.app.inject({ method: 'GET', url: '/api/v1/users', headers: bearer(fresh.access_token) });
+    assert.equal(denied.statusCode, 403);
+    assert.equal(problem(denied).code, 'forbidden');
+  });
+
+  it('changing your own password needs the current one and ends your other sessions', async () => {
+    const user = await createUser(t.app, ['admin']);
+    const other = await login(t.app, user.username, user.password);
+    const without = await patch(user.id, { password: 'a brand new passphrase' }, user.token);
+    assert.equal(without.statusCode, 400);
+    const ok = await patch(user.id, { password: 'a brand new passphrase', current_password: user.password }, user.token);
+    assert.equal(ok.statusCode, 200);
+    const refreshed = await t.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: other.refresh_token } });
+    assert.equal(refreshed.statusCode, 401);
+    assert.ok((await login(t.app, user.username, 'a brand new passphrase')).access_token);
+  });
+
+  it('only a superadmin grants or manages superadmin; the last superadmin stays', async () => {
+    const adminUser = await createUser(t.app, ['admin']);
+    const grant = await post({ username: 'wannabe', password: 'long enough passphrase', email: 'w@example.com', roles: ['superadmin'] }, adminUser.token);
+    assert.equal(grant.statusCode, 403);
+    const adminId = json<{ id: string }>(await me(admin)).id;
+    assert.equal((await patch(adminId, { disabled: true }, adminUser.token)).statusCode, 403);
+    const self = await patch(adminId, { roles: ['admin'] });
+    assert.equal(self.statusCode, 409, 'the last superadmin cannot lose the role');
+    const selfDelete = await t.app.inject({ method: 'DELETE', url: `/api/v1/users/${adminId}`, headers: bearer(admin) });
+    assert.equal(selfDelete.statusCode, 409);
+  });
+
+  it('deleting a user ends its access at once; unknown and malformed ids are answered clearly', async () => {
+    const user = await createUser(t.app, ['dba']);
+    const deleted = await t.app.inject({ method: 'DELETE', url: `/api/v1/users/${user.id}`, headers: bearer(admin) });
+    assert.equal(deleted.statusCode, 204);
+    assert.equal((await me(user.token)).statusCode, 401);
+    const again = await t.app.inject({ method: 'DELETE', url: `/api/v1/users/${user.id}`, headers: bearer(admin) });
+    assert.equal(again.statusCode, 404);
+    assert.equal(problem(again).code, 'not_found');
+    const bad = await t.app.inject({ method: 'PATCH', url: '/api/v1/users/not-a-uuid', headers: bearer(admin), payload: { email: 'x@example.com' } });
+    assert.equal(bad.statusCode, 400);
+    assert.equal(problem(bad).code, 'validation_failed');
+  });
+
+  it('records user changes in the audit log without secrets', async () => {
+    const rows = await t.database.db.selectFrom('audit_log').select(['action', 'details']).where('action', 'like', 'user.%').execute();
+    const actions = new Set(rows.map((r) => r.action));
+    for (const action of ['user.created', 'user.updated', 'user.deleted']) assert.ok(actions.has(action), action);
+    assert.ok(rows.every((r) => !r.details.includes('passphrase')));
+  });
+
+  it('never writes a password or token to the logs', async () => {
+    const session = await login(t.app, 'admin', ADMIN_PASSWORD);
+    await t.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: session.refresh_token } });
+    await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(session.access_token) });
+    await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: 'a-wrong-secret-guess' } });
+    const logs = t.logs.join('');
+    assert.ok(logs.length > 0);
+    for (const secret of [ADMIN_PASSWORD, session.access_token, session.refresh_token, 'a-wrong-secret-guess', 'a sufficiently long phrase', admin]) {
+      assert.ok(!logs.includes(secret), `a secret leaked into the logs: ${secret.slice(0, 8)}…`);
+    }
+  });
+});
