@@ -6,7 +6,9 @@
  * - `getField(id)` → the API shape, or 404; `getFieldRow(id, trx?)` → the stored row (with embedding and `locked`), or undefined;
  * - `resolveClassification({tag_id, chain_path, level}, paths?)` → `{tag, level}` (each null when not given),
  *   or 422 `unprocessable` with `errors[]` (unknown tag id, unknown chain path, both given and naming different tags, unknown level);
- * - `effectiveLevel(code)` → a configured level for a stored or built-in code.
+ * - `effectiveLevel(code)` → a configured level for a stored or built-in code;
+ * - the optional `onFieldsImported` dependency (the metrics staleness hook) is called inside every import
+ *   transaction with the ids of the fields it created or updated; a throw rolls the import back.
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
@@ -48,6 +50,9 @@ export interface ClassificationPaths {
 }
 
 const DEFAULT_PATHS: ClassificationPaths = { tag_id: '/classification_tag_id', chain_path: '/classification_chain_path', level: '/lock_level' };
+
+/** Called inside the import transaction with the fields it wrote. */
+export type OnFieldsImported = (trx: Tx, fieldIds: readonly string[], reason: 'imported' | 'sample_data') => Promise<void>;
 
 interface PreparedImport {
   rows: NewFieldRow[];
@@ -118,6 +123,7 @@ export class FieldsService {
       embedder: Embedder;
       taxonomy: TaxonomyService;
       datasources: DatasourcesService;
+      onFieldsImported?: OnFieldsImported;
     },
   ) {}
 
@@ -213,6 +219,7 @@ export class FieldsService {
     const prepared = await this.prepareImport(datasource.id, body.fields);
     return this.db.transaction().execute(async (trx) => {
       const result = await this.writeImport(trx, datasource, prepared);
+      await this.deps.onFieldsImported?.(trx, result.field_ids, 'imported');
       await this.deps.audit.record(trx, actor, {
         action: 'fields.imported',
         targetType: 'datasource',
@@ -335,6 +342,7 @@ export class FieldsService {
         if (!datasource) continue;
         const rows = batch.rows.map((row) => ({ ...row, datasource_id: datasource.id }));
         const result = await this.writeImport(trx, datasource, { rows, autoClassified: 0 });
+        await this.deps.onFieldsImported?.(trx, result.field_ids, 'sample_data');
         loaded.push({ name: datasource.name, fields: result.field_ids.length });
       }
       const now = this.deps.clock.now();
