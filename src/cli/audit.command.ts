@@ -66,7 +66,7 @@ export async function runAuditCommand(args: string[], out: AuditCommandOutput, o
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     if (result.ok) {
       out.stdout(
-        `audit chain intact: ${result.entries} entries, seq 1..${result.headSeq}, head hash ${result.headHash} (checked in ${seconds} s)\n` +
+        `audit chain intact: ${result.entries} entries${result.headSeq > 0 ? `, seq 1..${result.headSeq}` : ''}, head hash ${result.headHash} (checked in ${seconds} s)\n` +
           'Record the head hash outside this database (ticket, log shipper, signed note) to detect a rewritten chain later.\n',
       );
       return 0;
