@@ -74,6 +74,7 @@ describe('createNearestIndex', () => {
     assert.throws(() => index.add(1, bad), RangeError);
     assert.throws(() => index.add(-1, new Float32Array(DIM).fill(0.1)), RangeError);
     assert.throws(() => index.add(1.5, new Float32Array(DIM).fill(0.1)), RangeError);
+    assert.throws(() => index.add(2 ** 32, new Float32Array(DIM).fill(0.1)), RangeError);
   });
 
   it('keeps recall@1 ≥ 0.95 against brute force through adds, removals and updates on 2,000 vectors', () => {
@@ -119,5 +120,35 @@ describe('createNearestIndex', () => {
     index.add(7, randomUnit(rand));
     assert.ok(index.has(7));
     assert.equal(index.size, store.size + 1);
+  });
+
+  it('reuses removed slots for new keys, grows past its capacity, and keeps keys distinct', () => {
+    const rand = seeded(9);
+    const index = createNearestIndex(DIM, 0); // starts at the minimum capacity (1,024)
+    const store = new Map<number, Float32Array>();
+    for (let i = 0; i < 1500; i++) {
+      const vec = randomUnit(rand);
+      index.add(i, vec);
+      store.set(i, vec);
+    }
+    for (let i = 0; i < 500; i++) {
+      index.remove(i);
+      store.delete(i);
+    }
+    // New keys take over tombstoned slots; an old key re-added after its slot was reused still works.
+    for (let i = 5000; i < 5500; i++) {
+      const vec = randomUnit(rand);
+      index.add(i, vec);
+      store.set(i, vec);
+    }
+    const back = randomUnit(rand);
+    index.add(3, back);
+    store.set(3, back);
+    assert.equal(index.size, store.size);
+    assert.equal(index.search(back, 1).keys[0], 3);
+    for (const [key, vec] of [...store].slice(0, 100)) assert.equal(index.search(vec, 1).keys[0], key);
+    const queries = Array.from({ length: 100 }, () => randomUnit(rand));
+    for (const q of queries) for (const key of index.search(q, 10).keys) assert.ok(store.has(key), `stale key ${key}`);
+    assert.ok(recallAt1(index, store, queries) >= 0.95);
   });
 });
