@@ -133,6 +133,49 @@ export interface LicensesTable {
   active: Bool;
 }
 
+/** Stored metrics of one field (metrics module): raw axes are cosine distances, scores percentile ranks. */
+export interface FieldMetricsTable {
+  field_id: string;
+  raw_category_anchor: number;
+  raw_centroid: number;
+  raw_peer_mean: number;
+  raw_nearest: number;
+  raw_lower_quartile: number;
+  raw_farthest: number;
+  score_category_anchor: number;
+  score_centroid: number;
+  score_peer_mean: number;
+  score_nearest: number;
+  score_lower_quartile: number;
+  score_farthest: number;
+  category_similarity: number;
+  centroid_similarity: number;
+  neighbour_disagreement: number;
+  peer_margin: number | null;
+  anchor_margin: number | null;
+  outlier_score: number;
+  severity: 'low' | 'medium' | 'high';
+  nearest_field_id: string | null;
+  nearest_similarity: number | null;
+  reason: string;
+  computed_at: string;
+}
+
+/** Fields whose stored metrics are stale; shared by every instance. */
+export interface MetricsQueueTable {
+  field_id: string;
+  token: string;
+  enqueued_at: string;
+  claimed_by: string | null;
+  claimed_at: string | null;
+}
+
+/** Written by triggers on `fields`: which field changed, in commit-independent sequence order. */
+export interface MetricsChangesTable {
+  seq: Generated<number>;
+  field_id: string;
+}
+
 export interface DB {
   settings: SettingsTable;
   users: UsersTable;
@@ -145,6 +188,9 @@ export interface DB {
   audit_log: AuditLogTable;
   audit_head: AuditHeadTable;
   licenses: LicensesTable;
+  field_metrics: FieldMetricsTable;
+  metrics_queue: MetricsQueueTable;
+  metrics_changes: MetricsChangesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -4,10 +4,12 @@
  */
 import type { Migration } from 'kysely';
 import { initial } from './0001-initial.js';
+import { metrics } from './0005-metrics.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
 export type MigrationFactory = (kind: DialectKind) => Migration;
 
 export const migrationFactories: ReadonlyArray<readonly [name: string, factory: MigrationFactory]> = [
   ['0001-initial', initial],
+  ['0005-metrics', metrics],
 ];

@@ -1,0 +1,210 @@
+/**
+ * All SQL of the metrics module: the stored metrics, the shared queue of stale fields, the change log the
+ * triggers on `fields` write, and the field rows the in-memory index is built from.
+ */
+import type { Queryable } from '../../db/database.js';
+import type { FieldMetricsTable } from '../../db/schema.js';
+
+export interface CatalogFieldRow {
+  id: string;
+  tag_id: number;
+  level: string;
+  review_status: 'unreviewed' | 'confirmed' | 'deferred';
+  table_name: string;
+  field_name: string;
+  embedding: Uint8Array | null;
+}
+
+export type FieldMetricsRow = FieldMetricsTable;
+
+export interface StoredMetricsRow extends FieldMetricsRow {
+  nearest_table_name: string | null;
+  nearest_field_name: string | null;
+}
+
+/** Chunk size for `IN (…)` lists and multi-row inserts: well under both dialects' parameter limits. */
+const CHUNK = 500;
+
+function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < items.length; i += size) out.push(items.slice(i, i + size));
+  return out;
+}
+
+const FIELD_COLUMNS = ['id', 'tag_id', 'level', 'review_status', 'table_name', 'field_name', 'embedding'] as const;
+
+/** One page of fields in id order (keyset), for building the in-memory index. */
+export async function listCatalogFields(db: Queryable, afterId: string | null, limit: number): Promise<CatalogFieldRow[]> {
+  let q = db.selectFrom('fields').select(FIELD_COLUMNS).orderBy('id').limit(limit);
+  if (afterId !== null) q = q.where('id', '>', afterId);
+  return q.execute();
+}
+
+export async function findCatalogFields(db: Queryable, ids: readonly string[]): Promise<CatalogFieldRow[]> {
+  const out: CatalogFieldRow[] = [];
+  for (const part of chunks(ids)) out.push(...(await db.selectFrom('fields').select(FIELD_COLUMNS).where('id', 'in', part).execute()));
+  return out;
+}
+
+/** Tag and level of fields as the current transaction sees them. */
+export async function findClassifications(db: Queryable, ids: readonly string[]): Promise<Array<{ id: string; tag_id: number; level: string }>> {
+  const out: Array<{ id: string; tag_id: number; level: string }> = [];
+  for (const part of chunks(ids)) out.push(...(await db.selectFrom('fields').select(['id', 'tag_id', 'level']).where('id', 'in', part).execute()));
+  return out;
+}
+
+export async function existingFieldIds(db: Queryable, ids: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const part of chunks(ids)) for (const r of await db.selectFrom('fields').select('id').where('id', 'in', part).execute()) out.add(r.id);
+  return out;
+}
+
+/** One page of stored metrics (raw axes and margins) in field order, for the catalog distributions. */
+export async function listStoredRaw(db: Queryable, afterId: string | null, limit: number) {
+  let q = db
+    .selectFrom('field_metrics')
+    .select([
+      'field_id',
+      'raw_category_anchor',
+      'raw_centroid',
+      'raw_peer_mean',
+      'raw_nearest',
+      'raw_lower_quartile',
+      'raw_farthest',
+      'peer_margin',
+      'anchor_margin',
+    ])
+    .orderBy('field_id')
+    .limit(limit);
+  if (afterId !== null) q = q.where('field_id', '>', afterId);
+  return q.execute();
+}
+
+/** Stored metrics of the given fields with the nearest field's names, in one query per 500 ids. */
+export async function findStoredMetrics(db: Queryable, ids: readonly string[]): Promise<StoredMetricsRow[]> {
+  const out: StoredMetricsRow[] = [];
+  for (const part of chunks(ids)) {
+    const rows = await db
+      .selectFrom('field_metrics as m')
+      .leftJoin('fields as n', 'n.id', 'm.nearest_field_id')
+      .selectAll('m')
+      .select(['n.table_name as nearest_table_name', 'n.field_name as nearest_field_name'])
+      .where('m.field_id', 'in', part)
+      .execute();
+    out.push(...rows);
+  }
+  return out;
+}
+
+/** Marks fields stale (or re-marks them: a new token releases any claim so the newest change is computed). */
+export async function enqueue(db: Queryable, ids: readonly string[], now: string, token: string): Promise<void> {
+  for (const part of chunks([...new Set(ids)])) {
+    await db
+      .insertInto('metrics_queue')
+      .values(part.map((field_id) => ({ field_id, token, enqueued_at: now, claimed_by: null, claimed_at: null })))
+      .onConflict((oc) => oc.column('field_id').doUpdateSet({ token, enqueued_at: now, claimed_by: null, claimed_at: null }))
+      .execute();
+  }
+}
+
+/** Enqueues every field that has neither stored metrics nor a queue entry (upgrades, bulk loads that bypass the service). */
+export async function enqueueUncomputed(db: Queryable, now: string, token: string): Promise<void> {
+  await db
+    .insertInto('metrics_queue')
+    .columns(['field_id', 'token', 'enqueued_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('fields as f')
+        .select((s) => ['f.id', s.val(token).as('token'), s.val(now).as('enqueued_at')])
+        .where((w) => w.not(w.exists(w.selectFrom('field_metrics as m').select('m.field_id').whereRef('m.field_id', '=', 'f.id'))))
+        .where((w) => w.not(w.exists(w.selectFrom('metrics_queue as q').select('q.field_id').whereRef('q.field_id', '=', 'f.id')))),
+    )
+    .onConflict((oc) => oc.column('field_id').doNothing())
+    .execute();
+}
+
+/**
+ * Claims up to `limit` unclaimed (or abandoned: claimed before `abandonedBefore`) queue entries for `worker`.
+ * Portable: one UPDATE … RETURNING. The claim condition is repeated in the outer WHERE so that on PostgreSQL a
+ * row another worker claimed meanwhile fails the re-check and is not claimed twice.
+ */
+export async function claim(db: Queryable, worker: string, now: string, abandonedBefore: string, limit: number): Promise<Array<{ field_id: string; token: string }>> {
+  return db
+    .updateTable('metrics_queue')
+    .set({ claimed_by: worker, claimed_at: now })
+    .where((w) => w.or([w('claimed_at', 'is', null), w('claimed_at', '<', abandonedBefore)]))
+    .where('field_id', 'in', (s) =>
+      s
+        .selectFrom('metrics_queue')
+        .select('field_id')
+        .where((w) => w.or([w('claimed_at', 'is', null), w('claimed_at', '<', abandonedBefore)]))
+        .orderBy('enqueued_at')
+        .orderBy('field_id')
+        .limit(limit),
+    )
+    .returning(['field_id', 'token'])
+    .execute();
+}
+
+/** Stores computed metrics, mirrors outlier_score/severity onto the field rows, and releases the claims. */
+export async function saveMetrics(db: Queryable, rows: readonly FieldMetricsRow[], claims: ReadonlyArray<{ field_id: string; token: string }>): Promise<void> {
+  for (const part of chunks(rows, 100)) {
+    await db
+      .insertInto('field_metrics')
+      .values(part)
+      .onConflict((oc) =>
+        oc.column('field_id').doUpdateSet((eb) => {
+          const set: Record<string, unknown> = {};
+          for (const key of Object.keys(part[0] as object)) if (key !== 'field_id') set[key] = eb.ref(`excluded.${key}` as 'excluded.reason');
+          return set as never;
+        }),
+      )
+      .execute();
+  }
+  for (const row of rows) {
+    await db.updateTable('fields').set({ outlier_score: row.outlier_score, severity: row.severity }).where('id', '=', row.field_id).execute();
+  }
+  // Only the token computed: an entry re-enqueued during the computation stays for the next round.
+  for (const c of claims) await db.deleteFrom('metrics_queue').where('field_id', '=', c.field_id).where('token', '=', c.token).execute();
+}
+
+export async function countPending(db: Queryable): Promise<number> {
+  const row = await db.selectFrom('metrics_queue').select((s) => s.fn.countAll<number>().as('n')).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+export async function metricsStatus(db: Queryable): Promise<{ pending: number; fields: number; last_updated_at: string | null }> {
+  const pending = await countPending(db);
+  const fields = await db.selectFrom('fields').select((s) => s.fn.countAll<number>().as('n')).executeTakeFirst();
+  const last = await db.selectFrom('field_metrics').select((s) => s.fn.max('computed_at').as('at')).executeTakeFirst();
+  return { pending, fields: Number(fields?.n ?? 0), last_updated_at: (last?.at as string | null | undefined) ?? null };
+}
+
+// ---------------------------------------------------------------- change log
+
+export async function changeBounds(db: Queryable): Promise<{ min: number; max: number }> {
+  const row = await db
+    .selectFrom('metrics_changes')
+    .select((s) => [s.fn.min('seq').as('min'), s.fn.max('seq').as('max')])
+    .executeTakeFirst();
+  return { min: Number(row?.min ?? 0), max: Number(row?.max ?? 0) };
+}
+
+/** Changes after `afterSeq` (up to `limit`) plus any of the listed earlier sequence numbers now visible. */
+export async function readChanges(db: Queryable, afterSeq: number, gaps: readonly number[], limit: number): Promise<Array<{ seq: number; field_id: string }>> {
+  const rows = await db.selectFrom('metrics_changes').select(['seq', 'field_id']).where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
+  const out = rows.map((r) => ({ seq: Number(r.seq), field_id: r.field_id }));
+  for (const part of chunks(gaps)) {
+    for (const r of await db.selectFrom('metrics_changes').select(['seq', 'field_id']).where('seq', 'in', part).execute()) out.push({ seq: Number(r.seq), field_id: r.field_id });
+  }
+  return out;
+}
+
+export async function existingSeqs(db: Queryable, from: number, to: number): Promise<Set<number>> {
+  const rows = await db.selectFrom('metrics_changes').select('seq').where('seq', '>', from).where('seq', '<=', to).execute();
+  return new Set(rows.map((r) => Number(r.seq)));
+}
+
+export async function pruneChanges(db: Queryable, belowSeq: number): Promise<void> {
+  await db.deleteFrom('metrics_changes').where('seq', '<', belowSeq).execute();
+}
