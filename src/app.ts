@@ -17,6 +17,7 @@ import { datasourcesRoutes } from './modules/datasources/datasources.routes.js';
 import { fieldsRoutes } from './modules/fields/fields.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { licenseRoutes } from './modules/license/license.routes.js';
+import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { reviewRoutes } from './modules/review/review.routes.js';
 import { taxonomyRoutes } from './modules/taxonomy/taxonomy.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
@@ -100,6 +101,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(fieldsRoutes, { services });
       await api.register(auditRoutes, { services });
       await api.register(reviewRoutes, { services });
+      await api.register(metricsRoutes, { services });
     },
     { prefix: '/api/v1' },
   );

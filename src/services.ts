@@ -16,6 +16,7 @@ import { AccessTokens, newSigningKey } from './modules/auth/tokens.js';
 import { putSettingIfAbsent } from './modules/settings/settings.repository.js';
 import { loadPublicKeyPem } from './cli/license.command.js';
 import { LicenseService } from './modules/license/license.service.js';
+import { MetricsService } from './modules/metrics/metrics.service.js';
 import { ReviewService } from './modules/review/review.service.js';
 import { VENDOR_LICENSE_PUBLIC_KEY_PEM } from './modules/license/vendor-public-key.js';
 import { TaxonomyService } from './modules/taxonomy/taxonomy.service.js';
@@ -32,6 +33,7 @@ export interface Services {
   readonly datasources: DatasourcesService;
   readonly fields: FieldsService;
   readonly review: ReviewService;
+  readonly metrics: MetricsService;
   /** Stops background work (workers, timers). */
   stop(): Promise<void>;
 }
@@ -79,8 +81,10 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
   const embedder = createEmbedder(config.embeddings);
   const taxonomy = new TaxonomyService({ database, clock, audit, embedder, levels: config.levels });
   const datasources = new DatasourcesService({ database, clock, audit, gate: license });
-  const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources });
-  const review = new ReviewService({ database, clock, audit, fields, taxonomy, license });
+  const metrics = new MetricsService({ database, clock, log: deps.log, taxonomy, license, dimensions: embedder.dimensions, severity: config.severity });
+  // Imports and reviews mark the changed fields (and the fields their metrics depend on) stale in their own transaction.
+  const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, onFieldsImported: (trx, ids) => metrics.markStale(trx, ids) });
+  const review = new ReviewService({ database, clock, audit, fields, taxonomy, license, onFieldsChanged: (trx, ids) => metrics.markStale(trx, ids) });
 
   await users.ensureFirstAdmin(deps.log);
   await taxonomy.ensureDefaultTaxonomy();
@@ -92,6 +96,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     auth.pruneExpired().catch((error: unknown) => deps.log.warn({ err: error }, 'pruning expired sessions failed'));
   }, 60 * 60 * 1000);
   pruneTimer.unref();
+  metrics.start();
 
   return {
     license,
@@ -104,8 +109,10 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     datasources,
     fields,
     review,
+    metrics,
     async stop() {
       clearInterval(pruneTimer);
+      await metrics.stop();
       license.stop();
     },
   };

@@ -1,0 +1,40 @@
+import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import type { Services } from '../../services.js';
+import { MetricsStatusResponse, MinibarsBody, MinibarsResponse } from './metrics.schemas.js';
+
+export const metricsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  const { metrics } = services;
+
+  app.post(
+    '/classify/fields/embedding-minibars',
+    {
+      config: { access: 'field:read' },
+      schema: {
+        summary: 'Six-axis metrics, outlier score and nearest field for up to 500 fields',
+        description:
+          'For each field: six axis scores (percentile in the catalog, higher = fits its classification better) and their raw cosine distances, ' +
+          'similarity to its tag anchor and level centroid, mean similarity to the other listed fields, an outlier score in [0, 1] with its ' +
+          'severity, the nearest field in the catalog and a plain-language reason. Unknown ids are listed in missing_field_ids. ' +
+          'baseline_scores are the means of the returned scores. Needs the license feature embedding_metrics.',
+        tags: ['metrics'],
+        body: MinibarsBody,
+        response: { 200: MinibarsResponse },
+      },
+    },
+    async (request) => metrics.minibars(request.body),
+  );
+
+  app.get(
+    '/classify/metrics/status',
+    {
+      config: { access: 'field:read' },
+      schema: {
+        summary: 'How many fields wait for their metrics to be recomputed',
+        description: 'pending = 0 means every stored metric reflects every committed change that affects it.',
+        tags: ['metrics'],
+        response: { 200: MetricsStatusResponse },
+      },
+    },
+    async () => metrics.status(),
+  );
+};

@@ -1,0 +1,248 @@
+import assert from 'node:assert/strict';
+import { after, before, it } from 'node:test';
+import type { FastifyInstance } from 'fastify';
+import { adminToken, bearer, buildTestApp, createUser, json, problem, type TestApp } from '../../helpers/app.js';
+import { describeEachDatabase } from '../../helpers/databases.js';
+import { createDatasource, importOk, manyFields, type FieldInput } from '../fields/factories.js';
+import { importLicense, issueLicense, keyPair } from '../license/license.helpers.js';
+
+const AXES = ['category_anchor', 'centroid', 'peer_mean', 'nearest', 'lower_quartile', 'farthest'];
+const EMAIL = 'Personal/Contact/Email address';
+const TIMESTAMP = 'Technical/Timestamp';
+
+interface Item {
+  field_id: string;
+  scores: Record<string, number>;
+  raw_scores: Record<string, number>;
+  category_similarity: number;
+  centroid_similarity: number;
+  mean_similarity: number;
+  outlier_score: number;
+  severity: string;
+  nearest_field_id: string | null;
+  nearest_field_name: string | null;
+  reason: string;
+}
+interface Minibars {
+  items: Item[];
+  baseline_scores: Record<string, number>;
+  field_count: number;
+  missing_field_ids: string[];
+}
+
+/** A small catalog: emails and timestamps, correctly tagged, plus `crm.contact.email` tagged as a timestamp. */
+function smallCatalog(): FieldInput[] {
+  const emails = ['email', 'email_address', 'contact_email', 'user_email', 'billing_email', 'emailAddr', 'work_email', 'customer_email'];
+  const times = ['created_at', 'updated_at', 'deleted_at', 'modified_at', 'inserted_at', 'last_login_at', 'createdTimestamp', 'processed_at'];
+  return [
+    ...emails.map((f, i) => ({ table_name: `users_${i % 3}`, field_name: f, data_type: 'varchar', classification_chain_path: EMAIL })),
+    ...times.map((f, i) => ({ table_name: `events_${i % 3}`, field_name: f, data_type: 'timestamp', classification_chain_path: TIMESTAMP })),
+    { table_name: 'crm_contact', field_name: 'email', data_type: 'varchar', comment: 'e-mail address of the contact', classification_chain_path: TIMESTAMP },
+  ];
+}
+
+async function minibars(app: FastifyInstance, token: string, ids: string[]) {
+  return app.inject({ method: 'POST', url: '/api/v1/classify/fields/embedding-minibars', headers: bearer(token), payload: { field_ids: ids } });
+}
+
+async function status(app: FastifyInstance, token: string): Promise<{ pending: number; fields: number; last_updated_at: string | null }> {
+  const res = await app.inject({ method: 'GET', url: '/api/v1/classify/metrics/status', headers: bearer(token) });
+  assert.equal(res.statusCode, 200);
+  return json(res);
+}
+
+function assertItem(item: Item, listLength: number): void {
+  for (const key of ['category_similarity', 'centroid_similarity', 'mean_similarity', 'outlier_score'] as const) {
+    assert.equal(typeof item[key], 'number', key);
+    assert.ok(Number.isFinite(item[key]), key);
+  }
+  assert.deepEqual(Object.keys(item.scores).sort(), [...AXES].sort());
+  assert.deepEqual(Object.keys(item.raw_scores).sort(), [...AXES].sort());
+  for (const k of AXES) {
+    assert.ok(item.scores[k]! >= 0 && item.scores[k]! <= 1, `score ${k}=${item.scores[k]}`);
+    assert.ok(item.raw_scores[k]! >= 0 && item.raw_scores[k]! <= 2, `raw ${k}=${item.raw_scores[k]}`);
+  }
+  assert.ok(item.outlier_score >= 0 && item.outlier_score <= 1);
+  assert.ok(item.category_similarity >= -1 && item.category_similarity <= 1);
+  assert.ok(['low', 'medium', 'high'].includes(item.severity));
+  assert.ok(item.reason.length > 10);
+  if (listLength === 1) assert.equal(item.mean_similarity, 1);
+  assert.equal(typeof item.nearest_field_id, 'string');
+  assert.equal(typeof item.nearest_field_name, 'string');
+}
+
+describeEachDatabase('embedding-minibars', (kind) => {
+  let t: TestApp;
+  let admin: string;
+  let observer: string;
+  let source: string;
+  let ids: string[];
+
+  before(async () => {
+    t = await buildTestApp(kind);
+    admin = await adminToken(t.app);
+    observer = (await createUser(t.app, ['observer'])).token;
+    source = await createDatasource(t.app, admin);
+    ids = (await importOk(t.app, admin, source, smallCatalog())).field_ids;
+    await t.app.services.metrics.drain();
+  });
+  after(async () => t.close());
+
+  it('answers every field of the spec with finite values for lists of 1 and 2', async () => {
+    for (const list of [[ids[0]!], [ids[0]!, ids[9]!]]) {
+      const res = await minibars(t.app, observer, list);
+      assert.equal(res.statusCode, 200, res.body);
+      const body = json<Minibars>(res);
+      assert.equal(body.field_count, list.length);
+      assert.deepEqual(body.missing_field_ids, []);
+      assert.deepEqual(body.items.map((i) => i.field_id), list);
+      for (const item of body.items) assertItem(item, list.length);
+      assert.deepEqual(Object.keys(body.baseline_scores).sort(), [...AXES].sort());
+      for (const k of AXES) {
+        const mean = body.items.reduce((s, i) => s + i.scores[k]!, 0) / body.items.length;
+        assert.ok(Math.abs(body.baseline_scores[k]! - mean) < 1e-9);
+      }
+    }
+  });
+
+  it('answers duplicates once and lists unknown ids as missing', async () => {
+    const unknown = '00000000-0000-4000-8000-000000000001';
+    const res = await minibars(t.app, admin, [ids[1]!, ids[1]!, unknown, ids[2]!]);
+    assert.equal(res.statusCode, 200);
+    const body = json<Minibars>(res);
+    assert.deepEqual(body.items.map((i) => i.field_id), [ids[1], ids[2]]);
+    assert.equal(body.field_count, 2);
+    assert.deepEqual(body.missing_field_ids, [unknown]);
+  });
+
+  it('refuses 0 and 501 ids, non-uuids, and callers without a token', async () => {
+    assert.equal(problem(await minibars(t.app, admin, [])).status, 400);
+    const many = Array.from({ length: 501 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+    assert.equal(problem(await minibars(t.app, admin, many)).status, 400);
+    assert.equal(problem(await minibars(t.app, admin, ['not-a-uuid'])).status, 400);
+    const res = await t.app.inject({ method: 'POST', url: '/api/v1/classify/fields/embedding-minibars', payload: { field_ids: [ids[0]] } });
+    assert.equal(problem(res).status, 401);
+    assert.equal(problem(await t.app.inject({ method: 'GET', url: '/api/v1/classify/metrics/status' })).status, 401);
+  });
+
+  it('ranks a misclassified field high and names its nearest neighbour', async () => {
+    const wrong = ids[ids.length - 1]!;
+    const body = json<Minibars>(await minibars(t.app, admin, ids));
+    const item = body.items.find((i) => i.field_id === wrong)!;
+    assert.equal(item.severity, 'high', item.reason);
+    const top = [...body.items].sort((a, b) => b.outlier_score - a.outlier_score)[0]!;
+    assert.equal(top.field_id, wrong);
+    assert.ok(item.nearest_field_name !== null && item.reason.includes(item.nearest_field_name), item.reason);
+    assert.match(item.reason, /Email address/);
+    const good = body.items.find((i) => i.field_id === ids[0])!;
+    assert.equal(good.severity, 'low', good.reason);
+  });
+
+  it('answers 500 ids, computing fields not computed yet on the spot', async () => {
+    const more = (await importOk(t.app, admin, source, manyFields(495, 'bulk'))).field_ids;
+    const list = [...ids.slice(0, 5), ...more];
+    assert.equal(list.length, 500);
+    const res = await minibars(t.app, admin, list);
+    assert.equal(res.statusCode, 200);
+    const body = json<Minibars>(res);
+    assert.equal(body.field_count, 500);
+    for (const item of body.items) assertItem(item, 500);
+    await t.app.services.metrics.drain();
+    assert.equal((await status(t.app, observer)).pending, 0);
+  });
+
+  it('follows a confirm and an import: pending rises, drains to 0, values change', async () => {
+    const wrong = ids[ids.length - 1]!;
+    const before = json<Minibars>(await minibars(t.app, admin, [wrong])).items[0]!;
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/classify/fields/${wrong}/confirm`,
+      headers: bearer(admin),
+      payload: { classification_chain_path: EMAIL },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.ok((await status(t.app, admin)).pending >= 1);
+    await t.app.services.metrics.drain();
+    const s = await status(t.app, admin);
+    assert.equal(s.pending, 0);
+    assert.ok(s.fields >= 17 && s.last_updated_at !== null);
+    const afterConfirm = json<Minibars>(await minibars(t.app, admin, [wrong])).items[0]!;
+    assert.ok(afterConfirm.outlier_score < before.outlier_score, `${afterConfirm.outlier_score} < ${before.outlier_score}`);
+    assert.equal(afterConfirm.severity, 'low', afterConfirm.reason);
+
+    // Re-importing a field under another tag makes it suspicious again.
+    const moved = await importOk(t.app, admin, source, [{ table_name: 'users_0', field_name: 'email', data_type: 'varchar', classification_chain_path: TIMESTAMP }]);
+    assert.equal(moved.field_ids[0], ids[0]);
+    assert.ok((await status(t.app, admin)).pending >= 1);
+    await t.app.services.metrics.drain();
+    const movedItem = json<Minibars>(await minibars(t.app, admin, [ids[0]!])).items[0]!;
+    assert.ok(movedItem.outlier_score > 0.5, movedItem.reason);
+  });
+
+  it('drops fields of a deleted data source', async () => {
+    const other = await createDatasource(t.app, admin);
+    const gone = (await importOk(t.app, admin, other, [{ table_name: 'x', field_name: 'email', classification_chain_path: EMAIL }])).field_ids[0]!;
+    await t.app.services.metrics.drain();
+    const del = await t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${other}`, headers: bearer(admin) });
+    assert.equal(del.statusCode, 204);
+    const body = json<Minibars>(await minibars(t.app, admin, [gone, ids[1]!]));
+    assert.deepEqual(body.missing_field_ids, [gone]);
+    await t.app.services.metrics.drain();
+    // No stored metric names a deleted field as its nearest neighbour once recomputed.
+    const all = json<Minibars>(await minibars(t.app, admin, ids));
+    assert.ok(all.items.every((i) => i.nearest_field_id !== gone));
+  });
+});
+
+describeEachDatabase('embedding-minibars license feature', (kind) => {
+  const vendor = keyPair();
+  let t: TestApp;
+  after(async () => t.close());
+
+  it('answers 403 feature_disabled when the license switches embedding_metrics off', async () => {
+    t = await buildTestApp(kind, { env: { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem } });
+    const admin = await adminToken(t.app);
+    const source = await createDatasource(t.app, admin);
+    const ids = (await importOk(t.app, admin, source, manyFields(3))).field_ids;
+    const imported = await importLicense(t.app, admin, issueLicense(vendor, t.clock.now(), { sku_tier: 'lite', features: { embedding_metrics: false } }));
+    assert.equal(imported.statusCode, 200, imported.body);
+    const res = await minibars(t.app, admin, ids);
+    const p = problem(res);
+    assert.equal(p.status, 403);
+    assert.equal(p.code, 'feature_disabled');
+  });
+});
+
+describeEachDatabase('embedding-minibars across instances', (kind) => {
+  let a: TestApp;
+  let b: TestApp;
+  after(async () => {
+    await b?.close();
+    await a?.close();
+  });
+
+  it('a confirm on one instance shows in the minibars of another within 5 s', async () => {
+    a = await buildTestApp(kind);
+    b = await buildTestApp(kind, { testDatabase: a.testDatabase });
+    const admin = await adminToken(a.app);
+    const source = await createDatasource(a.app, admin);
+    const ids = (await importOk(a.app, admin, source, smallCatalog())).field_ids;
+    const wrong = ids[ids.length - 1]!;
+    // B has never seen these fields: it computes them on the spot from the database.
+    const first = json<Minibars>(await minibars(b.app, admin, [wrong])).items[0]!;
+    await a.app.services.metrics.drain();
+    const before = json<Minibars>(await minibars(b.app, admin, [wrong])).items[0]!;
+    assert.ok(first.outlier_score > 0.5 && before.outlier_score > 0.5);
+    const res = await a.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${wrong}/confirm`, headers: bearer(admin), payload: { classification_chain_path: EMAIL } });
+    assert.equal(res.statusCode, 200);
+    // No drain: the instances' own background workers must get there.
+    const deadline = Date.now() + 5000;
+    let now = before;
+    while (Date.now() < deadline) {
+      now = json<Minibars>(await minibars(b.app, admin, [wrong])).items[0]!;
+      if (now.outlier_score < 0.4) break;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+    assert.ok(now.outlier_score < 0.4, `still ${now.outlier_score} after 5 s: ${now.reason}`);
+  });
+});
