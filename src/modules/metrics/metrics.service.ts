@@ -277,6 +277,8 @@ export class MetricsService {
   /** Recomputes until no field is pending (waits for entries other instances hold); for tests and benchmarks. */
   async drain(timeoutMs = 120_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
+    // Loading the catalog also queues fields nobody queued (bulk loads, upgrades).
+    await this.ensureState();
     for (;;) {
       await this.running;
       await this.processQueue(true);

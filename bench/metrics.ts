@@ -1,0 +1,97 @@
+// Metrics speed: full recompute time and peak RSS for a synthetic catalog (fields bulk-inserted straight into the
+// database with clustered random embeddings), server-side latency of a 500-id embedding-minibars call, and the time
+// from a confirm to pending = 0. SQLite on a temp file. Run: npx tsx bench/metrics.ts   Knob: BENCH_SIZES=10000,100000
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { encodeVector, openDatabase } from '../src/db/database.js';
+import { mulberry32 } from './quality/catalog.js';
+
+const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
+const PASSWORD = 'metrics-bench-passphrase-0001';
+
+let peakRss = 0;
+const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
+
+function quantile(sorted: number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
+}
+
+async function run(n: number): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-mbench-'));
+  const config = loadConfig({ DATABASE_URL: `sqlite:${path.join(dir, 'm.db')}`, FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'warn' });
+  const database = openDatabase(config.database);
+  let app = await buildApp({ config, database, logStream: pino.destination(2) });
+  try {
+    const dims = app.services.embedder.dimensions;
+    const tags = await database.db.selectFrom('tags').select(['id', 'default_level']).execute();
+    const rng = mulberry32(n);
+    const gauss = (): number => Math.sqrt(-2 * Math.log(rng() + 1e-12)) * Math.cos(2 * Math.PI * rng());
+    const centers = tags.map(() => Float32Array.from({ length: dims }, gauss));
+    const source = randomUUID();
+    const now = new Date().toISOString();
+    await database.db.insertInto('datasources').values({ id: source, name: 'bench', type: 'postgresql', description: null, is_sample: 1, created_at: now, updated_at: now }).execute();
+    const tInsert = performance.now();
+    for (let s = 0; s < n; s += 1000) {
+      const rows = [];
+      for (let i = s; i < Math.min(n, s + 1000); i++) {
+        const t = Math.floor(rng() * tags.length);
+        const v = Float32Array.from(centers[t]!, (c) => c + 1.2 * gauss());
+        let norm = 0;
+        for (const x of v) norm += x * x;
+        for (let d = 0; d < dims; d++) v[d]! /= Math.sqrt(norm);
+        rows.push({
+          id: randomUUID(), datasource_id: source, table_name: `t${i % 500}`, field_name: `c${i}`, data_type: 'text', comment: null, format_signature: null,
+          tag_id: tags[t]!.id, level: tags[t]!.default_level, locked: 0 as const, review_status: 'unreviewed' as const, embedding: encodeVector(v),
+          embedder_version: 'bench', created_at: now, updated_at: now,
+        });
+      }
+      await database.db.insertInto('fields').values(rows).execute();
+    }
+    const insertS = (performance.now() - tInsert) / 1000;
+    // A restart: the new instance finds uncomputed fields and recomputes everything.
+    await app.close();
+    peakRss = process.memoryUsage().rss;
+    app = await buildApp({ config, database, logStream: pino.destination(2) });
+    const t0 = performance.now();
+    await app.services.metrics.drain(3_600_000);
+    const fullS = (performance.now() - t0) / 1000;
+    const rss = peakRss;
+
+    const ids = (await database.db.selectFrom('fields').select('id').execute()).map((r) => r.id);
+    const lat: number[] = [];
+    for (let r = 0; r < 200; r++) {
+      const start = Math.floor(rng() * (ids.length - 500));
+      const t = performance.now();
+      await app.services.metrics.minibars({ field_ids: ids.slice(start, start + 500) });
+      lat.push(performance.now() - t);
+    }
+    lat.sort((a, b) => a - b);
+
+    const login = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: PASSWORD } });
+    const token = (JSON.parse(login.body) as { access_token: string }).access_token;
+    const tc = performance.now();
+    const res = await app.inject({ method: 'POST', url: `/api/v1/classify/fields/${ids[0]}/confirm`, headers: { authorization: `Bearer ${token}` }, payload: {} });
+    if (res.statusCode !== 200) throw new Error(res.body);
+    const pending = (await app.services.metrics.status()).pending;
+    await app.services.metrics.drain();
+    const confirmMs = performance.now() - tc;
+
+    console.log(
+      `${n.toLocaleString('en')} fields: bulk insert ${insertS.toFixed(1)} s; full recompute (load + all fields) ${fullS.toFixed(1)} s, peak RSS ${(rss / 2 ** 20).toFixed(0)} MiB; ` +
+        `minibars 500 ids p50 ${quantile(lat, 0.5).toFixed(1)} ms p99 ${quantile(lat, 0.99).toFixed(1)} ms; confirm → pending 0 ${confirmMs.toFixed(0)} ms (${pending} fields re-queued)`,
+    );
+  } finally {
+    await app.close();
+    await database.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+console.log(`${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, SQLite`);
+for (const n of SIZES) await run(n);
+clearInterval(sampler);
