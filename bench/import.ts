@@ -20,7 +20,7 @@ import { createServices } from '../src/services.js';
 
 const TOTAL = Number(process.env.BENCH_FIELDS ?? 100_000);
 const BATCH = 5000;
-const caller: Caller = { id: 'bench', username: 'bench', roles: ['superadmin'], requestId: 'bench-import' };
+const caller: Caller = { id: 'bench', username: 'bench', email: 'bench@localhost', roles: ['superadmin'], requestId: 'bench-import' };
 
 // Deterministic variety: sample catalog names × schema-style suffixes × many tables; half classified by path, half automatically.
 const SUFFIXES = ['', '_old', '_new', '_tmp', '_src', '_prev', '_orig', '_bak', '_v2', '_raw', '_norm', '_hist', '_ext', '_alt', '_final'];

@@ -46,6 +46,7 @@ export function isRole(value: string): value is Role {
 export interface Principal {
   readonly id: string;
   readonly username: string;
+  readonly email: string;
   readonly roles: readonly Role[];
 }
 

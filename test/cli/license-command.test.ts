@@ -1,5 +1,4 @@
 // node:test's describe/it return promises that the runner itself tracks; awaiting them is not needed.
-/* eslint-disable @typescript-eslint/no-floating-promises */
 import assert from 'node:assert/strict';
 import { createPrivateKey, createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';

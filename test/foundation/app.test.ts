@@ -26,10 +26,12 @@ describeEachDatabase('foundation', (kind) => {
     assert.notEqual(replaced.headers['x-request-id'], 'a\nb');
   });
 
-  it('logs the request id on request lines', async () => {
-    await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'trace-me-42' } });
+  it('logs the request id on request lines, but keeps probes out of the access log', async () => {
+    await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { 'x-request-id': 'trace-me-42' } });
     const lines = t.logs.filter((line) => line.includes('trace-me-42'));
     assert.ok(lines.length >= 2, 'incoming and completed request lines carry the id');
+    await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'probe-43' } });
+    assert.equal(t.logs.filter((line) => line.includes('probe-43')).length, 0);
   });
 
   it('serves an OpenAPI 3 document generated from the routes, and the docs UI', async () => {

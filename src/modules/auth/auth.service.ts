@@ -6,7 +6,6 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { Database, Queryable } from '../../db/database.js';
-import type { UserRow } from '../../db/schema.js';
 import { isRole, permissionsOf, type Caller, type Permission, type Principal, type Role } from '../../http/access.js';
 import type { Authenticator } from '../../http/authentication.js';
 import { AppError } from '../../http/errors.js';
@@ -181,14 +180,20 @@ export class AuthService implements Authenticator {
     const claims = await this.deps.tokens.verify(token, this.deps.clock.now());
     const user = await findUserById(this.db, claims.sub);
     if (!user || user.disabled === 1 || user.token_version !== claims.ver) throw invalidToken();
-    return { id: user.id, username: user.username, roles: parseRoles(user.roles) };
+    return { id: user.id, username: user.username, email: user.email, roles: parseRoles(user.roles) };
   }
 
   /** The caller's identity, roles, permissions and the license tier. */
   async currentUser(caller: Caller): Promise<CurrentUser> {
-    const user = await findUserById(this.db, caller.id);
-    if (!user) throw invalidToken();
-    return toCurrentUser(user, await this.deps.currentTier());
+    // The caller was read from the database by authenticate() for this very request.
+    return {
+      id: caller.id,
+      username: caller.username,
+      email: caller.email,
+      roles: caller.roles.map((role) => ({ role, scope: 'global' })),
+      permissions: permissionsOf(caller.roles),
+      sku_tier: await this.deps.currentTier(),
+    };
   }
 
   /** Revokes every login session of a user (after disable, role or password change, deletion). */
@@ -209,15 +214,4 @@ export class AuthService implements Authenticator {
   }
 }
 
-export function toCurrentUser(user: UserRow, skuTier: string): CurrentUser {
-  const roles = parseRoles(user.roles);
-  return {
-    id: user.id,
-    username: user.username,
-    email: user.email,
-    roles: roles.map((role) => ({ role, scope: 'global' })),
-    permissions: permissionsOf(roles),
-    sku_tier: skuTier,
-  };
-}
 

@@ -3,7 +3,7 @@
  * iss/aud/sub/iat/exp/jti, all checked on verify. Refresh tokens: 256-bit opaque random strings,
  * stored only as SHA-256 hashes.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto';
+import { createHash, randomBytes, randomUUID, webcrypto } from 'node:crypto';
 import { SignJWT, errors as joseErrors, jwtVerify } from 'jose';
 import { AppError } from '../../http/errors.js';
 
@@ -22,12 +22,25 @@ export interface TokenSettings {
   ttlSeconds: number;
 }
 
+/** How many verified tokens are remembered (a few MB at most). */
+const VERIFIED_CACHE_SIZE = 10_000;
+
 export class AccessTokens {
+  /**
+   * Tokens whose signature and claims already verified, by their exact text, with their expiry.
+   * A hit skips only the HMAC; expiry is still checked, and revocation never relied on the token
+   * (the user row is read on every request). A changed byte is a different key, so a miss.
+   */
+  private readonly verified = new Map<string, { claims: AccessTokenClaims; expMs: number }>();
+  // Imported once: handing jose raw bytes would re-import the key on every sign and verify (~150 µs each).
+  private readonly key: Promise<webcrypto.CryptoKey>;
+
   constructor(
-    private readonly key: Uint8Array,
+    secret: Uint8Array,
     private readonly settings: TokenSettings,
   ) {
-    if (key.byteLength < 32) throw new Error('The token signing key must be at least 256 bits');
+    if (secret.byteLength < 32) throw new Error('The token signing key must be at least 256 bits');
+    this.key = webcrypto.subtle.importKey('raw', secret, { name: 'HMAC', hash: 'SHA-256' }, false, ['sign', 'verify']);
   }
 
   get ttlSeconds(): number {
@@ -44,13 +57,18 @@ export class AccessTokens {
       .setIssuedAt(iat)
       .setExpirationTime(iat + this.settings.ttlSeconds)
       .setJti(randomUUID())
-      .sign(this.key);
+      .sign(await this.key);
   }
 
   /** Verifies signature, algorithm, typ and every registered claim; throws AppError on any failure. */
   async verify(token: string, now: Date): Promise<AccessTokenClaims> {
+    const cached = this.verified.get(token);
+    if (cached) {
+      if (now.getTime() < cached.expMs) return cached.claims;
+      this.verified.delete(token);
+    }
     try {
-      const { payload } = await jwtVerify(token, this.key, {
+      const { payload } = await jwtVerify(token, await this.key, {
         algorithms: [ALGORITHM],
         issuer: this.settings.issuer,
         audience: this.settings.audience,
@@ -58,8 +76,11 @@ export class AccessTokens {
         requiredClaims: ['sub', 'iat', 'exp', 'jti'],
         currentDate: now,
       });
-      if (typeof payload.sub !== 'string' || typeof payload.ver !== 'number') throw new Error('claims');
-      return { sub: payload.sub, ver: payload.ver };
+      if (typeof payload.sub !== 'string' || typeof payload.ver !== 'number' || typeof payload.exp !== 'number') throw new Error('claims');
+      const claims = { sub: payload.sub, ver: payload.ver };
+      if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value as string);
+      this.verified.set(token, { claims, expMs: payload.exp * 1000 });
+      return claims;
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) {
         throw new AppError('token_expired', 'The access token has expired; use the refresh token to get a new one', {

@@ -10,6 +10,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = a
   app.get(
     '/healthz',
     {
+      // Probes hit these every few seconds: keep them out of the access log (errors still log).
+      logLevel: 'warn',
       config: { access: 'public' },
       schema: { summary: 'Liveness: 200 while the process is up', tags: ['health'], response: { 200: HealthResponse } },
     },
@@ -19,6 +21,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = a
   app.get(
     '/readyz',
     {
+      logLevel: 'warn',
       config: { access: 'public' },
       schema: {
         summary: 'Readiness: 200 when the database answers and migrations are done, else 503',

@@ -1,5 +1,4 @@
 // node:test's describe/it return promises that the runner itself tracks; awaiting them is not needed.
-/* eslint-disable @typescript-eslint/no-floating-promises */
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { LicensePayload } from '../../../src/modules/license/license-file.js';

@@ -21,7 +21,7 @@ describeEachDatabase('review failures and hooks', (kind) => {
     t = await buildTestApp(kind, { env: { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem } });
     admin = await adminToken(t.app);
     const reviewer = await createUser(t.app, ['classifier_owner']);
-    caller = { id: reviewer.id, username: reviewer.username, roles: ['classifier_owner'], requestId: 'req-injected' };
+    caller = { id: reviewer.id, username: reviewer.username, email: `${reviewer.username}@example.com`, roles: ['classifier_owner'], requestId: 'req-injected' };
     source = await createDatasource(t.app, admin);
   });
   after(async () => t.close());

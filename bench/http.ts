@@ -1,0 +1,102 @@
+/**
+ * HTTP benchmark (issues 2 and 3): autocannon -c 50 -d 10 against
+ *   - a bare Fastify hello-world (the reference),
+ *   - FieldLens GET /healthz (framework overhead the project adds: hooks, request ids, logging),
+ *   - FieldLens GET /api/v1/auth/me with a valid token (JWT verification + user lookup),
+ * all in the same run on the same machine, then login requests/s and the server's event-loop delay
+ * while logins run (Argon2id happens on libuv's thread pool).
+ *
+ *   npx tsx bench/http.ts [--duration 10] [--connections 50]
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import autocannon from 'autocannon';
+
+const { values } = parseArgs({ options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' } } });
+const duration = Number(values.duration);
+const connections = Number(values.connections);
+const ADMIN_PASSWORD = 'bench-operator-passphrase-0001';
+
+function start(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`no LISTENING from ${args.join(' ')}`)), 60_000);
+    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const match = /LISTENING (\d+)|listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
+      if (match) {
+        clearTimeout(timer);
+        child.stdout?.removeAllListeners('data');
+        child.stdout?.resume(); // keep draining the log so the server never blocks on a full pipe
+        resolve({ child, port: Number(match[1] ?? match[2]) });
+      }
+    });
+  });
+}
+
+async function run(opts: autocannon.Options) {
+  const result = await autocannon({ duration, connections, ...opts });
+  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+}
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'fieldlens-bench-'));
+const eldFile = path.join(dir, 'eld.json');
+const bare = await start(['--import', 'tsx', 'bench/support/bare-fastify.ts'], {});
+const app = await start(['--import', 'tsx', '--import', './bench/support/event-loop-monitor.ts', 'src/cli.ts', 'serve'], {
+  PORT: '0',
+  DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}`,
+  FIELDLENS_ADMIN_PASSWORD: ADMIN_PASSWORD,
+  FIELDLENS_SAMPLE_DATA: 'off',
+  BENCH_ELD_FILE: eldFile,
+  LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
+});
+try {
+  const base = `http://127.0.0.1:${app.port}`;
+  const login = (await (
+    await fetch(`${base}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) })
+  ).json()) as { access_token: string };
+
+  // Warm-up, then measure each target in turn (never two at once: 2 cores).
+  await autocannon({ url: `http://127.0.0.1:${bare.port}/healthz`, duration: 2, connections });
+  await autocannon({ url: `${base}/healthz`, duration: 2, connections });
+  const bareHealth = await run({ url: `http://127.0.0.1:${bare.port}/healthz` });
+  const health = await run({ url: `${base}/healthz` });
+  const me = await run({ url: `${base}/api/v1/auth/me`, headers: { authorization: `Bearer ${login.access_token}` } });
+
+  app.child.kill('SIGUSR2'); // reset the event-loop histogram
+  await new Promise((r) => setTimeout(r, 200));
+  const logins = await run({
+    url: `${base}/api/v1/auth/login`,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+    connections: 8,
+  });
+  app.child.kill('SIGUSR2');
+  await new Promise((r) => setTimeout(r, 300));
+  const eld = JSON.parse(readFileSync(eldFile, 'utf8')) as Record<string, number>;
+
+  const rows = [
+    ['bare Fastify GET /healthz', bareHealth],
+    ['FieldLens GET /healthz', health],
+    ['FieldLens GET /api/v1/auth/me', me],
+    ['FieldLens POST /api/v1/auth/login (8 conns)', logins],
+  ] as const;
+  console.log(`\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}; autocannon -c ${connections} -d ${duration}\n`);
+  console.log('| target | req/s | p50 ms | p99 ms | errors | non-2xx |');
+  console.log('|---|---:|---:|---:|---:|---:|');
+  for (const [name, r] of rows) console.log(`| ${name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} |`);
+  console.log(`\nFieldLens /healthz vs bare Fastify: ${((health.rps / bareHealth.rps) * 100).toFixed(1)}% of the throughput (overhead ${(100 - (health.rps / bareHealth.rps) * 100).toFixed(1)}%)`);
+  console.log(`/auth/me vs /healthz: ${((me.rps / health.rps) * 100).toFixed(1)}% of the throughput`);
+  console.log(`event-loop delay during logins (ms): mean ${eld.mean}, p50 ${eld.p50}, p99 ${eld.p99}, max ${eld.max}`);
+} finally {
+  bare.child.kill('SIGTERM');
+  app.child.kill('SIGTERM');
+  await new Promise((r) => setTimeout(r, 500));
+  rmSync(dir, { recursive: true, force: true });
+}
