@@ -53,7 +53,6 @@ const app = await start(['--import', 'tsx', '--import', './bench/support/event-l
   FIELDLENS_ADMIN_PASSWORD: ADMIN_PASSWORD,
   FIELDLENS_SAMPLE_DATA: 'off',
   BENCH_ELD_FILE: eldFile,
-  LOG_LEVEL: process.env.LOG_LEVEL ?? 'info',
 });
 try {
   const base = `http://127.0.0.1:${app.port}`;
