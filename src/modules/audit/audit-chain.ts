@@ -3,6 +3,7 @@
  * Canonical JSON = keys sorted at every depth, no whitespace, so the same entry always hashes alike.
  */
 import { createHash } from 'node:crypto';
+import type { AuditLogRow } from '../../db/schema.js';
 
 export const GENESIS_HASH = '0'.repeat(64);
 
@@ -21,20 +22,8 @@ export function canonicalJson(value: unknown): string {
   return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonicalJson(v)}`).join(',')}}`;
 }
 
-/** The fields of an entry that the hash covers (everything but the hash itself). */
-export interface ChainedEntry {
-  seq: number;
-  at: string;
-  actor_id: string | null;
-  actor_username: string | null;
-  action: string;
-  target_type: string | null;
-  target_id: string | null;
-  /** Canonical JSON text of the details object. */
-  details: string;
-  request_id: string | null;
-  prev_hash: string;
-}
+/** The fields of an entry that the hash covers: the stored row without the hash itself. */
+export type ChainedEntry = Omit<AuditLogRow, 'hash'>;
 
 /** Computes an entry's hash from its content and the previous entry's hash. */
 export function hashEntry(entry: ChainedEntry): string {
