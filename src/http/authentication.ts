@@ -4,7 +4,7 @@
  * about the body's validity. API routes must declare `config.access`; one without it fails the start.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { rolesGrant, type Principal, type RouteAccess } from './access.js';
+import { rolesGrant, type Caller, type Principal, type RouteAccess } from './access.js';
 import { AppError, forbidden } from './errors.js';
 
 /** Resolves a bearer token to the caller; throws AppError (unauthorized / token_expired) otherwise. */
@@ -74,4 +74,9 @@ export function registerAuthentication(app: FastifyInstance, authenticator: Auth
 export function principalOf(request: FastifyRequest): Principal {
   if (!request.principal) throw new AppError('unauthorized', 'This endpoint needs a bearer access token');
   return request.principal;
+}
+
+/** The caller of a protected route with the request id: what services take for rules and the audit log. */
+export function callerOf(request: FastifyRequest): Caller {
+  return { ...principalOf(request), requestId: request.id };
 }

@@ -1,6 +1,6 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf } from '../../http/authentication.js';
+import { callerOf } from '../../http/authentication.js';
 import type { Services } from '../../services.js';
 import { CurrentUserResponse, LoginBody, LoginResponse, RefreshBody, RefreshResponse } from './auth.schemas.js';
 
@@ -64,6 +64,6 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
         response: { 200: CurrentUserResponse },
       },
     },
-    async (request) => auth.currentUser({ ...principalOf(request), requestId: request.id }),
+    async (request) => auth.currentUser(callerOf(request)),
   );
 };

@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf } from '../../http/authentication.js';
+import { callerOf } from '../../http/authentication.js';
 import type { Services } from '../../services.js';
 import { CreateDatasourceBody, DatasourceIdParams, DatasourceListResponse, DatasourceResponse } from './datasources.schemas.js';
 
 export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { datasources } = services;
-  const caller = (request: Parameters<typeof principalOf>[0]) => ({ ...principalOf(request), requestId: request.id });
 
   app.get(
     '/datasources',
@@ -35,7 +34,7 @@ export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }
         response: { 201: DatasourceResponse },
       },
     },
-    async (request, reply) => reply.code(201).send(await datasources.createDatasource(caller(request), request.body)),
+    async (request, reply) => reply.code(201).send(await datasources.createDatasource(callerOf(request), request.body)),
   );
 
   app.delete(
@@ -51,7 +50,7 @@ export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }
       },
     },
     async (request, reply) => {
-      await datasources.deleteDatasource(caller(request), request.params.id);
+      await datasources.deleteDatasource(callerOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );

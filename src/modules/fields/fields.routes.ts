@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { principalOf } from '../../http/authentication.js';
+import { callerOf } from '../../http/authentication.js';
 import type { Services } from '../../services.js';
 import { FieldIdParams, FieldListQuery, FieldListResponse, FieldResponse, ImportFieldsBody, ImportFieldsResponse } from './fields.schemas.js';
 
@@ -22,7 +22,7 @@ export const fieldsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         response: { 200: ImportFieldsResponse },
       },
     },
-    async (request) => fields.importFields({ ...principalOf(request), requestId: request.id }, request.body),
+    async (request) => fields.importFields(callerOf(request), request.body),
   );
 
   app.get(

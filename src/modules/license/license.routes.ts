@@ -1,7 +1,7 @@
 import multipart from '@fastify/multipart';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import type { FastifyRequest } from 'fastify';
-import { principalOf } from '../../http/authentication.js';
+import { callerOf } from '../../http/authentication.js';
 import { AppError } from '../../http/errors.js';
 import type { Services } from '../../services.js';
 import type { LicenseUploadReader } from './license.service.js';
@@ -77,7 +77,7 @@ export const licenseRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       if (!request.isMultipart()) {
         throw new AppError('unsupported_media_type', `Send the license as multipart/form-data with the file in the part "file"`);
       }
-      return license.importLicense({ ...principalOf(request), requestId: request.id }, uploadReader(request));
+      return license.importLicense(callerOf(request), uploadReader(request));
     },
   );
 };

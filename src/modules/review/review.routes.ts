@@ -1,11 +1,8 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import type { FastifyRequest } from 'fastify';
-import { principalOf } from '../../http/authentication.js';
-import type { Caller } from '../../http/access.js';
+import { callerOf } from '../../http/authentication.js';
 import type { Services } from '../../services.js';
 import { BatchConfirmBody, BatchConfirmResponse, ConfirmResponse, DecisionBody, DeferBody, DeferResponse, FieldIdParams } from './review.schemas.js';
 
-const caller = (request: FastifyRequest): Caller => ({ ...principalOf(request), requestId: request.id });
 
 const DECISION_RULES =
   'Body fields are all optional: a tag id and a chain path must name the same tag (else 422); a path alone is resolved to its tag; ' +
@@ -30,7 +27,7 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         response: { 200: BatchConfirmResponse },
       },
     },
-    async (request) => review.batchConfirm(caller(request), request.body),
+    async (request) => review.batchConfirm(callerOf(request), request.body),
   );
 
   app.post(
@@ -50,7 +47,7 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         if (request.body === undefined || request.body === null) request.body = {};
       },
     },
-    async (request) => review.confirmField(caller(request), request.params.field_id, request.body),
+    async (request) => review.confirmField(callerOf(request), request.params.field_id, request.body),
   );
 
   app.post(
@@ -67,6 +64,6 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         response: { 200: DeferResponse },
       },
     },
-    async (request) => review.deferField(caller(request), request.params.field_id, request.body),
+    async (request) => review.deferField(callerOf(request), request.params.field_id, request.body),
   );
 };

@@ -1,5 +1,5 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { principalOf } from '../../http/authentication.js';
+import { callerOf } from '../../http/authentication.js';
 import type { Services } from '../../services.js';
 import { CreateTagBody, LevelListResponse, TagListResponse, TagResponse } from './taxonomy.schemas.js';
 
@@ -47,6 +47,6 @@ export const taxonomyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
         response: { 201: TagResponse },
       },
     },
-    async (request, reply) => reply.code(201).send(await taxonomy.createTag({ ...principalOf(request), requestId: request.id }, request.body)),
+    async (request, reply) => reply.code(201).send(await taxonomy.createTag(callerOf(request), request.body)),
   );
 };

@@ -1,12 +1,11 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
-import { principalOf } from '../../http/authentication.js';
+import { callerOf } from '../../http/authentication.js';
 import type { Services } from '../../services.js';
 import { CreateUserBody, UpdateUserBody, UserIdParams, UserListResponse, UserResponse } from './users.schemas.js';
 
 export const usersRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { users } = services;
-  const caller = (request: Parameters<typeof principalOf>[0]) => ({ ...principalOf(request), requestId: request.id });
 
   app.get(
     '/users',
@@ -29,7 +28,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
         response: { 201: UserResponse },
       },
     },
-    async (request, reply) => reply.code(201).send(await users.createUser(caller(request), request.body)),
+    async (request, reply) => reply.code(201).send(await users.createUser(callerOf(request), request.body)),
   );
 
   app.patch(
@@ -45,7 +44,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
         response: { 200: UserResponse },
       },
     },
-    async (request) => users.updateUser(caller(request), request.params.id, request.body),
+    async (request) => users.updateUser(callerOf(request), request.params.id, request.body),
   );
 
   app.delete(
@@ -55,7 +54,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
       schema: { summary: 'Delete a user', tags: ['users'], params: UserIdParams, response: { 204: Type.Null() } },
     },
     async (request, reply) => {
-      await users.deleteUser(caller(request), request.params.id);
+      await users.deleteUser(callerOf(request), request.params.id);
       return reply.code(204).send(null);
     },
   );
