@@ -56,7 +56,7 @@ function openSqlite(file: string): Database {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
-  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: connection }) });
+  const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
   return {
     kind: 'sqlite',
     db,
@@ -68,6 +68,34 @@ function openSqlite(file: string): Database {
       await db.destroy();
     },
   };
+}
+
+/** Prepared statements kept per SQLite connection; beyond it the least recently used is dropped. */
+export const SQLITE_STATEMENT_CACHE_SIZE = 500;
+
+/**
+ * Kysely's SQLite driver prepares every query anew, which costs more than running the short queries most
+ * requests make. This hands it the connection with a `prepare` that reuses statements by SQL text (LRU).
+ * A statement still iterating (a streamed query) is never handed out twice: a busy one is prepared afresh.
+ */
+function withStatementCache(connection: BetterSqlite3.Database): Pick<BetterSqlite3.Database, 'prepare' | 'close'> {
+  const cache = new Map<string, BetterSqlite3.Statement>();
+  return {
+    close: () => connection.close(),
+    prepare(source: string) {
+      const cached = cache.get(source);
+      if (cached !== undefined) {
+        if (cached.busy) return connection.prepare(source);
+        cache.delete(source);
+        cache.set(source, cached);
+        return cached;
+      }
+      const statement = connection.prepare(source);
+      cache.set(source, statement);
+      if (cache.size > SQLITE_STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value as string);
+      return statement;
+    },
+  } as Pick<BetterSqlite3.Database, 'prepare' | 'close'>;
 }
 
 function openPostgres(url: string, options: OpenDatabaseOptions): Database {

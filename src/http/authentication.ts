@@ -1,6 +1,6 @@
 /**
- * Authentication and authorisation for every route, in one hook.
- * Runs at onRequest (before the body is parsed) so a caller without a valid token learns nothing
+ * Authentication and authorisation for every route, from one access rule per route.
+ * Each protected route checks at onRequest (before the body is parsed) so a caller without a valid token learns nothing
  * about the body's validity. API routes must declare `config.access`; one without it fails the start.
  */
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -41,15 +41,19 @@ export function registerAuthentication(app: FastifyInstance, authenticator: Auth
       // Documentation assets registered by plugins (/docs/*) are public.
       route.config = { ...route.config, access: 'public' };
     }
-    if (route.config.access !== 'public') {
+    const access = route.config.access ?? 'public';
+    if (access !== 'public') {
       route.schema = { ...route.schema, security: [{ bearer: [] }] };
+      // The check is the route's own first onRequest hook, bound to its permission: public routes pay nothing.
+      route.onRequest = [authorizer(authenticator, access), ...[route.onRequest ?? []].flat()];
     }
-    for (const method of [route.method].flat()) rules.push({ method, url: route.url, access: route.config.access ?? 'public' });
+    for (const method of [route.method].flat()) rules.push({ method, url: route.url, access });
   });
+}
 
-  app.addHook('onRequest', async (request: FastifyRequest) => {
-    const access = request.routeOptions.config.access;
-    if (access === undefined || access === 'public') return;
+/** The onRequest hook of a protected route: a valid bearer token whose user's roles grant `access`. */
+function authorizer(authenticator: Authenticator, access: Exclude<RouteAccess, 'public'>) {
+  return async (request: FastifyRequest): Promise<void> => {
     const header = request.headers.authorization;
     if (header === undefined || header === '') {
       throw new AppError('unauthorized', 'This endpoint needs a bearer access token', {
@@ -67,7 +71,7 @@ export function registerAuthentication(app: FastifyInstance, authenticator: Auth
     if (access !== 'authenticated' && !rolesGrant(principal.roles, access)) {
       throw forbidden(`Your roles do not grant the permission ${access}`);
     }
-  });
+  };
 }
 
 /** The caller of a protected route (the hook guarantees it is set). */

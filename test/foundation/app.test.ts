@@ -26,10 +26,14 @@ describeEachDatabase('foundation', (kind) => {
     assert.notEqual(replaced.headers['x-request-id'], 'a\nb');
   });
 
-  it('logs the request id on request lines, but keeps probes out of the access log', async () => {
+  it('writes one access line per request with its id, method, path and status, but keeps probes out of the access log', async () => {
     await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { 'x-request-id': 'trace-me-42' } });
-    const lines = t.logs.filter((line) => line.includes('trace-me-42'));
-    assert.ok(lines.length >= 2, 'incoming and completed request lines carry the id');
+    const lines = t.logs.filter((line) => line.includes('trace-me-42')).map((line) => JSON.parse(line) as { reqId: string; msg: string; req: { method: string; url: string }; res: { statusCode: number }; responseTime: number });
+    assert.equal(lines.length, 1);
+    assert.equal(lines[0]?.msg, 'request completed');
+    assert.equal(lines[0]?.reqId, 'trace-me-42');
+    assert.deepEqual([lines[0]?.req.method, lines[0]?.req.url, lines[0]?.res.statusCode], ['GET', '/api/v1/auth/me', 401]);
+    assert.equal(typeof lines[0]?.responseTime, 'number');
     await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'probe-43' } });
     assert.equal(t.logs.filter((line) => line.includes('probe-43')).length, 0);
   });

@@ -10,7 +10,7 @@ import { isRole, permissionsOf, type Caller, type Permission, type Principal, ty
 import type { Authenticator } from '../../http/authentication.js';
 import { AppError } from '../../http/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
-import { findUserById, findUserByUsername } from '../users/users.repository.js';
+import { findUserById, findUserByUsername, findUserForToken } from '../users/users.repository.js';
 import * as repo from './auth.repository.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { hashRefreshToken, invalidToken, newRefreshToken, type AccessTokens } from './tokens.js';
@@ -178,7 +178,7 @@ export class AuthService implements Authenticator {
   /** Resolves a bearer token to its user, re-reading the user so disabling or role changes apply at once. */
   async authenticate(token: string): Promise<Principal> {
     const claims = await this.deps.tokens.verify(token, this.deps.clock.now());
-    const user = await findUserById(this.db, claims.sub);
+    const user = await findUserForToken(this.db, claims.sub);
     if (!user || user.disabled === 1 || user.token_version !== claims.ver) throw invalidToken();
     return { id: user.id, username: user.username, email: user.email, roles: parseRoles(user.roles) };
   }

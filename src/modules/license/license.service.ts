@@ -20,7 +20,7 @@ import type { LicenseGate, QuotaResource } from './license.gate.js';
 import { LICENSE_FILE_EXTENSION, LicenseFileError, isIsoTimestamp, verifyLicenseFile, type FeatureKey, type LicensePayload, type SkuTier } from './license-file.js';
 import * as repo from './license.repository.js';
 import type { LicenseImportResponse, LicenseStatusResponse } from './license.schemas.js';
-import { computeLicenseState, effectiveFeatures, type LicenseState } from './tiers.js';
+import { computeLicenseState, effectiveFeatures, tierOf, type LicenseState } from './tiers.js';
 
 /** How stale the in-memory license may be for feature switches and the tier (another instance's import). */
 export const LICENSE_CACHE_TTL_MS = 1_000;
@@ -166,7 +166,7 @@ export class LicenseService implements LicenseGate {
 
   /** The tier in force (trial_mock without a license). */
   async currentTier(): Promise<SkuTier> {
-    return this.stateOf(await this.cachedInputs()).sku_tier;
+    return tierOf((await this.cachedInputs()).payload);
   }
 
   /**

@@ -60,6 +60,11 @@ export function effectiveFeatures(payload: Pick<LicensePayload, 'sku_tier' | 'fe
  * `issued_at` (the vendor's clock had reached it) and, for the built-in trial, `trialStartedAt`.
  * A clock more than 24 h behind it makes the license expired until the clock catches up.
  */
+/** The tier a license (or, without one, the built-in trial) grants; it does not depend on dates or status. */
+export function tierOf(payload: LicensePayload | null): SkuTier {
+  return payload?.sku_tier ?? 'trial_mock';
+}
+
 export function computeLicenseState(input: LicenseStateInput): LicenseState {
   const { payload, now } = input;
   const nowMs = now.getTime();
@@ -90,7 +95,7 @@ export function computeLicenseState(input: LicenseStateInput): LicenseState {
   else daysRemaining = Math.ceil((expiresMs - nowMs) / DAY_MS);
 
   return {
-    sku_tier: payload?.sku_tier ?? 'trial_mock',
+    sku_tier: tierOf(payload),
     license_status: licenseStatus,
     computed_status: computedStatus,
     expires_at: expiresMs === null ? null : new Date(expiresMs).toISOString(),

@@ -8,6 +8,11 @@ export async function findUserById(db: Queryable, id: string): Promise<UserRow |
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** What authenticating a request needs of its user (read on every request: no password hash). */
+export async function findUserForToken(db: Queryable, id: string) {
+  return db.selectFrom('users').select(['id', 'username', 'email', 'roles', 'disabled', 'token_version']).where('id', '=', id).executeTakeFirst();
+}
+
 export async function findUserByUsername(db: Queryable, username: string): Promise<UserRow | undefined> {
   return db.selectFrom('users').selectAll().where('username_key', '=', username.toLowerCase()).executeTakeFirst();
 }
