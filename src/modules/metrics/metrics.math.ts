@@ -125,6 +125,8 @@ export interface AxesResult {
   category_similarity: number;
   /** cos(e_f, c_l) (after fallback). */
   centroid_similarity: number;
+  /** Highest similarity to a field of the peer sample (its closest same-tag field there); null without peers. */
+  nearest_peer_similarity: number | null;
   /** Axes whose value came from a fallback rather than its own definition. */
   fallbacks: AxisKey[];
 }
@@ -212,6 +214,7 @@ export function computeAxes(input: RawAxesInput): AxesResult {
     },
     category_similarity: clamp(finiteOr(anchorSim, 0), -1, 1),
     centroid_similarity: clamp(finiteOr(centroidSim, 0), -1, 1),
+    nearest_peer_similarity: peerSims.length > 0 ? clamp(finiteOr(peerSims[peerSims.length - 1]!, 0), -1, 1) : null,
     fallbacks,
   };
 }
@@ -435,6 +438,58 @@ export function neighbourDisagreement(neighbours: readonly Neighbour[], self: { 
   return w > 0 ? clamp(bad / w, 0, 1) : 0;
 }
 
+// ---------------------------------------------------------------- nearest own-tag vs. other-tag field
+
+/**
+ * Cosine distance added to both distances of the nearest-field ratio, so that near-duplicates (distance ≈ 0) cannot
+ * turn a tiny difference into a huge ratio.
+ */
+export const NEAREST_RATIO_EPSILON = 0.02;
+
+export interface NearestTagEvidence {
+  /** Similarity to the closest other field with the same tag; 0 ("unrelated") when none is known. */
+  ownSimilarity: number;
+  /**
+   * Similarity to the closest field with another tag; when none of the neighbours has another tag, the similarity
+   * of the farthest neighbour examined (an upper bound). Null without neighbours.
+   */
+  otherSimilarity: number | null;
+  /**
+   * log((d_own + ε) / (d_other + ε)) with d = 1 − similarity: positive when a field of another tag is closer than
+   * every field of its own tag (+0.69 = twice as close). Null without neighbours.
+   */
+  ratio: number | null;
+}
+
+/**
+ * Compares the field's closest same-tag field with its closest field of another tag (the "trust score" of
+ * Jiang et al., 2018, in log form and reversed, so higher = more suspicious). The closest same-tag field is the
+ * best of the same-tag neighbours and of the peer sample (`nearestPeerSimilarity`); the closest other-tag field
+ * comes from the neighbours. Dimension-free: multiplying every distance by a constant leaves it unchanged
+ * (up to ε).
+ */
+export function nearestTagEvidence(
+  neighbours: readonly Pick<Neighbour, 'similarity' | 'tag_id'>[],
+  self: { tag_id: number },
+  nearestPeerSimilarity: number | null,
+): NearestTagEvidence {
+  let own = nearestPeerSimilarity !== null && Number.isFinite(nearestPeerSimilarity) ? nearestPeerSimilarity : -Infinity;
+  let other = -Infinity;
+  let farthest = Infinity;
+  for (const n of neighbours) {
+    if (!Number.isFinite(n.similarity)) continue;
+    farthest = Math.min(farthest, n.similarity);
+    if (n.tag_id === self.tag_id) own = Math.max(own, n.similarity);
+    else other = Math.max(other, n.similarity);
+  }
+  const ownSimilarity = Number.isFinite(own) ? clamp(own, -1, 1) : 0;
+  const otherRaw = Number.isFinite(other) ? other : farthest;
+  if (!Number.isFinite(otherRaw)) return { ownSimilarity, otherSimilarity: null, ratio: null };
+  const otherSimilarity = clamp(otherRaw, -1, 1);
+  const e = NEAREST_RATIO_EPSILON;
+  return { ownSimilarity, otherSimilarity, ratio: Math.log((1 - ownSimilarity + e) / (1 - otherSimilarity + e)) };
+}
+
 /**
  * The benchmark's baseline: for every field, the similarity-weighted share of its k nearest other fields
  * (exact, brute force) with another tag. O(n² d); meant for benchmark catalogs, not the service.
@@ -492,26 +547,33 @@ export interface OutlierInput {
   anchorMargin?: number | null;
   /** computeTagMargins().peerMargin, or null. */
   peerMargin?: number | null;
+  /** nearestTagEvidence().ratio, or null. */
+  nearestRatio?: number | null;
   /** Catalog spreads of the two margins (marginScale()); defaults to DEFAULT_MARGIN_SCALE. */
   scales?: { anchor: number; peer: number };
 }
 
 /**
- * Fixed logistic weights (docs/metrics.md, "Outlier model"). Margins enter as z = margin / scale clipped to
- * [−4, 4]; disagreement and the axis scores are already in [0, 1].
+ * Fixed logistic weights (docs/metrics.md, "Outlier model"), fitted by `bench/quality/fit.ts` on the tuning seeds
+ * of the quality benchmark and rounded. Margins enter as z = margin / scale clipped to [−4, 4]; the nearest-field
+ * ratio is clipped to [−3, 3]; disagreement and the axis scores are already in [0, 1].
  */
 export const OUTLIER_WEIGHTS = {
-  intercept: -5.0,
+  intercept: -14.4,
   /** per unit of neighbour disagreement in [0, 1] */
-  disagreement: 1.0,
+  disagreement: 10.4,
   /** per robust-scale unit of peer margin (negative margin → more suspicious) */
-  peerMargin: 2.2,
+  peerMargin: 0.7,
   /** per robust-scale unit of anchor margin */
-  anchorMargin: 0.6,
+  anchorMargin: 0.7,
+  /** per unit of the nearest-field log distance ratio (positive → another tag's field is closer → more suspicious) */
+  nearestRatio: 1.9,
   /** per unit of (0.5 − mean of the peer_mean and category_anchor scores) */
-  axisFit: 0.3,
+  axisFit: 0.35,
   /** margins are clipped to ±marginClip scale units so one extreme signal cannot dominate */
   marginClip: 4,
+  /** the nearest-field ratio is clipped to ±ratioClip (e³ ≈ 20 times closer) */
+  ratioClip: 3,
 } as const;
 
 function sigmoid(z: number): number {
@@ -522,6 +584,7 @@ export interface OutlierTerms {
   disagreement: number;
   peerMargin: number;
   anchorMargin: number;
+  nearestRatio: number;
   axisFit: number;
 }
 
@@ -534,22 +597,25 @@ export function outlierTerms(input: OutlierInput): OutlierTerms {
     return clamp(m / s, -w.marginClip, w.marginClip);
   };
   const d = clamp(finiteOr(input.neighbourDisagreement, 0), 0, 1);
+  const ratio = clamp(finiteOr(input.nearestRatio ?? 0, 0), -w.ratioClip, w.ratioClip);
   const fit = (finiteOr(input.scores.peer_mean, 0.5) + finiteOr(input.scores.category_anchor, 0.5)) / 2;
   return {
     disagreement: w.disagreement * d,
     peerMargin: -w.peerMargin * z(input.peerMargin, input.scales?.peer),
     anchorMargin: -w.anchorMargin * z(input.anchorMargin, input.scales?.anchor),
+    nearestRatio: w.nearestRatio * ratio,
     axisFit: w.axisFit * (0.5 - clamp(fit, 0, 1)),
   };
 }
 
 /**
  * Outlier score in [0, 1], higher = more likely misclassified: a logistic combination of neighbour
- * disagreement, the own-vs-best-other-tag margins (members and anchor) and the axis percentiles.
+ * disagreement, the own-vs-best-other-tag margins (members and anchor), the nearest own-tag vs. other-tag field
+ * distance ratio and the axis percentiles.
  */
 export function outlierScore(input: OutlierInput): number {
   const t = outlierTerms(input);
-  const zsum = OUTLIER_WEIGHTS.intercept + t.disagreement + t.peerMargin + t.anchorMargin + t.axisFit;
+  const zsum = OUTLIER_WEIGHTS.intercept + t.disagreement + t.peerMargin + t.anchorMargin + t.nearestRatio + t.axisFit;
   return clamp(finiteOr(sigmoid(zsum), 0), 0, 1);
 }
 

@@ -22,6 +22,7 @@ import {
   computeTagMargins,
   dot,
   marginScale,
+  nearestTagEvidence,
   neighbourDisagreement,
   normalize,
   normalizeAxes,
@@ -40,6 +41,11 @@ import type { MetricsStatusResponse, MinibarsBody, MinibarsResponse, FieldMetric
 
 /** Peer statistics use at most this many same-tag fields, chosen by a hash of the field id (deterministic). */
 export const PEER_SAMPLE_SIZE = 256;
+/**
+ * Per-axis distributions and margin scales summarise at least this many fields (the whole catalog when smaller):
+ * fields are measured for them before their own turn when needed. 5,000 values put a percentile within ±1%.
+ */
+export const DISTRIBUTION_SAMPLE = 5000;
 /** Neighbours weighed for neighbour disagreement. */
 export const NEIGHBOURS_K = 10;
 /** A tag's anchor learns from its confirmed fields once it has this many. */
@@ -97,6 +103,8 @@ class CatalogState {
   readonly tags = new Map<number, TagState>();
   readonly levels = new Map<string, GroupState>();
   index: NearestIndex;
+  /** Bumped by every apply()/remove(): tells whether the catalog changed since a given moment. */
+  version = 0;
 
   constructor(readonly dimensions: number, capacity: number) {
     this.index = createNearestIndex(dimensions, capacity);
@@ -114,6 +122,7 @@ class CatalogState {
     }
     const old = this.fields.get(row.id);
     if (old) this.detach(old);
+    this.version++;
     const key = old?.key ?? this.freeKeys.pop() ?? this.byKey.length;
     const state: FieldState = {
       id: row.id,
@@ -135,6 +144,7 @@ class CatalogState {
     const old = this.fields.get(id);
     if (!old) return;
     this.detach(old);
+    this.version++;
     this.fields.delete(id);
     this.byKey[old.key] = undefined;
     this.freeKeys.push(old.key);
@@ -239,6 +249,8 @@ export class MetricsService {
   private scales: Scales | undefined;
   private rawsAtBuild = 0;
   private computedSinceBuild = 0;
+  /** The catalog and its version when the distribution sample was last completed. */
+  private covered: { state: CatalogState; version: number } | null = null;
   private readonly worker = randomUUID();
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
@@ -541,6 +553,23 @@ export class MetricsService {
     this.computedSinceBuild = 0;
   }
 
+  /**
+   * Measures the fields of the distribution sample that have no remembered raw values; true when it measured any.
+   * The sample is the whole catalog up to DISTRIBUTION_SAMPLE fields, else the fields whose id hash falls below
+   * the matching share of the hash range (a deterministic, uniform sample that stays stable as the catalog grows).
+   */
+  private coverDistributionSample(state: CatalogState, measure: (f: FieldState) => unknown): boolean {
+    const limit = state.fields.size <= DISTRIBUTION_SAMPLE ? Infinity : (DISTRIBUTION_SAMPLE / state.fields.size) * 2 ** 32;
+    let measured = 0;
+    for (const f of state.fields.values()) {
+      if (f.hash < limit && !this.raws.has(f.id)) {
+        measure(f);
+        measured++;
+      }
+    }
+    return measured > 0;
+  }
+
   /** Computes the metrics of the given fields from the in-memory catalog (fields it does not hold are skipped). */
   private async computeFields(state: CatalogState, ids: readonly string[]): Promise<repo.FieldMetricsRow[]> {
     const anchors = await this.deps.taxonomy.tagAnchors();
@@ -569,10 +598,16 @@ export class MetricsService {
       tagStats.push({ tagId, anchor, sum: t?.sum ?? null, count: t?.count ?? 0 });
     }
 
-    const pre: Array<{ f: FieldState; axes: ReturnType<typeof computeAxes>; neighbours: Array<{ f: FieldState; similarity: number }>; margins: ReturnType<typeof computeTagMargins>; disagreement: number }> = [];
-    for (const id of ids) {
-      const f = state.fields.get(id);
-      if (!f) continue;
+    type Measured = {
+      f: FieldState;
+      axes: ReturnType<typeof computeAxes>;
+      neighbours: Array<{ f: FieldState; similarity: number }>;
+      margins: ReturnType<typeof computeTagMargins>;
+      disagreement: number;
+      nearestRatio: number | null;
+    };
+    /** Everything of a field's metrics that does not depend on the catalog distributions; remembers its raw values. */
+    const measure = (f: FieldState): Measured => {
       const tag = state.tags.get(f.tagId);
       const level = state.levels.get(f.level);
       const found = state.index.search(f.embedding, NEIGHBOURS_K + 1);
@@ -593,23 +628,38 @@ export class MetricsService {
         nearest: neighbours[0] ? { similarity: neighbours[0].similarity } : null,
       });
       const margins = computeTagMargins(f.embedding, f.tagId, tagStats);
-      const disagreement = neighbourDisagreement(
-        neighbours.map((n) => ({ similarity: n.similarity, tag_id: n.f.tagId, level: n.f.level })),
-        { tag_id: f.tagId, level: f.level },
-      );
+      const labelled = neighbours.map((n) => ({ similarity: n.similarity, tag_id: n.f.tagId, level: n.f.level }));
+      const disagreement = neighbourDisagreement(labelled, { tag_id: f.tagId, level: f.level });
+      const nearestRatio = nearestTagEvidence(labelled, { tag_id: f.tagId }, axes.nearest_peer_similarity).ratio;
       this.raws.set(f.id, { raw: axes.raw, peer: margins.peerMargin, anchor: margins.anchorMargin });
+      return { f, axes, neighbours, margins, disagreement, nearestRatio };
+    };
+
+    const pre: Measured[] = [];
+    for (const id of ids) {
+      const f = state.fields.get(id);
+      if (!f) continue;
+      pre.push(measure(f));
       this.computedSinceBuild++;
-      pre.push({ f, axes, neighbours, margins, disagreement });
     }
-    // Percentiles against the catalog as computed so far; rebuilt once 5% of it has changed.
+    // Percentiles and margin scales must describe the whole catalog, not the part computed so far: otherwise the
+    // first fields of a new catalog would be ranked against each other alone, and a field's stored scores would
+    // depend on when it happened to be computed. So, before normalising, the raw values are completed over the
+    // distribution sample (the whole catalog up to DISTRIBUTION_SAMPLE fields, beyond that the fields with the
+    // smallest id hash); they are only measured, not stored (each is stored when its own turn comes).
+    if (this.covered?.state !== state || this.covered.version !== state.version) {
+      this.covered = { state, version: state.version };
+      if (this.coverDistributionSample(state, measure)) this.rebuildDistributions();
+    }
+    // Rebuilt once 5% of the remembered values have changed since the last build.
     if (!this.distributions || this.computedSinceBuild > 0.05 * Math.max(this.rawsAtBuild, 1)) {
       this.rebuildDistributions();
     }
     const distributions = this.distributions as AxisDistributions;
     const computedAt = this.deps.clock.now().toISOString();
-    return pre.map(({ f, axes, neighbours, margins, disagreement }) => {
+    return pre.map(({ f, axes, neighbours, margins, disagreement, nearestRatio }) => {
       const scores = normalizeAxes(axes.raw, distributions);
-      const input = { scores, neighbourDisagreement: disagreement, anchorMargin: margins.anchorMargin, peerMargin: margins.peerMargin, ...(this.scales ? { scales: this.scales } : {}) };
+      const input = { scores, neighbourDisagreement: disagreement, anchorMargin: margins.anchorMargin, peerMargin: margins.peerMargin, nearestRatio, ...(this.scales ? { scales: this.scales } : {}) };
       const score = outlierScore(input);
       const severity = severityOf(score, this.deps.severity);
       const nearest = neighbours[0];

@@ -14,7 +14,11 @@ import {
   knnDisagreementBaseline,
   marginScale,
   meanUnit,
+  NEAREST_RATIO_EPSILON,
+  nearestTagEvidence,
   neighbourDisagreement,
+  OUTLIER_WEIGHTS,
+  outlierTerms,
   normalize,
   normalizeAxes,
   outlierScore,
@@ -78,6 +82,8 @@ describe('computeAxes', () => {
     close(res.raw.farthest, 1 - 0);
     close(res.category_similarity, Math.SQRT1_2);
     close(res.centroid_similarity, 0.5);
+    // The closest peer of the sample is at 10°.
+    close(res.nearest_peer_similarity!, Math.cos(Math.PI / 18));
     assert.deepEqual(res.fallbacks, []);
   });
 
@@ -109,6 +115,7 @@ describe('computeAxes', () => {
       close(res.raw[k], 0.5); // every axis falls back to the anchor similarity (cos 60° = 0.5)
     }
     assert.deepEqual(new Set(res.fallbacks), new Set(['centroid', 'peer_mean', 'lower_quartile', 'farthest', 'nearest']));
+    assert.equal(res.nearest_peer_similarity, null);
   });
 
   it('without an anchor uses the peer mean, and without anything reports distance 1', () => {
@@ -234,6 +241,46 @@ describe('neighbour disagreement and the outlier model', () => {
     assert.equal(neighbourDisagreement([{ similarity: -0.3, tag_id: 2, level: 'L1' }], self), 0);
   });
 
+  it('nearestTagEvidence compares the closest same-tag field with the closest field of another tag', () => {
+    const eps = NEAREST_RATIO_EPSILON;
+    const ratio = (own: number, other: number): number => Math.log((1 - own + eps) / (1 - other + eps));
+    const neighbours = [
+      { similarity: 0.95, tag_id: 2 },
+      { similarity: 0.9, tag_id: 3 },
+      { similarity: 0.7, tag_id: 1 },
+    ];
+    // Own tag's closest field among the neighbours (0.7) unless the peer sample has a closer one.
+    let ev = nearestTagEvidence(neighbours, { tag_id: 1 }, 0.6);
+    close(ev.ownSimilarity, 0.7);
+    close(ev.otherSimilarity!, 0.95);
+    close(ev.ratio!, ratio(0.7, 0.95));
+    assert.ok(ev.ratio! > 0);
+    ev = nearestTagEvidence(neighbours, { tag_id: 1 }, 0.97);
+    close(ev.ratio!, ratio(0.97, 0.95));
+    assert.ok(ev.ratio! < 0);
+    // Neighbours of its own tag only: the farthest of them bounds the closest field of another tag.
+    ev = nearestTagEvidence([{ similarity: 0.9, tag_id: 1 }, { similarity: 0.8, tag_id: 1 }], { tag_id: 1 }, null);
+    close(ev.otherSimilarity!, 0.8);
+    close(ev.ratio!, ratio(0.9, 0.8));
+    // No other field with its tag: similarity 0 ("unrelated"), as for the peer margin.
+    ev = nearestTagEvidence([{ similarity: 0.9, tag_id: 2 }], { tag_id: 1 }, null);
+    assert.equal(ev.ownSimilarity, 0);
+    close(ev.ratio!, ratio(0, 0.9));
+    // No neighbours at all (or none with a finite similarity): nothing to compare.
+    assert.equal(nearestTagEvidence([], { tag_id: 1 }, 0.9).ratio, null);
+    assert.equal(nearestTagEvidence([{ similarity: Number.NaN, tag_id: 2 }], { tag_id: 1 }, null).ratio, null);
+  });
+
+  it('nearestTagEvidence is dimension-free: scaling every distance leaves the ratio nearly unchanged', () => {
+    const ratioAt = (own: number, other: number, k: number): number =>
+      nearestTagEvidence([{ similarity: 1 - k * (1 - other), tag_id: 2 }], { tag_id: 1 }, 1 - k * (1 - own)).ratio!;
+    // Distances 0.4 vs 0.1 (a loose embedder) and 0.2 vs 0.05 (a tighter one): both say "4 times closer" up to ε.
+    const loose = ratioAt(0.6, 0.9, 1);
+    const tight = ratioAt(0.6, 0.9, 0.5);
+    assert.ok(loose > 1 && tight > 1, `${loose} ${tight}`);
+    assert.ok(Math.abs(loose - tight) < 0.2, `${loose} vs ${tight}`);
+  });
+
   it('knnDisagreementBaseline uses the k exact nearest neighbours', () => {
     const vectors = [at(0), at(5), at(10), at(90), at(95)].map(normalize);
     const tags = [1, 1, 2, 3, 3];
@@ -264,11 +311,28 @@ describe('neighbour disagreement and the outlier model', () => {
       assert.ok(o >= prev, `not monotone at margin ${m}`);
       prev = o;
     }
-    const clean = outlierScore({ scores: uniformScores(0.8), neighbourDisagreement: 0, peerMargin: 0.1, anchorMargin: 0.1 });
-    const suspicious = outlierScore({ scores: uniformScores(0.05), neighbourDisagreement: 1, peerMargin: -0.15, anchorMargin: -0.1 });
+    prev = -1;
+    for (let r = -4; r <= 4; r += 0.5) {
+      const o = outlierScore({ scores, neighbourDisagreement: 0.5, peerMargin: 0, anchorMargin: 0, nearestRatio: r });
+      assert.ok(o >= prev, `not monotone at ratio ${r}`);
+      prev = o;
+    }
+    const clean = outlierScore({ scores: uniformScores(0.8), neighbourDisagreement: 0, peerMargin: 0.1, anchorMargin: 0.1, nearestRatio: -1 });
+    // Every neighbour has another tag, another tag fits better, and a field of another tag is 5 times closer than any of its own.
+    const suspicious = outlierScore({ scores: uniformScores(0.05), neighbourDisagreement: 1, peerMargin: -0.15, anchorMargin: -0.1, nearestRatio: Math.log(5) });
     assert.ok(clean < 0.05, `clean ${clean}`);
     assert.ok(suspicious > 0.9, `suspicious ${suspicious}`);
     assert.ok(Number.isFinite(outlierScore({ scores, neighbourDisagreement: Number.NaN, peerMargin: null })));
+  });
+
+  it('the nearest-field ratio enters with its weight, clipped, and a missing one counts 0', () => {
+    const base = { scores: uniformScores(0.5), neighbourDisagreement: 0.5, peerMargin: 0, anchorMargin: 0 };
+    close(outlierTerms({ ...base, nearestRatio: 1 }).nearestRatio, OUTLIER_WEIGHTS.nearestRatio);
+    close(outlierTerms({ ...base, nearestRatio: 50 }).nearestRatio, OUTLIER_WEIGHTS.nearestRatio * OUTLIER_WEIGHTS.ratioClip);
+    close(outlierTerms({ ...base, nearestRatio: -50 }).nearestRatio, -OUTLIER_WEIGHTS.nearestRatio * OUTLIER_WEIGHTS.ratioClip);
+    assert.equal(outlierTerms({ ...base, nearestRatio: null }).nearestRatio, 0);
+    assert.equal(outlierTerms({ ...base, nearestRatio: Number.NaN }).nearestRatio, 0);
+    assert.equal(outlierScore({ ...base, nearestRatio: null }), outlierScore(base));
   });
 
   it('severity follows the thresholds, inclusive at the boundaries', () => {

@@ -71,6 +71,20 @@ function assertItem(item: Item, listLength: number): void {
   assert.equal(typeof item.nearest_field_name, 'string');
 }
 
+/** Deep equality, numbers within 1e-6. */
+function assertClose(actual: unknown, expected: unknown, path = '$'): void {
+  if (typeof actual === 'number' && typeof expected === 'number') {
+    assert.ok(Math.abs(actual - expected) < 1e-6, `${path}: ${actual} vs ${expected}`);
+  } else if (actual !== null && expected !== null && typeof actual === 'object' && typeof expected === 'object') {
+    const a = actual as Record<string, unknown>;
+    const e = expected as Record<string, unknown>;
+    assert.deepEqual(Object.keys(a).sort(), Object.keys(e).sort(), path);
+    for (const k of Object.keys(e)) assertClose(a[k], e[k], `${path}.${k}`);
+  } else {
+    assert.equal(actual, expected, path);
+  }
+}
+
 describeEachDatabase('embedding-minibars', (kind) => {
   let t: TestApp;
   let admin: string;
@@ -191,6 +205,40 @@ describeEachDatabase('embedding-minibars', (kind) => {
     // No stored metric names a deleted field as its nearest neighbour once recomputed.
     const all = json<Minibars>(await minibars(t.app, admin, ids));
     assert.ok(all.items.every((i) => i.nearest_field_id !== gone));
+  });
+});
+
+describeEachDatabase('embedding-minibars order of computation', (kind) => {
+  let t: TestApp;
+  after(async () => t?.close());
+
+  it('stores the same metrics for a field computed first, on its own, as when the whole catalog is computed together', async () => {
+    t = await buildTestApp(kind);
+    // No background worker: the two fields below must be the first ones computed.
+    await t.app.services.metrics.stop();
+    const admin = await adminToken(t.app);
+    const source = await createDatasource(t.app, admin);
+    // More than 20 fields, so that the margin scales come from the catalog too.
+    const catalog = [...smallCatalog(), ...manyFields(12, 'order')];
+    const ids = (await importOk(t.app, admin, source, catalog)).field_ids;
+    assert.equal((await status(t.app, admin)).pending, catalog.length);
+    const wrong = ids[smallCatalog().length - 1]!;
+    const early = [wrong, ids[0]!];
+    // Not computed yet: minibars computes these two on the spot, before any other field of the catalog.
+    const first = json<Minibars>(await minibars(t.app, admin, early)).items;
+    const stored = await t.database.db.selectFrom('field_metrics').select('field_id').execute();
+    assert.deepEqual(stored.map((r) => r.field_id).sort(), [...early].sort());
+    await t.app.services.metrics.drain();
+    // Re-importing the unchanged catalog marks every field stale; they are now recomputed together, in one batch.
+    await importOk(t.app, admin, source, catalog);
+    assert.equal((await status(t.app, admin)).pending, catalog.length);
+    await t.app.services.metrics.drain();
+    const together = json<Minibars>(await minibars(t.app, admin, early)).items;
+    // Equal up to float32 rounding (re-importing detaches and re-attaches each vector from the running sums).
+    assertClose(together, first);
+    // …and they are not trivially equal: the catalog's percentiles spread the two fields apart.
+    assert.ok(first[0]!.scores.peer_mean! < first[1]!.scores.peer_mean!, JSON.stringify(first.map((i) => i.scores)));
+    assert.equal(first[0]!.severity, 'high', first[0]!.reason);
   });
 });
 

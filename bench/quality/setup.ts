@@ -1,0 +1,74 @@
+// Shared by run.ts and fit.ts: the labelled catalog with a seeded share of labels flipped, imported through the real
+// FieldsService on a temporary SQLite database, with the metrics worker drained.
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { buildApp } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { openDatabase, type Database } from '../../src/db/database.js';
+import { SYSTEM_ACTOR } from '../../src/modules/audit/audit.service.js';
+import { buildQualityCatalog, seededFlips, type LabelledField } from './catalog.js';
+
+export interface ImportedCatalog {
+  app: Awaited<ReturnType<typeof buildApp>>;
+  database: Database;
+  fields: LabelledField[];
+  flipped: boolean[];
+  /** Field id of fields[i]. */
+  ids: string[];
+  dataSources: number;
+  importSeconds: number;
+  drainSeconds: number;
+  close(): Promise<void>;
+}
+
+export async function importFlippedCatalog(seed: number, flipSeed: number, share: number): Promise<ImportedCatalog> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-quality-'));
+  const config = loadConfig({ DATABASE_URL: `sqlite:${path.join(dir, 'q.db')}`, FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_ADMIN_PASSWORD: 'quality-bench-passphrase-0001', LOG_LEVEL: 'warn' });
+  const database = openDatabase(config.database);
+  const app = await buildApp({ config, database, logStream: pino.destination(2) });
+  const close = async (): Promise<void> => {
+    await app.close();
+    await database.close();
+    fs.rmSync(dir, { recursive: true, force: true });
+  };
+  try {
+    const catalog = buildQualityCatalog(seed);
+    const { fields, flipped } = seededFlips(catalog, share, flipSeed);
+    const bySource = new Map<string, Array<{ f: LabelledField; i: number }>>();
+    fields.forEach((f, i) => bySource.set(f.datasource, [...(bySource.get(f.datasource) ?? []), { f, i }]));
+    const ids: string[] = new Array<string>(fields.length);
+    const t0 = performance.now();
+    for (const [name, list] of bySource) {
+      // Data sources inserted directly as sample sources so the trial's quota of 3 does not apply; fields go through the service.
+      const id = randomUUID();
+      const now = new Date().toISOString();
+      await database.db.insertInto('datasources').values({ id, name, type: 'postgresql', description: null, is_sample: 1, created_at: now, updated_at: now }).execute();
+      for (let s = 0; s < list.length; s += 5000) {
+        const part = list.slice(s, s + 5000);
+        const res = await app.services.fields.importFields(SYSTEM_ACTOR, {
+          datasource_id: id,
+          fields: part.map(({ f }) => ({
+            table_name: f.table_name,
+            field_name: f.field_name,
+            data_type: f.data_type,
+            ...(f.comment ? { comment: f.comment } : {}),
+            ...(f.sample_values ? { sample_values: f.sample_values } : {}),
+            classification_chain_path: f.chain_path,
+            level: f.level,
+          })),
+        });
+        res.field_ids.forEach((fid, j) => (ids[part[j]!.i] = fid));
+      }
+    }
+    const t1 = performance.now();
+    await app.services.metrics.drain();
+    const t2 = performance.now();
+    return { app, database, fields, flipped, ids, dataSources: bySource.size, importSeconds: (t1 - t0) / 1000, drainSeconds: (t2 - t1) / 1000, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
