@@ -12,7 +12,7 @@
  *   npx tsx bench/http.ts [--duration 10] [--connections 50] [--rounds 3]
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -26,23 +26,23 @@ const connections = Number(values.connections);
 const rounds = Number(values.rounds);
 const ADMIN_PASSWORD = 'bench-operator-passphrase-0001';
 
-function start(args: string[], env: Record<string, string>): Promise<{ child: ChildProcess; port: number }> {
-  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'inherit'] });
-  return new Promise((resolve, reject) => {
-    let out = '';
-    const timer = setTimeout(() => reject(new Error(`no LISTENING from ${args.join(' ')}`)), 60_000);
-    child.once('exit', (code) => reject(new Error(`${args.join(' ')} exited with ${code}`)));
-    child.stdout?.on('data', (chunk: Buffer) => {
-      out += chunk.toString();
-      const match = /LISTENING (\d+)|listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(out);
-      if (match) {
-        clearTimeout(timer);
-        child.stdout?.removeAllListeners('data');
-        child.stdout?.resume(); // keep draining the log so the server never blocks on a full pipe
-        resolve({ child, port: Number(match[1] ?? match[2]) });
-      }
-    });
-  });
+/**
+ * Starts a server whose stdout goes to a file (as production logs go to a file or journald): piped into this
+ * process, the log lines would cost autocannon's own CPU and slow the client, not the server.
+ */
+async function start(args: string[], env: Record<string, string>, logFile: string): Promise<{ child: ChildProcess; port: number }> {
+  const out = openSync(logFile, 'w');
+  const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', out, 'inherit'] });
+  closeSync(out);
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+  for (const deadline = Date.now() + 60_000; Date.now() < deadline; await new Promise((r) => setTimeout(r, 100))) {
+    if (exited !== undefined) throw new Error(`${args.join(' ')} exited with ${exited}`);
+    const match = /LISTENING (\d+)|listening at http:\/\/127\.0\.0\.1:(\d+)/.exec(readFileSync(logFile, 'utf8'));
+    if (match) return { child, port: Number(match[1] ?? match[2]) };
+  }
+  child.kill('SIGTERM');
+  throw new Error(`no listening line from ${args.join(' ')}`);
 }
 
 type Result = Awaited<ReturnType<typeof run>>;
@@ -59,14 +59,15 @@ async function run(opts: autocannon.Options) {
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'fieldlens-bench-'));
 const eldFile = path.join(dir, 'eld.json');
-const bare = await start(['--import', 'tsx', 'bench/support/bare-fastify.ts'], {});
+const bare = await start(['--import', 'tsx', 'bench/support/bare-fastify.ts'], {}, path.join(dir, 'bare.log'));
 const app = await start(['--import', 'tsx', '--import', './bench/support/event-loop-monitor.ts', 'src/cli.ts', 'serve'], {
   PORT: '0',
   DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}`,
   FIELDLENS_ADMIN_PASSWORD: ADMIN_PASSWORD,
   FIELDLENS_SAMPLE_DATA: 'off',
   BENCH_ELD_FILE: eldFile,
-});
+  LOG_LEVEL: 'info', // the access log is part of what is measured
+}, path.join(dir, 'fieldlens.log'));
 try {
   const base = `http://127.0.0.1:${app.port}`;
   const login = (await (

@@ -20,6 +20,13 @@ export type Queryable = Kysely<DB> | Transaction<DB>;
 export interface Database {
   readonly kind: DialectKind;
   readonly db: Kysely<DB>;
+  /**
+   * True when every query and transaction of the database runs on this process's one connection, one at a time
+   * (embedded SQLite, single-instance by design): no read can see the database while another transaction is
+   * half-done, so rows may be cached in memory as long as this process's own writes invalidate them. False for
+   * PostgreSQL, where pooled connections and other instances read and write concurrently.
+   */
+  readonly singleConnection: boolean;
   /** Throws when the database does not answer. */
   ping(): Promise<void>;
   /**
@@ -60,6 +67,7 @@ function openSqlite(file: string): Database {
   return {
     kind: 'sqlite',
     db,
+    singleConnection: true,
     async lock() {},
     async ping() {
       await sql`select 1`.execute(db);
@@ -119,6 +127,7 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
   return {
     kind: 'postgres',
     db,
+    singleConnection: false,
     async lock(trx, name) {
       await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx);
     },

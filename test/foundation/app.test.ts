@@ -38,6 +38,16 @@ describeEachDatabase('foundation', (kind) => {
     assert.equal(t.logs.filter((line) => line.includes('probe-43')).length, 0);
   });
 
+  it('redacts credentials wherever a log line could carry them', async () => {
+    const secrets = { password: 'pw-secret-1', current_password: 'pw-secret-2', access_token: 'at-secret-3', refresh_token: 'rt-secret-4' };
+    t.app.log.info({ ...secrets, body: { ...secrets }, req: { headers: { authorization: 'Bearer hdr-secret-5', cookie: 'sid=ck-secret-6' }, body: { ...secrets } }, payload: { ...secrets } }, 'redaction probe');
+    const line = t.logs.find((l) => l.includes('redaction probe'));
+    assert.ok(line);
+    for (const secret of [...Object.values(secrets), 'hdr-secret-5', 'ck-secret-6']) assert.ok(!line.includes(secret), `${secret} is redacted`);
+    // Top level, body and payload: 12 fields. Fastify's `req` serializer already drops headers and body.
+    assert.equal(line.split('[redacted]').length - 1, 12);
+  });
+
   it('serves an OpenAPI 3 document generated from the routes, and the docs UI', async () => {
     const response = await t.app.inject({ method: 'GET', url: '/openapi.json' });
     assert.equal(response.statusCode, 200);

@@ -10,7 +10,7 @@ import { isRole, permissionsOf, type Caller, type Permission, type Principal, ty
 import type { Authenticator } from '../../http/authentication.js';
 import { AppError } from '../../http/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
-import { findUserById, findUserByUsername, findUserForToken } from '../users/users.repository.js';
+import { findUserById, findUserByUsername, userForTokenReader } from '../users/users.repository.js';
 import * as repo from './auth.repository.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { hashRefreshToken, invalidToken, newRefreshToken, type AccessTokens } from './tokens.js';
@@ -54,6 +54,7 @@ export function lockSecondsFor(failures: number): number {
 
 export class AuthService implements Authenticator {
   private dummyHash: Promise<string> | undefined;
+  private readonly userForToken: ReturnType<typeof userForTokenReader>;
 
   constructor(
     private readonly deps: {
@@ -65,7 +66,9 @@ export class AuthService implements Authenticator {
       /** The current license tier, for `me`. */
       currentTier: () => Promise<string>;
     },
-  ) {}
+  ) {
+    this.userForToken = userForTokenReader(deps.database.db, { cache: deps.database.singleConnection });
+  }
 
   private get db() {
     return this.deps.database.db;
@@ -178,7 +181,7 @@ export class AuthService implements Authenticator {
   /** Resolves a bearer token to its user, re-reading the user so disabling or role changes apply at once. */
   async authenticate(token: string): Promise<Principal> {
     const claims = await this.deps.tokens.verify(token, this.deps.clock.now());
-    const user = await findUserForToken(this.db, claims.sub);
+    const user = await this.userForToken(claims.sub);
     if (!user || user.disabled === 1 || user.token_version !== claims.ver) throw invalidToken();
     return { id: user.id, username: user.username, email: user.email, roles: parseRoles(user.roles) };
   }

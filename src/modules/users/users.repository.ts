@@ -1,5 +1,5 @@
 /** All SQL of users. */
-import type { Queryable } from '../../db/database.js';
+import type { Kdb, Queryable } from '../../db/database.js';
 import { isUniqueViolation } from '../../db/database.js';
 import type { NewUserRow, UserRow, UserUpdate } from '../../db/schema.js';
 import { conflict } from '../../http/errors.js';
@@ -8,9 +8,39 @@ export async function findUserById(db: Queryable, id: string): Promise<UserRow |
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** What authenticating a request needs of its user (read on every request: no password hash). */
-export async function findUserForToken(db: Queryable, id: string) {
-  return db.selectFrom('users').select(['id', 'username', 'email', 'roles', 'disabled', 'token_version']).where('id', '=', id).executeTakeFirst();
+/** What authenticating a request needs of its user (no password hash). */
+export type TokenUserRow = Pick<UserRow, 'id' | 'username' | 'email' | 'roles' | 'disabled' | 'token_version'>;
+
+/**
+ * Bumped before every write to `users` in this process. A cached user row is used only while the generation it
+ * was read in is still current, so any user change (disable, roles, password, delete) is seen by the next request.
+ */
+let usersGeneration = 0;
+const TOKEN_USER_CACHE_SIZE = 10_000;
+
+/**
+ * The user lookup of every authenticated request. The query is built and compiled once (building it anew cost more
+ * than running it). With `cache` (only for a database whose reads cannot overlap another process's or connection's
+ * writes: Database.singleConnection) rows are remembered until the next write to `users` in this process.
+ */
+export function userForTokenReader(db: Kdb, options: { cache: boolean }): (id: string) => Promise<TokenUserRow | undefined> {
+  const compiled = db.selectFrom('users').select(['id', 'username', 'email', 'roles', 'disabled', 'token_version']).where('id', '=', '').compile();
+  const read = async (id: string): Promise<TokenUserRow | undefined> => {
+    const query: typeof compiled = { ...compiled, parameters: [id] };
+    return (await db.executeQuery(query)).rows[0];
+  };
+  if (!options.cache) return read;
+  const cache = new Map<string, { generation: number; row: TokenUserRow | undefined }>();
+  return async (id) => {
+    const hit = cache.get(id);
+    if (hit?.generation === usersGeneration) return hit.row;
+    // Taken before the read: a write that starts meanwhile makes this entry stale at once.
+    const generation = usersGeneration;
+    const row = await read(id);
+    if (cache.size >= TOKEN_USER_CACHE_SIZE) cache.clear();
+    cache.set(id, { generation, row });
+    return row;
+  };
 }
 
 export async function findUserByUsername(db: Queryable, username: string): Promise<UserRow | undefined> {
@@ -40,6 +70,7 @@ export async function countActiveUsersWithRole(db: Queryable, role: string): Pro
 }
 
 export async function insertUser(db: Queryable, row: NewUserRow): Promise<void> {
+  usersGeneration++;
   try {
     await db.insertInto('users').values(row).execute();
   } catch (error) {
@@ -49,10 +80,12 @@ export async function insertUser(db: Queryable, row: NewUserRow): Promise<void> 
 }
 
 export async function updateUser(db: Queryable, id: string, update: UserUpdate): Promise<void> {
+  usersGeneration++;
   await db.updateTable('users').set(update).where('id', '=', id).execute();
 }
 
 export async function deleteUser(db: Queryable, id: string): Promise<boolean> {
+  usersGeneration++;
   const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

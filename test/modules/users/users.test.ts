@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { ADMIN_PASSWORD, adminToken, bearer, buildTestApp, createUser, json, login, problem, type TestApp } from '../../helpers/app.js';
 import { describeEachDatabase } from '../../helpers/databases.js';
+import { deleteUser, updateUser, userForTokenReader } from '../../../src/modules/users/users.repository.js';
 import { importLicense, issueLicense, keyPair } from '../license/license.helpers.js';
 
 describeEachDatabase('users', (kind) => {
@@ -121,6 +122,7 @@ describeEachDatabase('users', (kind) => {
 
   it('deleting a user ends its access at once; unknown and malformed ids are answered clearly', async () => {
     const user = await createUser(t.app, ['dba']);
+    assert.equal((await me(user.token)).statusCode, 200);
     const deleted = await t.app.inject({ method: 'DELETE', url: `/api/v1/users/${user.id}`, headers: bearer(admin) });
     assert.equal(deleted.statusCode, 204);
     assert.equal((await me(user.token)).statusCode, 401);
@@ -130,6 +132,27 @@ describeEachDatabase('users', (kind) => {
     const bad = await t.app.inject({ method: 'PATCH', url: '/api/v1/users/not-a-uuid', headers: bearer(admin), payload: { email: 'x@example.com' } });
     assert.equal(bad.statusCode, 400);
     assert.equal(problem(bad).code, 'validation_failed');
+  });
+
+  it('the per-request user lookup sees every write to users, whether or not it caches rows', async () => {
+    const user = await createUser(t.app, ['operator']);
+    const cached = userForTokenReader(t.database.db, { cache: t.database.singleConnection });
+    assert.equal((await cached(user.id))?.disabled, 0);
+    assert.equal((await cached(user.id))?.disabled, 0, 'a second read answers the same');
+    await updateUser(t.database.db, user.id, { disabled: 1 });
+    assert.equal((await cached(user.id))?.disabled, 1, 'the write made the remembered row stale');
+    // A write inside a transaction that rolls back changes nothing, and the reader answers what the database holds.
+    await assert.rejects(
+      t.database.db.transaction().execute(async (trx) => {
+        await updateUser(trx, user.id, { disabled: 0 });
+        throw new Error('roll back');
+      }),
+      /roll back/,
+    );
+    assert.equal((await cached(user.id))?.disabled, 1);
+    await deleteUser(t.database.db, user.id);
+    assert.equal(await cached(user.id), undefined);
+    assert.equal(await cached('00000000-0000-4000-8000-000000000000'), undefined);
   });
 
   it('records user changes in the audit log without secrets', async () => {
