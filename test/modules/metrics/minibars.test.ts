@@ -150,6 +150,17 @@ describeEachDatabase('embedding-minibars', (kind) => {
     assert.match(item.reason, /Email address/);
     const good = body.items.find((i) => i.field_id === ids[0])!;
     assert.equal(good.severity, 'low', good.reason);
+    // The review queue sorts on the copy kept on each field row: it must match the stored metrics exactly.
+    const rows = await t.database.db.selectFrom('fields').innerJoin('field_metrics as m', 'm.field_id', 'fields.id').select(['fields.id', 'fields.outlier_score', 'fields.severity', 'm.outlier_score as m_score', 'm.severity as m_severity']).where('fields.id', 'in', ids).execute();
+    assert.equal(rows.length, ids.length);
+    // fields.outlier_score is a 4-byte float (an index key for sorting), field_metrics keeps 8 bytes on PostgreSQL.
+    for (const r of rows) {
+      assert.equal(r.severity, r.m_severity, r.id);
+      assert.ok(Math.abs(Number(r.outlier_score) - r.m_score) < 1e-6, r.id);
+    }
+    const copied = rows.find((r) => r.id === wrong)!;
+    assert.equal(copied.severity, 'high');
+    assert.ok(Math.abs(Number(copied.outlier_score) - item.outlier_score) < 1e-6);
   });
 
   it('answers 500 ids, computing fields not computed yet on the spot', async () => {
