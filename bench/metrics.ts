@@ -1,10 +1,12 @@
 // Metrics speed: full recompute time and peak RSS for a synthetic catalog (fields bulk-inserted straight into the
 // database with clustered random embeddings), server-side latency of a 500-id embedding-minibars call, and the time
-// from a confirm to pending = 0. SQLite on a temp file. Run: npx tsx bench/metrics.ts   Knob: BENCH_SIZES=10000,100000
+// from a confirm to pending = 0. SQLite on a temp file, or PostgreSQL (a throw-away schema) when BENCH_DATABASE_URL
+// is set. Run: npx tsx bench/metrics.ts   Knobs: BENCH_SIZES=10000,100000  BENCH_DATABASE_URL=postgres://…
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import pino from 'pino';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
@@ -21,10 +23,18 @@ function quantile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 }
 
+const PG_URL = process.env.BENCH_DATABASE_URL;
+
 async function run(n: number): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-mbench-'));
-  const config = loadConfig({ DATABASE_URL: `sqlite:${path.join(dir, 'm.db')}`, FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'warn' });
-  const database = openDatabase(config.database);
+  const config = loadConfig({ DATABASE_URL: PG_URL ?? `sqlite:${path.join(dir, 'm.db')}`, FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'warn' });
+  const schema = PG_URL ? `fl_mbench_${randomUUID().slice(0, 8)}` : undefined;
+  const admin = PG_URL ? new pg.Client({ connectionString: PG_URL }) : undefined;
+  if (admin) {
+    await admin.connect();
+    await admin.query(`create schema ${schema}`);
+  }
+  const database = openDatabase(config.database, schema ? { schema } : {});
   let app = await buildApp({ config, database, logStream: pino.destination(2) });
   try {
     const dims = app.services.embedder.dimensions;
@@ -89,9 +99,13 @@ async function run(n: number): Promise<void> {
     await app.close();
     await database.close();
     fs.rmSync(dir, { recursive: true, force: true });
+    if (admin) {
+      await admin.query(`drop schema ${schema} cascade`);
+      await admin.end();
+    }
   }
 }
 
-console.log(`${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, SQLite`);
+console.log(`${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${PG_URL ? 'PostgreSQL' : 'SQLite'}`);
 for (const n of SIZES) await run(n);
 clearInterval(sampler);
