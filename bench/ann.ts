@@ -12,9 +12,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Index, MetricKind, ScalarKind } from 'usearch';
 import hnswlib from 'hnswlib-node';
+import { mulberry32 } from './support/random.js';
 
 const M = 16;
-const EF_CONSTRUCTION = Number(process.argv.find((a) => a.startsWith('--efc='))?.slice(6) ?? 128);
 const EF_SEARCH_SWEEP = [16, 32, 64, 128];
 const K = 10;
 
@@ -25,10 +25,11 @@ interface Options {
   libs: string[];
   role: string | null;
   sweep: boolean;
+  efc: number;
 }
 
 function parseOptions(argv: string[]): Options {
-  const opts: Options = { n: 100_000, dim: 100, queries: 1000, libs: ['usearch', 'hnswlib'], role: null, sweep: false };
+  const opts: Options = { n: 100_000, dim: 100, queries: 1000, libs: ['usearch', 'hnswlib'], role: null, sweep: false, efc: 128 };
   for (const arg of argv) {
     if (/^\d+$/.test(arg)) opts.n = Number(arg);
     else if (arg.startsWith('--libs=')) opts.libs = arg.slice(7).split(',').filter(Boolean);
@@ -36,22 +37,13 @@ function parseOptions(argv: string[]): Options {
     else if (arg.startsWith('--dim=')) opts.dim = Number(arg.slice(6));
     else if (arg.startsWith('--role=')) opts.role = arg.slice(7);
     else if (arg === '--sweep') opts.sweep = true;
+    else if (arg.startsWith('--efc=')) opts.efc = Number(arg.slice(6));
   }
   return opts;
 }
 
 // ---------- deterministic clustered data ----------
 
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function gaussian(rand: () => number): number {
   const u = rand() || 1e-12;
@@ -209,7 +201,7 @@ function runUsearch(opts: Options): void {
     metric: MetricKind.Cos,
     quantization: ScalarKind.F32,
     connectivity: M,
-    expansion_add: EF_CONSTRUCTION,
+    expansion_add: opts.efc,
     expansion_search: 64,
     multi: false,
   });
@@ -234,7 +226,7 @@ function runUsearch(opts: Options): void {
     lib: 'usearch 2.25 (f32, one-by-one add)',
     n,
     M,
-    efC: EF_CONSTRUCTION,
+    efC: opts.efc,
     efS: 64,
     build_s: +buildS.toFixed(1),
     build_cpu_s: +buildCpu.toFixed(1),
@@ -279,7 +271,7 @@ function runUsearch(opts: Options): void {
       metric: MetricKind.Cos,
       quantization: ScalarKind.F32,
       connectivity: M,
-      expansion_add: EF_CONSTRUCTION,
+      expansion_add: opts.efc,
       expansion_search: 64,
       multi: false,
     });
@@ -300,7 +292,7 @@ function runUsearch(opts: Options): void {
         metric: MetricKind.Cos,
         quantization: ScalarKind.F32,
         connectivity: M,
-        expansion_add: EF_CONSTRUCTION,
+        expansion_add: opts.efc,
         expansion_search: ef,
         multi: false,
       });
@@ -337,7 +329,7 @@ function runHnswlib(opts: Options): void {
   const rss0 = rssMiB();
   const rows: Row[] = [];
   const index = new hnswlib.HierarchicalNSW('cosine', dim);
-  index.initIndex({ maxElements: n, m: M, efConstruction: EF_CONSTRUCTION, randomSeed: 100 });
+  index.initIndex({ maxElements: n, m: M, efConstruction: opts.efc, randomSeed: 100 });
   const t0 = performance.now();
   const c0 = cpuSeconds();
   // hnswlib-node takes plain number[]: the conversion is part of its real cost, so it is timed.
@@ -363,7 +355,7 @@ function runHnswlib(opts: Options): void {
       lib: ef === EF_SEARCH_SWEEP[0] ? 'hnswlib-node 3.0 (f32, addPoint loop)' : 'hnswlib-node efSearch sweep',
       n,
       M,
-      efC: EF_CONSTRUCTION,
+      efC: opts.efc,
       efS: ef,
       build_s: ef === EF_SEARCH_SWEEP[0] ? +buildS.toFixed(1) : '',
       build_cpu_s: ef === EF_SEARCH_SWEEP[0] ? +buildCpu.toFixed(1) : '',
@@ -392,7 +384,7 @@ function child(role: string, opts: Options): Row[] {
     `--queries=${opts.queries}`,
     `--role=${role}`,
     ...(opts.sweep ? ['--sweep'] : []),
-    `--efc=${EF_CONSTRUCTION}`,
+    `--efc=${opts.efc}`,
   ];
   const t0 = performance.now();
   const res = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] });

@@ -11,7 +11,7 @@ import pino from 'pino';
 import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { encodeVector, openDatabase } from '../src/db/database.js';
-import { mulberry32 } from './quality/catalog.js';
+import { mulberry32 } from './support/random.js';
 
 const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number);
 const PASSWORD = 'metrics-bench-passphrase-0001';

@@ -8,6 +8,7 @@
 
 import { flattenTaxonomy, type FlatTag, type LevelCode } from '../../src/modules/taxonomy/default-taxonomy.js';
 import { syntheticSampleValues } from '../../src/modules/fields/sample-catalog.js';
+import { mulberry32 } from '../support/random.js';
 
 export interface LabelledField {
   datasource: string;
@@ -20,17 +21,6 @@ export interface LabelledField {
   level: LevelCode;
 }
 
-/** Small, fast, seedable PRNG (mulberry32); returns floats in [0, 1). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Rng = () => number;
 const pick = <T>(rng: Rng, xs: readonly T[]): T => {

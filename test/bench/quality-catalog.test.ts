@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildQualityCatalog, mulberry32, seededFlips, QUALITY_DOMAINS, type LabelledField } from '../../bench/quality/catalog.js';
+import { buildQualityCatalog, seededFlips, QUALITY_DOMAINS, type LabelledField } from '../../bench/quality/catalog.js';
+import { mulberry32 } from '../../bench/support/random.js';
 import { flattenTaxonomy, leafChainPaths } from '../../src/modules/taxonomy/default-taxonomy.js';
 
 const SEED = 42;

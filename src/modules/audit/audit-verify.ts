@@ -78,18 +78,8 @@ function checkEntry(row: AuditLogRow, expectedSeq: number, prevHash: string): { 
       detail: `entry seq ${seq} names prev_hash ${row.prev_hash}, but the entry before it hashes to ${prevHash}: an entry was changed, removed or moved`,
     };
   }
-  const recomputed = hashEntry({
-    seq,
-    at: row.at,
-    actor_id: row.actor_id,
-    actor_username: row.actor_username,
-    action: row.action,
-    target_type: row.target_type,
-    target_id: row.target_id,
-    details: row.details,
-    request_id: row.request_id,
-    prev_hash: row.prev_hash,
-  });
+  const { hash: _stored, ...content } = row;
+  const recomputed = hashEntry({ ...content, seq });
   if (recomputed !== row.hash) {
     return { seq, reason: 'hash_mismatch', detail: `entry seq ${seq} was altered: its content hashes to ${recomputed}, not the stored ${row.hash}` };
   }

@@ -4,16 +4,8 @@ import type { Database, Queryable, Tx } from '../../db/database.js';
 import type { AuditLogRow, DB } from '../../db/schema.js';
 import { hashEntry, type ChainedEntry } from './audit-chain.js';
 
-export interface NewAuditEntry {
-  at: string;
-  actor_id: string | null;
-  actor_username: string | null;
-  action: string;
-  target_type: string | null;
-  target_id: string | null;
-  details: string;
-  request_id: string | null;
-}
+/** An entry before it joins the chain: the stored row without its chain position and hashes. */
+export type NewAuditEntry = Omit<AuditLogRow, 'seq' | 'prev_hash' | 'hash'>;
 
 /**
  * Appends entries to the chain inside the caller's transaction. The chain head row is locked

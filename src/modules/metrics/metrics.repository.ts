@@ -177,7 +177,11 @@ export async function saveMetrics(db: Queryable, rows: readonly FieldMetricsRow[
   }
   // Only the token computed: an entry re-enqueued during the computation has a new token and stays for the next round.
   const byToken = new Map<string, string[]>();
-  for (const c of claims) byToken.set(c.token, [...(byToken.get(c.token) ?? []), c.field_id]);
+  for (const c of claims) {
+    const ids = byToken.get(c.token);
+    if (ids) ids.push(c.field_id);
+    else byToken.set(c.token, [c.field_id]);
+  }
   for (const [token, ids] of byToken) {
     for (const part of chunks(ids)) await db.deleteFrom('metrics_queue').where('token', '=', token).where('field_id', 'in', part).execute();
   }

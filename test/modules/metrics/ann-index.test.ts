@@ -2,19 +2,10 @@ import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createNearestIndex } from '../../../src/modules/metrics/ann-index.js';
 import { dot, normalize } from '../../../src/modules/metrics/metrics.math.js';
+import { mulberry32 } from '../../../bench/support/random.js';
 
 const DIM = 64;
 
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function randomUnit(rand: () => number, dim = DIM): Float32Array {
   const v = new Float32Array(dim);
@@ -43,7 +34,7 @@ function recallAt1(index: ReturnType<typeof createNearestIndex>, store: Map<numb
 
 describe('createNearestIndex', () => {
   it('finds an exact vector with similarity 1, best first, and reports size', () => {
-    const rand = seeded(1);
+    const rand = mulberry32(1);
     const index = createNearestIndex(DIM, 10);
     const vs = Array.from({ length: 10 }, () => randomUnit(rand));
     vs.forEach((v, i) => index.add(i + 100, v));
@@ -60,7 +51,7 @@ describe('createNearestIndex', () => {
 
   it('returns nothing from an empty index and at most size results', () => {
     const index = createNearestIndex(DIM, 0);
-    const rand = seeded(2);
+    const rand = mulberry32(2);
     assert.deepEqual(index.search(randomUnit(rand), 5), { keys: [], similarities: [] });
     index.add(1, randomUnit(rand));
     assert.equal(index.search(randomUnit(rand), 5).keys.length, 1);
@@ -78,7 +69,7 @@ describe('createNearestIndex', () => {
   });
 
   it('keeps recall@1 ≥ 0.95 against brute force through adds, removals and updates on 2,000 vectors', () => {
-    const rand = seeded(42);
+    const rand = mulberry32(42);
     const index = createNearestIndex(DIM, 2000);
     const store = new Map<number, Float32Array>();
     for (let i = 0; i < 2000; i++) {
@@ -100,7 +91,7 @@ describe('createNearestIndex', () => {
     assert.equal(index.size, store.size);
     for (const q of queries) for (const key of index.search(q, 20).keys) assert.ok(!removed.has(key), `removed key ${key} returned`);
     // Searching for a removed vector itself must not return its key.
-    assert.ok(!index.search(randomUnit(seeded(42)), 5).keys.includes(0));
+    assert.ok(!index.search(randomUnit(mulberry32(42)), 5).keys.includes(0));
 
     // Re-embed 500 keys (update in place): the new vector is found, the old one is not.
     for (let i = 1; i < 2000; i += 4) {
@@ -123,7 +114,7 @@ describe('createNearestIndex', () => {
   });
 
   it('reuses removed slots for new keys, grows past its capacity, and keeps keys distinct', () => {
-    const rand = seeded(9);
+    const rand = mulberry32(9);
     const index = createNearestIndex(DIM, 0); // starts at the minimum capacity (1,024)
     const store = new Map<number, Float32Array>();
     for (let i = 0; i < 1500; i++) {
