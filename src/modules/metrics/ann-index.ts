@@ -14,16 +14,21 @@ export interface NearestIndex {
   has(key: number): boolean;
 }
 
-/** HNSW parameters (docs/benchmarks.md): M = 16, efConstruction = 128, efSearch = 64. */
+/** HNSW parameters (docs/benchmarks.md): M = 16, efConstruction = 64, efSearch = 64. */
 export const ANN_PARAMS = { m: 16, efConstruction: 64, efSearch: 64, randomSeed: 100 } as const;
 
 /** hnswlib labels are unsigned 32-bit integers. */
 const MAX_KEY = 0xffffffff;
 const MIN_CAPACITY = 1024;
+/** What the index knows of a key (one byte per key: keys are a catalog's slot numbers, small and dense). */
+const ABSENT = 0;
+const LIVE = 1;
+/** Marked deleted; may still own its slot (a slot can be taken over by a later new key). */
+const TOMBSTONE = 2;
 
 /**
- * Key design for updates: the caller's key (a field's integer id) is the hnswlib label. Re-embedding a live key
- * updates its vector in place (hnswlib's addPoint on an existing label). Removal is hnswlib's markDelete (a
+ * Key design for updates: the caller's key (the field's slot in the catalog state) is the hnswlib
+ * label. Re-embedding a live key updates its vector in place (hnswlib's addPoint on an existing label). Removal is hnswlib's markDelete (a
  * tombstone search skips); the index is created with replacement of deleted elements enabled, so a NEW key
  * reuses a tombstoned slot instead of growing the graph, and re-adding a removed key that still owns its slot
  * un-deletes and updates it. Memory is therefore bounded by the peak number of live fields.
@@ -31,9 +36,8 @@ const MIN_CAPACITY = 1024;
 class HnswNearestIndex implements NearestIndex {
   private readonly index: hnswlib.HierarchicalNSW;
   private capacity: number;
-  private readonly live = new Set<number>();
-  /** Keys marked deleted that may still own a slot (a slot can be taken over by a later new key). */
-  private readonly tombstones = new Set<number>();
+  private keyState = new Uint8Array(0);
+  private liveCount = 0;
   /** Slots marked deleted and not yet reused: hnswlib's own count of replaceable elements. */
   private freeSlots = 0;
 
@@ -54,26 +58,32 @@ class HnswNearestIndex implements NearestIndex {
   }
 
   get size(): number {
-    return this.live.size;
+    return this.liveCount;
   }
 
   has(key: number): boolean {
-    return this.live.has(key);
+    return this.keyState[key] === LIVE;
   }
 
   add(key: number, vector: Float32Array): void {
     checkKey(key);
     const point = this.toPoint(vector);
-    if (this.live.has(key)) {
+    if (key >= this.keyState.length) {
+      const grown = new Uint8Array(Math.max(key + 1, this.keyState.length * 2, MIN_CAPACITY));
+      grown.set(this.keyState);
+      this.keyState = grown;
+    }
+    if (this.keyState[key] === LIVE) {
       this.index.addPoint(point, key); // update in place
       return;
     }
-    if (this.tombstones.delete(key)) {
+    if (this.keyState[key] === TOMBSTONE) {
+      this.keyState[key] = ABSENT;
       try {
         this.index.unmarkDelete(key);
         this.freeSlots--;
         this.index.addPoint(point, key);
-        this.live.add(key);
+        this.markLive(key);
         return;
       } catch {
         // The slot was taken over by another key meanwhile: add as new below.
@@ -89,19 +99,25 @@ class HnswNearestIndex implements NearestIndex {
       }
       this.index.addPoint(point, key);
     }
-    this.live.add(key);
+    this.markLive(key);
   }
 
   remove(key: number): void {
-    if (!this.live.delete(key)) return;
+    if (this.keyState[key] !== LIVE) return;
     this.index.markDelete(key);
-    this.tombstones.add(key);
+    this.keyState[key] = TOMBSTONE;
+    this.liveCount--;
     this.freeSlots++;
+  }
+
+  private markLive(key: number): void {
+    this.keyState[key] = LIVE;
+    this.liveCount++;
   }
 
   search(vector: Float32Array, k: number): { keys: number[]; similarities: number[] } {
     const point = this.toPoint(vector);
-    const wanted = Math.min(Math.floor(k), this.live.size);
+    const wanted = Math.min(Math.floor(k), this.liveCount);
     if (!(wanted > 0)) return { keys: [], similarities: [] };
     // Results come best first; the cosine space's distance is 1 − cos.
     const res = this.index.searchKnn(point, wanted);
@@ -136,7 +152,8 @@ function checkKey(key: number): void {
 
 /**
  * Creates an empty cosine index sized for `capacityHint` vectors (at least 1,024); it doubles its capacity
- * when full. Vectors need not be unit length (hnswlib normalises for the cosine space).
+ * when full. Keys are meant to be small dense integers (slot numbers): the index keeps one byte per key up to the
+ * largest key used. Vectors need not be unit length (hnswlib normalises for the cosine space).
  */
 export function createNearestIndex(dimensions: number, capacityHint: number): NearestIndex {
   if (!Number.isInteger(dimensions) || dimensions <= 0) throw new RangeError('dimensions must be a positive integer');

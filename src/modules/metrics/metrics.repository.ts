@@ -11,8 +11,6 @@ export interface CatalogFieldRow {
   tag_id: number;
   level: string;
   review_status: 'unreviewed' | 'confirmed' | 'deferred';
-  table_name: string;
-  field_name: string;
   embedding: Uint8Array | null;
 }
 
@@ -32,7 +30,21 @@ function chunks<T>(items: readonly T[], size = CHUNK): T[][] {
   return out;
 }
 
-const FIELD_COLUMNS = ['id', 'tag_id', 'level', 'review_status', 'table_name', 'field_name', 'embedding'] as const;
+const FIELD_COLUMNS = ['id', 'tag_id', 'level', 'review_status', 'embedding'] as const;
+
+export async function countFields(db: Queryable): Promise<number> {
+  const row = await db.selectFrom('fields').select((s) => s.fn.countAll<number>().as('n')).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** `table.field` of the given fields that still exist. */
+export async function fieldNames(db: Queryable, ids: readonly string[]): Promise<Map<string, string>> {
+  const out = new Map<string, string>();
+  for (const part of chunks(ids)) {
+    for (const r of await db.selectFrom('fields').select(['id', 'table_name', 'field_name']).where('id', 'in', part).execute()) out.set(r.id, `${r.table_name}.${r.field_name}`);
+  }
+  return out;
+}
 
 /** One page of fields in id order (keyset), for building the in-memory index. */
 export async function listCatalogFields(db: Queryable, afterId: string | null, limit: number): Promise<CatalogFieldRow[]> {
@@ -194,9 +206,9 @@ export async function countPending(db: Queryable): Promise<number> {
 
 export async function metricsStatus(db: Queryable): Promise<{ pending: number; fields: number; last_updated_at: string | null }> {
   const pending = await countPending(db);
-  const fields = await db.selectFrom('fields').select((s) => s.fn.countAll<number>().as('n')).executeTakeFirst();
+  const fields = await countFields(db);
   const last = await db.selectFrom('field_metrics').select((s) => s.fn.max('computed_at').as('at')).executeTakeFirst();
-  return { pending, fields: Number(fields?.n ?? 0), last_updated_at: (last?.at as string | null | undefined) ?? null };
+  return { pending, fields, last_updated_at: (last?.at as string | null | undefined) ?? null };
 }
 
 // ---------------------------------------------------------------- change log

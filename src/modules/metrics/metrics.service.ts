@@ -10,10 +10,10 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
-import { decodeVector, type Database, type Tx } from '../../db/database.js';
+import type { Database, Tx } from '../../db/database.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
-import { createNearestIndex, type NearestIndex } from './ann-index.js';
+import { CatalogState, hashSampleLimit, type GroupState, type RememberedRaw } from './catalog-state.js';
 import {
   AXIS_KEYS,
   addInto,
@@ -32,20 +32,22 @@ import {
   severityOf,
   type AxisDistributions,
   type AxisKey,
-  type RawAxes,
   type SeverityThresholds,
   type TagStats,
 } from './metrics.math.js';
 import * as repo from './metrics.repository.js';
 import type { MetricsStatusResponse, MinibarsBody, MinibarsResponse, FieldMetricItem } from './metrics.schemas.js';
 
-/** Peer statistics use at most this many same-tag fields, chosen by a hash of the field id (deterministic). */
-export const PEER_SAMPLE_SIZE = 256;
 /**
  * Per-axis distributions and margin scales summarise at least this many fields (the whole catalog when smaller):
  * fields are measured for them before their own turn when needed. 5,000 values put a percentile within ±1%.
  */
 export const DISTRIBUTION_SAMPLE = 5000;
+/**
+ * …and at most about this many: beyond it they are built from a hash sample of the remembered values, so that
+ * rebuilding them (every 5% of the catalog recomputed) stays a few milliseconds at a million fields.
+ */
+export const DISTRIBUTION_BASIS = 50_000;
 /** Neighbours weighed for neighbour disagreement. */
 export const NEIGHBOURS_K = 10;
 /** A tag's anchor learns from its confirmed fields once it has this many. */
@@ -62,191 +64,6 @@ const GAP_TTL_MS = 30_000;
 const MAX_GAPS = 50_000;
 /** Change-log rows kept; an instance further behind reloads everything. */
 const KEEP_CHANGES = 2_000_000;
-
-interface FieldState {
-  id: string;
-  key: number;
-  tagId: number;
-  level: string;
-  confirmed: boolean;
-  name: string;
-  embedding: Float32Array;
-  hash: number;
-}
-
-interface GroupState {
-  sum: Float32Array;
-  count: number;
-  members: Set<string>;
-}
-
-interface TagState extends GroupState {
-  confirmedSum: Float32Array;
-  confirmedCount: number;
-  /** Cached peer sample; null when membership changed. */
-  sample: PeerSample | null;
-}
-
-/**
- * A tag's peer sample: its members with the smallest id hash, PEER_SAMPLE_SIZE of them plus one spare, so that a
- * sampled field still gets PEER_SAMPLE_SIZE peers once itself is left out. Embedding lists are kept ready so the
- * per-field computation allocates nothing for the common case (a field outside the sample).
- */
-interface PeerSample {
-  /** The first PEER_SAMPLE_SIZE members' embeddings (all members when fewer). */
-  embeddings: Float32Array[];
-  /** The spare member, or null when the tag has no more members. */
-  spare: FieldState | null;
-  /** Ids of the members in `embeddings`. */
-  ids: Set<string>;
-  members: FieldState[];
-}
-
-/** FNV-1a of the id: a stable, well-spread order for peer samples. */
-function hashId(id: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) {
-    h ^= id.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
-}
-
-/** The catalog as one instance sees it; mutated only by apply()/remove(). */
-class CatalogState {
-  readonly fields = new Map<string, FieldState>();
-  readonly byKey: Array<FieldState | undefined> = [];
-  private readonly freeKeys: number[] = [];
-  readonly tags = new Map<number, TagState>();
-  readonly levels = new Map<string, GroupState>();
-  index: NearestIndex;
-  /** Bumped by every apply()/remove(): tells whether the catalog changed since a given moment. */
-  version = 0;
-
-  constructor(readonly dimensions: number, capacity: number) {
-    this.index = createNearestIndex(dimensions, capacity);
-  }
-
-  apply(row: repo.CatalogFieldRow): void {
-    if (!row.embedding) {
-      this.remove(row.id);
-      return;
-    }
-    const embedding = normalize(decodeVector(row.embedding));
-    if (embedding.length !== this.dimensions) {
-      this.remove(row.id);
-      return;
-    }
-    const old = this.fields.get(row.id);
-    if (old) this.detach(old);
-    this.version++;
-    const key = old?.key ?? this.freeKeys.pop() ?? this.byKey.length;
-    const state: FieldState = {
-      id: row.id,
-      key,
-      tagId: row.tag_id,
-      level: row.level,
-      confirmed: row.review_status === 'confirmed',
-      name: `${row.table_name}.${row.field_name}`,
-      embedding,
-      hash: old?.hash ?? hashId(row.id),
-    };
-    this.fields.set(row.id, state);
-    this.byKey[key] = state;
-    this.attach(state);
-    this.index.add(key, embedding);
-  }
-
-  remove(id: string): void {
-    const old = this.fields.get(id);
-    if (!old) return;
-    this.detach(old);
-    this.version++;
-    this.fields.delete(id);
-    this.byKey[old.key] = undefined;
-    this.freeKeys.push(old.key);
-    this.index.remove(old.key);
-  }
-
-  private attach(f: FieldState): void {
-    const tag = this.tags.get(f.tagId) ?? this.newTag(f.tagId);
-    addInto(tag.sum, f.embedding, 1);
-    tag.count++;
-    tag.members.add(f.id);
-    tag.sample = null;
-    if (f.confirmed) {
-      addInto(tag.confirmedSum, f.embedding, 1);
-      tag.confirmedCount++;
-    }
-    const level = this.levels.get(f.level) ?? this.newLevel(f.level);
-    addInto(level.sum, f.embedding, 1);
-    level.count++;
-    level.members.add(f.id);
-  }
-
-  private detach(f: FieldState): void {
-    const tag = this.tags.get(f.tagId);
-    if (tag) {
-      addInto(tag.sum, f.embedding, -1);
-      tag.count--;
-      tag.members.delete(f.id);
-      tag.sample = null;
-      if (f.confirmed) {
-        addInto(tag.confirmedSum, f.embedding, -1);
-        tag.confirmedCount--;
-      }
-      if (tag.count === 0) this.tags.delete(f.tagId);
-    }
-    const level = this.levels.get(f.level);
-    if (level) {
-      addInto(level.sum, f.embedding, -1);
-      level.count--;
-      level.members.delete(f.id);
-      if (level.count === 0) this.levels.delete(f.level);
-    }
-  }
-
-  private newTag(tagId: number): TagState {
-    const t: TagState = { sum: new Float32Array(this.dimensions), count: 0, members: new Set(), confirmedSum: new Float32Array(this.dimensions), confirmedCount: 0, sample: null };
-    this.tags.set(tagId, t);
-    return t;
-  }
-
-  private newLevel(level: string): GroupState {
-    const l: GroupState = { sum: new Float32Array(this.dimensions), count: 0, members: new Set() };
-    this.levels.set(level, l);
-    return l;
-  }
-
-  /** The tag's peer sample (see PeerSample), built once per membership change. */
-  peerSample(tagId: number): PeerSample | null {
-    const tag = this.tags.get(tagId);
-    if (!tag) return null;
-    if (tag.sample) return tag.sample;
-    const all: FieldState[] = [];
-    for (const id of tag.members) {
-      const f = this.fields.get(id);
-      if (f) all.push(f);
-    }
-    if (all.length > PEER_SAMPLE_SIZE + 1) {
-      all.sort((a, b) => a.hash - b.hash);
-      all.length = PEER_SAMPLE_SIZE + 1;
-    }
-    const members = all.slice(0, PEER_SAMPLE_SIZE);
-    tag.sample = { members, embeddings: members.map((m) => m.embedding), spare: all[PEER_SAMPLE_SIZE] ?? null, ids: new Set(members.map((m) => m.id)) };
-    return tag.sample;
-  }
-
-  /** The peers a field is compared with: its tag's sample without the field itself (≤ PEER_SAMPLE_SIZE). */
-  peersOf(f: FieldState): readonly Float32Array[] {
-    const sample = this.peerSample(f.tagId);
-    if (!sample) return [];
-    if (!sample.ids.has(f.id)) return sample.embeddings;
-    const peers = sample.members.filter((m) => m.id !== f.id).map((m) => m.embedding);
-    if (sample.spare) peers.push(sample.spare.embedding);
-    return peers;
-  }
-}
 
 export interface MetricsServiceDeps {
   database: Database;
@@ -270,8 +87,6 @@ export class MetricsService {
   private maxSeen = 0;
   private gaps = new Map<number, number>();
   private lastBoundsCheck = 0;
-  /** Raw axes and margins of the catalog, for the distributions and margin scales. */
-  private readonly raws = new Map<string, { raw: RawAxes; peer: number | null; anchor: number | null }>();
   private distributions: AxisDistributions | null = null;
   private scales: Scales | undefined;
   private rawsAtBuild = 0;
@@ -343,37 +158,25 @@ export class MetricsService {
         levels.add(r.level);
       }
       for (const id of fieldIds) {
-        const f = state.fields.get(id);
-        if (!f) continue;
-        tags.add(f.tagId);
-        levels.add(f.level);
+        const slot = state.slot(id);
+        if (slot === undefined) continue;
+        tags.add(state.tagOf[slot] as number);
+        levels.add(state.level(slot));
         // Fields that have this one among their neighbours most likely are among its own neighbours.
-        if (fieldIds.length <= BATCH) for (const key of state.index.search(f.embedding, NEIGHBOURS_K + 1).keys) affected.add(state.byKey[key]?.id ?? id);
+        if (fieldIds.length <= BATCH) for (const key of state.index.search(state.embedding(slot), NEIGHBOURS_K + 1).keys) affected.add(state.ids[key] ?? id);
       }
-      const pick = (members: Set<string>): void => {
-        if (members.size === 0) return;
+      const pick = (group: GroupState | undefined): void => {
+        const n = group?.members.size ?? 0;
+        if (!group || n === 0) return;
         // Rotating start so repeated changes refresh different peers.
-        const start = Math.floor(Math.random() * members.size);
-        let i = 0;
-        let taken = 0;
-        for (const id of members) {
-          if (i++ < start) continue;
-          affected.add(id);
-          if (++taken >= PEERS_PER_CHANGE) return;
-        }
-        for (const id of members) {
-          if (taken++ >= PEERS_PER_CHANGE) return;
-          affected.add(id);
+        const start = Math.floor(Math.random() * n);
+        for (let j = 0; j < Math.min(n, PEERS_PER_CHANGE); j++) {
+          const id = state.ids[group.members.at((start + j) % n)];
+          if (id !== undefined) affected.add(id);
         }
       };
-      for (const t of tags) {
-        const tag = state.tags.get(t);
-        if (tag) pick(tag.members);
-      }
-      for (const l of levels) {
-        const level = state.levels.get(l);
-        if (level) pick(level.members);
-      }
+      for (const t of tags) pick(state.tags.get(t));
+      for (const l of levels) pick(state.levelGroup(l));
     }
     const live = await repo.existingFieldIds(trx, [...affected]);
     await repo.enqueue(trx, [...live], this.deps.clock.now().toISOString(), randomUUID());
@@ -405,16 +208,17 @@ export class MetricsService {
     const sum = new Float32Array(state.dimensions);
     let inList = 0;
     for (const id of present) {
-      const f = state.fields.get(id);
-      if (f) {
-        addInto(sum, f.embedding, 1);
+      const slot = state.slot(id);
+      if (slot !== undefined) {
+        addInto(sum, state.embedding(slot), 1);
         inList++;
       }
     }
     const items: FieldMetricItem[] = present.map((id) => {
       const r = byId.get(id) as repo.StoredMetricsRow;
-      const f = state.fields.get(id);
-      const mean = f && inList > 1 ? clampNum((dot(f.embedding, sum) - dot(f.embedding, f.embedding)) / (inList - 1), -1, 1) : 1;
+      const slot = state.slot(id);
+      const e = slot === undefined ? null : state.embedding(slot);
+      const mean = e && inList > 1 ? clampNum((dot(e, sum) - dot(e, e)) / (inList - 1), -1, 1) : 1;
       return toItem(r, mean);
     });
     const baseline = Object.fromEntries(
@@ -450,7 +254,8 @@ export class MetricsService {
     this.gaps = new Map();
     for (let s = Math.max(1, bounds.max - 999); s <= bounds.max; s++) if (!seen.has(s)) this.gaps.set(s, now);
     this.maxSeen = bounds.max;
-    const state = new CatalogState(this.deps.dimensions, 1024);
+    // Sized for the catalog up front: growing the nearest-neighbour index later copies it.
+    const state = new CatalogState(this.deps.dimensions, Math.ceil((await repo.countFields(this.db)) * 1.05) + 1024);
     let after: string | null = null;
     for (;;) {
       const page = await repo.listCatalogFields(this.db, after, 5000);
@@ -458,12 +263,13 @@ export class MetricsService {
       if (page.length < 5000) break;
       after = (page[page.length - 1] as repo.CatalogFieldRow).id;
     }
-    this.raws.clear();
     after = null;
     for (;;) {
       const page = await repo.listStoredRaw(this.db, after, 5000);
       for (const r of page) {
-        this.raws.set(r.field_id, {
+        const slot = state.slot(r.field_id);
+        if (slot === undefined) continue;
+        state.remember(slot, {
           raw: {
             category_anchor: r.raw_category_anchor,
             centroid: r.raw_centroid,
@@ -479,7 +285,7 @@ export class MetricsService {
       if (page.length < 5000) break;
       after = (page[page.length - 1] as { field_id: string }).field_id;
     }
-    this.rebuildDistributions();
+    this.rebuildDistributions(state);
     await repo.enqueueUncomputed(this.db, this.deps.clock.now().toISOString(), randomUUID());
     this.state = state;
     await this.sync();
@@ -531,12 +337,7 @@ export class MetricsService {
       const rowsNow = await repo.findCatalogFields(this.db, list);
       const alive = new Set(rowsNow.map((r) => r.id));
       for (const row of rowsNow) state.apply(row);
-      for (const id of list) {
-        if (!alive.has(id)) {
-          state.remove(id);
-          this.raws.delete(id);
-        }
-      }
+      for (const id of list) if (!alive.has(id)) state.remove(id);
       if (rows.length < 20_000) return;
     }
   }
@@ -570,13 +371,14 @@ export class MetricsService {
     await this.db.transaction().execute(async (trx) => repo.saveMetrics(trx, rows, claims));
   }
 
-  private rebuildDistributions(): void {
-    const values = [...this.raws.values()];
+  /** Distributions and margin scales from the remembered values (a hash sample of DISTRIBUTION_BASIS beyond that size). */
+  private rebuildDistributions(state: CatalogState): void {
+    const values: RememberedRaw[] = state.rememberedSample(hashSampleLimit(DISTRIBUTION_BASIS, state.size));
     this.distributions = values.length > 0 ? buildAxisDistributions(values.map((v) => v.raw)) : null;
     const peer = values.flatMap((v) => (v.peer === null ? [] : [v.peer]));
     const anchor = values.flatMap((v) => (v.anchor === null ? [] : [v.anchor]));
     this.scales = peer.length >= 20 && anchor.length >= 20 ? { peer: marginScale(peer), anchor: marginScale(anchor) } : undefined;
-    this.rawsAtBuild = values.length;
+    this.rawsAtBuild = state.rawCount;
     this.computedSinceBuild = 0;
   }
 
@@ -585,12 +387,12 @@ export class MetricsService {
    * The sample is the whole catalog up to DISTRIBUTION_SAMPLE fields, else the fields whose id hash falls below
    * the matching share of the hash range (a deterministic, uniform sample that stays stable as the catalog grows).
    */
-  private coverDistributionSample(state: CatalogState, measure: (f: FieldState) => unknown): boolean {
-    const limit = state.fields.size <= DISTRIBUTION_SAMPLE ? Infinity : (DISTRIBUTION_SAMPLE / state.fields.size) * 2 ** 32;
+  private coverDistributionSample(state: CatalogState, measure: (slot: number) => unknown): boolean {
+    const limit = hashSampleLimit(DISTRIBUTION_SAMPLE, state.size);
     let measured = 0;
-    for (const f of state.fields.values()) {
-      if (f.hash < limit && !this.raws.has(f.id)) {
-        measure(f);
+    for (let slot = 0; slot < state.slotCount; slot++) {
+      if (state.ids[slot] !== undefined && (state.hashOf[slot] as number) < limit && !state.hasRemembered(slot)) {
+        measure(slot);
         measured++;
       }
     }
@@ -625,50 +427,66 @@ export class MetricsService {
       tagStats.push({ tagId, anchor, sum: t?.sum ?? null, count: t?.count ?? 0 });
     }
 
+    /** A field's neighbour as it was when measured (the catalog may change while the batch yields). */
+    type Neighbour = { id: string; tagId: number; level: string; similarity: number };
     type Measured = {
-      f: FieldState;
+      id: string;
+      tagId: number;
+      level: string;
       axes: ReturnType<typeof computeAxes>;
-      neighbours: Array<{ f: FieldState; similarity: number }>;
+      nearest: Neighbour | undefined;
       margins: ReturnType<typeof computeTagMargins>;
       disagreement: number;
       nearestRatio: number | null;
     };
     /** Everything of a field's metrics that does not depend on the catalog distributions; remembers its raw values. */
-    const measure = (f: FieldState): Measured => {
-      const tag = state.tags.get(f.tagId);
-      const level = state.levels.get(f.level);
-      const found = state.index.search(f.embedding, NEIGHBOURS_K + 1);
-      const neighbours: Array<{ f: FieldState; similarity: number }> = [];
+    const measure = (slot: number): Measured => {
+      const id = state.ids[slot] as string;
+      const tagId = state.tagOf[slot] as number;
+      const level = state.level(slot);
+      const tag = state.tags.get(tagId);
+      const group = state.levelGroupOf(slot);
+      const embedding = state.embedding(slot);
+      const found = state.index.search(embedding, NEIGHBOURS_K + 1);
+      const neighbours: Neighbour[] = [];
       found.keys.forEach((key, i) => {
-        const n = state.byKey[key];
-        if (n && n.id !== f.id && neighbours.length < NEIGHBOURS_K) neighbours.push({ f: n, similarity: found.similarities[i] ?? 0 });
+        const nid = state.ids[key];
+        if (nid !== undefined && key !== slot && neighbours.length < NEIGHBOURS_K) {
+          neighbours.push({ id: nid, tagId: state.tagOf[key] as number, level: state.level(key), similarity: found.similarities[i] ?? 0 });
+        }
       });
-      const peers = state.peersOf(f);
       const axes = computeAxes({
-        embedding: f.embedding,
-        anchor: anchorOf.get(f.tagId) ?? null,
-        levelSum: level?.sum ?? null,
-        levelCount: level?.count ?? 0,
+        embedding,
+        anchor: anchorOf.get(tagId) ?? null,
+        levelSum: group?.sum ?? null,
+        levelCount: group?.count ?? 0,
         tagSum: tag?.sum ?? null,
         tagCount: tag?.count ?? 0,
-        peerSample: peers,
+        peerSample: state.peersOf(slot),
         nearest: neighbours[0] ? { similarity: neighbours[0].similarity } : null,
       });
-      const margins = computeTagMargins(f.embedding, f.tagId, tagStats);
-      const labelled = neighbours.map((n) => ({ similarity: n.similarity, tag_id: n.f.tagId, level: n.f.level }));
-      const disagreement = neighbourDisagreement(labelled, { tag_id: f.tagId, level: f.level });
-      const nearestRatio = nearestTagEvidence(labelled, { tag_id: f.tagId }, axes.nearest_peer_similarity).ratio;
-      this.raws.set(f.id, { raw: axes.raw, peer: margins.peerMargin, anchor: margins.anchorMargin });
-      return { f, axes, neighbours, margins, disagreement, nearestRatio };
+      const margins = computeTagMargins(embedding, tagId, tagStats);
+      const labelled = neighbours.map((n) => ({ similarity: n.similarity, tag_id: n.tagId, level: n.level }));
+      const disagreement = neighbourDisagreement(labelled, { tag_id: tagId, level });
+      const nearestRatio = nearestTagEvidence(labelled, { tag_id: tagId }, axes.nearest_peer_similarity).ratio;
+      state.remember(slot, { raw: axes.raw, peer: margins.peerMargin, anchor: margins.anchorMargin });
+      return { id, tagId, level, axes, nearest: neighbours[0], margins, disagreement, nearestRatio };
     };
 
     const pre: Measured[] = [];
     // Same-tag fields one after another: they share the peer sample, which then stays in the CPU cache (this
-    // halved the time of the axes at 100k fields). Every YIELD_EVERY fields, requests get the event loop.
-    const batch = ids.flatMap((id) => state.fields.get(id) ?? []).sort((a, b) => a.tagId - b.tagId);
+    // halved the time of the axes at 100k fields). Every YIELD_EVERY fields, requests get the event loop — and may
+    // change the catalog, so each field's slot is looked up when its turn comes.
+    const tagAt = (id: string): number => {
+      const slot = state.slot(id);
+      return slot === undefined ? -1 : (state.tagOf[slot] as number);
+    };
+    const batch = ids.filter((id) => state.slot(id) !== undefined).sort((a, b) => tagAt(a) - tagAt(b));
     for (let i = 0; i < batch.length; i++) {
       if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
-      pre.push(measure(batch[i] as FieldState));
+      const slot = state.slot(batch[i] as string);
+      if (slot === undefined) continue;
+      pre.push(measure(slot));
       this.computedSinceBuild++;
     }
     // Percentiles and margin scales must describe the whole catalog, not the part computed so far: otherwise the
@@ -678,20 +496,22 @@ export class MetricsService {
     // smallest id hash); they are only measured, not stored (each is stored when its own turn comes).
     if (this.covered?.state !== state || this.covered.version !== state.version) {
       this.covered = { state, version: state.version };
-      if (this.coverDistributionSample(state, measure)) this.rebuildDistributions();
+      if (this.coverDistributionSample(state, measure)) this.rebuildDistributions(state);
     }
     // Rebuilt once 5% of the remembered values have changed since the last build.
     if (!this.distributions || this.computedSinceBuild > 0.05 * Math.max(this.rawsAtBuild, 1)) {
-      this.rebuildDistributions();
+      this.rebuildDistributions(state);
     }
+    // Names are read for the reasons only (the catalog state keeps no names: ~60 bytes per field at 1M fields).
+    const names = await repo.fieldNames(this.db, [...new Set(pre.flatMap((m) => (m.nearest ? [m.nearest.id] : [])))]);
     const distributions = this.distributions as AxisDistributions;
     const computedAt = this.deps.clock.now().toISOString();
-    return pre.map(({ f, axes, neighbours, margins, disagreement, nearestRatio }) => {
+    return pre.map(({ id, tagId, level, axes, nearest, margins, disagreement, nearestRatio }) => {
       const scores = normalizeAxes(axes.raw, distributions);
       const input = { scores, neighbourDisagreement: disagreement, anchorMargin: margins.anchorMargin, peerMargin: margins.peerMargin, nearestRatio, ...(this.scales ? { scales: this.scales } : {}) };
       const score = outlierScore(input);
       const severity = severityOf(score, this.deps.severity);
-      const nearest = neighbours[0];
+      const nearestName = nearest ? names.get(nearest.id) : undefined;
       const betterTag =
         margins.peerMargin !== null && margins.peerMargin < 0 && margins.bestOtherPeerTagId !== null
           ? { classification: label(margins.bestOtherPeerTagId, null), by: 'peers' as const }
@@ -699,22 +519,24 @@ export class MetricsService {
             ? { classification: label(margins.bestOtherAnchorTagId, null), by: 'anchor' as const }
             : null;
       const reason = reasonFor({
-        classification: label(f.tagId, f.level),
+        classification: label(tagId, level),
         scores,
-        nearest: nearest
-          ? {
-              name: nearest.f.name,
-              similarity: nearest.similarity,
-              classification: label(nearest.f.tagId, nearest.f.level),
-              sameClassification: nearest.f.tagId === f.tagId && nearest.f.level === f.level,
-            }
-          : null,
+        // A nearest field deleted meanwhile has no name: the deletion re-queued this field anyway.
+        nearest:
+          nearest && nearestName !== undefined
+            ? {
+                name: nearestName,
+                similarity: nearest.similarity,
+                classification: label(nearest.tagId, nearest.level),
+                sameClassification: nearest.tagId === tagId && nearest.level === level,
+              }
+            : null,
         betterTag,
         terms: outlierTerms(input),
         severity,
       });
       return {
-        field_id: f.id,
+        field_id: id,
         raw_category_anchor: axes.raw.category_anchor,
         raw_centroid: axes.raw.centroid,
         raw_peer_mean: axes.raw.peer_mean,
@@ -734,7 +556,7 @@ export class MetricsService {
         anchor_margin: margins.anchorMargin,
         outlier_score: score,
         severity,
-        nearest_field_id: nearest?.f.id ?? null,
+        nearest_field_id: nearest?.id ?? null,
         nearest_similarity: nearest?.similarity ?? null,
         reason,
         computed_at: computedAt,

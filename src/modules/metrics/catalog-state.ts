@@ -1,0 +1,370 @@
+/**
+ * The catalog as one instance holds it in memory for the metrics worker: every field's unit embedding, tag, level
+ * and review state, per-tag and per-level running sums, a nearest-neighbour index, bounded peer samples, and the
+ * raw axes last computed per field (for the catalog distributions).
+ *
+ * Laid out for a million fields (docs/metrics.md, "Memory"): a field lives in a numbered slot, and each property
+ * is a column indexed by slot — typed arrays, and embeddings in fixed-size chunks of one Float32Array each — so
+ * the per-field cost is the data itself (~0.5 KB) rather than a few JavaScript objects per field, and the garbage
+ * collector has millions fewer objects to trace. Slots are reused after removal and are the index's keys.
+ */
+import { decodeVector } from '../../db/database.js';
+import { createNearestIndex, type NearestIndex } from './ann-index.js';
+import { addInto, norm, type RawAxes } from './metrics.math.js';
+import type { CatalogFieldRow } from './metrics.repository.js';
+
+/** Peer statistics use at most this many same-tag fields, chosen by a hash of the field id (deterministic). */
+export const PEER_SAMPLE_SIZE = 256;
+/** Embeddings are stored in chunks of about this many floats (4 MiB): growing the catalog never copies the ones stored. */
+const CHUNK_FLOATS = 1 << 20;
+/** Remembered values per slot: the six raw axes, then the peer and anchor margins (NaN = none). */
+const RAW_WIDTH = 8;
+
+/** The raw values remembered for a field (the inputs of the catalog distributions and margin scales). */
+export interface RememberedRaw {
+  raw: RawAxes;
+  peer: number | null;
+  anchor: number | null;
+}
+
+/** FNV-1a of the id: a stable, well-spread order for peer samples and the distribution sample. */
+export function hashId(id: string): number {
+  let h = 0x811c9dc5;
+  for (let i = 0; i < id.length; i++) {
+    h ^= id.charCodeAt(i);
+    h = Math.imul(h, 0x01000193);
+  }
+  return h >>> 0;
+}
+
+/** The hash bound below which ~`size` of `population` fields fall (all of them when the population is smaller). */
+export function hashSampleLimit(size: number, population: number): number {
+  return population <= size ? Infinity : (size / population) * 2 ** 32;
+}
+
+/** Slots of a group's members, with O(1) add and remove (the last member moves into the hole). */
+export class SlotList {
+  slots = new Int32Array(16);
+  size = 0;
+
+  /** Appends `slot`; returns its position. */
+  push(slot: number): number {
+    if (this.size === this.slots.length) {
+      const grown = new Int32Array(this.slots.length * 2);
+      grown.set(this.slots);
+      this.slots = grown;
+    }
+    this.slots[this.size] = slot;
+    return this.size++;
+  }
+
+  /** Removes the entry at `position`; returns the slot moved into it, or -1 when it was the last entry. */
+  removeAt(position: number): number {
+    const last = this.slots[--this.size] as number;
+    if (position === this.size) return -1;
+    this.slots[position] = last;
+    return last;
+  }
+
+  at(position: number): number {
+    return this.slots[position] as number;
+  }
+}
+
+export interface GroupState {
+  /** Sum of the members' unit embeddings. */
+  sum: Float32Array;
+  count: number;
+  members: SlotList;
+}
+
+export interface TagState extends GroupState {
+  confirmedSum: Float32Array;
+  confirmedCount: number;
+  /** Cached peer sample; null when membership changed. */
+  sample: PeerSample | null;
+}
+
+/**
+ * A tag's peer sample: its members with the smallest id hash, PEER_SAMPLE_SIZE of them plus one spare, so that a
+ * sampled field still gets PEER_SAMPLE_SIZE peers once itself is left out. The embedding list is kept ready so the
+ * per-field computation allocates nothing in the common case (a field outside the sample).
+ */
+interface PeerSample {
+  /** The first PEER_SAMPLE_SIZE members (all members when fewer) and their embeddings. */
+  slots: number[];
+  embeddings: Float32Array[];
+  inSample: Set<number>;
+  /** The spare member's slot, or -1 when the tag has no more members. */
+  spare: number;
+}
+
+/** The catalog as one instance sees it; mutated only by apply()/remove(). */
+export class CatalogState {
+  private readonly slotOf = new Map<string, number>();
+  /** Field id per slot; undefined for a free slot. */
+  readonly ids: Array<string | undefined> = [];
+  private readonly freeSlots: number[] = [];
+  private capacity = 0;
+  tagOf = new Int32Array(0);
+  private levelOf = new Uint8Array(0);
+  private confirmed = new Uint8Array(0);
+  hashOf = new Uint32Array(0);
+  private tagPosition = new Int32Array(0);
+  private levelPosition = new Int32Array(0);
+  private readonly chunks: Float32Array[] = [];
+  private readonly chunkSlots: number;
+  private raws = new Float64Array(0);
+  private hasRaw = new Uint8Array(0);
+  /** Slots with remembered raw values. */
+  rawCount = 0;
+  readonly tags = new Map<number, TagState>();
+  private readonly levels: GroupState[] = [];
+  private readonly levelNames: string[] = [];
+  private readonly levelIndex = new Map<string, number>();
+  readonly index: NearestIndex;
+  /** Bumped by every apply()/remove(): tells whether the catalog changed since a given moment. */
+  version = 0;
+
+  constructor(
+    readonly dimensions: number,
+    capacity: number,
+  ) {
+    this.chunkSlots = Math.max(1, Math.floor(CHUNK_FLOATS / dimensions));
+    this.index = createNearestIndex(dimensions, capacity);
+    this.grow(capacity);
+  }
+
+  /** Number of fields held. */
+  get size(): number {
+    return this.slotOf.size;
+  }
+
+  /** One past the highest slot ever used (iterate slots below it and skip free ones). */
+  get slotCount(): number {
+    return this.ids.length;
+  }
+
+  slot(id: string): number | undefined {
+    return this.slotOf.get(id);
+  }
+
+  /** The field's unit embedding: a view into the store, valid until the slot changes. */
+  embedding(slot: number): Float32Array {
+    const offset = (slot % this.chunkSlots) * this.dimensions;
+    return (this.chunks[Math.floor(slot / this.chunkSlots)] as Float32Array).subarray(offset, offset + this.dimensions);
+  }
+
+  level(slot: number): string {
+    return this.levelNames[this.levelOf[slot] as number] as string;
+  }
+
+  levelGroup(level: string): GroupState | undefined {
+    const i = this.levelIndex.get(level);
+    return i === undefined ? undefined : this.levels[i];
+  }
+
+  levelGroupOf(slot: number): GroupState | undefined {
+    return this.levels[this.levelOf[slot] as number];
+  }
+
+  apply(row: CatalogFieldRow): void {
+    const vector = row.embedding ? decodeVector(row.embedding) : null;
+    if (!vector || vector.length !== this.dimensions) {
+      this.remove(row.id);
+      return;
+    }
+    const old = this.slotOf.get(row.id);
+    if (old !== undefined) this.detach(old);
+    this.version++;
+    const slot = old ?? this.freeSlots.pop() ?? this.ids.length;
+    if (slot >= this.capacity) this.grow(slot + 1);
+    const e = this.embedding(slot);
+    const n = norm(vector);
+    for (let i = 0; i < e.length; i++) e[i] = n === 0 ? 0 : (vector[i] as number) / n;
+    if (old === undefined) {
+      this.slotOf.set(row.id, slot);
+      this.ids[slot] = row.id;
+      this.hashOf[slot] = hashId(row.id);
+    }
+    this.tagOf[slot] = row.tag_id;
+    this.levelOf[slot] = this.levelNumber(row.level);
+    this.confirmed[slot] = row.review_status === 'confirmed' ? 1 : 0;
+    this.attach(slot);
+    this.index.add(slot, e);
+  }
+
+  remove(id: string): void {
+    const slot = this.slotOf.get(id);
+    if (slot === undefined) return;
+    this.detach(slot);
+    this.version++;
+    this.slotOf.delete(id);
+    this.ids[slot] = undefined;
+    this.forgetRaw(slot);
+    this.freeSlots.push(slot);
+    this.index.remove(slot);
+  }
+
+  // ------------------------------------------------------------ remembered raw values
+
+  hasRemembered(slot: number): boolean {
+    return this.hasRaw[slot] === 1;
+  }
+
+  remember(slot: number, value: RememberedRaw): void {
+    const o = slot * RAW_WIDTH;
+    const r = this.raws;
+    r[o] = value.raw.category_anchor;
+    r[o + 1] = value.raw.centroid;
+    r[o + 2] = value.raw.peer_mean;
+    r[o + 3] = value.raw.nearest;
+    r[o + 4] = value.raw.lower_quartile;
+    r[o + 5] = value.raw.farthest;
+    r[o + 6] = value.peer ?? Number.NaN;
+    r[o + 7] = value.anchor ?? Number.NaN;
+    if (this.hasRaw[slot] !== 1) {
+      this.hasRaw[slot] = 1;
+      this.rawCount++;
+    }
+  }
+
+  private forgetRaw(slot: number): void {
+    if (this.hasRaw[slot] !== 1) return;
+    this.hasRaw[slot] = 0;
+    this.rawCount--;
+  }
+
+  /** The remembered values of the fields whose id hash is below `hashLimit`. */
+  rememberedSample(hashLimit: number): RememberedRaw[] {
+    const out: RememberedRaw[] = [];
+    const r = this.raws;
+    for (let slot = 0; slot < this.ids.length; slot++) {
+      if (this.hasRaw[slot] !== 1 || !((this.hashOf[slot] as number) < hashLimit)) continue;
+      const o = slot * RAW_WIDTH;
+      const peer = r[o + 6] as number;
+      const anchor = r[o + 7] as number;
+      out.push({
+        raw: {
+          category_anchor: r[o] as number,
+          centroid: r[o + 1] as number,
+          peer_mean: r[o + 2] as number,
+          nearest: r[o + 3] as number,
+          lower_quartile: r[o + 4] as number,
+          farthest: r[o + 5] as number,
+        },
+        peer: Number.isNaN(peer) ? null : peer,
+        anchor: Number.isNaN(anchor) ? null : anchor,
+      });
+    }
+    return out;
+  }
+
+  // ------------------------------------------------------------ peers
+
+  /** The tag's peer sample (see PeerSample), built once per membership change. */
+  private peerSample(tagId: number): PeerSample | null {
+    const tag = this.tags.get(tagId);
+    if (!tag) return null;
+    if (tag.sample) return tag.sample;
+    const hash = this.hashOf;
+    const all = Array.from(tag.members.slots.subarray(0, tag.members.size)).sort((a, b) => (hash[a] as number) - (hash[b] as number) || a - b);
+    const slots = all.slice(0, PEER_SAMPLE_SIZE);
+    tag.sample = { slots, embeddings: slots.map((s) => this.embedding(s)), inSample: new Set(slots), spare: all[PEER_SAMPLE_SIZE] ?? -1 };
+    return tag.sample;
+  }
+
+  /** The peers a field is compared with: its tag's sample without the field itself (≤ PEER_SAMPLE_SIZE). */
+  peersOf(slot: number): readonly Float32Array[] {
+    const sample = this.peerSample(this.tagOf[slot] as number);
+    if (!sample) return [];
+    if (!sample.inSample.has(slot)) return sample.embeddings;
+    const peers = sample.embeddings.filter((_, i) => sample.slots[i] !== slot);
+    if (sample.spare >= 0) peers.push(this.embedding(sample.spare));
+    return peers;
+  }
+
+  // ------------------------------------------------------------ internals
+
+  private attach(slot: number): void {
+    const e = this.embedding(slot);
+    const tagId = this.tagOf[slot] as number;
+    const tag = this.tags.get(tagId) ?? this.newTag(tagId);
+    addInto(tag.sum, e, 1);
+    tag.count++;
+    this.tagPosition[slot] = tag.members.push(slot);
+    tag.sample = null;
+    if (this.confirmed[slot] === 1) {
+      addInto(tag.confirmedSum, e, 1);
+      tag.confirmedCount++;
+    }
+    const level = this.levels[this.levelOf[slot] as number] as GroupState;
+    addInto(level.sum, e, 1);
+    level.count++;
+    this.levelPosition[slot] = level.members.push(slot);
+  }
+
+  private detach(slot: number): void {
+    const e = this.embedding(slot);
+    const tagId = this.tagOf[slot] as number;
+    const tag = this.tags.get(tagId);
+    if (tag) {
+      addInto(tag.sum, e, -1);
+      tag.count--;
+      const moved = tag.members.removeAt(this.tagPosition[slot] as number);
+      if (moved >= 0) this.tagPosition[moved] = this.tagPosition[slot] as number;
+      tag.sample = null;
+      if (this.confirmed[slot] === 1) {
+        addInto(tag.confirmedSum, e, -1);
+        tag.confirmedCount--;
+      }
+      if (tag.count === 0) this.tags.delete(tagId);
+    }
+    const level = this.levels[this.levelOf[slot] as number];
+    if (level) {
+      addInto(level.sum, e, -1);
+      level.count--;
+      const moved = level.members.removeAt(this.levelPosition[slot] as number);
+      if (moved >= 0) this.levelPosition[moved] = this.levelPosition[slot] as number;
+    }
+  }
+
+  private newTag(tagId: number): TagState {
+    const t: TagState = { sum: new Float32Array(this.dimensions), count: 0, members: new SlotList(), confirmedSum: new Float32Array(this.dimensions), confirmedCount: 0, sample: null };
+    this.tags.set(tagId, t);
+    return t;
+  }
+
+  private levelNumber(level: string): number {
+    let i = this.levelIndex.get(level);
+    if (i === undefined) {
+      if (this.levelNames.length > 255) throw new RangeError('more than 256 distinct levels');
+      i = this.levelNames.length;
+      this.levelNames.push(level);
+      this.levelIndex.set(level, i);
+      this.levels.push({ sum: new Float32Array(this.dimensions), count: 0, members: new SlotList() });
+    }
+    return i;
+  }
+
+  /** Grows every per-slot column to hold at least `needed` slots (doubling; embeddings by whole chunks). */
+  private grow(needed: number): void {
+    if (needed <= this.capacity) return;
+    const capacity = Math.max(needed, this.capacity * 2, 1024);
+    const widen = <T extends Int32Array | Uint32Array | Uint8Array | Float64Array>(old: T, make: (n: number) => T, width = 1): T => {
+      const grown = make(capacity * width);
+      grown.set(old);
+      return grown;
+    };
+    this.tagOf = widen(this.tagOf, (n) => new Int32Array(n));
+    this.levelOf = widen(this.levelOf, (n) => new Uint8Array(n));
+    this.confirmed = widen(this.confirmed, (n) => new Uint8Array(n));
+    this.hashOf = widen(this.hashOf, (n) => new Uint32Array(n));
+    this.tagPosition = widen(this.tagPosition, (n) => new Int32Array(n));
+    this.levelPosition = widen(this.levelPosition, (n) => new Int32Array(n));
+    this.hasRaw = widen(this.hasRaw, (n) => new Uint8Array(n));
+    this.raws = widen(this.raws, (n) => new Float64Array(n), RAW_WIDTH);
+    while (this.chunks.length * this.chunkSlots < capacity) this.chunks.push(new Float32Array(this.chunkSlots * this.dimensions));
+    this.capacity = capacity;
+  }
+}
