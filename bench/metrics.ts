@@ -1,11 +1,16 @@
 // Metrics speed: full recompute time and peak RSS for a synthetic catalog (fields bulk-inserted straight into the
 // database with clustered random embeddings), server-side latency of a 500-id embedding-minibars call, and the time
 // from a confirm to pending = 0. SQLite on a temp file, or PostgreSQL (a throw-away schema) when BENCH_DATABASE_URL
-// is set. Run: npx tsx bench/metrics.ts   Knobs: BENCH_SIZES=10000,100000  BENCH_DATABASE_URL=postgres://…
+// is set. Each size runs in its own process, so peak RSS is that size's alone. Also printed: the worker's phase
+// times and the time spent in garbage collection during the recompute.
+// Run: npx tsx bench/metrics.ts   Knobs: BENCH_SIZES=10000,100000  BENCH_DATABASE_URL=postgres://…
+import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import pino from 'pino';
 import { buildApp } from '../src/app.js';
@@ -18,6 +23,11 @@ const PASSWORD = 'metrics-bench-passphrase-0001';
 
 let peakRss = 0;
 const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
+let gcMs = 0;
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) gcMs += entry.duration;
+}).observe({ entryTypes: ['gc'] });
+const MiB = (bytes: number): string => (bytes / 2 ** 20).toFixed(0);
 
 function quantile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
@@ -67,10 +77,14 @@ async function run(n: number): Promise<void> {
     await app.close();
     peakRss = process.memoryUsage().rss;
     app = await buildApp({ config, database, logStream: pino.destination(2) });
+    const gcBefore = gcMs;
     const t0 = performance.now();
     await app.services.metrics.drain(3_600_000);
     const fullS = (performance.now() - t0) / 1000;
     const rss = peakRss;
+    const gcS = (gcMs - gcBefore) / 1000;
+    const work = app.services.metrics.workTimes;
+    const mem = process.memoryUsage();
 
     const ids = (await database.db.selectFrom('fields').select('id').execute()).map((r) => r.id);
     const lat: number[] = [];
@@ -95,6 +109,11 @@ async function run(n: number): Promise<void> {
       `${n.toLocaleString('en')} fields: bulk insert ${insertS.toFixed(1)} s; full recompute (load + all fields) ${fullS.toFixed(1)} s, peak RSS ${(rss / 2 ** 20).toFixed(0)} MiB; ` +
         `minibars 500 ids p50 ${quantile(lat, 0.5).toFixed(1)} ms p99 ${quantile(lat, 0.99).toFixed(1)} ms; confirm → pending 0 ${confirmMs.toFixed(0)} ms (${pending} fields re-queued)`,
     );
+    const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
+    console.log(
+      `  recompute phases: load catalog + index ${s(work.loadMs)}, claim ${s(work.claimMs)}, compute ${s(work.computeMs)}, store ${s(work.saveMs)} (${work.fields} fields); ` +
+        `GC ${gcS.toFixed(1)} s; after: heap ${MiB(mem.heapUsed)} MiB, array buffers ${MiB(mem.arrayBuffers)} MiB, RSS ${MiB(mem.rss)} MiB`,
+    );
   } finally {
     await app.close();
     await database.close();
@@ -106,6 +125,14 @@ async function run(n: number): Promise<void> {
   }
 }
 
-console.log(`${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${PG_URL ? 'PostgreSQL' : 'SQLite'}`);
-for (const n of SIZES) await run(n);
+if (SIZES.length > 1) {
+  console.log(`${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${PG_URL ? 'PostgreSQL' : 'SQLite'}`);
+  for (const n of SIZES) {
+    const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], { env: { ...process.env, BENCH_SIZES: String(n), BENCH_CHILD: '1' }, stdio: 'inherit' });
+    if (child.status !== 0) process.exit(child.status ?? 1);
+  }
+} else {
+  if (!process.env.BENCH_CHILD) console.log(`${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${PG_URL ? 'PostgreSQL' : 'SQLite'}`);
+  await run(SIZES[0] as number);
+}
 clearInterval(sampler);

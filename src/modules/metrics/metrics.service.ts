@@ -87,6 +87,8 @@ export class MetricsService {
   private maxSeen = 0;
   private gaps = new Map<number, number>();
   private lastBoundsCheck = 0;
+  /** Cumulative wall time of the worker's phases and fields computed, since start (logged; printed by bench/metrics). */
+  readonly workTimes = { loadMs: 0, claimMs: 0, computeMs: 0, saveMs: 0, fields: 0 };
   private distributions: AxisDistributions | null = null;
   private scales: Scales | undefined;
   private rawsAtBuild = 0;
@@ -124,7 +126,8 @@ export class MetricsService {
     this.stopped = true;
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
-    await this.running;
+    // A drain's failure is its caller's to report; stopping only waits for the round to end.
+    await this.running?.catch(() => undefined);
     await this.syncing;
   }
 
@@ -134,8 +137,13 @@ export class MetricsService {
     // Loading the catalog also queues fields nobody queued (bulk loads, upgrades).
     await this.ensureState();
     for (;;) {
+      // One round at a time: the timer's rounds skip while this one runs (two interleaved rounds would only
+      // compete for the same thread and evict each other's peer samples from the CPU cache).
+      while (this.running) await this.running;
+      this.running = this.processQueue(true).finally(() => {
+        this.running = null;
+      });
       await this.running;
-      await this.processQueue(true);
       if ((await repo.countPending(this.db)) === 0) return;
       if (Date.now() > deadline) throw new Error('metrics drain timed out');
       await new Promise((r) => setTimeout(r, 50));
@@ -247,6 +255,7 @@ export class MetricsService {
 
   /** Builds the in-memory catalog from the database; picks up fields nobody queued (upgrade, bulk loads). */
   private async load(): Promise<CatalogState> {
+    const started = performance.now();
     const bounds = await repo.changeBounds(this.db);
     // Sequence numbers just below the current maximum that are not visible yet may belong to open transactions.
     const seen = await repo.existingSeqs(this.db, Math.max(0, bounds.max - 1000), bounds.max);
@@ -289,6 +298,9 @@ export class MetricsService {
     await repo.enqueueUncomputed(this.db, this.deps.clock.now().toISOString(), randomUUID());
     this.state = state;
     await this.sync();
+    const ms = performance.now() - started;
+    this.workTimes.loadMs += ms;
+    this.deps.log.info({ fields: state.size, ms: Math.round(ms) }, 'metrics catalog loaded');
     return state;
   }
 
@@ -355,7 +367,9 @@ export class MetricsService {
       if (this.stopped && !untilEmpty) return;
       const now = this.deps.clock.now();
       const nowIso = new Date(Math.max(now.getTime(), Date.now())).toISOString();
+      const started = performance.now();
       const claims = await repo.claim(this.db, this.worker, nowIso, new Date(Date.parse(nowIso) - ABANDONED_MS).toISOString(), BATCH);
+      this.workTimes.claimMs += performance.now() - started;
       if (claims.length === 0) return;
       // Claimed after the change committed: syncing now sees it.
       await this.computeAndSave(
@@ -367,8 +381,13 @@ export class MetricsService {
 
   private async computeAndSave(ids: readonly string[], claims: ReadonlyArray<{ field_id: string; token: string }>): Promise<void> {
     const state = await this.ensureState();
+    const started = performance.now();
     const rows = await this.computeFields(state, ids);
+    const computed = performance.now();
     await this.db.transaction().execute(async (trx) => repo.saveMetrics(trx, rows, claims));
+    this.workTimes.computeMs += computed - started;
+    this.workTimes.saveMs += performance.now() - computed;
+    this.workTimes.fields += rows.length;
   }
 
   /** Distributions and margin scales from the remembered values (a hash sample of DISTRIBUTION_BASIS beyond that size). */
