@@ -63,6 +63,10 @@ function openSqlite(file: string): Database {
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');
+  // A 64 MiB page cache (SQLite's default is 2 MiB) keeps the inner pages of the large tables' indexes in memory:
+  // at a million fields, lookups and the metrics worker's writes by random id otherwise read most pages from the OS.
+  // Pages are allocated as they are used, so a small catalog never takes it all.
+  connection.pragma('cache_size = -65536');
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
   return {
     kind: 'sqlite',

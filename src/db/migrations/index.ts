@@ -5,6 +5,7 @@
 import type { Migration } from 'kysely';
 import { initial } from './0001-initial.js';
 import { metrics } from './0005-metrics.js';
+import { metricsQueueOrder } from './0006-metrics-queue-order.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
 export type MigrationFactory = (kind: DialectKind) => Migration;
@@ -12,4 +13,5 @@ export type MigrationFactory = (kind: DialectKind) => Migration;
 export const migrationFactories: ReadonlyArray<readonly [name: string, factory: MigrationFactory]> = [
   ['0001-initial', initial],
   ['0005-metrics', metrics],
+  ['0006-metrics-queue-order', metricsQueueOrder],
 ];

@@ -170,10 +170,16 @@ export function computeAxes(input: RawAxesInput): AxesResult {
 
   let centroidSim: number;
   if (input.levelSum && input.levelCount > 1) {
-    const others = new Float32Array(e.length);
-    for (let i = 0; i < e.length; i++) others[i] = input.levelSum[i]! - e[i]!;
-    centroidSim = norm(others) > 1e-9 ? cosine(e, others) : anchorSim;
-    if (norm(others) <= 1e-9) fallbacks.push('centroid');
+    // cos(e, L − e) from dot products, without building L − e: |L − e|² = L·L − 2 e·L + e·e.
+    const eL = dot(e, input.levelSum);
+    const ee = dot(e, e);
+    const othersSq = dot(input.levelSum, input.levelSum) - 2 * eL + ee;
+    if (othersSq > 1e-18 && ee > 0) {
+      centroidSim = clamp((eL - ee) / Math.sqrt(ee * othersSq), -1, 1);
+    } else {
+      fallbacks.push('centroid');
+      centroidSim = anchorSim;
+    }
   } else {
     fallbacks.push('centroid');
     centroidSim = anchorSim;
@@ -357,6 +363,8 @@ export function shrunkPeerMean(e: Float32Array, sum: Float32Array, count: number
 
 /**
  * How much better the field's own tag fits than the best other tag, by anchor and by members; O(T·d).
+ * `embedding` and the anchors are unit vectors (dot products are their cosines: this runs for every tag for every
+ * field).
  * Both margins are negative when another tag fits better — the strongest single sign of a wrong label.
  */
 export function computeTagMargins(embedding: Float32Array, ownTagId: number, tags: Iterable<TagStats>): TagMargins {
@@ -369,7 +377,7 @@ export function computeTagMargins(embedding: Float32Array, ownTagId: number, tag
   for (const t of tags) {
     const own = t.tagId === ownTagId;
     if (t.anchor) {
-      const s = cosine(embedding, t.anchor);
+      const s = dot(embedding, t.anchor);
       if (own) ownAnchor = s;
       else if (s > bestAnchor) {
         bestAnchor = s;

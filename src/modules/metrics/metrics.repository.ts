@@ -2,9 +2,9 @@
  * All SQL of the metrics module: the stored metrics, the shared queue of stale fields, the change log the
  * triggers on `fields` write, and the field rows the in-memory index is built from.
  */
-import { sql } from 'kysely';
+import { sql, type Expression, type ExpressionBuilder, type SqlBool } from 'kysely';
 import type { Queryable } from '../../db/database.js';
-import type { FieldMetricsTable } from '../../db/schema.js';
+import type { DB, FieldMetricsTable } from '../../db/schema.js';
 
 export interface CatalogFieldRow {
   id: string;
@@ -137,26 +137,27 @@ export async function enqueueUncomputed(db: Queryable, now: string, token: strin
 }
 
 /**
- * Claims up to `limit` unclaimed (or abandoned: claimed before `abandonedBefore`) queue entries for `worker`.
- * Portable: one UPDATE … RETURNING. The claim condition is repeated in the outer WHERE so that on PostgreSQL a
- * row another worker claimed meanwhile fails the re-check and is not claimed twice.
+ * Claims up to `limit` queue entries for `worker`: abandoned claims (claimed before `abandonedBefore`, by a crashed
+ * instance) first, then the oldest unclaimed entries. Each part reads the entries it wants in index order
+ * (metrics_queue_claimed_idx, metrics_queue_unclaimed_idx), then claims them by primary key, so a claim costs the same
+ * however long the queue is. The UPDATE repeats the condition: on PostgreSQL an entry another worker claimed in
+ * between fails the re-check and is left to that worker.
  */
 export async function claim(db: Queryable, worker: string, now: string, abandonedBefore: string, limit: number): Promise<Array<{ field_id: string; token: string }>> {
-  return db
-    .updateTable('metrics_queue')
-    .set({ claimed_by: worker, claimed_at: now })
-    .where((w) => w.or([w('claimed_at', 'is', null), w('claimed_at', '<', abandonedBefore)]))
-    .where('field_id', 'in', (s) =>
-      s
-        .selectFrom('metrics_queue')
-        .select('field_id')
-        .where((w) => w.or([w('claimed_at', 'is', null), w('claimed_at', '<', abandonedBefore)]))
-        .orderBy('enqueued_at')
-        .orderBy('field_id')
-        .limit(limit),
-    )
-    .returning(['field_id', 'token'])
-    .execute();
+  const abandoned = await claimWhere(db, worker, now, limit, (w) => w.and([w('claimed_at', 'is not', null), w('claimed_at', '<', abandonedBefore)]));
+  if (abandoned.length >= limit) return abandoned;
+  return abandoned.concat(await claimWhere(db, worker, now, limit - abandoned.length, (w) => w('claimed_at', 'is', null)));
+}
+
+type QueueCondition = (w: ExpressionBuilder<DB, 'metrics_queue'>) => Expression<SqlBool>;
+
+async function claimWhere(db: Queryable, worker: string, now: string, limit: number, condition: QueueCondition): Promise<Array<{ field_id: string; token: string }>> {
+  const wanted = await db.selectFrom('metrics_queue').select('field_id').where(condition).orderBy('enqueued_at').orderBy('field_id').limit(limit).execute();
+  const out: Array<{ field_id: string; token: string }> = [];
+  for (const part of chunks(wanted.map((r) => r.field_id))) {
+    out.push(...(await db.updateTable('metrics_queue').set({ claimed_by: worker, claimed_at: now }).where(condition).where('field_id', 'in', part).returning(['field_id', 'token']).execute()));
+  }
+  return out;
 }
 
 /** Stores computed metrics, mirrors outlier_score/severity onto the field rows, and releases the claims. */

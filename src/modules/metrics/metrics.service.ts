@@ -426,11 +426,12 @@ export class MetricsService {
       const path = tagIndex.byId.get(tagId)?.chain_path ?? `tag ${tagId}`;
       return level === null ? path : `${path} (${level})`;
     };
-    // Blended anchors: the text anchor, joined by the mean of the tag's confirmed fields once there are enough.
+    // Unit anchors: the text anchor, blended with the mean of the tag's confirmed fields once there are enough.
     const anchorOf = new Map<number, Float32Array>();
     tagIndex.tags.forEach((tag, i) => {
-      const text = anchors.vectors[i];
-      if (!text || text.length !== state.dimensions) return;
+      const vector = anchors.vectors[i];
+      if (!vector || vector.length !== state.dimensions) return;
+      const text = normalize(vector);
       const t = state.tags.get(tag.id);
       if (t && t.confirmedCount >= CONFIRMED_FOR_ANCHOR) {
         const blended = normalize(t.confirmedSum);
