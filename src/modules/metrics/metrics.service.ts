@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
-import type { Database, Tx } from '../../db/database.js';
+import { decodeVector, type Database, type Tx } from '../../db/database.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import { CatalogState, hashSampleLimit, type GroupState, type RememberedRaw } from './catalog-state.js';
@@ -105,6 +105,11 @@ export class MetricsService {
 
   private get db() {
     return this.deps.database.db;
+  }
+
+  /** Whether this instance has its in-memory catalog (loaded by the worker's first round, or on demand). */
+  get catalogLoaded(): boolean {
+    return this.state !== null;
   }
 
   /** Starts the background worker (every second: follow the change log, recompute stale fields). */
@@ -208,24 +213,17 @@ export class MetricsService {
       }
     }
     const byId = new Map(stored.map((r) => [r.field_id, r]));
-    const state = await this.ensureState();
     const present = ids.filter((id) => byId.has(id));
     const missing = ids.filter((id) => !byId.has(id));
+    const unit = await this.unitEmbeddings(present);
 
     // mean cos to the other listed fields = e · (S − e) / (n − 1), with S the sum of the list's unit embeddings.
-    const sum = new Float32Array(state.dimensions);
-    let inList = 0;
-    for (const id of present) {
-      const slot = state.slot(id);
-      if (slot !== undefined) {
-        addInto(sum, state.embedding(slot), 1);
-        inList++;
-      }
-    }
+    const sum = new Float32Array(this.deps.dimensions);
+    for (const e of unit.values()) addInto(sum, e, 1);
+    const inList = unit.size;
     const items: FieldMetricItem[] = present.map((id) => {
       const r = byId.get(id) as repo.StoredMetricsRow;
-      const slot = state.slot(id);
-      const e = slot === undefined ? null : state.embedding(slot);
+      const e = unit.get(id);
       const mean = e && inList > 1 ? clampNum((dot(e, sum) - dot(e, e)) / (inList - 1), -1, 1) : 1;
       return toItem(r, mean);
     });
@@ -233,6 +231,27 @@ export class MetricsService {
       AXIS_KEYS.map((k) => [k, items.length === 0 ? 0 : items.reduce((s, it) => s + it.scores[k], 0) / items.length]),
     ) as Record<AxisKey, number>;
     return { items, baseline_scores: baseline, field_count: items.length, missing_field_ids: missing };
+  }
+
+  /**
+   * Unit embeddings of the given fields: from the in-memory catalog once it is loaded; while the instance is still
+   * loading it (minutes at a million fields), from the database, so that requests are not held up meanwhile.
+   */
+  private async unitEmbeddings(ids: readonly string[]): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    if (this.state) {
+      const state = await this.ensureState();
+      for (const id of ids) {
+        const slot = state.slot(id);
+        if (slot !== undefined) out.set(id, state.embedding(slot));
+      }
+      return out;
+    }
+    for (const row of await repo.findCatalogFields(this.db, ids)) {
+      const e = row.embedding ? decodeVector(row.embedding) : null;
+      if (e && e.length === this.deps.dimensions) out.set(row.id, normalize(e));
+    }
+    return out;
   }
 
   /** How many fields are pending recomputation, how many exist, and when metrics were last written. */

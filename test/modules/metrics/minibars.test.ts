@@ -304,4 +304,27 @@ describeEachDatabase('embedding-minibars across instances', (kind) => {
     }
     assert.ok(now.outlier_score < 0.4, `still ${now.outlier_score} after 5 s: ${now.reason}`);
   });
+
+  it('an instance that has not loaded its catalog yet answers the same, from the database', async () => {
+    const admin = await adminToken(a.app);
+    const ids = (await a.database.db.selectFrom('fields').select('id').orderBy('id').execute()).map((r) => r.id);
+    await a.app.services.metrics.drain();
+    const loaded = json<Minibars>(await minibars(a.app, admin, ids));
+    // A fresh instance whose worker has not run: minibars must not wait for the catalog to load (minutes at 1M fields).
+    const fresh = await buildTestApp(kind, { testDatabase: a.testDatabase });
+    try {
+      await fresh.app.services.metrics.stop();
+      const early = json<Minibars>(await minibars(fresh.app, admin, ids));
+      assert.equal(fresh.app.services.metrics.catalogLoaded, false);
+      assert.equal(early.items.length, ids.length);
+      for (const [i, item] of early.items.entries()) {
+        const other = loaded.items[i]!;
+        assert.equal(item.field_id, other.field_id);
+        assert.ok(Math.abs(item.mean_similarity - other.mean_similarity) < 1e-5, `${item.mean_similarity} vs ${other.mean_similarity}`);
+        assert.equal(item.outlier_score, other.outlier_score);
+      }
+    } finally {
+      await fresh.close();
+    }
+  });
 });
