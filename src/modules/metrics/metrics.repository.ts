@@ -137,6 +137,15 @@ export async function enqueueUncomputed(db: Queryable, now: string, token: strin
 }
 
 /**
+ * Refreshes PostgreSQL's statistics of the queue. After a bulk enqueue the planner still takes the table for small
+ * and sorts the whole queue on every claim instead of reading metrics_queue_unclaimed_idx in order (77 ms per claim
+ * at 100,000 queued entries, measured); autovacuum would notice only later. SQLite needs no statistics for it.
+ */
+export async function analyzeQueue(db: Queryable): Promise<void> {
+  await sql`analyze metrics_queue`.execute(db);
+}
+
+/**
  * Claims up to `limit` queue entries for `worker`: abandoned claims (claimed before `abandonedBefore`, by a crashed
  * instance) first, then the oldest unclaimed entries. Each part reads the entries it wants in index order
  * (metrics_queue_claimed_idx, metrics_queue_unclaimed_idx), then claims them by primary key, so a claim costs the same

@@ -315,6 +315,7 @@ export class MetricsService {
     }
     this.rebuildDistributions(state);
     await repo.enqueueUncomputed(this.db, this.deps.clock.now().toISOString(), randomUUID());
+    if (this.deps.database.kind === 'postgres') await repo.analyzeQueue(this.db);
     this.state = state;
     await this.sync();
     const ms = performance.now() - started;
