@@ -27,8 +27,8 @@ const LIVE = 1;
 const TOMBSTONE = 2;
 
 /**
- * Key design for updates: the caller's key (the field's slot in the catalog state) is the hnswlib
- * label. Re-embedding a live key updates its vector in place (hnswlib's addPoint on an existing label). Removal is hnswlib's markDelete (a
+ * Key design for updates: the caller's key (the field's slot in the catalog state) is the hnswlib label. Re-embedding
+ * a live key updates its vector in place (hnswlib's addPoint on an existing label). Removal is hnswlib's markDelete (a
  * tombstone search skips); the index is created with replacement of deleted elements enabled, so a NEW key
  * reuses a tombstoned slot instead of growing the graph, and re-adding a removed key that still owns its slot
  * un-deletes and updates it. Memory is therefore bounded by the peak number of live fields.

@@ -10,15 +10,17 @@
  */
 import { decodeVector } from '../../db/database.js';
 import { createNearestIndex, type NearestIndex } from './ann-index.js';
-import { addInto, norm, type RawAxes } from './metrics.math.js';
+import { AXIS_KEYS, addInto, normalizeInto, type RawAxes } from './metrics.math.js';
 import type { CatalogFieldRow } from './metrics.repository.js';
 
 /** Peer statistics use at most this many same-tag fields, chosen by a hash of the field id (deterministic). */
 export const PEER_SAMPLE_SIZE = 256;
 /** Embeddings are stored in chunks of about this many floats (4 MiB): growing the catalog never copies the ones stored. */
 const CHUNK_FLOATS = 1 << 20;
-/** Remembered values per slot: the six raw axes, then the peer and anchor margins (NaN = none). */
-const RAW_WIDTH = 8;
+/** Remembered values per slot: the six raw axes (AXIS_KEYS order), then the peer and anchor margins (NaN = none). */
+const PEER = AXIS_KEYS.length;
+const ANCHOR = PEER + 1;
+const RAW_WIDTH = ANCHOR + 1;
 
 /** The raw values remembered for a field (the inputs of the catalog distributions and margin scales). */
 export interface RememberedRaw {
@@ -28,7 +30,7 @@ export interface RememberedRaw {
 }
 
 /** FNV-1a of the id: a stable, well-spread order for peer samples and the distribution sample. */
-export function hashId(id: string): number {
+function hashId(id: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < id.length; i++) {
     h ^= id.charCodeAt(i);
@@ -43,7 +45,7 @@ export function hashSampleLimit(size: number, population: number): number {
 }
 
 /** Slots of a group's members, with O(1) add and remove (the last member moves into the hole). */
-export class SlotList {
+class SlotList {
   slots = new Int32Array(16);
   size = 0;
 
@@ -78,7 +80,7 @@ export interface GroupState {
   members: SlotList;
 }
 
-export interface TagState extends GroupState {
+interface TagState extends GroupState {
   confirmedSum: Float32Array;
   confirmedCount: number;
   /** Cached peer sample; null when membership changed. */
@@ -179,9 +181,7 @@ export class CatalogState {
     this.version++;
     const slot = old ?? this.freeSlots.pop() ?? this.ids.length;
     if (slot >= this.capacity) this.grow(slot + 1);
-    const e = this.embedding(slot);
-    const n = norm(vector);
-    for (let i = 0; i < e.length; i++) e[i] = n === 0 ? 0 : (vector[i] as number) / n;
+    const e = normalizeInto(this.embedding(slot), vector);
     if (old === undefined) {
       this.slotOf.set(row.id, slot);
       this.ids[slot] = row.id;
@@ -214,15 +214,9 @@ export class CatalogState {
 
   remember(slot: number, value: RememberedRaw): void {
     const o = slot * RAW_WIDTH;
-    const r = this.raws;
-    r[o] = value.raw.category_anchor;
-    r[o + 1] = value.raw.centroid;
-    r[o + 2] = value.raw.peer_mean;
-    r[o + 3] = value.raw.nearest;
-    r[o + 4] = value.raw.lower_quartile;
-    r[o + 5] = value.raw.farthest;
-    r[o + 6] = value.peer ?? Number.NaN;
-    r[o + 7] = value.anchor ?? Number.NaN;
+    AXIS_KEYS.forEach((k, i) => (this.raws[o + i] = value.raw[k]));
+    this.raws[o + PEER] = value.peer ?? Number.NaN;
+    this.raws[o + ANCHOR] = value.anchor ?? Number.NaN;
     if (this.hasRaw[slot] !== 1) {
       this.hasRaw[slot] = 1;
       this.rawCount++;
@@ -242,17 +236,10 @@ export class CatalogState {
     for (let slot = 0; slot < this.ids.length; slot++) {
       if (this.hasRaw[slot] !== 1 || !((this.hashOf[slot] as number) < hashLimit)) continue;
       const o = slot * RAW_WIDTH;
-      const peer = r[o + 6] as number;
-      const anchor = r[o + 7] as number;
+      const peer = r[o + PEER] as number;
+      const anchor = r[o + ANCHOR] as number;
       out.push({
-        raw: {
-          category_anchor: r[o] as number,
-          centroid: r[o + 1] as number,
-          peer_mean: r[o + 2] as number,
-          nearest: r[o + 3] as number,
-          lower_quartile: r[o + 4] as number,
-          farthest: r[o + 5] as number,
-        },
+        raw: Object.fromEntries(AXIS_KEYS.map((k, i) => [k, r[o + i] as number])) as RawAxes,
         peer: Number.isNaN(peer) ? null : peer,
         anchor: Number.isNaN(anchor) ? null : anchor,
       });

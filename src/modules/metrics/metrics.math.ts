@@ -53,10 +53,13 @@ export function norm(a: Float32Array): number {
 
 /** Unit vector along `a` (a new array); the zero vector stays zero. */
 export function normalize(a: Float32Array): Float32Array {
-  const out = new Float32Array(a.length);
+  return normalizeInto(new Float32Array(a.length), a);
+}
+
+/** Writes the unit vector along `a` into `out` and returns `out`; the zero vector stays zero. */
+export function normalizeInto<T extends Float32Array>(out: T, a: Float32Array): T {
   const n = norm(a);
-  if (n === 0) return out;
-  for (let i = 0; i < a.length; i++) out[i] = a[i]! / n;
+  for (let i = 0; i < a.length; i++) out[i] = n === 0 ? 0 : a[i]! / n;
   return out;
 }
 
