@@ -6,6 +6,7 @@
 // The fields are inserted while no instance runs, so the recompute starts from nothing.
 // Run: npx tsx bench/metrics.ts   Knobs: BENCH_SIZES=10000,100000  BENCH_DATABASE_URL=postgres://…
 //   BENCH_CATALOG_CACHE=dir (SQLite): keep the generated catalog of each size there and reuse it on the next run.
+//   FIELDLENS_INDEX_THREADS=n: threads of the nearest-neighbour index (default: up to 2).
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -40,7 +41,7 @@ const PG_URL = process.env.BENCH_DATABASE_URL;
 
 async function run(n: number): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-mbench-'));
-  const config = loadConfig({ DATABASE_URL: PG_URL ?? `sqlite:${path.join(dir, 'm.db')}`, FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'warn' });
+  const config = loadConfig({ DATABASE_URL: PG_URL ?? `sqlite:${path.join(dir, 'm.db')}`, FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'warn', FIELDLENS_INDEX_THREADS: process.env.FIELDLENS_INDEX_THREADS });
   const schema = PG_URL ? `fl_mbench_${randomUUID().slice(0, 8)}` : undefined;
   const admin = PG_URL ? new pg.Client({ connectionString: PG_URL }) : undefined;
   if (admin) {
@@ -92,8 +93,11 @@ async function run(n: number): Promise<void> {
     app = await buildApp({ config, database, logStream: pino.destination(2) });
     const gcBefore = gcMs;
     const t0 = performance.now();
+    const cpu0 = process.cpuUsage();
     await app.services.metrics.drain(3_600_000);
     const fullS = (performance.now() - t0) / 1000;
+    const cpu = process.cpuUsage(cpu0);
+    const cpuS = (cpu.user + cpu.system) / 1e6;
     const rss = peakRss;
     const gcS = (gcMs - gcBefore) / 1000;
     const work = app.services.metrics.workTimes;
@@ -119,7 +123,7 @@ async function run(n: number): Promise<void> {
     const confirmMs = performance.now() - tc;
 
     console.log(
-      `${n.toLocaleString('en')} fields: bulk insert ${reuse ? 'reused' : `${insertS.toFixed(1)} s`}; full recompute (load + all fields) ${fullS.toFixed(1)} s, peak RSS ${(rss / 2 ** 20).toFixed(0)} MiB; ` +
+      `${n.toLocaleString('en')} fields: bulk insert ${reuse ? 'reused' : `${insertS.toFixed(1)} s`}; full recompute (load + all fields) ${fullS.toFixed(1)} s (${cpuS.toFixed(0)} CPU-s, index threads ${config.indexThreads}), peak RSS ${(rss / 2 ** 20).toFixed(0)} MiB; ` +
         `minibars 500 ids p50 ${quantile(lat, 0.5).toFixed(1)} ms p99 ${quantile(lat, 0.99).toFixed(1)} ms; confirm → pending 0 ${confirmMs.toFixed(0)} ms (${pending} fields re-queued)`,
     );
     const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;

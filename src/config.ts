@@ -2,6 +2,7 @@
  * Configuration: read from the environment once, validated, frozen.
  * A bad value stops the start with one line naming the variable (ConfigError).
  */
+import os from 'node:os';
 import path from 'node:path';
 
 export type DatabaseConfig = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
@@ -32,6 +33,8 @@ export interface Config {
   readonly sampleData: boolean;
   readonly levels: readonly LevelDefinition[];
   readonly severity: { readonly high: number; readonly medium: number };
+  /** Threads for the nearest-neighbour index of a large catalog (FIELDLENS_INDEX_THREADS; default: up to 2 cores). */
+  readonly indexThreads: number;
   readonly embeddings:
     | { readonly provider: 'builtin' }
     | { readonly provider: 'openai'; readonly url: string; readonly model: string; readonly apiKey?: string };
@@ -173,6 +176,7 @@ export function loadConfig(env: Env = process.env): Config {
     sampleData: readOnOff(env, 'FIELDLENS_SAMPLE_DATA', true),
     levels: readLevels(env),
     severity,
+    indexThreads: readInt(env, 'FIELDLENS_INDEX_THREADS', Math.min(2, os.availableParallelism()), 1, 64),
     embeddings: readEmbeddings(env),
   };
   return deepFreeze(config);

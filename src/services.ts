@@ -81,7 +81,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
   const embedder = createEmbedder(config.embeddings);
   const taxonomy = new TaxonomyService({ database, clock, audit, embedder, levels: config.levels });
   const datasources = new DatasourcesService({ database, clock, audit, gate: license });
-  const metrics = new MetricsService({ database, clock, log: deps.log, taxonomy, license, dimensions: embedder.dimensions, severity: config.severity });
+  const metrics = new MetricsService({ database, clock, log: deps.log, taxonomy, license, dimensions: embedder.dimensions, severity: config.severity, indexThreads: config.indexThreads });
   // Imports and reviews mark the changed fields (and the fields their metrics depend on) stale in their own transaction.
   const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, onFieldsImported: (trx, ids) => metrics.markStale(trx, ids) });
   const review = new ReviewService({ database, clock, audit, fields, taxonomy, license, onFieldsChanged: (trx, ids) => metrics.markStale(trx, ids) });

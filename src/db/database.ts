@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrationFactories, type DialectKind } from './migrations/index.js';
@@ -27,6 +27,12 @@ export interface Database {
    * PostgreSQL, where pooled connections and other instances read and write concurrently.
    */
   readonly singleConnection: boolean;
+  /**
+   * Runs a compiled SELECT and answers its rows as arrays of column values, in select-list order. For reads of
+   * hundreds of wide rows on a hot path, where the driver's building of an object per row costs more than the read
+   * itself (500 rows of `field_metrics` on SQLite: 12.5 ms as objects, 4.5 ms as arrays).
+   */
+  selectArrays(query: CompiledQuery): Promise<unknown[][]>;
   /** Throws when the database does not answer. */
   ping(): Promise<void>;
   /**
@@ -68,10 +74,15 @@ function openSqlite(file: string): Database {
   // Pages are allocated as they are used, so a small catalog never takes it all.
   connection.pragma('cache_size = -65536');
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
+  // Statements in array mode are cached apart from Kysely's (the mode is a statement's state).
+  const arrayStatements = withStatementCache(connection);
   return {
     kind: 'sqlite',
     db,
     singleConnection: true,
+    async selectArrays(query) {
+      return arrayStatements.prepare(query.sql).raw(true).all(...query.parameters) as unknown[][];
+    },
     async lock() {},
     async ping() {
       await sql`select 1`.execute(db);
@@ -132,6 +143,9 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
     kind: 'postgres',
     db,
     singleConnection: false,
+    async selectArrays(query) {
+      return (await pool.query<unknown[]>({ text: query.sql, values: [...query.parameters], rowMode: 'array' })).rows;
+    },
     async lock(trx, name) {
       await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx);
     },

@@ -131,20 +131,19 @@ class HnswNearestIndex implements NearestIndex {
   }
 
   private toPoint(vector: Float32Array): number[] {
-    if (vector.length !== this.dimensions) {
-      throw new RangeError(`vector has ${vector.length} dimensions, index has ${this.dimensions}`);
-    }
-    const point = new Array<number>(vector.length);
-    for (let i = 0; i < vector.length; i++) {
-      const x = vector[i]!;
-      if (!Number.isFinite(x)) throw new RangeError('vector contains a non-finite value');
-      point[i] = x;
-    }
-    return point;
+    checkVector(vector, this.dimensions);
+    return Array.from(vector);
   }
 }
 
-function checkKey(key: number): void {
+/** Throws RangeError unless the vector has the index's dimensions and only finite values. */
+export function checkVector(vector: Float32Array, dimensions: number): void {
+  if (vector.length !== dimensions) throw new RangeError(`vector has ${vector.length} dimensions, index has ${dimensions}`);
+  for (let i = 0; i < vector.length; i++) if (!Number.isFinite(vector[i])) throw new RangeError('vector contains a non-finite value');
+}
+
+/** Throws RangeError unless the key can be an hnswlib label. */
+export function checkKey(key: number): void {
   if (!Number.isInteger(key) || key < 0 || key > MAX_KEY) {
     throw new RangeError(`index key must be an integer in [0, 2^32 − 1], got ${key}`);
   }

@@ -9,7 +9,7 @@
  * collector has millions fewer objects to trace. Slots are reused after removal and are the index's keys.
  */
 import { decodeVector } from '../../db/database.js';
-import { createNearestIndex, type NearestIndex } from './ann-index.js';
+import { ThreadedNearestIndex } from './ann-threads.js';
 import { AXIS_KEYS, addInto, normalizeInto, type RawAxes } from './metrics.math.js';
 import type { CatalogFieldRow } from './metrics.repository.js';
 
@@ -124,17 +124,24 @@ export class CatalogState {
   private readonly levels: GroupState[] = [];
   private readonly levelNames: string[] = [];
   private readonly levelIndex = new Map<string, number>();
-  readonly index: NearestIndex;
+  /** Keyed by slot; held by worker threads (searches are asynchronous). Close it with close(). */
+  readonly index: ThreadedNearestIndex;
   /** Bumped by every apply()/remove(): tells whether the catalog changed since a given moment. */
   version = 0;
 
   constructor(
     readonly dimensions: number,
     capacity: number,
+    indexShards = 1,
   ) {
     this.chunkSlots = Math.max(1, Math.floor(CHUNK_FLOATS / dimensions));
-    this.index = createNearestIndex(dimensions, capacity);
+    this.index = new ThreadedNearestIndex(dimensions, capacity, indexShards);
     this.grow(capacity);
+  }
+
+  /** Stops the index's threads. */
+  close(): Promise<void> {
+    return this.index.close();
   }
 
   /** Number of fields held. */

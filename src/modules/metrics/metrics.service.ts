@@ -13,6 +13,7 @@ import type { Clock } from '../../clock.js';
 import { decodeVector, type Database, type Tx } from '../../db/database.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
+import type { Neighbours } from './ann-threads.js';
 import { CatalogState, hashSampleLimit, type GroupState, type RememberedRaw } from './catalog-state.js';
 import {
   AXIS_KEYS,
@@ -57,6 +58,10 @@ export const PEERS_PER_CHANGE = 32;
 const BATCH = 1000;
 /** Fields computed between two turns of the event loop (~10–20 ms of work), so requests are not held up. */
 const YIELD_EVERY = 50;
+/** Fields per search request to the index threads (a batch's requests are all sent at once; the threads work ahead). */
+const SEARCH_CHUNK = 50;
+/** From this many fields the index is split over `indexThreads` threads (below it one thread is plenty). */
+export const SHARD_FROM = 50_000;
 /** A claim older than this is treated as abandoned (crashed instance) and claimed again. */
 const ABANDONED_MS = 60_000;
 /** A sequence number missing from the change log is re-checked for this long (a transaction still open), then given up (rolled back). */
@@ -73,7 +78,19 @@ export interface MetricsServiceDeps {
   license: Pick<LicenseGate, 'assertFeature'>;
   dimensions: number;
   severity: SeverityThresholds;
+  /** Threads (index shards) for the nearest-neighbour index of a catalog of SHARD_FROM fields or more. */
+  indexThreads: number;
 }
+
+/** A claimed batch whose neighbour searches have been sent to the index threads. */
+interface Prepared {
+  state: CatalogState;
+  /** The batch's fields in measuring order (same tag together), each with its search, SEARCH_CHUNK per request. */
+  ids: string[];
+  searches: Array<Promise<Neighbours[]>>;
+}
+
+type Claim = { field_id: string; token: string };
 
 interface Scales {
   peer: number;
@@ -133,7 +150,9 @@ export class MetricsService {
     this.timer = null;
     // A drain's failure is its caller's to report; stopping only waits for the round to end.
     await this.running?.catch(() => undefined);
-    await this.syncing;
+    await this.syncing?.catch(() => undefined);
+    await this.loading?.catch(() => undefined);
+    await this.state?.close();
   }
 
   /** Recomputes until no field is pending (waits for entries other instances hold); for tests and benchmarks. */
@@ -170,13 +189,21 @@ export class MetricsService {
         tags.add(r.tag_id);
         levels.add(r.level);
       }
+      const queries: Float32Array[] = [];
       for (const id of fieldIds) {
         const slot = state.slot(id);
         if (slot === undefined) continue;
         tags.add(state.tagOf[slot] as number);
         levels.add(state.level(slot));
-        // Fields that have this one among their neighbours most likely are among its own neighbours.
-        if (fieldIds.length <= BATCH) for (const key of state.index.search(state.embedding(slot), NEIGHBOURS_K + 1).keys) affected.add(state.ids[key] ?? id);
+        if (fieldIds.length <= BATCH) queries.push(state.embedding(slot));
+      }
+      // Fields that have a changed one among their neighbours most likely are among its own neighbours. Urgent: the
+      // caller holds its transaction open meanwhile, so this goes ahead of the worker's queued searches.
+      for (const found of await state.index.search(queries, NEIGHBOURS_K + 1, { urgent: true })) {
+        for (const key of found.keys) {
+          const id = state.ids[key];
+          if (id !== undefined) affected.add(id);
+        }
       }
       const pick = (group: GroupState | undefined): void => {
         const n = group?.members.size ?? 0;
@@ -201,7 +228,7 @@ export class MetricsService {
   async minibars(body: MinibarsBody): Promise<MinibarsResponse> {
     await this.deps.license.assertFeature('embedding_metrics');
     const ids = [...new Set(body.field_ids)];
-    let stored = await repo.findStoredMetrics(this.db, ids);
+    let stored = await repo.findStoredMetrics(this.deps.database, ids);
     const have = new Set(stored.map((r) => r.field_id));
     const uncomputed = ids.filter((id) => !have.has(id));
     if (uncomputed.length > 0) {
@@ -209,7 +236,7 @@ export class MetricsService {
       if (existing.size > 0) {
         // Not computed yet (just imported): compute on the spot rather than answer without metrics.
         await this.computeAndSave([...existing], []);
-        stored = stored.concat(await repo.findStoredMetrics(this.db, [...existing]));
+        stored = stored.concat(await repo.findStoredMetrics(this.deps.database, [...existing]));
       }
     }
     const byId = new Map(stored.map((r) => [r.field_id, r]));
@@ -262,6 +289,11 @@ export class MetricsService {
   // ------------------------------------------------------------ in-memory state
 
   private async ensureState(): Promise<CatalogState> {
+    if (this.state?.index.failure) {
+      // An index thread died (out of memory, say): the index is incomplete. Build everything again.
+      this.deps.log.error({ err: this.state.index.failure }, 'metrics nearest-neighbour index failed; reloading the catalog');
+      await this.discardState();
+    }
     if (this.state) {
       await this.sync();
       return this.state;
@@ -283,7 +315,33 @@ export class MetricsService {
     for (let s = Math.max(1, bounds.max - 999); s <= bounds.max; s++) if (!seen.has(s)) this.gaps.set(s, now);
     this.maxSeen = bounds.max;
     // Sized for the catalog up front: growing the nearest-neighbour index later copies it.
-    const state = new CatalogState(this.deps.dimensions, Math.ceil((await repo.countFields(this.db)) * 1.05) + 1024);
+    const count = await repo.countFields(this.db);
+    const state = new CatalogState(this.deps.dimensions, Math.ceil(count * 1.05) + 1024, count >= SHARD_FROM ? this.deps.indexThreads : 1);
+    try {
+      await this.fill(state);
+      // The index builds in its threads while the catalog is read; computing needs it complete.
+      await state.index.applied();
+    } catch (error) {
+      await state.close();
+      throw error;
+    }
+    this.state = state;
+    await this.sync();
+    const ms = performance.now() - started;
+    this.workTimes.loadMs += ms;
+    this.deps.log.info({ fields: state.size, indexThreads: state.index.shardCount, ms: Math.round(ms) }, 'metrics catalog loaded');
+    return state;
+  }
+
+  private async discardState(): Promise<void> {
+    const old = this.state;
+    this.state = null;
+    this.covered = null;
+    await old?.close();
+  }
+
+  /** Reads the catalog and the remembered raw values into a new state (the index builds in its threads meanwhile). */
+  private async fill(state: CatalogState): Promise<void> {
     let after: string | null = null;
     for (;;) {
       const page = await repo.listCatalogFields(this.db, after, 5000);
@@ -316,12 +374,6 @@ export class MetricsService {
     this.rebuildDistributions(state);
     await repo.enqueueUncomputed(this.db, this.deps.clock.now().toISOString(), randomUUID());
     if (this.deps.database.kind === 'postgres') await repo.analyzeQueue(this.db);
-    this.state = state;
-    await this.sync();
-    const ms = performance.now() - started;
-    this.workTimes.loadMs += ms;
-    this.deps.log.info({ fields: state.size, ms: Math.round(ms) }, 'metrics catalog loaded');
-    return state;
   }
 
   /** Applies every committed change to `fields` this instance has not seen yet (the change log). */
@@ -344,7 +396,7 @@ export class MetricsService {
       const bounds = await repo.changeBounds(this.db);
       if (bounds.min > this.maxSeen + 1 && bounds.max > this.maxSeen) {
         // Changes this instance never saw were pruned: start over.
-        this.state = null;
+        await this.discardState();
         await this.ensureState();
         return;
       }
@@ -381,33 +433,84 @@ export class MetricsService {
     await this.processQueue(false);
   }
 
-  /** Claims and recomputes batches until the queue has nothing claimable. */
+  /**
+   * Claims and recomputes batches until the queue has nothing claimable. The next batch is claimed, and its
+   * neighbour searches sent to the index threads, before the current one is stored: they search while this writes.
+   */
   private async processQueue(untilEmpty: boolean): Promise<void> {
-    for (;;) {
-      if (this.stopped && !untilEmpty) return;
-      const now = this.deps.clock.now();
-      const nowIso = new Date(Math.max(now.getTime(), Date.now())).toISOString();
-      const started = performance.now();
-      const claims = await repo.claim(this.db, this.worker, nowIso, new Date(Date.parse(nowIso) - ABANDONED_MS).toISOString(), BATCH);
-      this.workTimes.claimMs += performance.now() - started;
-      if (claims.length === 0) return;
-      // Claimed after the change committed: syncing now sees it.
-      await this.computeAndSave(
-        claims.map((c) => c.field_id),
-        claims,
-      );
+    let current = await this.claimBatch(untilEmpty);
+    while (current) {
+      const rows = await this.computeFields(current.prepared);
+      const next = await this.claimBatch(untilEmpty);
+      await this.store(rows, current.claims);
+      current = next;
     }
   }
 
-  private async computeAndSave(ids: readonly string[], claims: ReadonlyArray<{ field_id: string; token: string }>): Promise<void> {
-    const state = await this.ensureState();
+  private async claimBatch(untilEmpty: boolean): Promise<{ claims: Claim[]; prepared: Prepared } | null> {
+    if (this.stopped && !untilEmpty) return null;
+    const now = this.deps.clock.now();
+    const nowIso = new Date(Math.max(now.getTime(), Date.now())).toISOString();
     const started = performance.now();
-    const rows = await this.computeFields(state, ids);
-    const computed = performance.now();
+    const claims = await repo.claim(this.db, this.worker, nowIso, new Date(Date.parse(nowIso) - ABANDONED_MS).toISOString(), BATCH);
+    this.workTimes.claimMs += performance.now() - started;
+    if (claims.length === 0) return null;
+    // Claimed after the change committed: syncing now sees it.
+    const state = await this.ensureState();
+    return { claims, prepared: this.prepare(state, claims.map((c) => c.field_id)) };
+  }
+
+  private async computeAndSave(ids: readonly string[], claims: readonly Claim[]): Promise<void> {
+    const state = await this.ensureState();
+    await this.store(await this.computeFields(this.prepare(state, ids)), claims);
+  }
+
+  private async store(rows: readonly repo.FieldMetricsRow[], claims: readonly Claim[]): Promise<void> {
+    const started = performance.now();
     await this.db.transaction().execute(async (trx) => repo.saveMetrics(trx, rows, claims));
-    this.workTimes.computeMs += computed - started;
-    this.workTimes.saveMs += performance.now() - computed;
+    this.workTimes.saveMs += performance.now() - started;
     this.workTimes.fields += rows.length;
+  }
+
+  /** Orders a batch for measuring (same tag together) and sends its neighbour searches to the index threads. */
+  private prepare(state: CatalogState, ids: readonly string[]): Prepared {
+    // Same-tag fields one after another: they share the peer sample, which then stays in the CPU cache (this
+    // halved the time of the axes at 100k fields).
+    const order = ids
+      .flatMap((id) => {
+        const slot = state.slot(id);
+        return slot === undefined ? [] : [{ id, slot, tagId: state.tagOf[slot] as number }];
+      })
+      .sort((a, b) => a.tagId - b.tagId);
+    return { state, ids: order.map((o) => o.id), searches: this.searchAhead(state, order.map((o) => o.slot)) };
+  }
+
+  /** Sends the slots' neighbour searches to the index threads, SEARCH_CHUNK per request, all at once. */
+  private searchAhead(state: CatalogState, slots: readonly number[]): Array<Promise<Neighbours[]>> {
+    const searches: Array<Promise<Neighbours[]>> = [];
+    for (let i = 0; i < slots.length; i += SEARCH_CHUNK) {
+      const search = state.index.search(slots.slice(i, i + SEARCH_CHUNK).map((slot) => state.embedding(slot)), NEIGHBOURS_K + 1);
+      // Awaited in order by measureAll; a failure is reported there, not as an unhandled rejection meanwhile.
+      search.catch(() => undefined);
+      searches.push(search);
+    }
+    return searches;
+  }
+
+  /**
+   * Measures the fields in order, each with its searched neighbours. Every YIELD_EVERY fields requests get the event
+   * loop — and may change the catalog, so each field's slot is looked up when its turn comes.
+   */
+  private async measureAll(state: CatalogState, ids: readonly string[], searches: ReadonlyArray<Promise<Neighbours[]>>, measure: (slot: number, found: Neighbours) => void): Promise<void> {
+    for (let c = 0; c < searches.length; c++) {
+      const found = await (searches[c] as Promise<Neighbours[]>);
+      for (let j = 0; j < found.length; j++) {
+        const i = c * SEARCH_CHUNK + j;
+        if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+        const slot = state.slot(ids[i] as string);
+        if (slot !== undefined) measure(slot, found[j] as Neighbours);
+      }
+    }
   }
 
   /** Distributions and margin scales from the remembered values (a hash sample of DISTRIBUTION_BASIS beyond that size). */
@@ -426,20 +529,21 @@ export class MetricsService {
    * The sample is the whole catalog up to DISTRIBUTION_SAMPLE fields, else the fields whose id hash falls below
    * the matching share of the hash range (a deterministic, uniform sample that stays stable as the catalog grows).
    */
-  private coverDistributionSample(state: CatalogState, measure: (slot: number) => unknown): boolean {
+  private async coverDistributionSample(state: CatalogState, measure: (slot: number, found: Neighbours) => unknown): Promise<boolean> {
     const limit = hashSampleLimit(DISTRIBUTION_SAMPLE, state.size);
-    let measured = 0;
+    const slots: number[] = [];
     for (let slot = 0; slot < state.slotCount; slot++) {
-      if (state.ids[slot] !== undefined && (state.hashOf[slot] as number) < limit && !state.hasRemembered(slot)) {
-        measure(slot);
-        measured++;
-      }
+      if (state.ids[slot] !== undefined && (state.hashOf[slot] as number) < limit && !state.hasRemembered(slot)) slots.push(slot);
     }
-    return measured > 0;
+    if (slots.length === 0) return false;
+    await this.measureAll(state, slots.map((slot) => state.ids[slot] as string), this.searchAhead(state, slots), measure);
+    return true;
   }
 
   /** Computes the metrics of the given fields from the in-memory catalog (fields it does not hold are skipped). */
-  private async computeFields(state: CatalogState, ids: readonly string[]): Promise<repo.FieldMetricsRow[]> {
+  private async computeFields(prepared: Prepared): Promise<repo.FieldMetricsRow[]> {
+    const { state } = prepared;
+    const started = performance.now();
     const anchors = await this.deps.taxonomy.tagAnchors();
     const tagIndex = anchors.index;
     const label = (tagId: number, level: string | null): string => {
@@ -480,14 +584,13 @@ export class MetricsService {
       nearestRatio: number | null;
     };
     /** Everything of a field's metrics that does not depend on the catalog distributions; remembers its raw values. */
-    const measure = (slot: number): Measured => {
+    const measure = (slot: number, found: Neighbours): Measured => {
       const id = state.ids[slot] as string;
       const tagId = state.tagOf[slot] as number;
       const level = state.level(slot);
       const tag = state.tags.get(tagId);
       const group = state.levelGroupOf(slot);
       const embedding = state.embedding(slot);
-      const found = state.index.search(embedding, NEIGHBOURS_K + 1);
       const neighbours: Neighbour[] = [];
       found.keys.forEach((key, i) => {
         const nid = state.ids[key];
@@ -514,22 +617,10 @@ export class MetricsService {
     };
 
     const pre: Measured[] = [];
-    // Same-tag fields one after another: they share the peer sample, which then stays in the CPU cache (this
-    // halved the time of the axes at 100k fields). Every YIELD_EVERY fields, requests get the event loop — and may
-    // change the catalog, so each field's slot is looked up when its turn comes.
-    const batch = ids
-      .flatMap((id) => {
-        const slot = state.slot(id);
-        return slot === undefined ? [] : [{ id, tagId: state.tagOf[slot] as number }];
-      })
-      .sort((a, b) => a.tagId - b.tagId);
-    for (let i = 0; i < batch.length; i++) {
-      if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
-      const slot = state.slot((batch[i] as { id: string }).id);
-      if (slot === undefined) continue;
-      pre.push(measure(slot));
+    await this.measureAll(state, prepared.ids, prepared.searches, (slot, found) => {
+      pre.push(measure(slot, found));
       this.computedSinceBuild++;
-    }
+    });
     // Percentiles and margin scales must describe the whole catalog, not the part computed so far: otherwise the
     // first fields of a new catalog would be ranked against each other alone, and a field's stored scores would
     // depend on when it happened to be computed. So, before normalising, the raw values are completed over the
@@ -537,7 +628,7 @@ export class MetricsService {
     // smallest id hash); they are only measured, not stored (each is stored when its own turn comes).
     if (this.covered?.state !== state || this.covered.version !== state.version) {
       this.covered = { state, version: state.version };
-      if (this.coverDistributionSample(state, measure)) this.rebuildDistributions(state);
+      if (await this.coverDistributionSample(state, measure)) this.rebuildDistributions(state);
     }
     // Rebuilt once 5% of the remembered values have changed since the last build.
     if (!this.distributions || this.computedSinceBuild > 0.05 * Math.max(this.rawsAtBuild, 1)) {
@@ -547,6 +638,7 @@ export class MetricsService {
     const names = await repo.fieldNames(this.db, [...new Set(pre.flatMap((m) => (m.nearest ? [m.nearest.id] : [])))]);
     const distributions = this.distributions as AxisDistributions;
     const computedAt = this.deps.clock.now().toISOString();
+    this.workTimes.computeMs += performance.now() - started;
     return pre.map(({ id, tagId, level, axes, nearest, margins, disagreement, nearestRatio }) => {
       const scores = normalizeAxes(axes.raw, distributions);
       const input = { scores, neighbourDisagreement: disagreement, anchorMargin: margins.anchorMargin, peerMargin: margins.peerMargin, nearestRatio, ...(this.scales ? { scales: this.scales } : {}) };
