@@ -199,7 +199,7 @@ export class MetricsService {
       }
       // Fields that have a changed one among their neighbours most likely are among its own neighbours. Urgent: the
       // caller holds its transaction open meanwhile, so this goes ahead of the worker's queued searches.
-      for (const found of await state.index.search(queries, NEIGHBOURS_K + 1, { urgent: true })) {
+      for (const found of await this.neighboursForMarking(state, queries)) {
         for (const key of found.keys) {
           const id = state.ids[key];
           if (id !== undefined) affected.add(id);
@@ -220,6 +220,16 @@ export class MetricsService {
     }
     const live = await repo.existingFieldIds(trx, [...affected]);
     await repo.enqueue(trx, [...live], this.deps.clock.now().toISOString(), randomUUID());
+  }
+
+  /** The neighbours markStale re-queues; none when the index failed or closed (the writer's change must not fail). */
+  private async neighboursForMarking(state: CatalogState, queries: readonly Float32Array[]): Promise<Neighbours[]> {
+    try {
+      return await state.index.search(queries, NEIGHBOURS_K + 1, { urgent: true });
+    } catch (error) {
+      this.deps.log.warn({ err: error }, 'metrics: neighbours of changed fields not re-queued (nearest-neighbour index unavailable)');
+      return [];
+    }
   }
 
   // ------------------------------------------------------------ reading

@@ -108,6 +108,17 @@ describe('ThreadedNearestIndex (index shards in worker threads)', () => {
     assert.equal(index.size, 20_000);
   });
 
+  it('reports a dead thread: the failure is set and searches are refused', async () => {
+    const index = open(2);
+    index.add(1, new Float32Array(DIM).fill(1));
+    await index.applied();
+    // Fault injection: one shard's thread dies (as it would out of memory).
+    await (index as unknown as { shards: Array<{ worker: { terminate(): Promise<number> } }> }).shards[1]?.worker.terminate();
+    assert.match(String(index.failure?.message), /exited/);
+    await assert.rejects(index.search([new Float32Array(DIM).fill(1)], 1), /exited/);
+    await assert.rejects(index.applied(), /exited/);
+  });
+
   it('refuses bad keys and vectors at once, and answers nothing after close', async () => {
     const index = open(2);
     assert.throws(() => index.add(-1, new Float32Array(DIM)), RangeError);

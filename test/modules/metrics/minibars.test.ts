@@ -217,6 +217,26 @@ describeEachDatabase('embedding-minibars', (kind) => {
     const all = json<Minibars>(await minibars(t.app, admin, ids));
     assert.ok(all.items.every((i) => i.nearest_field_id !== gone));
   });
+
+  it('survives the death of an index thread: a confirm still succeeds, and the next round rebuilds the index', async () => {
+    const metrics = t.app.services.metrics;
+    await metrics.drain();
+    // Fault injection: the thread holding the nearest-neighbour index dies (as it would out of memory).
+    const index = (metrics as unknown as { state: { index: { failure: Error | null; shards: Array<{ worker: { terminate(): Promise<number> } }> } } }).state.index;
+    await index.shards[0]?.worker.terminate();
+    assert.ok(index.failure instanceof Error);
+
+    const field = ids[2]!;
+    const res = await t.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${field}/confirm`, headers: bearer(admin), payload: {} });
+    assert.equal(res.statusCode, 200, res.body);
+    await metrics.drain();
+    assert.equal((await status(t.app, admin)).pending, 0);
+    const rebuilt = (metrics as unknown as { state: { index: { failure: Error | null; size: number } } }).state.index;
+    assert.notEqual(rebuilt, index);
+    assert.equal(rebuilt.failure, null);
+    const item = json<Minibars>(await minibars(t.app, admin, [field])).items[0]!;
+    assert.ok(item.nearest_field_name !== null, item.reason);
+  });
 });
 
 describeEachDatabase('embedding-minibars order of computation', (kind) => {
