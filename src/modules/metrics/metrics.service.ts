@@ -62,6 +62,8 @@ const YIELD_EVERY = 50;
 const SEARCH_CHUNK = 50;
 /** From this many fields the index is split over `indexThreads` threads (below it one thread is plenty). */
 export const SHARD_FROM = 50_000;
+/** Fields read into the catalog before the loader waits for the index threads to catch up (bounds their backlog). */
+const LOAD_WINDOW = 50_000;
 /** A claim older than this is treated as abandoned (crashed instance) and claimed again. */
 const ABANDONED_MS = 60_000;
 /** A sequence number missing from the change log is re-checked for this long (a transaction still open), then given up (rolled back). */
@@ -353,9 +355,20 @@ export class MetricsService {
   /** Reads the catalog and the remembered raw values into a new state (the index builds in its threads meanwhile). */
   private async fill(state: CatalogState): Promise<void> {
     let after: string | null = null;
+    // Reading is ~10× faster than building: without a bound, the vectors waiting for the index threads would pile
+    // up in their message queues (~0.4 GB at a million 100-d fields). At most two windows are in flight.
+    let window: Promise<void> = Promise.resolve();
+    let sent = 0;
     for (;;) {
       const page = await repo.listCatalogFields(this.db, after, 5000);
       for (const row of page) state.apply(row);
+      sent += page.length;
+      if (sent >= LOAD_WINDOW) {
+        await window;
+        window = state.index.applied();
+        window.catch(() => undefined); // awaited at the next window, or by load()
+        sent = 0;
+      }
       if (page.length < 5000) break;
       after = (page[page.length - 1] as repo.CatalogFieldRow).id;
     }
