@@ -16,15 +16,13 @@ export interface CatalogFieldRow {
 
 export type FieldMetricsRow = FieldMetricsTable;
 
+/** The six raw axis values as stored. */
+const RAW_COLUMNS = ['raw_category_anchor', 'raw_centroid', 'raw_peer_mean', 'raw_nearest', 'raw_lower_quartile', 'raw_farthest'] as const;
+
 /** The stored columns a minibars item is made of, in the order findStoredMetrics reads them. */
 const ITEM_COLUMNS = [
   'field_id',
-  'raw_category_anchor',
-  'raw_centroid',
-  'raw_peer_mean',
-  'raw_nearest',
-  'raw_lower_quartile',
-  'raw_farthest',
+  ...RAW_COLUMNS,
   'score_category_anchor',
   'score_centroid',
   'score_peer_mean',
@@ -100,17 +98,7 @@ export async function existingFieldIds(db: Queryable, ids: readonly string[]): P
 export async function listStoredRaw(db: Queryable, afterId: string | null, limit: number) {
   let q = db
     .selectFrom('field_metrics')
-    .select([
-      'field_id',
-      'raw_category_anchor',
-      'raw_centroid',
-      'raw_peer_mean',
-      'raw_nearest',
-      'raw_lower_quartile',
-      'raw_farthest',
-      'peer_margin',
-      'anchor_margin',
-    ])
+    .select(['field_id', ...RAW_COLUMNS, 'peer_margin', 'anchor_margin'])
     .orderBy('field_id')
     .limit(limit);
   if (afterId !== null) q = q.where('field_id', '>', afterId);
