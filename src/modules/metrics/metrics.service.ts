@@ -475,7 +475,7 @@ export class MetricsService {
     const now = this.deps.clock.now();
     const nowIso = new Date(Math.max(now.getTime(), Date.now())).toISOString();
     const started = performance.now();
-    const claims = await repo.claim(this.db, this.worker, nowIso, new Date(Date.parse(nowIso) - ABANDONED_MS).toISOString(), BATCH);
+    const claims = await repo.claim(this.db, this.deps.database.kind, this.worker, nowIso, new Date(Date.parse(nowIso) - ABANDONED_MS).toISOString(), BATCH);
     this.workTimes.claimMs += performance.now() - started;
     if (claims.length === 0) return null;
     // Claimed after the change committed: syncing now sees it.
@@ -490,7 +490,7 @@ export class MetricsService {
 
   private async store(rows: readonly repo.FieldMetricsRow[], claims: readonly Claim[]): Promise<void> {
     const started = performance.now();
-    await this.db.transaction().execute(async (trx) => repo.saveMetrics(trx, rows, claims));
+    await this.db.transaction().execute(async (trx) => repo.saveMetrics(trx, this.deps.database.kind, rows, claims));
     this.workTimes.saveMs += performance.now() - started;
     this.workTimes.fields += rows.length;
   }
