@@ -8,6 +8,8 @@
  *
  * Each of the three GET targets is measured in `--rounds` interleaved rounds (bare, healthz, me, bare, …) so that
  * a burst of load from elsewhere on the machine hits all of them alike; the table shows each target's median round.
+ * Besides requests/s, each run reports the server process's CPU time per request (from /proc), which depends less
+ * on what else the shared machine is doing.
  *
  *   npx tsx bench/http.ts [--duration 10] [--connections 50] [--rounds 3]
  */
@@ -17,6 +19,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import autocannon from 'autocannon';
+import { processCpuMicros } from './support/process-cpu.js';
 
 const { values } = parseArgs({
   options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, rounds: { type: 'string', default: '3' } },
@@ -52,14 +55,23 @@ function median(results: Result[]): Result {
   return [...results].sort((a, b) => a.rps - b.rps)[Math.floor(results.length / 2)] as Result;
 }
 
-async function run(opts: autocannon.Options) {
+/** One autocannon run against the server process `pid`, with that process's CPU time per completed request (µs). */
+async function run(pid: number, opts: autocannon.Options) {
+  const cpuBefore = processCpuMicros(pid);
   const result = await autocannon({ duration, connections, ...opts });
-  return { rps: Math.round(result.requests.average), p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+  const cpuUs = Math.round((processCpuMicros(pid) - cpuBefore) / Math.max(1, result.requests.total));
+  return { rps: Math.round(result.requests.average), cpuUs, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+}
+
+function pidOf(child: ChildProcess): number {
+  if (child.pid === undefined) throw new Error('the server process has no pid');
+  return child.pid;
 }
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'fieldlens-bench-'));
 const eldFile = path.join(dir, 'eld.json');
 const bare = await start(['--import', 'tsx', 'bench/support/bare-fastify.ts'], {}, path.join(dir, 'bare.log'));
+const barePid = pidOf(bare.child);
 const app = await start(['--import', 'tsx', '--import', './bench/support/event-loop-monitor.ts', 'src/cli.ts', 'serve'], {
   PORT: '0',
   DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}`,
@@ -68,6 +80,7 @@ const app = await start(['--import', 'tsx', '--import', './bench/support/event-l
   BENCH_ELD_FILE: eldFile,
   LOG_LEVEL: 'info', // the access log is part of what is measured
 }, path.join(dir, 'fieldlens.log'));
+const appPid = pidOf(app.child);
 try {
   const base = `http://127.0.0.1:${app.port}`;
   const login = (await (
@@ -79,17 +92,20 @@ try {
   await autocannon({ url: `${base}/healthz`, duration: 2, connections });
   const all: Record<'bare' | 'health' | 'me', Result[]> = { bare: [], health: [], me: [] };
   for (let round = 1; round <= rounds; round++) {
-    all.bare.push(await run({ url: `http://127.0.0.1:${bare.port}/healthz` }));
-    all.health.push(await run({ url: `${base}/healthz` }));
-    all.me.push(await run({ url: `${base}/api/v1/auth/me`, headers: { authorization: `Bearer ${login.access_token}` } }));
+    all.bare.push(await run(barePid, { url: `http://127.0.0.1:${bare.port}/healthz` }));
+    all.health.push(await run(appPid, { url: `${base}/healthz` }));
+    all.me.push(await run(appPid, { url: `${base}/api/v1/auth/me`, headers: { authorization: `Bearer ${login.access_token}` } }));
     const [b, h, m] = [all.bare.at(-1), all.health.at(-1), all.me.at(-1)] as [Result, Result, Result];
-    console.log(`round ${round}: bare ${b.rps} req/s, /healthz ${h.rps} (${((h.rps / b.rps) * 100).toFixed(1)}%), /auth/me ${m.rps} (${((m.rps / h.rps) * 100).toFixed(1)}% of /healthz)`);
+    console.log(
+      `round ${round}: bare ${b.rps} req/s (${b.cpuUs} µs CPU/req), /healthz ${h.rps} (${((h.rps / b.rps) * 100).toFixed(1)}%; ${h.cpuUs} µs/req), ` +
+        `/auth/me ${m.rps} (${((m.rps / h.rps) * 100).toFixed(1)}% of /healthz; ${m.cpuUs} µs/req)`,
+    );
   }
   const [bareHealth, health, me] = [median(all.bare), median(all.health), median(all.me)];
 
   app.child.kill('SIGUSR2'); // reset the event-loop histogram
   await new Promise((r) => setTimeout(r, 200));
-  const logins = await run({
+  const logins = await run(appPid, {
     url: `${base}/api/v1/auth/login`,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -109,9 +125,9 @@ try {
   console.log(
     `\nmachine: ${os.cpus().length} × ${os.cpus()[0]?.model}, ${Math.round(os.totalmem() / 2 ** 30)} GiB, node ${process.version}, load average ${os.loadavg()[0]?.toFixed(2)}; autocannon -c ${connections} -d ${duration}, median of ${rounds} rounds\n`,
   );
-  console.log('| target | req/s | p50 ms | p99 ms | errors | non-2xx |');
-  console.log('|---|---:|---:|---:|---:|---:|');
-  for (const [name, r] of rows) console.log(`| ${name} | ${r.rps} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} |`);
+  console.log('| target | req/s | server CPU µs/req | p50 ms | p99 ms | errors | non-2xx |');
+  console.log('|---|---:|---:|---:|---:|---:|---:|');
+  for (const [name, r] of rows) console.log(`| ${name} | ${r.rps} | ${r.cpuUs} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} |`);
   console.log(`\nFieldLens /healthz vs bare Fastify: ${((health.rps / bareHealth.rps) * 100).toFixed(1)}% of the throughput (overhead ${(100 - (health.rps / bareHealth.rps) * 100).toFixed(1)}%)`);
   console.log(`/auth/me vs /healthz: ${((me.rps / health.rps) * 100).toFixed(1)}% of the throughput`);
   console.log(`event-loop delay during logins (ms): mean ${eld.mean}, p50 ${eld.p50}, p99 ${eld.p99}, max ${eld.max}`);

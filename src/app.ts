@@ -11,6 +11,8 @@ import { migrateToLatest, type Database } from './db/database.js';
 import { AccessLog } from './http/access-log.js';
 import { registerAuthentication } from './http/authentication.js';
 import { registerErrorHandler } from './http/error-handler.js';
+import { batchedStdout } from './http/log-destination.js';
+import { LOG_SERIALIZERS } from './http/log-serializers.js';
 import { registerOpenApi } from './http/openapi.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
@@ -35,20 +37,6 @@ export interface AppOptions {
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
-/**
- * Never log credentials, even if a future log line includes headers or a body. Exact paths only: pino's wildcard
- * redaction tripled the cost of every log line. Credentials live in the Authorization and Cookie headers and in
- * the bodies of the auth and users routes, at the top level, so these paths cover every place they can appear.
- */
-const SECRET_FIELDS = ['password', 'current_password', 'access_token', 'refresh_token'];
-export const LOG_REDACT_PATHS = [
-  'req.headers.authorization',
-  'req.headers.cookie',
-  'headers.authorization',
-  'headers.cookie',
-  ...['', 'body.', 'req.body.', 'payload.'].flatMap((prefix) => SECRET_FIELDS.map((field) => prefix + field)),
-];
-
 declare module 'fastify' {
   interface FastifyInstance {
     services: Services;
@@ -58,12 +46,10 @@ declare module 'fastify' {
 export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   const { config, database } = options;
   const clock = options.clock ?? systemClock;
-  // Asynchronous stdout (flushed on close) so logging does not cost every request a write syscall.
-  const stdout = options.logStream ? undefined : pino.destination({ dest: 1, sync: false });
-  const logger: FastifyBaseLogger = pino(
-    { level: config.logLevel, redact: { paths: LOG_REDACT_PATHS, censor: '[redacted]' } },
-    options.logStream ?? stdout,
-  );
+  // Asynchronous stdout, one write per event-loop turn (flushed on close and on exit), so logging does not cost every
+  // request a write. Credentials are kept out by serializers (http/log-serializers.ts), which copy nothing otherwise.
+  const stdout = options.logStream ? undefined : batchedStdout();
+  const logger: FastifyBaseLogger = pino({ level: config.logLevel, serializers: LOG_SERIALIZERS }, options.logStream ?? stdout);
 
   const app = Fastify({
     loggerInstance: logger,

@@ -1,5 +1,6 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { PERMISSIONS, ROLES } from '../../src/http/access.js';
 import { buildTestApp, json, problem, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, databaseKinds, describeEachDatabase } from '../helpers/databases.js';
 
@@ -28,11 +29,12 @@ describeEachDatabase('foundation', (kind) => {
 
   it('writes one access line per request with its id, method, path and status, but keeps probes out of the access log', async () => {
     await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { 'x-request-id': 'trace-me-42' } });
-    const lines = t.logs.filter((line) => line.includes('trace-me-42')).map((line) => JSON.parse(line) as { reqId: string; msg: string; req: { method: string; url: string }; res: { statusCode: number }; responseTime: number });
+    const lines = t.logs.filter((line) => line.includes('trace-me-42')).map((line) => JSON.parse(line) as { reqId: string; msg: string; req: Record<string, unknown>; res: Record<string, unknown>; responseTime: number });
     assert.equal(lines.length, 1);
     assert.equal(lines[0]?.msg, 'request completed');
     assert.equal(lines[0]?.reqId, 'trace-me-42');
-    assert.deepEqual([lines[0]?.req.method, lines[0]?.req.url, lines[0]?.res.statusCode], ['GET', '/api/v1/auth/me', 401]);
+    assert.deepEqual(lines[0]?.req, { method: 'GET', url: '/api/v1/auth/me', remoteAddress: '127.0.0.1' }, 'the client address is logged');
+    assert.deepEqual(lines[0]?.res, { statusCode: 401 });
     assert.equal(typeof lines[0]?.responseTime, 'number');
     await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'probe-43' } });
     assert.equal(t.logs.filter((line) => line.includes('probe-43')).length, 0);
@@ -44,8 +46,10 @@ describeEachDatabase('foundation', (kind) => {
     const line = t.logs.find((l) => l.includes('redaction probe'));
     assert.ok(line);
     for (const secret of [...Object.values(secrets), 'hdr-secret-5', 'ck-secret-6']) assert.ok(!line.includes(secret), `${secret} is redacted`);
-    // Top level, body and payload: 12 fields. Fastify's `req` serializer already drops headers and body.
-    assert.equal(line.split('[redacted]').length - 1, 12);
+    // Top level, body, req.body and payload: 16 fields; req.headers: 2.
+    assert.equal(line.split('[redacted]').length - 1, 18);
+    const logged = JSON.parse(line) as { req: { headers: Record<string, string> } };
+    assert.deepEqual(logged.req.headers, { authorization: '[redacted]', cookie: '[redacted]' });
   });
 
   it('serves an OpenAPI 3 document generated from the routes, and the docs UI', async () => {
@@ -56,6 +60,11 @@ describeEachDatabase('foundation', (kind) => {
     assert.ok(doc.paths['/api/v1/auth/login']?.post, 'login is documented');
     assert.equal(doc.paths['/api/v1/auth/login']?.post?.security, undefined, 'login needs no token');
     assert.deepEqual(doc.paths['/api/v1/auth/me']?.get?.security, [{ bearer: [] }]);
+    // Enums are documented with their values (they are { type: 'string', enum } for the serializer's sake).
+    type Schema = { type?: string; enum?: string[]; items?: Schema; properties?: Record<string, Schema> };
+    const meSchema = (doc.paths['/api/v1/auth/me']?.get as { responses: Record<string, { content: Record<string, { schema: Schema }> }> }).responses['200']?.content['application/json']?.schema;
+    assert.deepEqual(meSchema?.properties?.permissions?.items, { type: 'string', enum: [...PERMISSIONS] });
+    assert.deepEqual(meSchema?.properties?.roles?.items?.properties?.role?.enum, [...ROLES]);
     const ui = await t.app.inject({ method: 'GET', url: '/docs/' });
     assert.equal(ui.statusCode, 200);
     assert.match(ui.body, /swagger/i);
@@ -155,7 +164,10 @@ describe('configuration', () => {
     assert.throws(() => loadConfig({ FIELDLENS_JWT_SECRET: 'short' }), /FIELDLENS_JWT_SECRET/);
     assert.throws(() => loadConfig({ FIELDLENS_SAMPLE_DATA: 'maybe' }), /FIELDLENS_SAMPLE_DATA/);
     assert.throws(() => loadConfig({ FIELDLENS_SEVERITY_HIGH: '0.3', FIELDLENS_SEVERITY_MEDIUM: '0.5' }), /FIELDLENS_SEVERITY_MEDIUM/);
+    assert.throws(() => loadConfig({ FIELDLENS_INDEX_THREADS: '0' }), /FIELDLENS_INDEX_THREADS/);
+    assert.equal(loadConfig({ FIELDLENS_INDEX_THREADS: '4' }).indexThreads, 4);
     const defaults = loadConfig({});
+    assert.ok(defaults.indexThreads >= 1 && defaults.indexThreads <= 2);
     assert.equal(defaults.port, 8080);
     assert.equal(defaults.host, '127.0.0.1');
     assert.equal(defaults.database.kind, 'sqlite');

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { PERMISSIONS } from '../../http/access.js';
-import { RoleGrant, Uuid } from '../../http/schemas.js';
+import { RoleGrant, StringEnum, Uuid } from '../../http/schemas.js';
 
 export const LoginBody = Type.Object(
   {
@@ -35,6 +35,6 @@ export const CurrentUserResponse = Type.Object({
   username: Type.String(),
   email: Type.String(),
   roles: Type.Array(RoleGrant),
-  permissions: Type.Array(Type.Enum(PERMISSIONS)),
+  permissions: Type.Array(StringEnum(PERMISSIONS)),
   sku_tier: Type.String({ description: 'Current license tier: trial_mock, lite, pro or enterprise' }),
 });

@@ -10,7 +10,7 @@ import { isRole, permissionsOf, type Caller, type Permission, type Principal, ty
 import type { Authenticator } from '../../http/authentication.js';
 import { AppError } from '../../http/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
-import { findUserById, findUserByUsername, userForTokenReader } from '../users/users.repository.js';
+import { findUserById, findUserByUsername, userForTokenReader, type TokenUserReader, type TokenUserRow } from '../users/users.repository.js';
 import * as repo from './auth.repository.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { hashRefreshToken, invalidToken, newRefreshToken, type AccessTokens } from './tokens.js';
@@ -54,7 +54,9 @@ export function lockSecondsFor(failures: number): number {
 
 export class AuthService implements Authenticator {
   private dummyHash: Promise<string> | undefined;
-  private readonly userForToken: ReturnType<typeof userForTokenReader>;
+  private readonly userForToken: TokenUserReader;
+  /** The principal built from a user row, so a remembered row (SQLite) does not rebuild it on every request. */
+  private readonly principals = new WeakMap<TokenUserRow, Principal>();
 
   constructor(
     private readonly deps: {
@@ -178,12 +180,33 @@ export class AuthService implements Authenticator {
     });
   }
 
-  /** Resolves a bearer token to its user, re-reading the user so disabling or role changes apply at once. */
+  /** Resolves a bearer token to its user, checking the user on every request so disabling or role changes apply at once. */
   async authenticate(token: string): Promise<Principal> {
     const claims = await this.deps.tokens.verify(token, this.deps.clock.now());
-    const user = await this.userForToken(claims.sub);
+    const user = await this.userForToken.read(claims.sub);
     if (!user || user.disabled === 1 || user.token_version !== claims.ver) throw invalidToken();
-    return { id: user.id, username: user.username, email: user.email, roles: parseRoles(user.roles) };
+    return this.principalOf(user);
+  }
+
+  /**
+   * The principal of a token already verified whose user's current row is remembered (SQLite only: see
+   * userForTokenReader), without waiting; undefined whenever `authenticate` has to decide, refusals included.
+   */
+  rememberedPrincipal(token: string): Principal | undefined {
+    const claims = this.deps.tokens.verifiedClaims(token, this.deps.clock.now());
+    if (claims === undefined) return undefined;
+    const user = this.userForToken.remembered(claims.sub);
+    if (user === undefined || user.disabled === 1 || user.token_version !== claims.ver) return undefined;
+    return this.principalOf(user);
+  }
+
+  private principalOf(user: TokenUserRow): Principal {
+    let principal = this.principals.get(user);
+    if (principal === undefined) {
+      principal = Object.freeze({ id: user.id, username: user.username, email: user.email, roles: Object.freeze(parseRoles(user.roles)) });
+      this.principals.set(user, principal);
+    }
+    return principal;
   }
 
   /** The caller's identity, roles, permissions and the license tier. */

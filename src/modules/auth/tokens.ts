@@ -27,11 +27,13 @@ const VERIFIED_CACHE_SIZE = 10_000;
 
 export class AccessTokens {
   /**
-   * Tokens whose signature and claims already verified, by their exact text, with their expiry.
-   * A hit skips only the HMAC; expiry is still checked, and revocation never relied on the token
-   * (the user row is read on every request). A changed byte is a different key, so a miss.
+   * Tokens whose signature and claims already verified, with their claims and expiry, keyed by their signature (the
+   * third segment: a short key is cheaper to hash than the whole token, which every request presents as a new string).
+   * A hit needs the whole text to be equal, so a token with another header or payload behind a genuine signature is a
+   * miss and goes to the HMAC, which refuses it. A hit skips only the HMAC: expiry is still checked, and revocation
+   * never relied on the token (the user is checked on every request).
    */
-  private readonly verified = new Map<string, { claims: AccessTokenClaims; expMs: number }>();
+  private readonly verified = new Map<string, { token: string; claims: AccessTokenClaims; expMs: number }>();
   // Imported once: handing jose raw bytes would re-import the key on every sign and verify (~150 µs each).
   private readonly key: Promise<webcrypto.CryptoKey>;
 
@@ -60,12 +62,20 @@ export class AccessTokens {
       .sign(await this.key);
   }
 
+  /** The claims of a token this instance has already verified, while it has not expired; else undefined (then `verify`). */
+  verifiedClaims(token: string, now: Date): AccessTokenClaims | undefined {
+    const entry = this.verified.get(signatureOf(token));
+    if (entry === undefined || entry.token !== token || now.getTime() >= entry.expMs) return undefined;
+    return entry.claims;
+  }
+
   /** Verifies signature, algorithm, typ and every registered claim; throws AppError on any failure. */
   async verify(token: string, now: Date): Promise<AccessTokenClaims> {
-    const cached = this.verified.get(token);
-    if (cached) {
+    const signature = signatureOf(token);
+    const cached = this.verified.get(signature);
+    if (cached?.token === token) {
       if (now.getTime() < cached.expMs) return cached.claims;
-      this.verified.delete(token);
+      this.verified.delete(signature);
     }
     try {
       const { payload } = await jwtVerify(token, await this.key, {
@@ -79,7 +89,7 @@ export class AccessTokens {
       if (typeof payload.sub !== 'string' || typeof payload.ver !== 'number' || typeof payload.exp !== 'number') throw new Error('claims');
       const claims = { sub: payload.sub, ver: payload.ver };
       if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value as string);
-      this.verified.set(token, { claims, expMs: payload.exp * 1000 });
+      this.verified.set(signature, { token, claims, expMs: payload.exp * 1000 });
       return claims;
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) {
@@ -90,6 +100,11 @@ export class AccessTokens {
       throw invalidToken();
     }
   }
+}
+
+/** The signature segment of a compact JWT (the whole text when it has no dot). */
+function signatureOf(token: string): string {
+  return token.slice(token.lastIndexOf('.') + 1);
 }
 
 export function invalidToken(): AppError {

@@ -18,28 +18,47 @@ export type TokenUserRow = Pick<UserRow, 'id' | 'username' | 'email' | 'roles' |
 let usersGeneration = 0;
 const TOKEN_USER_CACHE_SIZE = 10_000;
 
+/** The user lookup of every authenticated request. */
+export interface TokenUserReader {
+  /** The user's row: from the cache when it holds a current one, else from the database. */
+  read(id: string): Promise<TokenUserRow | undefined>;
+  /**
+   * The user's row when the cache holds a current one, at once; undefined otherwise (not remembered, remembered before
+   * the last write to `users`, no such user, or no cache at all): then `read`. A remembered row is the same object on
+   * every call until it is read again, so callers may key derived values on it (a WeakMap).
+   */
+  remembered(id: string): TokenUserRow | undefined;
+}
+
 /**
- * The user lookup of every authenticated request. The query is built and compiled once (building it anew cost more
- * than running it). With `cache` (only for a database whose reads cannot overlap another process's or connection's
- * writes: Database.singleConnection) rows are remembered until the next write to `users` in this process.
+ * The query is built and compiled once (building it anew cost more than running it). With `cache` (only for a database
+ * whose reads cannot overlap another process's or connection's writes: Database.singleConnection) rows are remembered
+ * until the next write to `users` in this process. Without it (PostgreSQL: another instance may have disabled the user)
+ * every read goes to the database and nothing is remembered.
  */
-export function userForTokenReader(db: Kdb, options: { cache: boolean }): (id: string) => Promise<TokenUserRow | undefined> {
+export function userForTokenReader(db: Kdb, options: { cache: boolean }): TokenUserReader {
   const compiled = db.selectFrom('users').select(['id', 'username', 'email', 'roles', 'disabled', 'token_version']).where('id', '=', '').compile();
-  const read = async (id: string): Promise<TokenUserRow | undefined> => {
+  const readRow = async (id: string): Promise<TokenUserRow | undefined> => {
     const query: typeof compiled = { ...compiled, parameters: [id] };
     return (await db.executeQuery(query)).rows[0];
   };
-  if (!options.cache) return read;
+  if (!options.cache) return { read: readRow, remembered: () => undefined };
   const cache = new Map<string, { generation: number; row: TokenUserRow | undefined }>();
-  return async (id) => {
-    const hit = cache.get(id);
-    if (hit?.generation === usersGeneration) return hit.row;
-    // Taken before the read: a write that starts meanwhile makes this entry stale at once.
-    const generation = usersGeneration;
-    const row = await read(id);
-    if (cache.size >= TOKEN_USER_CACHE_SIZE) cache.clear();
-    cache.set(id, { generation, row });
-    return row;
+  return {
+    async read(id) {
+      const hit = cache.get(id);
+      if (hit?.generation === usersGeneration) return hit.row;
+      // Taken before the read: a write that starts meanwhile makes this entry stale at once.
+      const generation = usersGeneration;
+      const row = await readRow(id);
+      if (cache.size >= TOKEN_USER_CACHE_SIZE) cache.clear();
+      cache.set(id, { generation, row });
+      return row;
+    },
+    remembered(id) {
+      const hit = cache.get(id);
+      return hit?.generation === usersGeneration ? hit.row : undefined;
+    },
   };
 }
 

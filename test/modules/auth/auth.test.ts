@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
-import { createHmac, generateKeyPairSync } from 'node:crypto';
-import { after, before, it } from 'node:test';
+import { createHmac, generateKeyPairSync, randomBytes } from 'node:crypto';
+import { after, before, describe, it } from 'node:test';
 import { SignJWT } from 'jose';
+import type { AppError } from '../../../src/http/errors.js';
+import { AccessTokens } from '../../../src/modules/auth/tokens.js';
 import { ADMIN_PASSWORD, bearer, buildTestApp, createUser, json, login, problem, type TestApp } from '../../helpers/app.js';
 import { describeEachDatabase } from '../../helpers/databases.js';
 
@@ -150,6 +152,16 @@ describeEachDatabase('auth: forged and malformed tokens', (kind) => {
     await assertRefused(`${h}.${b64url(JSON.stringify({ ...claims, sub: '00000000-0000-4000-8000-000000000000' }))}.${s}`);
   });
 
+  it('refuses a token altered behind a genuine signature, even while the genuine token is remembered', async () => {
+    assert.equal((await me(t, good)).statusCode, 200);
+    assert.equal((await me(t, good)).statusCode, 200, 'verified once, the genuine token is now remembered');
+    const [h, p, s] = good.split('.') as [string, string, string];
+    // The same user (so its lookup would succeed), a later expiry: only the signature can tell.
+    await assertRefused(`${h}.${b64url(JSON.stringify({ ...claims, exp: Number(claims.exp) + 86_400 }))}.${s}`);
+    await assertRefused(`${b64url(JSON.stringify({ alg: 'HS256', typ: 'at+jwt', kid: 'other' }))}.${p}.${s}`);
+    assert.equal((await me(t, good)).statusCode, 200, 'the genuine token is still accepted');
+  });
+
   it('refuses a token signed with another key, a wrong audience or issuer, or a wrong typ', async () => {
     const other = new TextEncoder().encode('x'.repeat(48));
     const base = () => new SignJWT({ ver: 0 }).setSubject(String(claims.sub)).setIssuedAt().setExpirationTime('5m').setJti('j1');
@@ -198,6 +210,28 @@ describeEachDatabase('auth: forged and malformed tokens', (kind) => {
     assert.equal(response.statusCode, 401);
     assert.equal(problem(response).code, 'unauthorized');
     assert.equal(response.headers['www-authenticate'], 'Bearer');
+  });
+});
+
+describe('auth: the verified-token memory', () => {
+  const settings = { issuer: 'fieldlens', audience: 'fieldlens-api', ttlSeconds: 60 };
+  const tokens = new AccessTokens(randomBytes(32), settings);
+
+  it('answers claims at once only for a token it verified, with the same text, until it expires', async () => {
+    const now = new Date();
+    const token = await tokens.sign({ sub: '11111111-1111-4111-8111-111111111111', ver: 3 }, now);
+    assert.equal(tokens.verifiedClaims(token, now), undefined, 'signed is not verified');
+    assert.deepEqual(await tokens.verify(token, now), { sub: '11111111-1111-4111-8111-111111111111', ver: 3 });
+    assert.deepEqual(tokens.verifiedClaims(token, now), { sub: '11111111-1111-4111-8111-111111111111', ver: 3 });
+    const [h, p, s] = token.split('.') as [string, string, string];
+    const payload = JSON.parse(Buffer.from(p, 'base64url').toString()) as Record<string, unknown>;
+    const forged = `${h}.${b64url(JSON.stringify({ ...payload, ver: 4 }))}.${s}`;
+    assert.equal(tokens.verifiedClaims(forged, now), undefined, 'a genuine signature under another payload is a miss');
+    await assert.rejects(tokens.verify(forged, now), (error: AppError) => error.code === 'unauthorized');
+    assert.deepEqual(tokens.verifiedClaims(token, now)?.ver, 3, 'the failed forgery leaves the genuine entry alone');
+    const later = new Date(now.getTime() + 61_000);
+    assert.equal(tokens.verifiedClaims(token, later), undefined, 'expiry is checked on every use');
+    await assert.rejects(tokens.verify(token, later), (error: AppError) => error.code === 'token_expired');
   });
 });
 

@@ -8,9 +8,9 @@ import { importLicense, issueLicense, keyPair } from '../license/license.helpers
 describeEachDatabase('users', (kind) => {
   let t: TestApp;
   let admin: string;
+  // These tests create more users than the trial's quota of 5: run them under an unlimited license.
+  const vendor = keyPair();
   before(async () => {
-    // These tests create more users than the trial's quota of 5: run them under an unlimited license.
-    const vendor = keyPair();
     t = await buildTestApp(kind, { env: { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem } });
     admin = await adminToken(t.app);
     const imported = await importLicense(t.app, admin, issueLicense(vendor, t.clock.now(), { sku_tier: 'enterprise', quotas: { max_datasources: null, max_users: null } }));
@@ -74,6 +74,7 @@ describeEachDatabase('users', (kind) => {
     const user = await createUser(t.app, ['operator']);
     const session = await login(t.app, user.username, user.password);
     assert.equal((await me(user.token)).statusCode, 200);
+    assert.equal((await me(user.token)).statusCode, 200, 'a second request (answered from what is remembered on SQLite)');
     const response = await patch(user.id, { disabled: true });
     assert.equal(response.statusCode, 200);
     assert.equal(json<{ disabled: boolean }>(response).disabled, true);
@@ -136,11 +137,21 @@ describeEachDatabase('users', (kind) => {
 
   it('the per-request user lookup sees every write to users, whether or not it caches rows', async () => {
     const user = await createUser(t.app, ['operator']);
-    const cached = userForTokenReader(t.database.db, { cache: t.database.singleConnection });
-    assert.equal((await cached(user.id))?.disabled, 0);
-    assert.equal((await cached(user.id))?.disabled, 0, 'a second read answers the same');
+    const reader = userForTokenReader(t.database.db, { cache: t.database.singleConnection });
+    assert.equal(reader.remembered(user.id), undefined, 'nothing is remembered before the first read');
+    const first = await reader.read(user.id);
+    assert.equal(first?.disabled, 0);
+    if (t.database.singleConnection) {
+      assert.equal(reader.remembered(user.id), first, 'SQLite: the row just read is remembered, as the same object');
+      assert.equal(await reader.read(user.id), first);
+    } else {
+      assert.equal(reader.remembered(user.id), undefined, 'PostgreSQL: nothing is remembered, every request reads the row');
+      assert.notEqual(await reader.read(user.id), first, 'PostgreSQL: a second read goes to the database again');
+    }
     await updateUser(t.database.db, user.id, { disabled: 1 });
-    assert.equal((await cached(user.id))?.disabled, 1, 'the write made the remembered row stale');
+    assert.equal(reader.remembered(user.id), undefined, 'the write made the remembered row stale');
+    assert.equal((await reader.read(user.id))?.disabled, 1);
+    if (t.database.singleConnection) assert.equal(reader.remembered(user.id)?.disabled, 1, 'the re-read row is remembered');
     // A write inside a transaction that rolls back changes nothing, and the reader answers what the database holds.
     await assert.rejects(
       t.database.db.transaction().execute(async (trx) => {
@@ -149,11 +160,73 @@ describeEachDatabase('users', (kind) => {
       }),
       /roll back/,
     );
-    assert.equal((await cached(user.id))?.disabled, 1);
+    assert.equal(reader.remembered(user.id), undefined);
+    assert.equal((await reader.read(user.id))?.disabled, 1);
     await deleteUser(t.database.db, user.id);
-    assert.equal(await cached(user.id), undefined);
-    assert.equal(await cached('00000000-0000-4000-8000-000000000000'), undefined);
+    assert.equal(reader.remembered(user.id), undefined);
+    assert.equal(await reader.read(user.id), undefined);
+    assert.equal(reader.remembered(user.id), undefined, 'a remembered "no such user" is not a principal');
+    assert.equal(await reader.read('00000000-0000-4000-8000-000000000000'), undefined);
   });
+
+  it('answers a known token at once only while its user is unchanged (SQLite), never on PostgreSQL', async () => {
+    const user = await createUser(t.app, ['admin']);
+    const auth = t.app.services.auth;
+    assert.equal((await me(user.token)).statusCode, 200);
+    const remembered = auth.rememberedPrincipal(user.token);
+    if (t.database.singleConnection) {
+      assert.deepEqual(remembered && { ...remembered }, { id: user.id, username: user.username, email: `${user.username}@example.com`, roles: ['admin'] });
+      assert.equal(auth.rememberedPrincipal(user.token), remembered, 'the same principal, not rebuilt per request');
+    } else {
+      assert.equal(remembered, undefined);
+    }
+    assert.equal(auth.rememberedPrincipal(`${user.token}x`), undefined, 'a token never verified is not answered at once');
+    for (const change of [{ email: 'renamed@example.com' }, { roles: ['observer'] }, { disabled: true }]) {
+      assert.equal((await patch(user.id, change)).statusCode, 200);
+      assert.equal(auth.rememberedPrincipal(user.token), undefined, `after ${JSON.stringify(change)}`);
+      if ('email' in change) {
+        const body = json<{ email: string }>(await me(user.token));
+        assert.equal(body.email, 'renamed@example.com', 'the next request sees the new email');
+        if (t.database.singleConnection) assert.equal(auth.rememberedPrincipal(user.token)?.email, 'renamed@example.com');
+      } else {
+        assert.equal((await me(user.token)).statusCode, 401, `the next request after ${JSON.stringify(change)} is refused`);
+        assert.equal(auth.rememberedPrincipal(user.token), undefined);
+      }
+    }
+  });
+
+  if (kind === 'postgres') {
+    it('PostgreSQL, two instances: disabling a user through one refuses its token on the other at the next request', async () => {
+      const other = await buildTestApp(kind, { testDatabase: t.testDatabase, env: { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem } });
+      try {
+        const user = await createUser(t.app, ['operator']);
+        const meOn = (app: TestApp['app']) => app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(user.token) });
+        assert.equal((await meOn(other.app)).statusCode, 200, 'instance B accepts the token instance A issued');
+        assert.equal((await meOn(other.app)).statusCode, 200, 'and again, once it has verified it');
+        assert.equal((await patch(user.id, { disabled: true })).statusCode, 200, 'disabled through instance A');
+        const refused = await meOn(other.app);
+        assert.equal(refused.statusCode, 401, 'instance B refuses the token on the very next request');
+        assert.equal(problem(refused).code, 'unauthorized');
+        assert.equal((await meOn(t.app)).statusCode, 401);
+
+        // Both instances run in this test process and share its record of writes to users; a write by another process
+        // is one this process never sees. Such a write, through a connection of its own, must be seen all the same.
+        const second = await createUser(t.app, ['operator']);
+        const secondMe = () => other.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(second.token) });
+        assert.equal((await secondMe()).statusCode, 200);
+        assert.equal((await secondMe()).statusCode, 200);
+        const elsewhere = t.testDatabase.open();
+        try {
+          await elsewhere.db.updateTable('users').set({ disabled: 1 }).where('id', '=', second.id).execute();
+        } finally {
+          await elsewhere.close();
+        }
+        assert.equal((await secondMe()).statusCode, 401, 'a user disabled by another process is refused on the next request');
+      } finally {
+        await other.close();
+      }
+    });
+  }
 
   it('records user changes in the audit log without secrets', async () => {
     const rows = await t.database.db.selectFrom('audit_log').select(['action', 'details']).where('action', 'like', 'user.%').execute();

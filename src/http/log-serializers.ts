@@ -1,0 +1,89 @@
+/**
+ * pino serializers that keep credentials out of the logs. Credentials live in the Authorization and Cookie headers and
+ * in the bodies of the auth and users routes, at the top level; a log line could carry them as `headers`, `req.headers`,
+ * `body`, `req.body`, `payload`, or as top-level fields of the logged object. A serializer runs only for the key it is
+ * named after, and answers the very object it was given when that holds no secret, so a line without secrets costs
+ * nothing extra (pino's `redact` copied the logged value along its paths on every line carrying one of their keys,
+ * and `req` is on every access line).
+ *
+ * Fastify merges these over its own serializers (it keeps `err`). Its `req` and `res` serializers, replaced here,
+ * rebuilt every object: the access line's `{ method, url, remoteAddress }` lost `remoteAddress` that way.
+ */
+import type { SerializerFn } from 'pino';
+
+export const CENSORED = '[redacted]';
+
+/** Secret fields at the top level of a logged object or of a body. */
+export const SECRET_FIELDS: readonly string[] = ['password', 'current_password', 'access_token', 'refresh_token'];
+/** Secret request headers (Node lowercases header names). */
+export const SECRET_HEADERS: readonly string[] = ['authorization', 'cookie'];
+
+/** `value` with the named own properties censored: a shallow copy when it holds one of them, else `value` itself. */
+function censorKeys(value: unknown, keys: readonly string[]): unknown {
+  if (value === null || typeof value !== 'object') return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const key of keys) {
+    if (Object.hasOwn(value, key)) {
+      copy ??= { ...(value as Record<string, unknown>) };
+      copy[key] = CENSORED;
+    }
+  }
+  return copy ?? value;
+}
+
+function isPlainObject(value: object): boolean {
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+}
+
+interface LiveRequest {
+  method?: string;
+  url?: string;
+  host?: string;
+  ip?: string;
+  headers?: Record<string, unknown>;
+  socket?: { remotePort?: number };
+}
+
+/**
+ * A plain object (what our own lines log as `req`) passes through, with secret headers and body fields censored.
+ * A live request (FastifyRequest, IncomingMessage) is summarised as Fastify's serializer did: no headers, no body.
+ */
+function serializeRequest(req: unknown): unknown {
+  if (req === null || typeof req !== 'object') return req;
+  if (!isPlainObject(req)) {
+    const live = req as LiveRequest;
+    return {
+      method: live.method,
+      url: live.url,
+      version: live.headers?.['accept-version'],
+      host: live.host,
+      remoteAddress: live.ip,
+      remotePort: live.socket?.remotePort,
+    };
+  }
+  const plain = req as { headers?: unknown; body?: unknown };
+  const headers = censorKeys(plain.headers, SECRET_HEADERS);
+  const body = censorKeys(plain.body, SECRET_FIELDS);
+  if (headers === plain.headers && body === plain.body) return req;
+  return { ...plain, headers, body };
+}
+
+/** A plain object passes through; a live reply is summarised by its status, as Fastify's serializer did. */
+function serializeReply(res: unknown): unknown {
+  if (res === null || typeof res !== 'object' || isPlainObject(res)) return res;
+  return { statusCode: (res as { statusCode?: number }).statusCode };
+}
+
+const censor = (): string => CENSORED;
+const censorFields = (value: unknown): unknown => censorKeys(value, SECRET_FIELDS);
+
+/** The serializers for the root logger (`pino({ serializers: LOG_SERIALIZERS })`). */
+export const LOG_SERIALIZERS: Record<string, SerializerFn> = {
+  ...Object.fromEntries(SECRET_FIELDS.map((field) => [field, censor])),
+  body: censorFields,
+  payload: censorFields,
+  headers: (headers: unknown) => censorKeys(headers, SECRET_HEADERS),
+  req: serializeRequest,
+  res: serializeReply,
+};
