@@ -13,7 +13,7 @@ import type { AuditService } from '../audit/audit.service.js';
 import { findUserById, findUserByUsername, userForTokenReader, type TokenUserReader, type TokenUserRow } from '../users/users.repository.js';
 import * as repo from './auth.repository.js';
 import { hashPassword, verifyPassword } from './password.js';
-import { hashRefreshToken, invalidToken, newRefreshToken, type AccessTokens } from './tokens.js';
+import { hashRefreshToken, invalidToken, newRefreshToken, type AccessTokenClaims, type AccessTokens } from './tokens.js';
 
 /** After this many consecutive failures a username is throttled (CONTRACT §3). */
 export const MAX_CONSECUTIVE_FAILURES = 10;
@@ -50,6 +50,11 @@ export function parseRoles(json: string): Role[] {
 export function lockSecondsFor(failures: number): number {
   if (failures < MAX_CONSECUTIVE_FAILURES) return 0;
   return Math.min(FIRST_LOCK_SECONDS * 2 ** (failures - MAX_CONSECUTIVE_FAILURES), MAX_LOCK_SECONDS);
+}
+
+/** Whether a token's user still admits it: the user exists, is enabled, and has not changed since the token was issued. */
+function admits(user: TokenUserRow | undefined, claims: AccessTokenClaims): user is TokenUserRow {
+  return user !== undefined && user.disabled !== 1 && user.token_version === claims.ver;
 }
 
 export class AuthService implements Authenticator {
@@ -184,7 +189,7 @@ export class AuthService implements Authenticator {
   async authenticate(token: string): Promise<Principal> {
     const claims = await this.deps.tokens.verify(token, this.deps.clock.now());
     const user = await this.userForToken.read(claims.sub);
-    if (!user || user.disabled === 1 || user.token_version !== claims.ver) throw invalidToken();
+    if (!admits(user, claims)) throw invalidToken();
     return this.principalOf(user);
   }
 
@@ -196,8 +201,7 @@ export class AuthService implements Authenticator {
     const claims = this.deps.tokens.verifiedClaims(token, this.deps.clock.now());
     if (claims === undefined) return undefined;
     const user = this.userForToken.remembered(claims.sub);
-    if (user === undefined || user.disabled === 1 || user.token_version !== claims.ver) return undefined;
-    return this.principalOf(user);
+    return admits(user, claims) ? this.principalOf(user) : undefined;
   }
 
   private principalOf(user: TokenUserRow): Principal {

@@ -71,12 +71,8 @@ export class AccessTokens {
 
   /** Verifies signature, algorithm, typ and every registered claim; throws AppError on any failure. */
   async verify(token: string, now: Date): Promise<AccessTokenClaims> {
-    const signature = signatureOf(token);
-    const cached = this.verified.get(signature);
-    if (cached?.token === token) {
-      if (now.getTime() < cached.expMs) return cached.claims;
-      this.verified.delete(signature);
-    }
+    const cached = this.verifiedClaims(token, now);
+    if (cached !== undefined) return cached;
     try {
       const { payload } = await jwtVerify(token, await this.key, {
         algorithms: [ALGORITHM],
@@ -89,7 +85,7 @@ export class AccessTokens {
       if (typeof payload.sub !== 'string' || typeof payload.ver !== 'number' || typeof payload.exp !== 'number') throw new Error('claims');
       const claims = { sub: payload.sub, ver: payload.ver };
       if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value as string);
-      this.verified.set(signature, { token, claims, expMs: payload.exp * 1000 });
+      this.verified.set(signatureOf(token), { token, claims, expMs: payload.exp * 1000 });
       return claims;
     } catch (error) {
       if (error instanceof joseErrors.JWTExpired) {

@@ -61,7 +61,7 @@ const YIELD_EVERY = 50;
 /** Fields per search request to the index threads (a batch's requests are all sent at once; the threads work ahead). */
 const SEARCH_CHUNK = 50;
 /** From this many fields the index is split over `indexThreads` threads (below it one thread is plenty). */
-export const SHARD_FROM = 50_000;
+const SHARD_FROM = 50_000;
 /** Fields read into the catalog before the loader waits for the index threads to catch up (bounds their backlog). */
 const LOAD_WINDOW = 50_000;
 /** A claim older than this is treated as abandoned (crashed instance) and claimed again. */

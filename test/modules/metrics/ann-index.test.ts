@@ -1,17 +1,12 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createNearestIndex } from '../../../src/modules/metrics/ann-index.js';
-import { dot, normalize } from '../../../src/modules/metrics/metrics.math.js';
-import { mulberry32 } from '../../../bench/support/random.js';
+import { dot } from '../../../src/modules/metrics/metrics.math.js';
+import { mulberry32, randomUnitVector } from '../../../bench/support/random.js';
 
 const DIM = 64;
 
-
-function randomUnit(rand: () => number, dim = DIM): Float32Array {
-  const v = new Float32Array(dim);
-  for (let i = 0; i < dim; i++) v[i] = rand() * 2 - 1;
-  return normalize(v);
-}
+const randomUnit = (rand: () => number): Float32Array => randomUnitVector(rand, DIM);
 
 function bruteBest(store: Map<number, Float32Array>, q: Float32Array): number {
   let best = -1;

@@ -1,16 +1,12 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ThreadedNearestIndex } from '../../../src/modules/metrics/ann-threads.js';
-import { dot, normalize } from '../../../src/modules/metrics/metrics.math.js';
-import { mulberry32 } from '../../../bench/support/random.js';
+import { dot } from '../../../src/modules/metrics/metrics.math.js';
+import { mulberry32, randomUnitVector } from '../../../bench/support/random.js';
 
 const DIM = 32;
 
-function randomUnit(rand: () => number): Float32Array {
-  const v = new Float32Array(DIM);
-  for (let i = 0; i < DIM; i++) v[i] = rand() * 2 - 1;
-  return normalize(v);
-}
+const randomUnit = (rand: () => number): Float32Array => randomUnitVector(rand, DIM);
 
 /** The exact k nearest keys by cosine, best first. */
 function bruteTop(store: Map<number, Float32Array>, q: Float32Array, k: number): number[] {
