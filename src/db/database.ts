@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type MigrationResultSet, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrationFactories, type DialectKind } from './migrations/index.js';
@@ -160,6 +160,15 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
 
 /** Runs every pending migration; safe to call on every start and from several instances at once. */
 export async function migrateToLatest(database: Database): Promise<void> {
+  await migrate(database, (migrator) => migrator.migrateToLatest());
+}
+
+/** Migrates up or down to the named migration (upgrade tests; rolling back by hand). */
+export async function migrateTo(database: Database, name: string): Promise<void> {
+  await migrate(database, (migrator) => migrator.migrateTo(name));
+}
+
+async function migrate(database: Database, run: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<void> {
   const migrations = Object.fromEntries(migrationFactories.map(([name, factory]) => [name, factory(database.kind)]));
   // Kysely looks for its bookkeeping tables in every schema; pin them to the schema in use, or a
   // same-named table in another schema of the database would be mistaken for ours.
@@ -170,7 +179,7 @@ export async function migrateToLatest(database: Database): Promise<void> {
     provider: { getMigrations: async () => migrations },
     ...(migrationTableSchema ? { migrationTableSchema } : {}),
   });
-  const { error, results } = await migrator.migrateToLatest();
+  const { error, results } = await run(migrator);
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     const reason = error instanceof Error ? error.message : String(error ?? 'unknown error');

@@ -156,6 +156,8 @@ export interface FieldMetricsTable {
   outlier_score: number;
   severity: 'low' | 'medium' | 'high';
   nearest_field_id: string | null;
+  /** `table.field` of the nearest field when the metrics were computed. */
+  nearest_field_name: string | null;
   nearest_similarity: number | null;
   reason: string;
   computed_at: string;

@@ -1,6 +1,7 @@
 import { after, before, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { migrateToLatest, type Database } from '../../src/db/database.js';
+import { sql } from 'kysely';
+import { migrateTo, migrateToLatest, type Database } from '../../src/db/database.js';
 import { createTestDatabase, describeEachDatabase, type TestDatabase } from '../helpers/databases.js';
 
 describeEachDatabase('Database.selectArrays', (kind) => {
@@ -36,5 +37,47 @@ describeEachDatabase('Database.selectArrays', (kind) => {
       { name: 'hr', description: 'people', is_sample: 1 },
     ]);
     assert.deepEqual(await database.selectArrays(database.db.selectFrom('datasources').select('name').where('name', '=', 'none').compile()), []);
+  });
+});
+
+describeEachDatabase('migration 0007: the nearest field name is stored with the metrics', (kind) => {
+  it('fills in the name of the nearest field of metrics stored before it, and rolls back', async () => {
+    const test = await createTestDatabase(kind);
+    const database = test.open();
+    try {
+      await migrateTo(database, '0006-metrics-queue-order');
+      const now = new Date().toISOString();
+      const source = '00000000-0000-4000-8000-000000000001';
+      await sql`insert into datasources (id, name, type, description, is_sample, created_at, updated_at) values (${source}, 'crm', 'postgresql', null, 0, ${now}, ${now})`.execute(database.db);
+      const tag = (await sql<{ id: number }>`insert into tags (name, chain_path, default_level, created_at) values ('Email', 'Test/Email', 'L3', ${now}) returning id`.execute(database.db)).rows[0]!.id;
+      const field = (id: string, table: string, name: string) =>
+        sql`insert into fields (id, datasource_id, table_name, field_name, tag_id, level, created_at, updated_at) values (${id}, ${source}, ${table}, ${name}, ${tag}, 'L3', ${now}, ${now})`.execute(database.db);
+      const [a, b] = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b'];
+      await field(a, 'users', 'email');
+      await field(b, 'contacts', 'mail');
+      const metrics = (id: string, nearest: string | null) =>
+        sql`insert into field_metrics (field_id, raw_category_anchor, score_category_anchor, raw_centroid, score_centroid, raw_peer_mean, score_peer_mean,
+              raw_nearest, score_nearest, raw_lower_quartile, score_lower_quartile, raw_farthest, score_farthest, category_similarity, centroid_similarity,
+              neighbour_disagreement, outlier_score, severity, nearest_field_id, reason, computed_at)
+            values (${id}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'low', ${nearest}, 'r', ${now})`.execute(database.db);
+      await metrics(a, b);
+      await metrics(b, null);
+
+      await migrateToLatest(database);
+      const rows = await database.db.selectFrom('field_metrics').select(['field_id', 'nearest_field_id', 'nearest_field_name']).orderBy('field_id').execute();
+      assert.deepEqual(rows, [
+        { field_id: a, nearest_field_id: b, nearest_field_name: 'contacts.mail' },
+        { field_id: b, nearest_field_id: null, nearest_field_name: null },
+      ]);
+
+      await migrateTo(database, '0006-metrics-queue-order');
+      assert.deepEqual(await database.db.selectFrom('field_metrics').select(['field_id', 'nearest_field_id']).orderBy('field_id').execute(), [
+        { field_id: a, nearest_field_id: b },
+        { field_id: b, nearest_field_id: null },
+      ]);
+    } finally {
+      await database.close();
+      await test.dispose();
+    }
   });
 });

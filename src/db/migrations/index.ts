@@ -6,6 +6,7 @@ import type { Migration } from 'kysely';
 import { initial } from './0001-initial.js';
 import { metrics } from './0005-metrics.js';
 import { metricsQueueOrder } from './0006-metrics-queue-order.js';
+import { metricsNearestName } from './0007-metrics-nearest-name.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
 export type MigrationFactory = (kind: DialectKind) => Migration;
@@ -14,4 +15,5 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0001-initial', initial],
   ['0005-metrics', metrics],
   ['0006-metrics-queue-order', metricsQueueOrder],
+  ['0007-metrics-nearest-name', metricsNearestName],
 ];

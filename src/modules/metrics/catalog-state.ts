@@ -9,9 +9,10 @@
  * collector has millions fewer objects to trace. Slots are reused after removal and are the index's keys.
  */
 import { decodeVector } from '../../db/database.js';
-import { ThreadedNearestIndex } from './ann-threads.js';
+import { ThreadedNearestIndex, type Neighbours } from './ann-threads.js';
 import { AXIS_KEYS, addInto, normalizeInto, type RawAxes } from './metrics.math.js';
 import type { CatalogFieldRow } from './metrics.repository.js';
+import { NOT_INDEXED, sameVector, Twins } from './twins.js';
 
 /** Peer statistics use at most this many same-tag fields, chosen by a hash of the field id (deterministic). */
 export const PEER_SAMPLE_SIZE = 256;
@@ -124,8 +125,14 @@ export class CatalogState {
   private readonly levels: GroupState[] = [];
   private readonly levelNames: string[] = [];
   private readonly levelIndex = new Map<string, number>();
-  /** Keyed by slot; held by worker threads (searches are asynchronous). Close it with close(). */
+  /**
+   * Keyed by slot; held by worker threads (searches are asynchronous). Close it with close(). Holds one slot per
+   * distinct embedding (see Twins): search through search(), which adds the twins.
+   */
   readonly index: ThreadedNearestIndex;
+  private readonly twins: Twins;
+  /** The unit embedding being applied, before it is compared with the stored one. */
+  private readonly incoming: Float32Array;
   /** Bumped by every apply()/remove(): tells whether the catalog changed since a given moment. */
   version = 0;
 
@@ -136,6 +143,8 @@ export class CatalogState {
   ) {
     this.chunkSlots = Math.max(1, Math.floor(CHUNK_FLOATS / dimensions));
     this.index = new ThreadedNearestIndex(dimensions, capacity, indexShards);
+    this.twins = new Twins((slot) => this.embedding(slot));
+    this.incoming = new Float32Array(dimensions);
     this.grow(capacity);
   }
 
@@ -188,7 +197,14 @@ export class CatalogState {
     this.version++;
     const slot = old ?? this.freeSlots.pop() ?? this.ids.length;
     if (slot >= this.capacity) this.grow(slot + 1);
-    const e = normalizeInto(this.embedding(slot), vector);
+    const e = this.embedding(slot);
+    normalizeInto(this.incoming, vector);
+    // A re-applied field whose embedding did not change (a confirm, a new tag) leaves the index alone.
+    const moved = old === undefined || !sameVector(e, this.incoming);
+    if (moved) {
+      if (old !== undefined) this.unindex(old);
+      e.set(this.incoming);
+    }
     if (old === undefined) {
       this.slotOf.set(row.id, slot);
       this.ids[slot] = row.id;
@@ -198,7 +214,7 @@ export class CatalogState {
     this.levelOf[slot] = this.levelNumber(row.level);
     this.confirmed[slot] = row.review_status === 'confirmed' ? 1 : 0;
     this.attach(slot);
-    this.index.add(slot, e);
+    if (moved && this.twins.join(slot) === slot) this.index.add(slot, e);
   }
 
   remove(id: string): void {
@@ -209,8 +225,25 @@ export class CatalogState {
     this.slotOf.delete(id);
     this.ids[slot] = undefined;
     this.forgetRaw(slot);
+    this.unindex(slot);
     this.freeSlots.push(slot);
+  }
+
+  /**
+   * Up to k nearest fields (slots) of each query by cosine similarity, best first, twins included. `urgent`: see
+   * ThreadedNearestIndex.search.
+   */
+  async search(queries: readonly Float32Array[], k: number, options: { urgent?: boolean } = {}): Promise<Neighbours[]> {
+    const found = await this.index.search(queries, k, options);
+    return found.map((f) => this.twins.expand(f, k));
+  }
+
+  /** Takes the slot out of the index, before its embedding changes or it is freed; a twin takes its place there. */
+  private unindex(slot: number): void {
+    const successor = this.twins.leave(slot);
+    if (successor === NOT_INDEXED) return;
     this.index.remove(slot);
+    if (successor >= 0) this.index.add(successor, this.embedding(successor));
   }
 
   // ------------------------------------------------------------ remembered raw values
@@ -359,6 +392,7 @@ export class CatalogState {
     this.hasRaw = widen(this.hasRaw, (n) => new Uint8Array(n));
     this.raws = widen(this.raws, (n) => new Float64Array(n), RAW_WIDTH);
     while (this.chunks.length * this.chunkSlots < capacity) this.chunks.push(new Float32Array(this.chunkSlots * this.dimensions));
+    this.twins.grow(capacity);
     this.capacity = capacity;
   }
 }

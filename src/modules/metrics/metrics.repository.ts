@@ -34,14 +34,11 @@ const ITEM_COLUMNS = [
   'outlier_score',
   'severity',
   'nearest_field_id',
+  'nearest_field_name',
   'reason',
 ] as const satisfies ReadonlyArray<keyof FieldMetricsRow>;
 
-export type StoredMetricsRow = Pick<FieldMetricsRow, (typeof ITEM_COLUMNS)[number]> & {
-  nearest_table_name: string | null;
-  nearest_field_name: string | null;
-};
-const STORED_COLUMNS = [...ITEM_COLUMNS, 'nearest_table_name', 'nearest_field_name'] as const;
+export type StoredMetricsRow = Pick<FieldMetricsRow, (typeof ITEM_COLUMNS)[number]>;
 
 /** Chunk size for `IN (…)` lists and multi-row inserts: well under both dialects' parameter limits. */
 const CHUNK = 500;
@@ -106,22 +103,17 @@ export async function listStoredRaw(db: Queryable, afterId: string | null, limit
 }
 
 /**
- * Stored metrics of the given fields with the nearest field's names, in one query per 500 ids. Read as arrays and
- * made into objects here: the drivers' objects cost more than the query (see Database.selectArrays).
+ * Stored metrics of the given fields, in one query per 500 ids (the nearest field's name is stored with them: no
+ * join). Read as arrays and made into objects here: the drivers' objects cost more than the query (see
+ * Database.selectArrays).
  */
 export async function findStoredMetrics(database: Database, ids: readonly string[]): Promise<StoredMetricsRow[]> {
   const out: StoredMetricsRow[] = [];
   for (const part of chunks(ids)) {
-    const query = database.db
-      .selectFrom('field_metrics as m')
-      .leftJoin('fields as n', 'n.id', 'm.nearest_field_id')
-      .select(ITEM_COLUMNS.map((c) => `m.${c}` as const))
-      .select(['n.table_name as nearest_table_name', 'n.field_name as nearest_field_name'])
-      .where('m.field_id', 'in', part)
-      .compile();
+    const query = database.db.selectFrom('field_metrics').select(ITEM_COLUMNS).where('field_id', 'in', part).compile();
     for (const values of await database.selectArrays(query)) {
       const row: Record<string, unknown> = {};
-      STORED_COLUMNS.forEach((column, i) => (row[column] = values[i]));
+      ITEM_COLUMNS.forEach((column, i) => (row[column] = values[i]));
       out.push(row as StoredMetricsRow);
     }
   }

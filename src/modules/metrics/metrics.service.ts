@@ -192,12 +192,23 @@ export class MetricsService {
         levels.add(r.level);
       }
       const queries: Float32Array[] = [];
+      const unseen: string[] = [];
       for (const id of fieldIds) {
         const slot = state.slot(id);
-        if (slot === undefined) continue;
+        if (slot === undefined) {
+          unseen.push(id);
+          continue;
+        }
         tags.add(state.tagOf[slot] as number);
         levels.add(state.level(slot));
         if (fieldIds.length <= BATCH) queries.push(state.embedding(slot));
+      }
+      // New fields (not in the catalog until it syncs): the fields they become the nearest neighbour of, too.
+      if (fieldIds.length <= BATCH && unseen.length > 0) {
+        for (const row of await repo.findCatalogFields(trx, unseen)) {
+          const e = row.embedding ? decodeVector(row.embedding) : null;
+          if (e && e.length === state.dimensions) queries.push(normalize(e));
+        }
       }
       // Fields that have a changed one among their neighbours most likely are among its own neighbours. Urgent: the
       // caller holds its transaction open meanwhile, so this goes ahead of the worker's queued searches.
@@ -227,7 +238,7 @@ export class MetricsService {
   /** The neighbours markStale re-queues; none when the index failed or closed (the writer's change must not fail). */
   private async neighboursForMarking(state: CatalogState, queries: readonly Float32Array[]): Promise<Neighbours[]> {
     try {
-      return await state.index.search(queries, NEIGHBOURS_K + 1, { urgent: true });
+      return await state.search(queries, NEIGHBOURS_K + 1, { urgent: true });
     } catch (error) {
       this.deps.log.warn({ err: error }, 'metrics: neighbours of changed fields not re-queued (nearest-neighbour index unavailable)');
       return [];
@@ -255,6 +266,9 @@ export class MetricsService {
     const present = ids.filter((id) => byId.has(id));
     const missing = ids.filter((id) => !byId.has(id));
     const unit = await this.unitEmbeddings(present);
+    const nearestIds = new Set<string>();
+    for (const r of stored) if (r.nearest_field_id !== null) nearestIds.add(r.nearest_field_id);
+    const nearestAlive = await this.existingFields([...nearestIds]);
 
     // mean cos to the other listed fields = e · (S − e) / (n − 1), with S the sum of the list's unit embeddings.
     const sum = new Float32Array(this.deps.dimensions);
@@ -264,7 +278,7 @@ export class MetricsService {
       const r = byId.get(id) as repo.StoredMetricsRow;
       const e = unit.get(id);
       const mean = e && inList > 1 ? clampNum((dot(e, sum) - dot(e, e)) / (inList - 1), -1, 1) : 1;
-      return toItem(r, mean);
+      return toItem(r, mean, r.nearest_field_id !== null && nearestAlive.has(r.nearest_field_id));
     });
     const baseline = Object.fromEntries(
       AXIS_KEYS.map((k) => [k, items.length === 0 ? 0 : items.reduce((s, it) => s + it.scores[k], 0) / items.length]),
@@ -291,6 +305,17 @@ export class MetricsService {
       if (e && e.length === this.deps.dimensions) out.set(row.id, normalize(e));
     }
     return out;
+  }
+
+  /**
+   * Which of the given fields still exist (a field named as nearest may have been deleted since; its deletion
+   * re-queued the fields that named it). From the in-memory catalog once it is loaded — unitEmbeddings has just
+   * brought it up to date — else from the database.
+   */
+  private async existingFields(ids: readonly string[]): Promise<ReadonlySet<string>> {
+    const state = this.state;
+    if (!state) return repo.existingFieldIds(this.db, ids);
+    return new Set(ids.filter((id) => state.slot(id) !== undefined));
   }
 
   /** How many fields are pending recomputation, how many exist, and when metrics were last written. */
@@ -512,7 +537,7 @@ export class MetricsService {
   private searchAhead(state: CatalogState, slots: readonly number[]): Array<Promise<Neighbours[]>> {
     const searches: Array<Promise<Neighbours[]>> = [];
     for (let i = 0; i < slots.length; i += SEARCH_CHUNK) {
-      const search = state.index.search(slots.slice(i, i + SEARCH_CHUNK).map((slot) => state.embedding(slot)), NEIGHBOURS_K + 1);
+      const search = state.search(slots.slice(i, i + SEARCH_CHUNK).map((slot) => state.embedding(slot)), NEIGHBOURS_K + 1);
       // Awaited in order by measureAll; a failure is reported there, not as an unhandled rejection meanwhile.
       search.catch(() => undefined);
       searches.push(search);
@@ -713,6 +738,7 @@ export class MetricsService {
         outlier_score: score,
         severity,
         nearest_field_id: nearest?.id ?? null,
+        nearest_field_name: nearestName ?? null,
         nearest_similarity: nearest?.similarity ?? null,
         reason,
         computed_at: computedAt,
@@ -726,7 +752,7 @@ function clampNum(x: number, lo: number, hi: number): number {
   return x < lo ? lo : x > hi ? hi : x;
 }
 
-function toItem(r: repo.StoredMetricsRow, meanSimilarity: number): FieldMetricItem {
+function toItem(r: repo.StoredMetricsRow, meanSimilarity: number, nearestExists: boolean): FieldMetricItem {
   const f = (x: number): number => (Number.isFinite(x) ? x : 0);
   return {
     field_id: r.field_id,
@@ -751,8 +777,8 @@ function toItem(r: repo.StoredMetricsRow, meanSimilarity: number): FieldMetricIt
     mean_similarity: f(meanSimilarity),
     outlier_score: f(r.outlier_score),
     severity: r.severity,
-    nearest_field_id: r.nearest_field_name === null ? null : r.nearest_field_id,
-    nearest_field_name: r.nearest_field_name === null ? null : `${r.nearest_table_name}.${r.nearest_field_name}`,
+    nearest_field_id: nearestExists ? r.nearest_field_id : null,
+    nearest_field_name: nearestExists ? r.nearest_field_name : null,
     reason: r.reason,
   };
 }

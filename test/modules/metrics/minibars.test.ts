@@ -206,12 +206,22 @@ describeEachDatabase('embedding-minibars', (kind) => {
 
   it('drops fields of a deleted data source', async () => {
     const other = await createDatasource(t.app, admin);
-    const gone = (await importOk(t.app, admin, other, [{ table_name: 'x', field_name: 'email', classification_chain_path: EMAIL }])).field_ids[0]!;
+    // The same column in another source: the nearest field of its twin.
+    const gone = (await importOk(t.app, admin, other, [{ table_name: 'users_0', field_name: 'email', data_type: 'varchar', classification_chain_path: EMAIL }])).field_ids[0]!;
     await t.app.services.metrics.drain();
+    const namers = json<Minibars>(await minibars(t.app, admin, ids)).items.filter((i) => i.nearest_field_id === gone);
+    assert.ok(namers.length > 0);
+    assert.ok(namers.every((i) => i.nearest_field_name === 'users_0.email'));
     const del = await t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${other}`, headers: bearer(admin) });
     assert.equal(del.statusCode, 204);
-    const body = json<Minibars>(await minibars(t.app, admin, [gone, ids[1]!]));
+    const body = json<Minibars>(await minibars(t.app, admin, [gone, ...namers.map((i) => i.field_id)]));
     assert.deepEqual(body.missing_field_ids, [gone]);
+    // At once (before or after the worker recomputes them), the fields that named it name no deleted field.
+    assert.equal(body.items.length, namers.length);
+    for (const i of body.items) {
+      assert.notEqual(i.nearest_field_id, gone);
+      assert.equal(i.nearest_field_id === null, i.nearest_field_name === null);
+    }
     await t.app.services.metrics.drain();
     // No stored metric names a deleted field as its nearest neighbour once recomputed.
     const all = json<Minibars>(await minibars(t.app, admin, ids));
