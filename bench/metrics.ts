@@ -7,6 +7,7 @@
 // Run: npx tsx bench/metrics.ts   Knobs: BENCH_SIZES=10000,100000  BENCH_DATABASE_URL=postgres://…
 //   BENCH_CATALOG_CACHE=dir (SQLite): keep the generated catalog of each size there and reuse it on the next run.
 //   FIELDLENS_INDEX_THREADS=n: threads of the nearest-neighbour index (default: up to 2).
+//   MALLOC_ARENA_MAX=n: glibc's malloc arenas in the measured process (default 2, as `npm start` sets it).
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -26,7 +27,12 @@ const SIZES = (process.env.BENCH_SIZES ?? '10000,100000').split(',').map(Number)
 const PASSWORD = 'metrics-bench-passphrase-0001';
 
 let peakRss = 0;
-const sampler = setInterval(() => (peakRss = Math.max(peakRss, process.memoryUsage().rss)), 50);
+/** process.memoryUsage() when RSS peaked: what the peak was made of. */
+let atPeak = process.memoryUsage();
+const sampler = setInterval(() => {
+  const now = process.memoryUsage();
+  if (now.rss > peakRss) [peakRss, atPeak] = [now.rss, now];
+}, 50);
 let gcMs = 0;
 new PerformanceObserver((list) => {
   for (const entry of list.getEntries()) gcMs += entry.duration;
@@ -89,7 +95,7 @@ async function run(n: number): Promise<void> {
       fs.copyFileSync(path.join(dir, 'm.db'), cached);
     }
     // A start on the loaded catalog: the instance finds uncomputed fields and computes everything.
-    peakRss = process.memoryUsage().rss;
+    peakRss = 0;
     app = await buildApp({ config, database, logStream: pino.destination(2) });
     const gcBefore = gcMs;
     const t0 = performance.now();
@@ -99,6 +105,7 @@ async function run(n: number): Promise<void> {
     const cpu = process.cpuUsage(cpu0);
     const cpuS = (cpu.user + cpu.system) / 1e6;
     const rss = peakRss;
+    const peak = atPeak;
     const gcS = (gcMs - gcBefore) / 1000;
     const work = app.services.metrics.workTimes;
     const mem = process.memoryUsage();
@@ -129,7 +136,8 @@ async function run(n: number): Promise<void> {
     const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;
     console.log(
       `  recompute phases: load catalog + index ${s(work.loadMs)}, claim ${s(work.claimMs)}, compute ${s(work.computeMs)}, store ${s(work.saveMs)} (${work.fields} fields); ` +
-        `GC ${gcS.toFixed(1)} s; after: heap ${MiB(mem.heapUsed)} MiB, array buffers ${MiB(mem.arrayBuffers)} MiB, RSS ${MiB(mem.rss)} MiB`,
+        `GC ${gcS.toFixed(1)} s; at the peak: JS heap ${MiB(peak.heapTotal)} MiB (${MiB(peak.heapUsed)} used), array buffers ${MiB(peak.arrayBuffers)} MiB, ` +
+        `the rest (index threads, SQLite, code) ${MiB(peak.rss - peak.heapTotal - peak.arrayBuffers)} MiB; after: heap ${MiB(mem.heapUsed)} MiB, array buffers ${MiB(mem.arrayBuffers)} MiB, RSS ${MiB(mem.rss)} MiB`,
     );
   } finally {
     await app.close();
@@ -142,14 +150,16 @@ async function run(n: number): Promise<void> {
   }
 }
 
-if (SIZES.length > 1) {
-  console.log(`${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${PG_URL ? 'PostgreSQL' : 'SQLite'}`);
+if (!process.env.BENCH_CHILD) {
+  // Each size in a child process started as `npm start` starts the service (MALLOC_ARENA_MAX, see docs/operations.md).
+  const arenas = process.env.MALLOC_ARENA_MAX ?? '2';
+  console.log(`${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${PG_URL ? 'PostgreSQL' : 'SQLite'}, MALLOC_ARENA_MAX=${arenas}`);
   for (const n of SIZES) {
-    const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], { env: { ...process.env, BENCH_SIZES: String(n), BENCH_CHILD: '1' }, stdio: 'inherit' });
+    const env = { ...process.env, BENCH_SIZES: String(n), BENCH_CHILD: '1', MALLOC_ARENA_MAX: arenas };
+    const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], { env, stdio: 'inherit' });
     if (child.status !== 0) process.exit(child.status ?? 1);
   }
 } else {
-  if (!process.env.BENCH_CHILD) console.log(`${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${PG_URL ? 'PostgreSQL' : 'SQLite'}`);
   await run(SIZES[0] as number);
 }
 clearInterval(sampler);

@@ -36,10 +36,15 @@ export interface SearchRequest {
   urgent: boolean;
 }
 export type ShardMessage = IndexOps | SearchRequest;
-/** keys (−1: none) and similarities, k per query, best first. */
+/**
+ * keys (−1: none) and similarities, k per query, best first. `spent`: the buffers of a message the shard is done with,
+ * handed back (transferred) so that they are freed by the main thread's frequent garbage collections; left in the
+ * worker, whose heap sees few allocations, hundreds of megabytes of them waited for its next full collection.
+ */
 export type ShardReply =
-  | { type: 'found'; id: number; keys: Int32Array; similarities: Float32Array }
-  | { type: 'failed'; id: number; message: string };
+  | { type: 'found'; id: number; keys: Int32Array; similarities: Float32Array; spent: Float32Array }
+  | { type: 'failed'; id: number; message: string }
+  | { type: 'spent'; buffers: ArrayBufferLike[] };
 
 export interface Neighbours {
   keys: number[];
@@ -243,6 +248,7 @@ export class ThreadedNearestIndex {
   }
 
   private onReply(reply: ShardReply): void {
+    if (reply.type === 'spent') return;
     const p = this.pending.get(reply.id);
     if (!p) return;
     if (reply.type === 'failed') {

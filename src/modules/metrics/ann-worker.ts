@@ -56,7 +56,13 @@ function step(): void {
     const job = urgent[0] ?? queue[0];
     if (!job) return;
     const done = 'ops' in job ? applySome(job, deadline) : searchSome(job, deadline);
-    if (done) (urgent[0] === job ? urgent : queue).shift();
+    if (!done) continue;
+    (urgent[0] === job ? urgent : queue).shift();
+    if ('ops' in job) {
+      const { kinds, keys, vectors } = job.ops;
+      const buffers = [kinds.buffer, keys.buffer, vectors.buffer] as ArrayBuffer[];
+      post({ type: 'spent', buffers }, buffers);
+    }
   }
   schedule();
 }
@@ -99,7 +105,7 @@ function searchSome(job: SearchJob, deadline: number): boolean {
     if (performance.now() >= deadline) break;
   }
   if (job.next < n) return false;
-  post({ type: 'found', id, keys: job.keys, similarities: job.similarities }, [job.keys.buffer as ArrayBuffer, job.similarities.buffer as ArrayBuffer]);
+  post({ type: 'found', id, keys: job.keys, similarities: job.similarities, spent: vectors }, [job.keys.buffer as ArrayBuffer, job.similarities.buffer as ArrayBuffer, vectors.buffer as ArrayBuffer]);
   return true;
 }
 
