@@ -737,7 +737,8 @@ export class MetricsService {
         anchor_margin: margins.anchorMargin,
         outlier_score: score,
         severity,
-        nearest_field_id: nearest?.id ?? null,
+        // Both or neither: a nearest field deleted since the search has no name (and its deletion re-queued this one).
+        nearest_field_id: nearest && nearestName !== undefined ? nearest.id : null,
         nearest_field_name: nearestName ?? null,
         nearest_similarity: nearest?.similarity ?? null,
         reason,
