@@ -10,7 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
-import { decodeVector, type Database, type Tx } from '../../db/database.js';
+import { decodeVector, type Database, type Queryable, type Tx } from '../../db/database.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import type { Neighbours } from './ann-threads.js';
@@ -204,12 +204,7 @@ export class MetricsService {
         if (fieldIds.length <= BATCH) queries.push(state.embedding(slot));
       }
       // New fields (not in the catalog until it syncs): the fields they become the nearest neighbour of, too.
-      if (fieldIds.length <= BATCH && unseen.length > 0) {
-        for (const row of await repo.findCatalogFields(trx, unseen)) {
-          const e = row.embedding ? decodeVector(row.embedding) : null;
-          if (e && e.length === state.dimensions) queries.push(normalize(e));
-        }
-      }
+      if (fieldIds.length <= BATCH && unseen.length > 0) queries.push(...(await this.storedUnitEmbeddings(trx, unseen)).values());
       // Fields that have a changed one among their neighbours most likely are among its own neighbours. Urgent: the
       // caller holds its transaction open meanwhile, so this goes ahead of the worker's queued searches.
       for (const found of await this.neighboursForMarking(state, queries)) {
@@ -291,16 +286,20 @@ export class MetricsService {
    * loading it (minutes at a million fields), from the database, so that requests are not held up meanwhile.
    */
   private async unitEmbeddings(ids: readonly string[]): Promise<Map<string, Float32Array>> {
+    if (!this.state) return this.storedUnitEmbeddings(this.db, ids);
     const out = new Map<string, Float32Array>();
-    if (this.state) {
-      const state = await this.ensureState();
-      for (const id of ids) {
-        const slot = state.slot(id);
-        if (slot !== undefined) out.set(id, state.embedding(slot));
-      }
-      return out;
+    const state = await this.ensureState();
+    for (const id of ids) {
+      const slot = state.slot(id);
+      if (slot !== undefined) out.set(id, state.embedding(slot));
     }
-    for (const row of await repo.findCatalogFields(this.db, ids)) {
+    return out;
+  }
+
+  /** Unit embeddings of the given fields as `db` (a transaction, maybe) sees them; fields without one are left out. */
+  private async storedUnitEmbeddings(db: Queryable, ids: readonly string[]): Promise<Map<string, Float32Array>> {
+    const out = new Map<string, Float32Array>();
+    for (const row of await repo.findCatalogFields(db, ids)) {
       const e = row.embedding ? decodeVector(row.embedding) : null;
       if (e && e.length === this.deps.dimensions) out.set(row.id, normalize(e));
     }
