@@ -58,6 +58,7 @@ async function benchImport(label: string, dbConfig: DatabaseConfig, schema?: str
     await migrateToLatest(database);
     const config = loadConfig({ FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_ADMIN_PASSWORD: 'bench-passphrase-0001-long' });
     const services = await createServices({ config: { ...config, database: dbConfig }, database, clock: systemClock, log: pino({ level: 'warn' }) });
+    await services.bootstrap();
     const source = await services.datasources.createDatasource(caller, { name: `bench-${label}`, type: 'postgresql' });
     const items = generate(TOTAL);
     const before = memory();
