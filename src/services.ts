@@ -18,6 +18,7 @@ import { loadPublicKeyPem } from './cli/license.command.js';
 import { LicenseService } from './modules/license/license.service.js';
 import { MetricsService } from './modules/metrics/metrics.service.js';
 import { ReviewService } from './modules/review/review.service.js';
+import { SampleDataService } from './modules/sample-data/sample-data.service.js';
 import { VENDOR_LICENSE_PUBLIC_KEY_PEM } from './modules/license/vendor-public-key.js';
 import { TaxonomyService } from './modules/taxonomy/taxonomy.service.js';
 import { UsersService } from './modules/users/users.service.js';
@@ -33,6 +34,7 @@ export interface Services {
   readonly datasources: DatasourcesService;
   readonly fields: FieldsService;
   readonly review: ReviewService;
+  readonly sampleData: SampleDataService;
   readonly metrics: MetricsService;
   /** Stops background work (workers, timers). */
   stop(): Promise<void>;
@@ -70,7 +72,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     usage: {
       countActiveUsers: (trx): Promise<number> => users.countActiveUsers(trx),
       countBillableDatasources: (trx): Promise<number> => datasources.countBillableDatasources(trx),
-      removeSampleData: (trx, actor): Promise<unknown> => datasources.removeSampleData(trx, actor),
+      removeSampleData: (trx, actor): Promise<unknown> => sampleData.removeSampleData(trx, actor),
     },
   });
   await license.start();
@@ -85,10 +87,11 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
   // Imports and reviews mark the changed fields (and the fields their metrics depend on) stale in their own transaction.
   const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, onFieldsImported: (trx, ids) => metrics.markStale(trx, ids) });
   const review = new ReviewService({ database, clock, audit, fields, taxonomy, license, onFieldsChanged: (trx, ids) => metrics.markStale(trx, ids) });
+  const sampleData = new SampleDataService({ database, clock, audit, taxonomy, datasources, fields });
 
   await users.ensureFirstAdmin(deps.log);
   await taxonomy.ensureDefaultTaxonomy();
-  if (config.sampleData && (await license.currentTier()) === 'trial_mock' && (await fields.ensureSampleData())) {
+  if (config.sampleData && (await license.currentTier()) === 'trial_mock' && (await sampleData.ensureSampleData())) {
     deps.log.info('First start on the trial: loaded the built-in sample catalog (FIELDLENS_SAMPLE_DATA=off to skip)');
   }
 
@@ -109,6 +112,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     datasources,
     fields,
     review,
+    sampleData,
     metrics,
     async stop() {
       clearInterval(pruneTimer);
