@@ -24,6 +24,7 @@ import { MetricsService } from './modules/metrics/metrics.service.js';
 import { Staleness } from './modules/metrics/staleness.js';
 import { ReviewService } from './modules/review/review.service.js';
 import { putSettingIfAbsent } from './db/settings.js';
+import { SampleDataService } from './modules/sample-data/sample-data.service.js';
 import { TaxonomyService } from './modules/taxonomy/taxonomy.service.js';
 import { UsersService } from './modules/users/users.service.js';
 
@@ -38,6 +39,7 @@ export interface Services {
   readonly datasources: DatasourcesService;
   readonly fields: FieldsService;
   readonly review: ReviewService;
+  readonly sampleData: SampleDataService;
   readonly metrics: MetricsService;
   readonly metricsWorker: MetricsWorker;
   /** First-start seeding: the trial clock, the default taxonomy, the first admin, the sample data. Idempotent. */
@@ -85,7 +87,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     usage: {
       countActiveUsers: (trx): Promise<number> => users.countActiveUsers(trx),
       countBillableDatasources: (trx): Promise<number> => datasources.countBillableDatasources(trx),
-      removeSampleData: (trx, actor): Promise<unknown> => datasources.removeSampleData(trx, actor),
+      removeSampleData: (trx, actor): Promise<unknown> => sampleData.removeSampleData(trx, actor),
     },
   });
   const auth = new AuthService({ database, clock, config: config.auth, audit, tokens, currentTier: () => license.currentTier() });
@@ -103,6 +105,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
   });
   const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources });
   const review = new ReviewService({ database, clock, audit, fields, taxonomy, license });
+  const sampleData = new SampleDataService({ database, clock, audit, taxonomy, datasources, fields });
 
   const metricsQueue = new WorkQueue(database, { table: 'metrics_queue', key: 'field_id', abandonedAfterMs: METRICS_CLAIM_ABANDONED_MS });
   const replica = new CatalogReplica({ database, log, fields, dimensions: embedder.dimensions, indexThreads: config.indexThreads });
@@ -122,13 +125,14 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     datasources,
     fields,
     review,
+    sampleData,
     metrics,
     metricsWorker,
     async bootstrap() {
       await license.start();
       await users.ensureFirstAdmin(log);
       await taxonomy.ensureDefaultTaxonomy();
-      if (config.sampleData && (await license.currentTier()) === 'trial_mock' && (await fields.ensureSampleData())) {
+      if (config.sampleData && (await license.currentTier()) === 'trial_mock' && (await sampleData.ensureSampleData())) {
         log.info('First start on the trial: loaded the built-in sample catalog (FIELDLENS_SAMPLE_DATA=off to skip)');
       }
     },

@@ -8,7 +8,7 @@ import type { Database, Tx } from '../../db/database.js';
 import type { DatasourceRow } from '../../db/schema.js';
 import type { Caller } from '../../http/access.js';
 import { notFound } from '../../http/errors.js';
-import type { Actor, AuditService } from '../audit/audit.service.js';
+import type { AuditService } from '../audit/audit.service.js';
 import type { FieldsService } from '../fields/fields.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import * as repo from './datasources.repository.js';
@@ -116,23 +116,12 @@ export class DatasourcesService {
     return row;
   }
 
-  /**
-   * Deletes every sample data source and its fields in the caller's transaction and records
-   * `sample_data.removed` (when there was any). Used when a paid license is imported.
-   */
-  async removeSampleData(trx: Tx, actor: Actor): Promise<{ datasources: number; fields: number }> {
+  /** Deletes every sample data source and its fields inside the caller's transaction; returns their names and the number of fields removed. */
+  async deleteSampleDatasources(trx: Tx): Promise<{ names: string[]; fields: number }> {
     const samples = await repo.listSampleDatasources(trx);
     let fields = 0;
     for (const source of samples) fields += await this.removeDatasource(trx, source.id);
-    if (samples.length > 0) {
-      await this.deps.audit.record(trx, actor, {
-        action: 'sample_data.removed',
-        targetType: 'datasource',
-        targetId: null,
-        details: { datasources: samples.map((s) => s.name), fields },
-      });
-    }
-    return { datasources: samples.length, fields };
+    return { names: samples.map((s) => s.name), fields };
   }
 
   /** Deletes a data source and its fields (through their owner) in `trx`; returns how many fields went with it. */

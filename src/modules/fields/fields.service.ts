@@ -12,17 +12,14 @@ import type { DatasourceRow, NewFieldRow, TagRow } from '../../db/schema.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import { formatSignature } from '../../embeddings/format-signature.js';
 import { AppError, notFound, unprocessable, type ProblemFieldError } from '../../http/errors.js';
-import { SYSTEM_ACTOR, type Actor, type AuditService } from '../audit/audit.service.js';
+import type { Actor, AuditService } from '../audit/audit.service.js';
 import type { DatasourcesService } from '../datasources/datasources.service.js';
-import { getSetting, putSetting } from '../../db/settings.js';
 import type { TagAnchors, TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import * as repo from './fields.repository.js';
 
 export type { CatalogFieldRow, ReviewState } from './fields.repository.js';
 import { FIELD_SORTS, type FieldListQuery, type FieldListResponse, type FieldResponse, type FieldSort, type ImportFieldItem, type ImportFieldsBody, type ImportFieldsResponse } from './fields.schemas.js';
-import { sampleCatalog } from './sample-catalog.js';
 
-const SAMPLE_DATA_MARKER = 'sample_data.loaded';
 /** A bad import names at most this many problems (enough to fix a file; bounded for a 5000-row body). */
 const MAX_REPORTED_ERRORS = 100;
 
@@ -206,6 +203,22 @@ export class FieldsService {
     });
   }
 
+  /**
+   * Validates, classifies and embeds `items` now, outside any transaction (it reads tags and anchors); the returned
+   * `writeInto(trx, datasource)` writes them inside the caller's transaction, with no audit entry of its own.
+   * For the sample data, which loads several data sources under one lock.
+   */
+  async prepareFieldImport(items: readonly ImportFieldItem[]): Promise<{ writeInto(trx: Tx, datasource: DatasourceRow): Promise<ImportFieldsResponse> }> {
+    assertNoDuplicates(items);
+    const prepared = await this.prepareImport('', items);
+    return {
+      writeInto: async (trx, datasource) => {
+        const rows = prepared.rows.map((row) => ({ ...row, datasource_id: datasource.id }));
+        return this.writeImport(trx, datasource, { rows, autoClassified: prepared.autoClassified });
+      },
+    };
+  }
+
   /** Validation, classification and embeddings: everything but the writes, so the transaction stays short. */
   private async prepareImport(datasourceId: string, items: readonly ImportFieldItem[]): Promise<PreparedImport> {
     const index = await this.deps.taxonomy.tagIndex();
@@ -282,54 +295,6 @@ export class FieldsService {
       return id;
     });
     return { created, updated: fieldIds.length - created, field_ids: fieldIds };
-  }
-
-  /**
-   * Loads the built-in sample catalog (trial) once per database: marked is_sample, not counted in
-   * quotas, audit-logged as `sample_data.loaded`. Under a lock, so instances starting together load it once.
-   * Returns whether this call loaded it.
-   */
-  async ensureSampleData(): Promise<boolean> {
-    if ((await getSetting(this.db, SAMPLE_DATA_MARKER)) !== undefined || (await this.deps.datasources.hasSampleData())) return false;
-    // Embeddings first (a few hundred fields): an instance that loses the race below just drops them.
-    const prepared = await Promise.all(
-      sampleCatalog.map(async (source) => ({
-        source,
-        prepared: await this.prepareImport(
-          '',
-          source.fields.map((f) => ({
-            table_name: f.table_name,
-            field_name: f.field_name,
-            data_type: f.data_type,
-            comment: f.comment ?? null,
-            ...(f.sample_values ? { sample_values: f.sample_values } : {}),
-            classification_chain_path: f.classification_chain_path,
-            level: this.deps.taxonomy.configuredLevel(f.level),
-          })),
-        ),
-      })),
-    );
-    return this.db.transaction().execute(async (trx) => {
-      await this.deps.database.lock(trx, 'fieldlens.sample_data');
-      if ((await getSetting(trx, SAMPLE_DATA_MARKER)) !== undefined || (await this.deps.datasources.hasSampleData(trx))) return false;
-      const loaded: Array<{ name: string; fields: number }> = [];
-      for (const { source, prepared: batch } of prepared) {
-        const datasource = await this.deps.datasources.insertSampleDatasource(trx, source);
-        if (!datasource) continue;
-        const rows = batch.rows.map((row) => ({ ...row, datasource_id: datasource.id }));
-        const result = await this.writeImport(trx, datasource, { rows, autoClassified: 0 });
-        loaded.push({ name: datasource.name, fields: result.field_ids.length });
-      }
-      const now = this.deps.clock.now();
-      await putSetting(trx, SAMPLE_DATA_MARKER, now.toISOString(), now);
-      await this.deps.audit.record(trx, SYSTEM_ACTOR, {
-        action: 'sample_data.loaded',
-        targetType: 'datasource',
-        targetId: null,
-        details: { datasources: loaded },
-      });
-      return true;
-    });
   }
 }
 
