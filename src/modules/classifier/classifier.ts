@@ -162,7 +162,7 @@ function voteWeight(similarity: number): number {
 }
 
 const CONFIRMED_WEIGHT = 7;
-const ANCHOR_WEIGHT = 1.2;
+const ANCHOR_WEIGHT = 0.6;
 
 function resolveLeaf(ctx: ClassifierContext, name: string): ContextLeaf | undefined {
   const direct = ctx.byName.get(name);
@@ -228,8 +228,9 @@ export function scoreField(input: ClassifyInput & { readonly confirmed?: readonl
   applyValues(values, add, cands);
 
   // The declared type: a weak prior when it is telling (boolean → flag, timestamp → time).
-  const prior = TYPE_PRIOR[family];
-  if (prior !== undefined) add(prior, 'data_type', 0.9, `declared type ${family} suggests ${prior.toLowerCase()}`);
+  const named = perLeaf.size > 0;
+  const prior = TYPE_PRIOR[family] ?? (!named && (family === 'integer' || family === 'decimal') ? 'Metric value' : undefined);
+  if (prior !== undefined) add(prior, 'data_type', named ? 0.3 : 0.9, `declared type ${family} suggests ${prior.toLowerCase()}`);
 
   // Confirmed neighbours vote, weighted by similarity: each confirmation teaches the classifier.
   const confirmed = ctx.confirmed ?? (input as { confirmed?: readonly ConfirmedNeighbour[] }).confirmed ?? [];

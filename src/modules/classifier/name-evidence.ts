@@ -32,6 +32,10 @@ export interface NameMatch {
 }
 
 const DROP = new Set(['of', 'the', 'and', 'de', 'la', 'le', 'du', 'des', 'del', 'da', 'do', 'dos', 'das', 'van', 'der', 'den', 'a', 'an', 'to', 'for', 'in', 'en', 'y', 'e', 'et', 'und', 'het', 'el', 'los', 'las', 'les', 'di', 'il', 'per', 'tbl', 'tb', 'col', 'fld', 'c', 'x', 'vw', 'v', 'dim', 'fact', 'stg', 'raw', 'src', 'tmp']);
+// Bare key names: `id`, `pk`, `uuid` (not `key`, which is more often a settings key).
+const BARE_KEYS = new Set(['id', 'pk', 'uuid', 'guid', 'oid', 'uid', 'identifier', 'rowid']);
+// Leaves a modifier may match without settling what a `*_name` column is.
+const ENTITY_NEUTRAL = new Set(['Full name', 'Object name', 'Foreign key', 'Record ID', 'Timestamp', 'Status flag', 'Customer ID', 'Category', 'Configuration setting']);
 // Small words that carry structure in a column name but none in a sentence.
 const COMMENT_STOP = new Set(['is', 'has', 'can', 'was', 'at', 'on', 'by', 'if', 'or', 'not', 'this', 'that', 'when', 'with', 'from', 'used', 'be', 'are', 'it', 'as', 'set', 'value', 'data', 'time', 'key', 'type', 'id']);
 // Two-letter pieces allowed when splitting run-together legacy names (EMPNO, CUSTNM, BRTHDT).
@@ -56,7 +60,7 @@ function buildVocabulary(phrases: readonly Phrase[]): Set<string> {
   const v = new Set<string>();
   for (const p of phrases) for (const w of p.words) v.add(w);
   for (const k of Object.keys(TRANSLATE)) v.add(k);
-  for (const set of [PERSON_WORDS, ORG_WORDS, PRODUCT_WORDS, PLACE_WORDS]) for (const w of set) v.add(w);
+  for (const set of [PERSON_WORDS, ORG_WORDS, PRODUCT_WORDS, PLACE_WORDS, HEALTH_WORDS, CARD_WORDS, ADDRESS_WORDS]) for (const w of set) v.add(w);
   for (const w of DROP) if (w.length >= 2) v.add(w);
   return v;
 }
@@ -148,6 +152,21 @@ export class NameMatcher {
     return kept;
   }
 
+  /**
+   * A phrase must sit together in the name, in its own order (`card_id` is not an `id card`), or reversed at the
+   * start of the name when it has two words, as Romance languages write them (`numero_tarjeta`, `id_cliente`).
+   */
+  private placed(words: readonly string[], tokens: readonly string[]): boolean {
+    const k = words.length;
+    if (k === 1) return true;
+    for (let i = 0; i + k <= tokens.length; i++) {
+      let fwd = true;
+      for (let j = 0; j < k; j++) if (tokens[i + j] !== words[j]) fwd = false;
+      if (fwd) return true;
+    }
+    return k === 2 && tokens[0] === words[1] && tokens[1] === words[0];
+  }
+
   /** Phrases whose words all occur in `tokens`, with where they sit. */
   match(tokens: readonly string[]): Array<{ phrase: Phrase; coversLast: boolean; coversFirst: boolean; covered: number }> {
     const set = new Set(tokens);
@@ -161,7 +180,7 @@ export class NameMatcher {
       for (const p of list) {
         let ok = true;
         for (const w of p.words) if (!set.has(w)) ok = false;
-        if (!ok) continue;
+        if (!ok || !this.placed(p.words, tokens)) continue;
         const last = tokens[tokens.length - 1] as string;
         out.push({ phrase: p, coversLast: p.words.includes(last), coversFirst: p.words.includes(tokens[0] as string), covered: p.words.length });
       }
@@ -208,27 +227,37 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
   const first = col[0];
 
   // The head of the name decides: `customer_email_id` is a key, `email_sent_at` a time, `is_email_verified` a flag.
-  let structural: 'key' | 'time' | 'flag' | null = null;
-  if (n >= 2 && last !== undefined && KEY_WORDS.has(last)) structural = 'key';
-  else if (n >= 2 && (last === 'at' || last === 'on')) structural = 'time';
+  let structural: 'key' | 'time' | 'flag' | 'by' | null = null;
+  let keyWord: string | undefined;
+  if (n >= 2 && last !== undefined && KEY_WORDS.has(last)) {
+    structural = 'key';
+    keyWord = last;
+  } else if (n >= 2 && first === 'id') {
+    // `id_cliente`, `id_client`: the Romance order of `client_id`.
+    structural = 'key';
+    keyWord = first;
+  } else if (n >= 2 && (last === 'at' || last === 'on')) structural = 'time';
+  else if (n >= 2 && last === 'by') structural = 'by';
   else if (n >= 2 && first !== undefined && FLAG_PREFIX.has(first)) structural = 'flag';
 
   for (const m of col.length > 0 ? matcher.match(col) : []) {
     const pos = m.coversLast ? 1 : m.coversFirst ? 0.78 : 0.6;
     const coverage = m.covered / Math.max(1, n);
     let score = m.phrase.weight * pos * (0.85 + 0.15 * coverage);
-    const includesHead = structural === 'key' ? m.phrase.words.includes(last as string) : structural === 'flag' ? m.phrase.words.includes(first as string) : m.coversLast;
+    const includesHead = structural === 'key' ? m.phrase.words.includes(keyWord as string) : structural === 'flag' ? m.phrase.words.includes(first as string) : m.coversLast;
     if (structural !== null && !includesHead) score *= 0.35;
     keep(byName, { leaf: m.phrase.leaf, score, factor: 'name', detail: `column name words ${quoteWords(col)} match '${m.phrase.text}'` });
   }
 
-  if (n === 1 && last !== undefined && KEY_WORDS.has(last)) {
+  if (n === 1 && last !== undefined && BARE_KEYS.has(last)) {
     keep(byName, { leaf: 'Record ID', score: 4.2, factor: 'name', detail: `column is named '${last}': the row's own key` });
   } else if (structural === 'key') {
-    const modifier = col.slice(0, -1);
+    const modifier = col.filter((w) => w !== keyWord);
     const self = modifier.length > 0 && modifier.every((w) => table.includes(w));
-    if (self) keep(byName, { leaf: 'Record ID', score: 3.3, factor: 'name', detail: `column ${quoteWords(col)} is the key of its own table` });
-    else keep(byName, { leaf: 'Foreign key', score: 3.2, factor: 'name', detail: `column name ends in '${last}': a key to another row, not the thing itself` });
+    if (self) keep(byName, { leaf: 'Record ID', score: 3.9, factor: 'name', detail: `column ${quoteWords(col)} is the key of its own table` });
+    else keep(byName, { leaf: 'Foreign key', score: 3.2, factor: 'name', detail: `column name has '${keyWord}' as its head: a key to another row, not the thing itself` });
+  } else if (structural === 'by') {
+    keep(byName, { leaf: 'Foreign key', score: 3.6, factor: 'name', detail: `column name ends in 'by': a reference to who did it` });
   } else if (structural === 'time') {
     keep(byName, { leaf: 'Timestamp', score: 4.0, factor: 'name', detail: `column name ends in '${last}': when something happened` });
   } else if (structural === 'flag') {
@@ -241,7 +270,9 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
     const head = col.includes('name') ? 'name' : 'title';
     const others = col.filter((w) => w !== head && w !== 'full' && w !== 'display');
     const specific = col.some((w) => ['first', 'last', 'middle', 'surname', 'user', 'file', 'city', 'country', 'street', 'job', 'company', 'bank', 'product', 'item', 'department', 'team', 'host', 'table', 'tag', 'code', 'account', 'screen', 'login', 'drug', 'school'].includes(w));
-    if (!specific) {
+    // `os_name`, `event_name`, `country_name`: the modifier names the thing; the phrase rules decide.
+    const modifierSpeaks = others.length > 0 && matcher.match(others).some((m) => m.phrase.weight >= 2.4 && !ENTITY_NEUTRAL.has(m.phrase.leaf));
+    if (!specific && !modifierSpeaks) {
       const from = others.length > 0 ? others : table;
       const factor = others.length > 0 ? 'name' : 'table';
       const where = others.length > 0 ? `its words ${quoteWords(others)}` : `table ${quoteWords(table)}`;
@@ -250,6 +281,9 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
       if (anyIn(from, PERSON_WORDS)) leaf = head === 'name' ? 'Full name' : 'Job title';
       else if (anyIn(from, ORG_WORDS)) leaf = 'Organisation name';
       else if (anyIn(from, PRODUCT_WORDS)) leaf = 'Public product description';
+      else if (head === 'name' && others.length === 0 && from.includes('country')) leaf = 'Country';
+      else if (head === 'name' && others.length === 0 && from.includes('city')) leaf = 'City';
+      else if (head === 'name' && others.length === 0 && anyIn(from, new Set(['state', 'region', 'province', 'county', 'district']))) leaf = 'Approximate location';
       else if (head === 'title' && anyIn(from, new Set(['job', 'position', 'role']))) leaf = 'Job title';
       else if (others.length === 0 && table.length === 0) {
         leaf = head === 'name' ? 'Full name' : 'Object name';
@@ -299,7 +333,10 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
     if (anyIn(table, HEALTH_WORDS) && anyIn(col, new Set(['member', 'insurance', 'subscriber', 'insured']))) {
       keep(byTable, { leaf: 'Health insurance number', score: 4.0, factor: 'table', detail: `member or insurance number in a health table` });
     }
-    if (anyIn(table, new Set(['employee', 'staff', 'personnel', 'worker', 'hr'])) && anyIn(col, new Set(['position', 'title', 'role', 'grade']))) {
+    if (anyIn(table, PERSON_WORDS) && anyIn(col, new Set(['rating', 'score', 'grade'])) && !anyIn(col, new Set(['credit', 'pay', 'risk']))) {
+      keep(byTable, { leaf: 'Performance rating', score: 3.4, factor: 'table', detail: `rating of a person in a table of people` });
+    }
+    if (anyIn(table, new Set(['employee', 'staff', 'personnel', 'worker', 'hr'])) && anyIn(col, new Set(['position', 'title', 'role', 'grade'])) && !col.includes('pay')) {
       keep(byTable, { leaf: 'Job title', score: 3.8, factor: 'table', detail: `position or title in an employee table` });
     }
   }
