@@ -32,6 +32,7 @@ export type ValueKind =
   | 'boolean'
   | 'gender_code'
   | 'country_code'
+  | 'us_state'
   | 'currency_code'
   | 'language_code'
   | 'money'
@@ -71,6 +72,7 @@ export const KIND_PHRASE: Readonly<Record<ValueKind, string>> = {
   boolean: 'boolean values',
   gender_code: 'gender codes',
   country_code: 'ISO country codes',
+  us_state: 'US state codes or names',
   currency_code: 'ISO currency codes',
   language_code: 'language or locale codes',
   money: 'money amounts',
@@ -88,6 +90,13 @@ export const KIND_PHRASE: Readonly<Record<ValueKind, string>> = {
 const NULLISH = new Set(['', 'null', 'nil', 'none', 'n/a', 'na', '\\n', '-', 'undefined', 'nan']);
 const BOOLEAN = new Set(['true', 'false', 'yes', 'no', 'y', 'n', 't', 'f', 'on', 'off', '0', '1']);
 const GENDER = new Set(['m', 'f', 'male', 'female', 'x', 'u', 'other', 'unknown', 'nonbinary', 'non-binary', 'diverse', 'w', 'd', 'man', 'woman', 'h', 'homme', 'femme', 'masculino', 'femenino', 'mannlich', 'weiblich', 'männlich', 'divers']);
+const US_STATES = new Set(
+  ('AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC ' +
+    'alabama alaska arizona arkansas california colorado connecticut delaware florida georgia hawaii idaho illinois indiana iowa kansas kentucky ' +
+    'louisiana maine maryland massachusetts michigan minnesota mississippi missouri montana nebraska nevada ohio oklahoma oregon pennsylvania ' +
+    'tennessee texas utah vermont virginia washington wisconsin wyoming').split(' '),
+);
+const US_STATE_TWO_WORDS = /^(?:new (?:hampshire|jersey|mexico|york)|north (?:carolina|dakota)|south (?:carolina|dakota)|west virginia|rhode island)$/i;
 const LANGUAGE = /^[a-z]{2}(?:[-_][A-Za-z]{2})?$/;
 const RE_DIGITS_SEP = /^\d[\d -]{10,22}\d$/;
 const RE_SSN = /^(\d{3})-(\d{2})-(\d{4})$/;
@@ -367,7 +376,10 @@ export function detectValueKind(v: string): ValueKind {
     return digits.length > 1 && digits.startsWith('0') ? 'digits' : digits.length >= 9 ? 'digits' : 'integer';
   }
   if (RE_POSTAL.test(v) && /[A-Za-z\s-]/.test(v)) return 'postal_code';
+  // A two-letter US state code is read as a state even where it is also a country code (DE, CA, IN).
+  if (v.length === 2 && US_STATES.has(v)) return 'us_state';
   if (v.length === 2 && /^[A-Z]{2}$/.test(v) && validator.isISO31661Alpha2(v)) return 'country_code';
+  if (v.length <= 14 && (US_STATES.has(lower) || US_STATE_TWO_WORDS.test(v))) return 'us_state';
   if (v.length === 3 && /^[A-Z]{3}$/.test(v)) {
     if (validator.isISO4217(v)) return 'currency_code';
     if (validator.isISO31661Alpha3(v)) return 'country_code';

@@ -42,6 +42,7 @@ export const KIND_RULES: Readonly<Record<ValueKind, KindRule>> = {
   boolean: { proves: ['Status flag', 2.5], compatible: set('Status flag', 'Gender', 'Configuration setting') },
   gender_code: { compatible: set('Gender', 'Category', 'Status flag', 'Unit of measure', 'Job title', 'Department') },
   country_code: { proves: ['Country code', 2], compatible: set('Country', 'Country code', 'Language code', 'Approximate location', 'Category', 'Currency code', 'Status flag', 'Department', 'Unit of measure', 'Job title') },
+  us_state: { proves: ['Approximate location', 2.5], compatible: set('Approximate location', 'Country code', 'Country', 'Category', 'Language code', 'Postal address', 'Status flag', 'Department') },
   currency_code: { proves: ['Currency code', 3.5], compatible: set('Currency code', 'Category', 'Unit of measure') },
   language_code: { proves: ['Language code', 2], compatible: set('Language code', 'Country code', 'Country', 'Category', 'Unit of measure', 'Status flag', 'Approximate location') },
   money: { proves: ['Monetary amount', 2.5], compatible: set('Monetary amount', 'Account balance', 'Salary', 'Price') },
