@@ -167,8 +167,7 @@ const ANCHOR_WEIGHT = 0.6;
 function resolveLeaf(ctx: ClassifierContext, name: string): ContextLeaf | undefined {
   const direct = ctx.byName.get(name);
   if (direct) return direct;
-  const fb = FALLBACK[name];
-  return fb === undefined ? undefined : ctx.byName.get(fb);
+  return Object.hasOwn(FALLBACK, name) ? ctx.byName.get(FALLBACK[name] as string) : undefined;
 }
 
 /** Classifies one field from the evidence it carries; see docs/classifier.md for the factors. */

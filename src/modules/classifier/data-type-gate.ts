@@ -49,8 +49,7 @@ export function typeFamily(dataType: string | null | undefined): TypeFamily {
   }
   for (const w of lower.split(/[^a-z0-9_]+/)) {
     if (!w) continue;
-    const fam = WORD_FAMILY[w];
-    if (fam !== undefined) return fam;
+    if (Object.hasOwn(WORD_FAMILY, w)) return WORD_FAMILY[w] as TypeFamily;
   }
   return 'unknown';
 }
@@ -131,8 +130,8 @@ export const TYPE_RULES: Readonly<Record<string, TypeRule>> = {
 
 /** True when a tag (by leaf name) may hold a column of this family. */
 export function typeAllows(leafName: string, family: TypeFamily): boolean {
-  const rule = TYPE_RULES[leafName];
-  return rule === undefined || rule.has(family);
+  // Own keys only: a custom tag named `constructor` has no rule, not Object's.
+  return !Object.hasOwn(TYPE_RULES, leafName) || (TYPE_RULES[leafName] as TypeRule).has(family);
 }
 
 /** A weak prior from the type alone, used only when nothing else speaks. */

@@ -218,11 +218,11 @@ export const PRODUCT_WORDS: ReadonlySet<string> = new Set('product item article 
 /** Words naming places. */
 export const PLACE_WORDS: ReadonlySet<string> = new Set('city country state province region street town district county site warehouse store location branch office'.split(' '));
 /** Words that signal a health context. */
-export const HEALTH_WORDS: ReadonlySet<string> = new Set('patient patients health medical clinical clinic hospital encounter diagnosis prescription lab vitals ehr emr claim claims physician doctor nurse treatment therapy'.split(' '));
+export const HEALTH_WORDS: ReadonlySet<string> = new Set('patient health medical clinical clinic hospital encounter diagnosis prescription lab vitals ehr emr claim physician doctor nurse treatment therapy'.split(' '));
 /** Words that signal a payment card context. */
-export const CARD_WORDS: ReadonlySet<string> = new Set('card cards cc credit debit payment payments pan'.split(' '));
+export const CARD_WORDS: ReadonlySet<string> = new Set('card cc credit debit payment pan'.split(' '));
 /** Words that signal an address context (where `state` is a region, not a status). */
-export const ADDRESS_WORDS: ReadonlySet<string> = new Set('address addresses location locations billing shipping mailing home residence city zip postcode postal street geo region'.split(' '));
+export const ADDRESS_WORDS: ReadonlySet<string> = new Set('address location billing shipping mailing home residence city zip postcode postal street geo region'.split(' '));
 
 /** Words that end a key column: `customer_id`, `ORDER_KEY`, `parent_uuid`. */
 export const KEY_WORDS: ReadonlySet<string> = new Set(['id', 'key', 'pk', 'fk', 'uuid', 'guid', 'oid', 'uid', 'identifier', 'ref', 'sk', 'bk']);

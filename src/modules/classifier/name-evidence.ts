@@ -31,6 +31,9 @@ export interface NameMatch {
   readonly detail: string;
 }
 
+// A Map, so a column named `constructor` or `toString` is just a word, not an Object prototype member.
+const TRANSLATIONS: ReadonlyMap<string, string> = new Map(Object.entries(TRANSLATE));
+
 const DROP = new Set(['of', 'the', 'and', 'de', 'la', 'le', 'du', 'des', 'del', 'da', 'do', 'dos', 'das', 'van', 'der', 'den', 'a', 'an', 'to', 'for', 'in', 'en', 'y', 'e', 'et', 'und', 'het', 'el', 'los', 'las', 'les', 'di', 'il', 'per', 'tbl', 'tb', 'col', 'fld', 'c', 'x', 'vw', 'v', 'dim', 'fact', 'stg', 'raw', 'src', 'tmp']);
 // Bare key names: `id`, `pk`, `uuid` (not `key`, which is more often a settings key).
 const BARE_KEYS = new Set(['id', 'pk', 'uuid', 'guid', 'oid', 'uid', 'identifier', 'rowid']);
@@ -59,7 +62,7 @@ export function buildPhrases(extra: ReadonlyArray<readonly [string, string]> = [
 function buildVocabulary(phrases: readonly Phrase[]): Set<string> {
   const v = new Set<string>();
   for (const p of phrases) for (const w of p.words) v.add(w);
-  for (const k of Object.keys(TRANSLATE)) v.add(k);
+  for (const k of TRANSLATIONS.keys()) v.add(k);
   for (const set of [PERSON_WORDS, ORG_WORDS, PRODUCT_WORDS, PLACE_WORDS, HEALTH_WORDS, CARD_WORDS, ADDRESS_WORDS]) for (const w of set) v.add(w);
   for (const w of DROP) if (w.length >= 2) v.add(w);
   return v;
@@ -111,7 +114,7 @@ export class NameMatcher {
   }
 
   private push(w: string, out: string[]): void {
-    const t = TRANSLATE[w];
+    const t = TRANSLATIONS.get(w);
     if (t !== undefined) {
       for (const x of t.split(' ')) out.push(x);
       return;
@@ -120,11 +123,11 @@ export class NameMatcher {
   }
 
   private canonicalWord(w: string, out: string[]): void {
-    if (TRANSLATE[w] !== undefined || this.vocab.has(w)) return this.push(w, out);
+    if (TRANSLATIONS.has(w) || this.vocab.has(w)) return this.push(w, out);
     // Plurals: customers → customer, addresses → address, categories → category.
     if (w.length > 3 && w.endsWith('s')) {
       const cands = w.endsWith('ies') ? [w.slice(0, -3) + 'y', w.slice(0, -1)] : w.endsWith('es') ? [w.slice(0, -1), w.slice(0, -2)] : [w.slice(0, -1)];
-      for (const c of cands) if (TRANSLATE[c] !== undefined || this.vocab.has(c)) return this.push(c, out);
+      for (const c of cands) if (TRANSLATIONS.has(c) || this.vocab.has(c)) return this.push(c, out);
     }
     const pieces = this.segment(w);
     if (pieces) {
