@@ -8,16 +8,16 @@ export type CalibrationTable = ReadonlyArray<readonly [number, number]>;
 
 /** Fitted by `npx tsx bench/classify.ts --fit` on bench/classify/own-set; re-fit when the rules change. */
 export const CALIBRATION: CalibrationTable = [
-  // Fitted 2026-11-23 on 830 own-set fields (blocks of ≥ 30); runs of equal steps kept at their ends, the top
-  // capped at 0.99 because no rule set is never wrong.
-  [0.415, 0.5],
-  [0.904, 0.8],
-  [1.329, 0.933],
-  [2.007, 0.933],
-  [2.397, 0.958],
-  [2.716, 0.967],
-  [3.373, 0.981],
-  [4.086, 0.99],
+  // Fitted 2026-11-23 on the 829 own-set fields (blocks of ≥ 30 fields).
+  [0.417, 0.5],
+  [0.898, 0.767],
+  [1.299, 0.867],
+  [1.68, 0.933],
+  [2.01, 0.933],
+  [2.403, 0.958],
+  [3.304, 0.983],
+  [4.102, 0.99],
+  [10.701, 0.99],
 ];
 
 /** The raw confidence score from the winner's and the runner-up's totals. */
@@ -72,5 +72,7 @@ export function fitIsotonic(points: ReadonlyArray<{ raw: number; right: boolean 
       blocks.pop();
     }
   }
-  return blocks.map((b) => [Math.round((b.sumX / b.n) * 1000) / 1000, Math.round((b.sumY / b.n) * 1000) / 1000] as const);
+  // Capped at 0.99 (no rule set is never wrong); inside a run of equal steps only its ends are kept.
+  const pts = blocks.map((b) => [Math.round((b.sumX / b.n) * 1000) / 1000, Math.min(0.99, Math.round((b.sumY / b.n) * 1000) / 1000)] as const);
+  return pts.filter((p, i) => i === 0 || i === pts.length - 1 || !((pts[i - 1] as readonly number[])[1] === p[1] && (pts[i + 1] as readonly number[])[1] === p[1]));
 }

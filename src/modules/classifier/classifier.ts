@@ -81,9 +81,6 @@ export interface Classification {
 const FALLBACK: Readonly<Record<string, string>> = {
   'Object name': 'Public product description',
   'Sort order': 'Metric value',
-  'File reference': 'URL',
-  'Time zone': 'Configuration setting',
-  Age: 'Date of birth',
 };
 
 const DEFAULT_LEVELS = ['L1', 'L2', 'L3', 'L4', 'L5'];
@@ -287,7 +284,8 @@ export function scoreField(input: ClassifyInput & { readonly confirmed?: readonl
   const confidence = Math.round(calibrate(raw) * 1000) / 1000;
 
   const level = chooseLevel(ctx, best, values, votes);
-  const evidence = [...best.evidence.filter((e) => e.score !== 0), ...level.evidence, ...ruledOut.sort((a, b) => a.score - b.score).slice(0, 2)];
+  const forWinner = best.evidence.filter((e) => e.score !== 0 || best.total <= 0).sort((a, b) => Math.abs(b.score) - Math.abs(a.score));
+  const evidence = [...forWinner, ...level.evidence, ...ruledOut.sort((a, b) => a.score - b.score).slice(0, 2)];
   return {
     tag_id: best.leaf.id,
     chain_path: best.leaf.chain_path,

@@ -189,14 +189,14 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ['Metric value', 'duration|latency|bytes|size|count*2.8|rate*2.6|elapsed|usage|cpu|memory|ratio|percent|percentage|views|clicks|impressions|length|width|height*2.4|weight*2.4|temperature*2.4|speed|retries|attempts|visits|hits|score*2.4|average|min|max|sum|total count|file size|distance|volume|capacity|threshold|limit*2.4|timeout|interval|conversions|bounce|pageviews|humidity|pressure*2.6|reading|voltage|battery|signal|depth|dimension|rating*2.4|stars|likes|followers|votes|hours|seconds|minutes|ms|days|weeks|months|years|bytes sent|bytes received|visitors|unique'],
   ['Sort order', 'sort order|sort|rank|priority|sequence|display order|ordinal|index|position sort|line number|sequence number|order index|sort key|seq number|line'],
   ['Object name', 'label|slug|title*2.4|caption|file name|filename|table name|hostname|host|name object*1|alias name|code name|key name|queue|bucket|tag name|subject'],
-  ['File reference', 'file|file path|path|attachment|storage key|object key|s3 key|document|image|picture|photo|thumbnail|mime type|media|upload|blob'],
+  ['URL', 'file|file path|path|attachment|storage key|object key|s3 key|document|image|picture|photo|thumbnail|mime type|media|upload|blob'],
   ['Public product description', 'description|product name|product description|summary|short description|tagline|headline|product title|item name|item description|article name|product|details*2.2|specification|features'],
   ['Category', 'category|type|kind|class|genre|group|segment|tier|classification|tag|tags|channel|source*2.4|method|mode|plan|level*2.4|subcategory|type code|category code|status type|medium|card type|card brand|marital status|continent|campaign|utm|mcc|merchant category|band|bucket|range'],
   ['Country code', 'country code|iso country|country iso|alpha2|iso2|iso3|country alpha|nationality code*3|phone prefix|dial code|calling code'],
   ['Currency code', 'currency|currency code|currency iso|currency symbol'],
   ['Language code', 'language|locale|language code|lang code|preferred language|mother tongue'],
   ['Unit of measure', 'unit|uom|unit measure|measure unit|units measure|unit code|weight unit|size unit'],
-  ['Time zone', 'timezone|time zone|tz|utc offset|zone id'],
+  ['Configuration setting', 'timezone|time zone|tz|utc offset|zone id'],
 ];
 
 /** Words naming kinds of people: `customer_name` is a person's name, `vendor_name` is not. */

@@ -15,7 +15,7 @@ export interface KindRule {
 const set = (...xs: string[]): ReadonlySet<string> => new Set(xs);
 const IDS = ['Record ID', 'Foreign key', 'Customer ID', 'Order ID', 'Employee ID', 'Transaction ID', 'Invoice number', 'Medical record number', 'Cookie ID', 'Device ID', 'Contract reference', 'Shipment tracking number', 'Product SKU', 'Insurance policy number', 'Health insurance number', 'Username', 'Discount code', 'Version', 'Hash or checksum', 'Category', 'Status flag'];
 const NUMBERS = ['Monetary amount', 'Account balance', 'Salary', 'Price', 'Quantity', 'Metric value', 'Credit score', 'Performance rating', 'Sort order', 'Status flag', 'Lab result', 'Clinical measurement', 'Geo coordinates', 'Timestamp', 'Category', 'Gender', 'Department', 'Card verification code', 'Card expiry date', 'Date of birth', 'Postal code', 'Version', 'Configuration setting', 'Country', 'Country code', 'Currency code', 'Job title', 'Approximate location'];
-const TEXTS = ['Full name', 'First name', 'Last name', 'Postal address', 'City', 'Country', 'Organisation name', 'Job title', 'Department', 'Internal notes', 'Public product description', 'Object name', 'Category', 'Log message', 'Diagnosis', 'Medication', 'Security question', 'Event name', 'Approximate location', 'Precise location', 'Configuration setting', 'Status flag', 'Username', 'Gender', 'Lab result', 'Contract reference', 'User agent', 'Unit of measure', 'Language code', 'Time zone', 'Currency code', 'Country code', 'Foreign key', 'Product SKU', 'Discount code', 'Record ID', 'Precise location', 'File reference'];
+const TEXTS = ['Full name', 'First name', 'Last name', 'Postal address', 'City', 'Country', 'Organisation name', 'Job title', 'Department', 'Internal notes', 'Public product description', 'Object name', 'Category', 'Log message', 'Diagnosis', 'Medication', 'Security question', 'Event name', 'Approximate location', 'Precise location', 'Configuration setting', 'Status flag', 'Username', 'Gender', 'Lab result', 'Contract reference', 'User agent', 'Unit of measure', 'Language code', 'Currency code', 'Country code', 'Foreign key', 'Product SKU', 'Discount code', 'Record ID', 'Precise location'];
 
 export const KIND_RULES: Readonly<Record<ValueKind, KindRule>> = {
   email: { proves: ['Email address', 6], compatible: set('Email address', 'Username', 'Foreign key', 'Customer ID', 'Record ID'), sensitive: true },
@@ -31,11 +31,11 @@ export const KIND_RULES: Readonly<Record<ValueKind, KindRule>> = {
   time: { proves: ['Timestamp', 2], compatible: set('Timestamp') },
   us_ssn: { proves: ['National ID number', 6.5], compatible: set('National ID number', 'Tax identification number'), sensitive: true },
   national_id: { proves: ['National ID number', 4.5], compatible: set('National ID number', 'Tax identification number', 'Driver licence number', 'Passport number', 'Health insurance number'), sensitive: true },
-  url: { proves: ['URL', 4.5], compatible: set('URL', 'File reference', 'Configuration setting') },
+  url: { proves: ['URL', 4.5], compatible: set('URL', 'Configuration setting') },
   jwt: { proves: ['API key or token', 6], compatible: set('API key or token', 'Cookie ID'), sensitive: true },
-  api_key: { proves: ['API key or token', 3], compatible: set('API key or token', 'Password hash', 'Hash or checksum', 'Cookie ID', 'Device ID', 'Record ID', 'Foreign key', 'Transaction ID', 'Customer ID', 'File reference', 'Version', 'Discount code', 'Shipment tracking number'), sensitive: true },
+  api_key: { proves: ['API key or token', 3], compatible: set('API key or token', 'Password hash', 'Hash or checksum', 'Cookie ID', 'Device ID', 'Record ID', 'Foreign key', 'Transaction ID', 'Customer ID', 'Version', 'Discount code', 'Shipment tracking number'), sensitive: true },
   password_hash: { proves: ['Password hash', 7], compatible: set('Password hash', 'API key or token'), sensitive: true },
-  hex_hash: { proves: ['Hash or checksum', 2.5], compatible: set('Hash or checksum', 'Password hash', 'API key or token', 'Record ID', 'Foreign key', 'Cookie ID', 'Device ID', 'Version', 'Transaction ID', 'File reference') },
+  hex_hash: { proves: ['Hash or checksum', 2.5], compatible: set('Hash or checksum', 'Password hash', 'API key or token', 'Record ID', 'Foreign key', 'Cookie ID', 'Device ID', 'Version', 'Transaction ID') },
   coordinate: { proves: ['Geo coordinates', 1.5], compatible: set('Geo coordinates', 'Precise location', ...NUMBERS) },
   coordinate_pair: { proves: ['Geo coordinates', 5], compatible: set('Geo coordinates', 'Precise location') },
   postal_code: { proves: ['Postal code', 3], compatible: set('Postal code', 'Postal address', 'Product SKU', 'Record ID', 'Foreign key', 'Category', 'Discount code') },
@@ -46,7 +46,7 @@ export const KIND_RULES: Readonly<Record<ValueKind, KindRule>> = {
   currency_code: { proves: ['Currency code', 3.5], compatible: set('Currency code', 'Category', 'Unit of measure') },
   language_code: { proves: ['Language code', 2], compatible: set('Language code', 'Country code', 'Country', 'Category', 'Unit of measure', 'Status flag', 'Approximate location') },
   money: { proves: ['Monetary amount', 2.5], compatible: set('Monetary amount', 'Account balance', 'Salary', 'Price') },
-  integer: { compatible: set(...NUMBERS, ...IDS, 'Phone number', 'Bank account number', 'National ID number', 'Tax identification number', 'Driver licence number', 'Payment card number', 'IP address', 'Age') },
+  integer: { compatible: set(...NUMBERS, ...IDS, 'Phone number', 'Bank account number', 'National ID number', 'Tax identification number', 'Driver licence number', 'Payment card number', 'IP address') },
   decimal: { compatible: set(...NUMBERS) },
   digits: { compatible: set(...IDS, 'Phone number', 'Bank account number', 'National ID number', 'Tax identification number', 'Driver licence number', 'Passport number', 'Payment card number', 'Postal code', 'Timestamp', 'Monetary amount', 'Account balance', 'Metric value', 'Card verification code', 'Date of birth', 'Quantity') },
   person_name: { proves: ['Full name', 1.6], compatible: set(...TEXTS) },

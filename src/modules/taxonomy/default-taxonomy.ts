@@ -121,7 +121,6 @@ export const defaultTaxonomy: readonly DefaultTagSpec[] = [
     // Added for the field classifier: common operational columns with nothing sensitive in them.
     tag('Object name', 'L1', 'The name, label or title of a thing such as a file, project, tag or setting, not of a person.', ['label', 'title', 'slug', 'file name', 'project name', 'tag name', 'caption', 'hostname', 'display label']),
     tag('Sort order', 'L1', 'A position, rank, priority or sequence number that orders records.', ['sort order', 'position', 'rank', 'priority', 'sequence', 'display order', 'ordinal', 'line number', 'idx']),
-    tag('File reference', 'L2', 'A path, storage key or attachment reference of a stored file.', ['file path', 'path', 'attachment', 'storage key', 'object key', 's3 key', 'image', 'document', 'mime type']),
   ]),
   tag('Public reference data', 'L1', 'Reference values that are public and identify no one.', ['reference data', 'lookup', 'master data', 'public', 'code list'], [
     tag('Country code', 'L1', 'An ISO country code or country name in a reference list.', ['country code', 'iso country', 'iso2', 'iso3', 'cntry cd', 'alpha2', 'country name', 'nation']),
@@ -130,7 +129,6 @@ export const defaultTaxonomy: readonly DefaultTagSpec[] = [
     tag('Public product description', 'L1', 'The public name or marketing description of a product.', ['product name', 'product description', 'title', 'description', 'desc', 'summary', 'bezeichnung', 'libelle', 'descripcion']),
     tag('Category', 'L1', 'A category, type or classification code from a public list.', ['category', 'type', 'class', 'genre', 'group', 'cat', 'kind', 'segment', 'kategorie', 'categorie']),
     tag('Unit of measure', 'L1', 'A unit of measure such as kg, m or pcs.', ['unit', 'uom', 'unit of measure', 'measure', 'kg', 'einheit', 'unite', 'unidad']),
-    tag('Time zone', 'L1', 'A time zone name or UTC offset from the public tz database.', ['time zone', 'timezone', 'tz', 'utc offset', 'zone id', 'olson']),
   ]),
 ];
 
