@@ -15,8 +15,11 @@ import { AuditLogService } from './modules/audit/audit-log.service.js';
 import { AuditService } from './modules/audit/audit.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
 import { AccessTokens, newSigningKey } from './modules/auth/tokens.js';
+import { ClassifierService } from './modules/classifier/classifier.service.js';
+import type { ConfirmedNeighbour } from './modules/classifier/index.js';
 import { DatasourcesService } from './modules/datasources/datasources.service.js';
 import { FieldsService } from './modules/fields/fields.service.js';
+import { ReclassifyWorker } from './modules/fields/reclassify-worker.js';
 import { LicenseService } from './modules/license/license.service.js';
 import { CatalogReplica } from './modules/metrics/catalog-replica.js';
 import { MetricsWorker } from './modules/metrics/metrics-worker.js';
@@ -42,6 +45,7 @@ export interface Services {
   readonly sampleData: SampleDataService;
   readonly metrics: MetricsService;
   readonly metricsWorker: MetricsWorker;
+  readonly reclassifyWorker: ReclassifyWorker;
   /** First-start seeding: the trial clock, the default taxonomy, the first admin, the sample data. Idempotent. */
   bootstrap(): Promise<void>;
   /** Starts the background work: the metrics worker and the pruning of expired sessions. */
@@ -57,8 +61,8 @@ export interface ServiceDeps {
   log: FastifyBaseLogger;
 }
 
-/** A claim of a stale field older than this is taken to be abandoned by a crashed instance. */
-const METRICS_CLAIM_ABANDONED_MS = 60_000;
+/** A claim (of a stale field, of a field to classify again) older than this is taken to be abandoned by a crashed instance. */
+const CLAIM_ABANDONED_MS = 60_000;
 const PRUNE_SESSIONS_EVERY_MS = 60 * 60 * 1000;
 
 /** The token signing key: FIELDLENS_JWT_SECRET, else one generated once and shared by all instances through the database. */
@@ -103,14 +107,17 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     gate: license,
     fields: { deleteFieldsOfDatasource: (trx, id): Promise<number> => fields.deleteFieldsOfDatasource(trx, id) },
   });
-  const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources });
+  const classifier: ClassifierService = new ClassifierService({ taxonomy, confirmedNeighbours: (embeddings): Promise<ConfirmedNeighbour[][]> => metrics.confirmedNeighbours(embeddings) });
+  const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, classifier });
   const review = new ReviewService({ database, clock, audit, fields, taxonomy, license });
   const sampleData = new SampleDataService({ database, clock, audit, taxonomy, datasources, fields });
 
-  const metricsQueue = new WorkQueue(database, { table: 'metrics_queue', key: 'field_id', abandonedAfterMs: METRICS_CLAIM_ABANDONED_MS });
+  const metricsQueue = new WorkQueue(database, { table: 'metrics_queue', key: 'field_id', abandonedAfterMs: CLAIM_ABANDONED_MS });
   const replica = new CatalogReplica({ database, log, fields, dimensions: embedder.dimensions, indexThreads: config.indexThreads });
   const staleness = new Staleness({ database, clock, queue: metricsQueue, replica, fields, taxonomy });
   const metricsWorker = new MetricsWorker({ database, clock, log, queue: metricsQueue, replica, staleness, fields, taxonomy, severity: config.severity });
+  const reclassifyQueue = new WorkQueue(database, { table: 'reclassify_queue', key: 'field_id', abandonedAfterMs: CLAIM_ABANDONED_MS });
+  const reclassifyWorker = new ReclassifyWorker({ database, clock, log, audit, queue: reclassifyQueue, classifier });
   const metrics = new MetricsService({ database, replica, worker: metricsWorker, staleness, fields, license, dimensions: embedder.dimensions });
 
   let pruneTimer: NodeJS.Timeout | undefined;
@@ -128,6 +135,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     sampleData,
     metrics,
     metricsWorker,
+    reclassifyWorker,
     async bootstrap() {
       await license.start();
       await users.ensureFirstAdmin(log);
@@ -143,9 +151,11 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
       }, PRUNE_SESSIONS_EVERY_MS);
       pruneTimer.unref();
       metricsWorker.start();
+      reclassifyWorker.start();
     },
     async stop() {
       clearInterval(pruneTimer);
+      await reclassifyWorker.stop();
       await metricsWorker.stop();
       await replica.close();
       license.stop();

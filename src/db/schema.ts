@@ -98,9 +98,21 @@ export interface FieldsTable {
   /** Denormalised from the stored metrics so the field list can filter and sort on them. */
   outlier_score: number | null;
   severity: 'low' | 'medium' | 'high' | null;
+  /** How the classification was given: by the importing caller, by the classifier, or by a reviewer. */
+  classification_source: Generated<ClassificationSource>;
+  /** The classifier's calibrated confidence; null unless classification_source is `classifier`. */
+  classification_confidence: number | null;
+  /** JSON array of {factor, score, detail}; null unless classification_source is `classifier`. */
+  classification_evidence: string | null;
+  /** The sample values' formats as kinds and shares (never a value), for re-evaluation without the samples. */
+  value_summary: string | null;
+  /** Classifier and taxonomy version the classifier classified the field with. */
+  classified_with: string | null;
   created_at: string;
   updated_at: string;
 }
+
+export type ClassificationSource = 'import' | 'classifier' | 'reviewer';
 
 export interface AuditLogTable {
   seq: number;
@@ -152,6 +164,9 @@ export type FieldMetricsTable = { [C in RawColumn | ScoreColumn]: number } & {
   computed_at: string;
 };
 
+/** Fields to classify again after the classifier or the taxonomy changed (a WorkQueue table). */
+export type ReclassifyQueueTable = MetricsQueueTable;
+
 /** Fields whose stored metrics are stale; shared by every instance (a WorkQueue table, src/db/work-queue.ts). */
 export interface MetricsQueueTable {
   field_id: string;
@@ -191,6 +206,7 @@ export interface DB {
   licenses: LicensesTable;
   field_metrics: FieldMetricsTable;
   metrics_queue: MetricsQueueTable;
+  reclassify_queue: ReclassifyQueueTable;
   catalog_changes: CatalogChangesTable;
 }
 

@@ -7,7 +7,7 @@
  */
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
 import { isForeignKeyViolation, isPostgres, type Queryable, type Tx } from '../../db/database.js';
-import type { DB, FieldRow, NewFieldRow } from '../../db/schema.js';
+import type { ClassificationSource, DB, FieldRow, NewFieldRow } from '../../db/schema.js';
 import { notFound } from '../../http/errors.js';
 import type { FieldSort } from './fields.schemas.js';
 
@@ -53,6 +53,11 @@ const FIELD_COLUMNS = [
   'fields.embedder_version',
   'fields.outlier_score',
   'fields.severity',
+  'fields.classification_source',
+  'fields.classification_confidence',
+  'fields.classification_evidence',
+  'fields.value_summary',
+  'fields.classified_with',
   'fields.created_at',
   'fields.updated_at',
 ] as const;
@@ -71,10 +76,14 @@ export async function findFieldById(db: Queryable, id: string): Promise<FieldLis
 
 
 /**
- * Inserts or updates on (datasource_id, table_name, field_name), in chunks. A locked field keeps
- * its tag and level; a field whose classification changes goes back to `unreviewed`.
+ * Inserts or updates on (datasource_id, table_name, field_name), in chunks. A locked field keeps its classification,
+ * and so does one given by an import or a reviewer when the new row was only classified automatically; a field whose
+ * classification changes goes back to `unreviewed`.
  * Returns the stored id of every row (an updated row keeps its original id).
  */
+/** An existing field keeps its classification on re-import: locked, or given by a person and now only guessed. */
+const KEEP = sql`(fields.locked = 1 or (excluded.classification_source = 'classifier' and fields.classification_source <> 'classifier'))`;
+
 export async function upsertFields(db: Queryable, rows: readonly NewFieldRow[]): Promise<Array<{ id: string; table_name: string; field_name: string }>> {
   const stored: Array<{ id: string; table_name: string; field_name: string }> = [];
   for (let start = 0; start < rows.length; start += UPSERT_CHUNK_ROWS) {
@@ -90,9 +99,14 @@ export async function upsertFields(db: Queryable, rows: readonly NewFieldRow[]):
             format_signature: eb.ref('excluded.format_signature'),
             embedding: eb.ref('excluded.embedding'),
             embedder_version: eb.ref('excluded.embedder_version'),
-            tag_id: sql<number>`case when fields.locked = 1 then fields.tag_id else excluded.tag_id end`,
-            level: sql<string>`case when fields.locked = 1 then fields.level else excluded.level end`,
-            review_status: sql<FieldRow['review_status']>`case when fields.locked = 0 and (fields.tag_id <> excluded.tag_id or fields.level <> excluded.level) then 'unreviewed' else fields.review_status end`,
+            tag_id: sql<number>`case when ${KEEP} then fields.tag_id else excluded.tag_id end`,
+            level: sql<string>`case when ${KEEP} then fields.level else excluded.level end`,
+            classification_source: sql<ClassificationSource>`case when ${KEEP} then fields.classification_source else excluded.classification_source end`,
+            classification_confidence: sql<number | null>`case when ${KEEP} then fields.classification_confidence else excluded.classification_confidence end`,
+            classification_evidence: sql<string | null>`case when ${KEEP} then fields.classification_evidence else excluded.classification_evidence end`,
+            classified_with: sql<string | null>`case when ${KEEP} then fields.classified_with else excluded.classified_with end`,
+            value_summary: eb.ref('excluded.value_summary'),
+            review_status: sql<FieldRow['review_status']>`case when not (${KEEP}) and (fields.tag_id <> excluded.tag_id or fields.level <> excluded.level) then 'unreviewed' else fields.review_status end`,
             updated_at: eb.ref('excluded.updated_at'),
           })),
         )
@@ -203,6 +217,9 @@ export async function confirmFields(trx: Tx, ids: readonly string[], change: { t
         level: change.level,
         locked: 1,
         review_status: 'confirmed',
+        classification_source: 'reviewer',
+        classification_confidence: null,
+        classification_evidence: null,
         review_reason: null,
         reviewed_at: change.reviewed_at,
         reviewed_by: change.reviewed_by,
@@ -313,4 +330,62 @@ export async function setOutlierScores(trx: Tx, rows: ReadonlyArray<{ id: string
     await sql`with v(id, score, severity) as (values ${values})
       update fields set outlier_score = v.score, severity = v.severity from v where fields.id = v.id`.execute(trx);
   }
+}
+
+// ---------------------------------------------------------------- re-evaluation by the classifier
+
+/** The fields the classifier may classify again: chosen by it, neither confirmed nor locked. */
+const RECLASSIFIABLE = sql<boolean>`classification_source = 'classifier' and locked = 0 and review_status <> 'confirmed'`;
+
+/** Queues every re-classifiable field classified with another classifier or taxonomy than `key`. */
+export async function enqueueOutdatedClassifications(trx: Tx, key: string, now: string, token: string): Promise<void> {
+  await sql`insert into reclassify_queue (field_id, token, enqueued_at)
+    select id, ${token}, ${now} from fields where ${RECLASSIFIABLE} and (classified_with is null or classified_with <> ${key})
+    on conflict (field_id) do nothing`.execute(trx);
+}
+
+export type ReclassificationRow = Pick<FieldRow, 'id' | 'table_name' | 'field_name' | 'data_type' | 'comment' | 'value_summary' | 'embedding'>;
+
+/** What the classifier needs of the given fields that are still re-classifiable. */
+export async function findForReclassification(db: Queryable, ids: readonly string[]): Promise<ReclassificationRow[]> {
+  const out: ReclassificationRow[] = [];
+  for (const part of sortedChunks(ids)) {
+    out.push(
+      ...(await db
+        .selectFrom('fields')
+        .select(['id', 'table_name', 'field_name', 'data_type', 'comment', 'value_summary', 'embedding'])
+        .where('id', 'in', part)
+        .where(RECLASSIFIABLE)
+        .execute()),
+    );
+  }
+  return out;
+}
+
+/**
+ * Stores a new automatic classification of a field that is still re-classifiable (re-checked here: a reviewer may
+ * have confirmed it meanwhile); back to `unreviewed` when its tag or level changes. Returns what happened.
+ */
+export async function applyReclassification(
+  trx: Tx,
+  id: string,
+  change: { tag_id: number; level: string; confidence: number; evidence: string; classified_with: string; updated_at: string },
+): Promise<'changed' | 'same' | 'skipped'> {
+  const before = await trx.selectFrom('fields').select(['tag_id', 'level']).where('id', '=', id).where(RECLASSIFIABLE).executeTakeFirst();
+  if (!before) return 'skipped';
+  const moved = before.tag_id !== change.tag_id || before.level !== change.level;
+  await trx
+    .updateTable('fields')
+    .set({
+      tag_id: change.tag_id,
+      level: change.level,
+      classification_confidence: change.confidence,
+      classification_evidence: change.evidence,
+      classified_with: change.classified_with,
+      ...(moved ? { review_status: 'unreviewed' as const, updated_at: change.updated_at } : {}),
+    })
+    .where('id', '=', id)
+    .where(RECLASSIFIABLE)
+    .execute();
+  return moved ? 'changed' : 'same';
 }

@@ -14,7 +14,9 @@ import { formatSignature } from '../../embeddings/format-signature.js';
 import { AppError, notFound, unprocessable, type ProblemFieldError } from '../../http/errors.js';
 import type { Actor, AuditService } from '../audit/audit.service.js';
 import type { DatasourcesService } from '../datasources/datasources.service.js';
-import type { TagAnchors, TaxonomyService } from '../taxonomy/taxonomy.service.js';
+import type { ClassifierService } from '../classifier/classifier.service.js';
+import { formatFingerprint, type Classification } from '../classifier/index.js';
+import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import * as repo from './fields.repository.js';
 
 export type { CatalogFieldRow, ReviewState } from './fields.repository.js';
@@ -43,10 +45,24 @@ export function toFieldResponse(row: repo.FieldListRow): FieldResponse {
     review_status: row.review_status,
     outlier_score: row.outlier_score,
     severity: row.severity,
+    classification_source: row.classification_source,
+    classification_confidence: row.classification_source === 'classifier' ? row.classification_confidence : null,
+    classification_evidence: row.classification_source === 'classifier' ? parseEvidence(row.classification_evidence) : [],
     updated_at: row.updated_at,
   };
 }
 
+
+/** The stored evidence (JSON written by this module); an unreadable value reads as none rather than failing a list. */
+function parseEvidence(text: string | null): FieldResponse['classification_evidence'] {
+  if (text === null) return [];
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? (value as FieldResponse['classification_evidence']) : [];
+  } catch {
+    return [];
+  }
+}
 
 const fieldKey = (table: string, field: string): string => `${table}\u0000${field}`;
 
@@ -85,6 +101,7 @@ export class FieldsService {
       embedder: Embedder;
       taxonomy: TaxonomyService;
       datasources: DatasourcesService;
+      classifier: Pick<ClassifierService, 'classify' | 'versionKey'>;
     },
   ) {}
 
@@ -247,19 +264,24 @@ export class FieldsService {
         format_signature: signatures[i] ?? null,
       })),
     );
-    const needsAuto = resolved.some((r) => r.tag === null);
-    const candidates = needsAuto ? leafAnchors(await this.deps.taxonomy.tagAnchors()) : [];
+    const valueSummaries = items.map((item) => formatFingerprint(item.sample_values));
+    // Fields given no tag are classified from their name, table, comment, type, samples and confirmed neighbours.
+    const auto = items.flatMap((item, i) => (resolved[i]?.tag === null ? [i] : []));
+    const classified = await this.deps.classifier.classify(
+      auto.map((i) => {
+        const item = items[i] as ImportFieldItem;
+        return { table_name: item.table_name, field_name: item.field_name, data_type: item.data_type ?? null, comment: item.comment ?? null, sample_values: item.sample_values ?? null, embedding: embeddings[i] as Float32Array };
+      }),
+    );
+    const byItem = new Map(auto.map((i, j) => [i, classified.results[j] as Classification]));
 
     const now = this.deps.clock.now().toISOString();
-    let autoClassified = 0;
     const rows = items.map((item, i): NewFieldRow => {
       const embedding = embeddings[i] as Float32Array;
       const given = resolved[i] as { tag: TagRow | null; level: string | null };
-      let tag = given.tag;
-      if (tag === null) {
-        tag = nearestTag(candidates, embedding);
-        autoClassified += 1;
-      }
+      const auto = byItem.get(i);
+      const tagId = given.tag?.id ?? (auto as Classification).tag_id;
+      const level = given.level ?? (given.tag ? this.deps.taxonomy.configuredLevel(given.tag.default_level) : (auto as Classification).level);
       return {
         id: randomUUID(),
         datasource_id: datasourceId,
@@ -268,17 +290,21 @@ export class FieldsService {
         data_type: item.data_type ?? null,
         comment: item.comment ?? null,
         format_signature: signatures[i] ?? null,
-        tag_id: tag.id,
-        level: given.level ?? this.deps.taxonomy.configuredLevel(tag.default_level),
+        tag_id: tagId,
+        level,
         locked: 0,
         review_status: 'unreviewed',
         embedding: encodeVector(embedding),
         embedder_version: this.deps.embedder.version,
+        value_summary: valueSummaries[i] ?? null,
+        ...(auto
+          ? { classification_source: 'classifier', classification_confidence: auto.confidence, classification_evidence: JSON.stringify(auto.evidence), classified_with: classified.versionKey }
+          : { classification_source: 'import', classification_confidence: null, classification_evidence: null, classified_with: null }),
         created_at: now,
         updated_at: now,
       };
     });
-    return { rows, autoClassified };
+    return { rows, autoClassified: auto.length };
   }
 
   /** Writes a prepared import inside `trx`; ids come back in input order. */
@@ -320,31 +346,4 @@ function assertNoDuplicates(items: readonly ImportFieldItem[]): void {
       errors: errors.slice(0, MAX_REPORTED_ERRORS),
     });
   }
-}
-
-interface Candidate {
-  tag: TagRow;
-  anchor: Float32Array;
-}
-
-/** Automatic classification picks among leaf tags (the specific ones), by their anchors. */
-function leafAnchors(anchors: TagAnchors): Candidate[] {
-  const leaves = new Set(anchors.index.leaves.map((t) => t.id));
-  return anchors.index.tags.flatMap((tag, i) => (leaves.has(tag.id) ? [{ tag, anchor: anchors.vectors[i] as Float32Array }] : []));
-}
-
-/** The candidate whose anchor is closest (cosine; all vectors are unit length) to the embedding. */
-function nearestTag(candidates: readonly Candidate[], embedding: Float32Array): TagRow {
-  let best: TagRow | undefined;
-  let bestScore = -Infinity;
-  for (const { tag, anchor } of candidates) {
-    let dot = 0;
-    for (let d = 0; d < embedding.length; d++) dot += (embedding[d] as number) * (anchor[d] as number);
-    if (dot > bestScore) {
-      bestScore = dot;
-      best = tag;
-    }
-  }
-  if (!best) throw unprocessable('There is no classification tag to classify fields with; create a tag first');
-  return best;
 }

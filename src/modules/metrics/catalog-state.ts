@@ -174,6 +174,11 @@ export class CatalogState {
     return (this.chunks[Math.floor(slot / this.chunkSlots)] as Float32Array).subarray(offset, offset + this.dimensions);
   }
 
+  /** Whether a reviewer has confirmed the field in this slot. */
+  isConfirmed(slot: number): boolean {
+    return this.confirmed[slot] === 1;
+  }
+
   level(slot: number): string {
     return this.levelNames[this.levelOf[slot] as number] as string;
   }

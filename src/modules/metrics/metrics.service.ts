@@ -15,6 +15,10 @@ import type { MetricsWorker } from './metrics-worker.js';
 import type { Staleness } from './staleness.js';
 import { addInto, dot, normalize } from './vectors.js';
 
+/** Nearest fields looked at for confirmed ones, per classified field. */
+const CONFIRMED_NEIGHBOURS = 20;
+const CONFIRMED_SEARCH_CHUNK = 200;
+
 export interface MetricsServiceDeps {
   database: Database;
   replica: CatalogReplica;
@@ -100,6 +104,29 @@ export class MetricsService {
     const state = this.deps.replica.current;
     if (!state) return this.deps.fields.existingIds(ids);
     return new Set(ids.filter((id) => state.slot(id) !== undefined));
+  }
+
+  /**
+   * For each unit embedding, the confirmed fields among its nearest fields in the catalog (with similarity, tag and
+   * level): the organisation's own decisions, which the classifier weighs. Empty lists until this instance has loaded
+   * its replica (an import is not held up for minutes at a million fields).
+   */
+  async confirmedNeighbours(embeddings: readonly Float32Array[]): Promise<Array<Array<{ similarity: number; tag_id: number; level: string }>>> {
+    const state = this.deps.replica.current;
+    if (!state || embeddings.length === 0) return embeddings.map(() => []);
+    await this.deps.replica.sync();
+    const out: Array<Array<{ similarity: number; tag_id: number; level: string }>> = [];
+    for (let i = 0; i < embeddings.length; i += CONFIRMED_SEARCH_CHUNK) {
+      const found = await state.search(embeddings.slice(i, i + CONFIRMED_SEARCH_CHUNK).map(normalize), CONFIRMED_NEIGHBOURS);
+      for (const f of found) {
+        const list: Array<{ similarity: number; tag_id: number; level: string }> = [];
+        f.keys.forEach((slot, j) => {
+          if (state.ids[slot] !== undefined && state.isConfirmed(slot)) list.push({ similarity: f.similarities[j] ?? 0, tag_id: state.tagOf[slot] as number, level: state.level(slot) });
+        });
+        out.push(list);
+      }
+    }
+    return out;
   }
 
   /**
