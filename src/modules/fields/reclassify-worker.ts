@@ -8,6 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
+import { Rounds } from '../../background/rounds.js';
 import type { Clock } from '../../clock.js';
 import { decodeVector, yieldLocksAfter, type Database } from '../../db/database.js';
 import { getSetting, putSetting } from '../../db/settings.js';
@@ -34,41 +35,24 @@ export interface ReclassifyWorkerDeps {
 
 export class ReclassifyWorker {
   private readonly worker = randomUUID();
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
+  private readonly rounds: Rounds;
 
-  constructor(private readonly deps: ReclassifyWorkerDeps) {}
+  constructor(private readonly deps: ReclassifyWorkerDeps) {
+    this.rounds = new Rounds('re-classification', deps.log, () => this.round());
+  }
 
   /** Starts the background rounds. */
   start(intervalMs = 2000): void {
-    if (this.timer) return;
-    this.stopped = false;
-    this.timer = setInterval(() => {
-      if (this.running || this.stopped) return;
-      this.running = this.round()
-        .catch((error: unknown) => this.deps.log.warn({ err: error }, 're-classification round failed'))
-        .finally(() => {
-          this.running = null;
-        });
-    }, intervalMs);
-    this.timer.unref();
+    this.rounds.start(intervalMs);
   }
 
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    await this.running?.catch(() => undefined);
+    await this.rounds.stop();
   }
 
   /** Works until every field classified with an older classifier or taxonomy has been classified again. */
   async drain(): Promise<void> {
-    while (this.running) await this.running;
-    this.running = this.round().finally(() => {
-      this.running = null;
-    });
-    await this.running;
+    await this.rounds.runNow();
   }
 
   private async round(): Promise<void> {
@@ -78,7 +62,7 @@ export class ReclassifyWorker {
       const claims = await this.deps.queue.claim(this.worker, new Date(Math.max(this.deps.clock.now().getTime(), Date.now())), BATCH);
       if (claims.length === 0) return;
       await this.reclassify(claims);
-      if (this.stopped) return;
+      if (this.rounds.stopped) return;
     }
   }
 

@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
+import { Rounds } from '../../background/rounds.js';
 import { yieldLocksAfter, type Database } from '../../db/database.js';
 import type { Claim, WorkQueue } from '../../db/work-queue.js';
 import type { FieldsService } from '../fields/fields.service.js';
@@ -84,15 +85,19 @@ export class MetricsWorker {
   private seenState: CatalogState | null = null;
   private covered: { state: CatalogState; version: number } | null = null;
   private readonly worker = randomUUID();
-  private timer: NodeJS.Timeout | null = null;
-  private running: Promise<void> | null = null;
-  private stopped = false;
+  /** One round at a time: two interleaved rounds would only compete for the same thread and evict each other's peer samples from the CPU cache. */
+  private readonly rounds: Rounds;
   /** Set when the replica was (re)loaded: fields nobody queued (bulk loads, upgrades) are queued by the next round. */
   private needsUncomputedQueued = false;
   /** Callers of settled(), resolved by the first background round that ends with nothing pending. */
   private waiters: Array<() => void> = [];
 
-  constructor(private readonly deps: MetricsWorkerDeps) {}
+  constructor(private readonly deps: MetricsWorkerDeps) {
+    this.rounds = new Rounds('metrics worker', deps.log, async (background) => {
+      await this.round(!background);
+      if (background) await this.notifySettled();
+    });
+  }
 
   /** Cumulative wall time of the worker's phases and fields computed, since start (printed by bench/metrics). */
   get workTimes(): Readonly<typeof this.times & { loadMs: number }> {
@@ -101,27 +106,12 @@ export class MetricsWorker {
 
   /** Starts the background rounds (every `intervalMs`: expand changes, recompute stale fields). */
   start(intervalMs = 1000): void {
-    if (this.timer) return;
-    this.stopped = false;
-    this.timer = setInterval(() => {
-      if (this.running || this.stopped) return;
-      this.running = this.round(false)
-        .then(() => this.notifySettled())
-        .catch((error: unknown) => this.deps.log.warn({ err: error }, 'metrics worker round failed'))
-        .finally(() => {
-          this.running = null;
-        });
-    }, intervalMs);
-    this.timer.unref();
+    this.rounds.start(intervalMs);
   }
 
   /** Stops the rounds and waits for the one in progress. */
   async stop(): Promise<void> {
-    this.stopped = true;
-    if (this.timer) clearInterval(this.timer);
-    this.timer = null;
-    // A drain's failure is its caller's to report; stopping only waits for the round to end.
-    await this.running?.catch(() => undefined);
+    await this.rounds.stop();
   }
 
   /**
@@ -131,13 +121,7 @@ export class MetricsWorker {
   async drain(timeoutMs = 120_000): Promise<void> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      // One round at a time: the timer's rounds skip while this one runs (two interleaved rounds would only
-      // compete for the same thread and evict each other's peer samples from the CPU cache).
-      while (this.running) await this.running;
-      this.running = this.round(true).finally(() => {
-        this.running = null;
-      });
-      await this.running;
+      await this.rounds.runNow();
       if ((await this.deps.staleness.pending()) === 0) return;
       if (Date.now() > deadline) throw new Error('metrics drain timed out');
       await new Promise((r) => setTimeout(r, 50));
@@ -210,7 +194,7 @@ export class MetricsWorker {
   }
 
   private async claimBatch(untilEmpty: boolean): Promise<{ claims: Claim[]; prepared: Prepared } | null> {
-    if (this.stopped && !untilEmpty) return null;
+    if (this.rounds.stopped && !untilEmpty) return null;
     const now = new Date(Math.max(this.deps.clock.now().getTime(), Date.now()));
     const started = performance.now();
     const claims = await this.deps.queue.claim(this.worker, now, BATCH);
