@@ -52,10 +52,14 @@ const PERMISSION = new Set(['42501', 'ER_TABLEACCESS_DENIED_ERROR', 'ER_COLUMNAC
 // PostgreSQL: the server shut the session (pg_terminate_backend, shutdown, crash) or the connection broke.
 const GONE = new Set(['57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004', 'ER_SERVER_SHUTDOWN', 'ER_CONNECTION_KILLED', 'ER_QUERY_INTERRUPTED']);
 
+// MariaDB-only error numbers that mysql2 has no name for.
+const MARIADB_ERRNO: Record<number, string> = { 1927: 'ER_CONNECTION_KILLED', 1969: 'ER_STATEMENT_TIMEOUT' };
+
 function driverCode(err: unknown): string | undefined {
   if (err && typeof err === 'object') {
-    const code = (err as { code?: unknown }).code;
+    const { code, errno } = err as { code?: unknown; errno?: unknown };
     if (typeof code === 'string' && /^[A-Za-z0-9_]{1,64}$/.test(code)) return code;
+    if (typeof errno === 'number' && MARIADB_ERRNO[errno]) return MARIADB_ERRNO[errno];
   }
   return undefined;
 }

@@ -162,11 +162,11 @@ export class SqliteConnector implements Connector {
     if (tables.length === 0) return [];
     const columns = db
       .prepare(
-        `SELECT m.name AS tbl, p.cid AS cid, p.name AS name, p.type AS type, p."notnull" AS notnull, p.pk AS pk
+        `SELECT m.name AS tbl, p.cid AS cid, p.name AS name, p.type AS type, p."notnull" AS not_null, p.pk AS pk
            FROM sqlite_schema m, pragma_table_info(m.name) p
           WHERE m.name IN (${tables.map(() => '?').join(', ')}) ORDER BY m.name, p.cid`,
       )
-      .all(...tables.map((t) => t.name)) as { tbl: string; cid: number; name: string; type: string; notnull: number; pk: number }[];
+      .all(...tables.map((t) => t.name)) as { tbl: string; cid: number; name: string; type: string; not_null: number; pk: number }[];
     this.stats.catalog_queries++;
     this.stats.catalog_rows += columns.length;
     const byTable = new Map<string, typeof columns>();
@@ -187,7 +187,7 @@ export class SqliteConnector implements Connector {
           .filter((c) => c.pk > 0)
           .sort((a, b) => a.pk - b.pk)
           .map((c) => c.name),
-        columns: cols.map((c) => ({ name: c.name, ordinal: c.cid + 1, data_type: c.type, nullable: c.notnull === 0 && c.pk === 0, comment: null, is_primary_key: c.pk > 0 })),
+        columns: cols.map((c) => ({ name: c.name, ordinal: c.cid + 1, data_type: c.type, nullable: c.not_null === 0 && c.pk === 0, comment: null, is_primary_key: c.pk > 0 })),
       };
     });
   }
