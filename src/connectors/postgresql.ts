@@ -90,9 +90,10 @@ export class PostgresConnector implements Connector {
     client.on('error', onError);
     let broken: Error | undefined;
     try {
-      await client.query('BEGIN TRANSACTION READ ONLY');
-      await client.query(`SET LOCAL statement_timeout = ${Math.trunc(this.statementTimeoutMs)}`);
-      await client.query(`SET LOCAL lock_timeout = ${Math.trunc(Math.min(this.statementTimeoutMs, 5000))}`);
+      // One round trip (simple protocol, our own integers only): per-table overhead matters with thousands of tables.
+      await client.query(
+        `BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${Math.trunc(this.statementTimeoutMs)}; SET LOCAL lock_timeout = ${Math.trunc(Math.min(this.statementTimeoutMs, 5000))}`,
+      );
       const result = await fn(client);
       await client.query('COMMIT');
       return result;
