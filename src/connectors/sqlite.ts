@@ -116,11 +116,13 @@ export class SqliteConnector implements Connector {
     }
   }
 
-  async test(): Promise<{ server_version: string }> {
-    return this.readOnly('reading the version', (db) => {
-      const row = db.prepare('SELECT sqlite_version() AS v').get() as { v: string };
-      return { server_version: `SQLite ${row.v}` };
-    });
+  test(): Promise<{ server_version: string }> {
+    return this.exclusive(() =>
+      this.readOnly('reading the version', (db) => {
+        const row = db.prepare('SELECT sqlite_version() AS v').get() as { v: string };
+        return { server_version: `SQLite ${row.v}` };
+      }),
+    );
   }
 
   async *listColumns(filters?: CatalogFilters): AsyncIterable<CatalogTable> {
@@ -128,7 +130,7 @@ export class SqliteConnector implements Connector {
     const pageSize = option(this.options, 'catalogPageSize');
     let after: string | undefined;
     for (;;) {
-      const page = this.readOnly('listing the catalog', (db) => this.catalogPage(db, f, after, pageSize));
+      const page = await this.exclusive(() => this.readOnly('listing the catalog', (db) => this.catalogPage(db, f, after, pageSize)));
       for (const t of page) yield t;
       if (page.length < pageSize) return;
       after = page[page.length - 1]!.name;
@@ -192,10 +194,15 @@ export class SqliteConnector implements Connector {
     });
   }
 
-  sample(table: SampleTable, columns: readonly SampleColumn[], sampleSize?: number): Promise<SampleResult> {
-    const next = this.queue.then(() => this.sampleNow(table, columns, sampleSize));
+  /** Runs `fn` after every earlier call has finished: one transaction at a time on the single handle. */
+  private exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
+    const next = this.queue.then(fn);
     this.queue = next.catch(() => {});
     return next;
+  }
+
+  sample(table: SampleTable, columns: readonly SampleColumn[], sampleSize?: number): Promise<SampleResult> {
+    return this.exclusive(() => this.sampleNow(table, columns, sampleSize));
   }
 
   private async sampleNow(table: SampleTable, columns: readonly SampleColumn[], sampleSize?: number): Promise<SampleResult> {
@@ -260,8 +267,10 @@ export class SqliteConnector implements Connector {
     return { rows_read: collector.rowsRead, values: collector.values };
   }
 
-  async close(): Promise<void> {
-    this.db?.close();
-    this.db = undefined;
+  close(): Promise<void> {
+    return this.exclusive(() => {
+      this.db?.close();
+      this.db = undefined;
+    });
   }
 }

@@ -43,7 +43,7 @@ describe('MySQL/MariaDB connector', () => {
       CREATE TABLE two_key (a int, b int, c text, PRIMARY KEY (b, a));
       CREATE TABLE planted (id int, secret text);
       INSERT INTO planted VALUES (1, '${PLANTED}');
-      CREATE VIEW slow AS SELECT SLEEP(3) AS s, secret FROM planted;
+      CREATE VIEW slow AS SELECT SLEEP(10) AS s, secret FROM planted;
       CREATE TABLE big (id bigint PRIMARY KEY, email varchar(80), amount decimal(10,2));
       INSERT INTO big SELECT seq, CONCAT('user', seq, '@example.com'), seq % 1000 FROM seq_1_to_250000;
       ANALYZE TABLE \`Order\`, big;
@@ -237,7 +237,7 @@ describe('MySQL/MariaDB connector', () => {
       (err: unknown) => err,
     );
     let killed = 0;
-    for (let i = 0; i < 50 && !killed; i++) {
+    for (let i = 0; i < 100 && !killed; i++) {
       const [rows] = await src.conn.query<mysql.RowDataPacket[]>(`SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND INFO LIKE '%\`slow\`%' AND ID <> CONNECTION_ID()`, [src.database]);
       for (const r of rows) {
         await src.conn.query(`KILL CONNECTION ${Number(r.ID)}`);

@@ -43,7 +43,7 @@ describe('PostgreSQL connector', () => {
       CREATE TABLE sales.planted (id int, secret text);
       INSERT INTO sales.planted VALUES (1, '${PLANTED}');
       CREATE VIEW sales.planted_cast AS SELECT secret::integer AS n FROM sales.planted;
-      CREATE VIEW sales.slow AS SELECT pg_sleep(3)::text AS s, secret FROM sales.planted;
+      CREATE VIEW sales.slow AS SELECT pg_sleep(10)::text AS s, secret FROM sales.planted;
       CREATE TABLE archive.old_orders (id int PRIMARY KEY, total numeric);
       CREATE TABLE "Größe"."名前" (x int);
       CREATE TABLE sales.big (id bigint PRIMARY KEY, email text, amount numeric);
@@ -263,7 +263,7 @@ describe('PostgreSQL connector', () => {
     try {
       // Wait for the sampling query to be running, then end its backend as a server restart would.
       let terminated = 0;
-      for (let i = 0; i < 50 && !terminated; i++) {
+      for (let i = 0; i < 100 && !terminated; i++) {
         const r = await admin.query(`SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity WHERE datname = $1 AND application_name = 'fieldlens-scan' AND query LIKE '%"slow"%' AND state = 'active'`, [src.database]);
         terminated = r.rowCount ?? 0;
         if (!terminated) await new Promise((resolve) => setTimeout(resolve, 50));
