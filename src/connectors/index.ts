@@ -24,6 +24,11 @@ export function openConnector(spec: ConnectionSpec, options: ConnectorOptions = 
   } catch (err) {
     throw new ConnectionSpecError(err instanceof Error ? err.message : 'invalid name pattern');
   }
+  if (spec.kind !== 'sqlite') {
+    // No silent default to the service's own host: a network source names where it is.
+    if (typeof spec.host !== 'string' || spec.host.trim() === '') throw new ConnectionSpecError(`a ${spec.kind} connection needs a host`);
+    if (spec.port !== undefined && (!Number.isInteger(spec.port) || spec.port < 1 || spec.port > 65535)) throw new ConnectionSpecError('port must be an integer 1–65535');
+  }
   switch (spec.kind) {
     case 'postgresql':
       return new PostgresConnector(spec, options);

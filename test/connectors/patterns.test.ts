@@ -20,8 +20,8 @@ describe('name patterns', () => {
   });
 
   it('refuses empty or oversized patterns before connecting', () => {
-    assert.throws(() => openConnector({ kind: 'postgresql', database: 'x', include_tables: [''] }), ConnectionSpecError);
-    assert.throws(() => openConnector({ kind: 'postgresql', database: 'x', exclude_schemas: ['x'.repeat(201)] }), ConnectionSpecError);
+    assert.throws(() => openConnector({ kind: 'postgresql', host: 'db', database: 'x', include_tables: [''] }), ConnectionSpecError);
+    assert.throws(() => openConnector({ kind: 'postgresql', host: 'db', database: 'x', exclude_schemas: ['x'.repeat(201)] }), ConnectionSpecError);
   });
 });
 
@@ -51,5 +51,14 @@ describe('failure classification', () => {
       assert.ok(!f.message.includes('<driver text>'), f.message);
     }
     assert.ok(!toConnectionFailure(cases.at(-1)![0], ctx).message.includes('4111111111111111'));
+  });
+});
+
+describe('connection spec checks', () => {
+  it('requires a host and a valid port for network databases, before connecting', () => {
+    assert.throws(() => openConnector({ kind: 'postgresql', database: 'x' }), ConnectionSpecError);
+    assert.throws(() => openConnector({ kind: 'mysql', database: 'x', host: ' ' }), ConnectionSpecError);
+    assert.throws(() => openConnector({ kind: 'mysql', database: 'x', host: 'db', port: 70000 }), ConnectionSpecError);
+    assert.throws(() => openConnector({ kind: 'oracle', database: 'x', host: 'db' } as never), ConnectionSpecError);
   });
 });
