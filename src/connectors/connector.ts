@@ -56,6 +56,11 @@ export interface ConnectorOptions {
   maxTextLength?: number;
   /** Tables fetched per catalog page (default 500). */
   catalogPageSize?: number;
+  /**
+   * PEM CA certificate(s) trusted for `verify-full` in addition to Node's bundled ones (a private database CA).
+   * Without it, such a CA can be given to the whole process with NODE_EXTRA_CA_CERTS.
+   */
+  tlsCa?: string;
   /** Upper bound on rows read per sampled table; default max(1000, 10 × sample size), at most 20,000. */
   maxRowsPerTable?: number;
 }

@@ -60,7 +60,8 @@ export class MysqlConnector implements Connector {
       database: spec.database,
       user: spec.user,
       password: spec.password ?? '',
-      ...(ssl === 'disable' ? {} : { ssl: { rejectUnauthorized: ssl === 'verify-full' } }),
+      // mysql2 checks the certificate's host name only with verifyIdentity; verify-full needs both.
+      ...(ssl === 'disable' ? {} : { ssl: { rejectUnauthorized: ssl === 'verify-full', verifyIdentity: ssl === 'verify-full', ...(options.tlsCa ? { ca: options.tlsCa } : {}) } }),
       connectTimeout: option(options, 'connectTimeoutMs'),
       connectionLimit: option(options, 'maxConnections'),
       maxIdle: option(options, 'maxConnections'),

@@ -61,7 +61,8 @@ export class PostgresConnector implements Connector {
       database: spec.database,
       user: spec.user,
       password: spec.password ?? '',
-      ssl: ssl === 'disable' ? false : { rejectUnauthorized: ssl === 'verify-full' },
+      // verify-full: chain and host name are checked (node-postgres passes the host as servername).
+      ssl: ssl === 'disable' ? false : { rejectUnauthorized: ssl === 'verify-full', ...(options.tlsCa ? { ca: options.tlsCa } : {}) },
       connectionTimeoutMillis: option(options, 'connectTimeoutMs'),
       max: option(options, 'maxConnections'),
       idleTimeoutMillis: 10_000,

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import mysql from 'mysql2/promise';
 import { ConnectionFailure, openConnector, type CatalogTable, type ConnectionSpec, type Connector } from '../../src/connectors/index.js';
-import { closedPort, collect, createMysqlSource, errorText, MYSQL, randomName, silentServer, type MysqlSource } from './sources.js';
+import { closedPort, collect, createMysqlSource, errorText, MYSQL, randomName, selfSignedTlsServer, silentServer, type MysqlSource } from './sources.js';
 
 const PLANTED = 'PLANTED-SECRET-5500000000000004';
 
@@ -210,6 +210,23 @@ describe('MySQL/MariaDB connector', () => {
     const c = connect({}, { statementTimeoutMs: 200 });
     const slow = await table(c, 'slow');
     await assert.rejects(c.sample(slow, slow.columns, 1), (err: unknown) => err instanceof ConnectionFailure && err.cause === 'timeout' && !errorText(err).includes(PLANTED));
+  });
+
+  it('verify-full checks the certificate chain and the host name; require encrypts without checking', async () => {
+    // The stand-in hangs up after the handshake: `unreachable` there means TLS itself was accepted.
+    const accepted = (err: unknown): boolean => err instanceof ConnectionFailure && err.cause === 'unreachable';
+    const refused = (err: unknown): boolean => err instanceof ConnectionFailure && err.cause === 'tls';
+    const forName = await selfSignedTlsServer('mysql', 'DNS:localhost');
+    const forOther = await selfSignedTlsServer('mysql', 'DNS:db.example');
+    try {
+      await assert.rejects(connect({ host: 'localhost', port: forName.port, ssl: 'verify-full' }).test(), refused, 'an untrusted certificate');
+      await assert.rejects(connect({ host: 'localhost', port: forName.port, ssl: 'verify-full' }, { tlsCa: forName.cert }).test(), accepted, 'trusted and naming the host');
+      await assert.rejects(connect({ host: 'localhost', port: forOther.port, ssl: 'verify-full' }, { tlsCa: forOther.cert }).test(), refused, 'trusted but naming another host');
+      await assert.rejects(connect({ host: 'localhost', port: forOther.port, ssl: 'require' }).test(), accepted, 'require does not check');
+    } finally {
+      await forName.close();
+      await forOther.close();
+    }
   });
 
   it('samples in a read-only transaction', async () => {

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { ConnectionFailure, openConnector, type CatalogTable, type ConnectionSpec, type Connector } from '../../src/connectors/index.js';
-import { closedPort, collect, createPgSource, errorText, randomName, silentServer, type PgSource } from './sources.js';
+import { closedPort, collect, createPgSource, errorText, randomName, selfSignedTlsServer, silentServer, type PgSource } from './sources.js';
 
 const PLANTED = 'PLANTED-SECRET-4111111111111111';
 
@@ -224,6 +224,23 @@ describe('PostgreSQL connector', () => {
     const c = connect({}, { statementTimeoutMs: 200 });
     const slow = await table(c, 'sales', 'slow');
     await assert.rejects(c.sample(slow, slow.columns, 1), (err: unknown) => err instanceof ConnectionFailure && err.cause === 'timeout' && !errorText(err).includes(PLANTED));
+  });
+
+  it('verify-full checks the certificate chain and the host name; require encrypts without checking', async () => {
+    // The stand-in hangs up after the handshake: `unreachable` there means TLS itself was accepted.
+    const accepted = (err: unknown): boolean => err instanceof ConnectionFailure && err.cause === 'unreachable';
+    const refused = (err: unknown): boolean => err instanceof ConnectionFailure && err.cause === 'tls';
+    const forIp = await selfSignedTlsServer('postgresql', 'IP:127.0.0.1');
+    const forOther = await selfSignedTlsServer('postgresql', 'DNS:db.example');
+    try {
+      await assert.rejects(connect({ host: '127.0.0.1', port: forIp.port, ssl: 'verify-full' }).test(), refused, 'an untrusted certificate');
+      await assert.rejects(connect({ host: '127.0.0.1', port: forIp.port, ssl: 'verify-full' }, { tlsCa: forIp.cert }).test(), accepted, 'trusted and naming the host');
+      await assert.rejects(connect({ host: '127.0.0.1', port: forOther.port, ssl: 'verify-full' }, { tlsCa: forOther.cert }).test(), refused, 'trusted but naming another host');
+      await assert.rejects(connect({ host: '127.0.0.1', port: forOther.port, ssl: 'require' }).test(), accepted, 'require does not check');
+    } finally {
+      await forIp.close();
+      await forOther.close();
+    }
   });
 
   it('reports a missing permission, without the value', async () => {

@@ -2,8 +2,14 @@
  * Real source databases for connector tests: a fresh PostgreSQL database on TEST_DATABASE_URL's server (else
  * 127.0.0.1:5432) and a fresh MariaDB/MySQL database on 127.0.0.1:3306 (root, no password), dropped afterwards.
  */
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
 import net from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import { Duplex } from 'node:stream';
+import tls from 'node:tls';
 import mysql from 'mysql2/promise';
 import pg from 'pg';
 
@@ -119,4 +125,81 @@ export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 export function errorText(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
   return [err.message, err.stack ?? '', JSON.stringify(err, Object.getOwnPropertyNames(err)), String((err as { detail?: unknown }).detail ?? '')].join('\n');
+}
+
+function selfSignedCert(subjectAltName: string): { key: Buffer; cert: Buffer } {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fl-tls-'));
+  try {
+    const keyFile = path.join(dir, 'key.pem');
+    const certFile = path.join(dir, 'cert.pem');
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=fieldlens-test', '-addext', `subjectAltName=${subjectAltName}`], { stdio: 'ignore' });
+    return { key: fs.readFileSync(keyFile), cert: fs.readFileSync(certFile) };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+// MySQL initial handshake (protocol 10) offering TLS: PROTOCOL_41, SSL, SECURE_CONNECTION, PLUGIN_AUTH, LONG_PASSWORD, CONNECT_WITH_DB.
+function mysqlHandshake(): Buffer {
+  const caps = 0x1 | 0x8 | 0x200 | 0x800 | 0x8000 | 0x80000;
+  const u16 = (n: number): Buffer => Buffer.from([n & 0xff, (n >>> 8) & 0xff]);
+  const payload = Buffer.concat([
+    Buffer.from([10]),
+    Buffer.from('8.0.0-stand-in\0'),
+    Buffer.from([1, 0, 0, 0]),
+    Buffer.alloc(8, 0x61),
+    Buffer.from([0]),
+    u16(caps & 0xffff),
+    Buffer.from([33]),
+    u16(2),
+    u16(caps >>> 16),
+    Buffer.from([21]),
+    Buffer.alloc(10),
+    Buffer.concat([Buffer.alloc(12, 0x62), Buffer.from([0])]),
+    Buffer.from('mysql_native_password\0'),
+  ]);
+  return Buffer.concat([Buffer.from([payload.length & 0xff, (payload.length >>> 8) & 0xff, 0, 0]), payload]);
+}
+
+/**
+ * A stand-in server that negotiates TLS as PostgreSQL (SSLRequest → 'S') or MySQL (handshake offering SSL → the
+ * client's SSLRequest packet) would, with a fresh self-signed certificate for `subjectAltName` (made by the openssl
+ * command), then hangs up: enough to check what each `ssl` mode trusts.
+ */
+export async function selfSignedTlsServer(protocol: 'postgresql' | 'mysql', subjectAltName: string): Promise<{ port: number; cert: string; close(): Promise<void> }> {
+  const { key, cert } = selfSignedCert(subjectAltName);
+  const sockets = new Set<net.Socket>();
+  const server = net.createServer((socket) => {
+    sockets.add(socket);
+    socket.on('error', () => {});
+    if (protocol === 'mysql') socket.write(mysqlHandshake());
+    socket.once('data', (chunk: Buffer) => {
+      // The client's request (PostgreSQL 8 bytes, MySQL a 36-byte packet) may arrive with the start of its TLS hello.
+      // TLS runs over a stream we feed, so those bytes reach it.
+      const rest = chunk.subarray(protocol === 'postgresql' ? 8 : 36);
+      const carrier = new Duplex({
+        read() {},
+        write(data: Buffer, _encoding, callback) {
+          socket.write(data, callback);
+        },
+      });
+      if (rest.length) carrier.push(rest);
+      socket.on('data', (data: Buffer) => carrier.push(data));
+      socket.on('close', () => carrier.push(null));
+      if (protocol === 'postgresql') socket.write('S');
+      const secure = new tls.TLSSocket(carrier, { isServer: true, key, cert });
+      secure.on('close', () => socket.destroy());
+      secure.on('error', () => {});
+      secure.once('data', () => secure.destroy());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    cert: cert.toString('utf8'),
+    async close() {
+      for (const s of sockets) s.destroy();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
 }
