@@ -1,5 +1,6 @@
 /** All SQL of login sessions, refresh tokens and failed-login throttling. */
 import type { Queryable } from '../../db/database.js';
+import { invalidateTokenUsers } from '../users/users.repository.js';
 
 export interface RefreshTokenLookup {
   token_hash: string;
@@ -49,6 +50,7 @@ export async function markRefreshTokenUsed(db: Queryable, tokenHash: string, at:
 }
 
 export async function revokeSession(db: Queryable, sessionId: string, at: string, reason: string): Promise<boolean> {
+  invalidateTokenUsers();
   const result = await db
     .updateTable('auth_sessions')
     .set({ revoked_at: at, revoked_reason: reason })
@@ -59,6 +61,7 @@ export async function revokeSession(db: Queryable, sessionId: string, at: string
 }
 
 export async function revokeUserSessions(db: Queryable, userId: string, at: string, reason: string): Promise<number> {
+  invalidateTokenUsers();
   const result = await db
     .updateTable('auth_sessions')
     .set({ revoked_at: at, revoked_reason: reason })
@@ -70,6 +73,7 @@ export async function revokeUserSessions(db: Queryable, userId: string, at: stri
 
 /** Removes sessions that ended long ago, so the tables do not grow without bound. */
 export async function deleteSessionsEndedBefore(db: Queryable, before: string): Promise<void> {
+  invalidateTokenUsers();
   await db.deleteFrom('auth_sessions').where('expires_at', '<', before).execute();
 }
 
@@ -77,32 +81,16 @@ export async function findLoginAttempts(db: Queryable, usernameKey: string) {
   return db.selectFrom('login_attempts').selectAll().where('username_key', '=', usernameKey).executeTakeFirst();
 }
 
-/**
- * Counts one more consecutive failure atomically (an upsert, safe across instances); a streak
- * older than `resetBefore` starts again at 1. Returns the new count.
- */
-export async function recordLoginFailure(db: Queryable, usernameKey: string, at: string, resetBefore: string): Promise<number> {
-  const row = await db
+/** Writes a username's failure streak (the caller holds the username's lock, so read-then-write is safe). */
+export async function putLoginAttempts(
+  db: Queryable,
+  row: { username_key: string; failures: number; locked_until: string | null; last_failed_at: string },
+): Promise<void> {
+  await db
     .insertInto('login_attempts')
-    .values({ username_key: usernameKey, failures: 1, locked_until: null, last_failed_at: at })
-    .onConflict((oc) =>
-      oc.column('username_key').doUpdateSet((eb) => ({
-        failures: eb
-          .case()
-          .when('login_attempts.last_failed_at', '<', resetBefore)
-          .then(1)
-          .else(eb('login_attempts.failures', '+', 1))
-          .end(),
-        last_failed_at: eb.ref('excluded.last_failed_at'),
-      })),
-    )
-    .returning('failures')
-    .executeTakeFirstOrThrow();
-  return Number(row.failures);
-}
-
-export async function setLockedUntil(db: Queryable, usernameKey: string, lockedUntil: string): Promise<void> {
-  await db.updateTable('login_attempts').set({ locked_until: lockedUntil }).where('username_key', '=', usernameKey).execute();
+    .values(row)
+    .onConflict((oc) => oc.column('username_key').doUpdateSet({ failures: row.failures, locked_until: row.locked_until, last_failed_at: row.last_failed_at }))
+    .execute();
 }
 
 export async function clearLoginFailures(db: Queryable, usernameKey: string): Promise<void> {

@@ -22,6 +22,9 @@ const MAX_LOCK_SECONDS = 900;
 /** A failure streak older than this is forgotten (Keycloak's failure-reset default). */
 const FAILURE_RESET_MS = 12 * 60 * 60 * 1000;
 
+/** The outcome of claiming a login attempt: go on and check the password, or refuse for `retryAfter` seconds. */
+type LoginClaim = { granted: true; failures: number; lockSeconds: number } | { granted: false; retryAfter: number };
+
 export interface TokenPair {
   access_token: string;
   refresh_token: string;
@@ -52,9 +55,18 @@ export function lockSecondsFor(failures: number): number {
   return Math.min(FIRST_LOCK_SECONDS * 2 ** (failures - MAX_CONSECUTIVE_FAILURES), MAX_LOCK_SECONDS);
 }
 
-/** Whether a token's user still admits it: the user exists, is enabled, and has not changed since the token was issued. */
+/**
+ * Whether a token's user still admits it: the user exists, is enabled, has not changed since the token was issued, and
+ * the token's login session still exists and was not revoked (logout, refresh-token reuse).
+ */
 function admits(user: TokenUserRow | undefined, claims: AccessTokenClaims): user is TokenUserRow {
-  return user !== undefined && user.disabled !== 1 && user.token_version === claims.ver;
+  return (
+    user !== undefined &&
+    user.disabled !== 1 &&
+    user.token_version === claims.ver &&
+    user.session_user_id === user.id &&
+    user.session_revoked_at === null
+  );
 }
 
 export class AuthService implements Authenticator {
@@ -81,15 +93,19 @@ export class AuthService implements Authenticator {
     return this.deps.database.db;
   }
 
-  /** Checks a username and password; answers a token pair, 401 invalid_credentials, or 429 while throttled. */
+  /**
+   * Checks a username and password; answers a token pair, 401 invalid_credentials, or 429 while throttled.
+   * Each check first claims one attempt of the username's failure streak in the database (serialised per username across
+   * instances), so however many guesses run in parallel, at most MAX_CONSECUTIVE_FAILURES passwords are checked before
+   * the lock; a correct password releases the streak. Unknown users take the same path and cost the same Argon2 check.
+   */
   async login(username: string, password: string, requestId: string): Promise<TokenPair & { token_type: 'bearer' }> {
     const now = this.deps.clock.now();
     const usernameKey = username.toLowerCase();
-    const attempts = await repo.findLoginAttempts(this.db, usernameKey);
-    if (attempts?.locked_until && attempts.locked_until > now.toISOString()) {
-      const retryAfter = Math.max(1, Math.ceil((Date.parse(attempts.locked_until) - now.getTime()) / 1000));
-      throw new AppError('rate_limited', `Too many failed logins for this username; try again in ${retryAfter} s`, {
-        headers: { 'retry-after': String(retryAfter) },
+    const claim = await this.claimLoginAttempt(usernameKey, now);
+    if (!claim.granted) {
+      throw new AppError('rate_limited', `Too many failed logins for this username; try again in ${claim.retryAfter} s`, {
+        headers: { 'retry-after': String(claim.retryAfter) },
       });
     }
 
@@ -97,24 +113,26 @@ export class AuthService implements Authenticator {
     // An unknown user costs one Argon2 verification too, so timing does not tell which case it was.
     const passwordOk = await verifyPassword(user?.password_hash ?? (await this.dummyPasswordHash()), password);
     if (!user || !passwordOk || user.disabled === 1) {
+      // The failure was counted by the claim; this records it.
       await this.db.transaction().execute(async (trx) => {
-        const failures = await repo.recordLoginFailure(trx, usernameKey, now.toISOString(), new Date(now.getTime() - FAILURE_RESET_MS).toISOString());
-        const lockSeconds = lockSecondsFor(failures);
-        if (lockSeconds > 0) await repo.setLockedUntil(trx, usernameKey, new Date(now.getTime() + lockSeconds * 1000).toISOString());
         await this.deps.audit.record(trx, { id: user?.id ?? null, username: user?.username ?? null, requestId }, {
           action: 'auth.login_failed',
           targetType: 'user',
           targetId: user?.id ?? null,
-          details: { username: username.slice(0, 128), consecutive_failures: failures, ...(lockSeconds > 0 ? { locked_seconds: lockSeconds } : {}) },
+          details: {
+            username: username.slice(0, 128),
+            consecutive_failures: claim.failures,
+            ...(claim.lockSeconds > 0 ? { locked_seconds: claim.lockSeconds } : {}),
+          },
         });
       });
       throw new AppError('invalid_credentials', 'The username or password is wrong');
     }
 
     const refreshToken = newRefreshToken();
+    const sessionId = randomUUID();
     await this.db.transaction().execute(async (trx) => {
-      if (attempts) await repo.clearLoginFailures(trx, usernameKey);
-      const sessionId = randomUUID();
+      await repo.clearLoginFailures(trx, usernameKey);
       await repo.insertSession(trx, {
         id: sessionId,
         user_id: user.id,
@@ -129,8 +147,32 @@ export class AuthService implements Authenticator {
         details: { session_id: sessionId },
       });
     });
-    const accessToken = await this.deps.tokens.sign({ sub: user.id, ver: user.token_version }, now);
+    const accessToken = await this.deps.tokens.sign({ sub: user.id, ver: user.token_version, sid: sessionId }, now);
     return { access_token: accessToken, refresh_token: refreshToken, token_type: 'bearer', expires_in: this.deps.tokens.ttlSeconds };
+  }
+
+  /**
+   * Counts one more attempt in the username's streak before its password is checked, or refuses while the username is
+   * locked. The attempt that reaches the limit sets the lock itself, so no parallel attempt slips past it.
+   */
+  private async claimLoginAttempt(usernameKey: string, now: Date): Promise<LoginClaim> {
+    return this.db.transaction().execute(async (trx) => {
+      await this.deps.database.lock(trx, `fieldlens.login.${usernameKey}`);
+      const current = await repo.findLoginAttempts(trx, usernameKey);
+      if (current?.locked_until && current.locked_until > now.toISOString()) {
+        return { granted: false, retryAfter: Math.max(1, Math.ceil((Date.parse(current.locked_until) - now.getTime()) / 1000)) };
+      }
+      const streakAlive = current !== undefined && now.getTime() - Date.parse(current.last_failed_at) < FAILURE_RESET_MS;
+      const failures = streakAlive ? current.failures + 1 : 1;
+      const lockSeconds = lockSecondsFor(failures);
+      await repo.putLoginAttempts(trx, {
+        username_key: usernameKey,
+        failures,
+        last_failed_at: now.toISOString(),
+        locked_until: lockSeconds > 0 ? new Date(now.getTime() + lockSeconds * 1000).toISOString() : null,
+      });
+      return { granted: true, failures, lockSeconds };
+    });
   }
 
   /**
@@ -162,10 +204,10 @@ export class AuthService implements Authenticator {
       }
       const next = newRefreshToken();
       await repo.insertRefreshToken(trx, { token_hash: hashRefreshToken(next), session_id: found.session_id, created_at: at });
-      return { ok: true as const, user, next };
+      return { ok: true as const, user, next, sessionId: found.session_id };
     });
     if (!outcome.ok) throw new AppError('invalid_grant', 'The refresh token is unknown, expired, revoked or already used');
-    const accessToken = await this.deps.tokens.sign({ sub: outcome.user.id, ver: outcome.user.token_version }, now);
+    const accessToken = await this.deps.tokens.sign({ sub: outcome.user.id, ver: outcome.user.token_version, sid: outcome.sessionId }, now);
     return { access_token: accessToken, refresh_token: outcome.next, expires_in: this.deps.tokens.ttlSeconds };
   }
 
@@ -188,7 +230,7 @@ export class AuthService implements Authenticator {
   /** Resolves a bearer token to its user, checking the user on every request so disabling or role changes apply at once. */
   async authenticate(token: string): Promise<Principal> {
     const claims = await this.deps.tokens.verify(token, this.deps.clock.now());
-    const user = await this.userForToken.read(claims.sub);
+    const user = await this.userForToken.read(claims.sub, claims.sid);
     if (!admits(user, claims)) throw invalidToken();
     return this.principalOf(user);
   }
@@ -200,7 +242,7 @@ export class AuthService implements Authenticator {
   rememberedPrincipal(token: string): Principal | undefined {
     const claims = this.deps.tokens.verifiedClaims(token, this.deps.clock.now());
     if (claims === undefined) return undefined;
-    const user = this.userForToken.remembered(claims.sub);
+    const user = this.userForToken.remembered(claims.sub, claims.sid);
     return admits(user, claims) ? this.principalOf(user) : undefined;
   }
 
@@ -231,6 +273,11 @@ export class AuthService implements Authenticator {
     return repo.revokeUserSessions(trx, userId, this.deps.clock.now().toISOString(), reason);
   }
 
+  /** Forgets a username's failed-login streak and lock (an operator reset the password). */
+  async clearLoginFailures(trx: Queryable, username: string): Promise<void> {
+    await repo.clearLoginFailures(trx, username.toLowerCase());
+  }
+
   /** Deletes long-ended sessions and stale failure streaks (called periodically). */
   async pruneExpired(): Promise<void> {
     const now = this.deps.clock.now().getTime();
@@ -244,4 +291,10 @@ export class AuthService implements Authenticator {
   }
 }
 
-
+/** The session side of AuthService for a process that issues no tokens (the CLI's recovery commands). */
+export function sessionAdmin(clock: Clock): Pick<AuthService, 'revokeAllSessions' | 'clearLoginFailures'> {
+  return {
+    revokeAllSessions: (trx, userId, reason) => repo.revokeUserSessions(trx, userId, clock.now().toISOString(), reason),
+    clearLoginFailures: (trx, username) => repo.clearLoginFailures(trx, username.toLowerCase()),
+  };
+}
