@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
+import { SignJWT } from 'jose';
 import { ADMIN_PASSWORD, adminToken, bearer, buildTestApp, createUser, json, login, problem, type TestApp } from '../../helpers/app.js';
 import { describeEachDatabase } from '../../helpers/databases.js';
 import { importLicense, issueLicense, keyPair } from '../license/license.helpers.js';
@@ -125,6 +126,26 @@ describeEachDatabase('auth hardening: ending a session ends its access tokens at
     assert.equal(reuse.statusCode, 401);
     assert.equal((await me(t, first.access_token)).statusCode, 401);
     assert.equal((await me(t, next.access_token)).statusCode, 401);
+  });
+
+  it('a genuinely signed token that names no session, or a session of another user, is refused', async () => {
+    const secret = 'a-test-signing-key-of-at-least-32-bytes!';
+    const keyed = await buildTestApp(kind, { env: { FIELDLENS_JWT_SECRET: secret } });
+    try {
+      const session = await login(keyed.app, 'admin', ADMIN_PASSWORD);
+      const claims = JSON.parse(Buffer.from(session.access_token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+      const sign = (payload: Record<string, unknown>) =>
+        new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).sign(new TextEncoder().encode(secret));
+      assert.equal((await me(keyed, await sign(claims))).statusCode, 200, 'the same claims, signed here, are accepted');
+      const { sid: _sid, ...withoutSession } = claims;
+      assert.equal((await me(keyed, await sign(withoutSession))).statusCode, 401);
+      const other = await createUser(keyed.app, ['observer']);
+      const otherSession = await login(keyed.app, other.username, other.password);
+      const otherSid = (JSON.parse(Buffer.from(otherSession.access_token.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid;
+      assert.equal((await me(keyed, await sign({ ...claims, sid: otherSid }))).statusCode, 401);
+    } finally {
+      await keyed.close();
+    }
   });
 
   if (kind === 'postgres') {
