@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type MigrationResultSet, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type MigrationResultSet, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrationFactories, type DialectKind } from './migrations/index.js';
@@ -270,4 +270,9 @@ export function decodeVector(bytes: Uint8Array): Float32Array {
   const copy = new Uint8Array(bytes.byteLength);
   copy.set(bytes);
   return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
+}
+
+/** Whether a query runner (the database or a transaction) talks to PostgreSQL; for the few statements that differ. */
+export function isPostgres(db: Queryable): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }

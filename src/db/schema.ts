@@ -4,6 +4,7 @@
  * UUIDs are text, embeddings are raw little-endian float32 bytes.
  */
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { RawColumn, ScoreColumn } from '../modules/metrics/axes.js';
 
 export type Bool = 0 | 1;
 
@@ -134,20 +135,8 @@ export interface LicensesTable {
 }
 
 /** Stored metrics of one field (metrics module): raw axes are cosine distances, scores percentile ranks. */
-export interface FieldMetricsTable {
+export type FieldMetricsTable = { [C in RawColumn | ScoreColumn]: number } & {
   field_id: string;
-  raw_category_anchor: number;
-  raw_centroid: number;
-  raw_peer_mean: number;
-  raw_nearest: number;
-  raw_lower_quartile: number;
-  raw_farthest: number;
-  score_category_anchor: number;
-  score_centroid: number;
-  score_peer_mean: number;
-  score_nearest: number;
-  score_lower_quartile: number;
-  score_farthest: number;
   category_similarity: number;
   centroid_similarity: number;
   neighbour_disagreement: number;
@@ -161,9 +150,9 @@ export interface FieldMetricsTable {
   nearest_similarity: number | null;
   reason: string;
   computed_at: string;
-}
+};
 
-/** Fields whose stored metrics are stale; shared by every instance. */
+/** Fields whose stored metrics are stale; shared by every instance (a WorkQueue table, src/db/work-queue.ts). */
 export interface MetricsQueueTable {
   field_id: string;
   token: string;
@@ -172,10 +161,20 @@ export interface MetricsQueueTable {
   claimed_at: string | null;
 }
 
-/** Written by triggers on `fields`: which field changed, in commit-independent sequence order. */
-export interface MetricsChangesTable {
+/**
+ * Written by triggers on `fields` and `tags`: every committed change of the catalog, in sequence order. A field
+ * change carries the field's tag and level after (`tag_id`, `level`; null when deleted) and before (`old_…`; null
+ * when inserted); a tag change has only `tag_id`. `expanded` turns 1 once the metrics worker has enqueued what it
+ * affects.
+ */
+export interface CatalogChangesTable {
   seq: Generated<number>;
-  field_id: string;
+  field_id: string | null;
+  tag_id: number | null;
+  level: string | null;
+  old_tag_id: number | null;
+  old_level: string | null;
+  expanded: Generated<Bool>;
 }
 
 export interface DB {
@@ -192,7 +191,7 @@ export interface DB {
   licenses: LicensesTable;
   field_metrics: FieldMetricsTable;
   metrics_queue: MetricsQueueTable;
-  metrics_changes: MetricsChangesTable;
+  catalog_changes: CatalogChangesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

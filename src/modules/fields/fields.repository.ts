@@ -1,6 +1,12 @@
-/** All SQL of fields: the upsert of an import, reads, and the keyset-paginated list. */
+/**
+ * All SQL of the `fields` table, which no other module writes: the upsert of an import, the review columns, the
+ * deletion of a data source's fields, the outlier score mirrored from the metrics, reads and the keyset-paginated list.
+ *
+ * Lock order: every statement that locks several field rows locks them in ascending id order (chunks sorted by id,
+ * rows locked by an ordered SELECT … FOR UPDATE on PostgreSQL), so two writers never wait for each other in a cycle.
+ */
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
-import { isForeignKeyViolation, type Queryable } from '../../db/database.js';
+import { isForeignKeyViolation, isPostgres, type Queryable, type Tx } from '../../db/database.js';
 import type { DB, FieldRow, NewFieldRow } from '../../db/schema.js';
 import { notFound } from '../../http/errors.js';
 import type { FieldSort } from './fields.schemas.js';
@@ -63,10 +69,6 @@ export async function findFieldById(db: Queryable, id: string): Promise<FieldLis
   return selectFields(db).where('fields.id', '=', id).executeTakeFirst();
 }
 
-/** The stored row with its embedding, for services that compute on it. */
-export async function findFieldRowById(db: Queryable, id: string): Promise<FieldRow | undefined> {
-  return db.selectFrom('fields').selectAll().where('id', '=', id).executeTakeFirst();
-}
 
 /**
  * Inserts or updates on (datasource_id, table_name, field_name), in chunks. A locked field keeps
@@ -161,4 +163,153 @@ function afterOutlier(eb: ExpressionBuilder<DB, 'fields' | 'tags'>, after: Field
     eb.and([eb('fields.outlier_score', '=', value), eb('fields.id', '<', after.id)]),
     eb('fields.outlier_score', 'is', null),
   ]);
+}
+
+/** Chunk size for `IN (…)` lists: well under both dialects' parameter limits. */
+const CHUNK = 500;
+
+function sortedChunks(ids: Iterable<string>): string[][] {
+  const sorted = [...new Set(ids)].sort();
+  const out: string[][] = [];
+  for (let i = 0; i < sorted.length; i += CHUNK) out.push(sorted.slice(i, i + CHUNK));
+  return out;
+}
+
+// ---------------------------------------------------------------- review columns
+
+export type ReviewState = Pick<FieldRow, 'id' | 'tag_id' | 'level' | 'locked' | 'review_status' | 'review_reason'>;
+
+/**
+ * Reads the review state of the fields and row-locks them until the transaction ends, in id order (SQLite serialises
+ * writers anyway), so the "before" that an audit entry records is the state the transaction replaces.
+ */
+export async function lockReviewStates(trx: Tx, ids: readonly string[]): Promise<ReviewState[]> {
+  const states: ReviewState[] = [];
+  for (const part of sortedChunks(ids)) {
+    const query = trx.selectFrom('fields').select(['id', 'tag_id', 'level', 'locked', 'review_status', 'review_reason']).where('id', 'in', part).orderBy('id');
+    states.push(...(await (isPostgres(trx) ? query.forUpdate() : query).execute()));
+  }
+  return states;
+}
+
+/** Sets the confirmed classification of fields that share one target (tag, level), locked. */
+export async function confirmFields(trx: Tx, ids: readonly string[], change: { tag_id: number; level: string; reviewed_at: string; reviewed_by: string }): Promise<void> {
+  for (const part of sortedChunks(ids)) {
+    await trx
+      .updateTable('fields')
+      .set({
+        tag_id: change.tag_id,
+        level: change.level,
+        locked: 1,
+        review_status: 'confirmed',
+        review_reason: null,
+        reviewed_at: change.reviewed_at,
+        reviewed_by: change.reviewed_by,
+        updated_at: change.reviewed_at,
+      })
+      .where('id', 'in', part)
+      .execute();
+  }
+}
+
+/** Marks one field deferred with the reviewer's reason; classification and lock stay as they are. */
+export async function deferField(trx: Tx, id: string, change: { reason: string; reviewed_at: string; reviewed_by: string }): Promise<void> {
+  await trx
+    .updateTable('fields')
+    .set({ review_status: 'deferred', review_reason: change.reason, reviewed_at: change.reviewed_at, reviewed_by: change.reviewed_by, updated_at: change.reviewed_at })
+    .where('id', '=', id)
+    .execute();
+}
+
+// ---------------------------------------------------------------- deletion
+
+/** Deletes every field of a data source (their metrics and queue entries go with them); returns how many. */
+export async function deleteFieldsOfDatasource(trx: Tx, datasourceId: string): Promise<number> {
+  if (isPostgres(trx)) await trx.selectFrom('fields').select('id').where('datasource_id', '=', datasourceId).orderBy('id').forUpdate().execute();
+  const result = await trx.deleteFrom('fields').where('datasource_id', '=', datasourceId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+// ---------------------------------------------------------------- the metrics' view of the catalog
+
+export interface CatalogFieldRow {
+  id: string;
+  tag_id: number;
+  level: string;
+  review_status: FieldRow['review_status'];
+  embedding: Uint8Array | null;
+}
+
+const CATALOG_COLUMNS = ['id', 'tag_id', 'level', 'review_status', 'embedding'] as const;
+
+export async function countFields(db: Queryable): Promise<number> {
+  const row = await db.selectFrom('fields').select((s) => s.fn.countAll<number>().as('n')).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** One page of fields in id order (keyset), for building an in-memory replica of the catalog. */
+export async function listCatalogFields(db: Queryable, afterId: string | null, limit: number): Promise<CatalogFieldRow[]> {
+  let q = db.selectFrom('fields').select(CATALOG_COLUMNS).orderBy('id').limit(limit);
+  if (afterId !== null) q = q.where('id', '>', afterId);
+  return q.execute();
+}
+
+export async function findCatalogFields(db: Queryable, ids: readonly string[]): Promise<CatalogFieldRow[]> {
+  const out: CatalogFieldRow[] = [];
+  for (const part of sortedChunks(ids)) out.push(...(await db.selectFrom('fields').select(CATALOG_COLUMNS).where('id', 'in', part).execute()));
+  return out;
+}
+
+/** `table.field` and data source name of the given fields that still exist. */
+export async function findFieldNames(db: Queryable, ids: readonly string[]): Promise<Map<string, { name: string; datasource: string }>> {
+  const out = new Map<string, { name: string; datasource: string }>();
+  for (const part of sortedChunks(ids)) {
+    const rows = await db
+      .selectFrom('fields')
+      .innerJoin('datasources', 'datasources.id', 'fields.datasource_id')
+      .select(['fields.id', 'fields.table_name', 'fields.field_name', 'datasources.name as datasource'])
+      .where('fields.id', 'in', part)
+      .execute();
+    for (const r of rows) out.set(r.id, { name: `${r.table_name}.${r.field_name}`, datasource: r.datasource });
+  }
+  return out;
+}
+
+export async function existingFieldIds(db: Queryable, ids: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const part of sortedChunks(ids)) for (const r of await db.selectFrom('fields').select('id').where('id', 'in', part).execute()) out.add(r.id);
+  return out;
+}
+
+/**
+ * Locks the given fields for the metrics writer, in id order, skipping those a writer holds (PostgreSQL): the
+ * metrics writer never waits for a reviewer or an import, so it can never be half of a deadlock with one. A skipped
+ * field is being changed, and its change makes it stale again anyway. Returns the ids it locked (that exist).
+ */
+export async function lockForMetrics(trx: Tx, ids: readonly string[]): Promise<Set<string>> {
+  if (!isPostgres(trx)) return existingFieldIds(trx, ids);
+  const out = new Set<string>();
+  for (const part of sortedChunks(ids)) {
+    const rows = await trx.selectFrom('fields').select('id').where('id', 'in', part).orderBy('id').forNoKeyUpdate().skipLocked().execute();
+    for (const r of rows) out.add(r.id);
+  }
+  return out;
+}
+
+/** Mirrors the outlier score and severity of the metrics onto the field rows (the list filters and sorts on them). */
+export async function setOutlierScores(trx: Tx, rows: ReadonlyArray<{ id: string; outlier_score: number; severity: NonNullable<FieldRow['severity']> }>): Promise<void> {
+  const sorted = [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (let i = 0; i < sorted.length; i += CHUNK) {
+    const part = sorted.slice(i, i + CHUNK);
+    // One UPDATE … FROM (VALUES …) per chunk, joined by key (a CASE per row made the statement O(n²)).
+    const values = sql.join(
+      part.map((r, j) =>
+        j === 0 && isPostgres(trx)
+          ? sql`(${r.id}::text, ${r.outlier_score}::double precision, ${r.severity}::text)`
+          : sql`(${r.id}, ${r.outlier_score}, ${r.severity})`,
+      ),
+    );
+    await sql`with v(id, score, severity) as (values ${values})
+      update fields set outlier_score = v.score, severity = v.severity from v where fields.id = v.id`.execute(trx);
+  }
 }

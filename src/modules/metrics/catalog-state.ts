@@ -10,8 +10,9 @@
  */
 import { decodeVector } from '../../db/database.js';
 import { ThreadedNearestIndex, type Neighbours } from './ann-threads.js';
-import { AXIS_KEYS, addInto, normalizeInto, type RawAxes } from './metrics.math.js';
-import type { CatalogFieldRow } from './metrics.repository.js';
+import { AXIS_KEYS, type RawAxes } from './axes.js';
+import { addInto, normalizeInto } from './vectors.js';
+import type { CatalogFieldRow } from '../fields/fields.service.js';
 import { NOT_INDEXED, sameVector, Twins } from './twins.js';
 
 /** Peer statistics use at most this many same-tag fields, chosen by a hash of the field id (deterministic). */
