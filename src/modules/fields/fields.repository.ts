@@ -187,7 +187,8 @@ export async function lockReviewStates(trx: Tx, ids: readonly string[]): Promise
   const states: ReviewState[] = [];
   for (const part of sortedChunks(ids)) {
     const query = trx.selectFrom('fields').select(['id', 'tag_id', 'level', 'locked', 'review_status', 'review_reason']).where('id', 'in', part).orderBy('id');
-    states.push(...(await (isPostgres(trx) ? query.forUpdate() : query).execute()));
+    // FOR NO KEY UPDATE: what an UPDATE of non-key columns takes; it lets the metrics' foreign-key checks through.
+    states.push(...(await (isPostgres(trx) ? query.forNoKeyUpdate() : query).execute()));
   }
   return states;
 }

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
-import type { Database } from '../../db/database.js';
+import { yieldLocksAfter, type Database } from '../../db/database.js';
 import type { Claim, WorkQueue } from '../../db/work-queue.js';
 import type { FieldsService } from '../fields/fields.service.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
@@ -20,7 +20,7 @@ import { marginScale, measureField, type FieldMeasurement, type Neighbour, type 
 import * as repo from './metrics.repository.js';
 import { outlierScore, outlierTerms, severityOf, type SeverityThresholds } from './outlier-model.js';
 import { reasonFor } from './reason.js';
-import { NEIGHBOURS_K, type Staleness } from './staleness.js';
+import { BACKGROUND_LOCK_WAIT_MS, NEIGHBOURS_K, type Staleness } from './staleness.js';
 import { addInto, normalize } from './vectors.js';
 
 /**
@@ -87,6 +87,8 @@ export class MetricsWorker {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<void> | null = null;
   private stopped = false;
+  /** Set when the replica was (re)loaded: fields nobody queued (bulk loads, upgrades) are queued by the next round. */
+  private needsUncomputedQueued = false;
   /** Callers of settled(), resolved by the first background round that ends with nothing pending. */
   private waiters: Array<() => void> = [];
 
@@ -161,27 +163,34 @@ export class MetricsWorker {
 
   /** Computes and stores the metrics of the given fields now (ones asked for that have none yet). */
   async computeNow(ids: readonly string[]): Promise<void> {
-    const state = await this.replicaState();
+    const state = await this.deps.replica.ensure();
     await this.store(await this.computeFields(this.prepare(state, ids)), []);
   }
 
   private async round(untilEmpty: boolean): Promise<void> {
     await this.replicaState();
+    if (this.needsUncomputedQueued) {
+      await this.deps.database.db.transaction().execute(async (trx) => {
+        await yieldLocksAfter(trx, BACKGROUND_LOCK_WAIT_MS);
+        await repo.enqueueUncomputed(trx, this.deps.clock.now().toISOString(), randomUUID());
+      });
+      this.needsUncomputedQueued = false;
+      await this.deps.queue.analyze();
+    }
     const started = performance.now();
     await this.deps.staleness.expandAll();
     this.times.expandMs += performance.now() - started;
     await this.processQueue(untilEmpty);
   }
 
-  /** The replica, up to date; a newly loaded one first gets fields nobody queued (bulk loads, upgrades) queued. */
+  /** The replica, up to date; after a (re)load, the distributions are rebuilt and fields nobody queued are queued next round. */
   private async replicaState(): Promise<CatalogState> {
     const state = await this.deps.replica.ensure();
     if (state !== this.seenState) {
       this.seenState = state;
       this.covered = null;
       this.rebuildDistributions(state);
-      await repo.enqueueUncomputed(this.deps.database.db, this.deps.clock.now().toISOString(), randomUUID());
-      await this.deps.queue.analyze();
+      this.needsUncomputedQueued = true;
     }
     return state;
   }
@@ -220,6 +229,7 @@ export class MetricsWorker {
   private async store(rows: readonly repo.FieldMetricsRow[], claims: readonly Claim[]): Promise<void> {
     const started = performance.now();
     await this.deps.database.db.transaction().execute(async (trx) => {
+      await yieldLocksAfter(trx, BACKGROUND_LOCK_WAIT_MS);
       const locked = await this.deps.fields.lockForMetrics(trx, rows.map((r) => r.field_id));
       const kept = rows.filter((r) => locked.has(r.field_id));
       await repo.saveMetrics(trx, this.deps.database.kind, kept);
@@ -236,8 +246,7 @@ export class MetricsWorker {
 
   /** Orders a batch for measuring (same tag together) and sends its neighbour searches to the index threads. */
   private prepare(state: CatalogState, ids: readonly string[]): Prepared {
-    // Same-tag fields one after another: they share the peer sample, which then stays in the CPU cache (this
-    // halved the time of the axes at 100k fields).
+    // Same-tag fields one after another: they share the peer sample, which then stays in the CPU cache.
     const order = ids
       .flatMap((id) => {
         const slot = state.slot(id);

@@ -16,7 +16,7 @@
  * `pending` counts the queue and the changes not yet expanded, so it is never 0 while a committed change has not
  * reached the metrics, across restarts too (the log is in the database).
  */
-import type { Database } from '../../db/database.js';
+import { yieldLocksAfter, type Database } from '../../db/database.js';
 import type { WorkQueue } from '../../db/work-queue.js';
 import type { Clock } from '../../clock.js';
 import type { FieldsService } from '../fields/fields.service.js';
@@ -27,6 +27,8 @@ import * as repo from './metrics.repository.js';
 import { normalize } from './vectors.js';
 import { randomUUID } from 'node:crypto';
 
+/** How long the metrics' background transactions wait for a row lock a writer holds before giving up until the next round. */
+export const BACKGROUND_LOCK_WAIT_MS = 250;
 /** Neighbours re-enqueued per changed field (the neighbourhood the metrics weigh, plus the field itself). */
 export const NEIGHBOURS_K = 10;
 /** Peers re-enqueued per affected tag or level on a change (rotating, so repeated changes reach different peers). */
@@ -125,6 +127,7 @@ export class Staleness {
 
     const now = this.deps.clock.now().toISOString();
     await db.transaction().execute(async (trx) => {
+      await yieldLocksAfter(trx, BACKGROUND_LOCK_WAIT_MS);
       // Only fields that exist as this transaction sees them (the queue refers to them).
       const live = await this.deps.fields.existingIds([...affected], trx);
       await this.deps.queue.enqueue(trx, live, now);
@@ -142,6 +145,7 @@ export class Staleness {
     const { max } = await repo.changeBounds(db);
     const before = await repo.countUnexpanded(db);
     await db.transaction().execute(async (trx) => {
+      await yieldLocksAfter(trx, BACKGROUND_LOCK_WAIT_MS);
       await repo.enqueueAll(trx, this.deps.clock.now().toISOString(), randomUUID());
       await repo.markExpandedUpTo(trx, max);
     });
