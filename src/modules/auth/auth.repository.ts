@@ -81,15 +81,17 @@ export async function findLoginAttempts(db: Queryable, usernameKey: string) {
   return db.selectFrom('login_attempts').selectAll().where('username_key', '=', usernameKey).executeTakeFirst();
 }
 
-/** Writes a username's failure streak (the caller holds the username's lock, so read-then-write is safe). */
+/** Writes a username's failure streak and claimed attempts (the caller holds the username's lock, so read-then-write is safe). */
 export async function putLoginAttempts(
   db: Queryable,
-  row: { username_key: string; failures: number; locked_until: string | null; last_failed_at: string },
+  row: { username_key: string; failures: number; pending: number; locked_until: string | null; last_failed_at: string },
 ): Promise<void> {
   await db
     .insertInto('login_attempts')
     .values(row)
-    .onConflict((oc) => oc.column('username_key').doUpdateSet({ failures: row.failures, locked_until: row.locked_until, last_failed_at: row.last_failed_at }))
+    .onConflict((oc) =>
+      oc.column('username_key').doUpdateSet({ failures: row.failures, pending: row.pending, locked_until: row.locked_until, last_failed_at: row.last_failed_at }),
+    )
     .execute();
 }
 

@@ -5,7 +5,7 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
-import type { Database, Queryable } from '../../db/database.js';
+import type { Database, Queryable, Tx } from '../../db/database.js';
 import { isRole, permissionsOf, type Caller, type Permission, type Principal, type Role } from '../../http/access.js';
 import type { Authenticator } from '../../http/authentication.js';
 import { AppError } from '../../http/errors.js';
@@ -22,8 +22,20 @@ const MAX_LOCK_SECONDS = 900;
 /** A failure streak older than this is forgotten (Keycloak's failure-reset default). */
 const FAILURE_RESET_MS = 12 * 60 * 60 * 1000;
 
-/** The outcome of claiming a login attempt: go on and check the password, or refuse for `retryAfter` seconds. */
-type LoginClaim = { granted: true; failures: number; lockSeconds: number } | { granted: false; retryAfter: number };
+/**
+ * A claimed attempt whose check never settled (its process died) stops holding a place once no attempt has been
+ * claimed for this long; a check takes well under a second.
+ */
+const PENDING_STALE_MS = 60_000;
+/** How long an attempt waits for a place while the username's allowed checks are all running. */
+const CLAIM_WAIT_MS = 10_000;
+const CLAIM_POLL_MS = 100;
+
+/**
+ * The outcome of claiming a login attempt: go on and check the password; refuse for `retryAfter` seconds (locked); or
+ * `busy`: as many checks are running as failures are still allowed, so this one waits for one of them to settle.
+ */
+type LoginClaim = { outcome: 'granted' } | { outcome: 'locked'; retryAfter: number } | { outcome: 'busy' };
 
 export interface TokenPair {
   access_token: string;
@@ -102,28 +114,19 @@ export class AuthService implements Authenticator {
   async login(username: string, password: string, requestId: string): Promise<TokenPair & { token_type: 'bearer' }> {
     const now = this.deps.clock.now();
     const usernameKey = username.toLowerCase();
-    const claim = await this.claimLoginAttempt(usernameKey, now);
-    if (!claim.granted) {
-      throw new AppError('rate_limited', `Too many failed logins for this username; try again in ${claim.retryAfter} s`, {
-        headers: { 'retry-after': String(claim.retryAfter) },
-      });
-    }
+    await this.claimLoginAttempt(usernameKey);
 
     const user = await findUserByUsername(this.db, username);
     // An unknown user costs one Argon2 verification too, so timing does not tell which case it was.
     const passwordOk = await verifyPassword(user?.password_hash ?? (await this.dummyPasswordHash()), password);
     if (!user || !passwordOk || user.disabled === 1) {
-      // The failure was counted by the claim; this records it.
       await this.db.transaction().execute(async (trx) => {
+        const { failures, lockSeconds } = await this.settleFailedAttempt(trx, usernameKey, this.deps.clock.now());
         await this.deps.audit.record(trx, { id: user?.id ?? null, username: user?.username ?? null, requestId }, {
           action: 'auth.login_failed',
           targetType: 'user',
           targetId: user?.id ?? null,
-          details: {
-            username: username.slice(0, 128),
-            consecutive_failures: claim.failures,
-            ...(claim.lockSeconds > 0 ? { locked_seconds: claim.lockSeconds } : {}),
-          },
+          details: { username: username.slice(0, 128), consecutive_failures: failures, ...(lockSeconds > 0 ? { locked_seconds: lockSeconds } : {}) },
         });
       });
       throw new AppError('invalid_credentials', 'The username or password is wrong');
@@ -132,7 +135,7 @@ export class AuthService implements Authenticator {
     const refreshToken = newRefreshToken();
     const sessionId = randomUUID();
     await this.db.transaction().execute(async (trx) => {
-      await repo.clearLoginFailures(trx, usernameKey);
+      await this.settleSuccessfulAttempt(trx, usernameKey);
       await repo.insertSession(trx, {
         id: sessionId,
         user_id: user.id,
@@ -152,27 +155,69 @@ export class AuthService implements Authenticator {
   }
 
   /**
-   * Counts one more attempt in the username's streak before its password is checked, or refuses while the username is
-   * locked. The attempt that reaches the limit sets the lock itself, so no parallel attempt slips past it.
+   * Claims one password check for the username before it runs, or throws 429 while the username is locked. Claims are
+   * serialised per username (across instances), and no more checks run at once than failures are still allowed before
+   * the lock (after a lock ran out, one at a time): so however many guesses arrive in parallel, at most 10 fail before
+   * the lock. An attempt that finds every allowed check running waits for one to settle (a correct password frees the
+   * streak), for at most CLAIM_WAIT_MS, then is answered 429 too.
    */
-  private async claimLoginAttempt(usernameKey: string, now: Date): Promise<LoginClaim> {
-    return this.db.transaction().execute(async (trx) => {
-      await this.deps.database.lock(trx, `fieldlens.login.${usernameKey}`);
-      const current = await repo.findLoginAttempts(trx, usernameKey);
-      if (current?.locked_until && current.locked_until > now.toISOString()) {
-        return { granted: false, retryAfter: Math.max(1, Math.ceil((Date.parse(current.locked_until) - now.getTime()) / 1000)) };
+  private async claimLoginAttempt(usernameKey: string): Promise<void> {
+    const started = Date.now();
+    for (;;) {
+      const now = this.deps.clock.now();
+      const claim = await this.db.transaction().execute((trx) => this.tryClaim(trx, usernameKey, now));
+      if (claim.outcome === 'granted') return;
+      if (claim.outcome === 'locked' || Date.now() - started >= CLAIM_WAIT_MS) {
+        const retryAfter = claim.outcome === 'locked' ? claim.retryAfter : 1;
+        throw new AppError('rate_limited', `Too many failed logins for this username; try again in ${retryAfter} s`, {
+          headers: { 'retry-after': String(retryAfter) },
+        });
       }
-      const streakAlive = current !== undefined && now.getTime() - Date.parse(current.last_failed_at) < FAILURE_RESET_MS;
-      const failures = streakAlive ? current.failures + 1 : 1;
-      const lockSeconds = lockSecondsFor(failures);
-      await repo.putLoginAttempts(trx, {
-        username_key: usernameKey,
-        failures,
-        last_failed_at: now.toISOString(),
-        locked_until: lockSeconds > 0 ? new Date(now.getTime() + lockSeconds * 1000).toISOString() : null,
-      });
-      return { granted: true, failures, lockSeconds };
+      await new Promise((resolve) => setTimeout(resolve, CLAIM_POLL_MS * (0.5 + Math.random())));
+    }
+  }
+
+  private async tryClaim(trx: Tx, usernameKey: string, now: Date): Promise<LoginClaim> {
+    await this.deps.database.lock(trx, `fieldlens.login.${usernameKey}`);
+    const current = await repo.findLoginAttempts(trx, usernameKey);
+    if (current?.locked_until && current.locked_until > now.toISOString()) {
+      return { outcome: 'locked', retryAfter: Math.max(1, Math.ceil((Date.parse(current.locked_until) - now.getTime()) / 1000)) };
+    }
+    const sinceLast = current === undefined ? Infinity : now.getTime() - Date.parse(current.last_failed_at);
+    const failures = current !== undefined && sinceLast < FAILURE_RESET_MS ? current.failures : 0;
+    const pending = current !== undefined && sinceLast < PENDING_STALE_MS ? current.pending : 0;
+    const allowed = failures < MAX_CONSECUTIVE_FAILURES ? MAX_CONSECUTIVE_FAILURES - failures : 1;
+    if (pending >= allowed) return { outcome: 'busy' };
+    await repo.putLoginAttempts(trx, { username_key: usernameKey, failures, pending: pending + 1, locked_until: null, last_failed_at: now.toISOString() });
+    return { outcome: 'granted' };
+  }
+
+  /** Turns a claimed attempt into one more consecutive failure, locking the username when it reaches the limit. */
+  private async settleFailedAttempt(trx: Tx, usernameKey: string, now: Date): Promise<{ failures: number; lockSeconds: number }> {
+    await this.deps.database.lock(trx, `fieldlens.login.${usernameKey}`);
+    const current = await repo.findLoginAttempts(trx, usernameKey);
+    const failures = (current?.failures ?? 0) + 1;
+    const lockSeconds = lockSecondsFor(failures);
+    await repo.putLoginAttempts(trx, {
+      username_key: usernameKey,
+      failures,
+      pending: Math.max(0, (current?.pending ?? 1) - 1),
+      locked_until: lockSeconds > 0 ? new Date(now.getTime() + lockSeconds * 1000).toISOString() : (current?.locked_until ?? null),
+      last_failed_at: current?.last_failed_at ?? now.toISOString(),
     });
+    return { failures, lockSeconds };
+  }
+
+  /** A correct password: the streak is over; the attempt's claim is released. */
+  private async settleSuccessfulAttempt(trx: Tx, usernameKey: string): Promise<void> {
+    await this.deps.database.lock(trx, `fieldlens.login.${usernameKey}`);
+    const current = await repo.findLoginAttempts(trx, usernameKey);
+    const pending = Math.max(0, (current?.pending ?? 1) - 1);
+    if (current === undefined || pending === 0) {
+      await repo.clearLoginFailures(trx, usernameKey);
+      return;
+    }
+    await repo.putLoginAttempts(trx, { username_key: usernameKey, failures: 0, pending, locked_until: null, last_failed_at: current.last_failed_at });
   }
 
   /**

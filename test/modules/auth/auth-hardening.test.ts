@@ -58,6 +58,13 @@ describeEachDatabase('auth hardening: failed-login limit under parallel guesses'
     assert.deepEqual(tally(responses), { 401: 10, 429: 15 });
   });
 
+  it('parallel logins with the right password all succeed (they wait their turn, none is refused)', async () => {
+    const user = await createUser(t.app, ['observer']);
+    const responses = await Promise.all(Array.from({ length: 24 }, () => attempt(t, user.username, user.password)));
+    assert.deepEqual(tally(responses), { 200: 24 });
+    assert.equal(await failedChecks(t, user.username), 0);
+  });
+
   it('a correct password releases the streak: the next failures count from zero', async () => {
     const user = await createUser(t.app, ['observer']);
     for (let i = 0; i < 9; i++) assert.equal((await attempt(t, user.username, `wrong-guess-number-${i}-xx`)).statusCode, 401);
