@@ -1,6 +1,5 @@
 /** All SQL of login sessions, refresh tokens and failed-login throttling. */
 import type { Queryable } from '../../db/database.js';
-import { invalidateTokenUsers } from '../users/users.repository.js';
 
 export interface RefreshTokenLookup {
   token_hash: string;
@@ -50,7 +49,6 @@ export async function markRefreshTokenUsed(db: Queryable, tokenHash: string, at:
 }
 
 export async function revokeSession(db: Queryable, sessionId: string, at: string, reason: string): Promise<boolean> {
-  invalidateTokenUsers();
   const result = await db
     .updateTable('auth_sessions')
     .set({ revoked_at: at, revoked_reason: reason })
@@ -61,7 +59,6 @@ export async function revokeSession(db: Queryable, sessionId: string, at: string
 }
 
 export async function revokeUserSessions(db: Queryable, userId: string, at: string, reason: string): Promise<number> {
-  invalidateTokenUsers();
   const result = await db
     .updateTable('auth_sessions')
     .set({ revoked_at: at, revoked_reason: reason })
@@ -73,7 +70,6 @@ export async function revokeUserSessions(db: Queryable, userId: string, at: stri
 
 /** Removes sessions that ended long ago, so the tables do not grow without bound. */
 export async function deleteSessionsEndedBefore(db: Queryable, before: string): Promise<void> {
-  invalidateTokenUsers();
   await db.deleteFrom('auth_sessions').where('expires_at', '<', before).execute();
 }
 

@@ -10,7 +10,7 @@ import { isRole, permissionsOf, type Caller, type Permission, type Principal, ty
 import type { Authenticator } from '../../http/authentication.js';
 import { AppError } from '../../http/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
-import { findUserById, findUserByUsername, userForTokenReader, type TokenUserReader, type TokenUserRow } from '../users/users.repository.js';
+import { findUserById, findUserByUsername, userForTokenReader, type TokenUserReader, type TokenUserRow } from '../users/users.service.js';
 import * as repo from './auth.repository.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { hashRefreshToken, invalidToken, newRefreshToken, type AccessTokenClaims, type AccessTokens } from './tokens.js';
@@ -233,6 +233,7 @@ export class AuthService implements Authenticator {
       if (!found || found.session_revoked_at !== null || found.session_expires_at <= at) return { ok: false as const };
       const firstUse = found.used_at === null && (await repo.markRefreshTokenUsed(trx, tokenHash, at));
       if (!firstUse) {
+        this.userForToken.invalidate();
         await repo.revokeSession(trx, found.session_id, at, 'refresh_token_reuse');
         await this.deps.audit.record(trx, { id: found.user_id, username: null, requestId }, {
           action: 'auth.refresh_reuse_detected',
@@ -244,6 +245,7 @@ export class AuthService implements Authenticator {
       }
       const user = await findUserById(trx, found.user_id);
       if (!user || user.disabled === 1) {
+        this.userForToken.invalidate();
         await repo.revokeSession(trx, found.session_id, at, 'user_inactive');
         return { ok: false as const };
       }
@@ -262,6 +264,7 @@ export class AuthService implements Authenticator {
     await this.db.transaction().execute(async (trx) => {
       const found = await repo.findRefreshToken(trx, hashRefreshToken(refreshToken));
       if (!found) return;
+      this.userForToken.invalidate();
       if (await repo.revokeSession(trx, found.session_id, at, 'logout')) {
         await this.deps.audit.record(trx, { id: found.user_id, username: null, requestId }, {
           action: 'auth.logout',
@@ -315,6 +318,7 @@ export class AuthService implements Authenticator {
 
   /** Revokes every login session of a user (after disable, role or password change, deletion). */
   async revokeAllSessions(trx: Queryable, userId: string, reason: string): Promise<number> {
+    this.userForToken.invalidate();
     return repo.revokeUserSessions(trx, userId, this.deps.clock.now().toISOString(), reason);
   }
 
@@ -326,6 +330,7 @@ export class AuthService implements Authenticator {
   /** Deletes long-ended sessions and stale failure streaks (called periodically). */
   async pruneExpired(): Promise<void> {
     const now = this.deps.clock.now().getTime();
+    this.userForToken.invalidate();
     await repo.deleteSessionsEndedBefore(this.db, new Date(now - 24 * 60 * 60 * 1000).toISOString());
     await repo.deleteStaleLoginAttempts(this.db, new Date(now - FAILURE_RESET_MS).toISOString());
   }

@@ -25,11 +25,6 @@ export type TokenUserRow = Pick<UserRow, 'id' | 'username' | 'email' | 'roles' |
 let usersGeneration = 0;
 const TOKEN_USER_CACHE_SIZE = 10_000;
 
-/** Makes every cached token row stale (a session was revoked or deleted). */
-export function invalidateTokenUsers(): void {
-  usersGeneration++;
-}
-
 /** The user-and-session lookup of every authenticated request. */
 export interface TokenUserReader {
   /** The row of the user and its session: from the cache when it holds a current one, else from the database. */
@@ -40,10 +35,13 @@ export interface TokenUserReader {
    * it is read again, so callers may key derived values on it (a WeakMap).
    */
   remembered(id: string, sessionId: string): TokenUserRow | undefined;
+  /** Makes every remembered row stale: call it before revoking or deleting login sessions. */
+  invalidate(): void;
 }
 
 /**
- * One query reads the user and its session, so checking the session costs no extra round trip. The query is built and
+ * One query reads the user and its session, so checking the session costs no extra round trip (the one read of the auth
+ * module's `auth_sessions` outside it, on the hottest path there is). The query is built and
  * compiled once (building it anew cost more than running it). With `cache` (only for a database whose reads cannot
  * overlap another process's or connection's writes: Database.singleConnection) rows are remembered until the next
  * write to `users` or revocation in this process. Without it (PostgreSQL: another instance may have disabled the user
@@ -70,7 +68,10 @@ export function userForTokenReader(db: Kdb, options: { cache: boolean }): TokenU
     const query: typeof compiled = { ...compiled, parameters: [sessionId, id] };
     return (await db.executeQuery(query)).rows[0];
   };
-  if (!options.cache) return { read: readRow, remembered: () => undefined };
+  const invalidate = (): void => {
+    usersGeneration++;
+  };
+  if (!options.cache) return { read: readRow, remembered: () => undefined, invalidate };
   const cache = new Map<string, { generation: number; row: TokenUserRow | undefined }>();
   return {
     async read(id, sessionId) {
@@ -88,6 +89,7 @@ export function userForTokenReader(db: Kdb, options: { cache: boolean }): TokenU
       const hit = cache.get(`${id} ${sessionId}`);
       return hit?.generation === usersGeneration ? hit.row : undefined;
     },
+    invalidate,
   };
 }
 

@@ -7,7 +7,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
-import type { Database, Tx } from '../../db/database.js';
+import type { Database, Kdb, Queryable, Tx } from '../../db/database.js';
 import type { UserRow, UserUpdate } from '../../db/schema.js';
 import type { Caller, Role } from '../../http/access.js';
 import { AppError, conflict, forbidden, notFound } from '../../http/errors.js';
@@ -33,6 +33,22 @@ function assertPassword(password: string, username: string): void {
   const errors = passwordErrors(password, username);
   if (errors.length > 0) throw new AppError('validation_failed', errors[0]?.message ?? 'password refused', { errors });
 }
+
+/** The user lookups of login and refresh (the auth module reaches `users` through these). */
+export function findUserByUsername(db: Queryable, username: string): Promise<UserRow | undefined> {
+  return repo.findUserByUsername(db, username);
+}
+
+export function findUserById(db: Queryable, id: string): Promise<UserRow | undefined> {
+  return repo.findUserById(db, id);
+}
+
+/** The per-request user-and-session lookup of bearer tokens (see the repository for its cache). */
+export function userForTokenReader(db: Kdb, options: { cache: boolean }): repo.TokenUserReader {
+  return repo.userForTokenReader(db, options);
+}
+
+export type { TokenUserReader, TokenUserRow } from './users.repository.js';
 
 /** What an operator's password reset needs: no HTTP, no tokens, no license. */
 export interface PasswordResetDeps {
