@@ -101,6 +101,11 @@ export class AuthService implements Authenticator {
     this.userForToken = userForTokenReader(deps.database.db, { cache: deps.database.singleConnection });
   }
 
+  /** Called by the users service before it writes a user: the token lookup's remembered rows are stale from then on. */
+  userChanged(): void {
+    this.userForToken.invalidate();
+  }
+
   private get db() {
     return this.deps.database.db;
   }

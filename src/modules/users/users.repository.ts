@@ -17,12 +17,6 @@ export type TokenUserRow = Pick<UserRow, 'id' | 'username' | 'email' | 'roles' |
   session_revoked_at: string | null;
 };
 
-/**
- * Bumped before every write to `users` or to a login session's revocation in this process. A cached row is used only
- * while the generation it was read in is still current, so any user change (disable, roles, password, delete) and any
- * session revocation (logout, refresh-token reuse) is seen by the next request.
- */
-let usersGeneration = 0;
 const TOKEN_USER_CACHE_SIZE = 10_000;
 
 /** The user-and-session lookup of every authenticated request. */
@@ -68,6 +62,11 @@ export function userForTokenReader(db: Kdb, options: { cache: boolean }): TokenU
     const query: typeof compiled = { ...compiled, parameters: [sessionId, id] };
     return (await db.executeQuery(query)).rows[0];
   };
+  // Bumped (invalidate) before every write to `users` and every session revocation by this app instance (the users
+  // and auth services call it). A cached row is used only while the generation it was read in is still current, so
+  // any user change (disable, roles, password, delete) and any revocation (logout, refresh-token reuse) is seen by the
+  // next request. Per reader, so two app instances in one process (tests) do not share it.
+  let usersGeneration = 0;
   const invalidate = (): void => {
     usersGeneration++;
   };
@@ -120,7 +119,6 @@ export async function countActiveUsersWithRole(db: Queryable, role: string): Pro
 }
 
 export async function insertUser(db: Queryable, row: NewUserRow): Promise<void> {
-  usersGeneration++;
   try {
     await db.insertInto('users').values(row).execute();
   } catch (error) {
@@ -130,12 +128,10 @@ export async function insertUser(db: Queryable, row: NewUserRow): Promise<void> 
 }
 
 export async function updateUser(db: Queryable, id: string, update: UserUpdate): Promise<void> {
-  usersGeneration++;
   await db.updateTable('users').set(update).where('id', '=', id).execute();
 }
 
 export async function deleteUser(db: Queryable, id: string): Promise<boolean> {
-  usersGeneration++;
   const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }

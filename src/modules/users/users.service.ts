@@ -132,6 +132,7 @@ export class UsersService {
     };
     await this.db.transaction().execute(async (trx) => {
       await this.deps.gate.assertCanCreate(trx, 'users');
+      this.deps.auth.userChanged();
       await repo.insertUser(trx, row);
       await this.deps.audit.record(trx, caller, {
         action: 'user.created',
@@ -195,6 +196,7 @@ export class UsersService {
         beforeRoles.includes('superadmin') && existing.disabled === 0 && (update.disabled === 1 || (update.roles !== undefined && !body.roles?.includes('superadmin')));
       if (losesSuperadmin) await this.assertNotLastSuperadmin(trx);
       if (update.disabled === 0) await this.deps.gate.assertCanCreate(trx, 'users');
+      this.deps.auth.userChanged();
       await repo.updateUser(trx, id, update);
       if (securityRelevant) await this.deps.auth.revokeAllSessions(trx, id, 'user_changed');
       if (Object.keys(changes).length > 0) {
@@ -216,6 +218,7 @@ export class UsersService {
     await this.db.transaction().execute(async (trx) => {
       await this.deps.database.lock(trx, 'fieldlens.users');
       if (roles.includes('superadmin') && existing.disabled === 0) await this.assertNotLastSuperadmin(trx);
+      this.deps.auth.userChanged();
       if (!(await repo.deleteUser(trx, id))) throw notFound('User');
       await this.deps.audit.record(trx, caller, { action: 'user.deleted', targetType: 'user', targetId: id, details: { username: existing.username, roles } });
     });
@@ -246,6 +249,7 @@ export class UsersService {
     };
     try {
       await this.db.transaction().execute(async (trx) => {
+        this.deps.auth.userChanged();
         await repo.insertUser(trx, row);
         await this.deps.audit.record(trx, SYSTEM_ACTOR, {
           action: 'user.created',
