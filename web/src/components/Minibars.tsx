@@ -16,22 +16,20 @@ const H = 24;
 
 export function Minibars({ scores, baseline }: { scores: Record<Axis, number>; baseline: Record<Axis, number> | undefined }) {
   const label = AXES.map((a) => `${AXIS_LABELS[a]} ${scores[a].toFixed(2)}${baseline ? ` (list ${baseline[a].toFixed(2)})` : ''}`).join(', ');
+  const width = AXES.length * (W + GAP);
+  // Few elements per row (a 500-row page draws 500 of these): one track, six bars, one path for the baseline ticks.
+  let ticks = '';
   return (
-    <svg class="minibars" width={AXES.length * (W + GAP)} height={H} viewBox={`0 0 ${AXES.length * (W + GAP)} ${H}`} role="img" aria-label={label}>
-      <title>{label}</title>
+    <svg class="minibars" width={width} height={H} viewBox={`0 0 ${width} ${H}`} role="img" aria-label={label}>
+      <rect class="track" x={0} y={0} width={width} height={H} />
       {AXES.map((axis, i) => {
         const v = Math.max(0, Math.min(1, scores[axis]));
         const h = Math.max(1, Math.round(v * H));
         const low = baseline !== undefined && v < baseline[axis] - 0.15;
-        const b = baseline ? Math.round((1 - Math.max(0, Math.min(1, baseline[axis]))) * H) : undefined;
-        return (
-          <g key={axis}>
-            <rect class="track" x={i * (W + GAP)} y={0} width={W} height={H} />
-            <rect class={low ? 'bar low' : 'bar'} x={i * (W + GAP)} y={H - h} width={W} height={h} />
-            {b !== undefined && <rect class="base" x={i * (W + GAP) - 1} y={Math.min(H - 1, b)} width={W + 2} height={1.5} />}
-          </g>
-        );
+        if (baseline) ticks += `M${i * (W + GAP) - 1} ${Math.min(H - 1, Math.round((1 - Math.max(0, Math.min(1, baseline[axis]))) * H))}h${W + 2}`;
+        return <rect key={axis} class={low ? 'bar low' : 'bar'} x={i * (W + GAP)} y={H - h} width={W} height={h} />;
       })}
+      {baseline && <path class="base" d={ticks} />}
     </svg>
   );
 }

@@ -78,7 +78,7 @@ export function QueuePage() {
   const [levels, setLevels] = useState<Level[]>([]);
   const [tags, setTags] = useState<Tag[]>([]);
   const [riskSort, setRiskSort] = useState(false);
-  const table = useRef<HTMLTableSectionElement>(null);
+  const table = useRef<HTMLDivElement>(null);
 
   useEffect(() => {
     void loadDatasources().then(setDatasources, () => undefined);
@@ -128,6 +128,7 @@ export function QueuePage() {
   // Render time of a page of rows, layout included: from the data's arrival to the rows laid out.
   useLayoutEffect(() => {
     if (!rows || performance.getEntriesByName('queue-render-start').length === 0) return;
+    performance.mark('queue-commit');
     void table.current?.offsetHeight;
     performance.mark('queue-render-end');
     performance.measure('queue-render', 'queue-render-start', 'queue-render-end');
@@ -230,7 +231,7 @@ export function QueuePage() {
           if (canReview && field && !busy) acceptSuggestion(field);
           break;
         case 'Enter':
-          if (field && target.tagName === 'TR') navigate(`/fields/${field.id}`);
+          if (field && target.getAttribute('role') === 'row') navigate(`/fields/${field.id}`);
           break;
         default:
           return;
@@ -242,8 +243,8 @@ export function QueuePage() {
   });
 
   useEffect(() => {
-    const row = table.current?.querySelector<HTMLTableRowElement>(`tr[data-index="${active}"]`);
-    if (row && document.activeElement?.closest('tbody') === table.current) row.focus();
+    const row = table.current?.querySelector<HTMLDivElement>(`[data-index="${active}"]`);
+    if (row && table.current?.contains(document.activeElement)) row.focus();
     row?.scrollIntoView({ block: 'nearest' });
   }, [active]);
 
@@ -373,44 +374,44 @@ export function QueuePage() {
       {rows === null && !error && <p aria-busy="true">Loading…</p>}
       {rows?.length === 0 && <p class="empty">No fields match these filters.</p>}
       {rows && rows.length > 0 && (
-        <table class="queue" aria-label="Fields to review" aria-rowcount={rows.length}>
-          <thead>
-            <tr>
-              {canReview && <th scope="col"><span class="sr-only">Selected</span></th>}
-              <th scope="col">Field</th>
-              <th scope="col">Classification</th>
-              <th scope="col">Axes</th>
-              <th scope="col">Outlier</th>
-              <th scope="col">Severity</th>
-              <th scope="col">Suggested</th>
-              <th scope="col">Reason</th>
-              <th scope="col">Status</th>
-              {canReview && <th scope="col">Decide</th>}
-            </tr>
-          </thead>
-          <tbody ref={table}>
+        <div class={canReview ? 'queue review' : 'queue readonly'} role="table" aria-label="Fields to review" aria-rowcount={rows.length + 1}>
+          <div role="rowgroup">
+            <div role="row" class="row head" aria-rowindex={1}>
+              {canReview && <div role="columnheader" class="c-sel"><span class="sr-only">Selected</span></div>}
+              <div role="columnheader" class="c-field">Field</div>
+              <div role="columnheader" class="c-class">Classification</div>
+              <div role="columnheader" class="c-axes">Axes</div>
+              <div role="columnheader" class="c-num">Outlier</div>
+              <div role="columnheader" class="c-sev">Severity</div>
+              <div role="columnheader" class="c-sug">Suggested</div>
+              <div role="columnheader" class="c-reason">Reason</div>
+              <div role="columnheader" class="c-status">Status</div>
+              {canReview && <div role="columnheader" class="c-decide">Decide</div>}
+            </div>
+          </div>
+          <div role="rowgroup" ref={table}>
             {rows.map((f, i) => {
               const m = metrics.get(f.id);
               const s = suggestionOf(f);
               const where = `${dsName.get(f.datasource_id) ?? 'data source'} · ${f.table_name} · ${f.field_name}`;
               return (
-                <tr key={f.id} data-index={i} data-field-id={f.id} tabIndex={-1} class={i === active ? 'active' : undefined} aria-current={i === active ? 'true' : undefined} onClick={() => setActive(i)}>
+                <div role="row" aria-rowindex={i + 2} key={f.id} data-index={i} data-field-id={f.id} tabIndex={-1} class={i === active ? 'row active' : 'row'} aria-current={i === active ? 'true' : undefined} onClick={() => setActive(i)}>
                   {canReview && (
-                    <td>
+                    <div role="cell" class="c">
                       <input type="checkbox" aria-label={`Select ${where}`} checked={selected.has(f.id)} onChange={() => toggle(f.id)} />
-                    </td>
+                    </div>
                   )}
-                  <td>
+                  <div role="cell" class="c">
                     <a href={`/fields/${f.id}`}>{where}</a>
-                  </td>
-                  <td>
+                  </div>
+                  <div role="cell" class="c">
                     <span class="path">{f.classification_chain_path}</span> <span class={`level level-${f.level}`}>{f.level}</span>
                     {f.lock_level && <span class="lock" title="Level locked by a reviewer"> 🔒</span>}
-                  </td>
-                  <td>{m ? <Minibars scores={m.scores} baseline={baseline} /> : <span class="muted">–</span>}</td>
-                  <td class="num">{(m?.outlier_score ?? f.outlier_score)?.toFixed(2) ?? '–'}</td>
-                  <td>{(m?.severity ?? f.severity) ? <span class={`sev sev-${m?.severity ?? f.severity}`}>{m?.severity ?? f.severity}</span> : '–'}</td>
-                  <td>
+                  </div>
+                  <div role="cell" class="c">{m ? <Minibars scores={m.scores} baseline={baseline} /> : <span class="muted">–</span>}</div>
+                  <div role="cell" class="c num">{(m?.outlier_score ?? f.outlier_score)?.toFixed(2) ?? '–'}</div>
+                  <div role="cell" class="c">{(m?.severity ?? f.severity) ? <span class={`sev sev-${m?.severity ?? f.severity}`}>{m?.severity ?? f.severity}</span> : '–'}</div>
+                  <div role="cell" class="c">
                     {s ? (
                       <span class="suggestion">
                         {s.chain_path} <span class={`level level-${s.level}`}>{s.level}</span> <span class="muted">{Math.round(s.confidence * 100)}%</span>
@@ -423,29 +424,29 @@ export function QueuePage() {
                     ) : (
                       <span class="muted">–</span>
                     )}
-                  </td>
-                  <td class="reason">{m?.reason ?? ''}</td>
-                  <td>
+                  </div>
+                  <div role="cell" class="c reason">{m?.reason ?? ''}</div>
+                  <div role="cell" class="c">
                     <span class={`review review-${f.review_status}`}>{f.review_status}</span>
-                  </td>
+                  </div>
                   {canReview && (
-                    <td class="actions">
+                    <div role="cell" class="c actions">
                       <button type="button" class="small" disabled={busy} onClick={() => void confirmOne(f)} aria-label={`Confirm ${where}`}>
                         Confirm
                       </button>
-                      <button type="button" class="small" disabled={busy} onClick={() => setModal({ kind: 'confirm-as', ids: [f.id] })} aria-label={`Confirm ${where} as another tag or level`}>
-                        As…
+                      <button type="button" class="small" disabled={busy} onClick={() => setModal({ kind: 'confirm-as', ids: [f.id] })} aria-label={`Change the tag or level of ${where}`}>
+                        Change…
                       </button>
                       <button type="button" class="small" disabled={busy} onClick={() => setModal({ kind: 'defer', ids: [f.id] })} aria-label={`Defer ${where}`}>
                         Defer
                       </button>
-                    </td>
+                    </div>
                   )}
-                </tr>
+                </div>
               );
             })}
-          </tbody>
-        </table>
+          </div>
+        </div>
       )}
       <nav class="pager" aria-label="Pages">
         {filters.cursor && (
