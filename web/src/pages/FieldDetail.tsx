@@ -173,7 +173,14 @@ export function FieldDetailPage({ id }: { id: string }) {
   );
 }
 
+type Snapshot = { chain_path?: string; level?: string; locked?: boolean; review_status?: string; reason?: string | null };
+
+/** A decision as a person reads it: before → after, and the reason of a deferral; anything else as key: value. */
 function summarize(details: Record<string, unknown>): string {
+  const before = details.before as Snapshot | undefined;
+  const after = details.after as Snapshot | undefined;
+  const show = (s: Snapshot) => [s.chain_path && `${s.chain_path} ${s.level ?? ''}${s.locked ? ' (locked)' : ''}`, s.review_status].filter(Boolean).join(', ');
+  if (before && after) return `${show(before)} → ${show(after)}${after.reason ? ` · reason: ${after.reason}` : ''}`;
   return Object.entries(details)
     .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
     .join(' · ');

@@ -425,7 +425,9 @@ export function QueuePage() {
                       <span class="muted">–</span>
                     )}
                   </div>
-                  <div role="cell" class="c reason">{m?.reason ?? ''}</div>
+                  <div role="cell" class="c reason" title={m?.reason}>
+                    {m?.reason ?? ''}
+                  </div>
                   <div role="cell" class="c">
                     <span class={`review review-${f.review_status}`}>{f.review_status}</span>
                   </div>
