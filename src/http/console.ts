@@ -35,8 +35,8 @@ const FILE_LIKE = /\/[^/]*\.[A-Za-z0-9]+$/;
 
 type HeaderTarget = { setHeader(name: string, value: string): unknown };
 
-function setHeaders(res: HeaderTarget, filePath: string): void {
-  const hashed = filePath.split(path.sep).includes('assets');
+function setHeaders(root: string, res: HeaderTarget, filePath: string): void {
+  const hashed = path.relative(root, filePath).startsWith(`assets${path.sep}`);
   res.setHeader('cache-control', hashed ? 'public, max-age=31536000, immutable' : 'no-cache');
   res.setHeader('x-content-type-options', 'nosniff');
   if (filePath.endsWith('.html')) {
@@ -58,7 +58,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
       globIgnore: ['**/index.html'],
       index: false,
       cacheControl: false,
-      setHeaders,
+      setHeaders: (res: HeaderTarget, filePath: string) => setHeaders(root, res, filePath),
     });
   }
 

@@ -35,6 +35,7 @@ export function ensureConsoleBuilt(): void {
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export async function launchBrowser(): Promise<{ browser: Browser; close(): Promise<void> }> {
+  if (!fs.existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: install Debian's (apt-get install -y chromium) or set CHROMIUM_PATH`);
   // playwright-core gives every launch a fresh, temporary profile (user-data dir) and removes it on close.
   const browser = await chromium.launch({
     executablePath: CHROMIUM,

@@ -3,8 +3,9 @@
  * row against the page's baseline, one-key decisions (j/k move, c confirm, d defer, x select, a accept a suggestion),
  * multi-select and batch confirm, confirm as another tag or level, defer with a reason.
  */
+import { Component } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { api, extras, ok, serverCapabilities, type Datasource, type FieldItem, type Level, type MinibarItem, type MinibarsResponse, type Tag } from '../api/client';
+import { api, extras, ok, serverCapabilities, type Datasource, type FieldItem, type Level, type MinibarItem, type MinibarsResponse, type Suggestion, type Tag } from '../api/client';
 import { session } from '../api/session';
 import { Dialog } from '../components/Dialog';
 import { Minibars } from '../components/Minibars';
@@ -248,6 +249,25 @@ export function QueuePage() {
     row?.scrollIntoView({ block: 'nearest' });
   }, [active]);
 
+  // One listener for every row's controls (a 500-row page would otherwise attach 2,500), found by data-action.
+  const onRowsClick = (event: MouseEvent) => {
+    const target = event.target as HTMLElement;
+    const rowEl = target.closest<HTMLElement>('[data-index]');
+    if (!rowEl || !rows) return;
+    const index = Number(rowEl.dataset.index);
+    const field = rows[index];
+    if (!field) return;
+    setActive(index);
+    const action = target.closest<HTMLElement>('[data-action]')?.dataset.action;
+    // Decisions wait for the one under way (the row buttons stay enabled, so a decision does not redraw every row).
+    if (!action || !canReview || (busy && action !== 'select')) return;
+    if (action === 'select') toggle(field.id);
+    else if (action === 'confirm') void confirmOne(field);
+    else if (action === 'change') setModal({ kind: 'confirm-as', ids: [field.id] });
+    else if (action === 'defer') setModal({ kind: 'defer', ids: [field.id] });
+    else if (action === 'accept') acceptSuggestion(field);
+  };
+
   const set = (changes: Record<string, string | undefined>) => navigate(urlOf(query, changes));
 
   return (
@@ -389,64 +409,21 @@ export function QueuePage() {
               {canReview && <div role="columnheader" class="c-decide">Decide</div>}
             </div>
           </div>
-          <div role="rowgroup" ref={table}>
-            {rows.map((f, i) => {
-              const m = metrics.get(f.id);
-              const s = suggestionOf(f);
-              const where = `${dsName.get(f.datasource_id) ?? 'data source'} · ${f.table_name} · ${f.field_name}`;
-              return (
-                <div role="row" aria-rowindex={i + 2} key={f.id} data-index={i} data-field-id={f.id} tabIndex={-1} class={i === active ? 'row active' : 'row'} aria-current={i === active ? 'true' : undefined} onClick={() => setActive(i)}>
-                  {canReview && (
-                    <div role="cell" class="c">
-                      <input type="checkbox" aria-label={`Select ${where}`} checked={selected.has(f.id)} onChange={() => toggle(f.id)} />
-                    </div>
-                  )}
-                  <div role="cell" class="c">
-                    <a href={`/fields/${f.id}`}>{where}</a>
-                  </div>
-                  <div role="cell" class="c">
-                    <span class="path">{f.classification_chain_path}</span> <span class={`level level-${f.level}`}>{f.level}</span>
-                    {f.lock_level && <span class="lock" title="Level locked by a reviewer"> 🔒</span>}
-                  </div>
-                  <div role="cell" class="c">{m ? <Minibars scores={m.scores} baseline={baseline} /> : <span class="muted">–</span>}</div>
-                  <div role="cell" class="c num">{(m?.outlier_score ?? f.outlier_score)?.toFixed(2) ?? '–'}</div>
-                  <div role="cell" class="c">{(m?.severity ?? f.severity) ? <span class={`sev sev-${m?.severity ?? f.severity}`}>{m?.severity ?? f.severity}</span> : '–'}</div>
-                  <div role="cell" class="c">
-                    {s ? (
-                      <span class="suggestion">
-                        {s.chain_path} <span class={`level level-${s.level}`}>{s.level}</span> <span class="muted">{Math.round(s.confidence * 100)}%</span>
-                        {canReview && (
-                          <button type="button" class="small" onClick={() => acceptSuggestion(f)} disabled={busy} aria-label={`Accept suggestion for ${where}`}>
-                            Accept
-                          </button>
-                        )}
-                      </span>
-                    ) : (
-                      <span class="muted">–</span>
-                    )}
-                  </div>
-                  <div role="cell" class="c reason" title={m?.reason}>
-                    {m?.reason ?? ''}
-                  </div>
-                  <div role="cell" class="c">
-                    <span class={`review review-${f.review_status}`}>{f.review_status}</span>
-                  </div>
-                  {canReview && (
-                    <div role="cell" class="c actions">
-                      <button type="button" class="small" disabled={busy} onClick={() => void confirmOne(f)} aria-label={`Confirm ${where}`}>
-                        Confirm
-                      </button>
-                      <button type="button" class="small" disabled={busy} onClick={() => setModal({ kind: 'confirm-as', ids: [f.id] })} aria-label={`Change the tag or level of ${where}`}>
-                        Change…
-                      </button>
-                      <button type="button" class="small" disabled={busy} onClick={() => setModal({ kind: 'defer', ids: [f.id] })} aria-label={`Defer ${where}`}>
-                        Defer
-                      </button>
-                    </div>
-                  )}
-                </div>
-              );
-            })}
+          <div role="rowgroup" ref={table} onClick={onRowsClick}>
+            {rows.map((f, i) => (
+              <Row
+                key={f.id}
+                index={i}
+                field={f}
+                metric={metrics.get(f.id)}
+                baseline={baseline}
+                suggestion={suggestionOf(f)}
+                where={`${dsName.get(f.datasource_id) ?? 'data source'} · ${f.table_name} · ${f.field_name}`}
+                active={i === active}
+                selected={selected.has(f.id)}
+                canReview={canReview}
+              />
+            ))}
           </div>
         </div>
       )}
@@ -557,4 +534,98 @@ function ConfirmAsDialog({ count, levels, onClose, onConfirm }: { count: number;
       </form>
     </Dialog>
   );
+}
+
+interface RowProps {
+  index: number;
+  field: FieldItem;
+  metric: MinibarItem | undefined;
+  baseline: MinibarsResponse['baseline_scores'] | undefined;
+  suggestion: Suggestion | null;
+  where: string;
+  active: boolean;
+  selected: boolean;
+  canReview: boolean;
+}
+
+/** One queue row. Re-rendered only when its own props change, so moving (j/k) or ticking one row redraws two, not 500. */
+class Row extends Component<RowProps> {
+  override shouldComponentUpdate(next: RowProps): boolean {
+    const p = this.props;
+    return (
+      p.field !== next.field ||
+      p.metric !== next.metric ||
+      p.baseline !== next.baseline ||
+      p.active !== next.active ||
+      p.selected !== next.selected ||
+      p.where !== next.where ||
+      p.index !== next.index ||
+      p.canReview !== next.canReview ||
+      p.suggestion?.tag_id !== next.suggestion?.tag_id ||
+      p.suggestion?.level !== next.suggestion?.level
+    );
+  }
+
+  override render() {
+    const { index, field: f, metric: m, baseline, suggestion: s, where, active, selected, canReview } = this.props;
+    const severity = m?.severity ?? f.severity;
+    return (
+      <div role="row" aria-rowindex={index + 2} data-index={index} data-field-id={f.id} tabIndex={-1} class={active ? 'row active' : 'row'}>
+        {canReview && (
+          <div role="cell" class="c">
+            <input type="checkbox" data-action="select" aria-label={`Select ${where}`} checked={selected} />
+          </div>
+        )}
+        <div role="cell" class="c">
+          <a href={`/fields/${f.id}`}>{where}</a>
+        </div>
+        <div role="cell" class="c">
+          <span class="path">{f.classification_chain_path}</span> <span class={`level level-${f.level}`}>{f.level}</span>
+          {f.lock_level && <span class="lock" title="Level locked by a reviewer"> 🔒</span>}
+        </div>
+        <div role="cell" class="c">
+          {m ? <Minibars scores={m.scores} baseline={baseline} /> : <span class="muted">–</span>}
+        </div>
+        <div role="cell" class="c num">
+          {(m?.outlier_score ?? f.outlier_score)?.toFixed(2) ?? '–'}
+        </div>
+        <div role="cell" class="c">
+          {severity ? <span class={`sev sev-${severity}`}>{severity}</span> : '–'}
+        </div>
+        <div role="cell" class="c">
+          {s ? (
+            <span class="suggestion">
+              {s.chain_path} <span class={`level level-${s.level}`}>{s.level}</span> <span class="muted">{Math.round(s.confidence * 100)}%</span>
+              {canReview && (
+                <button type="button" class="small" data-action="accept" aria-label={`Accept suggestion for ${where}`}>
+                  Accept
+                </button>
+              )}
+            </span>
+          ) : (
+            <span class="muted">–</span>
+          )}
+        </div>
+        <div role="cell" class="c reason" title={m?.reason}>
+          {m?.reason ?? ''}
+        </div>
+        <div role="cell" class="c">
+          <span class={`review review-${f.review_status}`}>{f.review_status}</span>
+        </div>
+        {canReview && (
+          <div role="cell" class="c actions">
+            <button type="button" class="small" data-action="confirm" aria-label={`Confirm ${where}`}>
+              Confirm
+            </button>
+            <button type="button" class="small" data-action="change" aria-label={`Change the tag or level of ${where}`}>
+              Change…
+            </button>
+            <button type="button" class="small" data-action="defer" aria-label={`Defer ${where}`}>
+              Defer
+            </button>
+          </div>
+        )}
+      </div>
+    );
+  }
 }
