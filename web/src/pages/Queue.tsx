@@ -205,43 +205,46 @@ export function QueuePage() {
       return next;
     });
 
-  // Keyboard: only when no dialog is open and the focus is not in a form control.
+  // Keyboard: only when no dialog is open and the focus is not in a form control. The handler is replaced on every
+  // render (a render follows each key in the same turn), so a quick run of keys never acts on a stale row.
+  const onKeyRef = useRef<(event: KeyboardEvent) => void>(() => undefined);
+  onKeyRef.current = (event: KeyboardEvent) => {
+    if (!rows || modal || event.metaKey || event.ctrlKey || event.altKey) return;
+    const target = event.target as HTMLElement;
+    if (target.closest('input, textarea, select, dialog, [contenteditable]')) return;
+    const field = rows[active];
+    switch (event.key) {
+      case 'j':
+        setActive((a) => Math.min(rows.length - 1, a + 1));
+        break;
+      case 'k':
+        setActive((a) => Math.max(0, a - 1));
+        break;
+      case 'x':
+        if (canReview && field) toggle(field.id);
+        break;
+      case 'c':
+        if (canReview && field && !busy) void confirmOne(field);
+        break;
+      case 'd':
+        if (canReview && field) setModal({ kind: 'defer', ids: [field.id] });
+        break;
+      case 'a':
+        if (canReview && field && !busy) acceptSuggestion(field);
+        break;
+      case 'Enter':
+        if (field && target.getAttribute('role') === 'row') navigate(`/fields/${field.id}`);
+        break;
+      default:
+        return;
+    }
+    event.preventDefault();
+  };
   useEffect(() => {
-    const onKey = (event: KeyboardEvent) => {
-      if (!rows || modal || event.metaKey || event.ctrlKey || event.altKey) return;
-      const target = event.target as HTMLElement;
-      if (target.closest('input, textarea, select, dialog, [contenteditable]')) return;
-      const field = rows[active];
-      switch (event.key) {
-        case 'j':
-          setActive((a) => Math.min(rows.length - 1, a + 1));
-          break;
-        case 'k':
-          setActive((a) => Math.max(0, a - 1));
-          break;
-        case 'x':
-          if (canReview && field) toggle(field.id);
-          break;
-        case 'c':
-          if (canReview && field && !busy) void confirmOne(field);
-          break;
-        case 'd':
-          if (canReview && field) setModal({ kind: 'defer', ids: [field.id] });
-          break;
-        case 'a':
-          if (canReview && field && !busy) acceptSuggestion(field);
-          break;
-        case 'Enter':
-          if (field && target.getAttribute('role') === 'row') navigate(`/fields/${field.id}`);
-          break;
-        default:
-          return;
-      }
-      event.preventDefault();
-    };
+    const onKey = (event: KeyboardEvent) => onKeyRef.current(event);
     document.addEventListener('keydown', onKey);
     return () => document.removeEventListener('keydown', onKey);
-  });
+  }, []);
 
   useEffect(() => {
     const row = table.current?.querySelector<HTMLDivElement>(`[data-index="${active}"]`);
