@@ -12,6 +12,7 @@ import type { Config } from './config.js';
 import { migrateToLatest, type Database } from './db/database.js';
 import { AccessLog } from './http/access-log.js';
 import { registerAuthentication } from './http/authentication.js';
+import { consoleRoutes } from './http/console.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { batchedStdout } from './http/log-destination.js';
 import { LOG_SERIALIZERS } from './http/log-serializers.js';
@@ -103,6 +104,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     },
     { prefix: '/api/v1' },
   );
+  await app.register(consoleRoutes);
 
   return app;
 }

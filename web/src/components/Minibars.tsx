@@ -1,0 +1,52 @@
+/** Six small bars: each axis score (0–1, higher fits better) against the list's baseline, drawn as SVG (no inline styles). */
+export const AXES = ['category_anchor', 'centroid', 'peer_mean', 'nearest', 'lower_quartile', 'farthest'] as const;
+export type Axis = (typeof AXES)[number];
+export const AXIS_LABELS: Record<Axis, string> = {
+  category_anchor: 'Category anchor',
+  centroid: 'Level centroid',
+  peer_mean: 'Peer mean',
+  nearest: 'Nearest field',
+  lower_quartile: 'Lower quartile',
+  farthest: 'Farthest peer',
+};
+
+const W = 10;
+const GAP = 3;
+const H = 24;
+
+export function Minibars({ scores, baseline }: { scores: Record<Axis, number>; baseline: Record<Axis, number> | undefined }) {
+  const label = AXES.map((a) => `${AXIS_LABELS[a]} ${scores[a].toFixed(2)}${baseline ? ` (list ${baseline[a].toFixed(2)})` : ''}`).join(', ');
+  const width = AXES.length * (W + GAP);
+  // Few elements per row (a 500-row page draws 500 of these): one track, six bars, one path for the baseline ticks.
+  let ticks = '';
+  return (
+    <svg class="minibars" width={width} height={H} viewBox={`0 0 ${width} ${H}`} role="img" aria-label={label}>
+      <rect class="track" x={0} y={0} width={width} height={H} />
+      {AXES.map((axis, i) => {
+        const v = Math.max(0, Math.min(1, scores[axis]));
+        const h = Math.max(1, Math.round(v * H));
+        const low = baseline !== undefined && v < baseline[axis] - 0.15;
+        if (baseline) ticks += `M${i * (W + GAP) - 1} ${Math.min(H - 1, Math.round((1 - Math.max(0, Math.min(1, baseline[axis]))) * H))}h${W + 2}`;
+        return <rect key={axis} class={low ? 'bar low' : 'bar'} x={i * (W + GAP)} y={H - h} width={W} height={h} />;
+      })}
+      {baseline && <path class="base" d={ticks} />}
+    </svg>
+  );
+}
+
+/** A labelled horizontal bar for a value out of a maximum (quota usage, review progress). */
+export function UsageBar({ label, value, max }: { label: string; value: number; max: number | null }) {
+  const share = max === null || max === 0 ? 0 : Math.min(1, value / max);
+  return (
+    <div class="usage">
+      <span class="usage-label">{label}</span>
+      <svg class="usage-bar" viewBox="0 0 100 8" preserveAspectRatio="none" role="img" aria-label={`${label}: ${value} of ${max ?? 'unlimited'}`}>
+        <rect class="track" x={0} y={0} width={100} height={8} />
+        <rect class={share >= 1 ? 'bar full' : 'bar'} x={0} y={0} width={share * 100} height={8} />
+      </svg>
+      <span class="usage-value">
+        {value} / {max ?? '∞'}
+      </span>
+    </div>
+  );
+}
