@@ -41,6 +41,7 @@ const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-bench-console-'));
 const config = loadConfig({ DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}`, FIELDLENS_ADMIN_PASSWORD: PASSWORD, FIELDLENS_SAMPLE_DATA: 'off', LOG_LEVEL: 'warn' });
 const database = openDatabase(config.database);
 const app = await buildApp({ config, database });
+await app.services.bootstrap();
 await app.listen({ port: 0, host: '127.0.0.1' });
 const base = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
 
@@ -66,7 +67,7 @@ try {
     const fields = Array.from({ length: n }, (_, j) => ({ table_name: `t_${(i + j) % 97}`, field_name: `c_${i + j}`, data_type: 'text', classification_chain_path: paths[(i + j) % paths.length] }));
     await call('POST', '/api/v1/fields/import', token, { datasource_id: sources[(i / CHUNK) % 2], fields });
   }
-  await app.services.metrics.drain(30 * 60_000);
+  await app.services.metricsWorker.drain(30 * 60_000);
   console.log(`load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')} on ${os.cpus().length} cores`);
   console.log(`catalog: ${FIELDS} fields imported and scored in ${((performance.now() - started) / 1000).toFixed(1)} s`);
 

@@ -49,7 +49,7 @@ describe('web console [sqlite]', () => {
     await importOk(t.app, token, crm, crmCatalog());
     bulk = await createDatasource(t.app, token, 'warehouse');
     await importOk(t.app, token, bulk, manyFields(520, 'wh'));
-    await t.app.services.metrics.drain();
+    await t.app.services.metricsWorker.drain();
     reviewer = await createUser(t.app, ['operator'], { token, username: 'rita-reviewer' });
     observer = await createUser(t.app, ['observer'], { token, username: 'otto-observer' });
     ({ browser, close: closeBrowser } = await launchBrowser());
