@@ -159,7 +159,9 @@ function voteWeight(similarity: number): number {
 }
 
 const CONFIRMED_WEIGHT = 7;
-const ANCHOR_WEIGHT = 0.6;
+const ANCHOR_WEIGHT = 0.45;
+/** Below this cosine an anchor alone (no other evidence anywhere) does not pick a tag. */
+const ANCHOR_ALONE_MIN = 0.5;
 
 function resolveLeaf(ctx: ClassifierContext, name: string): ContextLeaf | undefined {
   const direct = ctx.byName.get(name);
@@ -257,7 +259,7 @@ export function scoreField(input: ClassifyInput & { readonly confirmed?: readonl
   }
 
   // Embedding anchor: a small pull towards the tags whose anchors are nearest, one factor among many.
-  if (input.embedding) applyAnchors(ctx, input.embedding, cand);
+  if (input.embedding) applyAnchors(ctx, input.embedding, cand, cands.size > 0);
 
   // The data-type gate removes tags that cannot hold this type.
   const ruledOut: Evidence[] = [];
@@ -319,7 +321,7 @@ function applyValues(values: ValueSummary, add: (leaf: string, f: EvidenceFactor
   }
 }
 
-function applyAnchors(ctx: ClassifierContext, embedding: Float32Array, cand: (leaf: ContextLeaf) => Candidate): void {
+function applyAnchors(ctx: ClassifierContext, embedding: Float32Array, cand: (leaf: ContextLeaf) => Candidate, otherEvidence: boolean): void {
   const sims: Array<{ leaf: ContextLeaf; sim: number }> = [];
   for (const leaf of ctx.leaves) {
     const a = leaf.anchor;
@@ -333,6 +335,8 @@ function applyAnchors(ctx: ClassifierContext, embedding: Float32Array, cand: (le
   const ref = (sims[3] as { sim: number }).sim;
   const span = (sims[0] as { sim: number }).sim - ref;
   if (span <= 1e-6) return;
+  // Alone, a weak anchor is a guess; the type's technical default (low confidence) is the honester answer.
+  if (!otherEvidence && (sims[0] as { sim: number }).sim < ANCHOR_ALONE_MIN) return;
   for (const { leaf, sim } of sims.slice(0, 3)) {
     const score = ANCHOR_WEIGHT * ((sim - ref) / span);
     if (score <= 0.05) continue;
