@@ -231,7 +231,7 @@ export function scoreField(input: ClassifyInput & { readonly confirmed?: readonl
   if (prior !== undefined) add(prior, 'data_type', named ? 0.3 : 0.9, `declared type ${family} suggests ${prior.toLowerCase()}`);
 
   // Confirmed neighbours vote, weighted by similarity: each confirmation teaches the classifier.
-  const confirmed = ctx.confirmed ?? (input as { confirmed?: readonly ConfirmedNeighbour[] }).confirmed ?? [];
+  const confirmed = input.confirmed ?? ctx.confirmed ?? [];
   const votes = new Map<number, { weight: number; count: number; best: number }>();
   for (const c of confirmed) {
     const w = voteWeight(c.similarity);
@@ -285,7 +285,7 @@ export function scoreField(input: ClassifyInput & { readonly confirmed?: readonl
   const raw = rawConfidence(top, runnerUp);
   const confidence = Math.round(calibrate(raw) * 1000) / 1000;
 
-  const level = chooseLevel(ctx, best, values, votes);
+  const level = chooseLevel(ctx, best, values, votes, confirmed);
   const forWinner = best.evidence.filter((e) => e.score !== 0 || best.total <= 0).sort((a, b) => Math.abs(b.score) - Math.abs(a.score));
   const evidence = [...forWinner, ...level.evidence, ...ruledOut.sort((a, b) => a.score - b.score).slice(0, 2)];
   return {
@@ -361,6 +361,7 @@ function chooseLevel(
   best: Candidate,
   values: ValueSummary,
   votes: ReadonlyMap<number, { weight: number; count: number; best: number }>,
+  confirmed: readonly ConfirmedNeighbour[],
 ): { level: string; evidence: Evidence[] } {
   let level = best.leaf.default_level;
   const evidence: Evidence[] = [];
@@ -368,7 +369,7 @@ function chooseLevel(
   // Near-identical confirmed fields of the same tag carry the level reviewers chose for it.
   if (votes.has(best.leaf.id)) {
     const levelVotes = new Map<string, number>();
-    for (const c of ctx.confirmed ?? []) {
+    for (const c of confirmed) {
       if (c.tag_id !== best.leaf.id || !c.level || c.similarity < 0.9 || !ctx.levelRank.has(c.level)) continue;
       levelVotes.set(c.level, (levelVotes.get(c.level) ?? 0) + voteWeight(c.similarity));
     }
