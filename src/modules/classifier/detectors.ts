@@ -416,6 +416,8 @@ export function summarizeValues(samples: readonly unknown[] | undefined): ValueS
   const counts = new Map<ValueKind, number>();
   let considered = 0;
   if (samples) {
+    // Local to the call: no sample value outlives it in module state.
+    const detectCache = new Map<string, ValueKind>();
     const seen = new Set<string>();
     for (const raw of samples) {
       if (considered >= MAX_SAMPLES) break;
@@ -445,7 +447,6 @@ export function summarizeValues(samples: readonly unknown[] | undefined): ValueS
       counts.set(kind, (counts.get(kind) ?? 0) + 1);
       considered++;
     }
-    detectCache.clear();
   }
   let majority: ValueKind | null = null;
   let best = 0;
@@ -459,8 +460,6 @@ export function summarizeValues(samples: readonly unknown[] | undefined): ValueS
   // Free text and mixed values are a majority of their own kind only if nothing else is.
   return { considered, counts, majority: share >= MAJORITY ? majority : null, majorityShare: share };
 }
-
-const detectCache = new Map<string, ValueKind>();
 
 /**
  * A stable summary of the value formats of a column, e.g. `email:0.9,other:0.1`, for "value format changed"
