@@ -1,6 +1,8 @@
 /**
- * buildApp: one Fastify instance with the error model, authentication, OpenAPI and every module.
- * The caller owns the database (opens it before, closes it after app.close()).
+ * buildApp: one Fastify instance with the error model, authentication, OpenAPI and every module, on a migrated
+ * database. It seeds nothing and starts no background work: the caller runs `app.services.bootstrap()` and
+ * `app.services.startWorkers()` (server.ts does both; tests opt in). The caller owns the database (opens it before,
+ * closes it after app.close()).
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';

@@ -3,10 +3,10 @@
  * (CONTRACT §1, docs/license.md). Exit codes: 0 success; 1 the operation failed or the license is not
  * valid; 2 usage error (unknown command, missing or malformed option).
  */
-import { randomUUID, createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { randomUUID, generateKeyPairSync } from 'node:crypto';
 import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { loadPublicKeyPem } from '../modules/license/public-key.js';
 import { parseArgs } from 'node:util';
 import {
   FEATURE_KEYS,
@@ -97,37 +97,6 @@ export async function runLicenseCommand(args: string[], out: LicenseCommandOutpu
   }
 }
 
-/**
- * Reads an Ed25519 public key given as PEM text or as the path of a PEM file (the form of
- * FIELDLENS_LICENSE_PUBLIC_KEY) and returns it as SPKI PEM. Throws an Error with a one-line reason.
- */
-export function loadPublicKeyPem(value: string): string {
-  const trimmed = value.trim();
-  if (trimmed === '') throw new Error('the license public key is empty');
-  let pem: string;
-  if (trimmed.startsWith('-----BEGIN')) {
-    // Environment variables often carry PEM with literal "\n" sequences instead of line breaks.
-    pem = trimmed.includes('\n') ? trimmed : trimmed.replace(/\\n/g, '\n');
-  } else {
-    let text: Buffer;
-    try {
-      text = readFileSync(trimmed);
-    } catch (error) {
-      throw new Error(`cannot read the license public key file ${trimmed}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
-    }
-    if (text.byteLength > MAX_KEY_FILE_BYTES) throw new Error(`the license public key file ${trimmed} is too large to be a PEM key`);
-    pem = text.toString('utf8');
-  }
-  if (pem.includes('PRIVATE KEY')) throw new Error('a license public key was expected, but a private key was given');
-  let key;
-  try {
-    key = createPublicKey({ key: pem, format: 'pem' });
-  } catch {
-    throw new Error('the license public key is not a readable PEM public key');
-  }
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error('the license public key must be an Ed25519 key');
-  return key.export({ type: 'spki', format: 'pem' }) as string;
-}
 
 /** The key the service trusts: FIELDLENS_LICENSE_PUBLIC_KEY when set (and non-empty), else the built-in vendor key. */
 export function resolveLicensePublicKey(env: Readonly<Record<string, string | undefined>>): { pem: string; source: string } {

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type MigrationResultSet, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type MigrationResultSet, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrationFactories, type DialectKind } from './migrations/index.js';
@@ -30,7 +30,7 @@ export interface Database {
   /**
    * Runs a compiled SELECT and answers its rows as arrays of column values, in select-list order. For reads of
    * hundreds of wide rows on a hot path, where the driver's building of an object per row costs more than the read
-   * itself (500 rows of `field_metrics` on SQLite: 12.5 ms as objects, 4.5 ms as arrays).
+   * itself (figures in docs/benchmarks.md).
    */
   selectArrays(query: CompiledQuery): Promise<unknown[][]>;
   /** Throws when the database does not answer. */
@@ -234,4 +234,19 @@ export function decodeVector(bytes: Uint8Array): Float32Array {
   const copy = new Uint8Array(bytes.byteLength);
   copy.set(bytes);
   return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
+}
+
+/**
+ * For a background worker's transaction: on PostgreSQL, waiting for a row lock longer than `ms` fails the statement
+ * (the worker retries on its next round). Writers serving requests therefore never wait long for a worker, and in a
+ * lock cycle the worker gives up before PostgreSQL's deadlock detection (after 1 s) could pick the request's
+ * transaction as the victim. SQLite serialises writers: nothing to do.
+ */
+export async function yieldLocksAfter(trx: Tx, ms: number): Promise<void> {
+  if (isPostgres(trx)) await sql`select set_config('lock_timeout', ${`${Math.round(ms)}ms`}, true)`.execute(trx);
+}
+
+/** Whether a query runner (the database or a transaction) talks to PostgreSQL; for the few statements that differ. */
+export function isPostgres(db: Queryable): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }

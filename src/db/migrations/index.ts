@@ -7,6 +7,8 @@ import { initial } from './0001-initial.js';
 import { metrics } from './0005-metrics.js';
 import { metricsQueueOrder } from './0006-metrics-queue-order.js';
 import { metricsNearestName } from './0007-metrics-nearest-name.js';
+import { catalogChanges } from './0008-catalog-changes.js';
+import { classification } from './0009-classification.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
 export type MigrationFactory = (kind: DialectKind) => Migration;
@@ -16,4 +18,6 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0005-metrics', metrics],
   ['0006-metrics-queue-order', metricsQueueOrder],
   ['0007-metrics-nearest-name', metricsNearestName],
+  ['0008-catalog-changes', catalogChanges],
+  ['0009-classification', classification],
 ];

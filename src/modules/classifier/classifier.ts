@@ -65,6 +65,8 @@ export interface ClassifyInput {
   readonly data_type?: string | null;
   readonly comment?: string | null;
   readonly sample_values?: readonly unknown[] | null;
+  /** The formats of samples seen earlier (summaryFromFingerprint of a stored fingerprint), when there are none now. */
+  readonly value_summary?: ValueSummary | null;
   /** Unit-length embedding of the field (same embedder as the tag anchors). */
   readonly embedding?: Float32Array | null;
 }
@@ -222,7 +224,7 @@ export function scoreField(input: ClassifyInput & { readonly confirmed?: readonl
 
   // Sample values: the majority kind proves its tag and marks down the tags it contradicts.
   const family = typeFamily(input.data_type);
-  const values = summarizeValues(input.sample_values ?? undefined);
+  const values = input.sample_values && input.sample_values.length > 0 ? summarizeValues(input.sample_values) : (input.value_summary ?? summarizeValues(undefined));
   applyValues(values, add, cands);
 
   // The declared type: a weak prior when it is telling (boolean → flag, timestamp → time).

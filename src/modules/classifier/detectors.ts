@@ -475,3 +475,30 @@ export function formatFingerprint(samples: readonly unknown[] | undefined): stri
     .map(([k, share]) => `${k}:${share}`)
     .join(',');
 }
+
+const KINDS = new Set<string>(Object.keys(KIND_PHRASE));
+
+/**
+ * The value summary a stored fingerprint stands for (shares in tenths, as formatFingerprint rounds them), so that a
+ * field can be classified again without its samples, which are never stored. Null for no or an unreadable fingerprint.
+ */
+export function summaryFromFingerprint(fingerprint: string | null | undefined): ValueSummary | null {
+  if (!fingerprint) return null;
+  const counts = new Map<ValueKind, number>();
+  for (const part of fingerprint.split(',')) {
+    const [kind, share] = part.split(':');
+    const n = Math.round(Number(share) * 10);
+    if (kind === undefined || !KINDS.has(kind) || !Number.isFinite(n) || n <= 0) return null;
+    counts.set(kind as ValueKind, n);
+  }
+  let majority: ValueKind | null = null;
+  let best = 0;
+  for (const [k, c] of counts) {
+    if (c > best) {
+      best = c;
+      majority = k;
+    }
+  }
+  const share = best / 10;
+  return { considered: 10, counts, majority: share >= MAJORITY ? majority : null, majorityShare: share };
+}

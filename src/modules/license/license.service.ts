@@ -15,7 +15,7 @@ import type { Database, Queryable, Tx } from '../../db/database.js';
 import type { Caller } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
 import type { Actor, AuditService } from '../audit/audit.service.js';
-import { putSettingIfAbsent } from '../settings/settings.repository.js';
+import { putSettingIfAbsent } from '../../db/settings.js';
 import type { LicenseGate, QuotaResource } from './license.gate.js';
 import { LICENSE_FILE_EXTENSION, LicenseFileError, isIsoTimestamp, verifyLicenseFile, type FeatureKey, type LicensePayload, type SkuTier } from './license-file.js';
 import * as repo from './license.repository.js';
