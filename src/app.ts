@@ -15,6 +15,7 @@ import { registerAuthentication } from './http/authentication.js';
 import { registerErrorHandler } from './http/error-handler.js';
 import { batchedStdout } from './http/log-destination.js';
 import { LOG_SERIALIZERS } from './http/log-serializers.js';
+import { requestValidatorCompiler } from './http/validation.js';
 import { registerOpenApi } from './http/openapi.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
@@ -64,8 +65,9 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
   });
+  // Bodies are validated as sent, query strings and parameters coerced from text; no NUL, bounded integers.
+  app.setValidatorCompiler(requestValidatorCompiler());
 
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);

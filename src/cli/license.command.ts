@@ -1,6 +1,6 @@
 /**
  * `fieldlens license keygen | issue | inspect` — the vendor's tools for the signed license file
- * (CONTRACT §1, docs/license.md). Exit codes: 0 success; 1 the operation failed or the license is not
+ * (docs/license.md) — and `reset-clock`, the operator's recovery from a far-future clock. Exit codes: 0 success; 1 the operation failed or the license is not
  * valid; 2 usage error (unknown command, missing or malformed option).
  */
 import { randomUUID, generateKeyPairSync } from 'node:crypto';
@@ -24,6 +24,7 @@ import {
 } from '../modules/license/license-file.js';
 import { DAY_MS, TRIAL_DURATION_DAYS, TRIAL_QUOTAS, computeLicenseState } from '../modules/license/tiers.js';
 import { VENDOR_LICENSE_PUBLIC_KEY_PEM } from '../modules/license/vendor-public-key.js';
+import { resetLicenseClock } from './license-clock.command.js';
 
 /** Where the command writes; each string already ends in a newline. */
 export interface LicenseCommandOutput {
@@ -47,6 +48,7 @@ const USAGE = `Usage:
         [--not-before ISO8601] [--max-datasources N] [--max-users N] [--feature KEY=true|false]...
         [--status active|suspended] [--license-id ID] --out FILE${LICENSE_FILE_EXTENSION}
   fieldlens license inspect FILE [--public-key FILE]
+  fieldlens license reset-clock      (operator: lower the stored latest-seen time to now, audited)
 
 TIER: ${SKU_TIERS.join(', ')}.  KEY: ${FEATURE_KEYS.join(', ')}.
 Timestamps need a time zone, e.g. 2027-01-31T23:59:59Z.
@@ -67,13 +69,16 @@ export async function runLicenseCommand(args: string[], out: LicenseCommandOutpu
         return await issue(rest, out, now);
       case 'inspect':
         return await inspect(rest, out, options.env ?? process.env, now);
+      case 'reset-clock':
+        if (rest.length > 0) throw new UsageError('reset-clock takes no arguments');
+        return await resetLicenseClock(out, { env: options.env ?? process.env, clock: { now } });
       case 'help':
       case '--help':
       case '-h':
         out.stdout(USAGE);
         return 0;
       case undefined:
-        throw new UsageError('a command is required: keygen, issue or inspect');
+        throw new UsageError('a command is required: keygen, issue, inspect or reset-clock');
       default:
         throw new UsageError(`unknown command "${command}"`);
     }

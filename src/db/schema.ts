@@ -32,8 +32,12 @@ export interface UsersTable {
 
 export interface LoginAttemptsTable {
   username_key: string;
+  /** Consecutive failed password checks. */
   failures: number;
+  /** Attempts claimed whose password check has not finished yet. */
+  pending: ColumnType<number, number | undefined, number>;
   locked_until: string | null;
+  /** When the last attempt was claimed. */
   last_failed_at: string;
 }
 

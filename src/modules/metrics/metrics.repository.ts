@@ -3,7 +3,7 @@
  * (`metrics_queue`, worked through src/db/work-queue.ts) and the catalog change log the triggers write
  * (`catalog_changes`). The `fields` table is the fields module's: this module reads and writes it through its service.
  */
-import { CompiledQuery } from 'kysely';
+import { CompiledQuery, sql } from 'kysely';
 import type { Database, DialectKind, Queryable } from '../../db/database.js';
 import type { FieldMetricsTable } from '../../db/schema.js';
 import { RAW_COLUMNS, SCORE_COLUMNS } from './axes.js';
@@ -94,7 +94,8 @@ export async function enqueueAll(db: Queryable, now: string, token: string): Pro
   await db
     .insertInto('metrics_queue')
     .columns(['field_id', 'token', 'enqueued_at'])
-    .expression((eb) => eb.selectFrom('fields as f').select((s) => ['f.id', s.val(token).as('token'), s.val(now).as('enqueued_at')]))
+    // The WHERE keeps SQLite from reading ON CONFLICT as a join condition of the SELECT.
+    .expression((eb) => eb.selectFrom('fields as f').select((s) => ['f.id', s.val(token).as('token'), s.val(now).as('enqueued_at')]).where(sql<boolean>`true`))
     .onConflict((oc) => oc.column('field_id').doUpdateSet({ token, enqueued_at: now, claimed_by: null, claimed_at: null }))
     .execute();
 }

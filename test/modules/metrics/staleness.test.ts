@@ -95,6 +95,23 @@ describeEachDatabase('staleness from the change log', (kind) => {
   });
 });
 
+describeEachDatabase('staleness of a bulk load', (kind) => {
+  let t: TestApp | undefined;
+  after(async () => t?.close());
+
+  it('a load larger than a fifth of the catalog enqueues the whole catalog at once, and every field gets its metrics', async () => {
+    t = await buildTestApp(kind);
+    const admin = await adminToken(t.app);
+    const bulk: FieldInput[] = Array.from({ length: 2100 }, (_, i) => ({ table_name: `bulk_${i % 30}`, field_name: `c_${i}`, data_type: 'text', classification_chain_path: TIMESTAMP }));
+    await importOk(t.app, admin, await createDatasource(t.app, admin), bulk);
+    assert.equal(await pending(t.app, admin), bulk.length);
+    await t.app.services.metricsWorker.drain();
+    assert.equal(await pending(t.app, admin), 0);
+    const computed = await t.database.db.selectFrom('field_metrics').select((s) => s.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+    assert.equal(Number(computed.n), bulk.length);
+  });
+});
+
 describeEachDatabase('staleness after the sample data is removed', (kind) => {
   const vendor = keyPair();
   let t: TestApp | undefined;
