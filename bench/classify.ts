@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEmbedder } from '../src/embeddings/embedder.js';
-import { fitIsotonic } from '../src/modules/classifier/calibration.js';
+import { calibrate, fitIsotonic } from '../src/modules/classifier/calibration.js';
 import { buildClassifierContext, scoreField, type ClassifierContext, type ClassifyInput } from '../src/modules/classifier/classifier.js';
 import { flattenTaxonomy, leafChainPaths } from '../src/modules/taxonomy/default-taxonomy.js';
 import { samplesFor } from './classify/samples.js';
@@ -208,20 +208,7 @@ function runSet(name: string, fields: BenchField[], ctx: ClassifierContext, embe
     const c = process.cpuUsage(c0);
     elapsed = (c.user + c.system) * 1000;
   }
-  const buckets = [0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0001];
-  const calibration = [];
-  for (let b = 0; b + 1 < buckets.length; b++) {
-    const lo = buckets[b] as number;
-    const hi = buckets[b + 1] as number;
-    const inB = confs.filter((x) => x.c >= lo && x.c < hi);
-    if (inB.length === 0) continue;
-    calibration.push({
-      bucket: `${lo.toFixed(2)}–${Math.min(1, hi).toFixed(2)}`,
-      n: inB.length,
-      meanConfidence: inB.reduce((s, x) => s + x.c, 0) / inB.length,
-      right: inB.filter((x) => x.right).length / inB.length,
-    });
-  }
+  const calibration = bucketize(confs);
   return {
     name,
     fields: fields.length,
@@ -236,6 +223,32 @@ function runSet(name: string, fields: BenchField[], ctx: ClassifierContext, embe
     points,
     misses,
   };
+}
+
+/** Confidence bucket → share right. */
+function bucketize(confs: ReadonlyArray<{ c: number; right: boolean }>): SetResult['calibration'] {
+  const buckets = [0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0001];
+  const out: SetResult['calibration'] = [];
+  for (let b = 0; b + 1 < buckets.length; b++) {
+    const lo = buckets[b] as number;
+    const hi = buckets[b + 1] as number;
+    const inB = confs.filter((x) => x.c >= lo && x.c < hi);
+    if (inB.length === 0) continue;
+    out.push({
+      bucket: `${lo.toFixed(2)}–${Math.min(1, hi).toFixed(2)}`,
+      n: inB.length,
+      meanConfidence: inB.reduce((s, x) => s + x.c, 0) / inB.length,
+      right: inB.filter((x) => x.right).length / inB.length,
+    });
+  }
+  return out;
+}
+
+function printCalibration(title: string, rows: SetResult['calibration']): void {
+  console.log(`\n${title}:`);
+  console.log('| confidence | fields | mean confidence | share right | gap |');
+  console.log('|---|---|---|---|---|');
+  for (const c of rows) console.log(`| ${c.bucket} | ${c.n} | ${c.meanConfidence.toFixed(3)} | ${c.right.toFixed(3)} | ${((c.right - c.meanConfidence) * 100).toFixed(1)} pt${c.n >= 30 ? '' : ' (n<30)'} |`);
 }
 
 function fmt(x: number): string {
@@ -270,13 +283,17 @@ async function main(): Promise<void> {
   for (const r of results) {
     console.log(`| ${r.name} | ${r.fields} | ${r.scored} | ${fmt(r.accuracy)} | ${fmt(r.baselineAccuracy)} | ${r.negatives} | ${fmt(r.fpRate)} | ${fmt(r.baselineFpRate)} | ${Math.round(r.fieldsPerSecond).toLocaleString('en')} |`);
   }
-  for (const r of results) {
-    console.log(`\nCalibration, ${r.name} (scored fields):`);
-    console.log('| confidence | fields | mean confidence | share right | gap |');
-    console.log('|---|---|---|---|---|');
-    for (const c of r.calibration) console.log(`| ${c.bucket} | ${c.n} | ${c.meanConfidence.toFixed(3)} | ${c.right.toFixed(3)} | ${((c.right - c.meanConfidence) * 100).toFixed(1)} pt${c.n >= 30 ? '' : ' (n<30)'} |`);
-  }
+  for (const r of results) printCalibration(`Calibration, ${r.name} (scored fields)`, r.calibration);
   const own = results[0] as SetResult;
+  // The shipped calibration is fitted on the whole own set; two-fold cross-validation shows it out of sample.
+  const cv: Array<{ c: number; right: boolean }> = [];
+  for (const fold of [0, 1]) {
+    const table = fitIsotonic(own.points.filter((_, i) => i % 2 !== fold), 30);
+    own.points.forEach((p, i) => {
+      if (i % 2 === fold) cv.push({ c: calibrate(p.raw, table), right: p.right });
+    });
+  }
+  printCalibration('Calibration, own set, two-fold cross-validated (fit on one half, measured on the other)', bucketize(cv));
   if (args.has('--errors')) {
     console.log(`\nOwn-set misses (${own.misses.length}):`);
     for (const m of own.misses) console.log(`  ${m}`);

@@ -9,15 +9,15 @@ export type CalibrationTable = ReadonlyArray<readonly [number, number]>;
 /** Fitted by `npx tsx bench/classify.ts --fit` on bench/classify/own-set; re-fit when the rules change. */
 export const CALIBRATION: CalibrationTable = [
   // Fitted 2026-11-23 on the 829 own-set fields (blocks of ≥ 30 fields).
-  [0.417, 0.5],
-  [0.898, 0.767],
-  [1.299, 0.867],
-  [1.68, 0.933],
-  [2.01, 0.933],
-  [2.403, 0.958],
-  [3.304, 0.983],
-  [4.102, 0.99],
-  [10.701, 0.99],
+  [0.447, 0.567],
+  [0.957, 0.833],
+  [1.523, 0.917],
+  [1.971, 0.933],
+  [2.311, 0.956],
+  [2.643, 0.967],
+  [3.362, 0.981],
+  [4.129, 0.99],
+  [10.604, 0.99],
 ];
 
 /** The raw confidence score from the winner's and the runner-up's totals. */

@@ -11,7 +11,7 @@ import { buildPhrases, NameMatcher, nameEvidence, type NameMatch } from './name-
 import { KIND_RULES } from './value-evidence.js';
 
 /** Bumped whenever the classifier's output can change for the same input, so stored results are re-evaluated. */
-export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.0.0';
+export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.1.0';
 
 export type EvidenceFactor = 'name' | 'table' | 'comment' | 'data_type' | 'values' | 'confirmed_fields' | 'anchor';
 
@@ -161,7 +161,9 @@ function voteWeight(similarity: number): number {
 }
 
 const CONFIRMED_WEIGHT = 7;
-const ANCHOR_WEIGHT = 0.6;
+const ANCHOR_WEIGHT = 0.45;
+/** Below this cosine an anchor alone (no other evidence anywhere) does not pick a tag. */
+const ANCHOR_ALONE_MIN = 0.5;
 
 function resolveLeaf(ctx: ClassifierContext, name: string): ContextLeaf | undefined {
   const direct = ctx.byName.get(name);
@@ -231,7 +233,7 @@ export function scoreField(input: ClassifyInput & { readonly confirmed?: readonl
   if (prior !== undefined) add(prior, 'data_type', named ? 0.3 : 0.9, `declared type ${family} suggests ${prior.toLowerCase()}`);
 
   // Confirmed neighbours vote, weighted by similarity: each confirmation teaches the classifier.
-  const confirmed = ctx.confirmed ?? (input as { confirmed?: readonly ConfirmedNeighbour[] }).confirmed ?? [];
+  const confirmed = input.confirmed ?? ctx.confirmed ?? [];
   const votes = new Map<number, { weight: number; count: number; best: number }>();
   for (const c of confirmed) {
     const w = voteWeight(c.similarity);
@@ -259,7 +261,7 @@ export function scoreField(input: ClassifyInput & { readonly confirmed?: readonl
   }
 
   // Embedding anchor: a small pull towards the tags whose anchors are nearest, one factor among many.
-  if (input.embedding) applyAnchors(ctx, input.embedding, cand);
+  if (input.embedding) applyAnchors(ctx, input.embedding, cand, cands.size > 0);
 
   // The data-type gate removes tags that cannot hold this type.
   const ruledOut: Evidence[] = [];
@@ -285,7 +287,7 @@ export function scoreField(input: ClassifyInput & { readonly confirmed?: readonl
   const raw = rawConfidence(top, runnerUp);
   const confidence = Math.round(calibrate(raw) * 1000) / 1000;
 
-  const level = chooseLevel(ctx, best, values, votes);
+  const level = chooseLevel(ctx, best, values, votes, confirmed);
   const forWinner = best.evidence.filter((e) => e.score !== 0 || best.total <= 0).sort((a, b) => Math.abs(b.score) - Math.abs(a.score));
   const evidence = [...forWinner, ...level.evidence, ...ruledOut.sort((a, b) => a.score - b.score).slice(0, 2)];
   return {
@@ -321,7 +323,7 @@ function applyValues(values: ValueSummary, add: (leaf: string, f: EvidenceFactor
   }
 }
 
-function applyAnchors(ctx: ClassifierContext, embedding: Float32Array, cand: (leaf: ContextLeaf) => Candidate): void {
+function applyAnchors(ctx: ClassifierContext, embedding: Float32Array, cand: (leaf: ContextLeaf) => Candidate, otherEvidence: boolean): void {
   const sims: Array<{ leaf: ContextLeaf; sim: number }> = [];
   for (const leaf of ctx.leaves) {
     const a = leaf.anchor;
@@ -335,6 +337,8 @@ function applyAnchors(ctx: ClassifierContext, embedding: Float32Array, cand: (le
   const ref = (sims[3] as { sim: number }).sim;
   const span = (sims[0] as { sim: number }).sim - ref;
   if (span <= 1e-6) return;
+  // Alone, a weak anchor is a guess; the type's technical default (low confidence) is the honester answer.
+  if (!otherEvidence && (sims[0] as { sim: number }).sim < ANCHOR_ALONE_MIN) return;
   for (const { leaf, sim } of sims.slice(0, 3)) {
     const score = ANCHOR_WEIGHT * ((sim - ref) / span);
     if (score <= 0.05) continue;
@@ -359,6 +363,7 @@ function chooseLevel(
   best: Candidate,
   values: ValueSummary,
   votes: ReadonlyMap<number, { weight: number; count: number; best: number }>,
+  confirmed: readonly ConfirmedNeighbour[],
 ): { level: string; evidence: Evidence[] } {
   let level = best.leaf.default_level;
   const evidence: Evidence[] = [];
@@ -366,7 +371,7 @@ function chooseLevel(
   // Near-identical confirmed fields of the same tag carry the level reviewers chose for it.
   if (votes.has(best.leaf.id)) {
     const levelVotes = new Map<string, number>();
-    for (const c of ctx.confirmed ?? []) {
+    for (const c of confirmed) {
       if (c.tag_id !== best.leaf.id || !c.level || c.similarity < 0.9 || !ctx.levelRank.has(c.level)) continue;
       levelVotes.set(c.level, (levelVotes.get(c.level) ?? 0) + voteWeight(c.similarity));
     }

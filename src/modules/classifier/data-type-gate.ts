@@ -75,7 +75,8 @@ export const TYPE_RULES: Readonly<Record<string, TypeRule>> = {
   'Tax identification number': NUMERIC_ID,
   'Email address': TEXTUAL,
   'Phone number': NUMERIC_ID,
-  'Postal address': TEXTUAL,
+  // House numbers are often integers.
+  'Postal address': S('text', 'json', 'binary', 'integer'),
   'Postal code': NUMERIC_ID,
   City: TEXTUAL,
   Country: S('text', 'integer'),

@@ -108,7 +108,9 @@ const RE_DATE_WORDS = /^(?:\d{1,2}\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|se
 const RE_TIME = /^\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s?[ap]m)?$/i;
 const RE_MAC = /^[0-9a-f]{2}(?:[:-][0-9a-f]{2}){5}$/i;
 const RE_HEX = /^[0-9a-f]+$/i;
-const RE_CRYPT = /^\$(?:2[abxy]?|argon2(?:id|i|d)|scrypt|pbkdf2[-_a-z0-9]*|[156]|sha(?:256|512))\$/i;
+// Modular crypt formats, each with its full shape: bcrypt, Argon2, and the $id$… family (MD5-crypt, SHA-crypt,
+// scrypt, PBKDF2) with a salt and digest of realistic length.
+const RE_CRYPT = /^(?:\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}|\$argon2(?:id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+|\$(?:[156]|scrypt|pbkdf2[-_a-z0-9]*)\$\S{20,})$/i;
 const RE_API_KEY_PREFIX = /^(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{10,}$|^AKIA[0-9A-Z]{16}$|^gh[pousr]_[A-Za-z0-9]{30,}$|^xox[abprs]-[A-Za-z0-9-]{10,}$|^AIza[0-9A-Za-z_-]{30,}$|^glpat-[A-Za-z0-9_-]{20}$|^sk-[A-Za-z0-9_-]{20,}$/;
 const RE_TOKEN = /^[A-Za-z0-9+/=_.-]{24,}$/;
 const RE_DECIMAL = /^[-+]?\d*[.,]\d+$/;
@@ -414,6 +416,8 @@ export function summarizeValues(samples: readonly unknown[] | undefined): ValueS
   const counts = new Map<ValueKind, number>();
   let considered = 0;
   if (samples) {
+    // Local to the call: no sample value outlives it in module state.
+    const detectCache = new Map<string, ValueKind>();
     const seen = new Set<string>();
     for (const raw of samples) {
       if (considered >= MAX_SAMPLES) break;
@@ -443,7 +447,6 @@ export function summarizeValues(samples: readonly unknown[] | undefined): ValueS
       counts.set(kind, (counts.get(kind) ?? 0) + 1);
       considered++;
     }
-    detectCache.clear();
   }
   let majority: ValueKind | null = null;
   let best = 0;
@@ -457,8 +460,6 @@ export function summarizeValues(samples: readonly unknown[] | undefined): ValueS
   // Free text and mixed values are a majority of their own kind only if nothing else is.
   return { considered, counts, majority: share >= MAJORITY ? majority : null, majorityShare: share };
 }
-
-const detectCache = new Map<string, ValueKind>();
 
 /**
  * A stable summary of the value formats of a column, e.g. `email:0.9,other:0.1`, for "value format changed"

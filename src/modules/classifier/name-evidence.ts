@@ -89,7 +89,7 @@ export class NameMatcher {
   /** Splits a run-together word into known words (fewest pieces), or null when it cannot be split. */
   segment(word: string): string[] | null {
     const n = word.length;
-    if (n < 5 || n > 32) return null;
+    if (n < 4 || n > 32) return null;
     const best: Array<{ pieces: number; prev: number } | undefined> = new Array(n + 1);
     best[0] = { pieces: 0, prev: -1 };
     for (let i = 1; i <= n; i++) {
@@ -243,12 +243,15 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
   else if (n >= 2 && last === 'by') structural = 'by';
   else if (n >= 2 && first !== undefined && FLAG_PREFIX.has(first)) structural = 'flag';
 
+  const prefixIsTable = n >= 2 && table.includes(first as string);
   for (const m of col.length > 0 ? matcher.match(col) : []) {
     const pos = m.coversLast ? 1 : m.coversFirst ? 0.78 : 0.6;
     const coverage = m.covered / Math.max(1, n);
     let score = m.phrase.weight * pos * (0.85 + 0.15 * coverage);
     const includesHead = structural === 'key' ? m.phrase.words.includes(keyWord as string) : structural === 'flag' ? m.phrase.words.includes(first as string) : m.coversLast;
     if (structural !== null && !includesHead) score *= 0.35;
+    // `comment_author` in `wp_comments`, `CUST_…` in `CUST_MSTR`: a leading table prefix is not what the column means.
+    if (prefixIsTable && m.phrase.words.length === 1 && m.phrase.words[0] === first) score *= 0.5;
     keep(byName, { leaf: m.phrase.leaf, score, factor: 'name', detail: `column name words ${quoteWords(col)} match '${m.phrase.text}'` });
   }
 

@@ -128,6 +128,8 @@ test('confirmed neighbours vote: a near-identical confirmation teaches the class
   assert.equal(taught.tag_id, idOf('Phone number'));
   assert.equal(taught.level, 'L4', 'reviewers set L4 on the near-identical fields');
   assert.ok(taught.evidence.some((e) => e.factor === 'confirmed_fields' && e.score > 0));
+  const viaInput = classifyField({ ...input, confirmed: [{ similarity: 0.97, tag_id: idOf('Phone number'), level: 'L4' }, { similarity: 0.95, tag_id: idOf('Phone number'), level: 'L4' }] }, ctx);
+  assert.deepEqual(viaInput, taught, 'confirmed neighbours may come with the input or the context');
   const far = classifyField(input, withConfirmed(ctx, [{ similarity: 0.6, tag_id: idOf('Phone number'), level: 'L4' }]));
   assert.equal(far.tag_id, before.tag_id, 'a dissimilar confirmed field has no vote');
   // Confirmations weigh against weak name evidence, but e-mail values still win over one stray vote.

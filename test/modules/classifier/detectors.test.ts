@@ -93,6 +93,7 @@ test('detectValueKind names each format, and only the right one', () => {
     ['sk_live_4eC39HqLyjWDarjtT1zdp7dc', 'api_key'],
     ['AKIAIOSFODNN7EXAMPLE', 'api_key'],
     ['$2b$12$R9h/cIPz0gi.URNNX3kh2OPST9/PgBkqquzi.Ss7KIUgO2t0jWMUW', 'password_hash'],
+    ['$argon2id$v=19$m=65536,t=3,p=4$c29tZXNhbHQ$RdescudvJCsgt3ub+b+dWRWJTmaaJObG', 'password_hash'],
     ['5d41402abc4b2a76b9719d911017c592', 'hex_hash'],
     ['52.520008', 'coordinate'],
     ['52.520008, 13.404954', 'coordinate_pair'],
@@ -108,6 +109,19 @@ test('detectValueKind names each format, and only the right one', () => {
   for (const [v, kind] of cases) assert.equal(detectValueKind(v), kind, v);
   assert.notEqual(detectValueKind('999.1.1.1'), 'ipv4', 'octets above 255');
   assert.notEqual(detectValueKind('2024-13-01'), 'date', 'month 13');
+  const invalid: Array<[string, string]> = [
+    ['eyJub3Q.a-jwt', 'jwt'],
+    ['htp:/example', 'url'],
+    ['3f2504e0-4f89-41d3-9a0c-0305e82c330', 'uuid'],
+    ['523.520008', 'coordinate'],
+    ['555-1234', 'phone'],
+    ['sk_live_short', 'api_key'],
+    ['5d41402abc4b2a76b9719d911017c59', 'hex_hash'],
+    ['$2b$12$tooshort', 'password_hash'],
+    ['ZZ', 'country_code'],
+    ['ABC', 'currency_code'],
+  ];
+  for (const [v, kind] of invalid) assert.notEqual(detectValueKind(v), kind, v);
 });
 
 test('majority rule over non-null samples', () => {
