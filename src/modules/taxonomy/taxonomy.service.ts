@@ -250,18 +250,24 @@ export class TaxonomyService {
   }
 
   /**
-   * Loads the default taxonomy once per database (a settings marker), under a lock so several
-   * instances starting together on PostgreSQL load it exactly once.
+   * Loads the default taxonomy at first start, and on later starts adds the built-in tags a newer release brought
+   * (tags are only ever added, so an existing one is never touched), under a lock so several instances starting
+   * together on PostgreSQL add them exactly once. Audited as `taxonomy.default_loaded` / `taxonomy.builtin_tags_added`.
    */
   async ensureDefaultTaxonomy(): Promise<void> {
-    if ((await getSetting(this.db, DEFAULT_TAXONOMY_MARKER)) !== undefined) return;
+    const flat = flattenTaxonomy();
+    const missing = (present: ReadonlySet<string>) => flat.filter((spec) => !present.has(spec.chain_path));
+    if (missing(new Set((await this.tagIndex()).byPath.keys())).length === 0) return;
     await this.db.transaction().execute(async (trx) => {
       await this.deps.database.lock(trx, 'fieldlens.taxonomy');
-      if ((await getSetting(trx, DEFAULT_TAXONOMY_MARKER)) !== undefined) return;
+      const existing = await repo.listTags(trx);
+      const toAdd = missing(new Set(existing.map((t) => t.chain_path)));
+      if (toAdd.length === 0) return;
+      const firstLoad = (await getSetting(trx, DEFAULT_TAXONOMY_MARKER)) === undefined;
       const now = this.deps.clock.now();
-      const ids = new Map<string, number>();
-      const flat = flattenTaxonomy();
+      const ids = new Map<string, number>(existing.map((t) => [t.chain_path, t.id]));
       for (const spec of flat) {
+        if (ids.has(spec.chain_path)) continue;
         const parentId = spec.parent_path === null ? null : (ids.get(spec.parent_path) ?? null);
         const row = await repo.insertTagIfAbsent(trx, {
           name: spec.name,
@@ -275,14 +281,15 @@ export class TaxonomyService {
         });
         ids.set(spec.chain_path, row.id);
       }
-      await putSetting(trx, DEFAULT_TAXONOMY_MARKER, now.toISOString(), now);
+      if (firstLoad) await putSetting(trx, DEFAULT_TAXONOMY_MARKER, now.toISOString(), now);
       await this.deps.audit.record(trx, SYSTEM_ACTOR, {
-        action: 'taxonomy.default_loaded',
+        action: firstLoad ? 'taxonomy.default_loaded' : 'taxonomy.builtin_tags_added',
         targetType: 'taxonomy',
         targetId: null,
-        details: { tags: flat.length },
+        details: firstLoad ? { tags: flat.length } : { tags: toAdd.map((t) => t.chain_path) },
       });
     });
+    this.indexCache = undefined;
   }
 
   private levelCodes(): string {
