@@ -7,7 +7,7 @@
 import { decodeVector, type Database } from '../../db/database.js';
 import type { FieldsService } from '../fields/fields.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
-import { perAxis, type AxisKey } from './axes.js';
+import { AXIS_KEYS, RAW_COLUMNS, SCORE_COLUMNS, perAxis, type AxisKey, type RawColumn, type ScoreColumn } from './axes.js';
 import type { CatalogReplica } from './catalog-replica.js';
 import * as repo from './metrics.repository.js';
 import type { FieldMetricItem, MetricsStatusResponse, MinibarsBody, MinibarsResponse } from './metrics.schemas.js';
@@ -144,12 +144,19 @@ function clampNum(x: number, lo: number, hi: number): number {
   return x < lo ? lo : x > hi ? hi : x;
 }
 
+/** One value per axis from the stored columns (a plain loop: this runs twice for each of up to 500 items per request). */
+function axisValues(r: repo.StoredMetricsRow, columns: readonly (RawColumn | ScoreColumn)[], f: (x: number) => number): Record<AxisKey, number> {
+  const out = {} as Record<AxisKey, number>;
+  for (let i = 0; i < AXIS_KEYS.length; i++) out[AXIS_KEYS[i] as AxisKey] = f(r[columns[i] as RawColumn | ScoreColumn]);
+  return out;
+}
+
 function toItem(r: repo.StoredMetricsRow, meanSimilarity: number, nearestExists: boolean): FieldMetricItem {
   const f = (x: number): number => (Number.isFinite(x) ? x : 0);
   return {
     field_id: r.field_id,
-    scores: perAxis((k: AxisKey) => f(r[`score_${k}`])),
-    raw_scores: perAxis((k: AxisKey) => f(r[`raw_${k}`])),
+    scores: axisValues(r, SCORE_COLUMNS, f),
+    raw_scores: axisValues(r, RAW_COLUMNS, f),
     category_similarity: f(r.category_similarity),
     centroid_similarity: f(r.centroid_similarity),
     mean_similarity: f(meanSimilarity),
