@@ -22,6 +22,7 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       },
     },
   });
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: true });
+  // No CSP of its own: the service-wide policy (http/security-headers.ts) is all the UI needs.
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: false });
   app.get('/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());
 }
