@@ -5,6 +5,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import pg from 'pg';
 import { isDatabaseUnavailable } from '../db/database.js';
 import { AppError, problemOf, type ErrorCode, type Problem, type ProblemFieldError } from './errors.js';
 
@@ -94,6 +95,11 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
   socket.destroy(error);
 }
 
+/** PostgreSQL's class 22, "data exception": invalid text representation, numeric value out of range, NUL byte, … */
+function isDataException(error: unknown): error is pg.DatabaseError {
+  return error instanceof pg.DatabaseError && typeof error.code === 'string' && error.code.startsWith('22');
+}
+
 export function sendProblem(reply: FastifyReply, problem: Problem, headers: Record<string, string> = {}): FastifyReply {
   for (const [name, value] of Object.entries(headers)) void reply.header(name, value);
   // Also set here, not only by the security headers' hook: router-level errors (a bad URL) skip every hook.
@@ -128,6 +134,12 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
   if (isDatabaseUnavailable(error)) {
     request.log.warn({ err: { message: error.message, code: error.code } }, 'database unavailable');
     return sendProblem(reply, problemOf('unavailable', 'The database is not reachable; try again shortly', { instance }), { 'retry-after': '5' });
+  }
+  if (isDataException(error)) {
+    // Input the schemas let through but PostgreSQL refuses as data (a NUL byte, a number out of its column's range):
+    // the caller's to fix, never a 500. Logged (code only: the message may quote the value) so the schema gets tightened.
+    request.log.warn({ err: { code: error.code }, route: request.routeOptions.url }, 'input refused by the database as data');
+    return sendProblem(reply, problemOf('validation_failed', 'A value in the request is out of the range or character set the service stores', { instance }));
   }
   const mapped = fromFastifyError(error);
   if (mapped) return sendProblem(reply, problemOf(mapped.code, mapped.detail, { instance }));
