@@ -95,9 +95,17 @@ export function clientErrorHandler(this: FastifyInstance, error: Error & { code?
   socket.destroy(error);
 }
 
-/** PostgreSQL's class 22, "data exception": invalid text representation, numeric value out of range, NUL byte, … */
-function isDataException(error: unknown): error is pg.DatabaseError {
-  return error instanceof pg.DatabaseError && typeof error.code === 'string' && error.code.startsWith('22');
+const SQLITE_DATA_ERRORS = new Set(['SQLITE_MISMATCH', 'SQLITE_TOOBIG']);
+
+/**
+ * A value the database refuses as data: PostgreSQL's class 22, "data exception" (invalid text representation,
+ * numeric value out of range, NUL byte, …); SQLite's datatype mismatch (a non-integer LIMIT) and too-big value.
+ */
+function isDataException(error: unknown): error is Error & { code: string } {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string') return false;
+  if (error instanceof pg.DatabaseError) return code.startsWith('22');
+  return error instanceof Error && error.name === 'SqliteError' && SQLITE_DATA_ERRORS.has(code);
 }
 
 export function sendProblem(reply: FastifyReply, problem: Problem, headers: Record<string, string> = {}): FastifyReply {
@@ -136,7 +144,7 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
     return sendProblem(reply, problemOf('unavailable', 'The database is not reachable; try again shortly', { instance }), { 'retry-after': '5' });
   }
   if (isDataException(error)) {
-    // Input the schemas let through but PostgreSQL refuses as data (a NUL byte, a number out of its column's range):
+    // Input the schemas let through but the database refuses as data (a NUL byte, a number out of its column's range):
     // the caller's to fix, never a 500. Logged (code only: the message may quote the value) so the schema gets tightened.
     request.log.warn({ err: { code: error.code }, route: request.routeOptions.url }, 'input refused by the database as data');
     return sendProblem(reply, problemOf('validation_failed', 'A value in the request is out of the range or character set the service stores', { instance }));

@@ -151,3 +151,23 @@ describeEachDatabase('response headers', (kind) => {
     assert.equal(ui.headers['x-frame-options'], 'DENY');
   });
 });
+
+describeEachDatabase('input the database refuses as data', (kind) => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp(kind);
+  });
+  after(async () => t.close());
+
+  it('answers a 4xx problem+json, never a 500, for values the schemas let through but the database cannot store or compare', async () => {
+    const token = await adminToken(t.app);
+    for (const url of ['/api/v1/fields?limit=Infinity', '/api/v1/audit-logs?limit=1e309', '/api/v1/fields?tag_id=99999999999999999999', '/api/v1/fields?level=L%00', '/api/v1/audit-logs?action=a%00b', '/api/v1/audit-logs?target_id=x%00']) {
+      const response = await t.app.inject({ method: 'GET', url, headers: bearer(token) });
+      assert.ok(response.statusCode < 500, `${url}: ${response.statusCode} ${response.body}`);
+      if (response.statusCode >= 400) problem(response);
+    }
+    const login = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'ad\u0000min', password: 'whatever-passphrase' } });
+    assert.ok(login.statusCode >= 400 && login.statusCode < 500, `${login.statusCode} ${login.body}`);
+    problem(login);
+  });
+});
