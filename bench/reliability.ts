@@ -406,6 +406,7 @@ async function killRuns(kind: string): Promise<Record<string, unknown>> {
     for (let round = 0; round < KILLS; round += 1) {
       const { access_token: token } = await callJson<{ access_token: string }>(server.port, 'POST', '/api/v1/auth/login', { body: { username: usernames[0], password: USER_PASSWORD } });
       let killed = false;
+      let answeredThisRound = 0;
       const port = server.port;
       // IN_FLIGHT clients send batches of fresh (never confirmed) fields until the kill; each carries its own request id.
       const clients = Array.from({ length: IN_FLIGHT }, async () => {
@@ -416,13 +417,19 @@ async function killRuns(kind: string): Promise<Record<string, unknown>> {
           batches.set(requestId, ids);
           try {
             const answer = await call(port, 'POST', '/api/v1/classify/fields/batch-confirm', { token, body: { field_ids: ids }, headers: { 'x-request-id': requestId } });
-            if (answer.status === 200) answeredBeforeKill += 1;
+            if (answer.status === 200) {
+              answeredBeforeKill += 1;
+              answeredThisRound += 1;
+            }
           } catch {
             // the kill
           }
         }
       });
-      await sleep(300 + Math.random() * 700);
+      // Kill once batches are committing (at least one answered, so the round has whole batches and in-flight ones),
+      // a random moment later; at most 30 s in.
+      for (const deadline = Date.now() + 30_000; answeredThisRound === 0 && Date.now() < deadline; ) await sleep(20);
+      await sleep(Math.random() * 300);
       killed = true;
       server.child.kill('SIGKILL');
       await Promise.all(clients);

@@ -2,7 +2,8 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import type { Lifecycle } from '../../http/lifecycle.js';
 import type { Database } from '../../db/database.js';
-import { AppError } from '../../http/errors.js';
+import { sendProblem } from '../../http/error-handler.js';
+import { AppError, problemOf } from '../../http/errors.js';
 
 const HealthResponse = Type.Object({ status: Type.Literal('ok') });
 
@@ -30,8 +31,9 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database; lifec
         response: { 200: HealthResponse },
       },
     },
-    async () => {
-      if (lifecycle.draining) throw new AppError('unavailable', 'This instance is shutting down');
+    async (_request, reply) => {
+      // Answered, not thrown: a load balancer polls it all through the drain, and that is no error to log.
+      if (lifecycle.draining) return sendProblem(reply, problemOf('unavailable', 'This instance is shutting down', { instance: '/readyz' }));
       try {
         await database.ping();
       } catch (error) {
