@@ -127,7 +127,7 @@ function request(port: number, path: string): Promise<{ status: number; body: st
 
 describe('graceful shutdown', () => {
   it('SIGTERM with 60 requests in flight: /readyz 503 at once, no new connections after the grace period, all 60 answered 200, exit 0', async () => {
-    const server = await startSlowServer({ FIELDLENS_SHUTDOWN_GRACE_MS: '1500', FIELDLENS_SHUTDOWN_TIMEOUT_MS: '60000' });
+    const server = await startSlowServer({ FIELDLENS_SHUTDOWN_GRACE_MS: '4000', FIELDLENS_SHUTDOWN_TIMEOUT_MS: '60000' });
     const { child, port } = server;
     try {
       const before = await request(port, '/readyz');
