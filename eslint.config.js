@@ -16,6 +16,24 @@ export default tseslint.config(
     },
   },
   {
+    // One owner per table: a module reaches another module through its service, never into its repository (the
+    // composition root only wires services, so it imports no repository either).
+    files: ['src/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\./[^/]+$).*\\.repository(\\.js)?$',
+              message: "A module reaches another module through its service, never its repository (docs/architecture.md).",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // node:test's describe/it return promises the runner tracks itself.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-floating-promises': 'off' },

@@ -12,6 +12,7 @@
  * on what else the shared machine is doing.
  *
  *   npx tsx bench/http.ts [--duration 10] [--connections 50] [--rounds 3]
+ *   BENCH_DATABASE_URL=postgres://… npx tsx bench/http.ts …   (the same on PostgreSQL)
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
@@ -74,7 +75,8 @@ const bare = await start(['--import', 'tsx', 'bench/support/bare-fastify.ts'], {
 const barePid = pidOf(bare.child);
 const app = await start(['--import', 'tsx', '--import', './bench/support/event-loop-monitor.ts', 'src/cli.ts', 'serve'], {
   PORT: '0',
-  DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}`,
+  // BENCH_DATABASE_URL: measure on PostgreSQL instead (an empty database; the server migrates it).
+  DATABASE_URL: process.env.BENCH_DATABASE_URL ?? `sqlite:${path.join(dir, 'bench.db')}`,
   FIELDLENS_ADMIN_PASSWORD: ADMIN_PASSWORD,
   FIELDLENS_SAMPLE_DATA: 'off',
   BENCH_ELD_FILE: eldFile,

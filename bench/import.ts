@@ -15,7 +15,7 @@ import { createEmbedder } from '../src/embeddings/embedder.js';
 import { wordVectorFileSize } from '../src/embeddings/word-vectors.js';
 import type { Caller } from '../src/http/access.js';
 import type { ImportFieldItem } from '../src/modules/fields/fields.schemas.js';
-import { sampleCatalog } from '../src/modules/fields/sample-catalog.js';
+import { loadSampleCatalog } from '../src/modules/sample-data/sample-catalog.js';
 import { createServices } from '../src/services.js';
 
 const TOTAL = Number(process.env.BENCH_FIELDS ?? 100_000);
@@ -25,7 +25,7 @@ const caller: Caller = { id: 'bench', username: 'bench', email: 'bench@localhost
 // Deterministic variety: sample catalog names × schema-style suffixes × many tables; half classified by path, half automatically.
 const SUFFIXES = ['', '_old', '_new', '_tmp', '_src', '_prev', '_orig', '_bak', '_v2', '_raw', '_norm', '_hist', '_ext', '_alt', '_final'];
 function generate(n: number): ImportFieldItem[] {
-  const base = sampleCatalog.flatMap((s) => s.fields.map((f) => ({ ...f, table_name: `${s.name}_${f.table_name}` })));
+  const base = loadSampleCatalog().datasources.flatMap((s) => s.fields.map((f) => ({ ...f, table_name: `${s.name}_${f.table_name}` })));
   const out: ImportFieldItem[] = [];
   for (let i = 0; i < n; i++) {
     const f = base[i % base.length]!;
@@ -58,6 +58,7 @@ async function benchImport(label: string, dbConfig: DatabaseConfig, schema?: str
     await migrateToLatest(database);
     const config = loadConfig({ FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_ADMIN_PASSWORD: 'bench-passphrase-0001-long' });
     const services = await createServices({ config: { ...config, database: dbConfig }, database, clock: systemClock, log: pino({ level: 'warn' }) });
+    await services.bootstrap();
     const source = await services.datasources.createDatasource(caller, { name: `bench-${label}`, type: 'postgresql' });
     const items = generate(TOTAL);
     const before = memory();

@@ -65,6 +65,8 @@ async function run(target: Target): Promise<void> {
   const config = loadConfig({ FIELDLENS_ADMIN_PASSWORD: PASSWORD, FIELDLENS_SAMPLE_DATA: 'off', LOG_LEVEL: 'warn' });
   const app = await buildApp({ config: { ...config, database: target.config }, database, clock: systemClock, logStream: pino.destination('/dev/null') });
   await app.ready();
+  await app.services.bootstrap();
+  app.services.startWorkers();
   const inject = async (method: 'GET' | 'POST', url: string, payload?: object, token?: string) => {
     const response = await app.inject({ method, url, ...(payload ? { payload } : {}), headers: token ? { authorization: `Bearer ${token}` } : {} });
     if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body.slice(0, 300)}`);

@@ -1,6 +1,8 @@
 /**
- * buildApp: one Fastify instance with the error model, authentication, OpenAPI and every module.
- * The caller owns the database (opens it before, closes it after app.close()).
+ * buildApp: one Fastify instance with the error model, authentication, OpenAPI and every module, on a migrated
+ * database. It seeds nothing and starts no background work: the caller runs `app.services.bootstrap()` and
+ * `app.services.startWorkers()` (server.ts does both; tests opt in). The caller owns the database (opens it before,
+ * closes it after app.close()).
  */
 import { randomUUID } from 'node:crypto';
 import Fastify, { type FastifyBaseLogger, type FastifyInstance } from 'fastify';
@@ -14,6 +16,7 @@ import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './htt
 import { batchedStdout } from './http/log-destination.js';
 import { LOG_SERIALIZERS } from './http/log-serializers.js';
 import { createLifecycle, type Lifecycle } from './http/lifecycle.js';
+import { requestValidatorCompiler } from './http/validation.js';
 import { registerOpenApi } from './http/openapi.js';
 import { registerPrometheus } from './http/prometheus.js';
 import { registerRateLimits } from './http/rate-limit.js';
@@ -67,7 +70,6 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', useDefaults: true, allErrors: false } },
     // Errors raised before a route runs (Node's HTTP parser, the router) leave as problem+json like all others.
     clientErrorHandler,
     frameworkErrors,
@@ -81,6 +83,8 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     if (app.lifecycle.draining) void reply.header('connection', 'close');
     done();
   });
+  // Bodies are validated as sent, query strings and parameters coerced from text; no NUL, bounded integers.
+  app.setValidatorCompiler(requestValidatorCompiler());
 
   app.addHook('onRequest', (request, reply, done) => {
     void reply.header('x-request-id', request.id);

@@ -1,13 +1,17 @@
 #!/usr/bin/env node
 /**
- * The `fieldlens` command: serve (what `npm start` runs), license (vendor tools), audit (chain check).
+ * The `fieldlens` command: serve (what `npm start` runs), license (vendor tools, clock reset), audit (chain check),
+ * users (password reset).
  */
 const USAGE = `Usage: fieldlens <command>
 
 Commands:
   serve                 start the HTTP service (configuration from the environment; see README)
   license keygen|issue|inspect …   vendor tools for signed .service-license files
+  license reset-clock   lower the stored latest-seen time after a far-future clock (audited)
   audit verify          check the audit log's hash chain in the configured database
+  users reset-password USERNAME [--password-stdin]
+                        set a new password (printed once unless read from stdin), end its sessions (audited)
 `;
 
 async function main(argv: string[]): Promise<number> {
@@ -28,6 +32,13 @@ async function main(argv: string[]): Promise<number> {
     case 'audit': {
       const { runAuditCommand } = await import('./cli/audit.command.js');
       return runAuditCommand(rest, {
+        stdout: (text) => process.stdout.write(text),
+        stderr: (text) => process.stderr.write(text),
+      });
+    }
+    case 'users': {
+      const { runUsersCommand } = await import('./cli/users.command.js');
+      return runUsersCommand(rest, {
         stdout: (text) => process.stdout.write(text),
         stderr: (text) => process.stderr.write(text),
       });

@@ -4,6 +4,8 @@
  */
 import os from 'node:os';
 import path from 'node:path';
+import { loadPublicKeyPem } from './modules/license/public-key.js';
+import { VENDOR_LICENSE_PUBLIC_KEY_PEM } from './modules/license/vendor-public-key.js';
 
 export type DatabaseConfig = { kind: 'sqlite'; file: string } | { kind: 'postgres'; url: string };
 
@@ -35,7 +37,8 @@ export interface Config {
     readonly issuer: string;
     readonly audience: string;
   };
-  readonly licensePublicKey: string | undefined;
+  /** The Ed25519 public key (SPKI PEM) license files must be signed with: FIELDLENS_LICENSE_PUBLIC_KEY, else the vendor's. */
+  readonly licensePublicKeyPem: string;
   readonly sampleData: boolean;
   readonly levels: readonly LevelDefinition[];
   readonly severity: { readonly high: number; readonly medium: number };
@@ -197,7 +200,7 @@ export function loadConfig(env: Env = process.env): Config {
       issuer: 'fieldlens',
       audience: 'fieldlens-api',
     },
-    licensePublicKey: env.FIELDLENS_LICENSE_PUBLIC_KEY?.trim() || undefined,
+    licensePublicKeyPem: readLicensePublicKey(env),
     sampleData: readOnOff(env, 'FIELDLENS_SAMPLE_DATA', true),
     levels: readLevels(env),
     severity,
@@ -205,6 +208,16 @@ export function loadConfig(env: Env = process.env): Config {
     embeddings: readEmbeddings(env),
   };
   return deepFreeze(config);
+}
+
+function readLicensePublicKey(env: Env): string {
+  const value = env.FIELDLENS_LICENSE_PUBLIC_KEY?.trim();
+  if (!value) return VENDOR_LICENSE_PUBLIC_KEY_PEM;
+  try {
+    return loadPublicKeyPem(value);
+  } catch (error) {
+    throw new ConfigError('FIELDLENS_LICENSE_PUBLIC_KEY', (error as Error).message);
+  }
 }
 
 function deepFreeze<T>(value: T): T {

@@ -56,8 +56,10 @@ export async function serve(config: Config = loadConfig(), options: ServeOptions
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 
+  await running.services.bootstrap();
   await options.beforeListen?.(running);
   await running.listen({ port: config.port, host: config.host });
+  running.services.startWorkers();
 }
 
 /** Runs `serve`, turning a configuration error into one clear line and exit code 1. */

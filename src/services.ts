@@ -1,24 +1,33 @@
 /**
- * The composition root of the domain: builds every service once, wires their dependencies,
- * and runs the first-start bootstrap. Fastify-free; app.ts hands these to the route plugins.
+ * The composition root of the domain: builds every service once and wires their dependencies. Building starts
+ * nothing: `bootstrap()` seeds what a first start needs (the license's trial clock, the default taxonomy, the first
+ * admin, the sample data) and `startWorkers()` starts the background work (the metrics worker, session pruning).
+ * server.ts calls both; tests call bootstrap() (test/helpers/app.ts) and start workers only where they test them.
+ * Fastify-free; app.ts hands the services to the route plugins.
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import { WorkQueue } from './db/work-queue.js';
 import { createEmbedder, type Embedder } from './embeddings/embedder.js';
 import { AuditLogService } from './modules/audit/audit-log.service.js';
 import { AuditService } from './modules/audit/audit.service.js';
 import { AuthService } from './modules/auth/auth.service.js';
+import { AccessTokens, newSigningKey } from './modules/auth/tokens.js';
+import { ClassifierService } from './modules/classifier/classifier.service.js';
+import type { ConfirmedNeighbour } from './modules/classifier/index.js';
 import { DatasourcesService } from './modules/datasources/datasources.service.js';
 import { FieldsService } from './modules/fields/fields.service.js';
-import { AccessTokens, newSigningKey } from './modules/auth/tokens.js';
-import { putSettingIfAbsent } from './modules/settings/settings.repository.js';
-import { loadPublicKeyPem } from './cli/license.command.js';
+import { ReclassifyWorker } from './modules/fields/reclassify-worker.js';
 import { LicenseService } from './modules/license/license.service.js';
+import { CatalogReplica } from './modules/metrics/catalog-replica.js';
+import { MetricsWorker } from './modules/metrics/metrics-worker.js';
 import { MetricsService } from './modules/metrics/metrics.service.js';
+import { Staleness } from './modules/metrics/staleness.js';
 import { ReviewService } from './modules/review/review.service.js';
-import { VENDOR_LICENSE_PUBLIC_KEY_PEM } from './modules/license/vendor-public-key.js';
+import { putSettingIfAbsent } from './db/settings.js';
+import { SampleDataService } from './modules/sample-data/sample-data.service.js';
 import { TaxonomyService } from './modules/taxonomy/taxonomy.service.js';
 import { UsersService } from './modules/users/users.service.js';
 
@@ -33,8 +42,15 @@ export interface Services {
   readonly datasources: DatasourcesService;
   readonly fields: FieldsService;
   readonly review: ReviewService;
+  readonly sampleData: SampleDataService;
   readonly metrics: MetricsService;
-  /** Stops background work (workers, timers). */
+  readonly metricsWorker: MetricsWorker;
+  readonly reclassifyWorker: ReclassifyWorker;
+  /** First-start seeding: the trial clock, the default taxonomy, the first admin, the sample data. Idempotent. */
+  bootstrap(): Promise<void>;
+  /** Starts the background work: the metrics worker and the pruning of expired sessions. */
+  startWorkers(): void;
+  /** Stops background work (workers, timers) and releases the metrics replica. */
   stop(): Promise<void>;
 }
 
@@ -45,6 +61,10 @@ export interface ServiceDeps {
   log: FastifyBaseLogger;
 }
 
+/** A claim (of a stale field, of a field to classify again) older than this is taken to be abandoned by a crashed instance. */
+const CLAIM_ABANDONED_MS = 60_000;
+const PRUNE_SESSIONS_EVERY_MS = 60 * 60 * 1000;
+
 /** The token signing key: FIELDLENS_JWT_SECRET, else one generated once and shared by all instances through the database. */
 async function signingKey(deps: ServiceDeps): Promise<Uint8Array> {
   if (deps.config.auth.jwtSecret) return new TextEncoder().encode(deps.config.auth.jwtSecret);
@@ -53,51 +73,54 @@ async function signingKey(deps: ServiceDeps): Promise<Uint8Array> {
 }
 
 export async function createServices(deps: ServiceDeps): Promise<Services> {
-  const { config, database, clock } = deps;
+  const { config, database, clock, log } = deps;
   const audit = new AuditService(database, clock);
   const tokens = new AccessTokens(await signingKey(deps), {
     issuer: config.auth.issuer,
     audience: config.auth.audience,
     ttlSeconds: config.auth.accessTokenTtlSeconds,
   });
-  // The license counts usage through the services that own users and data sources (built below; they call it back as their gate).
+  // Services that need each other both ways (the license counts what users and data sources own; data sources
+  // delete their fields through the fields service) get their counterpart through a small late-bound adapter.
   const license: LicenseService = new LicenseService({
     database,
     clock,
     audit,
-    log: deps.log,
-    publicKeyPem: config.licensePublicKey === undefined ? VENDOR_LICENSE_PUBLIC_KEY_PEM : loadPublicKeyPem(config.licensePublicKey),
+    log,
+    publicKeyPem: config.licensePublicKeyPem,
     usage: {
       countActiveUsers: (trx): Promise<number> => users.countActiveUsers(trx),
       countBillableDatasources: (trx): Promise<number> => datasources.countBillableDatasources(trx),
-      removeSampleData: (trx, actor): Promise<unknown> => datasources.removeSampleData(trx, actor),
+      removeSampleData: (trx, actor): Promise<unknown> => sampleData.removeSampleData(trx, actor),
     },
   });
-  await license.start();
   const auth = new AuthService({ database, clock, config: config.auth, audit, tokens, currentTier: () => license.currentTier() });
   const users = new UsersService({ database, clock, audit, auth, gate: license, config: config.auth });
   const auditLog = new AuditLogService({ database, license });
 
   const embedder = createEmbedder(config.embeddings);
   const taxonomy = new TaxonomyService({ database, clock, audit, embedder, levels: config.levels });
-  const datasources = new DatasourcesService({ database, clock, audit, gate: license });
-  const metrics = new MetricsService({ database, clock, log: deps.log, taxonomy, license, dimensions: embedder.dimensions, severity: config.severity, indexThreads: config.indexThreads });
-  // Imports and reviews mark the changed fields (and the fields their metrics depend on) stale in their own transaction.
-  const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, onFieldsImported: (trx, ids) => metrics.markStale(trx, ids) });
-  const review = new ReviewService({ database, clock, audit, fields, taxonomy, license, onFieldsChanged: (trx, ids) => metrics.markStale(trx, ids) });
+  const datasources = new DatasourcesService({
+    database,
+    clock,
+    audit,
+    gate: license,
+    fields: { deleteFieldsOfDatasource: (trx, id): Promise<number> => fields.deleteFieldsOfDatasource(trx, id) },
+  });
+  const classifier: ClassifierService = new ClassifierService({ taxonomy, confirmedNeighbours: (embeddings): Promise<ConfirmedNeighbour[][]> => metrics.confirmedNeighbours(embeddings) });
+  const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, classifier });
+  const review = new ReviewService({ database, clock, audit, fields, taxonomy, license });
+  const sampleData = new SampleDataService({ database, clock, audit, taxonomy, datasources, fields });
 
-  await users.ensureFirstAdmin(deps.log);
-  await taxonomy.ensureDefaultTaxonomy();
-  if (config.sampleData && (await license.currentTier()) === 'trial_mock' && (await fields.ensureSampleData())) {
-    deps.log.info('First start on the trial: loaded the built-in sample catalog (FIELDLENS_SAMPLE_DATA=off to skip)');
-  }
+  const metricsQueue = new WorkQueue(database, { table: 'metrics_queue', key: 'field_id', abandonedAfterMs: CLAIM_ABANDONED_MS });
+  const replica = new CatalogReplica({ database, log, fields, dimensions: embedder.dimensions, indexThreads: config.indexThreads });
+  const staleness = new Staleness({ database, clock, queue: metricsQueue, replica, fields, taxonomy });
+  const metricsWorker = new MetricsWorker({ database, clock, log, queue: metricsQueue, replica, staleness, fields, taxonomy, severity: config.severity });
+  const reclassifyQueue = new WorkQueue(database, { table: 'reclassify_queue', key: 'field_id', abandonedAfterMs: CLAIM_ABANDONED_MS });
+  const reclassifyWorker = new ReclassifyWorker({ database, clock, log, audit, queue: reclassifyQueue, classifier });
+  const metrics = new MetricsService({ database, replica, worker: metricsWorker, staleness, fields, license, dimensions: embedder.dimensions });
 
-  const pruneTimer = setInterval(() => {
-    auth.pruneExpired().catch((error: unknown) => deps.log.warn({ err: error }, 'pruning expired sessions failed'));
-  }, 60 * 60 * 1000);
-  pruneTimer.unref();
-  metrics.start();
-
+  let pruneTimer: NodeJS.Timeout | undefined;
   return {
     license,
     audit,
@@ -109,10 +132,32 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     datasources,
     fields,
     review,
+    sampleData,
     metrics,
+    metricsWorker,
+    reclassifyWorker,
+    async bootstrap() {
+      await license.start();
+      await users.ensureFirstAdmin(log);
+      await taxonomy.ensureDefaultTaxonomy();
+      if (config.sampleData && (await license.currentTier()) === 'trial_mock' && (await sampleData.ensureSampleData())) {
+        log.info('First start on the trial: loaded the built-in sample catalog (FIELDLENS_SAMPLE_DATA=off to skip)');
+      }
+    },
+    startWorkers() {
+      if (pruneTimer) return;
+      pruneTimer = setInterval(() => {
+        auth.pruneExpired().catch((error: unknown) => log.warn({ err: error }, 'pruning expired sessions failed'));
+      }, PRUNE_SESSIONS_EVERY_MS);
+      pruneTimer.unref();
+      metricsWorker.start();
+      reclassifyWorker.start();
+    },
     async stop() {
       clearInterval(pruneTimer);
-      await metrics.stop();
+      await reclassifyWorker.stop();
+      await metricsWorker.stop();
+      await replica.close();
       license.stop();
     },
   };

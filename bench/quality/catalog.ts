@@ -7,7 +7,7 @@
 // German, French, Spanish, Chinese and Japanese names.
 
 import { flattenTaxonomy, type FlatTag, type LevelCode } from '../../src/modules/taxonomy/default-taxonomy.js';
-import { syntheticSampleValues } from '../../src/modules/fields/sample-catalog.js';
+import { syntheticSampleValues } from './sample-values.js';
 import { mulberry32 } from '../support/random.js';
 
 export interface LabelledField {

@@ -5,21 +5,12 @@
 // in metrics.math.ts score. Only tuning seeds belong here; held-out seeds are for run.ts alone.
 // Run: npx tsx bench/quality/fit.ts   Knob: QUALITY_TUNING (default "1/7,2/12,3/13"), QUALITY_SHARE (0.1).
 import { decodeVector } from '../../src/db/database.js';
-import {
-  OUTLIER_WEIGHTS,
-  auroc,
-  exactNeighbours,
-  dot,
-  marginScale,
-  nearestTagEvidence,
-  normalize,
-  outlierScore,
-  outlierTerms,
-  precisionAtK,
-  type AxisScores,
-  type OutlierInput,
-} from '../../src/modules/metrics/metrics.math.js';
-import { NEIGHBOURS_K } from '../../src/modules/metrics/metrics.service.js';
+import { auroc, exactNeighbours, precisionAtK } from './measures.js';
+import { type AxisScores } from '../../src/modules/metrics/axes.js';
+import { marginScale, nearestTagEvidence } from '../../src/modules/metrics/measure-field.js';
+import { OUTLIER_WEIGHTS, outlierScore, outlierTerms, type OutlierInput } from '../../src/modules/metrics/outlier-model.js';
+import { dot, normalize } from '../../src/modules/metrics/vectors.js';
+import { NEIGHBOURS_K } from '../../src/modules/metrics/staleness.js';
 import { importFlippedCatalog } from './setup.js';
 
 const TUNING = (process.env.QUALITY_TUNING ?? '1/7,2/12,3/13').split(',').map((s) => s.split('/').map(Number) as [number, number]);

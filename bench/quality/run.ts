@@ -4,7 +4,7 @@
 // (k = number flipped) against the similarity-weighted kNN label-disagreement baseline (k = 10) on the same embeddings.
 // Run: npx tsx bench/quality/run.ts   Knobs: QUALITY_SEED (default 1), QUALITY_FLIP_SEED (default 7), QUALITY_SHARE (0.1).
 import { decodeVector } from '../../src/db/database.js';
-import { auroc, knnDisagreementBaseline, precisionAtK } from '../../src/modules/metrics/metrics.math.js';
+import { auroc, knnDisagreementBaseline, precisionAtK } from './measures.js';
 import { importFlippedCatalog } from './setup.js';
 
 const SEED = Number(process.env.QUALITY_SEED ?? 1);

@@ -29,6 +29,7 @@ export async function importFlippedCatalog(seed: number, flipSeed: number, share
   const config = loadConfig({ DATABASE_URL: `sqlite:${path.join(dir, 'q.db')}`, FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_ADMIN_PASSWORD: 'quality-bench-passphrase-0001', LOG_LEVEL: 'warn' });
   const database = openDatabase(config.database);
   const app = await buildApp({ config, database, logStream: pino.destination(2) });
+  await app.services.bootstrap();
   const close = async (): Promise<void> => {
     await app.close();
     await database.close();
@@ -64,7 +65,7 @@ export async function importFlippedCatalog(seed: number, flipSeed: number, share
       }
     }
     const t1 = performance.now();
-    await app.services.metrics.drain();
+    await app.services.metricsWorker.drain();
     const t2 = performance.now();
     return { app, database, fields, flipped, ids, dataSources: bySource.size, importSeconds: (t1 - t0) / 1000, drainSeconds: (t2 - t1) / 1000, close };
   } catch (error) {

@@ -1,4 +1,4 @@
-import { normalize } from '../../src/modules/metrics/metrics.math.js';
+import { normalize } from '../../src/modules/metrics/vectors.js';
 
 /** Small, fast, seedable PRNG (mulberry32) for benchmarks and tests; returns floats in [0, 1). */
 export function mulberry32(seed: number): () => number {

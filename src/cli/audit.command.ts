@@ -4,9 +4,8 @@
  * or the check could not run; 2 usage error.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, loadConfig } from '../config.js';
-import { migrateToLatest, openDatabase } from '../db/database.js';
 import { verifyAuditChain } from '../modules/audit/audit-verify.js';
+import { openExistingDatabase } from './existing-database.js';
 
 export interface AuditCommandOutput {
   stdout: (s: string) => void;
@@ -22,7 +21,8 @@ const USAGE = `Usage:
   fieldlens audit verify [--page-size N]
 
 Walks the audit log of the database named by DATABASE_URL in seq order and recomputes every hash.
-Exit 0 when the chain is intact; 1 with the first bad seq when it is not.
+Exit 0 when the chain is intact; 1 with the first bad seq when it is not, or when the database does not
+exist or holds no FieldLens tables (nothing is created or migrated).
 `;
 
 /** Runs `fieldlens audit <args>` and resolves to the process exit code. */
@@ -48,19 +48,10 @@ export async function runAuditCommand(args: string[], out: AuditCommandOutput, o
     return 2;
   }
 
-  let config;
+  // Reading only: a mistyped DATABASE_URL must fail, not create (and report intact) an empty database.
+  const database = await openExistingDatabase('fieldlens audit', options.env ?? process.env, out);
+  if (database === undefined) return 1;
   try {
-    config = loadConfig(options.env ?? process.env);
-  } catch (error) {
-    if (error instanceof ConfigError) {
-      out.stderr(`fieldlens audit: ${error.message}\n`);
-      return 1;
-    }
-    throw error;
-  }
-  const database = openDatabase(config.database, { poolSize: 2 });
-  try {
-    await migrateToLatest(database);
     const started = Date.now();
     const result = await verifyAuditChain(database, { pageSize });
     const seconds = ((Date.now() - started) / 1000).toFixed(1);

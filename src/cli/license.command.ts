@@ -1,12 +1,12 @@
 /**
  * `fieldlens license keygen | issue | inspect` — the vendor's tools for the signed license file
- * (CONTRACT §1, docs/license.md). Exit codes: 0 success; 1 the operation failed or the license is not
+ * (docs/license.md) — and `reset-clock`, the operator's recovery from a far-future clock. Exit codes: 0 success; 1 the operation failed or the license is not
  * valid; 2 usage error (unknown command, missing or malformed option).
  */
-import { randomUUID, createPublicKey, generateKeyPairSync } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { randomUUID, generateKeyPairSync } from 'node:crypto';
 import { mkdir, open, readFile, stat, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { loadPublicKeyPem } from '../modules/license/public-key.js';
 import { parseArgs } from 'node:util';
 import {
   FEATURE_KEYS,
@@ -24,6 +24,7 @@ import {
 } from '../modules/license/license-file.js';
 import { DAY_MS, TRIAL_DURATION_DAYS, TRIAL_QUOTAS, computeLicenseState } from '../modules/license/tiers.js';
 import { VENDOR_LICENSE_PUBLIC_KEY_PEM } from '../modules/license/vendor-public-key.js';
+import { resetLicenseClock } from './license-clock.command.js';
 
 /** Where the command writes; each string already ends in a newline. */
 export interface LicenseCommandOutput {
@@ -47,6 +48,7 @@ const USAGE = `Usage:
         [--not-before ISO8601] [--max-datasources N] [--max-users N] [--feature KEY=true|false]...
         [--status active|suspended] [--license-id ID] --out FILE${LICENSE_FILE_EXTENSION}
   fieldlens license inspect FILE [--public-key FILE]
+  fieldlens license reset-clock      (operator: lower the stored latest-seen time to now, audited)
 
 TIER: ${SKU_TIERS.join(', ')}.  KEY: ${FEATURE_KEYS.join(', ')}.
 Timestamps need a time zone, e.g. 2027-01-31T23:59:59Z.
@@ -67,13 +69,16 @@ export async function runLicenseCommand(args: string[], out: LicenseCommandOutpu
         return await issue(rest, out, now);
       case 'inspect':
         return await inspect(rest, out, options.env ?? process.env, now);
+      case 'reset-clock':
+        if (rest.length > 0) throw new UsageError('reset-clock takes no arguments');
+        return await resetLicenseClock(out, { env: options.env ?? process.env, clock: { now } });
       case 'help':
       case '--help':
       case '-h':
         out.stdout(USAGE);
         return 0;
       case undefined:
-        throw new UsageError('a command is required: keygen, issue or inspect');
+        throw new UsageError('a command is required: keygen, issue, inspect or reset-clock');
       default:
         throw new UsageError(`unknown command "${command}"`);
     }
@@ -97,37 +102,6 @@ export async function runLicenseCommand(args: string[], out: LicenseCommandOutpu
   }
 }
 
-/**
- * Reads an Ed25519 public key given as PEM text or as the path of a PEM file (the form of
- * FIELDLENS_LICENSE_PUBLIC_KEY) and returns it as SPKI PEM. Throws an Error with a one-line reason.
- */
-export function loadPublicKeyPem(value: string): string {
-  const trimmed = value.trim();
-  if (trimmed === '') throw new Error('the license public key is empty');
-  let pem: string;
-  if (trimmed.startsWith('-----BEGIN')) {
-    // Environment variables often carry PEM with literal "\n" sequences instead of line breaks.
-    pem = trimmed.includes('\n') ? trimmed : trimmed.replace(/\\n/g, '\n');
-  } else {
-    let text: Buffer;
-    try {
-      text = readFileSync(trimmed);
-    } catch (error) {
-      throw new Error(`cannot read the license public key file ${trimmed}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
-    }
-    if (text.byteLength > MAX_KEY_FILE_BYTES) throw new Error(`the license public key file ${trimmed} is too large to be a PEM key`);
-    pem = text.toString('utf8');
-  }
-  if (pem.includes('PRIVATE KEY')) throw new Error('a license public key was expected, but a private key was given');
-  let key;
-  try {
-    key = createPublicKey({ key: pem, format: 'pem' });
-  } catch {
-    throw new Error('the license public key is not a readable PEM public key');
-  }
-  if (key.asymmetricKeyType !== 'ed25519') throw new Error('the license public key must be an Ed25519 key');
-  return key.export({ type: 'spki', format: 'pem' }) as string;
-}
 
 /** The key the service trusts: FIELDLENS_LICENSE_PUBLIC_KEY when set (and non-empty), else the built-in vendor key. */
 export function resolveLicensePublicKey(env: Readonly<Record<string, string | undefined>>): { pem: string; source: string } {

@@ -5,7 +5,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type MigrationResultSet, type Transaction } from 'kysely';
+import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type MigrationResultSet, type Transaction } from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrationFactories, type DialectKind } from './migrations/index.js';
@@ -30,7 +30,7 @@ export interface Database {
   /**
    * Runs a compiled SELECT and answers its rows as arrays of column values, in select-list order. For reads of
    * hundreds of wide rows on a hot path, where the driver's building of an object per row costs more than the read
-   * itself (500 rows of `field_metrics` on SQLite: 12.5 ms as objects, 4.5 ms as arrays).
+   * itself (figures in docs/benchmarks.md).
    */
   selectArrays(query: CompiledQuery): Promise<unknown[][]>;
   /** Throws when the database does not answer. */
@@ -52,6 +52,11 @@ export interface OpenDatabaseOptions {
   poolSize?: number;
   /** Called when an idle pooled connection fails (e.g. the server dropped it). */
   onPoolError?: (error: Error) => void;
+  /**
+   * Open an existing database only (commands that read, such as `audit verify`): a SQLite file that does not exist is
+   * an error instead of a new empty database. (PostgreSQL never creates a database on connect.)
+   */
+  mustExist?: boolean;
 }
 
 // COUNT(*) and bigint columns come back from pg as strings; every count here fits a JS number.
@@ -60,13 +65,16 @@ pg.types.setTypeParser(pg.types.builtins.FLOAT4, (value) => Number.parseFloat(va
 
 /** Opens the configured database. Does not migrate: call migrateToLatest. */
 export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOptions = {}): Database {
-  if (config.kind === 'sqlite') return openSqlite(config.file);
+  if (config.kind === 'sqlite') return openSqlite(config.file, options.mustExist ?? false);
   return openPostgres(config.url, options);
 }
 
-function openSqlite(file: string): Database {
+function openSqlite(file: string, mustExist: boolean): Database {
+  if (mustExist && (file === ':memory:' || !fs.existsSync(file))) {
+    throw new DatabaseMissingError(`The SQLite database ${file} does not exist (check DATABASE_URL)`);
+  }
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
-  const connection = new BetterSqlite3(file);
+  const connection = new BetterSqlite3(file, { fileMustExist: mustExist });
   connection.pragma('journal_mode = WAL');
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
@@ -161,6 +169,30 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
   };
 }
 
+/** The database named by the configuration does not exist, or holds no FieldLens schema. */
+export class DatabaseMissingError extends Error {}
+
+/**
+ * Throws DatabaseMissingError unless the database holds FieldLens's tables, every migration applied, without changing
+ * anything: for commands that only read, which must not create or migrate a database named by a mistyped URL.
+ */
+export async function assertMigrated(database: Database): Promise<void> {
+  let pending: string[];
+  try {
+    const migrator = await migratorOf(database);
+    pending = (await migrator.getMigrations()).filter((m) => m.executedAt === undefined).map((m) => m.name);
+  } catch (error) {
+    if ((error as { code?: unknown }).code === '3D000') {
+      throw new DatabaseMissingError(`${(error as Error).message} (check DATABASE_URL)`, { cause: error });
+    }
+    throw error;
+  }
+  if (pending.length === migrationFactories.length) {
+    throw new DatabaseMissingError('The database holds no FieldLens tables (check DATABASE_URL, or start the service once to create them)');
+  }
+  if (pending.length > 0) throw new DatabaseMissingError(`The database schema is not up to date (pending: ${pending.join(', ')}); start the service once to migrate it`);
+}
+
 /** Runs every pending migration; safe to call on every start and from several instances at once. */
 export async function migrateToLatest(database: Database): Promise<void> {
   await migrate(database, (migrator) => migrator.migrateToLatest());
@@ -172,22 +204,26 @@ export async function migrateTo(database: Database, name: string): Promise<void>
 }
 
 async function migrate(database: Database, run: (migrator: Migrator) => Promise<MigrationResultSet>): Promise<void> {
-  const migrations = Object.fromEntries(migrationFactories.map(([name, factory]) => [name, factory(database.kind)]));
-  // Kysely looks for its bookkeeping tables in every schema; pin them to the schema in use, or a
-  // same-named table in another schema of the database would be mistaken for ours.
-  const migrationTableSchema =
-    database.kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema : undefined;
-  const migrator = new Migrator({
-    db: database.db,
-    provider: { getMigrations: async () => migrations },
-    ...(migrationTableSchema ? { migrationTableSchema } : {}),
-  });
+  const migrator = await migratorOf(database);
   const { error, results } = await run(migrator);
   const failed = results?.find((r) => r.status === 'Error');
   if (error || failed) {
     const reason = error instanceof Error ? error.message : String(error ?? 'unknown error');
     throw new Error(`Database migration ${failed?.migrationName ?? ''} failed: ${reason}`, { cause: error });
   }
+}
+
+async function migratorOf(database: Database): Promise<Migrator> {
+  const migrations = Object.fromEntries(migrationFactories.map(([name, factory]) => [name, factory(database.kind)]));
+  // Kysely looks for its bookkeeping tables in every schema; pin them to the schema in use, or a
+  // same-named table in another schema of the database would be mistaken for ours.
+  const migrationTableSchema =
+    database.kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema : undefined;
+  return new Migrator({
+    db: database.db,
+    provider: { getMigrations: async () => migrations },
+    ...(migrationTableSchema ? { migrationTableSchema } : {}),
+  });
 }
 
 const PG_UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006']);
@@ -237,4 +273,19 @@ export function decodeVector(bytes: Uint8Array): Float32Array {
   const copy = new Uint8Array(bytes.byteLength);
   copy.set(bytes);
   return new Float32Array(copy.buffer, 0, copy.byteLength / 4);
+}
+
+/**
+ * For a background worker's transaction: on PostgreSQL, waiting for a row lock longer than `ms` fails the statement
+ * (the worker retries on its next round). Writers serving requests therefore never wait long for a worker, and in a
+ * lock cycle the worker gives up before PostgreSQL's deadlock detection (after 1 s) could pick the request's
+ * transaction as the victim. SQLite serialises writers: nothing to do.
+ */
+export async function yieldLocksAfter(trx: Tx, ms: number): Promise<void> {
+  if (isPostgres(trx)) await sql`select set_config('lock_timeout', ${`${Math.round(ms)}ms`}, true)`.execute(trx);
+}
+
+/** Whether a query runner (the database or a transaction) talks to PostgreSQL; for the few statements that differ. */
+export function isPostgres(db: Queryable): boolean {
+  return db.getExecutor().adapter instanceof PostgresAdapter;
 }

@@ -4,6 +4,7 @@
  * UUIDs are text, embeddings are raw little-endian float32 bytes.
  */
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { RawColumn, ScoreColumn } from '../modules/metrics/axes.js';
 
 export type Bool = 0 | 1;
 
@@ -31,8 +32,12 @@ export interface UsersTable {
 
 export interface LoginAttemptsTable {
   username_key: string;
+  /** Consecutive failed password checks. */
   failures: number;
+  /** Attempts claimed whose password check has not finished yet. */
+  pending: ColumnType<number, number | undefined, number>;
   locked_until: string | null;
+  /** When the last attempt was claimed. */
   last_failed_at: string;
 }
 
@@ -97,9 +102,21 @@ export interface FieldsTable {
   /** Denormalised from the stored metrics so the field list can filter and sort on them. */
   outlier_score: number | null;
   severity: 'low' | 'medium' | 'high' | null;
+  /** How the classification was given: by the importing caller, by the classifier, or by a reviewer. */
+  classification_source: Generated<ClassificationSource>;
+  /** The classifier's calibrated confidence; null unless classification_source is `classifier`. */
+  classification_confidence: number | null;
+  /** JSON array of {factor, score, detail}; null unless classification_source is `classifier`. */
+  classification_evidence: string | null;
+  /** The sample values' formats as kinds and shares (never a value), for re-evaluation without the samples. */
+  value_summary: string | null;
+  /** Classifier and taxonomy version the classifier classified the field with. */
+  classified_with: string | null;
   created_at: string;
   updated_at: string;
 }
+
+export type ClassificationSource = 'import' | 'classifier' | 'reviewer';
 
 export interface AuditLogTable {
   seq: number;
@@ -134,20 +151,8 @@ export interface LicensesTable {
 }
 
 /** Stored metrics of one field (metrics module): raw axes are cosine distances, scores percentile ranks. */
-export interface FieldMetricsTable {
+export type FieldMetricsTable = { [C in RawColumn | ScoreColumn]: number } & {
   field_id: string;
-  raw_category_anchor: number;
-  raw_centroid: number;
-  raw_peer_mean: number;
-  raw_nearest: number;
-  raw_lower_quartile: number;
-  raw_farthest: number;
-  score_category_anchor: number;
-  score_centroid: number;
-  score_peer_mean: number;
-  score_nearest: number;
-  score_lower_quartile: number;
-  score_farthest: number;
   category_similarity: number;
   centroid_similarity: number;
   neighbour_disagreement: number;
@@ -161,9 +166,12 @@ export interface FieldMetricsTable {
   nearest_similarity: number | null;
   reason: string;
   computed_at: string;
-}
+};
 
-/** Fields whose stored metrics are stale; shared by every instance. */
+/** Fields to classify again after the classifier or the taxonomy changed (a WorkQueue table). */
+export type ReclassifyQueueTable = MetricsQueueTable;
+
+/** Fields whose stored metrics are stale; shared by every instance (a WorkQueue table, src/db/work-queue.ts). */
 export interface MetricsQueueTable {
   field_id: string;
   token: string;
@@ -172,10 +180,20 @@ export interface MetricsQueueTable {
   claimed_at: string | null;
 }
 
-/** Written by triggers on `fields`: which field changed, in commit-independent sequence order. */
-export interface MetricsChangesTable {
+/**
+ * Written by triggers on `fields` and `tags`: every committed change of the catalog, in sequence order. A field
+ * change carries the field's tag and level after (`tag_id`, `level`; null when deleted) and before (`old_…`; null
+ * when inserted); a tag change has only `tag_id`. `expanded` turns 1 once the metrics worker has enqueued what it
+ * affects.
+ */
+export interface CatalogChangesTable {
   seq: Generated<number>;
-  field_id: string;
+  field_id: string | null;
+  tag_id: number | null;
+  level: string | null;
+  old_tag_id: number | null;
+  old_level: string | null;
+  expanded: Generated<Bool>;
 }
 
 export interface DB {
@@ -192,7 +210,8 @@ export interface DB {
   licenses: LicensesTable;
   field_metrics: FieldMetricsTable;
   metrics_queue: MetricsQueueTable;
-  metrics_changes: MetricsChangesTable;
+  reclassify_queue: ReclassifyQueueTable;
+  catalog_changes: CatalogChangesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

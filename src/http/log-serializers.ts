@@ -75,6 +75,33 @@ function serializeReply(res: unknown): unknown {
   return { statusCode: (res as { statusCode?: number }).statusCode };
 }
 
+const SECRET_KEYS: ReadonlySet<string> = new Set([...SECRET_FIELDS, ...SECRET_HEADERS]);
+const MAX_DEPTH = 6;
+
+/**
+ * `value` with every secret field or header censored at any depth of plain objects and arrays (copied on write; other
+ * objects are left as they are). For options objects that plugins log at debug or trace level with the request's
+ * headers inside, e.g. @fastify/multipart's `busboyOptions.headers.authorization`.
+ */
+export function censorDeep(value: unknown, depth = 0): unknown {
+  if (value === null || typeof value !== 'object' || depth > MAX_DEPTH) return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | undefined;
+    value.forEach((item, index) => {
+      const censored = censorDeep(item, depth + 1);
+      if (censored !== item) (copy ??= [...value])[index] = censored;
+    });
+    return copy ?? value;
+  }
+  if (!isPlainObject(value)) return value;
+  let copy: Record<string, unknown> | undefined;
+  for (const [key, item] of Object.entries(value)) {
+    const censored = SECRET_KEYS.has(key.toLowerCase()) ? CENSORED : censorDeep(item, depth + 1);
+    if (censored !== item) (copy ??= { ...(value as Record<string, unknown>) })[key] = censored;
+  }
+  return copy ?? value;
+}
+
 const censor = (): string => CENSORED;
 const censorFields = (value: unknown): unknown => censorKeys(value, SECRET_FIELDS);
 
@@ -86,4 +113,6 @@ export const LOG_SERIALIZERS: Record<string, SerializerFn> = {
   headers: (headers: unknown) => censorKeys(headers, SECRET_HEADERS),
   req: serializeRequest,
   res: serializeReply,
+  // Logged by @fastify/multipart at trace level; holds the request headers.
+  busboyOptions: censorDeep,
 };

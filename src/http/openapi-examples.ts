@@ -26,6 +26,13 @@ const field = {
   review_status: 'unreviewed',
   outlier_score: 0.08,
   severity: 'low',
+  classification_source: 'classifier',
+  classification_confidence: 0.93,
+  classification_evidence: [
+    { factor: 'name', score: 2.4, detail: 'The column name "email_address" names an e-mail address' },
+    { factor: 'comment', score: 0.8, detail: 'The comment mentions an e-mail' },
+    { factor: 'data_type', score: 0.3, detail: 'A text column fits an e-mail address' },
+  ],
   updated_at: '2026-11-20T09:14:03.512Z',
 };
 
@@ -41,6 +48,10 @@ const suspiciousField = {
   level: 'L2',
   outlier_score: 0.83,
   severity: 'high',
+  // Given by the import that brought it in: no confidence, no evidence.
+  classification_source: 'import',
+  classification_confidence: null,
+  classification_evidence: [],
   updated_at: '2026-11-20T09:14:03.512Z',
 };
 

@@ -5,7 +5,8 @@ import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { loadPublicKeyPem, resolveLicensePublicKey, runLicenseCommand } from '../../src/cli/license.command.js';
+import { resolveLicensePublicKey, runLicenseCommand } from '../../src/cli/license.command.js';
+import { loadPublicKeyPem } from '../../src/modules/license/public-key.js';
 import { verifyLicenseFile, type LicensePayload } from '../../src/modules/license/license-file.js';
 import { VENDOR_LICENSE_PUBLIC_KEY_PEM } from '../../src/modules/license/vendor-public-key.js';
 

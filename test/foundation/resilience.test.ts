@@ -139,7 +139,13 @@ describe('graceful shutdown', () => {
       }
 
       child.kill('SIGTERM');
-      const ready = await request(port, '/readyz');
+      // The signal reaches the child's event loop a moment later: poll until readiness turns (it must, while the
+      // server still accepts connections).
+      let ready = await request(port, '/readyz');
+      for (let attempt = 0; attempt < 100 && 'status' in ready && ready.status === 200; attempt += 1) {
+        await new Promise((r) => setTimeout(r, 20));
+        ready = await request(port, '/readyz');
+      }
       assert.ok('status' in ready, `readyz answered during the grace period: ${JSON.stringify(ready)}`);
       assert.equal(ready.status, 503);
       assert.match(String(ready.contentType), /^application\/problem\+json/);

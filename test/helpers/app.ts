@@ -30,6 +30,8 @@ export interface TestAppOptions {
   /** Reuse an existing database instead of a fresh one (a second instance, a restart). */
   testDatabase?: TestDatabase;
   databaseUrl?: string;
+  /** Start the background workers (metrics worker, session pruning) as the server does; off by default. */
+  workers?: boolean;
 }
 
 export async function buildTestApp(kind: DialectKind, options: TestAppOptions = {}): Promise<TestApp> {
@@ -54,6 +56,8 @@ export async function buildTestApp(kind: DialectKind, options: TestAppOptions = 
   try {
     app = await buildApp({ config: { ...config, database: testDatabase.config }, database, clock, logStream });
     await app.ready();
+    await app.services.bootstrap();
+    if (options.workers) app.services.startWorkers();
   } catch (error) {
     await database.close();
     if (ownsDatabase) await testDatabase.dispose();

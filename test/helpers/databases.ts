@@ -69,3 +69,11 @@ export async function createTestDatabase(kind: DialectKind): Promise<TestDatabas
     },
   };
 }
+
+/** The DATABASE_URL under which the CLI sees a test database (PostgreSQL: its schema through search_path). */
+export function cliDatabaseUrl(testDatabase: TestDatabase): string {
+  if (testDatabase.config.kind === 'sqlite') return `sqlite:${testDatabase.config.file}`;
+  const parsed = new URL(testDatabase.config.url);
+  parsed.searchParams.set('options', `-c search_path=${testDatabase.schema ?? 'public'}`);
+  return parsed.toString();
+}

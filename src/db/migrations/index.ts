@@ -7,6 +7,9 @@ import { initial } from './0001-initial.js';
 import { metrics } from './0005-metrics.js';
 import { metricsQueueOrder } from './0006-metrics-queue-order.js';
 import { metricsNearestName } from './0007-metrics-nearest-name.js';
+import { catalogChanges } from './0008-catalog-changes.js';
+import { loginAttemptsPending } from './0009-login-attempts-pending.js';
+import { classification } from './0010-classification.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
 export type MigrationFactory = (kind: DialectKind) => Migration;
@@ -16,4 +19,7 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0005-metrics', metrics],
   ['0006-metrics-queue-order', metricsQueueOrder],
   ['0007-metrics-nearest-name', metricsNearestName],
+  ['0008-catalog-changes', catalogChanges],
+  ['0009-login-attempts-pending', loginAttemptsPending],
+  ['0010-classification', classification],
 ];

@@ -77,32 +77,18 @@ export async function findLoginAttempts(db: Queryable, usernameKey: string) {
   return db.selectFrom('login_attempts').selectAll().where('username_key', '=', usernameKey).executeTakeFirst();
 }
 
-/**
- * Counts one more consecutive failure atomically (an upsert, safe across instances); a streak
- * older than `resetBefore` starts again at 1. Returns the new count.
- */
-export async function recordLoginFailure(db: Queryable, usernameKey: string, at: string, resetBefore: string): Promise<number> {
-  const row = await db
+/** Writes a username's failure streak and claimed attempts (the caller holds the username's lock, so read-then-write is safe). */
+export async function putLoginAttempts(
+  db: Queryable,
+  row: { username_key: string; failures: number; pending: number; locked_until: string | null; last_failed_at: string },
+): Promise<void> {
+  await db
     .insertInto('login_attempts')
-    .values({ username_key: usernameKey, failures: 1, locked_until: null, last_failed_at: at })
+    .values(row)
     .onConflict((oc) =>
-      oc.column('username_key').doUpdateSet((eb) => ({
-        failures: eb
-          .case()
-          .when('login_attempts.last_failed_at', '<', resetBefore)
-          .then(1)
-          .else(eb('login_attempts.failures', '+', 1))
-          .end(),
-        last_failed_at: eb.ref('excluded.last_failed_at'),
-      })),
+      oc.column('username_key').doUpdateSet({ failures: row.failures, pending: row.pending, locked_until: row.locked_until, last_failed_at: row.last_failed_at }),
     )
-    .returning('failures')
-    .executeTakeFirstOrThrow();
-  return Number(row.failures);
-}
-
-export async function setLockedUntil(db: Queryable, usernameKey: string, lockedUntil: string): Promise<void> {
-  await db.updateTable('login_attempts').set({ locked_until: lockedUntil }).where('username_key', '=', usernameKey).execute();
+    .execute();
 }
 
 export async function clearLoginFailures(db: Queryable, usernameKey: string): Promise<void> {

@@ -14,6 +14,8 @@ export interface AccessTokenClaims {
   sub: string;
   /** The user's token_version when the token was issued. */
   ver: number;
+  /** The login session the token belongs to: revoking the session (logout, refresh-token reuse) ends the token at once. */
+  sid: string;
 }
 
 export interface TokenSettings {
@@ -31,7 +33,7 @@ export class AccessTokens {
    * third segment: a short key is cheaper to hash than the whole token, which every request presents as a new string).
    * A hit needs the whole text to be equal, so a token with another header or payload behind a genuine signature is a
    * miss and goes to the HMAC, which refuses it. A hit skips only the HMAC: expiry is still checked, and revocation
-   * never relied on the token (the user is checked on every request).
+   * never relied on the token (the user and the token's session are checked on every request).
    */
   private readonly verified = new Map<string, { token: string; claims: AccessTokenClaims; expMs: number }>();
   // Imported once: handing jose raw bytes would re-import the key on every sign and verify (~150 µs each).
@@ -51,7 +53,7 @@ export class AccessTokens {
 
   async sign(claims: AccessTokenClaims, now: Date): Promise<string> {
     const iat = Math.floor(now.getTime() / 1000);
-    return new SignJWT({ ver: claims.ver })
+    return new SignJWT({ ver: claims.ver, sid: claims.sid })
       .setProtectedHeader({ alg: ALGORITHM, typ: ACCESS_TOKEN_TYPE })
       .setIssuer(this.settings.issuer)
       .setAudience(this.settings.audience)
@@ -82,8 +84,10 @@ export class AccessTokens {
         requiredClaims: ['sub', 'iat', 'exp', 'jti'],
         currentDate: now,
       });
-      if (typeof payload.sub !== 'string' || typeof payload.ver !== 'number' || typeof payload.exp !== 'number') throw new Error('claims');
-      const claims = { sub: payload.sub, ver: payload.ver };
+      if (typeof payload.sub !== 'string' || typeof payload.ver !== 'number' || typeof payload.sid !== 'string' || typeof payload.exp !== 'number') {
+        throw new Error('claims');
+      }
+      const claims = { sub: payload.sub, ver: payload.ver, sid: payload.sid };
       if (this.verified.size >= VERIFIED_CACHE_SIZE) this.verified.delete(this.verified.keys().next().value as string);
       this.verified.set(signatureOf(token), { token, claims, expMs: payload.exp * 1000 });
       return claims;

@@ -1,4 +1,4 @@
-/** All SQL of data sources. A data source owns its fields: deleting it deletes them. */
+/** All SQL of the `datasources` table (field counts are read from `fields`, which the fields module writes). */
 import type { Insertable } from 'kysely';
 import { isUniqueViolation, type Queryable } from '../../db/database.js';
 import type { DatasourceRow, DatasourcesTable } from '../../db/schema.js';
@@ -24,11 +24,6 @@ export async function listDatasources(db: Queryable): Promise<DatasourceWithCoun
   return rows.map((r) => ({ ...r, field_count: Number(r.field_count ?? 0) }));
 }
 
-export async function findDatasourceWithCount(db: Queryable, id: string): Promise<DatasourceWithCount | undefined> {
-  const row = await withFieldCount(db).where('datasources.id', '=', id).executeTakeFirst();
-  return row && { ...row, field_count: Number(row.field_count ?? 0) };
-}
-
 export async function findDatasourceById(db: Queryable, id: string): Promise<DatasourceRow | undefined> {
   return db.selectFrom('datasources').selectAll().where('id', '=', id).executeTakeFirst();
 }
@@ -46,11 +41,10 @@ export async function insertDatasource(db: Queryable, row: Insertable<Datasource
   }
 }
 
-/** Deletes the data source and its fields; returns how many fields went with it, or undefined when it did not exist. */
-export async function deleteDatasource(db: Queryable, id: string): Promise<number | undefined> {
-  const fields = await db.deleteFrom('fields').where('datasource_id', '=', id).executeTakeFirst();
+/** Deletes the data source row (its fields are deleted first, by the fields module); whether it existed. */
+export async function deleteDatasource(db: Queryable, id: string): Promise<boolean> {
   const result = await db.deleteFrom('datasources').where('id', '=', id).executeTakeFirst();
-  return Number(result.numDeletedRows) > 0 ? Number(fields.numDeletedRows) : undefined;
+  return Number(result.numDeletedRows) > 0;
 }
 
 export async function countDatasources(db: Queryable, options: { billableOnly: boolean }): Promise<number> {

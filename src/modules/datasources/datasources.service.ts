@@ -1,5 +1,5 @@
 /**
- * Data sources (CONTRACT §6): the systems whose fields are catalogued. Creating one counts against
+ * Data sources: the systems whose fields are catalogued. Creating one counts against
  * the license quota, checked inside the inserting transaction; the built-in sample sources do not count.
  */
 import { randomUUID } from 'node:crypto';
@@ -8,7 +8,8 @@ import type { Database, Tx } from '../../db/database.js';
 import type { DatasourceRow } from '../../db/schema.js';
 import type { Caller } from '../../http/access.js';
 import { notFound } from '../../http/errors.js';
-import type { Actor, AuditService } from '../audit/audit.service.js';
+import type { AuditService } from '../audit/audit.service.js';
+import type { FieldsService } from '../fields/fields.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import * as repo from './datasources.repository.js';
 import type { CreateDatasourceBody, DatasourceResponse } from './datasources.schemas.js';
@@ -26,7 +27,16 @@ function toDatasourceResponse(row: repo.DatasourceWithCount): DatasourceResponse
 }
 
 export class DatasourcesService {
-  constructor(private readonly deps: { database: Database; clock: Clock; audit: AuditService; gate: Pick<LicenseGate, 'assertCanCreate'> }) {}
+  constructor(
+    private readonly deps: {
+      database: Database;
+      clock: Clock;
+      audit: AuditService;
+      gate: Pick<LicenseGate, 'assertCanCreate'>;
+      /** The owner of the fields a data source holds (deleted with it). */
+      fields: Pick<FieldsService, 'deleteFieldsOfDatasource'>;
+    },
+  ) {}
 
   private get db() {
     return this.deps.database.db;
@@ -74,8 +84,7 @@ export class DatasourcesService {
     await this.db.transaction().execute(async (trx) => {
       const existing = await repo.findDatasourceById(trx, id);
       if (!existing) throw notFound('Data source');
-      const fields = await repo.deleteDatasource(trx, id);
-      if (fields === undefined) throw notFound('Data source');
+      const fields = await this.removeDatasource(trx, id);
       await this.deps.audit.record(trx, caller, {
         action: 'datasource.deleted',
         targetType: 'datasource',
@@ -107,22 +116,18 @@ export class DatasourcesService {
     return row;
   }
 
-  /**
-   * Deletes every sample data source and its fields in the caller's transaction and records
-   * `sample_data.removed` (when there was any). Used when a paid license is imported.
-   */
-  async removeSampleData(trx: Tx, actor: Actor): Promise<{ datasources: number; fields: number }> {
+  /** Deletes every sample data source and its fields inside the caller's transaction; returns their names and the number of fields removed. */
+  async deleteSampleDatasources(trx: Tx): Promise<{ names: string[]; fields: number }> {
     const samples = await repo.listSampleDatasources(trx);
     let fields = 0;
-    for (const source of samples) fields += (await repo.deleteDatasource(trx, source.id)) ?? 0;
-    if (samples.length > 0) {
-      await this.deps.audit.record(trx, actor, {
-        action: 'sample_data.removed',
-        targetType: 'datasource',
-        targetId: null,
-        details: { datasources: samples.map((s) => s.name), fields },
-      });
-    }
-    return { datasources: samples.length, fields };
+    for (const source of samples) fields += await this.removeDatasource(trx, source.id);
+    return { names: samples.map((s) => s.name), fields };
+  }
+
+  /** Deletes a data source and its fields (through their owner) in `trx`; returns how many fields went with it. */
+  private async removeDatasource(trx: Tx, id: string): Promise<number> {
+    const fields = await this.deps.fields.deleteFieldsOfDatasource(trx, id);
+    if (!(await repo.deleteDatasource(trx, id))) throw notFound('Data source');
+    return fields;
   }
 }

@@ -1,7 +1,13 @@
-/** All SQL of fields: the upsert of an import, reads, and the keyset-paginated list. */
+/**
+ * All SQL of the `fields` table, which no other module writes: the upsert of an import, the review columns, the
+ * deletion of a data source's fields, the outlier score mirrored from the metrics, reads and the keyset-paginated list.
+ *
+ * Lock order: every statement that locks several field rows locks them in ascending id order (chunks sorted by id,
+ * rows locked by an ordered SELECT … FOR UPDATE on PostgreSQL), so two writers never wait for each other in a cycle.
+ */
 import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
-import { isForeignKeyViolation, type Queryable } from '../../db/database.js';
-import type { DB, FieldRow, NewFieldRow } from '../../db/schema.js';
+import { isForeignKeyViolation, isPostgres, type Queryable, type Tx } from '../../db/database.js';
+import type { ClassificationSource, DB, FieldRow, NewFieldRow } from '../../db/schema.js';
 import { notFound } from '../../http/errors.js';
 import type { FieldSort } from './fields.schemas.js';
 
@@ -47,6 +53,11 @@ const FIELD_COLUMNS = [
   'fields.embedder_version',
   'fields.outlier_score',
   'fields.severity',
+  'fields.classification_source',
+  'fields.classification_confidence',
+  'fields.classification_evidence',
+  'fields.value_summary',
+  'fields.classified_with',
   'fields.created_at',
   'fields.updated_at',
 ] as const;
@@ -63,16 +74,16 @@ export async function findFieldById(db: Queryable, id: string): Promise<FieldLis
   return selectFields(db).where('fields.id', '=', id).executeTakeFirst();
 }
 
-/** The stored row with its embedding, for services that compute on it. */
-export async function findFieldRowById(db: Queryable, id: string): Promise<FieldRow | undefined> {
-  return db.selectFrom('fields').selectAll().where('id', '=', id).executeTakeFirst();
-}
 
 /**
- * Inserts or updates on (datasource_id, table_name, field_name), in chunks. A locked field keeps
- * its tag and level; a field whose classification changes goes back to `unreviewed`.
+ * Inserts or updates on (datasource_id, table_name, field_name), in chunks. A locked field keeps its classification,
+ * and so does one given by an import or a reviewer when the new row was only classified automatically; a field whose
+ * classification changes goes back to `unreviewed`.
  * Returns the stored id of every row (an updated row keeps its original id).
  */
+/** An existing field keeps its classification on re-import: locked, or given by a person and now only guessed. */
+const KEEP = sql`(fields.locked = 1 or (excluded.classification_source = 'classifier' and fields.classification_source <> 'classifier'))`;
+
 export async function upsertFields(db: Queryable, rows: readonly NewFieldRow[]): Promise<Array<{ id: string; table_name: string; field_name: string }>> {
   const stored: Array<{ id: string; table_name: string; field_name: string }> = [];
   for (let start = 0; start < rows.length; start += UPSERT_CHUNK_ROWS) {
@@ -88,9 +99,14 @@ export async function upsertFields(db: Queryable, rows: readonly NewFieldRow[]):
             format_signature: eb.ref('excluded.format_signature'),
             embedding: eb.ref('excluded.embedding'),
             embedder_version: eb.ref('excluded.embedder_version'),
-            tag_id: sql<number>`case when fields.locked = 1 then fields.tag_id else excluded.tag_id end`,
-            level: sql<string>`case when fields.locked = 1 then fields.level else excluded.level end`,
-            review_status: sql<FieldRow['review_status']>`case when fields.locked = 0 and (fields.tag_id <> excluded.tag_id or fields.level <> excluded.level) then 'unreviewed' else fields.review_status end`,
+            tag_id: sql<number>`case when ${KEEP} then fields.tag_id else excluded.tag_id end`,
+            level: sql<string>`case when ${KEEP} then fields.level else excluded.level end`,
+            classification_source: sql<ClassificationSource>`case when ${KEEP} then fields.classification_source else excluded.classification_source end`,
+            classification_confidence: sql<number | null>`case when ${KEEP} then fields.classification_confidence else excluded.classification_confidence end`,
+            classification_evidence: sql<string | null>`case when ${KEEP} then fields.classification_evidence else excluded.classification_evidence end`,
+            classified_with: sql<string | null>`case when ${KEEP} then fields.classified_with else excluded.classified_with end`,
+            value_summary: eb.ref('excluded.value_summary'),
+            review_status: sql<FieldRow['review_status']>`case when not (${KEEP}) and (fields.tag_id <> excluded.tag_id or fields.level <> excluded.level) then 'unreviewed' else fields.review_status end`,
             updated_at: eb.ref('excluded.updated_at'),
           })),
         )
@@ -161,4 +177,215 @@ function afterOutlier(eb: ExpressionBuilder<DB, 'fields' | 'tags'>, after: Field
     eb.and([eb('fields.outlier_score', '=', value), eb('fields.id', '<', after.id)]),
     eb('fields.outlier_score', 'is', null),
   ]);
+}
+
+/** Chunk size for `IN (…)` lists: well under both dialects' parameter limits. */
+const CHUNK = 500;
+
+function sortedChunks(ids: Iterable<string>): string[][] {
+  const sorted = [...new Set(ids)].sort();
+  const out: string[][] = [];
+  for (let i = 0; i < sorted.length; i += CHUNK) out.push(sorted.slice(i, i + CHUNK));
+  return out;
+}
+
+// ---------------------------------------------------------------- review columns
+
+export type ReviewState = Pick<FieldRow, 'id' | 'tag_id' | 'level' | 'locked' | 'review_status' | 'review_reason'>;
+
+/**
+ * Reads the review state of the fields and row-locks them until the transaction ends, in id order (SQLite serialises
+ * writers anyway), so the "before" that an audit entry records is the state the transaction replaces.
+ */
+export async function lockReviewStates(trx: Tx, ids: readonly string[]): Promise<ReviewState[]> {
+  const states: ReviewState[] = [];
+  for (const part of sortedChunks(ids)) {
+    const query = trx.selectFrom('fields').select(['id', 'tag_id', 'level', 'locked', 'review_status', 'review_reason']).where('id', 'in', part).orderBy('id');
+    // FOR NO KEY UPDATE: what an UPDATE of non-key columns takes; it lets the metrics' foreign-key checks through.
+    states.push(...(await (isPostgres(trx) ? query.forNoKeyUpdate() : query).execute()));
+  }
+  return states;
+}
+
+/** Sets the confirmed classification of fields that share one target (tag, level), locked. */
+export async function confirmFields(trx: Tx, ids: readonly string[], change: { tag_id: number; level: string; reviewed_at: string; reviewed_by: string }): Promise<void> {
+  for (const part of sortedChunks(ids)) {
+    await trx
+      .updateTable('fields')
+      .set({
+        tag_id: change.tag_id,
+        level: change.level,
+        locked: 1,
+        review_status: 'confirmed',
+        classification_source: 'reviewer',
+        classification_confidence: null,
+        classification_evidence: null,
+        review_reason: null,
+        reviewed_at: change.reviewed_at,
+        reviewed_by: change.reviewed_by,
+        updated_at: change.reviewed_at,
+      })
+      .where('id', 'in', part)
+      .execute();
+  }
+}
+
+/** Marks one field deferred with the reviewer's reason; classification and lock stay as they are. */
+export async function deferField(trx: Tx, id: string, change: { reason: string; reviewed_at: string; reviewed_by: string }): Promise<void> {
+  await trx
+    .updateTable('fields')
+    .set({ review_status: 'deferred', review_reason: change.reason, reviewed_at: change.reviewed_at, reviewed_by: change.reviewed_by, updated_at: change.reviewed_at })
+    .where('id', '=', id)
+    .execute();
+}
+
+// ---------------------------------------------------------------- deletion
+
+/** Deletes every field of a data source (their metrics and queue entries go with them); returns how many. */
+export async function deleteFieldsOfDatasource(trx: Tx, datasourceId: string): Promise<number> {
+  if (isPostgres(trx)) await trx.selectFrom('fields').select('id').where('datasource_id', '=', datasourceId).orderBy('id').forUpdate().execute();
+  const result = await trx.deleteFrom('fields').where('datasource_id', '=', datasourceId).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}
+
+// ---------------------------------------------------------------- the metrics' view of the catalog
+
+export interface CatalogFieldRow {
+  id: string;
+  tag_id: number;
+  level: string;
+  review_status: FieldRow['review_status'];
+  embedding: Uint8Array | null;
+}
+
+const CATALOG_COLUMNS = ['id', 'tag_id', 'level', 'review_status', 'embedding'] as const;
+
+export async function countFields(db: Queryable): Promise<number> {
+  const row = await db.selectFrom('fields').select((s) => s.fn.countAll<number>().as('n')).executeTakeFirst();
+  return Number(row?.n ?? 0);
+}
+
+/** One page of fields in id order (keyset), for building an in-memory replica of the catalog. */
+export async function listCatalogFields(db: Queryable, afterId: string | null, limit: number): Promise<CatalogFieldRow[]> {
+  let q = db.selectFrom('fields').select(CATALOG_COLUMNS).orderBy('id').limit(limit);
+  if (afterId !== null) q = q.where('id', '>', afterId);
+  return q.execute();
+}
+
+export async function findCatalogFields(db: Queryable, ids: readonly string[]): Promise<CatalogFieldRow[]> {
+  const out: CatalogFieldRow[] = [];
+  for (const part of sortedChunks(ids)) out.push(...(await db.selectFrom('fields').select(CATALOG_COLUMNS).where('id', 'in', part).execute()));
+  return out;
+}
+
+/** `table.field` and data source name of the given fields that still exist. */
+export async function findFieldNames(db: Queryable, ids: readonly string[]): Promise<Map<string, { name: string; datasource: string }>> {
+  const out = new Map<string, { name: string; datasource: string }>();
+  for (const part of sortedChunks(ids)) {
+    const rows = await db
+      .selectFrom('fields')
+      .innerJoin('datasources', 'datasources.id', 'fields.datasource_id')
+      .select(['fields.id', 'fields.table_name', 'fields.field_name', 'datasources.name as datasource'])
+      .where('fields.id', 'in', part)
+      .execute();
+    for (const r of rows) out.set(r.id, { name: `${r.table_name}.${r.field_name}`, datasource: r.datasource });
+  }
+  return out;
+}
+
+export async function existingFieldIds(db: Queryable, ids: readonly string[]): Promise<Set<string>> {
+  const out = new Set<string>();
+  for (const part of sortedChunks(ids)) for (const r of await db.selectFrom('fields').select('id').where('id', 'in', part).execute()) out.add(r.id);
+  return out;
+}
+
+/**
+ * Locks the given fields for the metrics writer, in id order, skipping those a writer holds (PostgreSQL): the
+ * metrics writer never waits for a reviewer or an import, so it can never be half of a deadlock with one. A skipped
+ * field is being changed, and its change makes it stale again anyway. Returns the ids it locked (that exist).
+ */
+export async function lockForMetrics(trx: Tx, ids: readonly string[]): Promise<Set<string>> {
+  if (!isPostgres(trx)) return existingFieldIds(trx, ids);
+  const out = new Set<string>();
+  for (const part of sortedChunks(ids)) {
+    const rows = await trx.selectFrom('fields').select('id').where('id', 'in', part).orderBy('id').forNoKeyUpdate().skipLocked().execute();
+    for (const r of rows) out.add(r.id);
+  }
+  return out;
+}
+
+/** Mirrors the outlier score and severity of the metrics onto the field rows (the list filters and sorts on them). */
+export async function setOutlierScores(trx: Tx, rows: ReadonlyArray<{ id: string; outlier_score: number; severity: NonNullable<FieldRow['severity']> }>): Promise<void> {
+  const sorted = [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  for (let i = 0; i < sorted.length; i += CHUNK) {
+    const part = sorted.slice(i, i + CHUNK);
+    // One UPDATE … FROM (VALUES …) per chunk, joined by key (a CASE per row made the statement O(n²)).
+    const values = sql.join(
+      part.map((r, j) =>
+        j === 0 && isPostgres(trx)
+          ? sql`(${r.id}::text, ${r.outlier_score}::double precision, ${r.severity}::text)`
+          : sql`(${r.id}, ${r.outlier_score}, ${r.severity})`,
+      ),
+    );
+    await sql`with v(id, score, severity) as (values ${values})
+      update fields set outlier_score = v.score, severity = v.severity from v where fields.id = v.id`.execute(trx);
+  }
+}
+
+// ---------------------------------------------------------------- re-evaluation by the classifier
+
+/** The fields the classifier may classify again: chosen by it, neither confirmed nor locked. */
+const RECLASSIFIABLE = sql<boolean>`classification_source = 'classifier' and locked = 0 and review_status <> 'confirmed'`;
+
+/** Queues every re-classifiable field classified with another classifier or taxonomy than `key`. */
+export async function enqueueOutdatedClassifications(trx: Tx, key: string, now: string, token: string): Promise<void> {
+  await sql`insert into reclassify_queue (field_id, token, enqueued_at)
+    select id, ${token}, ${now} from fields where ${RECLASSIFIABLE} and (classified_with is null or classified_with <> ${key})
+    on conflict (field_id) do nothing`.execute(trx);
+}
+
+export type ReclassificationRow = Pick<FieldRow, 'id' | 'table_name' | 'field_name' | 'data_type' | 'comment' | 'value_summary' | 'embedding'>;
+
+/** What the classifier needs of the given fields that are still re-classifiable. */
+export async function findForReclassification(db: Queryable, ids: readonly string[]): Promise<ReclassificationRow[]> {
+  const out: ReclassificationRow[] = [];
+  for (const part of sortedChunks(ids)) {
+    out.push(
+      ...(await db
+        .selectFrom('fields')
+        .select(['id', 'table_name', 'field_name', 'data_type', 'comment', 'value_summary', 'embedding'])
+        .where('id', 'in', part)
+        .where(RECLASSIFIABLE)
+        .execute()),
+    );
+  }
+  return out;
+}
+
+/**
+ * Stores a new automatic classification of a field that is still re-classifiable (re-checked here: a reviewer may
+ * have confirmed it meanwhile); back to `unreviewed` when its tag or level changes. Returns what happened.
+ */
+export async function applyReclassification(
+  trx: Tx,
+  id: string,
+  change: { tag_id: number; level: string; confidence: number; evidence: string; classified_with: string; updated_at: string },
+): Promise<'changed' | 'same' | 'skipped'> {
+  const before = await trx.selectFrom('fields').select(['tag_id', 'level']).where('id', '=', id).where(RECLASSIFIABLE).executeTakeFirst();
+  if (!before) return 'skipped';
+  const moved = before.tag_id !== change.tag_id || before.level !== change.level;
+  await trx
+    .updateTable('fields')
+    .set({
+      tag_id: change.tag_id,
+      level: change.level,
+      classification_confidence: change.confidence,
+      classification_evidence: change.evidence,
+      classified_with: change.classified_with,
+      ...(moved ? { review_status: 'unreviewed' as const, updated_at: change.updated_at } : {}),
+    })
+    .where('id', '=', id)
+    .where(RECLASSIFIABLE)
+    .execute();
+  return moved ? 'changed' : 'same';
 }

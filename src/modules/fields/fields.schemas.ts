@@ -5,6 +5,14 @@ export const MAX_IMPORT_FIELDS = 5000;
 export const REVIEW_STATUSES = ['unreviewed', 'confirmed', 'deferred'] as const;
 export const SEVERITIES = ['low', 'medium', 'high'] as const;
 export const FIELD_SORTS = ['outlier_score', 'name', 'updated_at'] as const;
+export const CLASSIFICATION_SOURCES = ['import', 'classifier', 'reviewer'] as const;
+export const EVIDENCE_FACTORS = ['name', 'table', 'comment', 'data_type', 'values', 'confirmed_fields', 'anchor'] as const;
+
+export const ClassificationEvidence = Type.Object({
+  factor: Type.Enum(EVIDENCE_FACTORS),
+  score: Type.Number({ description: 'points this factor gave the chosen tag (negative: against it, or a tag it ruled out)' }),
+  detail: Type.String({ description: 'a short sentence for the reviewer' }),
+});
 export type FieldSort = (typeof FIELD_SORTS)[number];
 
 const Name = (what: string) => PlainText({ minLength: 1, maxLength: 128, description: `${what}: 1–128 characters, no control characters` });
@@ -61,6 +69,15 @@ export const FieldResponse = Type.Object({
   review_status: Type.Enum(REVIEW_STATUSES),
   outlier_score: Type.Union([Type.Number(), Type.Null()], { description: 'From the stored metrics; null until computed' }),
   severity: Type.Union([Type.Enum(SEVERITIES), Type.Null()]),
+  classification_source: Type.Enum(CLASSIFICATION_SOURCES, {
+    description: 'How the field got its classification: given by an import, chosen by the classifier, or confirmed by a reviewer',
+  }),
+  classification_confidence: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
+    description: "The classifier's calibrated confidence (the share of its answers at this confidence that are right); null when given by an import or a reviewer",
+  }),
+  classification_evidence: Type.Array(ClassificationEvidence, {
+    description: 'What the classifier weighed, strongest first (empty when given by an import or a reviewer); never a sample value',
+  }),
   updated_at: Timestamp,
 });
 export type FieldResponse = Static<typeof FieldResponse>;

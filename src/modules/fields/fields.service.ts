@@ -1,58 +1,29 @@
 /**
- * The field catalog: importing fields (upsert, classification by tag id, chain path or automatically,
- * embeddings), reading and listing them, and the built-in sample data of the trial.
- *
- * For other modules (review, metrics) the stable surface is:
- * - `getField(id)` → the API shape, or 404; `getFieldRow(id, trx?)` → the stored row (with embedding and `locked`), or undefined;
- * - `resolveClassification({tag_id, chain_path, level}, paths?)` → `{tag, level}` (each null when not given),
- *   or 422 `unprocessable` with `errors[]` (unknown tag id, unknown chain path, both given and naming different tags, unknown level);
- * - `effectiveLevel(code)` → a configured level for a stored or built-in code;
- * - the optional `onFieldsImported` dependency (the metrics staleness hook) is called inside every import
- *   transaction with the ids of the fields it created or updated; a throw rolls the import back.
+ * The field catalog, and the only writer of the `fields` table: importing fields (upsert, classification by tag id,
+ * chain path or automatically, embeddings), reading and listing them, and — for the other modules, inside their
+ * transactions — the review columns (review), the deletion of a data source's fields (data sources), and the
+ * outlier score mirrored from the metrics (metrics). Staleness of metrics is not this module's concern: the
+ * database's change log records every committed change of a field (see docs/architecture.md).
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import { encodeVector, type Database, type Tx } from '../../db/database.js';
-import type { DatasourceRow, FieldRow, NewFieldRow, TagRow } from '../../db/schema.js';
+import type { DatasourceRow, NewFieldRow, TagRow } from '../../db/schema.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import { formatSignature } from '../../embeddings/format-signature.js';
 import { AppError, notFound, unprocessable, type ProblemFieldError } from '../../http/errors.js';
-import { SYSTEM_ACTOR, type Actor, type AuditService } from '../audit/audit.service.js';
+import type { Actor, AuditService } from '../audit/audit.service.js';
 import type { DatasourcesService } from '../datasources/datasources.service.js';
-import { getSetting, putSetting } from '../settings/settings.repository.js';
-import type { TagAnchors, TagIndex, TaxonomyService } from '../taxonomy/taxonomy.service.js';
+import type { ClassifierService } from '../classifier/classifier.service.js';
+import { formatFingerprint, type Classification } from '../classifier/index.js';
+import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import * as repo from './fields.repository.js';
-import { FIELD_SORTS, type FieldListQuery, type FieldListResponse, type FieldResponse, type FieldSort, type ImportFieldItem, type ImportFieldsBody, type ImportFieldsResponse } from './fields.schemas.js';
-import { sampleCatalog } from './sample-catalog.js';
 
-const SAMPLE_DATA_MARKER = 'sample_data.loaded';
+export type { CatalogFieldRow, ReviewState } from './fields.repository.js';
+import { FIELD_SORTS, type FieldListQuery, type FieldListResponse, type FieldResponse, type FieldSort, type ImportFieldItem, type ImportFieldsBody, type ImportFieldsResponse } from './fields.schemas.js';
+
 /** A bad import names at most this many problems (enough to fix a file; bounded for a 5000-row body). */
 const MAX_REPORTED_ERRORS = 100;
-
-export interface ClassificationInput {
-  tag_id?: number | null;
-  chain_path?: string | null;
-  level?: string | null;
-}
-
-export interface ResolvedClassification {
-  /** The tag named by id and/or path; null when neither was given. */
-  tag: TagRow | null;
-  /** The level given (a configured code); null when none was given. */
-  level: string | null;
-}
-
-/** JSON-pointer paths used in 422 errors[] for each input of resolveClassification. */
-export interface ClassificationPaths {
-  tag_id: string;
-  chain_path: string;
-  level: string;
-}
-
-const DEFAULT_PATHS: ClassificationPaths = { tag_id: '/classification_tag_id', chain_path: '/classification_chain_path', level: '/lock_level' };
-
-/** Called inside the import transaction with the fields it wrote. */
-export type OnFieldsImported = (trx: Tx, fieldIds: readonly string[], reason: 'imported' | 'sample_data') => Promise<void>;
 
 interface PreparedImport {
   rows: NewFieldRow[];
@@ -74,16 +45,23 @@ export function toFieldResponse(row: repo.FieldListRow): FieldResponse {
     review_status: row.review_status,
     outlier_score: row.outlier_score,
     severity: row.severity,
+    classification_source: row.classification_source,
+    classification_confidence: row.classification_source === 'classifier' ? row.classification_confidence : null,
+    classification_evidence: row.classification_source === 'classifier' ? parseEvidence(row.classification_evidence) : [],
     updated_at: row.updated_at,
   };
 }
 
-/** "A / B/C " → "A/B/C": chain paths are matched segment by segment, ignoring spaces around "/". */
-function normalizeChainPath(path: string): string {
-  return path
-    .split('/')
-    .map((s) => s.trim())
-    .join('/');
+
+/** The stored evidence (JSON written by this module); an unreadable value reads as none rather than failing a list. */
+function parseEvidence(text: string | null): FieldResponse['classification_evidence'] {
+  if (text === null) return [];
+  try {
+    const value: unknown = JSON.parse(text);
+    return Array.isArray(value) ? (value as FieldResponse['classification_evidence']) : [];
+  } catch {
+    return [];
+  }
 }
 
 const fieldKey = (table: string, field: string): string => `${table}\u0000${field}`;
@@ -123,7 +101,7 @@ export class FieldsService {
       embedder: Embedder;
       taxonomy: TaxonomyService;
       datasources: DatasourcesService;
-      onFieldsImported?: OnFieldsImported;
+      classifier: Pick<ClassifierService, 'classify' | 'versionKey'>;
     },
   ) {}
 
@@ -138,10 +116,68 @@ export class FieldsService {
     return toFieldResponse(row);
   }
 
-  /** The stored row (embedding, locked flag, review columns), or undefined. */
-  async getFieldRow(id: string, trx?: Tx): Promise<FieldRow | undefined> {
-    return repo.findFieldRowById(trx ?? this.db, id);
+  // ------------------------------------------------------------ review columns (the review module's writes)
+
+  /** Reads and row-locks the review state of the fields, in id order, until `trx` ends; unknown ids are left out. */
+  async lockReviewStates(trx: Tx, ids: readonly string[]): Promise<repo.ReviewState[]> {
+    return repo.lockReviewStates(trx, ids);
   }
+
+  /** Sets the confirmed, locked classification of fields that share one target (tag, level). */
+  async confirmFields(trx: Tx, ids: readonly string[], change: { tag_id: number; level: string; reviewed_at: string; reviewed_by: string }): Promise<void> {
+    await repo.confirmFields(trx, ids, change);
+  }
+
+  /** Marks one field deferred with the reviewer's reason; classification and lock stay as they are. */
+  async deferField(trx: Tx, id: string, change: { reason: string; reviewed_at: string; reviewed_by: string }): Promise<void> {
+    await repo.deferField(trx, id, change);
+  }
+
+  /** Deletes every field of a data source inside the caller's transaction; returns how many. */
+  async deleteFieldsOfDatasource(trx: Tx, datasourceId: string): Promise<number> {
+    return repo.deleteFieldsOfDatasource(trx, datasourceId);
+  }
+
+  // ------------------------------------------------------------ the metrics' view of the catalog
+
+  /** How many fields the catalog holds. */
+  async countFields(): Promise<number> {
+    return repo.countFields(this.db);
+  }
+
+  /** One page of the catalog (id, tag, level, review status, embedding) in id order, after `afterId`. */
+  async catalogPage(afterId: string | null, limit: number): Promise<repo.CatalogFieldRow[]> {
+    return repo.listCatalogFields(this.db, afterId, limit);
+  }
+
+  /** The catalog rows of the given fields that exist, as `db` (a transaction, maybe) sees them. */
+  async catalogRows(ids: readonly string[], trx?: Tx): Promise<repo.CatalogFieldRow[]> {
+    return repo.findCatalogFields(trx ?? this.db, ids);
+  }
+
+  /** `table.field` and data source name of the given fields that exist. */
+  async fieldNames(ids: readonly string[]): Promise<Map<string, { name: string; datasource: string }>> {
+    return repo.findFieldNames(this.db, ids);
+  }
+
+  /** Which of the given ids name a field. */
+  async existingIds(ids: readonly string[], trx?: Tx): Promise<Set<string>> {
+    return repo.existingFieldIds(trx ?? this.db, ids);
+  }
+
+  /**
+   * Locks the fields the metrics writer is about to store, in id order, skipping any a writer holds (PostgreSQL), and
+   * answers the ids it holds; a skipped field is being changed and becomes stale again through that change.
+   */
+  async lockForMetrics(trx: Tx, ids: readonly string[]): Promise<Set<string>> {
+    return repo.lockForMetrics(trx, ids);
+  }
+
+  /** Mirrors outlier score and severity onto the field rows (locked with lockForMetrics in the same transaction). */
+  async setOutlierScores(trx: Tx, rows: ReadonlyArray<{ id: string; outlier_score: number; severity: 'low' | 'medium' | 'high' }>): Promise<void> {
+    await repo.setOutlierScores(trx, rows);
+  }
+
 
   /** One page of fields, filtered and sorted, with the cursor of the next page (keyset on (sort key, id)). */
   async listFields(query: FieldListQuery): Promise<FieldListResponse> {
@@ -162,52 +198,7 @@ export class FieldsService {
     return { items: page.map(toFieldResponse), next_cursor: next };
   }
 
-  /** A configured level for a stored or built-in level code (see TaxonomyService.configuredLevel). */
-  effectiveLevel(code: string): string {
-    return this.deps.taxonomy.configuredLevel(code);
-  }
 
-  /**
-   * Resolves a classification given by tag id and/or chain path and an optional level.
-   * Throws 422 (errors[] at `paths`) for an unknown tag id or path, a path and id naming different tags, or an unknown level.
-   */
-  async resolveClassification(input: ClassificationInput, paths: ClassificationPaths = DEFAULT_PATHS): Promise<ResolvedClassification> {
-    const index = await this.deps.taxonomy.tagIndex();
-    const errors: ProblemFieldError[] = [];
-    const resolved = this.resolveWith(index, input, paths, errors);
-    if (errors.length > 0) throw unprocessable(errors.map((e) => `${e.path} ${e.message}`).join('; '), errors);
-    return resolved;
-  }
-
-  private resolveWith(index: TagIndex, input: ClassificationInput, paths: ClassificationPaths, errors: ProblemFieldError[]): ResolvedClassification {
-    let byId: TagRow | undefined;
-    let byPath: TagRow | undefined;
-    let failed = false;
-    if (input.tag_id !== undefined && input.tag_id !== null) {
-      byId = index.byId.get(input.tag_id);
-      if (!byId) {
-        errors.push({ path: paths.tag_id, message: `names no existing tag (${input.tag_id})` });
-        failed = true;
-      }
-    }
-    if (input.chain_path !== undefined && input.chain_path !== null) {
-      byPath = index.byPath.get(normalizeChainPath(input.chain_path));
-      if (!byPath) {
-        errors.push({ path: paths.chain_path, message: 'names no existing tag' });
-        failed = true;
-      }
-    }
-    if (byId && byPath && byId.id !== byPath.id) {
-      errors.push({ path: paths.chain_path, message: `names tag ${byPath.id} (${byPath.chain_path}) but classification_tag_id names tag ${byId.id} (${byId.chain_path})` });
-      failed = true;
-    }
-    const level = input.level ?? null;
-    if (level !== null && !this.deps.taxonomy.isLevel(level)) {
-      errors.push({ path: paths.level, message: `is not a configured level (${this.deps.taxonomy.listLevels().map((l) => l.code).join(', ')})` });
-      failed = true;
-    }
-    return failed ? { tag: null, level: null } : { tag: byId ?? byPath ?? null, level };
-  }
 
   /**
    * Imports up to 5000 fields into a data source in one transaction (upsert on table + field name);
@@ -219,7 +210,6 @@ export class FieldsService {
     const prepared = await this.prepareImport(datasource.id, body.fields);
     return this.db.transaction().execute(async (trx) => {
       const result = await this.writeImport(trx, datasource, prepared);
-      await this.deps.onFieldsImported?.(trx, result.field_ids, 'imported');
       await this.deps.audit.record(trx, actor, {
         action: 'fields.imported',
         targetType: 'datasource',
@@ -230,13 +220,29 @@ export class FieldsService {
     });
   }
 
+  /**
+   * Validates, classifies and embeds `items` now, outside any transaction (it reads tags and anchors); the returned
+   * `writeInto(trx, datasource)` writes them inside the caller's transaction, with no audit entry of its own.
+   * For the sample data, which loads several data sources under one lock.
+   */
+  async prepareFieldImport(items: readonly ImportFieldItem[]): Promise<{ writeInto(trx: Tx, datasource: DatasourceRow): Promise<ImportFieldsResponse> }> {
+    assertNoDuplicates(items);
+    const prepared = await this.prepareImport('', items);
+    return {
+      writeInto: async (trx, datasource) => {
+        const rows = prepared.rows.map((row) => ({ ...row, datasource_id: datasource.id }));
+        return this.writeImport(trx, datasource, { rows, autoClassified: prepared.autoClassified });
+      },
+    };
+  }
+
   /** Validation, classification and embeddings: everything but the writes, so the transaction stays short. */
   private async prepareImport(datasourceId: string, items: readonly ImportFieldItem[]): Promise<PreparedImport> {
     const index = await this.deps.taxonomy.tagIndex();
     const errors: ProblemFieldError[] = [];
     const resolved = items.map((item, i) => {
       const prefix = `/fields/${i}`;
-      return this.resolveWith(
+      return this.deps.taxonomy.resolveWith(
         index,
         { tag_id: item.classification_tag_id ?? null, chain_path: item.classification_chain_path ?? null, level: item.level ?? null },
         { tag_id: `${prefix}/classification_tag_id`, chain_path: `${prefix}/classification_chain_path`, level: `${prefix}/level` },
@@ -258,19 +264,24 @@ export class FieldsService {
         format_signature: signatures[i] ?? null,
       })),
     );
-    const needsAuto = resolved.some((r) => r.tag === null);
-    const candidates = needsAuto ? leafAnchors(await this.deps.taxonomy.tagAnchors()) : [];
+    const valueSummaries = items.map((item) => formatFingerprint(item.sample_values));
+    // Fields given no tag are classified from their name, table, comment, type, samples and confirmed neighbours.
+    const auto = items.flatMap((item, i) => (resolved[i]?.tag === null ? [i] : []));
+    const classified = await this.deps.classifier.classify(
+      auto.map((i) => {
+        const item = items[i] as ImportFieldItem;
+        return { table_name: item.table_name, field_name: item.field_name, data_type: item.data_type ?? null, comment: item.comment ?? null, sample_values: item.sample_values ?? null, embedding: embeddings[i] as Float32Array };
+      }),
+    );
+    const byItem = new Map(auto.map((i, j) => [i, classified.results[j] as Classification]));
 
     const now = this.deps.clock.now().toISOString();
-    let autoClassified = 0;
     const rows = items.map((item, i): NewFieldRow => {
       const embedding = embeddings[i] as Float32Array;
-      const given = resolved[i] as ResolvedClassification;
-      let tag = given.tag;
-      if (tag === null) {
-        tag = nearestTag(candidates, embedding);
-        autoClassified += 1;
-      }
+      const given = resolved[i] as { tag: TagRow | null; level: string | null };
+      const auto = byItem.get(i);
+      const tagId = given.tag?.id ?? (auto as Classification).tag_id;
+      const level = given.level ?? (given.tag ? this.deps.taxonomy.configuredLevel(given.tag.default_level) : (auto as Classification).level);
       return {
         id: randomUUID(),
         datasource_id: datasourceId,
@@ -279,17 +290,21 @@ export class FieldsService {
         data_type: item.data_type ?? null,
         comment: item.comment ?? null,
         format_signature: signatures[i] ?? null,
-        tag_id: tag.id,
-        level: given.level ?? this.deps.taxonomy.configuredLevel(tag.default_level),
+        tag_id: tagId,
+        level,
         locked: 0,
         review_status: 'unreviewed',
         embedding: encodeVector(embedding),
         embedder_version: this.deps.embedder.version,
+        value_summary: valueSummaries[i] ?? null,
+        ...(auto
+          ? { classification_source: 'classifier', classification_confidence: auto.confidence, classification_evidence: JSON.stringify(auto.evidence), classified_with: classified.versionKey }
+          : { classification_source: 'import', classification_confidence: null, classification_evidence: null, classified_with: null }),
         created_at: now,
         updated_at: now,
       };
     });
-    return { rows, autoClassified };
+    return { rows, autoClassified: auto.length };
   }
 
   /** Writes a prepared import inside `trx`; ids come back in input order. */
@@ -306,55 +321,6 @@ export class FieldsService {
       return id;
     });
     return { created, updated: fieldIds.length - created, field_ids: fieldIds };
-  }
-
-  /**
-   * Loads the built-in sample catalog (trial) once per database: marked is_sample, not counted in
-   * quotas, audit-logged as `sample_data.loaded`. Under a lock, so instances starting together load it once.
-   * Returns whether this call loaded it.
-   */
-  async ensureSampleData(): Promise<boolean> {
-    if ((await getSetting(this.db, SAMPLE_DATA_MARKER)) !== undefined || (await this.deps.datasources.hasSampleData())) return false;
-    // Embeddings first (a few hundred fields): an instance that loses the race below just drops them.
-    const prepared = await Promise.all(
-      sampleCatalog.map(async (source) => ({
-        source,
-        prepared: await this.prepareImport(
-          '',
-          source.fields.map((f) => ({
-            table_name: f.table_name,
-            field_name: f.field_name,
-            data_type: f.data_type,
-            comment: f.comment ?? null,
-            ...(f.sample_values ? { sample_values: f.sample_values } : {}),
-            classification_chain_path: f.classification_chain_path,
-            level: this.deps.taxonomy.configuredLevel(f.level),
-          })),
-        ),
-      })),
-    );
-    return this.db.transaction().execute(async (trx) => {
-      await this.deps.database.lock(trx, 'fieldlens.sample_data');
-      if ((await getSetting(trx, SAMPLE_DATA_MARKER)) !== undefined || (await this.deps.datasources.hasSampleData(trx))) return false;
-      const loaded: Array<{ name: string; fields: number }> = [];
-      for (const { source, prepared: batch } of prepared) {
-        const datasource = await this.deps.datasources.insertSampleDatasource(trx, source);
-        if (!datasource) continue;
-        const rows = batch.rows.map((row) => ({ ...row, datasource_id: datasource.id }));
-        const result = await this.writeImport(trx, datasource, { rows, autoClassified: 0 });
-        await this.deps.onFieldsImported?.(trx, result.field_ids, 'sample_data');
-        loaded.push({ name: datasource.name, fields: result.field_ids.length });
-      }
-      const now = this.deps.clock.now();
-      await putSetting(trx, SAMPLE_DATA_MARKER, now.toISOString(), now);
-      await this.deps.audit.record(trx, SYSTEM_ACTOR, {
-        action: 'sample_data.loaded',
-        targetType: 'datasource',
-        targetId: null,
-        details: { datasources: loaded },
-      });
-      return true;
-    });
   }
 }
 
@@ -380,31 +346,4 @@ function assertNoDuplicates(items: readonly ImportFieldItem[]): void {
       errors: errors.slice(0, MAX_REPORTED_ERRORS),
     });
   }
-}
-
-interface Candidate {
-  tag: TagRow;
-  anchor: Float32Array;
-}
-
-/** Automatic classification picks among leaf tags (the specific ones), by their anchors. */
-function leafAnchors(anchors: TagAnchors): Candidate[] {
-  const leaves = new Set(anchors.index.leaves.map((t) => t.id));
-  return anchors.index.tags.flatMap((tag, i) => (leaves.has(tag.id) ? [{ tag, anchor: anchors.vectors[i] as Float32Array }] : []));
-}
-
-/** The candidate whose anchor is closest (cosine; all vectors are unit length) to the embedding. */
-function nearestTag(candidates: readonly Candidate[], embedding: Float32Array): TagRow {
-  let best: TagRow | undefined;
-  let bestScore = -Infinity;
-  for (const { tag, anchor } of candidates) {
-    let dot = 0;
-    for (let d = 0; d < embedding.length; d++) dot += (embedding[d] as number) * (anchor[d] as number);
-    if (dot > bestScore) {
-      bestScore = dot;
-      best = tag;
-    }
-  }
-  if (!best) throw unprocessable('There is no classification tag to classify fields with; create a tag first');
-  return best;
 }

@@ -57,3 +57,12 @@ export async function raiseHighWaterMark(db: Queryable, at: string): Promise<voi
     .onConflict((oc) => oc.column('key').doUpdateSet({ value: at, updated_at: at }).where('settings.value', '<', at))
     .execute();
 }
+
+/** Sets the clock high-water mark to `at`, lower or not (the operator's recovery from a far-future clock). */
+export async function setHighWaterMark(db: Queryable, at: string): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values({ key: CLOCK_HIGH_WATER_MARK_KEY, value: at, updated_at: at })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value: at, updated_at: at }))
+    .execute();
+}

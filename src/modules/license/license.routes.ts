@@ -22,11 +22,16 @@ function uploadReader(request: FastifyRequest): LicenseUploadReader {
     if (part === undefined || part.fieldname !== 'file') {
       throw new AppError('validation_failed', 'Send the license file in the multipart part "file"', { errors: [{ path: '/file', message: 'is required' }] });
     }
+    let bytes: Buffer;
     try {
-      return { filename: part.filename, bytes: await part.toBuffer() };
+      bytes = await part.toBuffer();
     } catch (error) {
       throw transportError(error);
     }
+    // toBuffer checks the limit per chunk, so a file cut at the limit by its last chunk comes back as the first 64 KiB
+    // without an error; busboy's flag tells.
+    if (part.file.truncated) throw new AppError('payload_too_large', TOO_LARGE);
+    return { filename: part.filename, bytes };
   };
 }
 

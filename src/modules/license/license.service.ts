@@ -15,7 +15,7 @@ import type { Database, Queryable, Tx } from '../../db/database.js';
 import type { Caller } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
 import type { Actor, AuditService } from '../audit/audit.service.js';
-import { putSettingIfAbsent } from '../settings/settings.repository.js';
+import { putSettingIfAbsent } from '../../db/settings.js';
 import type { LicenseGate, QuotaResource } from './license.gate.js';
 import { LICENSE_FILE_EXTENSION, LicenseFileError, isIsoTimestamp, verifyLicenseFile, type FeatureKey, type LicensePayload, type SkuTier } from './license-file.js';
 import * as repo from './license.repository.js';
@@ -38,6 +38,7 @@ export type ImportFailureReason =
   | 'expired'
   | 'not_yet_valid'
   | 'clock_rollback'
+  | 'older'
   | 'error';
 
 export interface LicenseUpload {
@@ -76,6 +77,36 @@ class LicenseImportRefused extends AppError {
   ) {
     super('license_invalid', detail);
   }
+}
+
+/** The outcome of `resetClockHighWaterMark`: the stored latest-seen time before and after. */
+export interface ClockReset {
+  previous: string | null;
+  current: string | null;
+  changed: boolean;
+}
+
+/**
+ * The operator's recovery from a clock that once ran far ahead (`fieldlens license reset-clock`): lowers the stored
+ * latest-seen time to the current time, audit-logged as `license.clock_reset` in the same transaction. A high-water
+ * mark at or before now is left as it is. Run it once every instance's clock is right again, or a clock still ahead
+ * raises the mark again. The license's signed `issued_at` still counts as a time seen.
+ */
+export async function resetClockHighWaterMark(deps: { database: Database; clock: Clock; audit: AuditService }, actor: Actor): Promise<ClockReset> {
+  const now = deps.clock.now().toISOString();
+  return deps.database.db.transaction().execute(async (trx) => {
+    await deps.database.lock(trx, 'fieldlens.license');
+    const { high_water_mark: previous } = await repo.readLicensePointer(trx);
+    if (previous === null || previous <= now) return { previous, current: previous, changed: false };
+    await repo.setHighWaterMark(trx, now);
+    await deps.audit.record(trx, actor, {
+      action: 'license.clock_reset',
+      targetType: 'license',
+      targetId: null,
+      details: { previous_high_water_mark: previous, high_water_mark: now, source: 'cli' },
+    });
+    return { previous, current: now, changed: true };
+  });
 }
 
 export class LicenseService implements LicenseGate {
@@ -190,9 +221,10 @@ export class LicenseService implements LicenseGate {
       let removedSampleData = false;
       await this.db.transaction().execute(async (trx) => {
         await this.deps.database.lock(trx, 'fieldlens.license');
-        const current = await repo.readLicensePointer(trx);
-        previousLicenseId = current.license_id;
-        this.assertImportable(payload, now, current.high_water_mark === null ? null : new Date(current.high_water_mark));
+        const current = await this.readInputs(trx);
+        previousLicenseId = current.payload?.license_id ?? null;
+        this.assertImportable(payload, now, current.highWaterMark);
+        this.assertNotOlder(payload, current.payload);
         await repo.activateLicense(trx, {
           license_id: payload.license_id,
           file_text: upload.bytes.toString('ascii'), // verified: printable ASCII only
@@ -258,6 +290,15 @@ export class LicenseService implements LicenseGate {
         'The system clock is more than 24 hours behind the latest time this service has seen or the license was issued; correct the clock and import again',
       );
     }
+  }
+
+  /** Refuses a license issued before the one in force, so a suspension or a smaller license cannot be undone by re-importing an old file. */
+  private assertNotOlder(payload: LicensePayload, current: LicensePayload | null): void {
+    if (current === null || Date.parse(payload.issued_at) >= Date.parse(current.issued_at)) return;
+    throw new LicenseImportRefused(
+      'older',
+      `The license was issued at ${new Date(payload.issued_at).toISOString()}, before the license in force (${current.license_id}, issued at ${new Date(current.issued_at).toISOString()}); an older license cannot replace a newer one`,
+    );
   }
 
   private async recordImportFailure(caller: Caller, error: unknown, filename: string | null, licenseId: string | null): Promise<void> {

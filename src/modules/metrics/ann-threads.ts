@@ -1,14 +1,14 @@
 // The nearest-neighbour index, off the event loop: hnswlib's HNSW (ann-index.ts) held by worker threads.
 //
-// At a million fields an insert or a query costs ~0.4 ms, so building the index and searching every field's
-// neighbours took two thirds of a full recompute — on the one thread that also serves requests. Here the index is
+// At a million fields building the index and searching every field's neighbours was most of a full recompute (see
+// docs/benchmarks.md) — on the one thread that also serves requests. Here the index is
 // split into shards by key (key mod shards), each owned by its own worker thread (ann-worker.ts): shards build in
 // parallel, and search while the main thread measures and stores the previous fields. A query asks every shard for
 // its k best and merges them.
 //
 // Changes (add, remove) are buffered and sent in order; a search is sent after the changes before it, and every
 // shard applies and answers in arrival order, so a search sees every change made before it was asked. Urgent
-// searches (a writer waiting in its transaction) go ahead of queued work and see the changes applied so far.
+// searches go ahead of queued work and see the changes applied so far.
 import { Worker } from 'node:worker_threads';
 import { checkKey, checkVector } from './ann-index.js';
 

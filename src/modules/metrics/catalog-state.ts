@@ -10,8 +10,9 @@
  */
 import { decodeVector } from '../../db/database.js';
 import { ThreadedNearestIndex, type Neighbours } from './ann-threads.js';
-import { AXIS_KEYS, addInto, normalizeInto, type RawAxes } from './metrics.math.js';
-import type { CatalogFieldRow } from './metrics.repository.js';
+import { AXIS_KEYS, type RawAxes } from './axes.js';
+import { addInto, normalizeInto } from './vectors.js';
+import type { CatalogFieldRow } from '../fields/fields.service.js';
 import { NOT_INDEXED, sameVector, Twins } from './twins.js';
 
 /** Peer statistics use at most this many same-tag fields, chosen by a hash of the field id (deterministic). */
@@ -171,6 +172,11 @@ export class CatalogState {
   embedding(slot: number): Float32Array {
     const offset = (slot % this.chunkSlots) * this.dimensions;
     return (this.chunks[Math.floor(slot / this.chunkSlots)] as Float32Array).subarray(offset, offset + this.dimensions);
+  }
+
+  /** Whether a reviewer has confirmed the field in this slot. */
+  isConfirmed(slot: number): boolean {
+    return this.confirmed[slot] === 1;
   }
 
   level(slot: number): string {

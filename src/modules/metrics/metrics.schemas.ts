@@ -1,18 +1,12 @@
 import { Type, type Static } from 'typebox';
 import { Timestamp, Uuid } from '../../http/schemas.js';
+import { AXES, perAxis } from './axes.js';
 
 export const MAX_MINIBARS_FIELDS = 500;
 
 const axes = (description: string, item: { minimum: number; maximum: number }) =>
   Type.Object(
-    {
-      category_anchor: Type.Number({ ...item, description: "fit to the anchor of the field's tag" }),
-      centroid: Type.Number({ ...item, description: 'consistency with the centroid of same-level fields' }),
-      peer_mean: Type.Number({ ...item, description: 'average similarity to same-tag fields' }),
-      nearest: Type.Number({ ...item, description: 'closeness to the nearest field in the catalog' }),
-      lower_quartile: Type.Number({ ...item, description: 'lower quartile of the similarity to same-tag fields' }),
-      farthest: Type.Number({ ...item, description: 'similarity to the farthest same-tag field' }),
-    },
+    perAxis((k) => Type.Number({ ...item, description: AXES[k].description })),
     { description },
   );
 

@@ -1,7 +1,7 @@
 /**
- * The review workflow (CONTRACT §4): confirm one field, confirm a batch to one classification, defer a
- * field with a reason. Every change is audit-logged in its own transaction, one entry per field, and
- * reported to `onFieldsChanged` (the metrics staleness hook) inside that transaction.
+ * The review workflow: confirm one field, confirm a batch to one classification, defer a field with a reason.
+ * Every change is audit-logged in its own transaction, one entry per field. The field rows are written through the
+ * fields service (the owner of the table); the metrics follow from the database's change log after commit.
  *
  * Transitions of review_status: unreviewed | confirmed | deferred → confirmed (confirm, batch-confirm);
  * unreviewed | confirmed | deferred → deferred (defer). Confirm always locks the classification.
@@ -11,16 +11,10 @@ import type { Database, Tx } from '../../db/database.js';
 import type { Caller } from '../../http/access.js';
 import { notFound } from '../../http/errors.js';
 import type { AuditEvent, AuditService } from '../audit/audit.service.js';
-import type { FieldsService } from '../fields/fields.service.js';
+import type { FieldsService, ReviewState } from '../fields/fields.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
-import * as repo from './review.repository.js';
 import type { BatchConfirmBody, BatchConfirmResponse, ConfirmResponse, DecisionBody, DeferBody, DeferResponse } from './review.schemas.js';
-
-export type FieldsChangedReason = 'confirmed' | 'deferred';
-
-/** Called inside the review transaction with the fields it changed; a throw rolls the whole change back. */
-export type OnFieldsChanged = (trx: Tx, fieldIds: readonly string[], reason: FieldsChangedReason) => Promise<void>;
 
 /** The decision after resolution: each null when the body left it out (then the field's own value is kept). */
 interface Decision {
@@ -48,10 +42,9 @@ export class ReviewService {
       database: Database;
       clock: Clock;
       audit: AuditService;
-      fields: Pick<FieldsService, 'resolveClassification'>;
-      taxonomy: Pick<TaxonomyService, 'tagIndex'>;
+      fields: Pick<FieldsService, 'lockReviewStates' | 'confirmFields' | 'deferField'>;
+      taxonomy: Pick<TaxonomyService, 'tagIndex' | 'resolveClassification'>;
       license: Pick<LicenseGate, 'assertFeature'>;
-      onFieldsChanged?: OnFieldsChanged;
     },
   ) {}
 
@@ -60,7 +53,7 @@ export class ReviewService {
     const decision = await this.resolveDecision(body);
     await this.deps.database.db.transaction().execute(async (trx) => {
       await this.deps.database.lock(trx, REVIEW_LOCK);
-      const [state] = await repo.lockReviewStates(trx, [fieldId]);
+      const [state] = await this.deps.fields.lockReviewStates(trx, [fieldId]);
       if (!state) throw notFound('Field');
       // A repeated identical confirmation is still recorded: the reviewer attests the decision again.
       await this.applyConfirmations(trx, caller, [state], decision, false);
@@ -80,9 +73,9 @@ export class ReviewService {
     const ids = [...new Set(requested)];
     return this.deps.database.db.transaction().execute(async (trx) => {
       await this.deps.database.lock(trx, REVIEW_LOCK);
-      const states = new Map((await repo.lockReviewStates(trx, ids)).map((s) => [s.id, s]));
+      const states = new Map((await this.deps.fields.lockReviewStates(trx, ids)).map((s) => [s.id, s]));
       const result: BatchConfirmResponse = { confirmed: [], skipped: [], errors: [] };
-      const toConfirm: repo.ReviewState[] = [];
+      const toConfirm: ReviewState[] = [];
       for (const id of ids) {
         const state = states.get(id);
         if (!state) {
@@ -104,9 +97,9 @@ export class ReviewService {
     const deferredAt = this.deps.clock.now().toISOString();
     await this.deps.database.db.transaction().execute(async (trx) => {
       await this.deps.database.lock(trx, REVIEW_LOCK);
-      const [state] = await repo.lockReviewStates(trx, [fieldId]);
+      const [state] = await this.deps.fields.lockReviewStates(trx, [fieldId]);
       if (!state) throw notFound('Field');
-      await repo.deferField(trx, fieldId, { reason: body.reason, reviewed_at: deferredAt, reviewed_by: caller.id });
+      await this.deps.fields.deferField(trx, fieldId, { reason: body.reason, reviewed_at: deferredAt, reviewed_by: caller.id });
       await this.deps.audit.record(trx, caller, {
         action: 'field.deferred',
         targetType: 'field',
@@ -116,14 +109,13 @@ export class ReviewService {
           after: { review_status: 'deferred', reason: body.reason },
         },
       });
-      await this.deps.onFieldsChanged?.(trx, [fieldId], 'deferred');
     });
     return { field_id: fieldId, review_status: 'deferred', reason: body.reason, deferred_at: deferredAt };
   }
 
   /** Resolves tag id / path / level through the catalog; 422 when they name nothing or disagree. */
   private async resolveDecision(body: DecisionBody): Promise<Decision> {
-    const resolved = await this.deps.fields.resolveClassification({
+    const resolved = await this.deps.taxonomy.resolveClassification({
       tag_id: body.classification_tag_id ?? null,
       chain_path: body.classification_chain_path ?? null,
       level: body.lock_level ?? null,
@@ -133,7 +125,7 @@ export class ReviewService {
     return { tagId: resolved.tag?.id ?? null, level: resolved.level, body, pathOf: (tagId) => index.byId.get(tagId)?.chain_path ?? null };
   }
 
-  private async applyConfirmations(trx: Tx, caller: Caller, states: readonly repo.ReviewState[], decision: Decision, batch: boolean): Promise<void> {
+  private async applyConfirmations(trx: Tx, caller: Caller, states: readonly ReviewState[], decision: Decision, batch: boolean): Promise<void> {
     if (states.length === 0) return;
     const now = this.deps.clock.now().toISOString();
     const { pathOf } = decision;
@@ -164,19 +156,14 @@ export class ReviewService {
       });
     }
     for (const group of groups.values()) {
-      await repo.confirmFields(trx, group.ids, { tag_id: group.tagId, level: group.level, reviewed_at: now, reviewed_by: caller.id });
+      await this.deps.fields.confirmFields(trx, group.ids, { tag_id: group.tagId, level: group.level, reviewed_at: now, reviewed_by: caller.id });
     }
     await this.deps.audit.record(trx, caller, events);
-    await this.deps.onFieldsChanged?.(
-      trx,
-      states.map((s) => s.id),
-      'confirmed',
-    );
   }
 }
 
 /** Already confirmed and locked with exactly the classification this decision would give. */
-function isUnchanged(state: repo.ReviewState, decision: Decision): boolean {
+function isUnchanged(state: ReviewState, decision: Decision): boolean {
   return (
     state.review_status === 'confirmed' &&
     state.locked === 1 &&

@@ -118,6 +118,9 @@ export const defaultTaxonomy: readonly DefaultTagSpec[] = [
     tag('URL', 'L2', 'A web address, page path or referrer.', ['url', 'uri', 'link', 'page path', 'referrer', 'href', 'endpoint', 'web address', 'website']),
     tag('User agent', 'L2', 'The user-agent string or browser and OS details of a client.', ['user agent', 'ua', 'browser', 'os', 'platform', 'client', 'app version', 'agent']),
     tag('Metric value', 'L1', 'A measured duration, size, count or rate produced by a system.', ['duration', 'latency', 'ms', 'bytes', 'size', 'count', 'rate', 'elapsed', 'usage', 'kb', 'cpu']),
+    // Added for the field classifier: common operational columns with nothing sensitive in them.
+    tag('Object name', 'L1', 'The name, label or title of a thing such as a file, project, tag or setting, not of a person.', ['label', 'title', 'slug', 'file name', 'project name', 'tag name', 'caption', 'hostname', 'display label']),
+    tag('Sort order', 'L1', 'A position, rank, priority or sequence number that orders records.', ['sort order', 'position', 'rank', 'priority', 'sequence', 'display order', 'ordinal', 'line number', 'idx']),
   ]),
   tag('Public reference data', 'L1', 'Reference values that are public and identify no one.', ['reference data', 'lookup', 'master data', 'public', 'code list'], [
     tag('Country code', 'L1', 'An ISO country code or country name in a reference list.', ['country code', 'iso country', 'iso2', 'iso3', 'cntry cd', 'alpha2', 'country name', 'nation']),

@@ -9,9 +9,9 @@ import type { Database } from '../../db/database.js';
 import type { TagRow } from '../../db/schema.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import type { Caller } from '../../http/access.js';
-import { unprocessable } from '../../http/errors.js';
+import { unprocessable, type ProblemFieldError } from '../../http/errors.js';
 import { SYSTEM_ACTOR, type AuditService } from '../audit/audit.service.js';
-import { getSetting, putSetting } from '../settings/settings.repository.js';
+import { getSetting, putSetting } from '../../db/settings.js';
 import { flattenTaxonomy } from './default-taxonomy.js';
 import * as repo from './taxonomy.repository.js';
 import type { CreateTagBody, LevelResponse, TagResponse } from './taxonomy.schemas.js';
@@ -64,6 +64,36 @@ export function anchorText(tag: TagRow): string {
   return parts.filter((p) => p !== '').join('. ');
 }
 
+export interface ClassificationInput {
+  tag_id?: number | null;
+  chain_path?: string | null;
+  level?: string | null;
+}
+
+export interface ResolvedClassification {
+  /** The tag named by id and/or path; null when neither was given. */
+  tag: TagRow | null;
+  /** The level given (a configured code); null when none was given. */
+  level: string | null;
+}
+
+/** JSON-pointer paths used in 422 errors[] for each input of resolveClassification. */
+export interface ClassificationPaths {
+  tag_id: string;
+  chain_path: string;
+  level: string;
+}
+
+const DEFAULT_PATHS: ClassificationPaths = { tag_id: '/classification_tag_id', chain_path: '/classification_chain_path', level: '/lock_level' };
+
+/** "A / B/C " → "A/B/C": chain paths are matched segment by segment, ignoring spaces around "/". */
+function normalizeChainPath(path: string): string {
+  return path
+    .split('/')
+    .map((s) => s.trim())
+    .join('/');
+}
+
 function buildIndex(version: string, tags: TagRow[]): TagIndex {
   const parents = new Set(tags.map((t) => t.parent_id).filter((id): id is number => id !== null));
   return {
@@ -110,6 +140,49 @@ export class TaxonomyService {
     if (builtinRank === undefined) return top.code;
     const position = Math.round(((builtinRank - 1) / 4) * (levels.length - 1));
     return (levels[position] ?? top).code;
+  }
+
+  /**
+   * Resolves a classification given by tag id and/or chain path and an optional level.
+   * Throws 422 (errors[] at `paths`) for an unknown tag id or path, a path and id naming different tags, or an unknown level.
+   */
+  async resolveClassification(input: ClassificationInput, paths: ClassificationPaths = DEFAULT_PATHS): Promise<ResolvedClassification> {
+    const index = await this.tagIndex();
+    const errors: ProblemFieldError[] = [];
+    const resolved = this.resolveWith(index, input, paths, errors);
+    if (errors.length > 0) throw unprocessable(errors.map((e) => `${e.path} ${e.message}`).join('; '), errors);
+    return resolved;
+  }
+
+  /** resolveClassification against a given index, collecting problems in `errors` (imports resolve many rows against one index). */
+  resolveWith(index: TagIndex, input: ClassificationInput, paths: ClassificationPaths, errors: ProblemFieldError[]): ResolvedClassification {
+    let byId: TagRow | undefined;
+    let byPath: TagRow | undefined;
+    let failed = false;
+    if (input.tag_id !== undefined && input.tag_id !== null) {
+      byId = index.byId.get(input.tag_id);
+      if (!byId) {
+        errors.push({ path: paths.tag_id, message: `names no existing tag (${input.tag_id})` });
+        failed = true;
+      }
+    }
+    if (input.chain_path !== undefined && input.chain_path !== null) {
+      byPath = index.byPath.get(normalizeChainPath(input.chain_path));
+      if (!byPath) {
+        errors.push({ path: paths.chain_path, message: 'names no existing tag' });
+        failed = true;
+      }
+    }
+    if (byId && byPath && byId.id !== byPath.id) {
+      errors.push({ path: paths.chain_path, message: `names tag ${byPath.id} (${byPath.chain_path}) but classification_tag_id names tag ${byId.id} (${byId.chain_path})` });
+      failed = true;
+    }
+    const level = input.level ?? null;
+    if (level !== null && !this.isLevel(level)) {
+      errors.push({ path: paths.level, message: `is not a configured level (${this.listLevels().map((l) => l.code).join(', ')})` });
+      failed = true;
+    }
+    return failed ? { tag: null, level: null } : { tag: byId ?? byPath ?? null, level };
   }
 
   /** All tags, in creation order. */

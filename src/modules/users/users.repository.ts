@@ -8,57 +8,88 @@ export async function findUserById(db: Queryable, id: string): Promise<UserRow |
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
-/** What authenticating a request needs of its user (no password hash). */
-export type TokenUserRow = Pick<UserRow, 'id' | 'username' | 'email' | 'roles' | 'disabled' | 'token_version'>;
+/**
+ * What authenticating a request needs: its user (no password hash) and the state of the login session the token
+ * belongs to (`session_user_id` null when the session no longer exists).
+ */
+export type TokenUserRow = Pick<UserRow, 'id' | 'username' | 'email' | 'roles' | 'disabled' | 'token_version'> & {
+  session_user_id: string | null;
+  session_revoked_at: string | null;
+};
 
 /**
- * Bumped before every write to `users` in this process. A cached user row is used only while the generation it
- * was read in is still current, so any user change (disable, roles, password, delete) is seen by the next request.
+ * Bumped before every write to `users` or to a login session's revocation in this process. A cached row is used only
+ * while the generation it was read in is still current, so any user change (disable, roles, password, delete) and any
+ * session revocation (logout, refresh-token reuse) is seen by the next request.
  */
 let usersGeneration = 0;
 const TOKEN_USER_CACHE_SIZE = 10_000;
 
-/** The user lookup of every authenticated request. */
+/** The user-and-session lookup of every authenticated request. */
 export interface TokenUserReader {
-  /** The user's row: from the cache when it holds a current one, else from the database. */
-  read(id: string): Promise<TokenUserRow | undefined>;
+  /** The row of the user and its session: from the cache when it holds a current one, else from the database. */
+  read(id: string, sessionId: string): Promise<TokenUserRow | undefined>;
   /**
-   * The user's row when the cache holds a current one, at once; undefined otherwise (not remembered, remembered before
-   * the last write to `users`, no such user, or no cache at all): then `read`. A remembered row is the same object on
-   * every call until it is read again, so callers may key derived values on it (a WeakMap).
+   * The row when the cache holds a current one, at once; undefined otherwise (not remembered, remembered before the
+   * last write, no such user, or no cache at all): then `read`. A remembered row is the same object on every call until
+   * it is read again, so callers may key derived values on it (a WeakMap).
    */
-  remembered(id: string): TokenUserRow | undefined;
+  remembered(id: string, sessionId: string): TokenUserRow | undefined;
+  /** Makes every remembered row stale: call it before revoking or deleting login sessions. */
+  invalidate(): void;
 }
 
 /**
- * The query is built and compiled once (building it anew cost more than running it). With `cache` (only for a database
- * whose reads cannot overlap another process's or connection's writes: Database.singleConnection) rows are remembered
- * until the next write to `users` in this process. Without it (PostgreSQL: another instance may have disabled the user)
- * every read goes to the database and nothing is remembered.
+ * One query reads the user and its session, so checking the session costs no extra round trip (the one read of the auth
+ * module's `auth_sessions` outside it, on the hottest path there is). The query is built and
+ * compiled once (building it anew cost more than running it). With `cache` (only for a database whose reads cannot
+ * overlap another process's or connection's writes: Database.singleConnection) rows are remembered until the next
+ * write to `users` or revocation in this process. Without it (PostgreSQL: another instance may have disabled the user
+ * or ended the session) every read goes to the database and nothing is remembered, so a revocation anywhere applies to
+ * the next request everywhere.
  */
 export function userForTokenReader(db: Kdb, options: { cache: boolean }): TokenUserReader {
-  const compiled = db.selectFrom('users').select(['id', 'username', 'email', 'roles', 'disabled', 'token_version']).where('id', '=', '').compile();
-  const readRow = async (id: string): Promise<TokenUserRow | undefined> => {
-    const query: typeof compiled = { ...compiled, parameters: [id] };
+  const compiled = db
+    .selectFrom('users')
+    .leftJoin('auth_sessions', (join) => join.onRef('auth_sessions.user_id', '=', 'users.id').on('auth_sessions.id', '=', ''))
+    .select([
+      'users.id',
+      'users.username',
+      'users.email',
+      'users.roles',
+      'users.disabled',
+      'users.token_version',
+      'auth_sessions.user_id as session_user_id',
+      'auth_sessions.revoked_at as session_revoked_at',
+    ])
+    .where('users.id', '=', '')
+    .compile();
+  const readRow = async (id: string, sessionId: string): Promise<TokenUserRow | undefined> => {
+    const query: typeof compiled = { ...compiled, parameters: [sessionId, id] };
     return (await db.executeQuery(query)).rows[0];
   };
-  if (!options.cache) return { read: readRow, remembered: () => undefined };
+  const invalidate = (): void => {
+    usersGeneration++;
+  };
+  if (!options.cache) return { read: readRow, remembered: () => undefined, invalidate };
   const cache = new Map<string, { generation: number; row: TokenUserRow | undefined }>();
   return {
-    async read(id) {
-      const hit = cache.get(id);
+    async read(id, sessionId) {
+      const key = `${id} ${sessionId}`;
+      const hit = cache.get(key);
       if (hit?.generation === usersGeneration) return hit.row;
       // Taken before the read: a write that starts meanwhile makes this entry stale at once.
       const generation = usersGeneration;
-      const row = await readRow(id);
+      const row = await readRow(id, sessionId);
       if (cache.size >= TOKEN_USER_CACHE_SIZE) cache.clear();
-      cache.set(id, { generation, row });
+      cache.set(key, { generation, row });
       return row;
     },
-    remembered(id) {
-      const hit = cache.get(id);
+    remembered(id, sessionId) {
+      const hit = cache.get(`${id} ${sessionId}`);
       return hit?.generation === usersGeneration ? hit.row : undefined;
     },
+    invalidate,
   };
 }
 

@@ -7,11 +7,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
-import type { Database, Tx } from '../../db/database.js';
+import type { Database, Kdb, Queryable, Tx } from '../../db/database.js';
 import type { UserRow, UserUpdate } from '../../db/schema.js';
 import type { Caller, Role } from '../../http/access.js';
 import { AppError, conflict, forbidden, notFound } from '../../http/errors.js';
-import { SYSTEM_ACTOR, type AuditService } from '../audit/audit.service.js';
+import { SYSTEM_ACTOR, type Actor, type AuditService } from '../audit/audit.service.js';
 import { parseRoles, type AuthService } from '../auth/auth.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import { hashPassword, passwordErrors, verifyPassword } from '../auth/password.js';
@@ -32,6 +32,61 @@ export function toUserResponse(user: UserRow): UserResponse {
 function assertPassword(password: string, username: string): void {
   const errors = passwordErrors(password, username);
   if (errors.length > 0) throw new AppError('validation_failed', errors[0]?.message ?? 'password refused', { errors });
+}
+
+/** The user lookups of login and refresh (the auth module reaches `users` through these). */
+export function findUserByUsername(db: Queryable, username: string): Promise<UserRow | undefined> {
+  return repo.findUserByUsername(db, username);
+}
+
+export function findUserById(db: Queryable, id: string): Promise<UserRow | undefined> {
+  return repo.findUserById(db, id);
+}
+
+/** The per-request user-and-session lookup of bearer tokens (see the repository for its cache). */
+export function userForTokenReader(db: Kdb, options: { cache: boolean }): repo.TokenUserReader {
+  return repo.userForTokenReader(db, options);
+}
+
+export type { TokenUserReader, TokenUserRow } from './users.repository.js';
+
+/** What an operator's password reset needs: no HTTP, no tokens, no license. */
+export interface PasswordResetDeps {
+  database: Database;
+  clock: Clock;
+  audit: AuditService;
+  auth: Pick<AuthService, 'revokeAllSessions' | 'clearLoginFailures'>;
+}
+
+/**
+ * Sets a user's password outside the service (`fieldlens users reset-password`, the recovery path for a lost first
+ * password): ends every session of the user and its failed-login lock, and writes `user.password_reset` to the audit
+ * log in the same transaction. Throws AppError not_found or validation_failed (a refused password).
+ */
+export async function resetUserPassword(deps: PasswordResetDeps, actor: Actor, username: string, password: string): Promise<{ id: string; username: string }> {
+  const existing = await repo.findUserByUsername(deps.database.db, username);
+  if (!existing) throw notFound('User');
+  assertPassword(password, existing.username);
+  const passwordHash = await hashPassword(password);
+  await deps.database.db.transaction().execute(async (trx) => {
+    await deps.database.lock(trx, 'fieldlens.users');
+    const current = await repo.findUserById(trx, existing.id);
+    if (!current) throw notFound('User');
+    await repo.updateUser(trx, existing.id, {
+      password_hash: passwordHash,
+      token_version: current.token_version + 1,
+      updated_at: deps.clock.now().toISOString(),
+    });
+    const sessions = await deps.auth.revokeAllSessions(trx, existing.id, 'password_reset');
+    await deps.auth.clearLoginFailures(trx, existing.username);
+    await deps.audit.record(trx, actor, {
+      action: 'user.password_reset',
+      targetType: 'user',
+      targetId: existing.id,
+      details: { username: existing.username, revoked_sessions: sessions, source: 'cli' },
+    });
+  });
+  return { id: existing.id, username: existing.username };
 }
 
 export class UsersService {

@@ -219,10 +219,11 @@ describe('auth: the verified-token memory', () => {
 
   it('answers claims at once only for a token it verified, with the same text, until it expires', async () => {
     const now = new Date();
-    const token = await tokens.sign({ sub: '11111111-1111-4111-8111-111111111111', ver: 3 }, now);
+    const token = await tokens.sign({ sub: '11111111-1111-4111-8111-111111111111', ver: 3, sid: '22222222-2222-4222-8222-222222222222' }, now);
     assert.equal(tokens.verifiedClaims(token, now), undefined, 'signed is not verified');
-    assert.deepEqual(await tokens.verify(token, now), { sub: '11111111-1111-4111-8111-111111111111', ver: 3 });
-    assert.deepEqual(tokens.verifiedClaims(token, now), { sub: '11111111-1111-4111-8111-111111111111', ver: 3 });
+    const claims = { sub: '11111111-1111-4111-8111-111111111111', ver: 3, sid: '22222222-2222-4222-8222-222222222222' };
+    assert.deepEqual(await tokens.verify(token, now), claims);
+    assert.deepEqual(tokens.verifiedClaims(token, now), claims);
     const [h, p, s] = token.split('.') as [string, string, string];
     const payload = JSON.parse(Buffer.from(p, 'base64url').toString()) as Record<string, unknown>;
     const forged = `${h}.${b64url(JSON.stringify({ ...payload, ver: 4 }))}.${s}`;

@@ -79,6 +79,9 @@ describeEachDatabase('field import', (kind) => {
         review_status: 'unreviewed',
         outlier_score: null,
         severity: null,
+        classification_source: 'import',
+        classification_confidence: null,
+        classification_evidence: [],
         updated_at: undefined,
       },
     );

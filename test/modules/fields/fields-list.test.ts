@@ -18,7 +18,7 @@ describeEachDatabase('field list', (kind) => {
   before(async () => {
     t = await buildTestApp(kind);
     // The outlier scores below are set by hand; the metrics worker would overwrite them whenever its round comes.
-    await t.app.services.metrics.stop();
+    await t.app.services.metricsWorker.stop();
     token = await adminToken(t.app);
     source = await createDatasource(t.app, token);
     // 240 fields whose names repeat across tables (ties on the sort key are broken by id).

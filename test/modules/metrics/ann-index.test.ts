@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { createNearestIndex } from '../../../src/modules/metrics/ann-index.js';
-import { dot } from '../../../src/modules/metrics/metrics.math.js';
+import { dot } from '../../../src/modules/metrics/vectors.js';
 import { mulberry32, randomUnitVector } from '../../../bench/support/random.js';
 
 const DIM = 64;

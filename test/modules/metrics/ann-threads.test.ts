@@ -1,7 +1,7 @@
 import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { ThreadedNearestIndex } from '../../../src/modules/metrics/ann-threads.js';
-import { dot } from '../../../src/modules/metrics/metrics.math.js';
+import { dot } from '../../../src/modules/metrics/vectors.js';
 import { mulberry32, randomUnitVector } from '../../../bench/support/random.js';
 
 const DIM = 32;

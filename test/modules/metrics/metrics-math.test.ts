@@ -1,31 +1,11 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  AXIS_KEYS,
-  AxisDistribution,
-  type AxisScores,
-  auroc,
-  buildAxisDistributions,
-  computeAxes,
-  computeRawAxes,
-  computeTagMargins,
-  cosine,
-  exactNeighbours,
-  knnDisagreementBaseline,
-  marginScale,
-  meanUnit,
-  NEAREST_RATIO_EPSILON,
-  nearestTagEvidence,
-  neighbourDisagreement,
-  OUTLIER_WEIGHTS,
-  outlierTerms,
-  normalize,
-  normalizeAxes,
-  outlierScore,
-  precisionAtK,
-  reasonFor,
-  severityOf,
-} from '../../../src/modules/metrics/metrics.math.js';
+import { auroc, exactNeighbours, knnDisagreementBaseline, precisionAtK } from '../../../bench/quality/measures.js';
+import { AXIS_KEYS, AxisDistribution, type AxisScores, buildAxisDistributions, computeAxes, computeRawAxes, normalizeAxes } from '../../../src/modules/metrics/axes.js';
+import { computeTagMargins, marginScale, NEAREST_RATIO_EPSILON, nearestTagEvidence, neighbourDisagreement } from '../../../src/modules/metrics/measure-field.js';
+import { OUTLIER_WEIGHTS, outlierTerms, outlierScore, severityOf } from '../../../src/modules/metrics/outlier-model.js';
+import { reasonFor } from '../../../src/modules/metrics/reason.js';
+import { cosine, meanUnit, normalize } from '../../../src/modules/metrics/vectors.js';
 
 const v = (...xs: number[]): Float32Array => Float32Array.from(xs);
 /** Unit vector in the x–y plane at `deg` degrees from x, padded to 4 dimensions. */

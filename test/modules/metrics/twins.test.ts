@@ -2,7 +2,7 @@ import { after, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { CatalogState } from '../../../src/modules/metrics/catalog-state.js';
 import { encodeVector } from '../../../src/db/database.js';
-import { dot } from '../../../src/modules/metrics/metrics.math.js';
+import { dot } from '../../../src/modules/metrics/vectors.js';
 import { NO_SUCCESSOR, NOT_INDEXED, Twins } from '../../../src/modules/metrics/twins.js';
 import { mulberry32, randomUnitVector } from '../../../bench/support/random.js';
 

@@ -4,14 +4,15 @@ import { adminToken, bearer, buildTestApp, createUser, json, problem, type TestA
 import { describeEachDatabase } from '../../helpers/databases.js';
 import type { Caller } from '../../../src/http/access.js';
 import type { AuditEvent, AuditService } from '../../../src/modules/audit/audit.service.js';
-import { ReviewService, type OnFieldsChanged } from '../../../src/modules/review/review.service.js';
+import type { FieldsService } from '../../../src/modules/fields/fields.service.js';
+import { ReviewService } from '../../../src/modules/review/review.service.js';
 import { importLicense, issueLicense, keyPair } from '../license/license.helpers.js';
 import { createDatasource } from '../fields/factories.js';
 import { auditSeq, batchConfirm, confirm, defer, newFields, reviewColumns } from './factories.js';
 
 const vendor = keyPair();
 
-describeEachDatabase('review failures and hooks', (kind) => {
+describeEachDatabase('review failures', (kind) => {
   let t: TestApp;
   let admin: string;
   let caller: Caller;
@@ -27,46 +28,36 @@ describeEachDatabase('review failures and hooks', (kind) => {
   after(async () => t.close());
 
   /** A ReviewService on the app's real services, with one dependency replaced to force a failure. */
-  const reviewWith = (overrides: { onFieldsChanged?: OnFieldsChanged; audit?: Pick<AuditService, 'record'> }) => {
+  const reviewWith = (overrides: { fields?: Pick<FieldsService, 'lockReviewStates' | 'confirmFields' | 'deferField'>; audit?: Pick<AuditService, 'record'> }) => {
     const { services } = t.app;
     return new ReviewService({
       database: t.database,
       clock: t.clock,
       // Only record() is used by the review service; the cast lets a test stand-in take its place.
       audit: (overrides.audit ?? services.audit) as AuditService,
-      fields: services.fields,
+      fields: overrides.fields ?? services.fields,
       taxonomy: services.taxonomy,
       license: services.license,
-      ...(overrides.onFieldsChanged ? { onFieldsChanged: overrides.onFieldsChanged } : {}),
     });
   };
 
-  it('calls onFieldsChanged inside the transaction with the changed fields', async () => {
-    const ids = await newFields(t.app, admin, 3, undefined, source);
-    const calls: Array<{ ids: readonly string[]; reason: string; statuses: string[] }> = [];
-    const review = reviewWith({
-      onFieldsChanged: async (trx, fieldIds, reason) => {
-        // Inside the transaction the change is already visible.
-        const rows = await trx.selectFrom('fields').select('review_status').where('id', 'in', fieldIds).execute();
-        calls.push({ ids: fieldIds, reason, statuses: rows.map((r) => r.review_status) });
-      },
-    });
-    await review.batchConfirm(caller, { field_ids: [ids[0]!, ids[1]!] });
-    await review.deferField(caller, ids[2]!, { reason: 'later' });
-    await review.batchConfirm(caller, { field_ids: [ids[0]!] }); // unchanged: no change to report
-    assert.deepEqual(calls, [
-      { ids: [ids[0], ids[1]], reason: 'confirmed', statuses: ['confirmed', 'confirmed'] },
-      { ids: [ids[2]], reason: 'deferred', statuses: ['deferred'] },
-    ]);
-  });
-
-  it('a failure in the staleness hook mid-batch leaves no field confirmed and no entry written', async () => {
+  it('a failure writing the fields mid-batch leaves no field confirmed and no entry written', async () => {
     const ids = await newFields(t.app, admin, 50, undefined, source);
     const before = await reviewColumns(t.database, ids);
     const seq = await auditSeq(t.database);
+    const real = t.app.services.fields;
     const review = reviewWith({
-      onFieldsChanged: async () => {
-        throw new Error('injected: metrics store unavailable');
+      fields: {
+        lockReviewStates: (trx, fieldIds) => real.lockReviewStates(trx, fieldIds),
+        // Half the batch written, then the database connection fails.
+        async confirmFields(trx, fieldIds, change) {
+          await real.confirmFields(trx, fieldIds.slice(0, Math.floor(fieldIds.length / 2)), change);
+          throw new Error('injected: connection lost mid-batch');
+        },
+        async deferField(trx, id, change) {
+          await real.deferField(trx, id, change);
+          throw new Error('injected: connection lost after the write');
+        },
       },
     });
     await assert.rejects(review.batchConfirm(caller, { field_ids: ids, lock_level: 'L4' }), /injected/);

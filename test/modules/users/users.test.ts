@@ -138,20 +138,21 @@ describeEachDatabase('users', (kind) => {
   it('the per-request user lookup sees every write to users, whether or not it caches rows', async () => {
     const user = await createUser(t.app, ['operator']);
     const reader = userForTokenReader(t.database.db, { cache: t.database.singleConnection });
-    assert.equal(reader.remembered(user.id), undefined, 'nothing is remembered before the first read');
-    const first = await reader.read(user.id);
+    const sid = '22222222-2222-4222-8222-222222222222';
+    assert.equal(reader.remembered(user.id, sid), undefined, 'nothing is remembered before the first read');
+    const first = await reader.read(user.id, sid);
     assert.equal(first?.disabled, 0);
     if (t.database.singleConnection) {
-      assert.equal(reader.remembered(user.id), first, 'SQLite: the row just read is remembered, as the same object');
-      assert.equal(await reader.read(user.id), first);
+      assert.equal(reader.remembered(user.id, sid), first, 'SQLite: the row just read is remembered, as the same object');
+      assert.equal(await reader.read(user.id, sid), first);
     } else {
-      assert.equal(reader.remembered(user.id), undefined, 'PostgreSQL: nothing is remembered, every request reads the row');
-      assert.notEqual(await reader.read(user.id), first, 'PostgreSQL: a second read goes to the database again');
+      assert.equal(reader.remembered(user.id, sid), undefined, 'PostgreSQL: nothing is remembered, every request reads the row');
+      assert.notEqual(await reader.read(user.id, sid), first, 'PostgreSQL: a second read goes to the database again');
     }
     await updateUser(t.database.db, user.id, { disabled: 1 });
-    assert.equal(reader.remembered(user.id), undefined, 'the write made the remembered row stale');
-    assert.equal((await reader.read(user.id))?.disabled, 1);
-    if (t.database.singleConnection) assert.equal(reader.remembered(user.id)?.disabled, 1, 'the re-read row is remembered');
+    assert.equal(reader.remembered(user.id, sid), undefined, 'the write made the remembered row stale');
+    assert.equal((await reader.read(user.id, sid))?.disabled, 1);
+    if (t.database.singleConnection) assert.equal(reader.remembered(user.id, sid)?.disabled, 1, 'the re-read row is remembered');
     // A write inside a transaction that rolls back changes nothing, and the reader answers what the database holds.
     await assert.rejects(
       t.database.db.transaction().execute(async (trx) => {
@@ -160,13 +161,13 @@ describeEachDatabase('users', (kind) => {
       }),
       /roll back/,
     );
-    assert.equal(reader.remembered(user.id), undefined);
-    assert.equal((await reader.read(user.id))?.disabled, 1);
+    assert.equal(reader.remembered(user.id, sid), undefined);
+    assert.equal((await reader.read(user.id, sid))?.disabled, 1);
     await deleteUser(t.database.db, user.id);
-    assert.equal(reader.remembered(user.id), undefined);
-    assert.equal(await reader.read(user.id), undefined);
-    assert.equal(reader.remembered(user.id), undefined, 'a remembered "no such user" is not a principal');
-    assert.equal(await reader.read('00000000-0000-4000-8000-000000000000'), undefined);
+    assert.equal(reader.remembered(user.id, sid), undefined);
+    assert.equal(await reader.read(user.id, sid), undefined);
+    assert.equal(reader.remembered(user.id, sid), undefined, 'a remembered "no such user" is not a principal');
+    assert.equal(await reader.read('00000000-0000-4000-8000-000000000000', sid), undefined);
   });
 
   it('answers a known token at once only while its user is unchanged (SQLite), never on PostgreSQL', async () => {

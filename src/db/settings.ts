@@ -1,5 +1,5 @@
-/** Small key/value settings shared by all instances (signing key, trial start, clock high-water mark). */
-import type { Queryable } from '../../db/database.js';
+/** Small key/value settings shared by all instances and modules (signing key, trial start, clock high-water mark, first-start markers): infrastructure, like the work queue. */
+import type { Queryable } from './database.js';
 
 export async function getSetting(db: Queryable, key: string): Promise<string | undefined> {
   const row = await db.selectFrom('settings').select('value').where('key', '=', key).executeTakeFirst();

@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { sampleCatalog, sampleCatalogCorrections } from '../../../src/modules/fields/sample-catalog.js';
+import { readFileSync } from 'node:fs';
+import { DEFAULT_SAMPLE_CATALOG_URL, loadSampleCatalog, parseSampleCatalog } from '../../../src/modules/sample-data/sample-catalog.js';
 import { flattenTaxonomy, leafChainPaths } from '../../../src/modules/taxonomy/default-taxonomy.js';
+
+const { datasources: sampleCatalog, corrections: sampleCatalogCorrections } = loadSampleCatalog();
 
 const flat = flattenTaxonomy();
 const leaves = new Set(leafChainPaths(flat));
@@ -116,4 +119,53 @@ test('sample values are synthetic', () => {
     }
   }
   assert.ok(all.filter((f) => f.sample_values).length > all.length / 2);
+});
+
+// The data file itself: what the loader refuses, so a broken edit of assets/sample-catalog.json fails at once.
+const raw = (): { datasources: Array<{ name: string; tables: Array<{ name: string; fields: Array<Record<string, unknown>> }> }> } =>
+  JSON.parse(readFileSync(DEFAULT_SAMPLE_CATALOG_URL, 'utf8')) as ReturnType<typeof raw>;
+const firstField = (data: ReturnType<typeof raw>): Record<string, unknown> => data.datasources[0]!.tables[0]!.fields[0]!;
+
+test('the data file in assets/ matches its schema and the default taxonomy', () => {
+  const parsed = parseSampleCatalog(raw());
+  assert.equal(parsed.datasources.length, sampleCatalog.length);
+  assert.equal(parsed.corrections.size, sampleCatalogCorrections.size);
+});
+
+test('the loader rejects a field that breaks the schema, naming where', () => {
+  const unknownKey = raw();
+  firstField(unknownKey).tag = 'Personal';
+  assert.throws(() => parseSampleCatalog(unknownKey), /schema: .*\/datasources\/0\/tables\/0\/fields\/0/);
+  const badLevel = raw();
+  firstField(badLevel).level = 'L9';
+  assert.throws(() => parseSampleCatalog(badLevel), /\/datasources\/0\/tables\/0\/fields\/0\/level/);
+  const noType = raw();
+  delete firstField(noType).data_type;
+  assert.throws(() => parseSampleCatalog(noType), /schema/);
+  const numbers = raw();
+  firstField(numbers).sample_values = [1, 2];
+  assert.throws(() => parseSampleCatalog(numbers), /sample_values/);
+  assert.throws(() => parseSampleCatalog({ datasources: [] }), /schema/);
+});
+
+test('the loader rejects a chain path that names no leaf tag of the default taxonomy', () => {
+  for (const path of ['Personal/Contact/E-mail', 'Personal', '']) {
+    const data = raw();
+    firstField(data).classification_chain_path = path;
+    assert.throws(() => parseSampleCatalog(data), /classification_chain_path/, path);
+  }
+  const wrongTruth = raw();
+  firstField(wrongTruth).seeded_error = { correct_chain_path: 'Nowhere/At all', correct_level: 'L3' };
+  assert.throws(() => parseSampleCatalog(wrongTruth), /correct_chain_path/);
+  const notAnError = raw();
+  const f = firstField(notAnError);
+  f.seeded_error = { correct_chain_path: f.classification_chain_path, correct_level: 'L1' };
+  assert.throws(() => parseSampleCatalog(notAnError), /no error/);
+});
+
+test('the loader rejects a field listed twice', () => {
+  const data = raw();
+  const fields = data.datasources[0]!.tables[0]!.fields;
+  fields.push({ ...fields[0]! });
+  assert.throws(() => parseSampleCatalog(data), /appears twice/);
 });

@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import { SYSTEM_ACTOR } from '../../../src/modules/audit/audit.service.js';
-import { sampleCatalog } from '../../../src/modules/fields/sample-catalog.js';
+import { loadSampleCatalog } from '../../../src/modules/sample-data/sample-catalog.js';
 import { adminToken, bearer, buildTestApp, json, type TestApp } from '../../helpers/app.js';
 import { createTestDatabase, describeEachDatabase } from '../../helpers/databases.js';
-import { auditActions, countRows } from './factories.js';
+import { auditActions, countRows } from '../fields/factories.js';
 
 interface DatasourceBody {
   id: string;
@@ -13,6 +13,7 @@ interface DatasourceBody {
   field_count: number;
 }
 
+const sampleCatalog = loadSampleCatalog().datasources;
 const sampleFieldCount = sampleCatalog.reduce((n, s) => n + s.fields.length, 0);
 
 describeEachDatabase('sample data', (kind) => {
@@ -34,10 +35,16 @@ describeEachDatabase('sample data', (kind) => {
     assert.ok(sources.every((s) => s.is_sample));
     assert.equal(sources.reduce((n, s) => n + s.field_count, 0), sampleFieldCount);
     assert.ok(sampleFieldCount >= 400);
-    const fields = json<{ items: Array<{ classification_chain_path: string; review_status: string }> }>(
+    const fields = json<{ items: Array<{ datasource_id: string; table_name: string; field_name: string; classification_chain_path: string; level: string; review_status: string }> }>(
       await t.app.inject({ method: 'GET', url: '/api/v1/fields?limit=500', headers: bearer(token) }),
     ).items;
-    assert.ok(fields.every((f) => f.review_status === 'unreviewed' && f.classification_chain_path.includes('/')));
+    assert.ok(fields.every((f) => f.review_status === 'unreviewed'));
+    // Every field of the data file, with the classification it gives (the seeded mistakes included).
+    const sourceName = new Map(sources.map((s) => [s.id, s.name]));
+    const loadedPaths = new Map(fields.map((f) => [`${sourceName.get(f.datasource_id)}.${f.table_name}.${f.field_name}`, `${f.classification_chain_path} ${f.level}`]));
+    const expectedPaths = new Map(sampleCatalog.flatMap((s) => s.fields.map((f) => [`${s.name}.${f.table_name}.${f.field_name}`, `${f.classification_chain_path} ${f.level}`] as const)));
+    assert.deepEqual(loadedPaths, expectedPaths);
+    assert.equal(loadedPaths.get('crm.contacts.email'), 'Technical/Timestamp L1');
     const loaded = await auditActions(t.database, 'sample_data.loaded');
     assert.equal(loaded.length, 1);
     const row = await t.database.db.selectFrom('fields').select(['embedding', 'embedder_version']).executeTakeFirstOrThrow();
@@ -66,14 +73,21 @@ describeEachDatabase('sample data', (kind) => {
     }
   });
 
-  it('removeSampleData deletes the sample sources and their fields, audit-logged', async () => {
+  it('removeSampleData deletes the sample sources and their fields, audit-logged; the user\'s own source stays', async () => {
     const own = json<{ id: string }>(
       await t.app.inject({ method: 'POST', url: '/api/v1/datasources', headers: bearer(token), payload: { name: 'mine', type: 'mysql' } }),
     );
-    const removed = await t.database.db.transaction().execute((trx) => t.app.services.datasources.removeSampleData(trx, SYSTEM_ACTOR));
+    const removed = await t.database.db.transaction().execute((trx) => t.app.services.sampleData.removeSampleData(trx, SYSTEM_ACTOR));
     assert.deepEqual(removed, { datasources: sampleCatalog.length, fields: sampleFieldCount });
     assert.deepEqual((await list()).map((s) => s.id), [own.id]);
     assert.equal(await countRows(t.database, 'fields'), 0);
+    assert.deepEqual(
+      (await auditActions(t.database, 'sample_data.removed')).map((a) => a.details),
+      [{ datasources: sampleCatalog.map((s) => s.name).sort(), fields: sampleFieldCount }],
+    );
+    // Nothing left to remove: no second audit entry.
+    const secondRemoval = await t.database.db.transaction().execute((trx) => t.app.services.sampleData.removeSampleData(trx, SYSTEM_ACTOR));
+    assert.deepEqual(secondRemoval, { datasources: 0, fields: 0 });
     assert.equal((await auditActions(t.database, 'sample_data.removed')).length, 1);
     // A restart does not bring it back.
     const again = await buildTestApp(kind, { env: { FIELDLENS_SAMPLE_DATA: 'on' }, testDatabase: t.testDatabase });

@@ -1,0 +1,291 @@
+// Classifier benchmark: top-1 accuracy, false positives on explicit negatives, a column-name regex baseline in
+// the style of piicatcher's name scanner, a calibration table and throughput, on FieldLens's own labelled set
+// (bench/classify/own-set.txt) and on the shared external sets (read in place, never copied into the repository).
+//
+//   npx tsx bench/classify.ts            measure every set
+//   npx tsx bench/classify.ts --fit      also fit the isotonic calibration on the own set and print the table
+//   npx tsx bench/classify.ts --errors   list the own set's misses (never the shared sets': they stay held out)
+//   FIELDLENS_EXTERNAL_LABELS=/path      where the shared sets are (default ../shared/data/external-labels)
+import { existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createEmbedder } from '../src/embeddings/embedder.js';
+import { fitIsotonic } from '../src/modules/classifier/calibration.js';
+import { buildClassifierContext, scoreField, type ClassifierContext, type ClassifyInput } from '../src/modules/classifier/classifier.js';
+import { flattenTaxonomy, leafChainPaths } from '../src/modules/taxonomy/default-taxonomy.js';
+import { samplesFor } from './classify/samples.js';
+
+const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const externalDir = process.env.FIELDLENS_EXTERNAL_LABELS ?? path.resolve(repoRoot, '../shared/data/external-labels');
+const args = new Set(process.argv.slice(2));
+
+/** Category keys → default leaves that count as right (the external-labels README's table). */
+const CATEGORY_LEAVES: Readonly<Record<string, readonly string[]>> = {
+  'personal.identity.full_name': ['Full name', 'First name', 'Last name'],
+  'personal.identity.national_id_number': ['National ID number'],
+  'personal.identity.passport_number': ['Passport number'],
+  'personal.identity.driver_license_number': ['Driver licence number'],
+  'personal.identity.date_of_birth': ['Date of birth'],
+  'personal.identity.gender': ['Gender'],
+  'personal.contact.email': ['Email address'],
+  'personal.contact.phone': ['Phone number'],
+  'personal.contact.postal_address': ['Postal address', 'Postal code'],
+  'personal.contact.ip_address': ['IP address'],
+  'personal.credentials.password_hash': ['Password hash'],
+  'personal.credentials.api_key_or_secret_token': ['API key or token'],
+  'personal.credentials.security_question_answer': ['Security question'],
+  'financial.bank_account_number': ['Bank account number'],
+  'financial.payment_card_number': ['Payment card number', 'Card expiry date', 'Card verification code'],
+  'financial.salary_income': ['Salary'],
+  'financial.tax_identifier': ['Tax identification number'],
+  'financial.transaction_amount': ['Monetary amount', 'Account balance'],
+  'health.diagnosis': ['Diagnosis'],
+  'health.medication': ['Medication'],
+  'health.medical_record_number': ['Medical record number'],
+  'health.insurance_member_id': ['Health insurance number', 'Insurance policy number'],
+  'location.gps_coordinates': ['Geo coordinates', 'Precise location'],
+  'location.city_region': ['City', 'Country', 'Approximate location', 'Postal code'],
+  'business.order_details': ['Order ID', 'Quantity', 'Shipment tracking number', 'Invoice number', 'Discount code'],
+  'business.product_catalog': ['Product SKU', 'Public product description', 'Category'],
+  'business.price_cost': ['Price', 'Monetary amount'],
+  'business.supplier_partner': ['Organisation name'],
+  'business.contract_terms': ['Contract reference'],
+  'technical.surrogate_key': ['Record ID', 'Foreign key', 'Customer ID', 'Order ID', 'Employee ID', 'Transaction ID'],
+  'technical.record_timestamp': ['Timestamp'],
+  'technical.status_flag': ['Status flag'],
+  'technical.version_metadata': ['Version', 'Hash or checksum', 'Configuration setting'],
+  'technical.log_message': ['Log message', 'Event name', 'User agent'],
+  'public.reference_code': ['Country code', 'Currency code', 'Language code', 'Unit of measure', 'Category'],
+  'public.marketing_content': ['Public product description'],
+};
+const SENSITIVE_ROOTS = new Set(['Personal', 'Credentials & secrets', 'Financial', 'Health', 'Location']);
+
+interface BenchField {
+  input: ClassifyInput;
+  /** Leaves that count as right; empty when the source gives no category. */
+  accept: readonly string[];
+  /** The source says: not personal (a negative). */
+  negative: boolean;
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// Sets
+
+function loadOwnSet(): BenchField[] {
+  const text = readFileSync(path.join(repoRoot, 'bench/classify/own-set.txt'), 'utf8');
+  const flat = flattenTaxonomy();
+  const leafByName = new Map(leafChainPaths(flat).map((p) => [p.slice(p.lastIndexOf('/') + 1), p]));
+  const out: BenchField[] = [];
+  let table = '';
+  let seq = 0;
+  for (const raw of text.split('\n')) {
+    const line = raw.trim();
+    if (line === '' || line.startsWith('#')) continue;
+    if (line.startsWith('@')) {
+      table = line.slice(1).trim();
+      continue;
+    }
+    const [field, type, leaf, gen, comment] = line.split('|').map((s) => s.trim());
+    if (!field || !leaf) throw new Error(`bad own-set line: ${line}`);
+    const path_ = leafByName.get(leaf);
+    if (!path_) throw new Error(`own-set label ${leaf} is not a default leaf`);
+    seq++;
+    // Other leaves of the same category count as right too, as for the external sets.
+    const cats = Object.values(CATEGORY_LEAVES).filter((l) => l.includes(leaf));
+    const accept = [...new Set([leaf, ...cats.flat()])];
+    out.push({
+      input: { table_name: table, field_name: field, data_type: type || null, comment: comment || null, sample_values: gen ? samplesFor(gen, seq) : undefined },
+      accept,
+      negative: !SENSITIVE_ROOTS.has(path_.split('/')[0] as string),
+    });
+  }
+  return out;
+}
+
+interface ExternalRow {
+  table: string;
+  column: string;
+  data_type: string | null;
+  sample_values?: unknown[];
+  fieldlens_category: string | null;
+  is_personal: boolean | null;
+}
+
+function loadExternal(file: string): BenchField[] {
+  const rows = readFileSync(path.join(externalDir, file), 'utf8')
+    .split('\n')
+    .filter((l) => l.trim() !== '')
+    .map((l) => JSON.parse(l) as ExternalRow);
+  return rows.map((r) => ({
+    input: { table_name: r.table, field_name: r.column, data_type: r.data_type, sample_values: r.sample_values ?? undefined },
+    accept: r.fieldlens_category ? (CATEGORY_LEAVES[r.fieldlens_category] ?? []) : [],
+    negative: r.is_personal === false,
+  }));
+}
+
+// ------------------------------------------------------------------------------------------------------------
+// Baseline: column-name regexes in the style of piicatcher's ColumnNameRegexDetector (first match wins), mapped
+// onto default leaves; no match = "not sensitive" (no tag).
+
+const BASELINE: ReadonlyArray<readonly [RegExp, string]> = [
+  [/^.*(firstname|fname|lastname|lname|fullname|maidenname|_name|nickname|name_suffix|name|person).*$/i, 'Full name'],
+  [/^.*(email|e-mail|mail).*$/i, 'Email address'],
+  [/^.*(date_of_birth|dateofbirth|dob|birthday|date_of_death|dateofdeath|birthdate).*$/i, 'Date of birth'],
+  [/^.*(gender).*$/i, 'Gender'],
+  [/^.*(nationality).*$/i, 'Country'],
+  [/^.*(address|city|state|county|country|zone|borough).*$/i, 'Postal address'],
+  [/^.*(zipcode|zip_code|postal|postal_code|zip).*$/i, 'Postal code'],
+  [/^.*user(id|name|).*$/i, 'Username'],
+  [/^.*pass.*$/i, 'Password hash'],
+  [/^.*(ssn|social_number|social_security|social_security_number|social_security_no).*$/i, 'National ID number'],
+  [/^.*(po_box|pobox).*$/i, 'Postal address'],
+  [/^.*(credit_card|cc_number|cc_num|creditcard|credit_card_num|creditcardnumber).*$/i, 'Payment card number'],
+  [/^.*(phone|phone_number|phone_no|phone_num|telephone|telephone_num|telephone_no).*$/i, 'Phone number'],
+];
+
+function baseline(field: string): string | null {
+  for (const [re, leaf] of BASELINE) if (re.test(field)) return leaf;
+  return null;
+}
+
+// ------------------------------------------------------------------------------------------------------------
+
+interface SetResult {
+  name: string;
+  fields: number;
+  scored: number;
+  accuracy: number;
+  baselineAccuracy: number;
+  negatives: number;
+  fpRate: number;
+  baselineFpRate: number;
+  calibration: Array<{ bucket: string; n: number; meanConfidence: number; right: number }>;
+  fieldsPerSecond: number;
+  points: Array<{ raw: number; right: boolean }>;
+  misses: string[];
+}
+
+function runSet(name: string, fields: BenchField[], ctx: ClassifierContext, embeddings: Float32Array[] | null): SetResult {
+  const results = fields.map((f, i) => scoreField(embeddings ? { ...f.input, embedding: embeddings[i] } : f.input, ctx));
+  let scored = 0;
+  let right = 0;
+  let baseRight = 0;
+  let negatives = 0;
+  let fp = 0;
+  let baseFp = 0;
+  const points: Array<{ raw: number; right: boolean }> = [];
+  const confs: Array<{ c: number; right: boolean }> = [];
+  const misses: string[] = [];
+  results.forEach((r, i) => {
+    const f = fields[i] as BenchField;
+    const leaf = r.chain_path.slice(r.chain_path.lastIndexOf('/') + 1);
+    const root = r.chain_path.split('/')[0] as string;
+    const base = baseline(f.input.field_name);
+    if (f.accept.length > 0) {
+      scored++;
+      const ok = f.accept.includes(leaf);
+      if (ok) right++;
+      else misses.push(`${f.input.table_name}.${f.input.field_name} [${f.input.data_type ?? ''}] want ${f.accept[0]} got ${leaf} (${r.confidence}) :: ${r.evidence.map((e) => `${e.factor} ${e.score}`).join(', ')}`);
+      if (base !== null && f.accept.includes(base)) baseRight++;
+      confs.push({ c: r.confidence, right: ok });
+      points.push({ raw: r.raw_score, right: ok });
+    }
+    if (f.negative) {
+      negatives++;
+      if (SENSITIVE_ROOTS.has(root)) fp++;
+      if (base !== null) baseFp++;
+    }
+  });
+  // Throughput on one core: the same fields classified repeatedly for about two CPU-seconds, samples included.
+  // Measured in this process's CPU time, so a machine shared with other work does not understate it.
+  const inputs = fields.map((f, i) => (embeddings ? { ...f.input, embedding: embeddings[i] } : f.input));
+  let n = 0;
+  const c0 = process.cpuUsage();
+  let elapsed = 0;
+  while (elapsed < 2e9) {
+    for (const inp of inputs) scoreField(inp, ctx);
+    n += inputs.length;
+    const c = process.cpuUsage(c0);
+    elapsed = (c.user + c.system) * 1000;
+  }
+  const buckets = [0, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 1.0001];
+  const calibration = [];
+  for (let b = 0; b + 1 < buckets.length; b++) {
+    const lo = buckets[b] as number;
+    const hi = buckets[b + 1] as number;
+    const inB = confs.filter((x) => x.c >= lo && x.c < hi);
+    if (inB.length === 0) continue;
+    calibration.push({
+      bucket: `${lo.toFixed(2)}–${Math.min(1, hi).toFixed(2)}`,
+      n: inB.length,
+      meanConfidence: inB.reduce((s, x) => s + x.c, 0) / inB.length,
+      right: inB.filter((x) => x.right).length / inB.length,
+    });
+  }
+  return {
+    name,
+    fields: fields.length,
+    scored,
+    accuracy: scored ? right / scored : NaN,
+    baselineAccuracy: scored ? baseRight / scored : NaN,
+    negatives,
+    fpRate: negatives ? fp / negatives : NaN,
+    baselineFpRate: negatives ? baseFp / negatives : NaN,
+    calibration,
+    fieldsPerSecond: n / (elapsed / 1e9),
+    points,
+    misses,
+  };
+}
+
+function fmt(x: number): string {
+  return Number.isNaN(x) ? '—' : x.toFixed(3);
+}
+
+async function main(): Promise<void> {
+  const flat = flattenTaxonomy();
+  const embedder = createEmbedder({ provider: 'builtin' });
+  const anchorTexts = flat.map((t) => [t.name, t.chain_path.split('/').join(' '), t.description, t.keywords.join(', ')].join('. '));
+  const anchors = args.has('--no-anchor') ? null : await embedder.embedTexts(anchorTexts);
+  const tags = flat.map((t, i) => ({ id: i + 1, chain_path: t.chain_path, default_level: t.default_level, keywords: t.keywords, anchor: anchors ? (anchors[i] as Float32Array) : null }));
+  const ctx = buildClassifierContext(tags);
+
+  const sets: Array<[string, BenchField[]]> = [['own set (bench/classify/own-set.txt)', loadOwnSet()]];
+  for (const file of ['fides_db.jsonl', 'datahub_classify.jsonl', 'piicatcher_tests.jsonl', 'openmetadata_tests.jsonl']) {
+    if (existsSync(path.join(externalDir, file))) sets.push([file, loadExternal(file)]);
+    else console.log(`(skipped ${file}: not found under ${externalDir})`);
+  }
+
+  const results: SetResult[] = [];
+  for (const [name, fields] of sets) {
+    const embeddings = anchors
+      ? await embedder.embedFields(fields.map((f) => ({ table_name: f.input.table_name, field_name: f.input.field_name, comment: f.input.comment ?? null, data_type: f.input.data_type ?? null })))
+      : null;
+    results.push(runSet(name, fields, ctx, embeddings));
+  }
+
+  console.log(`\nClassifier benchmark (${new Date().toISOString()}, node ${process.version}; one core, samples included${anchors ? ', embedding anchor on' : ''})\n`);
+  console.log('| set | fields | scored | top-1 | baseline top-1 | negatives | false positives | baseline FP | fields/s |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  for (const r of results) {
+    console.log(`| ${r.name} | ${r.fields} | ${r.scored} | ${fmt(r.accuracy)} | ${fmt(r.baselineAccuracy)} | ${r.negatives} | ${fmt(r.fpRate)} | ${fmt(r.baselineFpRate)} | ${Math.round(r.fieldsPerSecond).toLocaleString('en')} |`);
+  }
+  for (const r of results) {
+    console.log(`\nCalibration, ${r.name} (scored fields):`);
+    console.log('| confidence | fields | mean confidence | share right | gap |');
+    console.log('|---|---|---|---|---|');
+    for (const c of r.calibration) console.log(`| ${c.bucket} | ${c.n} | ${c.meanConfidence.toFixed(3)} | ${c.right.toFixed(3)} | ${((c.right - c.meanConfidence) * 100).toFixed(1)} pt${c.n >= 30 ? '' : ' (n<30)'} |`);
+  }
+  const own = results[0] as SetResult;
+  if (args.has('--errors')) {
+    console.log(`\nOwn-set misses (${own.misses.length}):`);
+    for (const m of own.misses) console.log(`  ${m}`);
+  }
+  if (args.has('--fit')) {
+    const table = fitIsotonic(own.points, 30);
+    console.log('\nIsotonic calibration fitted on the own set (paste into src/modules/classifier/calibration.ts):');
+    console.log(JSON.stringify(table));
+  }
+}
+
+void main();

@@ -1,0 +1,78 @@
+// Calibrated confidence: the classifier's raw margin (how far the winning tag is ahead of the runner-up, plus a
+// little of its absolute score) is turned into "share of fields with this margin that are classified right" by an
+// isotonic (monotone, pool-adjacent-violators) fit on FieldLens's own labelled set only (bench/classify).
+// The shared external sets are never used to fit it; they only measure it.
+
+/** Monotone step points (raw score → probability right), ascending in both. */
+export type CalibrationTable = ReadonlyArray<readonly [number, number]>;
+
+/** Fitted by `npx tsx bench/classify.ts --fit` on bench/classify/own-set; re-fit when the rules change. */
+export const CALIBRATION: CalibrationTable = [
+  // Fitted 2026-11-23 on the 829 own-set fields (blocks of ≥ 30 fields).
+  [0.417, 0.5],
+  [0.898, 0.767],
+  [1.299, 0.867],
+  [1.68, 0.933],
+  [2.01, 0.933],
+  [2.403, 0.958],
+  [3.304, 0.983],
+  [4.102, 0.99],
+  [10.701, 0.99],
+];
+
+/** The raw confidence score from the winner's and the runner-up's totals. */
+export function rawConfidence(top: number, second: number): number {
+  return Math.max(0, top - Math.max(0, second)) + 0.2 * Math.max(0, top);
+}
+
+/** Probability right for a raw score: linear between the fitted points, flat outside them. */
+export function calibrate(raw: number, table: CalibrationTable = CALIBRATION): number {
+  if (table.length === 0) return 0.5;
+  const firstPoint = table[0] as readonly [number, number];
+  if (raw <= firstPoint[0]) return firstPoint[1];
+  for (let i = 1; i < table.length; i++) {
+    const [x1, y1] = table[i] as readonly [number, number];
+    if (raw <= x1) {
+      const [x0, y0] = table[i - 1] as readonly [number, number];
+      return x1 === x0 ? y1 : y0 + ((y1 - y0) * (raw - x0)) / (x1 - x0);
+    }
+  }
+  return (table[table.length - 1] as readonly [number, number])[1];
+}
+
+/**
+ * Isotonic regression of correctness on raw score (pool adjacent violators), returned as step points at the
+ * mean raw score of each pooled block; blocks hold at least `minBlock` fields so a handful cannot make a step.
+ */
+export function fitIsotonic(points: ReadonlyArray<{ raw: number; right: boolean }>, minBlock = 25): CalibrationTable {
+  const sorted = [...points].sort((a, b) => a.raw - b.raw);
+  // Start from blocks of `minBlock` consecutive points, then pool violators.
+  const blocks: Array<{ sumX: number; sumY: number; n: number }> = [];
+  for (let i = 0; i < sorted.length; i += minBlock) {
+    const chunk = sorted.slice(i, i + minBlock);
+    const b = { sumX: 0, sumY: 0, n: 0 };
+    for (const p of chunk) {
+      b.sumX += p.raw;
+      b.sumY += p.right ? 1 : 0;
+      b.n++;
+    }
+    if (chunk.length < minBlock && blocks.length > 0) {
+      const prev = blocks[blocks.length - 1] as { sumX: number; sumY: number; n: number };
+      prev.sumX += b.sumX;
+      prev.sumY += b.sumY;
+      prev.n += b.n;
+    } else blocks.push(b);
+    while (blocks.length >= 2) {
+      const a = blocks[blocks.length - 2] as { sumX: number; sumY: number; n: number };
+      const c = blocks[blocks.length - 1] as { sumX: number; sumY: number; n: number };
+      if (a.sumY / a.n <= c.sumY / c.n) break;
+      a.sumX += c.sumX;
+      a.sumY += c.sumY;
+      a.n += c.n;
+      blocks.pop();
+    }
+  }
+  // Capped at 0.99 (no rule set is never wrong); inside a run of equal steps only its ends are kept.
+  const pts = blocks.map((b) => [Math.round((b.sumX / b.n) * 1000) / 1000, Math.min(0.99, Math.round((b.sumY / b.n) * 1000) / 1000)] as const);
+  return pts.filter((p, i) => i === 0 || i === pts.length - 1 || !((pts[i - 1] as readonly number[])[1] === p[1] && (pts[i + 1] as readonly number[])[1] === p[1]));
+}

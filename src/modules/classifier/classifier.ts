@@ -1,0 +1,411 @@
+// The field classifier: pure functions over what it is given. A context is built once per taxonomy; each field is
+// then scored against every leaf tag from independent evidence factors (name, table, comment, data type, sample
+// values, the organisation's confirmed neighbours, the embedding anchor), the best allowed leaf wins, and its
+// confidence is calibrated. Technical and public tags are real answers: a column with nothing sensitive in it
+// gets one of them. No I/O, no logging; sample values are read in memory and never copied into the output.
+import { calibrate, rawConfidence } from './calibration.js';
+import { TYPE_PRIOR, typeAllows, typeFamily, type TypeFamily } from './data-type-gate.js';
+import { KIND_PHRASE, summarizeValues, type ValueKind, type ValueSummary } from './detectors.js';
+import { RULES } from './lexicon.js';
+import { buildPhrases, NameMatcher, nameEvidence, type NameMatch } from './name-evidence.js';
+import { KIND_RULES } from './value-evidence.js';
+
+/** Bumped whenever the classifier's output can change for the same input, so stored results are re-evaluated. */
+export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.0.0';
+
+export type EvidenceFactor = 'name' | 'table' | 'comment' | 'data_type' | 'values' | 'confirmed_fields' | 'anchor';
+
+export interface Evidence {
+  readonly factor: EvidenceFactor;
+  /** Points this factor added to (positive) or took from (negative) the chosen tag, or a ruled-out one. */
+  readonly score: number;
+  /** A short sentence for a reviewer. Never contains a sample value. */
+  readonly detail: string;
+}
+
+export interface ClassifierTag {
+  readonly id: number;
+  readonly chain_path: string;
+  readonly default_level: string;
+  /** A string array, or the JSON text of one as stored. */
+  readonly keywords?: readonly string[] | string | null;
+  /** Unit-length anchor embedding of the tag, when the caller has one. */
+  readonly anchor?: Float32Array | null;
+}
+
+export interface ConfirmedNeighbour {
+  /** Cosine similarity in [-1, 1] between this field's embedding and the confirmed field's. */
+  readonly similarity: number;
+  readonly tag_id: number;
+  readonly level?: string | null;
+}
+
+export interface ClassifierContext {
+  readonly version: string;
+  readonly leaves: ReadonlyArray<ContextLeaf>;
+  readonly byName: ReadonlyMap<string, ContextLeaf>;
+  readonly byId: ReadonlyMap<number, ContextLeaf>;
+  readonly matcher: NameMatcher;
+  readonly levelRank: ReadonlyMap<string, number>;
+  /** The organisation's confirmed fields nearest to the one being classified (found by the caller). */
+  readonly confirmed?: readonly ConfirmedNeighbour[];
+}
+
+export interface ContextLeaf {
+  readonly id: number;
+  readonly name: string;
+  readonly chain_path: string;
+  readonly default_level: string;
+  readonly anchor: Float32Array | null;
+}
+
+export interface ClassifyInput {
+  readonly table_name: string;
+  readonly field_name: string;
+  readonly data_type?: string | null;
+  readonly comment?: string | null;
+  readonly sample_values?: readonly unknown[] | null;
+  /** The formats of samples seen earlier (summaryFromFingerprint of a stored fingerprint), when there are none now. */
+  readonly value_summary?: ValueSummary | null;
+  /** Unit-length embedding of the field (same embedder as the tag anchors). */
+  readonly embedding?: Float32Array | null;
+}
+
+export interface Classification {
+  readonly tag_id: number;
+  readonly chain_path: string;
+  readonly level: string;
+  readonly confidence: number;
+  readonly evidence: Evidence[];
+}
+
+/** Where an added default tag is missing from an older database, the nearest older tag stands in. */
+const FALLBACK: Readonly<Record<string, string>> = {
+  'Object name': 'Public product description',
+  'Sort order': 'Metric value',
+};
+
+const DEFAULT_LEVELS = ['L1', 'L2', 'L3', 'L4', 'L5'];
+
+function parseKeywords(k: ClassifierTag['keywords']): string[] {
+  if (!k) return [];
+  if (typeof k !== 'string') return [...k];
+  try {
+    const v: unknown = JSON.parse(k);
+    return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * Builds the classifier's view of a taxonomy: its leaf tags by name and id, the name rules plus each custom
+ * leaf's own keywords, and the level order (least sensitive first; default L1–L5). Build once per taxonomy version.
+ */
+export function buildClassifierContext(tags: readonly ClassifierTag[], options: { levels?: readonly string[]; version?: string } = {}): ClassifierContext {
+  const paths = new Set(tags.map((t) => t.chain_path));
+  const parents = new Set<string>();
+  for (const p of paths) {
+    const i = p.lastIndexOf('/');
+    if (i > 0) parents.add(p.slice(0, i));
+  }
+  const leaves: ContextLeaf[] = [];
+  const byName = new Map<string, ContextLeaf>();
+  const byId = new Map<number, ContextLeaf>();
+  const known = new Set(RULES.map(([leaf]) => leaf));
+  const extra: Array<[string, string]> = [];
+  for (const t of tags) {
+    if (parents.has(t.chain_path)) continue;
+    const name = t.chain_path.slice(t.chain_path.lastIndexOf('/') + 1);
+    const leaf: ContextLeaf = { id: t.id, name, chain_path: t.chain_path, default_level: t.default_level, anchor: t.anchor ?? null };
+    leaves.push(leaf);
+    byId.set(t.id, leaf);
+    if (!byName.has(name)) byName.set(name, leaf);
+    // Tags the rules do not know (an organisation's own) are found by their name and keywords.
+    if (!known.has(name)) {
+      const words = [name, ...parseKeywords(t.keywords)].map((k) => k.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()).filter((k) => k.length > 1);
+      if (words.length > 0) extra.push([name, words.map((w) => `${w}*${(2.6 + 0.8 * (w.split(' ').length - 1)).toFixed(1)}`).join('|')]);
+    }
+  }
+  const phrases = buildPhrases(extra);
+  const matcher = new NameMatcher(phrases.map((p) => ({ ...p, words: p.words.flatMap((w) => w.split(' ')) })));
+  // Custom keywords are canonicalised like names so `Kundennummer` keywords match `kundennummer` columns.
+  const levels = options.levels ?? DEFAULT_LEVELS;
+  return {
+    version: options.version ?? CLASSIFIER_VERSION,
+    leaves,
+    byName,
+    byId,
+    matcher,
+    levelRank: new Map(levels.map((l, i) => [l, i])),
+  };
+}
+
+/** The context with the confirmed neighbours of one field attached. */
+export function withConfirmed(ctx: ClassifierContext, confirmed: readonly ConfirmedNeighbour[]): ClassifierContext {
+  return { ...ctx, confirmed };
+}
+
+interface Candidate {
+  leaf: ContextLeaf;
+  total: number;
+  evidence: Evidence[];
+}
+
+const round = (x: number): number => Math.round(x * 100) / 100;
+
+/** Weight of one confirmed neighbour's vote: nothing below 0.8 similarity, full at 1. */
+function voteWeight(similarity: number): number {
+  const x = (similarity - 0.8) / 0.2;
+  return x <= 0 ? 0 : Math.min(1, x * x);
+}
+
+const CONFIRMED_WEIGHT = 7;
+const ANCHOR_WEIGHT = 0.6;
+
+function resolveLeaf(ctx: ClassifierContext, name: string): ContextLeaf | undefined {
+  const direct = ctx.byName.get(name);
+  if (direct) return direct;
+  return Object.hasOwn(FALLBACK, name) ? ctx.byName.get(FALLBACK[name] as string) : undefined;
+}
+
+/** Classifies one field from the evidence it carries; see docs/classifier.md for the factors. */
+export function classifyField(input: ClassifyInput & { readonly confirmed?: readonly ConfirmedNeighbour[] }, ctx: ClassifierContext): Classification {
+  const { raw_score: _raw, ...out } = scoreField(input, ctx);
+  return out;
+}
+
+/** `classifyField` plus the raw (uncalibrated) confidence score, for fitting and checking the calibration. */
+export function scoreField(input: ClassifyInput & { readonly confirmed?: readonly ConfirmedNeighbour[] }, ctx: ClassifierContext): Classification & { raw_score: number } {
+  if (ctx.leaves.length === 0) throw new Error('classifier context has no tags');
+  const cands = new Map<number, Candidate>();
+  const cand = (leaf: ContextLeaf): Candidate => {
+    let c = cands.get(leaf.id);
+    if (!c) {
+      c = { leaf, total: 0, evidence: [] };
+      cands.set(leaf.id, c);
+    }
+    return c;
+  };
+  const add = (leafName: string, factor: EvidenceFactor, score: number, detail: string): void => {
+    const leaf = resolveLeaf(ctx, leafName);
+    if (!leaf) return;
+    const c = cand(leaf);
+    c.total += score;
+    c.evidence.push({ factor, score: round(score), detail });
+  };
+
+  // Name, table and comment. The strongest of name and table counts fully, the other a little (they often say
+  // the same thing twice); the comment adds a smaller share.
+  const { matches } = nameEvidence(ctx.matcher, input);
+  const perLeaf = new Map<string, { name?: NameMatch; table?: NameMatch; comment?: NameMatch }>();
+  for (const m of matches) {
+    const e = perLeaf.get(m.leaf) ?? {};
+    e[m.factor] = m;
+    perLeaf.set(m.leaf, e);
+  }
+  for (const [leafName, e] of perLeaf) {
+    const n = e.name?.score ?? 0;
+    const t = e.table?.score ?? 0;
+    if (e.name && e.table) {
+      if (n >= t) {
+        add(leafName, 'name', n, e.name.detail);
+        add(leafName, 'table', 0.3 * t, e.table.detail);
+      } else {
+        add(leafName, 'table', t, e.table.detail);
+        add(leafName, 'name', 0.3 * n, e.name.detail);
+      }
+    } else if (e.name) add(leafName, 'name', n, e.name.detail);
+    else if (e.table) add(leafName, 'table', t, e.table.detail);
+    if (e.comment) add(leafName, 'comment', e.comment.score * (n > 0 || t > 0 ? 0.5 : 1), e.comment.detail);
+  }
+
+  // Sample values: the majority kind proves its tag and marks down the tags it contradicts.
+  const family = typeFamily(input.data_type);
+  const values = input.sample_values && input.sample_values.length > 0 ? summarizeValues(input.sample_values) : (input.value_summary ?? summarizeValues(undefined));
+  applyValues(values, add, cands);
+
+  // The declared type: a weak prior when it is telling (boolean → flag, timestamp → time).
+  const named = perLeaf.size > 0;
+  const prior = TYPE_PRIOR[family] ?? (!named && (family === 'integer' || family === 'decimal') ? 'Metric value' : undefined);
+  if (prior !== undefined) add(prior, 'data_type', named ? 0.3 : 0.9, `declared type ${family} suggests ${prior.toLowerCase()}`);
+
+  // Confirmed neighbours vote, weighted by similarity: each confirmation teaches the classifier.
+  const confirmed = ctx.confirmed ?? (input as { confirmed?: readonly ConfirmedNeighbour[] }).confirmed ?? [];
+  const votes = new Map<number, { weight: number; count: number; best: number }>();
+  for (const c of confirmed) {
+    const w = voteWeight(c.similarity);
+    if (w <= 0 || !ctx.byId.has(c.tag_id)) continue;
+    const v = votes.get(c.tag_id) ?? { weight: 0, count: 0, best: 0 };
+    v.weight += w;
+    v.count++;
+    v.best = Math.max(v.best, c.similarity);
+    votes.set(c.tag_id, v);
+  }
+  if (votes.size > 0) {
+    const totalWeight = [...votes.values()].reduce((s, v) => s + v.weight, 0);
+    for (const [tagId, v] of votes) {
+      const leaf = ctx.byId.get(tagId) as ContextLeaf;
+      // Share of the vote times its strength (saturating): unanimous near-twins weigh most.
+      const score = CONFIRMED_WEIGHT * (v.weight / totalWeight) * Math.min(1, v.weight / 1.5 + 0.35);
+      const c = cand(leaf);
+      c.total += score;
+      c.evidence.push({
+        factor: 'confirmed_fields',
+        score: round(score),
+        detail: `${v.count} confirmed field${v.count === 1 ? '' : 's'} nearby (similarity up to ${v.best.toFixed(2)}) ${v.count === 1 ? 'is' : 'are'} ${leaf.name}`,
+      });
+    }
+  }
+
+  // Embedding anchor: a small pull towards the tags whose anchors are nearest, one factor among many.
+  if (input.embedding) applyAnchors(ctx, input.embedding, cand);
+
+  // The data-type gate removes tags that cannot hold this type.
+  const ruledOut: Evidence[] = [];
+  let best: Candidate | undefined;
+  let second: Candidate | undefined;
+  for (const c of cands.values()) {
+    if (family !== 'unknown' && !typeAllows(c.leaf.name, family)) {
+      if (c.total > 0) ruledOut.push({ factor: 'data_type', score: round(-c.total), detail: `declared type ${family} rules out ${c.leaf.name}` });
+      continue;
+    }
+    if (!best || c.total > best.total) {
+      second = best;
+      best = c;
+    } else if (!second || c.total > second.total) second = c;
+  }
+
+  if (!best || best.total <= 0) {
+    best = fallback(ctx, family, values);
+    second = undefined;
+  }
+  const top = best.total;
+  const runnerUp = second && second.total > 0 ? second.total : 0;
+  const raw = rawConfidence(top, runnerUp);
+  const confidence = Math.round(calibrate(raw) * 1000) / 1000;
+
+  const level = chooseLevel(ctx, best, values, votes);
+  const forWinner = best.evidence.filter((e) => e.score !== 0 || best.total <= 0).sort((a, b) => Math.abs(b.score) - Math.abs(a.score));
+  const evidence = [...forWinner, ...level.evidence, ...ruledOut.sort((a, b) => a.score - b.score).slice(0, 2)];
+  return {
+    tag_id: best.leaf.id,
+    chain_path: best.leaf.chain_path,
+    level: level.level,
+    confidence,
+    evidence: scrubSamples(evidence, input.sample_values),
+    raw_score: raw,
+  };
+}
+
+function applyValues(values: ValueSummary, add: (leaf: string, f: EvidenceFactor, s: number, d: string) => void, cands: Map<number, Candidate>): void {
+  if (values.considered === 0) return;
+  const kind = values.majority;
+  if (kind === null) return;
+  const rule = KIND_RULES[kind];
+  const count = values.counts.get(kind) ?? 0;
+  const share = values.majorityShare;
+  const phrase = KIND_PHRASE[kind];
+  const strength = Math.min(1, (share - 0.3) / 0.5) * Math.min(1, 0.5 + values.considered / 10);
+  if (rule.proves) {
+    const [leaf, score] = rule.proves;
+    add(leaf, 'values', score * strength, `${count} of ${values.considered} non-null samples are ${phrase}`);
+  }
+  if (rule.compatible !== null && share >= 0.6) {
+    for (const c of cands.values()) {
+      if (c.total <= 0 || rule.compatible.has(c.leaf.name) || rule.proves?.[0] === c.leaf.name) continue;
+      const penalty = -Math.min(c.total * 0.6, 3.5) * strength;
+      c.total += penalty;
+      c.evidence.push({ factor: 'values', score: round(penalty), detail: `${count} of ${values.considered} non-null samples are ${phrase}, unlike ${c.leaf.name.toLowerCase()}` });
+    }
+  }
+}
+
+function applyAnchors(ctx: ClassifierContext, embedding: Float32Array, cand: (leaf: ContextLeaf) => Candidate): void {
+  const sims: Array<{ leaf: ContextLeaf; sim: number }> = [];
+  for (const leaf of ctx.leaves) {
+    const a = leaf.anchor;
+    if (!a || a.length !== embedding.length) continue;
+    let dot = 0;
+    for (let i = 0; i < a.length; i++) dot += (a[i] as number) * (embedding[i] as number);
+    sims.push({ leaf, sim: dot });
+  }
+  if (sims.length < 4) return;
+  sims.sort((x, y) => y.sim - x.sim);
+  const ref = (sims[3] as { sim: number }).sim;
+  const span = (sims[0] as { sim: number }).sim - ref;
+  if (span <= 1e-6) return;
+  for (const { leaf, sim } of sims.slice(0, 3)) {
+    const score = ANCHOR_WEIGHT * ((sim - ref) / span);
+    if (score <= 0.05) continue;
+    const c = cand(leaf);
+    c.total += score;
+    c.evidence.push({ factor: 'anchor', score: round(score), detail: `embedding is among the nearest to the ${leaf.name} anchor (cosine ${sim.toFixed(2)})` });
+  }
+}
+
+/** Nothing spoke: the type's usual technical tag, else a generic technical one, with low confidence. */
+function fallback(ctx: ClassifierContext, family: TypeFamily, values: ValueSummary): Candidate {
+  const byType = TYPE_PRIOR[family];
+  const name = byType ?? (family === 'integer' || family === 'decimal' ? 'Metric value' : 'Object name');
+  const leaf = resolveLeaf(ctx, name) ?? resolveLeaf(ctx, 'Configuration setting') ?? (ctx.leaves[0] as ContextLeaf);
+  const why = values.considered > 0 ? 'samples show no known format' : 'no samples';
+  return { leaf, total: 0, evidence: [{ factor: 'name', score: 0, detail: `no rule matches the name and ${why}: a technical default for review` }] };
+}
+
+/** The tag's default level, unless confirmations or a sensitive minority of the samples say otherwise. */
+function chooseLevel(
+  ctx: ClassifierContext,
+  best: Candidate,
+  values: ValueSummary,
+  votes: ReadonlyMap<number, { weight: number; count: number; best: number }>,
+): { level: string; evidence: Evidence[] } {
+  let level = best.leaf.default_level;
+  const evidence: Evidence[] = [];
+  const rank = (l: string): number => ctx.levelRank.get(l) ?? -1;
+  // Near-identical confirmed fields of the same tag carry the level reviewers chose for it.
+  if (votes.has(best.leaf.id)) {
+    const levelVotes = new Map<string, number>();
+    for (const c of ctx.confirmed ?? []) {
+      if (c.tag_id !== best.leaf.id || !c.level || c.similarity < 0.9 || !ctx.levelRank.has(c.level)) continue;
+      levelVotes.set(c.level, (levelVotes.get(c.level) ?? 0) + voteWeight(c.similarity));
+    }
+    const top = [...levelVotes.entries()].sort((a, b) => b[1] - a[1] || rank(b[0]) - rank(a[0]))[0];
+    if (top && top[0] !== level) {
+      evidence.push({ factor: 'confirmed_fields', score: 0, detail: `level ${top[0]} as reviewers set it on near-identical confirmed fields` });
+      level = top[0];
+    }
+  }
+  // A minority of card numbers, e-mails or secrets in a column is still a leak: raise the level to theirs.
+  if (values.considered >= 2) {
+    for (const [kind, count] of values.counts) {
+      const rule = KIND_RULES[kind as ValueKind];
+      if (!rule.sensitive || !rule.proves) continue;
+      if (count < 2 || count / values.considered < 0.1) continue;
+      const leaf = resolveLeaf(ctx, rule.proves[0]);
+      if (!leaf || leaf.id === best.leaf.id) continue;
+      if (rank(leaf.default_level) > rank(level)) {
+        evidence.push({ factor: 'values', score: 0, detail: `${count} of ${values.considered} samples are ${KIND_PHRASE[kind as ValueKind]}: level raised to ${leaf.default_level}` });
+        level = leaf.default_level;
+      }
+    }
+  }
+  return { level, evidence };
+}
+
+/** Belt and braces: a detail that happens to contain a sample value is replaced, so none is ever echoed. */
+function scrubSamples(evidence: Evidence[], samples: readonly unknown[] | null | undefined): Evidence[] {
+  if (!samples || samples.length === 0) return evidence;
+  const needles: string[] = [];
+  for (const s of samples.slice(0, 200)) {
+    if (typeof s === 'string' || typeof s === 'number' || typeof s === 'bigint') {
+      const v = String(s).trim().toLowerCase();
+      if (v.length >= 3) needles.push(v);
+    }
+  }
+  if (needles.length === 0) return evidence;
+  return evidence.map((e) => {
+    const d = e.detail.toLowerCase();
+    return needles.some((n) => d.includes(n)) ? { ...e, detail: `${e.factor.replace('_', ' ')} evidence (wording withheld: it would repeat a sample value)` } : e;
+  });
+}

@@ -1,0 +1,149 @@
+// The declared data type as a gate: some tags cannot hold some types (no date of birth in a boolean, no e-mail
+// address in an integer, no card number in a timestamp). The gate only removes candidates; it never picks one.
+
+export type TypeFamily =
+  | 'text'
+  | 'integer'
+  | 'decimal'
+  | 'boolean'
+  | 'date'
+  | 'datetime'
+  | 'time'
+  | 'interval'
+  | 'uuid'
+  | 'binary'
+  | 'json'
+  | 'geo'
+  | 'inet'
+  | 'unknown';
+
+const WORD_FAMILY: Readonly<Record<string, TypeFamily>> = {
+  varchar: 'text', char: 'text', character: 'text', nvarchar: 'text', nchar: 'text', text: 'text', string: 'text',
+  str: 'text', clob: 'text', nclob: 'text', tinytext: 'text', mediumtext: 'text', longtext: 'text', citext: 'text',
+  varchar2: 'text', nvarchar2: 'text', enum: 'text', set: 'text', keyword: 'text', object_id: 'text', objectid: 'text',
+  int: 'integer', integer: 'integer', bigint: 'integer', smallint: 'integer', tinyint: 'integer', mediumint: 'integer',
+  serial: 'integer', bigserial: 'integer', smallserial: 'integer', int2: 'integer', int4: 'integer', int8: 'integer',
+  long: 'integer', short: 'integer', int16: 'integer', int32: 'integer', int64: 'integer', uint: 'integer',
+  decimal: 'decimal', numeric: 'decimal', number: 'decimal', float: 'decimal', float4: 'decimal', float8: 'decimal',
+  double: 'decimal', real: 'decimal', money: 'decimal', smallmoney: 'decimal', float32: 'decimal', float64: 'decimal',
+  date: 'date', datetime: 'datetime', datetime2: 'datetime', smalldatetime: 'datetime', timestamp: 'datetime',
+  timestamptz: 'datetime', datetimeoffset: 'datetime', time: 'time', timetz: 'time', interval: 'interval',
+  year: 'integer', bool: 'boolean', boolean: 'boolean', bit: 'boolean', uuid: 'uuid', uniqueidentifier: 'uuid',
+  json: 'json', jsonb: 'json', xml: 'json', object: 'json', struct: 'json', map: 'json', variant: 'json',
+  blob: 'binary', bytea: 'binary', binary: 'binary', varbinary: 'binary', longblob: 'binary', mediumblob: 'binary',
+  image: 'binary', raw: 'binary', bytes: 'binary', inet: 'inet', cidr: 'inet', macaddr: 'text',
+  geometry: 'geo', geography: 'geo', point: 'geo', polygon: 'geo', geojson: 'geo',
+};
+
+/** Family of a declared SQL or driver type (`varchar(255)`, `TIMESTAMP WITH TIME ZONE`, `string[]`), for the gate. */
+export function typeFamily(dataType: string | null | undefined): TypeFamily {
+  if (!dataType) return 'unknown';
+  const lower = dataType.toLowerCase().replace(/\(.*?\)/g, ' ');
+  // `date/datetime` (spreadsheet inference) and `timestamp with time zone` both read by their first word.
+  if (/^\s*number\s*\(\s*1\s*\)/.test(dataType.toLowerCase())) return 'boolean';
+  if (/tinyint\s*\(\s*1\s*\)/.test(dataType.toLowerCase())) return 'boolean';
+  if (lower.includes('[]') || /^\s*array\b/.test(lower)) {
+    // An array of X holds many X: the gate judges the element type.
+    const inner = lower.replace('[]', ' ').replace(/^\s*array\s*</, ' ').replace(/>\s*$/, ' ');
+    return typeFamily(inner.trim() === '' ? 'text' : inner);
+  }
+  for (const w of lower.split(/[^a-z0-9_]+/)) {
+    if (!w) continue;
+    if (Object.hasOwn(WORD_FAMILY, w)) return WORD_FAMILY[w] as TypeFamily;
+  }
+  return 'unknown';
+}
+
+/** What a tag can be stored as. Tags without an entry accept every family. */
+export type TypeRule = ReadonlySet<TypeFamily>;
+
+const S = (...f: TypeFamily[]): TypeRule => new Set<TypeFamily>([...f, 'unknown']);
+const TEXTUAL = S('text', 'json', 'binary');
+const NUMERIC_ID = S('text', 'integer', 'decimal', 'binary');
+const DATE_LIKE = S('date', 'datetime', 'text', 'integer');
+
+/** Per default-taxonomy leaf name: the families it may be stored in. */
+export const TYPE_RULES: Readonly<Record<string, TypeRule>> = {
+  'Full name': TEXTUAL,
+  'First name': TEXTUAL,
+  'Last name': TEXTUAL,
+  'Date of birth': DATE_LIKE,
+  Gender: S('text', 'integer', 'boolean'),
+  'National ID number': NUMERIC_ID,
+  'Passport number': TEXTUAL,
+  'Driver licence number': NUMERIC_ID,
+  'Tax identification number': NUMERIC_ID,
+  'Email address': TEXTUAL,
+  'Phone number': NUMERIC_ID,
+  'Postal address': TEXTUAL,
+  'Postal code': NUMERIC_ID,
+  City: TEXTUAL,
+  Country: S('text', 'integer'),
+  'IP address': S('text', 'inet', 'integer', 'binary'),
+  'Device ID': S('text', 'uuid', 'integer', 'binary'),
+  'Cookie ID': S('text', 'uuid', 'binary'),
+  Username: TEXTUAL,
+  'Password hash': TEXTUAL,
+  'API key or token': TEXTUAL,
+  'Security question': TEXTUAL,
+  'Payment card number': NUMERIC_ID,
+  'Card expiry date': S('text', 'date', 'datetime', 'integer'),
+  'Card verification code': S('text', 'integer'),
+  'Bank account number': NUMERIC_ID,
+  'Account balance': S('decimal', 'integer', 'text'),
+  'Monetary amount': S('decimal', 'integer', 'text'),
+  Salary: S('decimal', 'integer', 'text'),
+  'Credit score': S('decimal', 'integer', 'text'),
+  'Insurance policy number': NUMERIC_ID,
+  'Medical record number': S('text', 'integer', 'uuid', 'decimal'),
+  'Health insurance number': NUMERIC_ID,
+  'Geo coordinates': S('decimal', 'geo', 'text', 'json', 'integer'),
+  'Precise location': S('geo', 'text', 'json', 'decimal', 'binary'),
+  'Organisation name': TEXTUAL,
+  'Job title': TEXTUAL,
+  Department: S('text', 'integer'),
+  Price: S('decimal', 'integer', 'text'),
+  Quantity: S('decimal', 'integer', 'text'),
+  Timestamp: S('date', 'datetime', 'time', 'integer', 'decimal', 'text'),
+  'Status flag': S('boolean', 'text', 'integer', 'decimal'),
+  'Log message': TEXTUAL,
+  URL: TEXTUAL,
+  'User agent': TEXTUAL,
+  'Internal notes': TEXTUAL,
+  'Public product description': TEXTUAL,
+  'Object name': TEXTUAL,
+  'Country code': S('text', 'integer'),
+  'Currency code': S('text', 'integer'),
+  'Language code': TEXTUAL,
+  'Unit of measure': TEXTUAL,
+  'Hash or checksum': S('text', 'binary', 'integer', 'decimal'),
+  'Record ID': S('integer', 'uuid', 'text', 'decimal', 'binary'),
+  'Foreign key': S('integer', 'uuid', 'text', 'decimal', 'binary', 'json'),
+  'Customer ID': S('integer', 'uuid', 'text', 'decimal'),
+  'Order ID': S('integer', 'uuid', 'text', 'decimal'),
+  'Employee ID': S('integer', 'uuid', 'text', 'decimal'),
+  'Transaction ID': S('integer', 'uuid', 'text', 'decimal'),
+  'Invoice number': S('integer', 'uuid', 'text', 'decimal'),
+  'Metric value': S('integer', 'decimal', 'interval', 'text'),
+  'Sort order': S('integer', 'decimal', 'text'),
+};
+
+/** True when a tag (by leaf name) may hold a column of this family. */
+export function typeAllows(leafName: string, family: TypeFamily): boolean {
+  // Own keys only: a custom tag named `constructor` has no rule, not Object's.
+  return !Object.hasOwn(TYPE_RULES, leafName) || (TYPE_RULES[leafName] as TypeRule).has(family);
+}
+
+/** A weak prior from the type alone, used only when nothing else speaks. */
+export const TYPE_PRIOR: Readonly<Partial<Record<TypeFamily, string>>> = {
+  boolean: 'Status flag',
+  datetime: 'Timestamp',
+  date: 'Timestamp',
+  time: 'Timestamp',
+  uuid: 'Record ID',
+  interval: 'Metric value',
+  inet: 'IP address',
+  geo: 'Geo coordinates',
+  json: 'Configuration setting',
+  binary: 'Hash or checksum',
+};

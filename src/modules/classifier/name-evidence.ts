@@ -1,0 +1,356 @@
+// Name evidence: the column name, the table name and the comment, split as real schemas write them
+// (snake_case, camelCase, PascalCase, ALLCAPS legacy run-togethers like EMPSSN or CUSTNM, non-English words),
+// brought to canonical English words and matched against the phrase rules of the lexicon. Structural
+// conventions decide the head of a name: `*_id` is a key, `*_at` a time, `is_*` a flag, whatever else it names.
+import { splitWords } from '../../embeddings/tokenizer.js';
+import {
+  ADDRESS_WORDS,
+  CARD_WORDS,
+  FLAG_PREFIX,
+  HEALTH_WORDS,
+  KEY_WORDS,
+  ORG_WORDS,
+  PERSON_WORDS,
+  PLACE_WORDS,
+  PRODUCT_WORDS,
+  RULES,
+  TRANSLATE,
+} from './lexicon.js';
+
+export interface Phrase {
+  readonly leaf: string;
+  readonly words: readonly string[];
+  readonly text: string;
+  readonly weight: number;
+}
+
+export interface NameMatch {
+  readonly leaf: string;
+  readonly score: number;
+  readonly factor: 'name' | 'table' | 'comment';
+  readonly detail: string;
+}
+
+// A Map, so a column named `constructor` or `toString` is just a word, not an Object prototype member.
+const TRANSLATIONS: ReadonlyMap<string, string> = new Map(Object.entries(TRANSLATE));
+
+const DROP = new Set(['of', 'the', 'and', 'de', 'la', 'le', 'du', 'des', 'del', 'da', 'do', 'dos', 'das', 'van', 'der', 'den', 'a', 'an', 'to', 'for', 'in', 'en', 'y', 'e', 'et', 'und', 'het', 'el', 'los', 'las', 'les', 'di', 'il', 'per', 'tbl', 'tb', 'col', 'fld', 'c', 'x', 'vw', 'v', 'dim', 'fact', 'stg', 'raw', 'src', 'tmp']);
+// Bare key names: `id`, `pk`, `uuid` (not `key`, which is more often a settings key).
+const BARE_KEYS = new Set(['id', 'pk', 'uuid', 'guid', 'oid', 'uid', 'identifier', 'rowid']);
+// Leaves a modifier may match without settling what a `*_name` column is.
+const ENTITY_NEUTRAL = new Set(['Full name', 'Object name', 'Foreign key', 'Record ID', 'Timestamp', 'Status flag', 'Customer ID', 'Category', 'Configuration setting']);
+// Small words that carry structure in a column name but none in a sentence.
+const COMMENT_STOP = new Set(['is', 'has', 'can', 'was', 'at', 'on', 'by', 'if', 'or', 'not', 'this', 'that', 'when', 'with', 'from', 'used', 'be', 'are', 'it', 'as', 'set', 'value', 'data', 'time', 'key', 'type', 'id']);
+// Two-letter pieces allowed when splitting run-together legacy names (EMPNO, CUSTNM, BRTHDT).
+const SHORT_PIECES = new Set(['nm', 'dt', 'no', 'cd', 'id', 'tm', 'ts', 'ip', 'cc', 'dl', 'pk', 'fk', 'yn', 'nr', 'tp', 'st', 'ph', 'pw', 'of', 'at', 'on', 'by', 'is']);
+
+/** Canonical phrase list, built once from the lexicon. */
+export function buildPhrases(extra: ReadonlyArray<readonly [string, string]> = []): Phrase[] {
+  const out: Phrase[] = [];
+  for (const [leaf, list] of [...RULES, ...extra]) {
+    for (const raw of list.split('|')) {
+      const [text, w] = raw.split('*') as [string, string | undefined];
+      const words = text.trim().split(/\s+/).filter(Boolean);
+      if (words.length === 0) continue;
+      out.push({ leaf, words, text: words.join(' '), weight: w !== undefined ? Number(w) : 2.5 + (words.length - 1) });
+    }
+  }
+  return out;
+}
+
+/** Every word the rules and translations know: the vocabulary for splitting run-together names. */
+function buildVocabulary(phrases: readonly Phrase[]): Set<string> {
+  const v = new Set<string>();
+  for (const p of phrases) for (const w of p.words) v.add(w);
+  for (const k of TRANSLATIONS.keys()) v.add(k);
+  for (const set of [PERSON_WORDS, ORG_WORDS, PRODUCT_WORDS, PLACE_WORDS, HEALTH_WORDS, CARD_WORDS, ADDRESS_WORDS]) for (const w of set) v.add(w);
+  for (const w of DROP) if (w.length >= 2) v.add(w);
+  return v;
+}
+
+export class NameMatcher {
+  private readonly byFirst = new Map<string, Phrase[]>();
+  private readonly vocab: Set<string>;
+  private readonly cache = new Map<string, string[]>();
+
+  constructor(readonly phrases: readonly Phrase[]) {
+    for (const p of phrases) {
+      const list = this.byFirst.get(p.words[0] as string);
+      if (list) list.push(p);
+      else this.byFirst.set(p.words[0] as string, [p]);
+    }
+    this.vocab = buildVocabulary(phrases);
+  }
+
+  private known(w: string): boolean {
+    return this.vocab.has(w) && (w.length >= 3 || SHORT_PIECES.has(w));
+  }
+
+  /** Splits a run-together word into known words (fewest pieces), or null when it cannot be split. */
+  segment(word: string): string[] | null {
+    const n = word.length;
+    if (n < 5 || n > 32) return null;
+    const best: Array<{ pieces: number; prev: number } | undefined> = new Array(n + 1);
+    best[0] = { pieces: 0, prev: -1 };
+    for (let i = 1; i <= n; i++) {
+      for (let j = Math.max(0, i - 16); j < i; j++) {
+        const b = best[j];
+        if (!b) continue;
+        if (!this.known(word.slice(j, i))) continue;
+        const cand = b.pieces + 1;
+        const cur = best[i];
+        if (!cur || cand < cur.pieces) best[i] = { pieces: cand, prev: j };
+      }
+    }
+    const end = best[n];
+    if (!end || end.pieces < 2 || end.pieces > 4) return null;
+    const out: string[] = [];
+    for (let i = n; i > 0; ) {
+      const b = best[i] as { pieces: number; prev: number };
+      out.unshift(word.slice(b.prev, i));
+      i = b.prev;
+    }
+    return out;
+  }
+
+  private push(w: string, out: string[]): void {
+    const t = TRANSLATIONS.get(w);
+    if (t !== undefined) {
+      for (const x of t.split(' ')) out.push(x);
+      return;
+    }
+    out.push(w);
+  }
+
+  private canonicalWord(w: string, out: string[]): void {
+    if (TRANSLATIONS.has(w) || this.vocab.has(w)) return this.push(w, out);
+    // Plurals: customers → customer, addresses → address, categories → category.
+    if (w.length > 3 && w.endsWith('s')) {
+      const cands = w.endsWith('ies') ? [w.slice(0, -3) + 'y', w.slice(0, -1)] : w.endsWith('es') ? [w.slice(0, -1), w.slice(0, -2)] : [w.slice(0, -1)];
+      for (const c of cands) if (TRANSLATIONS.has(c) || this.vocab.has(c)) return this.push(c, out);
+    }
+    const pieces = this.segment(w);
+    if (pieces) {
+      for (const p of pieces) this.push(p, out);
+      return;
+    }
+    out.push(w);
+  }
+
+  /** Canonical English words of an identifier or short text, stop words and bare numbers dropped. */
+  words(text: string): string[] {
+    const hit = this.cache.get(text);
+    if (hit) return hit;
+    const out: string[] = [];
+    for (const w of splitWords(text)) {
+      if (/^\d+$/.test(w)) continue;
+      this.canonicalWord(w, out);
+    }
+    let kept = out.filter((w) => !DROP.has(w));
+    if (kept.length === 0) kept = out;
+    // `IPv4Address` → ip address address → ip address
+    kept = kept.filter((w, i) => i === 0 || kept[i - 1] !== w);
+    if (this.cache.size > 50_000) this.cache.clear();
+    this.cache.set(text, kept);
+    return kept;
+  }
+
+  /**
+   * A phrase must sit together in the name, in its own order (`card_id` is not an `id card`), or reversed at the
+   * start of the name when it has two words, as Romance languages write them (`numero_tarjeta`, `id_cliente`).
+   */
+  private placed(words: readonly string[], tokens: readonly string[]): boolean {
+    const k = words.length;
+    if (k === 1) return true;
+    for (let i = 0; i + k <= tokens.length; i++) {
+      let fwd = true;
+      for (let j = 0; j < k; j++) if (tokens[i + j] !== words[j]) fwd = false;
+      if (fwd) return true;
+    }
+    return k === 2 && tokens[0] === words[1] && tokens[1] === words[0];
+  }
+
+  /** Phrases whose words all occur in `tokens`, with where they sit. */
+  match(tokens: readonly string[]): Array<{ phrase: Phrase; coversLast: boolean; coversFirst: boolean; covered: number }> {
+    const set = new Set(tokens);
+    const out: Array<{ phrase: Phrase; coversLast: boolean; coversFirst: boolean; covered: number }> = [];
+    const seenFirst = new Set<string>();
+    for (const t of tokens) {
+      if (seenFirst.has(t)) continue;
+      seenFirst.add(t);
+      const list = this.byFirst.get(t);
+      if (!list) continue;
+      for (const p of list) {
+        let ok = true;
+        for (const w of p.words) if (!set.has(w)) ok = false;
+        if (!ok || !this.placed(p.words, tokens)) continue;
+        const last = tokens[tokens.length - 1] as string;
+        out.push({ phrase: p, coversLast: p.words.includes(last), coversFirst: p.words.includes(tokens[0] as string), covered: p.words.length });
+      }
+    }
+    return out;
+  }
+}
+
+export interface NameEvidenceInput {
+  readonly table_name: string;
+  readonly field_name: string;
+  readonly comment?: string | null;
+}
+
+function quoteWords(words: readonly string[]): string {
+  return `'${words.join(' ')}'`;
+}
+
+/** Adds `score` for `leaf` unless a higher score from the same factor is already there. */
+function keep(map: Map<string, NameMatch>, m: NameMatch): void {
+  const cur = map.get(m.leaf);
+  if (!cur || cur.score < m.score) map.set(m.leaf, m);
+}
+
+function anyIn(words: readonly string[], set: ReadonlySet<string>): boolean {
+  for (const w of words) if (set.has(w)) return true;
+  return false;
+}
+
+/**
+ * Scores each default-taxonomy leaf the name, table and comment point to. Returns one best match per leaf and
+ * factor; the column name weighs most, the table name resolves generic columns (`name`, `number`, `code`),
+ * the comment counts less.
+ */
+export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { matches: NameMatch[]; columnWords: string[]; tableWords: string[] } {
+  // Callers validate types; a missing name still must not throw in the middle of a scan.
+  const col = matcher.words(typeof input.field_name === 'string' ? input.field_name : '');
+  const table = matcher.words(typeof input.table_name === 'string' ? input.table_name : '');
+  const byName = new Map<string, NameMatch>();
+  const byTable = new Map<string, NameMatch>();
+  const byComment = new Map<string, NameMatch>();
+  const n = col.length;
+  const last = col[n - 1];
+  const first = col[0];
+
+  // The head of the name decides: `customer_email_id` is a key, `email_sent_at` a time, `is_email_verified` a flag.
+  let structural: 'key' | 'time' | 'flag' | 'by' | null = null;
+  let keyWord: string | undefined;
+  if (n >= 2 && last !== undefined && KEY_WORDS.has(last)) {
+    structural = 'key';
+    keyWord = last;
+  } else if (n >= 2 && first === 'id') {
+    // `id_cliente`, `id_client`: the Romance order of `client_id`.
+    structural = 'key';
+    keyWord = first;
+  } else if (n >= 2 && (last === 'at' || last === 'on')) structural = 'time';
+  else if (n >= 2 && last === 'by') structural = 'by';
+  else if (n >= 2 && first !== undefined && FLAG_PREFIX.has(first)) structural = 'flag';
+
+  for (const m of col.length > 0 ? matcher.match(col) : []) {
+    const pos = m.coversLast ? 1 : m.coversFirst ? 0.78 : 0.6;
+    const coverage = m.covered / Math.max(1, n);
+    let score = m.phrase.weight * pos * (0.85 + 0.15 * coverage);
+    const includesHead = structural === 'key' ? m.phrase.words.includes(keyWord as string) : structural === 'flag' ? m.phrase.words.includes(first as string) : m.coversLast;
+    if (structural !== null && !includesHead) score *= 0.35;
+    keep(byName, { leaf: m.phrase.leaf, score, factor: 'name', detail: `column name words ${quoteWords(col)} match '${m.phrase.text}'` });
+  }
+
+  if (n === 1 && last !== undefined && BARE_KEYS.has(last)) {
+    keep(byName, { leaf: 'Record ID', score: 4.2, factor: 'name', detail: `column is named '${last}': the row's own key` });
+  } else if (structural === 'key') {
+    const modifier = col.filter((w) => w !== keyWord);
+    const self = modifier.length > 0 && modifier.every((w) => table.includes(w));
+    if (self) keep(byName, { leaf: 'Record ID', score: 3.9, factor: 'name', detail: `column ${quoteWords(col)} is the key of its own table` });
+    else keep(byName, { leaf: 'Foreign key', score: 3.2, factor: 'name', detail: `column name has '${keyWord}' as its head: a key to another row, not the thing itself` });
+  } else if (structural === 'by') {
+    keep(byName, { leaf: 'Foreign key', score: 3.6, factor: 'name', detail: `column name ends in 'by': a reference to who did it` });
+  } else if (structural === 'time') {
+    keep(byName, { leaf: 'Timestamp', score: 4.0, factor: 'name', detail: `column name ends in '${last}': when something happened` });
+  } else if (structural === 'flag') {
+    keep(byName, { leaf: 'Status flag', score: 4.0, factor: 'name', detail: `column name starts with '${first}': a yes/no flag` });
+  }
+
+  // Generic heads resolved by their modifier or by the table: `customer_name`, `customers.name`, `products.title`.
+  const ctx = [...table, ...col];
+  if (structural === null && (col.includes('name') || col.includes('title'))) {
+    const head = col.includes('name') ? 'name' : 'title';
+    const others = col.filter((w) => w !== head && w !== 'full' && w !== 'display');
+    const specific = col.some((w) => ['first', 'last', 'middle', 'surname', 'user', 'file', 'city', 'country', 'street', 'job', 'company', 'bank', 'product', 'item', 'department', 'team', 'host', 'table', 'tag', 'code', 'account', 'screen', 'login', 'drug', 'school'].includes(w));
+    // `os_name`, `event_name`, `country_name`: the modifier names the thing; the phrase rules decide.
+    const modifierSpeaks = others.length > 0 && matcher.match(others).some((m) => m.phrase.weight >= 2.4 && !ENTITY_NEUTRAL.has(m.phrase.leaf));
+    if (!specific && !modifierSpeaks) {
+      const from = others.length > 0 ? others : table;
+      const factor = others.length > 0 ? 'name' : 'table';
+      const where = others.length > 0 ? `its words ${quoteWords(others)}` : `table ${quoteWords(table)}`;
+      let leaf: string;
+      let score = factor === 'name' ? 3.6 : 3.0;
+      if (anyIn(from, PERSON_WORDS)) leaf = head === 'name' ? 'Full name' : 'Job title';
+      else if (anyIn(from, ORG_WORDS)) leaf = 'Organisation name';
+      else if (anyIn(from, PRODUCT_WORDS)) leaf = 'Public product description';
+      else if (head === 'name' && others.length === 0 && from.includes('country')) leaf = 'Country';
+      else if (head === 'name' && others.length === 0 && from.includes('city')) leaf = 'City';
+      else if (head === 'name' && others.length === 0 && anyIn(from, new Set(['state', 'region', 'province', 'county', 'district']))) leaf = 'Approximate location';
+      else if (head === 'title' && anyIn(from, new Set(['job', 'position', 'role']))) leaf = 'Job title';
+      else if (others.length === 0 && table.length === 0) {
+        leaf = head === 'name' ? 'Full name' : 'Object name';
+        score = 1.8;
+      } else {
+        leaf = 'Object name';
+        score = others.length > 0 ? 3.0 : 2.2;
+      }
+      const map = factor === 'name' ? byName : byTable;
+      keep(map, { leaf, score, factor, detail: `'${head}' read with ${where}: ${leaf === 'Object name' ? 'names a thing, not a person' : leaf.toLowerCase()}` });
+    }
+  }
+
+  // The table name completes generic column names: invoices.number, orders.ref, cards.expiry, patients.weight.
+  if (table.length > 0 && n > 0) {
+    const colSet = new Set(col);
+    for (const m of matcher.match(ctx)) {
+      if (m.phrase.words.length < 2) continue;
+      let usesCol = false;
+      let usesTable = false;
+      for (const w of m.phrase.words) {
+        if (colSet.has(w)) usesCol = true;
+        else usesTable = true;
+      }
+      if (!usesCol || !usesTable) continue;
+      let score = m.phrase.weight * 0.82 * (m.coversLast ? 1 : 0.7);
+      if (structural !== null && !m.phrase.words.includes(structural === 'flag' ? (first as string) : (last as string))) score *= 0.35;
+      keep(byTable, { leaf: m.phrase.leaf, score, factor: 'table', detail: `table ${quoteWords(table)} with column ${quoteWords(col)} reads as '${m.phrase.text}'` });
+    }
+  }
+
+  // Context words that settle well-known ambiguities.
+  if (structural === null) {
+    const all = ctx;
+    if ((col.includes('state') || col.includes('province')) && anyIn(all, ADDRESS_WORDS)) {
+      keep(byTable, { leaf: 'Approximate location', score: 4.0, factor: 'table', detail: `'state' next to address words: a region, not a status` });
+    }
+    if ((col.includes('expiry') || col.includes('expiration') || col.includes('expires')) && anyIn(all, CARD_WORDS)) {
+      keep(byTable, { leaf: 'Card expiry date', score: 4.6, factor: 'table', detail: `expiry in a payment card context` });
+    }
+    if ((col.includes('code') || col.includes('security') || col.includes('verification')) && anyIn(col, new Set(['security', 'verification', 'cvv'])) && anyIn(all, CARD_WORDS)) {
+      keep(byTable, { leaf: 'Card verification code', score: 4.6, factor: 'table', detail: `security code in a payment card context` });
+    }
+    if (anyIn(table, HEALTH_WORDS) && anyIn(col, new Set(['weight', 'height', 'temperature', 'pulse', 'pressure', 'bmi']))) {
+      keep(byTable, { leaf: 'Clinical measurement', score: 4.0, factor: 'table', detail: `body measurement in a health table` });
+    }
+    if (anyIn(table, HEALTH_WORDS) && anyIn(col, new Set(['member', 'insurance', 'subscriber', 'insured']))) {
+      keep(byTable, { leaf: 'Health insurance number', score: 4.0, factor: 'table', detail: `member or insurance number in a health table` });
+    }
+    if (anyIn(table, PERSON_WORDS) && anyIn(col, new Set(['rating', 'score', 'grade'])) && !anyIn(col, new Set(['credit', 'pay', 'risk']))) {
+      keep(byTable, { leaf: 'Performance rating', score: 3.4, factor: 'table', detail: `rating of a person in a table of people` });
+    }
+    if (anyIn(table, new Set(['employee', 'staff', 'personnel', 'worker', 'hr'])) && anyIn(col, new Set(['position', 'title', 'role', 'grade'])) && !col.includes('pay')) {
+      keep(byTable, { leaf: 'Job title', score: 3.8, factor: 'table', detail: `position or title in an employee table` });
+    }
+  }
+
+  if (input.comment) {
+    const words = matcher.words(input.comment.slice(0, 300)).filter((w) => !COMMENT_STOP.has(w));
+    for (const m of matcher.match(words)) {
+      const score = m.phrase.weight * 0.6 * (m.phrase.words.length > 1 ? 1 : 0.85);
+      keep(byComment, { leaf: m.phrase.leaf, score, factor: 'comment', detail: `comment mentions '${m.phrase.text}'` });
+    }
+  }
+
+  return { matches: [...byName.values(), ...byTable.values(), ...byComment.values()], columnWords: col, tableWords: table };
+}

@@ -1,0 +1,123 @@
+/**
+ * Re-evaluation: when the classifier or the taxonomy changes, the fields the classifier classified — neither
+ * confirmed nor locked, and not given by an import or a reviewer — are classified again in the background, through
+ * a work queue shared by every instance (`reclassify_queue`). Without their samples (never stored), the classifier
+ * weighs the stored summary of their formats instead. A field whose classification changes goes back to
+ * `unreviewed`; each batch that changes any writes one `fields.reclassified` audit entry with its counts. The metrics
+ * follow through the change log.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import { Rounds } from '../../background/rounds.js';
+import type { Clock } from '../../clock.js';
+import { decodeVector, yieldLocksAfter, type Database } from '../../db/database.js';
+import { getSetting, putSetting } from '../../db/settings.js';
+import type { Claim, WorkQueue } from '../../db/work-queue.js';
+import { SYSTEM_ACTOR, type AuditService } from '../audit/audit.service.js';
+import type { ClassifierService } from '../classifier/classifier.service.js';
+import { summaryFromFingerprint } from '../classifier/index.js';
+import * as repo from './fields.repository.js';
+
+/** The classifier and taxonomy version the fields were last enqueued for (shared by all instances). */
+const ENQUEUED_FOR = 'classifier.reclassify_enqueued_for';
+const BATCH = 500;
+/** How long a re-evaluation waits for a row a writer holds before giving up until the next round. */
+const LOCK_WAIT_MS = 250;
+
+export interface ReclassifyWorkerDeps {
+  database: Database;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  audit: AuditService;
+  queue: WorkQueue;
+  classifier: Pick<ClassifierService, 'classify' | 'versionKey'>;
+}
+
+export class ReclassifyWorker {
+  private readonly worker = randomUUID();
+  private readonly rounds: Rounds;
+
+  constructor(private readonly deps: ReclassifyWorkerDeps) {
+    this.rounds = new Rounds('re-classification', deps.log, () => this.round());
+  }
+
+  /** Starts the background rounds. */
+  start(intervalMs = 2000): void {
+    this.rounds.start(intervalMs);
+  }
+
+  async stop(): Promise<void> {
+    await this.rounds.stop();
+  }
+
+  /** Works until every field classified with an older classifier or taxonomy has been classified again. */
+  async drain(): Promise<void> {
+    await this.rounds.runNow();
+  }
+
+  private async round(): Promise<void> {
+    const key = await this.deps.classifier.versionKey();
+    await this.enqueueOutdated(key);
+    for (;;) {
+      const claims = await this.deps.queue.claim(this.worker, new Date(Math.max(this.deps.clock.now().getTime(), Date.now())), BATCH);
+      if (claims.length === 0) return;
+      await this.reclassify(claims);
+      if (this.rounds.stopped) return;
+    }
+  }
+
+  /** Once per classifier and taxonomy version (any instance): queues the fields the classifier classified with another. */
+  private async enqueueOutdated(key: string): Promise<void> {
+    const db = this.deps.database.db;
+    if ((await getSetting(db, ENQUEUED_FOR)) === key) return;
+    await db.transaction().execute(async (trx) => {
+      await this.deps.database.lock(trx, 'fieldlens.reclassify');
+      if ((await getSetting(trx, ENQUEUED_FOR)) === key) return;
+      await repo.enqueueOutdatedClassifications(trx, key, this.deps.clock.now().toISOString(), randomUUID());
+      const now = this.deps.clock.now();
+      await putSetting(trx, ENQUEUED_FOR, key, now);
+    });
+    await this.deps.queue.analyze();
+  }
+
+  private async reclassify(claims: readonly Claim[]): Promise<void> {
+    const rows = (await repo.findForReclassification(this.deps.database.db, claims.map((c) => c.key))).filter((r) => r.embedding !== null);
+    const { results, versionKey } = await this.deps.classifier.classify(
+      rows.map((r) => ({
+        table_name: r.table_name,
+        field_name: r.field_name,
+        data_type: r.data_type,
+        comment: r.comment,
+        value_summary: summaryFromFingerprint(r.value_summary),
+        embedding: decodeVector(r.embedding as Uint8Array),
+      })),
+    );
+    await this.deps.database.db.transaction().execute(async (trx) => {
+      await yieldLocksAfter(trx, LOCK_WAIT_MS);
+      const now = this.deps.clock.now().toISOString();
+      let changed = 0;
+      for (const [i, row] of rows.entries()) {
+        const result = results[i];
+        if (!result) continue;
+        const updated = await repo.applyReclassification(trx, row.id, {
+          tag_id: result.tag_id,
+          level: result.level,
+          confidence: result.confidence,
+          evidence: JSON.stringify(result.evidence),
+          classified_with: versionKey,
+          updated_at: now,
+        });
+        if (updated === 'changed') changed++;
+      }
+      if (changed > 0) {
+        await this.deps.audit.record(trx, SYSTEM_ACTOR, {
+          action: 'fields.reclassified',
+          targetType: 'field',
+          targetId: null,
+          details: { fields: rows.length, changed, classified_with: versionKey },
+        });
+      }
+      await this.deps.queue.complete(trx, claims);
+    });
+  }
+}

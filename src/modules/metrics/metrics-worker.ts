@@ -1,0 +1,437 @@
+/**
+ * The metrics worker of one instance. Each round it expands the catalog changes not yet expanded into the queue of
+ * stale fields (staleness.ts), then claims batches from that queue — shared by every instance through the database —
+ * and recomputes them from the in-memory replica: the pure measurement of each field (measure-field.ts), its
+ * normalisation against the catalog's distributions (axes.ts), the outlier model (outlier-model.ts) and the reason
+ * (reason.ts). A batch's metrics, the fields' mirrored outlier scores and the queue completion commit together.
+ */
+import { randomUUID } from 'node:crypto';
+import type { FastifyBaseLogger } from 'fastify';
+import type { Clock } from '../../clock.js';
+import { Rounds } from '../../background/rounds.js';
+import { yieldLocksAfter, type Database } from '../../db/database.js';
+import type { Claim, WorkQueue } from '../../db/work-queue.js';
+import type { FieldsService } from '../fields/fields.service.js';
+import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
+import type { Neighbours } from './ann-threads.js';
+import { buildAxisDistributions, normalizeAxes, perAxis, type AxisDistributions } from './axes.js';
+import type { CatalogReplica } from './catalog-replica.js';
+import { hashSampleLimit, type CatalogState, type RememberedRaw } from './catalog-state.js';
+import { marginScale, measureField, type FieldMeasurement, type Neighbour, type TagStats } from './measure-field.js';
+import * as repo from './metrics.repository.js';
+import { outlierScore, outlierTerms, severityOf, type SeverityThresholds } from './outlier-model.js';
+import { reasonFor } from './reason.js';
+import { BACKGROUND_LOCK_WAIT_MS, NEIGHBOURS_K, type Staleness } from './staleness.js';
+import { addInto, normalize } from './vectors.js';
+
+/**
+ * Per-axis distributions and margin scales summarise at least this many fields (the whole catalog when smaller):
+ * fields are measured for them before their own turn when needed. 5,000 values put a percentile within ±1%.
+ */
+export const DISTRIBUTION_SAMPLE = 5000;
+/**
+ * …and at most about this many: beyond it they are built from a hash sample of the remembered values, so that
+ * rebuilding them (every 5% of the catalog recomputed) stays a few milliseconds at a million fields.
+ */
+export const DISTRIBUTION_BASIS = 50_000;
+/** A tag's anchor learns from its confirmed fields once it has this many. */
+export const CONFIRMED_FOR_ANCHOR = 3;
+const BATCH = 1000;
+/** Fields computed between two turns of the event loop (~10–20 ms of work), so requests are not held up. */
+const YIELD_EVERY = 50;
+/** Fields per search request to the index threads (a batch's requests are all sent at once; the threads work ahead). */
+const SEARCH_CHUNK = 50;
+
+export interface MetricsWorkerDeps {
+  database: Database;
+  clock: Clock;
+  log: FastifyBaseLogger;
+  queue: WorkQueue;
+  replica: CatalogReplica;
+  staleness: Staleness;
+  fields: Pick<FieldsService, 'fieldNames' | 'lockForMetrics' | 'setOutlierScores'>;
+  taxonomy: Pick<TaxonomyService, 'tagAnchors'>;
+  severity: SeverityThresholds;
+}
+
+/** A claimed batch whose neighbour searches have been sent to the index threads. */
+interface Prepared {
+  state: CatalogState;
+  /** The batch's fields in measuring order (same tag together), each with its search, SEARCH_CHUNK per request. */
+  ids: string[];
+  searches: Array<Promise<Neighbours[]>>;
+}
+
+interface Scales {
+  peer: number;
+  anchor: number;
+}
+
+/** A field's measurement with what the row needs of its neighbourhood as it was when measured. */
+interface Measured extends FieldMeasurement {
+  id: string;
+  tagId: number;
+  level: string;
+  nearest: (Neighbour & { id: string }) | undefined;
+}
+
+export class MetricsWorker {
+  private readonly times = { expandMs: 0, claimMs: 0, computeMs: 0, saveMs: 0, fields: 0 };
+  private distributions: AxisDistributions | null = null;
+  private scales: Scales | undefined;
+  private rawsAtBuild = 0;
+  private computedSinceBuild = 0;
+  /** The replica the distributions were built from, and its version when the distribution sample was last completed. */
+  private seenState: CatalogState | null = null;
+  private covered: { state: CatalogState; version: number } | null = null;
+  private readonly worker = randomUUID();
+  /** One round at a time: two interleaved rounds would only compete for the same thread and evict each other's peer samples from the CPU cache. */
+  private readonly rounds: Rounds;
+  /** Set when the replica was (re)loaded: fields nobody queued (bulk loads, upgrades) are queued by the next round. */
+  private needsUncomputedQueued = false;
+  /** Callers of settled(), resolved by the first background round that ends with nothing pending. */
+  private waiters: Array<() => void> = [];
+
+  constructor(private readonly deps: MetricsWorkerDeps) {
+    this.rounds = new Rounds('metrics worker', deps.log, async (background) => {
+      await this.round(!background);
+      if (background) await this.notifySettled();
+    });
+  }
+
+  /** Cumulative wall time of the worker's phases and fields computed, since start (printed by bench/metrics). */
+  get workTimes(): Readonly<typeof this.times & { loadMs: number }> {
+    return { ...this.times, loadMs: this.deps.replica.loadMs };
+  }
+
+  /** Starts the background rounds (every `intervalMs`: expand changes, recompute stale fields). */
+  start(intervalMs = 1000): void {
+    this.rounds.start(intervalMs);
+  }
+
+  /** Stops the rounds and waits for the one in progress. */
+  async stop(): Promise<void> {
+    await this.rounds.stop();
+  }
+
+  /**
+   * Works until nothing is pending — every committed change expanded, every stale field recomputed — waiting for
+   * entries other instances hold; for tests, benchmarks and the metrics of a field asked for before its turn.
+   */
+  async drain(timeoutMs = 120_000): Promise<void> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      await this.rounds.runNow();
+      if ((await this.deps.staleness.pending()) === 0) return;
+      if (Date.now() > deadline) throw new Error('metrics drain timed out');
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  /**
+   * Resolves once a background round (start()) has ended with nothing pending anywhere: every committed change, by
+   * any instance, has reached the stored metrics. For tests of the background work: an event to wait on, not a clock.
+   */
+  settled(): Promise<void> {
+    // The worker's timer does not hold the process open; a waiter does, until it is answered.
+    const alive = setInterval(() => undefined, 60_000);
+    return new Promise<void>((resolve) => this.waiters.push(resolve)).finally(() => clearInterval(alive));
+  }
+
+  private async notifySettled(): Promise<void> {
+    if (this.waiters.length === 0 || (await this.deps.staleness.pending()) > 0) return;
+    const waiters = this.waiters;
+    this.waiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  /** Computes and stores the metrics of the given fields now (ones asked for that have none yet). */
+  async computeNow(ids: readonly string[]): Promise<void> {
+    const state = await this.deps.replica.ensure();
+    await this.store(await this.computeFields(this.prepare(state, ids)), []);
+  }
+
+  private async round(untilEmpty: boolean): Promise<void> {
+    await this.replicaState();
+    if (this.needsUncomputedQueued) {
+      await this.deps.database.db.transaction().execute(async (trx) => {
+        await yieldLocksAfter(trx, BACKGROUND_LOCK_WAIT_MS);
+        await repo.enqueueUncomputed(trx, this.deps.clock.now().toISOString(), randomUUID());
+      });
+      this.needsUncomputedQueued = false;
+      await this.deps.queue.analyze();
+    }
+    const started = performance.now();
+    await this.deps.staleness.expandAll();
+    this.times.expandMs += performance.now() - started;
+    await this.processQueue(untilEmpty);
+  }
+
+  /** The replica, up to date; after a (re)load, the distributions are rebuilt and fields nobody queued are queued next round. */
+  private async replicaState(): Promise<CatalogState> {
+    const state = await this.deps.replica.ensure();
+    if (state !== this.seenState) {
+      this.seenState = state;
+      this.covered = null;
+      this.rebuildDistributions(state);
+      this.needsUncomputedQueued = true;
+    }
+    return state;
+  }
+
+  /**
+   * Claims and recomputes batches until the queue has nothing claimable. The next batch is claimed, and its
+   * neighbour searches sent to the index threads, before the current one is stored: they search while this writes.
+   */
+  private async processQueue(untilEmpty: boolean): Promise<void> {
+    let current = await this.claimBatch(untilEmpty);
+    while (current) {
+      const rows = await this.computeFields(current.prepared);
+      const next = await this.claimBatch(untilEmpty);
+      await this.store(rows, current.claims);
+      current = next;
+    }
+  }
+
+  private async claimBatch(untilEmpty: boolean): Promise<{ claims: Claim[]; prepared: Prepared } | null> {
+    if (this.rounds.stopped && !untilEmpty) return null;
+    const now = new Date(Math.max(this.deps.clock.now().getTime(), Date.now()));
+    const started = performance.now();
+    const claims = await this.deps.queue.claim(this.worker, now, BATCH);
+    this.times.claimMs += performance.now() - started;
+    if (claims.length === 0) return null;
+    // Claimed after the change committed: the replica sees it now.
+    const state = await this.replicaState();
+    return { claims, prepared: this.prepare(state, claims.map((c) => c.key)) };
+  }
+
+  /**
+   * Stores a batch in one transaction: locks the field rows (skipping any a writer holds: it is changing them, and
+   * they will be stale again), stores their metrics, mirrors outlier score and severity onto them, completes their
+   * claims and gives the skipped ones back.
+   */
+  private async store(rows: readonly repo.FieldMetricsRow[], claims: readonly Claim[]): Promise<void> {
+    const started = performance.now();
+    await this.deps.database.db.transaction().execute(async (trx) => {
+      await yieldLocksAfter(trx, BACKGROUND_LOCK_WAIT_MS);
+      const locked = await this.deps.fields.lockForMetrics(trx, rows.map((r) => r.field_id));
+      const kept = rows.filter((r) => locked.has(r.field_id));
+      await repo.saveMetrics(trx, this.deps.database.kind, kept);
+      await this.deps.fields.setOutlierScores(trx, kept.map((r) => ({ id: r.field_id, outlier_score: r.outlier_score, severity: r.severity })));
+      const computed = new Set(kept.map((r) => r.field_id));
+      const skipped = new Set(rows.filter((r) => !locked.has(r.field_id)).map((r) => r.field_id));
+      // A claimed field that no longer exists (or is not in the replica yet) is done: its deletion or insertion is its own change.
+      await this.deps.queue.complete(trx, claims.filter((c) => computed.has(c.key) || !skipped.has(c.key)));
+      await this.deps.queue.release(trx, claims.filter((c) => skipped.has(c.key)));
+    });
+    this.times.saveMs += performance.now() - started;
+    this.times.fields += rows.length;
+  }
+
+  /** Orders a batch for measuring (same tag together) and sends its neighbour searches to the index threads. */
+  private prepare(state: CatalogState, ids: readonly string[]): Prepared {
+    // Same-tag fields one after another: they share the peer sample, which then stays in the CPU cache.
+    const order = ids
+      .flatMap((id) => {
+        const slot = state.slot(id);
+        return slot === undefined ? [] : [{ id, slot, tagId: state.tagOf[slot] as number }];
+      })
+      .sort((a, b) => a.tagId - b.tagId);
+    return { state, ids: order.map((o) => o.id), searches: this.searchAhead(state, order.map((o) => o.slot)) };
+  }
+
+  /** Sends the slots' neighbour searches to the index threads, SEARCH_CHUNK per request, all at once. */
+  private searchAhead(state: CatalogState, slots: readonly number[]): Array<Promise<Neighbours[]>> {
+    const searches: Array<Promise<Neighbours[]>> = [];
+    for (let i = 0; i < slots.length; i += SEARCH_CHUNK) {
+      const search = state.search(slots.slice(i, i + SEARCH_CHUNK).map((slot) => state.embedding(slot)), NEIGHBOURS_K + 1);
+      // Awaited in order by measureAll; a failure is reported there, not as an unhandled rejection meanwhile.
+      search.catch(() => undefined);
+      searches.push(search);
+    }
+    return searches;
+  }
+
+  /**
+   * Measures the fields in order, each with its searched neighbours. Every YIELD_EVERY fields requests get the event
+   * loop — and may change the catalog, so each field's slot is looked up when its turn comes.
+   */
+  private async measureAll(state: CatalogState, ids: readonly string[], searches: ReadonlyArray<Promise<Neighbours[]>>, measure: (slot: number, found: Neighbours) => void): Promise<void> {
+    for (let c = 0; c < searches.length; c++) {
+      const found = await (searches[c] as Promise<Neighbours[]>);
+      for (let j = 0; j < found.length; j++) {
+        const i = c * SEARCH_CHUNK + j;
+        if (i > 0 && i % YIELD_EVERY === 0) await new Promise((resolve) => setImmediate(resolve));
+        const slot = state.slot(ids[i] as string);
+        if (slot !== undefined) measure(slot, found[j] as Neighbours);
+      }
+    }
+  }
+
+  /** Distributions and margin scales from the remembered values (a hash sample of DISTRIBUTION_BASIS beyond that size). */
+  private rebuildDistributions(state: CatalogState): void {
+    const values: RememberedRaw[] = state.rememberedSample(hashSampleLimit(DISTRIBUTION_BASIS, state.size));
+    this.distributions = values.length > 0 ? buildAxisDistributions(values.map((v) => v.raw)) : null;
+    const peer = values.flatMap((v) => (v.peer === null ? [] : [v.peer]));
+    const anchor = values.flatMap((v) => (v.anchor === null ? [] : [v.anchor]));
+    this.scales = peer.length >= 20 && anchor.length >= 20 ? { peer: marginScale(peer), anchor: marginScale(anchor) } : undefined;
+    this.rawsAtBuild = state.rawCount;
+    this.computedSinceBuild = 0;
+  }
+
+  /**
+   * Measures the fields of the distribution sample that have no remembered raw values; true when it measured any.
+   * The sample is the whole catalog up to DISTRIBUTION_SAMPLE fields, else the fields whose id hash falls below
+   * the matching share of the hash range (a deterministic, uniform sample that stays stable as the catalog grows).
+   */
+  private async coverDistributionSample(state: CatalogState, measure: (slot: number, found: Neighbours) => unknown): Promise<boolean> {
+    const limit = hashSampleLimit(DISTRIBUTION_SAMPLE, state.size);
+    const slots: number[] = [];
+    for (let slot = 0; slot < state.slotCount; slot++) {
+      if (state.ids[slot] !== undefined && (state.hashOf[slot] as number) < limit && !state.hasRemembered(slot)) slots.push(slot);
+    }
+    if (slots.length === 0) return false;
+    await this.measureAll(state, slots.map((slot) => state.ids[slot] as string), this.searchAhead(state, slots), measure);
+    return true;
+  }
+
+  /** Each tag's unit anchor — the text anchor, blended with the mean of its confirmed fields once there are enough — and member sums. */
+  private async tagStats(state: CatalogState): Promise<{ stats: TagStats[]; anchorOf: Map<number, Float32Array>; label: (tagId: number, level: string | null) => string }> {
+    const anchors = await this.deps.taxonomy.tagAnchors();
+    const tagIndex = anchors.index;
+    const anchorOf = new Map<number, Float32Array>();
+    tagIndex.tags.forEach((tag, i) => {
+      const vector = anchors.vectors[i];
+      if (!vector || vector.length !== state.dimensions) return;
+      const text = normalize(vector);
+      const t = state.tags.get(tag.id);
+      if (t && t.confirmedCount >= CONFIRMED_FOR_ANCHOR) {
+        const blended = normalize(t.confirmedSum);
+        addInto(blended, text, 1);
+        anchorOf.set(tag.id, normalize(blended));
+      } else {
+        anchorOf.set(tag.id, text);
+      }
+    });
+    const stats: TagStats[] = [];
+    for (const [tagId, anchor] of anchorOf) {
+      const t = state.tags.get(tagId);
+      stats.push({ tagId, anchor, sum: t?.sum ?? null, count: t?.count ?? 0 });
+    }
+    const label = (tagId: number, level: string | null): string => {
+      const path = tagIndex.byId.get(tagId)?.chain_path ?? `tag ${tagId}`;
+      return level === null ? path : `${path} (${level})`;
+    };
+    return { stats, anchorOf, label };
+  }
+
+  /** Computes the metrics of the given fields from the in-memory catalog (fields it does not hold are skipped). */
+  private async computeFields(prepared: Prepared): Promise<repo.FieldMetricsRow[]> {
+    const { state } = prepared;
+    const started = performance.now();
+    const { stats, anchorOf, label } = await this.tagStats(state);
+
+    /** Everything of a field's metrics that does not depend on the catalog distributions; remembers its raw values. */
+    const measure = (slot: number, found: Neighbours): Measured => {
+      const id = state.ids[slot] as string;
+      const tagId = state.tagOf[slot] as number;
+      const level = state.level(slot);
+      const tag = state.tags.get(tagId);
+      const group = state.levelGroupOf(slot);
+      const neighbours: Array<Neighbour & { id: string }> = [];
+      found.keys.forEach((key, i) => {
+        const nid = state.ids[key];
+        if (nid !== undefined && key !== slot && neighbours.length < NEIGHBOURS_K) {
+          neighbours.push({ id: nid, tag_id: state.tagOf[key] as number, level: state.level(key), similarity: found.similarities[i] ?? 0 });
+        }
+      });
+      const measured = measureField({
+        embedding: state.embedding(slot),
+        tagId,
+        level,
+        anchor: anchorOf.get(tagId) ?? null,
+        levelSum: group?.sum ?? null,
+        levelCount: group?.count ?? 0,
+        tagSum: tag?.sum ?? null,
+        tagCount: tag?.count ?? 0,
+        peerSample: state.peersOf(slot),
+        neighbours,
+        tagStats: stats,
+      });
+      state.remember(slot, { raw: measured.axes.raw, peer: measured.margins.peerMargin, anchor: measured.margins.anchorMargin });
+      return { ...measured, id, tagId, level, nearest: neighbours[0] };
+    };
+
+    const pre: Measured[] = [];
+    await this.measureAll(state, prepared.ids, prepared.searches, (slot, found) => {
+      pre.push(measure(slot, found));
+      this.computedSinceBuild++;
+    });
+    // Percentiles and margin scales must describe the whole catalog, not the part computed so far: otherwise the
+    // first fields of a new catalog would be ranked against each other alone, and a field's stored scores would
+    // depend on when it happened to be computed. So, before normalising, the raw values are completed over the
+    // distribution sample (the whole catalog up to DISTRIBUTION_SAMPLE fields, beyond that the fields with the
+    // smallest id hash); they are only measured, not stored (each is stored when its own turn comes).
+    if (this.covered?.state !== state || this.covered.version !== state.version) {
+      this.covered = { state, version: state.version };
+      if (await this.coverDistributionSample(state, measure)) this.rebuildDistributions(state);
+    }
+    // Rebuilt once 5% of the remembered values have changed since the last build.
+    if (!this.distributions || this.computedSinceBuild > 0.05 * Math.max(this.rawsAtBuild, 1)) this.rebuildDistributions(state);
+    // Names are read for the reasons only (the replica keeps no names: ~60 bytes per field at 1M fields).
+    const names = await this.deps.fields.fieldNames([...new Set(pre.flatMap((m) => (m.nearest ? [m.nearest.id] : [])))]);
+    const distributions = this.distributions as AxisDistributions;
+    const computedAt = this.deps.clock.now().toISOString();
+    this.times.computeMs += performance.now() - started;
+    return pre.map(({ id, tagId, level, axes, nearest, margins, disagreement, nearestRatio }) => {
+      const scores = normalizeAxes(axes.raw, distributions);
+      const input = { scores, neighbourDisagreement: disagreement, anchorMargin: margins.anchorMargin, peerMargin: margins.peerMargin, nearestRatio, ...(this.scales ? { scales: this.scales } : {}) };
+      const score = outlierScore(input);
+      const severity = severityOf(score, this.deps.severity);
+      // A nearest field deleted since the search has no name (and its deletion makes this field stale again).
+      const nearestName = nearest ? names.get(nearest.id) : undefined;
+      const betterTag =
+        margins.peerMargin !== null && margins.peerMargin < 0 && margins.bestOtherPeerTagId !== null
+          ? { classification: label(margins.bestOtherPeerTagId, null), by: 'peers' as const }
+          : margins.anchorMargin !== null && margins.anchorMargin < 0 && margins.bestOtherAnchorTagId !== null
+            ? { classification: label(margins.bestOtherAnchorTagId, null), by: 'anchor' as const }
+            : null;
+      const reason = reasonFor({
+        classification: label(tagId, level),
+        scores,
+        nearest:
+          nearest && nearestName !== undefined
+            ? {
+                name: nearestName.name,
+                datasource: nearestName.datasource,
+                similarity: nearest.similarity,
+                classification: label(nearest.tag_id, nearest.level),
+                sameClassification: nearest.tag_id === tagId && nearest.level === level,
+              }
+            : null,
+        betterTag,
+        terms: outlierTerms(input),
+        severity,
+      });
+      const raw = perAxis((k) => axes.raw[k]);
+      return {
+        field_id: id,
+        ...(Object.fromEntries(Object.entries(raw).map(([k, v]) => [`raw_${k}`, v])) as Pick<repo.FieldMetricsRow, `raw_${keyof typeof raw}`>),
+        ...(Object.fromEntries(Object.entries(scores).map(([k, v]) => [`score_${k}`, v])) as Pick<repo.FieldMetricsRow, `score_${keyof typeof scores}`>),
+        category_similarity: axes.category_similarity,
+        centroid_similarity: axes.centroid_similarity,
+        neighbour_disagreement: disagreement,
+        peer_margin: margins.peerMargin,
+        anchor_margin: margins.anchorMargin,
+        outlier_score: score,
+        severity,
+        // Both or neither.
+        nearest_field_id: nearest && nearestName !== undefined ? nearest.id : null,
+        nearest_field_name: nearestName?.name ?? null,
+        nearest_similarity: nearest?.similarity ?? null,
+        reason,
+        computed_at: computedAt,
+      };
+    });
+  }
+}

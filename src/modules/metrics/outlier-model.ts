@@ -1,0 +1,100 @@
+// The outlier model: how the measured signals combine into an outlier score in [0, 1], and its severity.
+// docs/metrics.md ("Outlier model") explains the weights; bench/quality/fit.ts fits them.
+import type { AxisScores } from './axes.js';
+import { DEFAULT_MARGIN_SCALE } from './measure-field.js';
+import { clamp, finiteOr } from './vectors.js';
+
+export interface OutlierInput {
+  scores: AxisScores;
+  /** neighbourDisagreement() over the k nearest neighbours. */
+  neighbourDisagreement: number;
+  /** computeTagMargins().anchorMargin, or null. */
+  anchorMargin?: number | null;
+  /** computeTagMargins().peerMargin, or null. */
+  peerMargin?: number | null;
+  /** nearestTagEvidence().ratio, or null. */
+  nearestRatio?: number | null;
+  /** Catalog spreads of the two margins (marginScale()); defaults to DEFAULT_MARGIN_SCALE. */
+  scales?: { anchor: number; peer: number };
+}
+
+/**
+ * Fixed logistic weights (docs/metrics.md, "Outlier model"), fitted by `bench/quality/fit.ts` on the tuning seeds
+ * of the quality benchmark and rounded. Margins enter as z = margin / scale clipped to [−4, 4]; the nearest-field
+ * ratio is clipped to [−3, 3]; disagreement and the axis scores are already in [0, 1].
+ */
+export const OUTLIER_WEIGHTS = {
+  intercept: -14.4,
+  /** per unit of neighbour disagreement in [0, 1] */
+  disagreement: 10.4,
+  /** per robust-scale unit of peer margin (negative margin → more suspicious) */
+  peerMargin: 0.7,
+  /** per robust-scale unit of anchor margin */
+  anchorMargin: 0.7,
+  /** per unit of the nearest-field log distance ratio (positive → another tag's field is closer → more suspicious) */
+  nearestRatio: 1.9,
+  /** per unit of (0.5 − mean of the peer_mean and category_anchor scores) */
+  axisFit: 0.35,
+  /** margins are clipped to ±marginClip scale units so one extreme signal cannot dominate */
+  marginClip: 4,
+  /** the nearest-field ratio is clipped to ±ratioClip (e³ ≈ 20 times closer) */
+  ratioClip: 3,
+} as const;
+
+function sigmoid(z: number): number {
+  return 1 / (1 + Math.exp(-z));
+}
+
+export interface OutlierTerms {
+  disagreement: number;
+  peerMargin: number;
+  anchorMargin: number;
+  nearestRatio: number;
+  axisFit: number;
+}
+
+/** The additive contributions (log-odds) of each signal; the largest positive one is the strongest evidence. */
+export function outlierTerms(input: OutlierInput): OutlierTerms {
+  const w = OUTLIER_WEIGHTS;
+  const z = (m: number | null | undefined, scale: number | undefined): number => {
+    if (m === null || m === undefined || !Number.isFinite(m)) return 0;
+    const s = scale !== undefined && Number.isFinite(scale) && scale > 0 ? scale : DEFAULT_MARGIN_SCALE;
+    return clamp(m / s, -w.marginClip, w.marginClip);
+  };
+  const d = clamp(finiteOr(input.neighbourDisagreement, 0), 0, 1);
+  const ratio = clamp(finiteOr(input.nearestRatio ?? 0, 0), -w.ratioClip, w.ratioClip);
+  const fit = (finiteOr(input.scores.peer_mean, 0.5) + finiteOr(input.scores.category_anchor, 0.5)) / 2;
+  return {
+    disagreement: w.disagreement * d,
+    peerMargin: -w.peerMargin * z(input.peerMargin, input.scales?.peer),
+    anchorMargin: -w.anchorMargin * z(input.anchorMargin, input.scales?.anchor),
+    nearestRatio: w.nearestRatio * ratio,
+    axisFit: w.axisFit * (0.5 - clamp(fit, 0, 1)),
+  };
+}
+
+/**
+ * Outlier score in [0, 1], higher = more likely misclassified: a logistic combination of neighbour
+ * disagreement, the own-vs-best-other-tag margins (members and anchor), the nearest own-tag vs. other-tag field
+ * distance ratio and the axis percentiles.
+ */
+export function outlierScore(input: OutlierInput): number {
+  const t = outlierTerms(input);
+  const zsum = OUTLIER_WEIGHTS.intercept + t.disagreement + t.peerMargin + t.anchorMargin + t.nearestRatio + t.axisFit;
+  return clamp(finiteOr(sigmoid(zsum), 0), 0, 1);
+}
+
+export type Severity = 'low' | 'medium' | 'high';
+export interface SeverityThresholds {
+  high: number;
+  medium: number;
+}
+export const DEFAULT_SEVERITY_THRESHOLDS: SeverityThresholds = { high: 0.7, medium: 0.4 };
+
+/** high when score ≥ high, medium when score ≥ medium, else low. */
+export function severityOf(score: number, thresholds: SeverityThresholds = DEFAULT_SEVERITY_THRESHOLDS): Severity {
+  if (!(thresholds.medium <= thresholds.high)) throw new RangeError('severity thresholds: medium must not exceed high');
+  if (score >= thresholds.high) return 'high';
+  if (score >= thresholds.medium) return 'medium';
+  return 'low';
+}

@@ -1,0 +1,201 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import {
+  buildClassifierContext,
+  CLASSIFIER_VERSION,
+  classifyField,
+  withConfirmed,
+  type ClassifierTag,
+  type ClassifyInput,
+} from '../../../src/modules/classifier/classifier.js';
+import { typeAllows, typeFamily } from '../../../src/modules/classifier/data-type-gate.js';
+import { buildPhrases, NameMatcher } from '../../../src/modules/classifier/name-evidence.js';
+import { calibrate, fitIsotonic } from '../../../src/modules/classifier/calibration.js';
+import { flattenTaxonomy } from '../../../src/modules/taxonomy/default-taxonomy.js';
+
+const flat = flattenTaxonomy();
+const tags: ClassifierTag[] = flat.map((t, i) => ({ id: 100 + i, chain_path: t.chain_path, default_level: t.default_level, keywords: t.keywords }));
+const ctx = buildClassifierContext(tags);
+const idOf = (leaf: string): number => (tags.find((t) => t.chain_path.endsWith(`/${leaf}`)) as ClassifierTag).id;
+const leafOf = (input: ClassifyInput): string => {
+  const r = classifyField(input, ctx);
+  return r.chain_path.slice(r.chain_path.lastIndexOf('/') + 1);
+};
+const SENSITIVE_ROOTS = ['Personal', 'Credentials & secrets', 'Financial', 'Health', 'Location'];
+
+test('names are split as real schemas write them', () => {
+  const m = new NameMatcher(buildPhrases());
+  assert.deepEqual(m.words('EMPSSN'), ['employee', 'ssn']);
+  assert.deepEqual(m.words('CUST_NM'), ['customer', 'name']);
+  assert.deepEqual(m.words('DOB'), ['birth', 'date']);
+  assert.deepEqual(m.words('firstName'), ['first', 'name']);
+  assert.deepEqual(m.words('LastName'), ['last', 'name']);
+  assert.deepEqual(m.words('dateofbirth'), ['birth', 'date']);
+  assert.deepEqual(m.words('BRTHDT'), ['birth', 'date']);
+  assert.deepEqual(m.words('Geburtsdatum'), ['birth', 'date']);
+  assert.deepEqual(m.words('telefonnummer'), ['phone', 'number']);
+  assert.deepEqual(m.words('fecha_nacimiento'), ['date', 'birth']);
+  assert.deepEqual(m.words('customer_addresses'), ['customer', 'address']);
+});
+
+test('common personal columns in English, legacy and non-English names', () => {
+  const cases: Array<[string, string, string]> = [
+    ['customers', 'email', 'Email address'],
+    ['EMPMAST', 'EMPSSN', 'National ID number'],
+    ['CUST_MSTR', 'CUST_NM', 'Full name'],
+    ['people', 'DOB', 'Date of birth'],
+    ['kunden', 'Vorname', 'First name'],
+    ['kunden', 'Nachname', 'Last name'],
+    ['kunden', 'Geburtsdatum', 'Date of birth'],
+    ['clients', 'prenom', 'First name'],
+    ['clients', 'courriel', 'Email address'],
+    ['clientes', 'fecha_nacimiento', 'Date of birth'],
+    ['clientes', 'telefono_movil', 'Phone number'],
+    ['klanten', 'achternaam', 'Last name'],
+    ['klanten', 'woonplaats', 'City'],
+    ['clientes_br', 'data_nascimento', 'Date of birth'],
+    ['clientes_br', 'senha', 'Password hash'],
+    ['payments', 'cc_num', 'Payment card number'],
+    ['payment_cards', 'expiry', 'Card expiry date'],
+    ['invoices', 'number', 'Invoice number'],
+    ['addresses', 'state', 'Approximate location'],
+  ];
+  for (const [table, field, leaf] of cases) assert.equal(leafOf({ table_name: table, field_name: field }), leaf, `${table}.${field}`);
+});
+
+test('"nothing sensitive" is an answer: keys, times, flags and reference data get technical or public tags', () => {
+  const cases: Array<[ClassifyInput, string]> = [
+    [{ table_name: 'users', field_name: 'id', data_type: 'integer' }, 'Record ID'],
+    [{ table_name: 'orders', field_name: 'post_id', data_type: 'bigint' }, 'Foreign key'],
+    [{ table_name: 'orders', field_name: 'address_id', data_type: 'bigint' }, 'Foreign key'],
+    [{ table_name: 'orders', field_name: 'created_at', data_type: 'timestamp' }, 'Timestamp'],
+    [{ table_name: 'users', field_name: 'email_verified_at', data_type: 'timestamp' }, 'Timestamp'],
+    [{ table_name: 'orders', field_name: 'status', data_type: 'varchar(20)' }, 'Status flag'],
+    [{ table_name: 'users', field_name: 'is_email_verified', data_type: 'boolean' }, 'Status flag'],
+    [{ table_name: 'products', field_name: 'name', data_type: 'varchar(200)' }, 'Public product description'],
+    [{ table_name: 'categories', field_name: 'sort_order', data_type: 'int' }, 'Sort order'],
+    [{ table_name: 'files', field_name: 'checksum', data_type: 'char(64)' }, 'Hash or checksum'],
+    [{ table_name: 'prices', field_name: 'currency_code', data_type: 'char(3)' }, 'Currency code'],
+    [{ table_name: 'request_log', field_name: 'latency_ms', data_type: 'integer' }, 'Metric value'],
+  ];
+  for (const [input, leaf] of cases) {
+    const r = classifyField(input, ctx);
+    assert.equal(r.chain_path.split('/').at(-1), leaf, `${input.table_name}.${input.field_name}`);
+    assert.ok(!SENSITIVE_ROOTS.includes(r.chain_path.split('/')[0] as string), `${input.field_name} is not sensitive`);
+    assert.ok(r.evidence.length > 0, 'a technical answer explains itself too');
+  }
+});
+
+test('the data type gates tags: no date of birth on a boolean, no e-mail on an integer, no card number on a timestamp', () => {
+  assert.notEqual(leafOf({ table_name: 'people', field_name: 'dob', data_type: 'boolean' }), 'Date of birth');
+  assert.notEqual(leafOf({ table_name: 'people', field_name: 'email', data_type: 'integer' }), 'Email address');
+  assert.notEqual(leafOf({ table_name: 'payments', field_name: 'card_number', data_type: 'timestamp' }), 'Payment card number');
+  const r = classifyField({ table_name: 'people', field_name: 'dob', data_type: 'boolean' }, ctx);
+  assert.ok(r.evidence.some((e) => e.factor === 'data_type' && e.score < 0 && e.detail.includes('Date of birth')), 'the ruled-out tag is named');
+  assert.equal(typeFamily('VARCHAR(255)'), 'text');
+  assert.equal(typeFamily('timestamp with time zone'), 'datetime');
+  assert.equal(typeFamily('string[]'), 'text');
+  assert.equal(typeFamily('tinyint(1)'), 'boolean');
+  assert.equal(typeFamily('NUMBER(10)'), 'decimal');
+  assert.equal(typeFamily(null), 'unknown');
+  assert.equal(typeAllows('Email address', 'integer'), false);
+  assert.equal(typeAllows('Email address', 'unknown'), true, 'an unknown type rules nothing out');
+});
+
+test('sample values decide when the name cannot: e-mails under an opaque name, SSNs in a column named id', () => {
+  assert.equal(leafOf({ table_name: 'stage', field_name: 'DWH_X10', data_type: 'varchar(80)', sample_values: ['a.b@example.com', 'c@example.org', 'd.e@example.net'] }), 'Email address');
+  assert.equal(leafOf({ table_name: 'stage', field_name: 'id', data_type: 'varchar(11)', sample_values: ['489-36-8350', '514-14-8905', '690-05-5315'] }), 'National ID number');
+  assert.equal(leafOf({ table_name: 'stage', field_name: 'col7', sample_values: ['DE89370400440532013000', 'GB82WEST12345698765432'] }), 'Bank account number');
+  // Epoch milliseconds pass the Luhn check now and then; they are still no card numbers.
+  assert.notEqual(leafOf({ table_name: 'events', field_name: 'ts', data_type: 'bigint', sample_values: ['1609459200000', '1609459200018', '1609459200026'] }), 'Payment card number');
+});
+
+test('level: the tag default, raised when some samples prove something more sensitive', () => {
+  const plain = classifyField({ table_name: 'tickets', field_name: 'notes', data_type: 'text', sample_values: ['Called back, fine now.', 'Asked about delivery.', 'Wants a refund.', 'No answer.'] }, ctx);
+  assert.equal(plain.chain_path, 'Business/Internal notes');
+  assert.equal(plain.level, 'L3');
+  const leaky = classifyField({ table_name: 'tickets', field_name: 'notes', data_type: 'text', sample_values: ['Called back, fine now.', '4539578763621486', 'Wants a refund.', '4539 5787 6362 1486', 'No answer.'] }, ctx);
+  assert.equal(leaky.chain_path, 'Business/Internal notes');
+  assert.equal(leaky.level, 'L5', 'card numbers in notes raise the level to the card tag default');
+  assert.ok(leaky.evidence.some((e) => e.factor === 'values' && e.detail.includes('level raised')));
+});
+
+test('confirmed neighbours vote: a near-identical confirmation teaches the classifier, far ones do not', () => {
+  const input: ClassifyInput = { table_name: 'crm_contacts', field_name: 'zz_field_17', data_type: 'varchar(40)' };
+  const before = classifyField(input, ctx);
+  assert.notEqual(before.tag_id, idOf('Phone number'));
+  const taught = classifyField(input, withConfirmed(ctx, [{ similarity: 0.97, tag_id: idOf('Phone number'), level: 'L4' }, { similarity: 0.95, tag_id: idOf('Phone number'), level: 'L4' }]));
+  assert.equal(taught.tag_id, idOf('Phone number'));
+  assert.equal(taught.level, 'L4', 'reviewers set L4 on the near-identical fields');
+  assert.ok(taught.evidence.some((e) => e.factor === 'confirmed_fields' && e.score > 0));
+  const far = classifyField(input, withConfirmed(ctx, [{ similarity: 0.6, tag_id: idOf('Phone number'), level: 'L4' }]));
+  assert.equal(far.tag_id, before.tag_id, 'a dissimilar confirmed field has no vote');
+  // Confirmations weigh against weak name evidence, but e-mail values still win over one stray vote.
+  const values = classifyField(
+    { table_name: 'x', field_name: 'contact', sample_values: ['a@b.com', 'c@d.org', 'e@f.net', 'g@h.io'] },
+    withConfirmed(ctx, [{ similarity: 0.85, tag_id: idOf('Phone number') }]),
+  );
+  assert.equal(values.tag_id, idOf('Email address'));
+});
+
+test('no evidence detail ever contains a sample value', () => {
+  const planted = ['zq-planted-7781@example.com', 'Xylo Quarantine', '4539578763621486', 'DE89370400440532013000', 'planted secret phrase'];
+  const inputs: ClassifyInput[] = [
+    { table_name: 'people', field_name: 'email', sample_values: planted },
+    { table_name: 'people', field_name: 'Xylo Quarantine', sample_values: ['Xylo Quarantine', 'Xylo Quarantine'] },
+    { table_name: 'p', field_name: 'notes', sample_values: planted },
+    { table_name: 'p', field_name: 'card', sample_values: ['4539578763621486', '4539578763621486'] },
+  ];
+  for (const input of inputs) {
+    const r = classifyField(input, ctx);
+    const text = JSON.stringify(r).toLowerCase();
+    for (const v of input.sample_values as string[]) assert.ok(!text.includes(v.toLowerCase()), `${v} leaked into ${text}`);
+  }
+});
+
+test('custom tags are found by their own keywords; missing added tags fall back to older ones', () => {
+  const custom = buildClassifierContext([...tags, { id: 9001, chain_path: 'Personal/Loyalty card number', default_level: 'L3', keywords: ['loyalty card', 'bonus card number'] }]);
+  const r = classifyField({ table_name: 'members', field_name: 'loyalty_card' }, custom);
+  assert.equal(r.tag_id, 9001);
+  const older = buildClassifierContext(tags.filter((t) => !t.chain_path.endsWith('/Sort order')));
+  assert.equal(classifyField({ table_name: 'menu', field_name: 'sort_order', data_type: 'int' }, older).chain_path, 'Technical/Metric value');
+});
+
+test('confidence is calibrated, in [0, 1], and higher for clear cases', () => {
+  const clear = classifyField({ table_name: 'users', field_name: 'email', data_type: 'varchar(120)', sample_values: ['a@b.com', 'c@d.org', 'e@f.net'] }, ctx);
+  const vague = classifyField({ table_name: 't', field_name: 'col7', data_type: 'varchar(20)' }, ctx);
+  for (const r of [clear, vague]) assert.ok(r.confidence >= 0 && r.confidence <= 1);
+  assert.ok(clear.confidence > vague.confidence);
+  const table = fitIsotonic([...Array.from({ length: 50 }, (_, i) => ({ raw: i / 10, right: i % 2 === 0 })), ...Array.from({ length: 50 }, (_, i) => ({ raw: 5 + i / 10, right: true }))], 25);
+  for (let i = 1; i < table.length; i++) assert.ok((table[i] as [number, number])[1] >= (table[i - 1] as [number, number])[1], 'monotone');
+  assert.ok(calibrate(100, table) <= 1 && calibrate(-1, table) >= 0);
+});
+
+test('results are deterministic and carry a classifier version for re-evaluation', () => {
+  assert.match(CLASSIFIER_VERSION, /^fieldlens-classifier-\d+\.\d+\.\d+$/);
+  const input: ClassifyInput = { table_name: 'kunden', field_name: 'telefon', sample_values: ['+49 30 1234567'] };
+  assert.deepEqual(classifyField(input, ctx), classifyField(input, ctx));
+});
+
+test('the embedding anchor is one factor among many', () => {
+  const dims = 4;
+  const unit = (i: number): Float32Array => {
+    const v = new Float32Array(dims);
+    v[i % dims] = 1;
+    return v;
+  };
+  const anchored = buildClassifierContext(tags.map((t, i) => ({ ...t, anchor: t.chain_path.endsWith('/Medication') ? unit(0) : unit(1 + (i % 3)) })));
+  const r = classifyField({ table_name: 't', field_name: 'zz_17', embedding: unit(0) }, anchored);
+  assert.ok(r.evidence.some((e) => e.factor === 'anchor'));
+  const named = classifyField({ table_name: 'users', field_name: 'email', embedding: unit(0) }, anchored);
+  assert.equal(named.chain_path, 'Personal/Contact/Email address', 'a clear name outweighs the anchor');
+});
+
+test('names and types that collide with JavaScript object members are plain words', () => {
+  for (const name of ['constructor', 'toString', '__proto__', 'hasOwnProperty']) {
+    const r = classifyField({ table_name: name, field_name: name, data_type: name }, ctx);
+    assert.ok(typeof r.chain_path === 'string');
+  }
+  const custom = buildClassifierContext([...tags, { id: 9002, chain_path: 'Technical/constructor', default_level: 'L1', keywords: [] }]);
+  assert.equal(classifyField({ table_name: 't', field_name: 'constructor' }, custom).tag_id, 9002);
+});
