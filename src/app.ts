@@ -13,11 +13,15 @@ import { migrateToLatest, type Database } from './db/database.js';
 import { AccessLog } from './http/access-log.js';
 import { registerAuthentication } from './http/authentication.js';
 import { consoleRoutes } from './http/console.js';
-import { registerErrorHandler } from './http/error-handler.js';
+import { clientErrorHandler, frameworkErrors, registerErrorHandler } from './http/error-handler.js';
 import { batchedStdout } from './http/log-destination.js';
 import { LOG_SERIALIZERS } from './http/log-serializers.js';
+import { createLifecycle, type Lifecycle } from './http/lifecycle.js';
 import { requestValidatorCompiler } from './http/validation.js';
 import { registerOpenApi } from './http/openapi.js';
+import { registerPrometheus } from './http/prometheus.js';
+import { registerRateLimits } from './http/rate-limit.js';
+import { registerSecurityHeaders } from './http/security-headers.js';
 import { auditRoutes } from './modules/audit/audit.routes.js';
 import { authRoutes } from './modules/auth/auth.routes.js';
 import { datasourcesRoutes } from './modules/datasources/datasources.routes.js';
@@ -44,6 +48,7 @@ const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 declare module 'fastify' {
   interface FastifyInstance {
     services: Services;
+    lifecycle: Lifecycle;
   }
 }
 
@@ -66,6 +71,18 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       const incoming = req.headers['x-request-id'];
       return typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     },
+    // Errors raised before a route runs (Node's HTTP parser, the router) leave as problem+json like all others.
+    clientErrorHandler,
+    frameworkErrors,
+    // While shutting down, a request that arrives on a connection already accepted is served (and the connection
+    // closed after it) instead of Fastify's bare {error} 503: an accepted request is finished, not dropped.
+    return503OnClosing: false,
+  });
+  app.decorate('lifecycle', createLifecycle());
+  app.addHook('onSend', (_request, reply, _payload, done) => {
+    // While draining, a keep-alive connection is closed after its response, so the server's close is not held up.
+    if (app.lifecycle.draining) void reply.header('connection', 'close');
+    done();
   });
   // Bodies are validated as sent, query strings and parameters coerced from text; no NUL, bounded integers.
   app.setValidatorCompiler(requestValidatorCompiler());
@@ -86,10 +103,13 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     stdout?.flushSync();
   });
 
+  await registerSecurityHeaders(app);
+  await registerPrometheus(app, { config: config.metrics, host: config.host, database, metricsStatus: () => services.metrics.status() });
   registerAuthentication(app, services.auth);
+  await registerRateLimits(app, config.rateLimit);
   await registerOpenApi(app, VERSION);
 
-  await app.register(healthRoutes, { database });
+  await app.register(healthRoutes, { database, lifecycle: app.lifecycle });
   await app.register(
     async (api) => {
       await api.register(authRoutes, { services });

@@ -23,6 +23,12 @@ export interface Config {
   readonly bodyLimitBytes: number;
   readonly trustProxy: boolean;
   readonly shutdownTimeoutMs: number;
+  /** How long /readyz answers 503 before the server stops accepting connections, so a load balancer can notice. */
+  readonly shutdownGraceMs: number;
+  /** Requests per window per client address and per authenticated user (0 = no limit); memory of one instance. */
+  readonly rateLimit: { readonly windowMs: number; readonly perAddress: number; readonly perUser: number };
+  /** GET /metrics (Prometheus): off, or on behind a bearer token on the main port, or on a port of its own. */
+  readonly metrics: { readonly enabled: boolean; readonly token: string | undefined; readonly port: number | undefined };
   readonly auth: {
     readonly adminPassword: string | undefined;
     readonly accessTokenTtlSeconds: number;
@@ -138,6 +144,18 @@ function readEmbeddings(env: Env): Config['embeddings'] {
   return apiKey ? { provider: 'openai', url, model, apiKey } : { provider: 'openai', url, model };
 }
 
+function readMetrics(env: Env): Config['metrics'] {
+  const enabled = readOnOff(env, 'FIELDLENS_METRICS', false);
+  const token = env.FIELDLENS_METRICS_TOKEN?.trim() || undefined;
+  if (token !== undefined && token.length < 16) throw new ConfigError('FIELDLENS_METRICS_TOKEN', 'must be at least 16 characters of random data');
+  const rawPort = env.FIELDLENS_METRICS_PORT?.trim();
+  const port = rawPort ? readInt(env, 'FIELDLENS_METRICS_PORT', 0, 0, 65535) : undefined;
+  if (enabled && token === undefined && port === undefined) {
+    throw new ConfigError('FIELDLENS_METRICS', 'needs FIELDLENS_METRICS_TOKEN (serve /metrics on the main port behind it) or FIELDLENS_METRICS_PORT (a port of its own)');
+  }
+  return { enabled, token, port };
+}
+
 /** Reads and validates the configuration; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const host = env.HOST?.trim() || '127.0.0.1';
@@ -167,6 +185,13 @@ export function loadConfig(env: Env = process.env): Config {
     bodyLimitBytes: readInt(env, 'FIELDLENS_BODY_LIMIT', 8 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     trustProxy: readOnOff(env, 'FIELDLENS_TRUST_PROXY', false),
     shutdownTimeoutMs: readInt(env, 'FIELDLENS_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
+    shutdownGraceMs: readInt(env, 'FIELDLENS_SHUTDOWN_GRACE_MS', 1_000, 0, 600_000),
+    rateLimit: {
+      windowMs: readInt(env, 'FIELDLENS_RATE_LIMIT_WINDOW', 60, 1, 86_400) * 1000,
+      perAddress: readInt(env, 'FIELDLENS_RATE_LIMIT_PER_ADDRESS', 1_000_000, 0, 1_000_000_000),
+      perUser: readInt(env, 'FIELDLENS_RATE_LIMIT_PER_USER', 600_000, 0, 1_000_000_000),
+    },
+    metrics: readMetrics(env),
     auth: {
       adminPassword: adminPassword === '' ? undefined : adminPassword,
       accessTokenTtlSeconds: readInt(env, 'FIELDLENS_ACCESS_TOKEN_TTL', 900, 1, 86_400),

@@ -1,7 +1,7 @@
 /**
  * The only file that listens. Starts the app on the configured database and shuts down gracefully:
- * on SIGTERM/SIGINT stop accepting, let in-flight requests finish (up to the shutdown timeout),
- * close the database, exit 0.
+ * on SIGTERM/SIGINT /readyz answers 503 at once; after the readiness grace period stop accepting connections, let
+ * in-flight requests finish (up to the shutdown timeout), close the database, exit 0.
  */
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
@@ -29,23 +29,29 @@ export async function serve(config: Config = loadConfig(), options: ServeOptions
   const shutdown = (signal: string) => {
     if (closing) return;
     closing = true;
-    running.log.info({ signal }, 'shutting down: finishing in-flight requests');
-    const deadline = setTimeout(() => {
-      running.log.warn('shutdown timeout reached; closing the remaining connections');
-      running.server.closeAllConnections();
-    }, config.shutdownTimeoutMs);
-    deadline.unref();
-    running
-      .close()
-      .then(() => database.close())
-      .then(() => {
-        running.log.info('stopped');
-        process.exit(0);
-      })
-      .catch((error: unknown) => {
-        running.log.error({ err: error }, 'error during shutdown');
-        process.exit(1);
-      });
+    // First /readyz turns 503 while the server still accepts, so a load balancer polling it stops sending here;
+    // then stop accepting, finish what was accepted, close the database.
+    running.lifecycle.startDraining();
+    running.log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: /readyz answers 503; connections are accepted until the grace period ends');
+    setTimeout(() => {
+      running.log.info('shutting down: no new connections; finishing in-flight requests');
+      const deadline = setTimeout(() => {
+        running.log.warn('shutdown timeout reached; closing the remaining connections');
+        running.server.closeAllConnections();
+      }, config.shutdownTimeoutMs);
+      deadline.unref();
+      running
+        .close()
+        .then(() => database.close())
+        .then(() => {
+          running.log.info('stopped');
+          process.exit(0);
+        })
+        .catch((error: unknown) => {
+          running.log.error({ err: error }, 'error during shutdown');
+          process.exit(1);
+        });
+    }, config.shutdownGraceMs);
   };
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));

@@ -41,6 +41,8 @@ export interface Database {
    * already serialised by its single connection, so this is a no-op.
    */
   lock(trx: Tx, name: string): Promise<void>;
+  /** PostgreSQL only: the connection pool's counts, for monitoring. */
+  poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
 }
 
@@ -157,6 +159,7 @@ function openPostgres(url: string, options: OpenDatabaseOptions): Database {
     async lock(trx, name) {
       await sql`select pg_advisory_xact_lock(hashtext(${name}))`.execute(trx);
     },
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
     async ping() {
       await sql`select 1`.execute(db);
     },

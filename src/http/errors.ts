@@ -17,11 +17,15 @@ export const ERROR_CODES = {
   feature_disabled: { status: 403, title: 'Feature not enabled by the license' },
   not_found: { status: 404, title: 'Not found' },
   method_not_allowed: { status: 405, title: 'Method not allowed' },
+  // The next three come from the HTTP layer itself (Node's parser, the router), before any route runs.
+  request_timeout: { status: 408, title: 'Request timeout' },
   conflict: { status: 409, title: 'Conflict' },
   payload_too_large: { status: 413, title: 'Payload too large' },
+  uri_too_long: { status: 414, title: 'URI too long' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   unprocessable: { status: 422, title: 'Unprocessable request' },
   rate_limited: { status: 429, title: 'Too many requests' },
+  headers_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal server error' },
   unavailable: { status: 503, title: 'Service unavailable' },
 } as const satisfies Record<string, { status: number; title: string }>;

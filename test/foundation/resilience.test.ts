@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcessByStdio } from 'node:child_process';
+import http from 'node:http';
 import net from 'node:net';
+import type { Readable, Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { buildTestApp, problem } from '../helpers/app.js';
 import { createTestDatabase, databaseKinds } from '../helpers/databases.js';
@@ -85,7 +87,94 @@ for (const kind of databaseKinds().filter((k) => k === 'postgres')) {
   });
 }
 
+/** Starts test/fixtures/slow-server.ts and answers its port once it listens. */
+async function startSlowServer(env: Record<string, string>): Promise<{ child: ChildProcessByStdio<Writable, Readable, Readable>; port: number; exited: Promise<number | null>; stderr: () => string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/slow-server.ts'], {
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`server did not start: ${stderr}`)), 30_000);
+    child.stdout.on('data', () => {
+      const match = /LISTENING (\d+)/.exec(stdout);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+  });
+  return { child, port, exited, stderr: () => stderr };
+}
+
+/** One request on a connection of its own; resolves with the status and body, or the socket error's code. */
+function request(port: number, path: string): Promise<{ status: number; body: string; contentType?: string } | { error: string }> {
+  return new Promise((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body, contentType: res.headers['content-type'] }));
+      res.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+    });
+    req.on('error', (error: NodeJS.ErrnoException) => resolve({ error: error.code ?? error.message }));
+  });
+}
+
 describe('graceful shutdown', () => {
+  it('SIGTERM with 60 requests in flight: /readyz 503 at once, no new connections after the grace period, all 60 answered 200, exit 0', async () => {
+    const server = await startSlowServer({ FIELDLENS_SHUTDOWN_GRACE_MS: '4000', FIELDLENS_SHUTDOWN_TIMEOUT_MS: '60000' });
+    const { child, port } = server;
+    try {
+      const before = await request(port, '/readyz');
+      assert.ok('status' in before && before.status === 200, 'ready before the signal');
+      const inFlight = Array.from({ length: 60 }, () => request(port, '/slow?hold=1'));
+      for (let seen = 0; seen < 60; await new Promise((r) => setTimeout(r, 50))) {
+        const answer = await request(port, '/slow/in-flight');
+        seen = 'body' in answer ? Number(answer.body) : 0;
+      }
+
+      child.kill('SIGTERM');
+      // The signal reaches the child's event loop a moment later: poll until readiness turns (it must, while the
+      // server still accepts connections).
+      let ready = await request(port, '/readyz');
+      for (let attempt = 0; attempt < 100 && 'status' in ready && ready.status === 200; attempt += 1) {
+        await new Promise((r) => setTimeout(r, 20));
+        ready = await request(port, '/readyz');
+      }
+      assert.ok('status' in ready, `readyz answered during the grace period: ${JSON.stringify(ready)}`);
+      assert.equal(ready.status, 503);
+      assert.match(String(ready.contentType), /^application\/problem\+json/);
+      assert.equal((JSON.parse(ready.body) as { code: string }).code, 'unavailable');
+
+      // After the grace period the listening socket is closed: a new connection is refused…
+      let refused: string | undefined;
+      for (let attempt = 0; attempt < 200 && refused === undefined; attempt += 1) {
+        const answer = await request(port, '/healthz');
+        if ('error' in answer) refused = answer.error;
+        else await new Promise((r) => setTimeout(r, 50));
+      }
+      assert.equal(refused, 'ECONNREFUSED');
+      assert.equal(child.exitCode, null, 'the server waits for the requests it accepted');
+
+      // …while every request accepted before it is finished.
+      child.stdin.write('release\n');
+      const answers = await Promise.all(inFlight);
+      assert.deepEqual(
+        answers.map((a) => ('status' in a ? `${a.status} ${a.body}` : a.error)),
+        Array.from({ length: 60 }, () => '200 finished'),
+      );
+      assert.equal(await server.exited, 0, server.stderr());
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+
+
   it('SIGTERM during a slow request lets it finish, then exits 0', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/slow-server.ts'], {
       env: { ...process.env, LOG_LEVEL: 'warn' },

@@ -1,12 +1,14 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
+import type { Lifecycle } from '../../http/lifecycle.js';
 import type { Database } from '../../db/database.js';
-import { AppError } from '../../http/errors.js';
+import { sendProblem } from '../../http/error-handler.js';
+import { AppError, problemOf } from '../../http/errors.js';
 
 const HealthResponse = Type.Object({ status: Type.Literal('ok') });
 
 /** Liveness and readiness probes for load balancers and orchestrators (no auth). */
-export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = async (app, { database }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database; lifecycle: Pick<Lifecycle, 'draining'> }> = async (app, { database, lifecycle }) => {
   app.get(
     '/healthz',
     {
@@ -24,12 +26,14 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database }> = a
       logLevel: 'warn',
       config: { access: 'public' },
       schema: {
-        summary: 'Readiness: 200 when the database answers and migrations are done, else 503',
+        summary: 'Readiness: 200 when the database answers and migrations are done, else 503 (also from the moment the instance starts shutting down)',
         tags: ['health'],
         response: { 200: HealthResponse },
       },
     },
-    async () => {
+    async (_request, reply) => {
+      // Answered, not thrown: a load balancer polls it all through the drain, and that is no error to log.
+      if (lifecycle.draining) return sendProblem(reply, problemOf('unavailable', 'This instance is shutting down', { instance: '/readyz' }));
       try {
         await database.ping();
       } catch (error) {
