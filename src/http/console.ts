@@ -1,7 +1,7 @@
 /**
  * The web console (web/, built into web/dist by `npm run build`) served at /: hashed assets with a year-long immutable
- * cache, index.html revalidated on every load and returned for client routes (/queue, /fields/<id> …). Paths under
- * /api/ and missing files keep the API's problem+json 404. The page's Content-Security-Policy allows only this origin's
+ * cache, index.html revalidated on every load and returned for the console's client routes (/queue, /fields/<id> …). Every
+ * other path, /api/ and missing files keep the API's problem+json 404. The page's Content-Security-Policy allows only this origin's
  * scripts and styles: the build emits no inline script or style.
  */
 import fs from 'node:fs';
@@ -30,6 +30,9 @@ export const CONSOLE_CSP = [
 ].join('; ');
 
 const DEFAULT_ROOT = fileURLToPath(new URL('../../web/dist/', import.meta.url));
+/** The paths the console's router draws (web/src/main.tsx); a reload or a shared link on one of them gets the page. */
+const CLIENT_ROUTES = ['/', '/signin', '/queue', '/overview', '/datasources', '/audit', '/license', '/users', '/fields/:id'] as const;
+
 /** A client route: a path without a file extension in its last segment. */
 const FILE_LIKE = /\/[^/]*\.[A-Za-z0-9]+$/;
 
@@ -68,6 +71,7 @@ export async function consoleRoutes(app: FastifyInstance, options: ConsoleOption
     if (!built) throw new AppError('not_found', 'The web console is not built: run npm run build');
     return reply.sendFile('index.html');
   };
-  app.get('/', { schema: { hide: true }, config: { access: 'public' } }, page);
-  app.get('/*', { schema: { hide: true }, config: { access: 'public' } }, page);
+  // The console's own client routes only: any other path stays the API's problem+json 404 (and /metrics, when it is
+  // switched off, is not answered with a page).
+  for (const route of CLIENT_ROUTES) app.get(route, { schema: { hide: true }, config: { access: 'public' } }, page);
 }
