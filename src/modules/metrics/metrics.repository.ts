@@ -204,18 +204,21 @@ export async function countUnexpanded(db: Queryable): Promise<number> {
  * fields that named it), or holding a tag changed since. Only the queue is counted when every change is expanded.
  */
 export async function countStale(db: Queryable): Promise<number> {
-  const queued = db.selectFrom('metrics_queue').select('field_id as id');
   if ((await countUnexpanded(db)) === 0) {
     const row = await db.selectFrom('metrics_queue').select((s) => s.fn.countAll<number>().as('n')).executeTakeFirst();
     return Number(row?.n ?? 0);
   }
-  const changed = db.selectFrom('catalog_changes').select('field_id as id').where('expanded', '=', 0).where('field_id', 'is not', null);
-  const ofTags = db
-    .selectFrom('fields as f')
-    .select('f.id as id')
-    .where((w) => w.exists(w.selectFrom('catalog_changes as c').select('c.seq').whereRef('c.tag_id', '=', 'f.tag_id').where('c.field_id', 'is', null).where('c.expanded', '=', 0)));
+  const changedTags = (await db.selectFrom('catalog_changes').select('tag_id').distinct().where('expanded', '=', 0).where('field_id', 'is', null).execute())
+    .map((r) => r.tag_id)
+    .filter((t): t is number => t !== null);
+  let stale = db
+    .selectFrom('metrics_queue')
+    .select('field_id as id')
+    .union(db.selectFrom('catalog_changes').select('field_id as id').where('expanded', '=', 0).where('field_id', 'is not', null) as never);
+  // The fields of changed tags, through the tag index (usually there is no tag change at all).
+  if (changedTags.length > 0) stale = stale.union(db.selectFrom('fields').select('id').where('tag_id', 'in', changedTags) as never);
   const row = await db
-    .selectFrom(queued.union(changed as never).union(ofTags as never).as('stale'))
+    .selectFrom(stale.as('stale'))
     .select((s) => s.fn.countAll<number>().as('n'))
     .executeTakeFirst();
   return Number(row?.n ?? 0);
