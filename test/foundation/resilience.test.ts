@@ -196,8 +196,16 @@ describe('graceful shutdown', () => {
           }
         });
       });
+      const received = new Promise<void>((resolve) => {
+        const check = (): void => {
+          if (stdout.includes('RECEIVED /slow')) resolve();
+        };
+        child.stdout.on('data', check);
+        check();
+      });
       const slow = fetch(`http://127.0.0.1:${port}/slow`).then(async (r) => ({ status: r.status, body: await r.text() }));
-      await new Promise((r) => setTimeout(r, 200));
+      // Signalled once the server has the request in hand, not after a guessed delay.
+      await received;
       child.kill('SIGTERM');
       const response = await slow;
       assert.equal(response.status, 200);

@@ -141,9 +141,13 @@ class Session {
    */
   fetch = async (request: Request): Promise<Response> => {
     const retry = request.clone();
+    const used = this.accessToken;
     const response = await this.send(request);
     if (response.status !== 401 || request.url.includes('/api/v1/auth/login')) return response;
     const problem = (await response.clone().json().catch(() => ({}))) as Problem;
+    // Parallel calls that expired together: the first refreshes; one answered after that refresh finished retries
+    // with the new token instead of refreshing again (a refresh token is good for one use).
+    if (problem.code === 'token_expired' && this.accessToken !== null && this.accessToken !== used) return this.send(retry);
     if (problem.code === 'token_expired' && (await this.refresh())) return this.send(retry);
     if ((problem.code === 'token_expired' || problem.code === 'unauthorized') && (await this.waitForSignIn())) return this.send(retry);
     return response;
