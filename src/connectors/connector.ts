@@ -130,6 +130,21 @@ export interface Connector {
   close(): Promise<void>;
 }
 
+/**
+ * The tables of a catalog read one page at a time in (schema, name) order: `readPage(after)` answers up to `pageSize`
+ * tables after the given key (the first page when undefined); a short page is the last.
+ */
+export async function* pagedCatalog(pageSize: number, readPage: (after: readonly [schema: string, name: string] | undefined) => Promise<CatalogTable[]>): AsyncIterable<CatalogTable> {
+  let after: [string, string] | undefined;
+  for (;;) {
+    const page = await readPage(after);
+    for (const t of page) yield t;
+    if (page.length < pageSize) return;
+    const last = page[page.length - 1] as CatalogTable;
+    after = [last.schema, last.name];
+  }
+}
+
 export function newStats(): ConnectorStats {
   return { catalog_queries: 0, catalog_rows: 0, sample_queries: 0, rows_read: 0 };
 }

@@ -11,6 +11,7 @@ import {
   effectiveFilters,
   newStats,
   option,
+  pagedCatalog,
   rowBound,
   sampleSizeOf,
   type CatalogFilters,
@@ -137,17 +138,10 @@ export class MysqlConnector implements Connector {
   async *listColumns(filters?: CatalogFilters): AsyncIterable<CatalogTable> {
     const f = effectiveFilters(this.spec, filters);
     const pageSize = option(this.options, 'catalogPageSize');
-    let after: [string, string] | undefined;
-    for (;;) {
-      const page = await this.readOnly('listing the catalog', (conn) => this.catalogPage(conn, f, after, pageSize));
-      for (const t of page) yield t;
-      if (page.length < pageSize) return;
-      const last = page[page.length - 1]!;
-      after = [last.schema, last.name];
-    }
+    yield* pagedCatalog(pageSize, (after) => this.readOnly('listing the catalog', (conn) => this.catalogPage(conn, f, after, pageSize)));
   }
 
-  private async catalogPage(conn: mysql.PoolConnection, f: Required<CatalogFilters>, after: [string, string] | undefined, pageSize: number): Promise<CatalogTable[]> {
+  private async catalogPage(conn: mysql.PoolConnection, f: Required<CatalogFilters>, after: readonly [string, string] | undefined, pageSize: number): Promise<CatalogTable[]> {
     const params: unknown[] = [];
     const d: FilterDialect = {
       param: (v) => {

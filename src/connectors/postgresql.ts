@@ -9,6 +9,7 @@ import {
   effectiveFilters,
   newStats,
   option,
+  pagedCatalog,
   rowBound,
   sampleSizeOf,
   type CatalogFilters,
@@ -119,18 +120,11 @@ export class PostgresConnector implements Connector {
   async *listColumns(filters?: CatalogFilters): AsyncIterable<CatalogTable> {
     const f = effectiveFilters(this.spec, filters);
     const pageSize = option(this.options, 'catalogPageSize');
-    let after: [string, string] | undefined;
-    for (;;) {
-      // One short transaction per page, so a slow consumer never holds a transaction open on the source.
-      const page = await this.readOnly('listing the catalog', (client) => this.catalogPage(client, f, after, pageSize));
-      for (const t of page) yield t;
-      if (page.length < pageSize) return;
-      const last = page[page.length - 1]!;
-      after = [last.schema, last.name];
-    }
+    // One short transaction per page, so a slow consumer never holds a transaction open on the source.
+    yield* pagedCatalog(pageSize, (after) => this.readOnly('listing the catalog', (client) => this.catalogPage(client, f, after, pageSize)));
   }
 
-  private async catalogPage(client: pg.PoolClient, f: Required<CatalogFilters>, after: [string, string] | undefined, pageSize: number): Promise<CatalogTable[]> {
+  private async catalogPage(client: pg.PoolClient, f: Required<CatalogFilters>, after: readonly [string, string] | undefined, pageSize: number): Promise<CatalogTable[]> {
     const params: unknown[] = [];
     const d: FilterDialect = {
       param: (v) => {

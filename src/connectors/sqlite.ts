@@ -12,6 +12,7 @@ import {
   effectiveFilters,
   newStats,
   option,
+  pagedCatalog,
   rowBound,
   sampleSizeOf,
   type CatalogFilters,
@@ -128,13 +129,7 @@ export class SqliteConnector implements Connector {
   async *listColumns(filters?: CatalogFilters): AsyncIterable<CatalogTable> {
     const f = effectiveFilters(this.spec, filters);
     const pageSize = option(this.options, 'catalogPageSize');
-    let after: string | undefined;
-    for (;;) {
-      const page = await this.exclusive(() => this.readOnly('listing the catalog', (db) => this.catalogPage(db, f, after, pageSize)));
-      for (const t of page) yield t;
-      if (page.length < pageSize) return;
-      after = page[page.length - 1]!.name;
-    }
+    yield* pagedCatalog(pageSize, (after) => this.exclusive(() => this.readOnly('listing the catalog', (db) => this.catalogPage(db, f, after?.[1], pageSize))));
   }
 
   private catalogPage(db: Database.Database, f: Required<CatalogFilters>, after: string | undefined, pageSize: number): CatalogTable[] {
