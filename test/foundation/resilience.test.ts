@@ -158,7 +158,9 @@ describe('graceful shutdown', () => {
         if ('error' in answer) refused = answer.error;
         else await new Promise((r) => setTimeout(r, 50));
       }
-      assert.equal(refused, 'ECONNREFUSED');
+      // Refused, or reset when the attempt landed in the kernel's accept queue just as the listening socket closed:
+      // either way the server takes no new connection (the 60 accepted ones are all answered below).
+      assert.ok(refused === 'ECONNREFUSED' || refused === 'ECONNRESET', `a new connection was ${refused ?? 'served'}`);
       assert.equal(child.exitCode, null, 'the server waits for the requests it accepted');
 
       // …while every request accepted before it is finished.
