@@ -196,6 +196,35 @@ export interface CatalogChangesTable {
   expanded: Generated<Bool>;
 }
 
+/** A scan of a data source's database (scans module); the row is also the job workers claim. */
+export interface ScansTable {
+  id: string;
+  datasource_id: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+  phase: string;
+  tables_done: Generated<number>;
+  tables_total: Generated<number>;
+  fields_done: Generated<number>;
+  fields_total: Generated<number>;
+  count_new: Generated<number>;
+  count_changed: Generated<number>;
+  count_removed: Generated<number>;
+  count_unchanged: Generated<number>;
+  count_classified: Generated<number>;
+  error: string | null;
+  /** The user who asked for it; null for a periodic scan. */
+  requested_by: string | null;
+  requested_by_name: string | null;
+  cancel_requested: Generated<Bool>;
+  /** Times a worker started or took over the scan. */
+  attempts: Generated<number>;
+  claimed_by: string | null;
+  heartbeat_at: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
 export interface DB {
   settings: SettingsTable;
   users: UsersTable;
@@ -212,6 +241,7 @@ export interface DB {
   metrics_queue: MetricsQueueTable;
   reclassify_queue: ReclassifyQueueTable;
   catalog_changes: CatalogChangesTable;
+  scans: ScansTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -223,3 +253,5 @@ export type FieldRow = Selectable<FieldsTable>;
 export type NewFieldRow = Insertable<FieldsTable>;
 export type AuditLogRow = Selectable<AuditLogTable>;
 export type LicenseRow = Selectable<LicensesTable>;
+export type ScanRow = Selectable<ScansTable>;
+export type NewScanRow = Insertable<ScansTable>;
