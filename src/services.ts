@@ -9,6 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import { createSecretBox } from './crypto/secret-box.js';
 import { WorkQueue } from './db/work-queue.js';
 import { createEmbedder, type Embedder } from './embeddings/embedder.js';
 import { AuditLogService } from './modules/audit/audit-log.service.js';
@@ -106,6 +107,8 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     audit,
     gate: license,
     fields: { deleteFieldsOfDatasource: (trx, id): Promise<number> => fields.deleteFieldsOfDatasource(trx, id) },
+    secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
+    scanSqliteDir: config.scanSqliteDir,
   });
   const classifier: ClassifierService = new ClassifierService({ taxonomy, confirmedNeighbours: (embeddings): Promise<ConfirmedNeighbour[][]> => metrics.confirmedNeighbours(embeddings) });
   const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, classifier });

@@ -65,6 +65,12 @@ export interface DatasourcesTable {
   is_sample: Bool;
   created_at: string;
   updated_at: string;
+  /** The connection object as JSON, without its password; null: not scannable. */
+  connection: string | null;
+  /** The password sealed by the secret box (context: the data source id); never the password itself. */
+  connection_password: string | null;
+  /** Hours between automatic scans (1–8760); null: none. */
+  scan_interval_hours: number | null;
 }
 
 export interface TagsTable {
