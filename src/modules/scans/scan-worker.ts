@@ -159,6 +159,11 @@ export class ScanWorker {
       this.deps.log.info({ scan: scan.id }, 'scan stopped: its data source was deleted');
       return;
     }
+    if (error instanceof AppError) {
+      // E.g. the stored password cannot be decrypted with the configured key: the detail says what to do.
+      await this.finish(scan, 'failed', error.detail);
+      return;
+    }
     // A failure of the app's own database or a bug: logged here (never with sample values: none are in app errors).
     this.deps.log.error({ err: error, scan: scan.id }, 'scan failed');
     await this.finish(scan, 'failed', 'internal error while scanning (see the service log)').catch((e: unknown) =>

@@ -5,28 +5,18 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
-import type { ConnectionSpec } from '../../connectors/index.js';
 import type { Database } from '../../db/database.js';
-import type { DatasourceRow, ScanRow } from '../../db/schema.js';
+import type { ScanRow } from '../../db/schema.js';
 import type { Caller } from '../../http/access.js';
-import { AppError, conflict, notFound, unprocessable } from '../../http/errors.js';
+import { AppError, conflict, notFound } from '../../http/errors.js';
 import { SYSTEM_ACTOR, type Actor, type AuditService } from '../audit/audit.service.js';
+import type { DatasourcesService } from '../datasources/datasources.service.js';
 import type { LicenseService } from '../license/license.service.js';
 import * as repo from './scans.repository.js';
 import type { ScanListQuery, ScanListResponse, ScanPhase, ScanResponse } from './scans.schemas.js';
 
 /** What scans need of a data source (the datasources module owns connections and their secrets). */
-export interface ScanTarget {
-  datasource: DatasourceRow;
-  /** The connection with its password decrypted, or null when the data source has none. */
-  connection: ConnectionSpec | null;
-  scanIntervalHours: number | null;
-}
-
-export interface ScanTargets {
-  getScanTarget(id: string): Promise<ScanTarget>;
-  listScheduledScans(): Promise<Array<{ datasourceId: string; scanIntervalHours: number }>>;
-}
+export type ScanTargets = Pick<DatasourcesService, 'getScanTarget' | 'listScheduledScans'>;
 
 export function toScanResponse(row: ScanRow): ScanResponse {
   const active = row.status === 'queued' || row.status === 'running';
@@ -86,13 +76,13 @@ export class ScansService {
   }
 
   /**
-   * Queues a scan of a data source: 404 unknown, 422 for a sample data source or one without a connection, 403 when
+   * Queues a scan of a data source: 404 unknown, 409 for a sample data source or one without a connection, 403 when
    * the license is not active, 409 when one is already queued or running.
    */
   async requestScan(caller: Caller, datasourceId: string): Promise<ScanResponse> {
     const target = await this.deps.datasources.getScanTarget(datasourceId);
-    if (target.datasource.is_sample === 1) throw unprocessable('A sample data source has no database to scan');
-    if (target.connection === null) throw unprocessable('The data source has no connection: give it one (PATCH /api/v1/datasources/{id}) to scan it');
+    if (target.datasource.is_sample === 1) throw conflict('A sample data source has no database to scan');
+    if (target.connection === null) throw conflict('The data source has no connection to scan: set one with PATCH /api/v1/datasources/{id}');
     const license = await this.deps.license.getStatus();
     if (license.computed_status !== 'active') throw new AppError('license_inactive', `Scans need an active license; it is ${license.computed_status}`);
     const row = this.newScan(datasourceId, caller);
