@@ -216,6 +216,12 @@ describeEachDatabase('data-source connections', (kind) => {
     }
     assert.equal((await list()).find((d) => d.id === inside.id)?.connection?.database, 'shop.db', 'a refused PATCH changed nothing');
 
+    // Switching a connection with a stored password to sqlite drops the password (a sqlite file has none).
+    const network = await createOk({ name: 'moving', type: 'postgresql', connection: { kind: 'postgresql', host: 'h', database: 'd', password: 'old-password' } });
+    const moved = await patch(network.id, { connection: { kind: 'sqlite', database: 'shop.db' } });
+    assert.equal(json<DatasourceBody>(moved).has_password, false);
+    assert.equal(await storedPassword(network.id), undefined);
+
     // A sqlite connection takes no network settings, and a password has no meaning for it.
     const withHost = await create({ name: 'odd', type: 'sqlite', connection: { kind: 'sqlite', database: 'shop.db', host: 'x', password: 'y' } });
     assert.equal(withHost.statusCode, 422);
