@@ -157,7 +157,8 @@ export class DatasourcesService {
           const after = this.checkConnection(body.connection);
           update.connection = JSON.stringify(after);
           if (update.connection !== existing.connection) changes.connection = { before, after };
-          if (body.connection.password === null) {
+          // A sqlite connection has no password: switching to one drops the stored password.
+          if (body.connection.password === null || after.kind === 'sqlite') {
             update.connection_password = null;
             passwordChanged = existing.connection_password !== null;
           } else if (typeof body.connection.password === 'string') {
