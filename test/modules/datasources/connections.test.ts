@@ -227,6 +227,20 @@ describeEachDatabase('data-source connections', (kind) => {
     assert.equal(withHost.statusCode, 422);
     assert.match(problem(withHost).detail, /host, password/);
 
+    // An instance without the scan folder refuses sqlite connections, new or stored.
+    const folderless = await buildTestApp(kind, { testDatabase: t.testDatabase, env: { FIELDLENS_SECRET_KEY: KEY_A } });
+    try {
+      const otherToken = await adminToken(folderless.app);
+      const stored = await folderless.app.inject({ method: 'POST', url: `/api/v1/datasources/${inside.id}/test-connection`, headers: bearer(otherToken) });
+      assert.equal(stored.statusCode, 422);
+      assert.match(problem(stored).detail, /FIELDLENS_SCAN_SQLITE_DIR/);
+      const fresh = await folderless.app.inject({ method: 'PATCH', url: `/api/v1/datasources/${inside.id}`, headers: bearer(otherToken), payload: { connection: { kind: 'sqlite', database: 'other.db' } } });
+      assert.equal(fresh.statusCode, 422);
+      assert.match(problem(fresh).detail, /FIELDLENS_SCAN_SQLITE_DIR/);
+    } finally {
+      await folderless.close();
+    }
+
     // A file that does not exist (yet) is accepted; its test names the cause.
     const missing = await createOk({ name: 'later', type: 'sqlite', connection: { kind: 'sqlite', database: 'later.db' } });
     const failed = await testConnection(missing.id);
