@@ -11,7 +11,7 @@ import { buildPhrases, NameMatcher, nameEvidence, type NameMatch } from './name-
 import { KIND_RULES } from './value-evidence.js';
 
 /** Bumped whenever the classifier's output can change for the same input, so stored results are re-evaluated. */
-export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.1.0';
+export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.2.0';
 
 export type EvidenceFactor = 'name' | 'table' | 'comment' | 'data_type' | 'values' | 'confirmed_fields' | 'anchor';
 
@@ -83,6 +83,11 @@ export interface Classification {
 const FALLBACK: Readonly<Record<string, string>> = {
   'Object name': 'Public product description',
   'Sort order': 'Metric value',
+  // Added with 1.2.0; before, these columns went to the tags that stand in.
+  Age: 'Date of birth',
+  'Marital status': 'Category',
+  'Time zone': 'Configuration setting',
+  'File reference': 'URL',
 };
 
 const DEFAULT_LEVELS = ['L1', 'L2', 'L3', 'L4', 'L5'];
