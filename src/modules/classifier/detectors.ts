@@ -150,10 +150,24 @@ const MARITAL = new Set(
 );
 const RE_MARITAL_PHRASE = /^(?:domestic partner(?:ship)?|civil partner(?:ship)?|registered partner(?:ship)?|never married|common[- ]law|living together|getrennt lebend|union libre|union civil|uniao estavel)$/i;
 
+// Area/Location names the runtime lists under another spelling (`Asia/Kolkata` where ICU lists `Asia/Calcutta`).
+const RE_TZ_NAME = /^(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc|US|Canada|Brazil|Mexico|Chile)\/[A-Za-z0-9_+\/-]{2,30}$/i;
+
+/** An IANA time zone name (or alias) or a UTC offset written as one. */
 export function isTimeZone(v: string): boolean {
-  return (v.length <= 40 && TIME_ZONES.has(v.toLowerCase())) || (v.length <= 12 && RE_TZ_OFFSET.test(v));
+  if (v.length <= 12 && RE_TZ_OFFSET.test(v)) return true;
+  if (v.length > 40) return false;
+  if (TIME_ZONES.has(v.toLowerCase())) return true;
+  if (!RE_TZ_NAME.test(v)) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: v });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
+/** A file name with a common extension, a storage URI, or a Windows drive or UNC path. */
 export function isFilePath(v: string): boolean {
   if (v.length > 400 || v.length < 4) return false;
   if (RE_STORAGE_URI.test(v) || RE_WINDOWS_PATH.test(v)) return true;
@@ -161,6 +175,7 @@ export function isFilePath(v: string): boolean {
   return m !== null && FILE_EXTENSIONS.has((m[1] as string).toLowerCase());
 }
 
+/** A marital status word or phrase (several languages, accents ignored). */
 export function isMaritalStatus(v: string): boolean {
   if (v.length > 25) return false;
   const plain = v.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '').replace(/\(e\)$/, '');
