@@ -151,7 +151,7 @@ const MARITAL = new Set(
 const RE_MARITAL_PHRASE = /^(?:domestic partner(?:ship)?|civil partner(?:ship)?|registered partner(?:ship)?|never married|common[- ]law|living together|getrennt lebend|union libre|union civil|uniao estavel)$/i;
 
 // Area/Location names the runtime lists under another spelling (`Asia/Kolkata` where ICU lists `Asia/Calcutta`).
-const RE_TZ_NAME = /^(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc|US|Canada|Brazil|Mexico|Chile)\/[A-Za-z0-9_+\/-]{2,30}$/i;
+const RE_TZ_NAME = /^(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc|US|Canada|Brazil|Mexico|Chile)\/[A-Za-z0-9_+/-]{2,30}$/i;
 
 /** An IANA time zone name (or alias) or a UTC offset written as one. */
 export function isTimeZone(v: string): boolean {
