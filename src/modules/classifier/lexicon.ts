@@ -126,7 +126,7 @@ export const TRANSLATE: Readonly<Record<string, string>> = {
 
 /** Leaf name → phrases (canonical words). */
 export const RULES: ReadonlyArray<readonly [string, string]> = [
-  ['Full name', 'full name|display name|contact name|person name|holder name|card holder|cardholder|account holder|legal name*2.6|middle name*3|maiden name|names*2.4|contact person|first last name*5|recipient name|beneficiary name|signatory|real name|courtesy title|cc owner|card owner|author name|beneficiary*3|reviewer name'],
+  ['Full name', 'full name|display name|contact name|person name|holder name|card holder|cardholder|account holder|legal name*2.6|middle name*3|maiden name|names*2.4|contact person|first last name*5|recipient name|beneficiary name|signatory|real name|courtesy title|cc owner|card owner|author name|beneficiary*3|reviewer name|direct reports*3.4'],
   ['First name', 'first name|given name|forename|christian name|firstname|prename'],
   ['Last name', 'last name|surname|family name|lastname|last name prefix'],
   ['Date of birth', 'birth date|birth*3.2|birthday|born*3|date birth|birth year*3.5|birthdate'],

@@ -294,3 +294,9 @@ test('confidence: an answer resting on the name alone is read with its own calib
   // The public result keeps its shape: no internal scores.
   assert.deepEqual(Object.keys(classifyField({ table_name: 'users', field_name: 'email' }, ctx)).sort(), ['chain_path', 'confidence', 'evidence', 'level', 'tag_id']);
 });
+
+test("a manager's direct reports are people when stored as text, keys when stored as numbers", () => {
+  assert.equal(leafOf({ table_name: 'employees', field_name: 'direct_reports', data_type: 'string[]' }), 'Full name');
+  assert.notEqual(leafOf({ table_name: 'employees', field_name: 'direct_reports', data_type: 'integer[]' }), 'Full name');
+  assert.equal(leafOf({ table_name: 'employees', field_name: 'reports_to', data_type: 'integer' }), 'Foreign key');
+});
