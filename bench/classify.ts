@@ -298,7 +298,8 @@ async function main(): Promise<void> {
   // are fitted on the whole own set; two-fold cross-validation shows them out of sample.
   const fitTables = (keep: (i: number) => boolean): { rich: ReturnType<typeof fitIsotonic>; thin: ReturnType<typeof fitIsotonic> } => ({
     rich: fitIsotonic(ownResult.points.filter((p, i) => keep(i) && p.corroborated), 30),
-    thin: fitIsotonic(namesOnly.points.filter((_, i) => keep(i)), 30),
+    // Both populations the name-only table serves: the own set read by names alone, and its fields that are not corroborated as they are.
+    thin: fitIsotonic([...namesOnly.points.filter((_, i) => keep(i)), ...ownResult.points.filter((p, i) => keep(i) && !p.corroborated)], 20),
   });
   const cv: Array<{ c: number; right: boolean }> = [];
   const cvNames: Array<{ c: number; right: boolean }> = [];
