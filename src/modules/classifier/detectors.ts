@@ -140,6 +140,7 @@ const FILE_EXTENSIONS: ReadonlySet<string> = new Set(
     'ico mp3 mp4 m4a mov avi mkv wav flac ogg webm zip gz tgz tar bz2 xz 7z rar parquet avro orc sql bak dat bin eml msg html htm css js ts py java').split(' '),
 );
 const RE_FILE_PATH = /^(?:[a-z]:[\\/]|\\\\|~?\/|\.{1,2}\/)?(?:[^\s\\/:*?"<>|]+[\\/])*[^\\/:*?"<>|]*[^\s\\/:*?"<>|.]\.([a-z0-9]{1,5})$/i;
+const RE_EXT_TAIL = /\.[A-Za-z][A-Za-z0-9]{0,4}$/;
 const RE_STORAGE_URI = /^(?:s3a?|gs|file|hdfs|abfss?|wasbs?|az):\/\/\S+$/i;
 const RE_WINDOWS_PATH = /^(?:[a-z]:\\|\\\\[^\\]+\\)\S/i;
 // Marital status words (English, German, French, Spanish, Portuguese, Dutch, Italian), compared without accents.
@@ -155,8 +156,14 @@ const RE_TZ_NAME = /^(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia
 
 /** An IANA time zone name (or alias) or a UTC offset written as one. */
 export function isTimeZone(v: string): boolean {
-  if (v.length <= 12 && RE_TZ_OFFSET.test(v)) return true;
   if (v.length > 40) return false;
+  // Cheap gates first: every zone name but UTC/GMT has a slash; offsets start with a sign, UTC or GMT.
+  if (!v.includes('/')) {
+    if (v.length > 12) return false;
+    const c = v.charCodeAt(0) | 0x20;
+    if (c !== 0x2b && c !== 0x2d && c !== 0x75 && c !== 0x67) return false;
+    return RE_TZ_OFFSET.test(v) || TIME_ZONES.has(v.toLowerCase());
+  }
   if (TIME_ZONES.has(v.toLowerCase())) return true;
   if (!RE_TZ_NAME.test(v)) return false;
   try {
@@ -178,7 +185,10 @@ export function isFilePath(v: string): boolean {
 /** A marital status word or phrase (several languages, accents ignored). */
 export function isMaritalStatus(v: string): boolean {
   if (v.length > 25) return false;
-  const plain = v.toLowerCase().normalize('NFD').replace(/\p{M}/gu, '').replace(/\(e\)$/, '');
+  const lower = v.toLowerCase();
+  if (MARITAL.has(lower)) return true;
+  // Accents and the French `(e)` only when there are any: most samples are plain ASCII words that are not statuses.
+  const plain = /[^\x20-\x7e]|\(e\)$/.test(lower) ? lower.normalize('NFD').replace(/\p{M}/gu, '').replace(/\(e\)$/, '') : lower;
   return MARITAL.has(plain) || RE_MARITAL_PHRASE.test(plain);
 }
 
@@ -415,7 +425,7 @@ export function detectValueKind(v: string): ValueKind {
   if (first === 36 /* $ */ && RE_CRYPT.test(v)) return 'password_hash';
   if (/^(?:https?|ftp):\/\/|^www\./i.test(v) && validator.isURL(v)) return 'url';
   if (isTimeZone(v)) return 'time_zone';
-  if ((v.includes('.') || v.includes('\\') || v.includes('://')) && isFilePath(v)) return 'file_path';
+  if ((RE_EXT_TAIL.test(v) || v.includes('\\') || v.includes('://')) && isFilePath(v)) return 'file_path';
   if (v.includes(':') || v.includes('.')) {
     if (v.length <= 45 && validator.isIP(v, 4)) return 'ipv4';
     if (v.length <= 45 && v.includes(':') && validator.isIP(v, 6)) return 'ipv6';

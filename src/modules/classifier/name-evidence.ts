@@ -272,8 +272,9 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
   }
 
   // `number_of_orders`, `NumberOfLogins`, `count_of_items`: a count, whatever is counted.
-  const raw = splitWords(typeof input.field_name === 'string' ? input.field_name : '');
-  if (structural === null && raw.some((w, i) => w === 'of' && i > 0 && COUNT_HEADS.has(raw[i - 1] as string) && i + 1 < raw.length)) {
+  const fieldName = typeof input.field_name === 'string' ? input.field_name : '';
+  const raw = structural === null && /of/i.test(fieldName) ? splitWords(fieldName) : [];
+  if (raw.some((w, i) => w === 'of' && i > 0 && COUNT_HEADS.has(raw[i - 1] as string) && i + 1 < raw.length)) {
     keep(byName, { leaf: 'Metric value', score: 4.2, factor: 'name', detail: `column name starts '${raw[raw.indexOf('of') - 1]} of': a count` });
   }
 
