@@ -12,6 +12,7 @@ import {
 import { typeAllows, typeFamily } from '../../../src/modules/classifier/data-type-gate.js';
 import { buildPhrases, NameMatcher } from '../../../src/modules/classifier/name-evidence.js';
 import { calibrate, fitIsotonic } from '../../../src/modules/classifier/calibration.js';
+import { formatFingerprint, summaryFromFingerprint } from '../../../src/modules/classifier/detectors.js';
 import { flattenTaxonomy } from '../../../src/modules/taxonomy/default-taxonomy.js';
 
 const flat = flattenTaxonomy();
@@ -299,4 +300,12 @@ test("a manager's direct reports are people when stored as text, keys when store
   assert.equal(leafOf({ table_name: 'employees', field_name: 'direct_reports', data_type: 'string[]' }), 'Full name');
   assert.notEqual(leafOf({ table_name: 'employees', field_name: 'direct_reports', data_type: 'integer[]' }), 'Full name');
   assert.equal(leafOf({ table_name: 'employees', field_name: 'reports_to', data_type: 'integer' }), 'Foreign key');
+});
+
+test('re-evaluation without samples: a stored fingerprint of the new kinds still speaks for their tags', () => {
+  const fp = formatFingerprint(['Europe/Berlin', 'UTC', 'Asia/Tokyo', '+02:00']);
+  assert.equal(fp, 'time_zone:1');
+  assert.equal(leafOf({ table_name: 'stage', field_name: 'col3', value_summary: summaryFromFingerprint(fp) }), 'Time zone');
+  const files = formatFingerprint(['a/1.pdf', 'b/2.pdf', 'c/3.png']);
+  assert.equal(leafOf({ table_name: 'stage', field_name: 'col4', value_summary: summaryFromFingerprint(files) }), 'File reference');
 });
