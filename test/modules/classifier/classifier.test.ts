@@ -309,3 +309,14 @@ test('re-evaluation without samples: a stored fingerprint of the new kinds still
   const files = formatFingerprint(['a/1.pdf', 'b/2.pdf', 'c/3.png']);
   assert.equal(leafOf({ table_name: 'stage', field_name: 'col4', value_summary: summaryFromFingerprint(files) }), 'File reference');
 });
+
+test('the isotonic fit never splits equal scores, and a large group of them is a step of its own', () => {
+  // 20 fields nothing spoke for (score 0, all wrong), then 60 with rising scores (all right).
+  const points = [...Array.from({ length: 20 }, () => ({ raw: 0, right: false })), ...Array.from({ length: 60 }, (_, i) => ({ raw: 1 + i / 10, right: true }))];
+  const table = fitIsotonic(points, 30);
+  assert.deepEqual(table[0], [0, 0], 'the tie group keeps its own share instead of being averaged with its neighbours');
+  assert.ok(calibrate(0, table) === 0 && calibrate(5, table) > 0.9);
+  // A small tie group does not make a step of its own.
+  const small = fitIsotonic([...Array.from({ length: 5 }, () => ({ raw: 0, right: false })), ...Array.from({ length: 55 }, (_, i) => ({ raw: 1 + i / 10, right: true }))], 30);
+  assert.notDeepEqual(small[0], [0, 0]);
+});
