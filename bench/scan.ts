@@ -4,7 +4,8 @@
 // process's peak RSS (VmHWM) and the rows read per table on the source (pg_stat_user_tables: seq_tup_read +
 // idx_tup_fetch deltas), max and for the 10M-row tables, to show no table is read in full.
 // App database: SQLite in a temp folder, or PostgreSQL (a throw-away schema) when BENCH_DATABASE_URL is set.
-// Run: node --import tsx bench/scan.ts   (BENCH_SOURCE_URL as for scan-source.ts; BENCH_INCLUDE_SCHEMAS=hr,crm to scan part)
+// Run: MALLOC_ARENA_MAX=2 node --heap-growing-percent=50 --import tsx bench/scan.ts   (the memory settings `npm start`
+// uses; BENCH_SOURCE_URL as for scan-source.ts; BENCH_INCLUDE_SCHEMAS=hr,crm to scan part)
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
