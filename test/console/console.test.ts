@@ -307,6 +307,8 @@ describe('web console [sqlite]', () => {
     await page.getByRole('cell', { name: 'user.created' }).first().waitFor();
     await page.getByLabel('Action').fill('field.deferred');
     await page.getByRole('button', { name: 'Apply' }).click();
+    // The unfiltered page already shows the deferral: wait until the filtered answer has replaced every row.
+    await page.locator('table.audit tbody tr').filter({ hasNotText: 'field.deferred' }).first().waitFor({ state: 'detached' });
     await page.getByRole('cell', { name: 'field.deferred' }).first().waitFor();
     const shown = await page.locator('table.audit tbody tr').count();
     assert.equal(await page.getByRole('cell', { name: 'field.deferred' }).count(), shown);
