@@ -24,12 +24,19 @@ export interface ImportedCatalog {
   close(): Promise<void>;
 }
 
-export async function importFlippedCatalog(seed: number, flipSeed: number, share: number, mode: ErrorMode = 'random'): Promise<ImportedCatalog> {
+export async function importFlippedCatalog(
+  seed: number,
+  flipSeed: number,
+  share: number,
+  mode: ErrorMode = 'random',
+  prepare?: (worker: ImportedCatalog['app']['services']['metricsWorker']) => void,
+): Promise<ImportedCatalog> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-quality-'));
   const config = loadConfig({ DATABASE_URL: `sqlite:${path.join(dir, 'q.db')}`, FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_ADMIN_PASSWORD: 'quality-bench-passphrase-0001', LOG_LEVEL: 'warn' });
   const database = openDatabase(config.database);
   const app = await buildApp({ config, database, logStream: pino.destination(2) });
   await app.services.bootstrap();
+  prepare?.(app.services.metricsWorker);
   const close = async (): Promise<void> => {
     await app.close();
     await database.close();

@@ -12,7 +12,7 @@ import { notFound } from '../../http/errors.js';
 import type { FieldSort } from './fields.schemas.js';
 
 /** A field as the API shows it: every column but the embedding, plus its tag's chain path. */
-export type FieldListRow = Omit<FieldRow, 'embedding'> & { classification_chain_path: string };
+export type FieldListRow = Omit<FieldRow, 'embedding' | 'predicted_tag_id' | 'predicted_level' | 'predicted_confidence'> & { classification_chain_path: string; suggested_chain_path: string | null };
 
 export interface FieldFilter {
   datasource_id?: string;
@@ -58,6 +58,10 @@ const FIELD_COLUMNS = [
   'fields.classification_evidence',
   'fields.value_summary',
   'fields.classified_with',
+  'fields.suggested_tag_id',
+  'fields.suggested_level',
+  'fields.suggested_confidence',
+  'fields.risk',
   'fields.created_at',
   'fields.updated_at',
 ] as const;
@@ -66,8 +70,9 @@ function selectFields(db: Queryable) {
   return db
     .selectFrom('fields')
     .innerJoin('tags', 'tags.id', 'fields.tag_id')
+    .leftJoin('tags as suggested', 'suggested.id', 'fields.suggested_tag_id')
     .select(FIELD_COLUMNS)
-    .select('tags.chain_path as classification_chain_path');
+    .select(['tags.chain_path as classification_chain_path', 'suggested.chain_path as suggested_chain_path']);
 }
 
 export async function findFieldById(db: Queryable, id: string): Promise<FieldListRow | undefined> {
@@ -106,6 +111,9 @@ export async function upsertFields(db: Queryable, rows: readonly NewFieldRow[]):
             classification_evidence: sql<string | null>`case when ${KEEP} then fields.classification_evidence else excluded.classification_evidence end`,
             classified_with: sql<string | null>`case when ${KEEP} then fields.classified_with else excluded.classified_with end`,
             value_summary: eb.ref('excluded.value_summary'),
+            predicted_tag_id: eb.ref('excluded.predicted_tag_id'),
+            predicted_level: eb.ref('excluded.predicted_level'),
+            predicted_confidence: eb.ref('excluded.predicted_confidence'),
             review_status: sql<FieldRow['review_status']>`case when not (${KEEP}) and (fields.tag_id <> excluded.tag_id or fields.level <> excluded.level) then 'unreviewed' else fields.review_status end`,
             updated_at: eb.ref('excluded.updated_at'),
           })),
@@ -160,23 +168,23 @@ export async function listFields(db: Queryable, filter: FieldFilter, sort: Field
       q = q.orderBy('fields.updated_at', 'desc').orderBy('fields.id', 'desc');
       break;
     case 'outlier_score':
-      if (after) q = q.where((eb) => afterOutlier(eb, after));
+      if (after) q = q.where((eb) => afterOutlier(eb, after, 'fields.outlier_score'));
       q = q.orderBy('fields.outlier_score', (ob) => ob.desc().nullsLast()).orderBy('fields.id', 'desc');
+      break;
+    case 'risk':
+      if (after) q = q.where((eb) => afterOutlier(eb, after, 'fields.risk'));
+      q = q.orderBy('fields.risk', (ob) => ob.desc().nullsLast()).orderBy('fields.id', 'desc');
       break;
   }
   return q.limit(limit).execute();
 }
 
-/** Keyset for "outlier_score desc nulls last, id desc". */
-function afterOutlier(eb: ExpressionBuilder<DB, 'fields' | 'tags'>, after: FieldKeyset) {
-  if (after.value === null) return eb.and([eb('fields.outlier_score', 'is', null), eb('fields.id', '<', after.id)]);
+/** Keyset for "<column> desc nulls last, id desc" (outlier_score or risk, both `real`). */
+function afterOutlier(eb: ExpressionBuilder<DB, 'fields' | 'tags'>, after: FieldKeyset, column: 'fields.outlier_score' | 'fields.risk') {
+  if (after.value === null) return eb.and([eb(column, 'is', null), eb('fields.id', '<', after.id)]);
   // Compare as the column's type: PostgreSQL stores real (float4), and 0.1 as float8 is not 0.1 as float4.
   const value = sql<number>`cast(${after.value} as real)`;
-  return eb.or([
-    eb('fields.outlier_score', '<', value),
-    eb.and([eb('fields.outlier_score', '=', value), eb('fields.id', '<', after.id)]),
-    eb('fields.outlier_score', 'is', null),
-  ]);
+  return eb.or([eb(column, '<', value), eb.and([eb(column, '=', value), eb('fields.id', '<', after.id)]), eb(column, 'is', null)]);
 }
 
 /** Chunk size for `IN (…)` lists: well under both dialects' parameter limits. */
@@ -256,9 +264,13 @@ export interface CatalogFieldRow {
   level: string;
   review_status: FieldRow['review_status'];
   embedding: Uint8Array | null;
+  /** The classifier's view (fields.predicted_*); absent or null when unknown. */
+  predicted_tag_id?: number | null;
+  predicted_level?: string | null;
+  predicted_confidence?: number | null;
 }
 
-const CATALOG_COLUMNS = ['id', 'tag_id', 'level', 'review_status', 'embedding'] as const;
+const CATALOG_COLUMNS = ['id', 'tag_id', 'level', 'review_status', 'embedding', 'predicted_tag_id', 'predicted_level', 'predicted_confidence'] as const;
 
 export async function countFields(db: Queryable): Promise<number> {
   const row = await db.selectFrom('fields').select((s) => s.fn.countAll<number>().as('n')).executeTakeFirst();
@@ -275,6 +287,15 @@ export async function listCatalogFields(db: Queryable, afterId: string | null, l
 export async function findCatalogFields(db: Queryable, ids: readonly string[]): Promise<CatalogFieldRow[]> {
   const out: CatalogFieldRow[] = [];
   for (const part of sortedChunks(ids)) out.push(...(await db.selectFrom('fields').select(CATALOG_COLUMNS).where('id', 'in', part).execute()));
+  return out;
+}
+
+/** When each of the given fields was last reviewed (null: never). */
+export async function findReviewedAt(db: Queryable, ids: readonly string[]): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  for (const part of sortedChunks(ids)) {
+    for (const r of await db.selectFrom('fields').select(['id', 'reviewed_at']).where('id', 'in', part).execute()) out.set(r.id, r.reviewed_at);
+  }
   return out;
 }
 
@@ -315,7 +336,17 @@ export async function lockForMetrics(trx: Tx, ids: readonly string[]): Promise<S
 }
 
 /** Mirrors the outlier score and severity of the metrics onto the field rows (the list filters and sorts on them). */
-export async function setOutlierScores(trx: Tx, rows: ReadonlyArray<{ id: string; outlier_score: number; severity: NonNullable<FieldRow['severity']> }>): Promise<void> {
+export interface OutlierMirror {
+  id: string;
+  outlier_score: number;
+  severity: NonNullable<FieldRow['severity']>;
+  risk: number;
+  suggested_tag_id: number | null;
+  suggested_level: string | null;
+  suggested_confidence: number | null;
+}
+
+export async function setOutlierScores(trx: Tx, rows: readonly OutlierMirror[]): Promise<void> {
   const sorted = [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (let i = 0; i < sorted.length; i += CHUNK) {
     const part = sorted.slice(i, i + CHUNK);
@@ -323,12 +354,13 @@ export async function setOutlierScores(trx: Tx, rows: ReadonlyArray<{ id: string
     const values = sql.join(
       part.map((r, j) =>
         j === 0 && isPostgres(trx)
-          ? sql`(${r.id}::text, ${r.outlier_score}::double precision, ${r.severity}::text)`
-          : sql`(${r.id}, ${r.outlier_score}, ${r.severity})`,
+          ? sql`(${r.id}::text, ${r.outlier_score}::double precision, ${r.severity}::text, ${r.risk}::double precision, ${r.suggested_tag_id}::integer, ${r.suggested_level}::text, ${r.suggested_confidence}::double precision)`
+          : sql`(${r.id}, ${r.outlier_score}, ${r.severity}, ${r.risk}, ${r.suggested_tag_id}, ${r.suggested_level}, ${r.suggested_confidence})`,
       ),
     );
-    await sql`with v(id, score, severity) as (values ${values})
-      update fields set outlier_score = v.score, severity = v.severity from v where fields.id = v.id`.execute(trx);
+    await sql`with v(id, score, severity, risk, s_tag, s_level, s_conf) as (values ${values})
+      update fields set outlier_score = v.score, severity = v.severity, risk = v.risk, suggested_tag_id = v.s_tag, suggested_level = v.s_level,
+        suggested_confidence = v.s_conf from v where fields.id = v.id`.execute(trx);
   }
 }
 
@@ -371,6 +403,7 @@ export async function applyReclassification(
   id: string,
   change: { tag_id: number; level: string; confidence: number; evidence: string; classified_with: string; updated_at: string },
 ): Promise<'changed' | 'same' | 'skipped'> {
+  // The classifier's view is the new classification itself (a field it chose).
   const before = await trx.selectFrom('fields').select(['tag_id', 'level']).where('id', '=', id).where(RECLASSIFIABLE).executeTakeFirst();
   if (!before) return 'skipped';
   const moved = before.tag_id !== change.tag_id || before.level !== change.level;
@@ -382,6 +415,9 @@ export async function applyReclassification(
       classification_confidence: change.confidence,
       classification_evidence: change.evidence,
       classified_with: change.classified_with,
+      predicted_tag_id: change.tag_id,
+      predicted_level: change.level,
+      predicted_confidence: change.confidence,
       ...(moved ? { review_status: 'unreviewed' as const, updated_at: change.updated_at } : {}),
     })
     .where('id', '=', id)

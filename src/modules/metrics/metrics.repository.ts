@@ -64,6 +64,15 @@ export async function findStoredMetrics(database: Database, ids: readonly string
   return out;
 }
 
+/** The stored confirmed-field basis of the given fields (absent or null: none). */
+export async function findConfirmedBasis(db: Queryable, ids: readonly string[]): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  for (const part of chunks(ids)) {
+    for (const r of await db.selectFrom('field_metrics').select(['field_id', 'confirmed_basis']).where('field_id', 'in', part).execute()) out.set(r.field_id, r.confirmed_basis);
+  }
+  return out;
+}
+
 /** The fields whose stored metrics name one of `ids` as their nearest field. */
 export async function fieldsNamingNearest(db: Queryable, ids: readonly string[]): Promise<string[]> {
   const out: string[] = [];

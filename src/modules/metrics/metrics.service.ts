@@ -115,6 +115,8 @@ export class MetricsService {
     const state = this.deps.replica.current;
     if (!state || embeddings.length === 0) return embeddings.map(() => []);
     await this.deps.replica.sync();
+    // No confirmed field anywhere (a first import): nothing to search for.
+    if (![...state.tags.values()].some((t) => t.confirmedCount > 0)) return embeddings.map(() => []);
     const out: Array<Array<{ similarity: number; tag_id: number; level: string }>> = [];
     for (let i = 0; i < embeddings.length; i += CONFIRMED_SEARCH_CHUNK) {
       const found = await state.search(embeddings.slice(i, i + CONFIRMED_SEARCH_CHUNK).map(normalize), CONFIRMED_NEIGHBOURS);
