@@ -118,7 +118,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
   const metricsWorker = new MetricsWorker({ database, clock, log, queue: metricsQueue, replica, staleness, fields, taxonomy, severity: config.severity });
   const reclassifyQueue = new WorkQueue(database, { table: 'reclassify_queue', key: 'field_id', abandonedAfterMs: CLAIM_ABANDONED_MS });
   const reclassifyWorker = new ReclassifyWorker({ database, clock, log, audit, queue: reclassifyQueue, classifier });
-  const metrics = new MetricsService({ database, replica, worker: metricsWorker, staleness, fields, license, dimensions: embedder.dimensions });
+  const metrics = new MetricsService({ database, replica, worker: metricsWorker, staleness, fields, license, taxonomy, dimensions: embedder.dimensions });
 
   let pruneTimer: NodeJS.Timeout | undefined;
   return {

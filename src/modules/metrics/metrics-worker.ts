@@ -80,6 +80,13 @@ interface Measured extends FieldMeasurement {
   confirmed: boolean;
 }
 
+/**
+ * A suggestion is offered from this outlier score on (or the medium threshold when lower): below it the current
+ * classification is taken as the best. Lower than `medium` so that a field the evidence doubts but cannot yet call
+ * likely wrong (a lone field in a small catalog, known only from its own name and formats) still shows the alternative.
+ */
+export const SUGGEST_FROM = 0.15;
+
 /** Nearest fields whose classifications make up a confirmed field's neighbourhood (its basis). */
 const BASIS_NEIGHBOURS = 5;
 
@@ -457,7 +464,7 @@ export class MetricsWorker {
       this.featureLog?.set(id, input);
       const score = outlierScore(input);
       const severity = severityOf(score, this.deps.severity);
-      const suggestion = suggestClassification({ tagId, level, neighbours, predicted, margins, evidence, outlierScore: score, threshold: this.deps.severity.medium, usualLevel, rank });
+      const suggestion = suggestClassification({ tagId, level, neighbours, predicted, margins, evidence, outlierScore: score, threshold: Math.min(SUGGEST_FROM, this.deps.severity.medium), usualLevel, rank });
       const risk = riskOf(score, severity, level, suggestion, rank);
       // A nearest field deleted since the search has no name (and its deletion makes this field stale again).
       const nearestName = nearest ? names.get(nearest.id) : undefined;

@@ -22,6 +22,9 @@ const ITEM_COLUMNS = [
   'nearest_field_id',
   'nearest_field_name',
   'reason',
+  'suggested_tag_id',
+  'suggested_level',
+  'suggested_confidence',
 ] as const satisfies ReadonlyArray<keyof FieldMetricsRow>;
 
 export type StoredMetricsRow = Pick<FieldMetricsRow, (typeof ITEM_COLUMNS)[number]>;
