@@ -77,7 +77,7 @@ export function reasonFor(input: ReasonInput): string {
       if (sentences.length >= 2) break;
       if (kind === 'neighbours' && n && !n.sameClassification && (!s || s.sameTag || n.sameTagAsSuggestion)) {
         sentences.push(`${nearestPhrase} is classified ${n.classification}, not ${input.classification}.`);
-      } else if (kind === 'neighbours' && s && !s.sameTag && s.by !== 'level') {
+      } else if (kind === 'neighbours' && s && !s.sameTag && s.by === 'neighbours') {
         sentences.push(`Its nearest fields are mostly classified ${s.classification}, not ${input.classification}.`);
       } else if (kind === 'classifier' && input.classifier) {
         sentences.push(
