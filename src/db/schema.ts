@@ -116,6 +116,8 @@ export interface FieldsTable {
   predicted_tag_id: number | null;
   predicted_level: string | null;
   predicted_confidence: number | null;
+  /** Classifier and taxonomy version of that view. */
+  predicted_with: string | null;
   /** Mirrored from the stored metrics: the classification that fits better than the current one, or null. */
   suggested_tag_id: number | null;
   suggested_level: string | null;

@@ -10,7 +10,10 @@ import type { MigrationFactory } from './index.js';
  *   current one, or null; `fields.risk`: the review-order key of `GET /fields?sort=risk` (indexed like outlier_score).
  * - `field_metrics.confirmed_basis`: for a confirmed field, its neighbourhood when it was first measured after the
  *   confirmation; a confirmed field leaves the top of the queue until that neighbourhood changes.
- * Existing metrics are recomputed (queued) so that every field gets the new columns.
+ * - `fields.predicted_with`: the classifier and taxonomy version of the view; the re-classification worker refreshes
+ *   views made with another (and fills those of fields imported before this release).
+ * The change-log triggers also fire when the view changes (the metrics weigh it). Existing metrics are recomputed
+ * (queued) so that every field gets the new columns.
  */
 export const outlierEvidence: MigrationFactory = (kind) => ({
   async up(db: Kysely<unknown>): Promise<void> {
@@ -22,6 +25,7 @@ export const outlierEvidence: MigrationFactory = (kind) => ({
       ['suggested_tag_id', 'integer'],
       ['suggested_level', 'text'],
       ['suggested_confidence', float],
+      ['predicted_with', 'text'],
       ['risk', 'real'],
     ] as const) {
       await db.schema.alterTable('fields').addColumn(name, sql.raw(type)).execute();
@@ -33,6 +37,16 @@ export const outlierEvidence: MigrationFactory = (kind) => ({
       ['confirmed_basis', 'text'],
     ] as const) {
       await db.schema.alterTable('field_metrics').addColumn(name, sql.raw(type)).execute();
+    }
+    const columns = sql.raw('tag_id, level, embedding, review_status, table_name, field_name, predicted_tag_id, predicted_level');
+    if (kind === 'postgres') {
+      await sql`drop trigger fields_catalog_change on fields`.execute(db);
+      await sql`create trigger fields_catalog_change after insert or delete or update of ${columns}
+        on fields for each row execute function fieldlens_field_changed()`.execute(db);
+    } else {
+      await sql`drop trigger fields_catalog_update`.execute(db);
+      await sql`create trigger fields_catalog_update after update of ${columns} on fields
+        begin insert into catalog_changes(field_id, tag_id, level, old_tag_id, old_level) values (new.id, new.tag_id, new.level, old.tag_id, old.level); end`.execute(db);
     }
     await db.schema.createIndex('fields_risk_idx').on('fields').columns(['risk', 'id']).execute();
     await sql`insert into metrics_queue (field_id, token, enqueued_at)

@@ -12,7 +12,7 @@ import { notFound } from '../../http/errors.js';
 import type { FieldSort } from './fields.schemas.js';
 
 /** A field as the API shows it: every column but the embedding, plus its tag's chain path. */
-export type FieldListRow = Omit<FieldRow, 'embedding' | 'predicted_tag_id' | 'predicted_level' | 'predicted_confidence'> & { classification_chain_path: string; suggested_chain_path: string | null };
+export type FieldListRow = Omit<FieldRow, 'embedding' | 'predicted_tag_id' | 'predicted_level' | 'predicted_confidence' | 'predicted_with'> & { classification_chain_path: string; suggested_chain_path: string | null };
 
 export interface FieldFilter {
   datasource_id?: string;
@@ -114,6 +114,7 @@ export async function upsertFields(db: Queryable, rows: readonly NewFieldRow[]):
             predicted_tag_id: eb.ref('excluded.predicted_tag_id'),
             predicted_level: eb.ref('excluded.predicted_level'),
             predicted_confidence: eb.ref('excluded.predicted_confidence'),
+            predicted_with: eb.ref('excluded.predicted_with'),
             review_status: sql<FieldRow['review_status']>`case when not (${KEEP}) and (fields.tag_id <> excluded.tag_id or fields.level <> excluded.level) then 'unreviewed' else fields.review_status end`,
             updated_at: eb.ref('excluded.updated_at'),
           })),
@@ -369,29 +370,53 @@ export async function setOutlierScores(trx: Tx, rows: readonly OutlierMirror[]):
 /** The fields the classifier may classify again: chosen by it, neither confirmed nor locked. */
 const RECLASSIFIABLE = sql<boolean>`classification_source = 'classifier' and locked = 0 and review_status <> 'confirmed'`;
 
-/** Queues every re-classifiable field classified with another classifier or taxonomy than `key`. */
+/** The classifier's view of the field was made with another classifier or taxonomy than `key` (or never). */
+const VIEW_OUTDATED = (key: string) => sql<boolean>`(predicted_with is null or predicted_with <> ${key})`;
+
+/**
+ * Queues every re-classifiable field classified with another classifier or taxonomy than `key`, and every field whose
+ * classifier view (fields.predicted_*) was made with another (or never: fields imported before the view existed).
+ */
 export async function enqueueOutdatedClassifications(trx: Tx, key: string, now: string, token: string): Promise<void> {
   await sql`insert into reclassify_queue (field_id, token, enqueued_at)
-    select id, ${token}, ${now} from fields where ${RECLASSIFIABLE} and (classified_with is null or classified_with <> ${key})
+    select id, ${token}, ${now} from fields where (${RECLASSIFIABLE} and (classified_with is null or classified_with <> ${key})) or ${VIEW_OUTDATED(key)}
     on conflict (field_id) do nothing`.execute(trx);
 }
 
-export type ReclassificationRow = Pick<FieldRow, 'id' | 'table_name' | 'field_name' | 'data_type' | 'comment' | 'value_summary' | 'embedding'>;
+export type ReclassificationRow = Pick<FieldRow, 'id' | 'table_name' | 'field_name' | 'data_type' | 'comment' | 'value_summary' | 'embedding' | 'predicted_tag_id' | 'predicted_level'> & {
+  /** Whether the classifier may change its classification (else only its view is refreshed). */
+  reclassifiable: boolean;
+};
 
-/** What the classifier needs of the given fields that are still re-classifiable. */
+/** What the classifier needs of the given fields (all of them: a field that is not re-classifiable still gets its view). */
 export async function findForReclassification(db: Queryable, ids: readonly string[]): Promise<ReclassificationRow[]> {
   const out: ReclassificationRow[] = [];
   for (const part of sortedChunks(ids)) {
-    out.push(
-      ...(await db
-        .selectFrom('fields')
-        .select(['id', 'table_name', 'field_name', 'data_type', 'comment', 'value_summary', 'embedding'])
-        .where('id', 'in', part)
-        .where(RECLASSIFIABLE)
-        .execute()),
-    );
+    const rows = await db
+      .selectFrom('fields')
+      .select(['id', 'table_name', 'field_name', 'data_type', 'comment', 'value_summary', 'embedding', 'predicted_tag_id', 'predicted_level', sql<number>`case when ${RECLASSIFIABLE} then 1 else 0 end`.as('reclassifiable')])
+      .where('id', 'in', part)
+      .execute();
+    out.push(...rows.map((r) => ({ ...r, reclassifiable: Number(r.reclassifiable) === 1 })));
   }
   return out;
+}
+
+/**
+ * Stores the classifier's view of a field (its classification is not touched). The view's tag and level are written
+ * only when they change: they are in the change log's trigger, and an unchanged view must not make metrics stale.
+ */
+export async function applyPrediction(
+  trx: Tx,
+  row: Pick<ReclassificationRow, 'id' | 'predicted_tag_id' | 'predicted_level'>,
+  view: { tag_id: number; level: string; confidence: number; predicted_with: string },
+): Promise<void> {
+  const moved = row.predicted_tag_id !== view.tag_id || row.predicted_level !== view.level;
+  await trx
+    .updateTable('fields')
+    .set({ predicted_confidence: view.confidence, predicted_with: view.predicted_with, ...(moved ? { predicted_tag_id: view.tag_id, predicted_level: view.level } : {}) })
+    .where('id', '=', row.id)
+    .execute();
 }
 
 /**
@@ -418,6 +443,7 @@ export async function applyReclassification(
       predicted_tag_id: change.tag_id,
       predicted_level: change.level,
       predicted_confidence: change.confidence,
+      predicted_with: change.classified_with,
       ...(moved ? { review_status: 'unreviewed' as const, updated_at: change.updated_at } : {}),
     })
     .where('id', '=', id)

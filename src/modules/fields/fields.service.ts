@@ -316,6 +316,7 @@ export class FieldsService {
         predicted_tag_id: (classified.results[i] as Classification).tag_id,
         predicted_level: (classified.results[i] as Classification).level,
         predicted_confidence: (classified.results[i] as Classification).confidence,
+        predicted_with: classified.versionKey,
         ...(auto
           ? { classification_source: 'classifier', classification_confidence: auto.confidence, classification_evidence: JSON.stringify(auto.evidence), classified_with: classified.versionKey }
           : { classification_source: 'import', classification_confidence: null, classification_evidence: null, classified_with: null }),

@@ -189,4 +189,22 @@ describeEachDatabase('a small catalog', (kind) => {
       assert.notEqual(field.severity, 'high', `${name} ${field.outlier_score}`);
     }
   });
+
+  it("fills the classifier's view of fields that have none (imported before it existed), and the metrics follow", async () => {
+    const ssn = await t.database.db.selectFrom('fields').select(['id', 'predicted_tag_id', 'predicted_level']).where('field_name', '=', 'ssn').executeTakeFirstOrThrow();
+    assert.ok(ssn.predicted_tag_id !== null);
+    await t.database.db.updateTable('fields').set({ predicted_tag_id: null, predicted_level: null, predicted_confidence: null, predicted_with: null }).where('id', '=', ssn.id).execute();
+    await t.app.services.metricsWorker.drain();
+    const without = json<FieldItem>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${ssn.id}`, headers: bearer(token) }));
+    assert.equal(without.suggested_classification, null);
+    await t.app.services.reclassifyWorker.drain();
+    const filled = await t.database.db.selectFrom('fields').select(['predicted_tag_id', 'predicted_level', 'predicted_with']).where('id', '=', ssn.id).executeTakeFirstOrThrow();
+    assert.equal(filled.predicted_tag_id, ssn.predicted_tag_id);
+    assert.equal(filled.predicted_level, ssn.predicted_level);
+    assert.ok(filled.predicted_with);
+    await t.app.services.metricsWorker.drain();
+    const back = json<FieldItem>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${ssn.id}`, headers: bearer(token) }));
+    assert.equal(back.suggested_classification?.chain_path, 'Personal/Identity/National ID number');
+    assert.ok(back.outlier_score! > without.outlier_score!);
+  });
 });
