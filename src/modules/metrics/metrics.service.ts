@@ -61,7 +61,8 @@ export class MetricsService {
     const nearestIds = new Set<string>();
     for (const r of stored) if (r.nearest_field_id !== null) nearestIds.add(r.nearest_field_id);
     const nearestAlive = await this.existingFields([...nearestIds]);
-    const tags = await this.deps.taxonomy.tagIndex();
+    // Tag paths only when a suggestion needs one (one small query less for a list of fields that fit).
+    const tags = stored.some((r) => r.suggested_tag_id !== null) ? await this.deps.taxonomy.tagIndex() : null;
 
     // mean cos to the other listed fields = e · (S − e) / (n − 1), with S the sum of the list's unit embeddings.
     const sum = new Float32Array(this.deps.dimensions);
@@ -71,7 +72,7 @@ export class MetricsService {
       const r = byId.get(id) as repo.StoredMetricsRow;
       const e = unit.get(id);
       const mean = e && inList > 1 ? clampNum((dot(e, sum) - dot(e, e)) / (inList - 1), -1, 1) : 1;
-      const path = r.suggested_tag_id !== null ? tags.byId.get(r.suggested_tag_id)?.chain_path : undefined;
+      const path = r.suggested_tag_id !== null ? tags?.byId.get(r.suggested_tag_id)?.chain_path : undefined;
       const suggested = path !== undefined && r.suggested_level !== null ? { tag_id: r.suggested_tag_id as number, chain_path: path, level: r.suggested_level, confidence: r.suggested_confidence ?? 0 } : null;
       return toItem(r, mean, r.nearest_field_id !== null && nearestAlive.has(r.nearest_field_id), suggested);
     });
