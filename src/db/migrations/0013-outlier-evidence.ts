@@ -49,6 +49,9 @@ export const outlierEvidence: MigrationFactory = (kind) => ({
         begin insert into catalog_changes(field_id, tag_id, level, old_tag_id, old_level) values (new.id, new.tag_id, new.level, old.tag_id, old.level); end`.execute(db);
     }
     await db.schema.createIndex('fields_risk_idx').on('fields').columns(['risk', 'id']).execute();
+    // The re-classification worker queues once per classifier and taxonomy version: forget that it did, so that its next
+    // round queues the fields that have no view yet.
+    await sql`delete from settings where key = 'classifier.reclassify_enqueued_for'`.execute(db);
     await sql`insert into metrics_queue (field_id, token, enqueued_at)
       select field_id, 'upgrade-0013', ${new Date().toISOString()} from field_metrics where true
       on conflict (field_id) do nothing`.execute(db);
