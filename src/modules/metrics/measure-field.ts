@@ -239,6 +239,8 @@ export interface ClassificationEvidence {
   /** Steps below / above the classifier's level (when it names the same tag). */
   underClassifier: number;
   overClassifier: number;
+  /** classifierOther for a field alone in its tag (no peers or neighbours of its tag can speak for or against it). */
+  classifierOtherAlone: number;
 }
 
 /**
@@ -283,6 +285,7 @@ export function classificationEvidence(x: ClassificationEvidenceInput): Classifi
     over: own < 0 ? 0 : Math.max(0, own - exp),
     underClassifier: own < 0 || pr < 0 ? 0 : Math.max(0, pr - own) * (p?.confidence ?? 0),
     overClassifier: own < 0 || pr < 0 ? 0 : Math.max(0, own - pr) * (p?.confidence ?? 0),
+    classifierOtherAlone: x.tagLevels.reduce((n, l) => n + l.count, 0) <= 1 ? classifierOther : 0,
   };
 }
 

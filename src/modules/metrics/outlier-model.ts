@@ -28,30 +28,32 @@ export interface OutlierInput {
  * ratio is clipped to [−3, 3]; disagreement and the axis scores are already in [0, 1].
  */
 export const OUTLIER_WEIGHTS = {
-  intercept: -8.7,
+  intercept: -9.3,
   /** per unit of neighbour disagreement in [0, 1] */
-  disagreement: 2.0,
+  disagreement: 2.85,
   /** per robust-scale unit of peer margin (negative margin → more suspicious) */
   peerMargin: 0.3,
   /** per robust-scale unit of anchor margin */
-  anchorMargin: 0.6,
+  anchorMargin: 0.55,
   /** per unit of the nearest-field log distance ratio (positive → another tag's field is closer → more suspicious) */
-  nearestRatio: 1.2,
+  nearestRatio: 1.15,
   /** per unit of (0.5 − mean of the peer_mean and category_anchor scores) */
-  axisFit: 0.05,
+  axisFit: -0.25,
   /** per unit of classifier confidence when it names another tag */
   classifierOther: 5.2,
   /** … and when that tag is in another top-level group */
-  classifierFar: -0.2,
+  classifierFar: -0.3,
   /** per unit of classifier confidence when it names the field's own tag (negative: agreement is evidence for) */
-  classifierAgrees: -0.4,
+  classifierAgrees: -0.5,
   /** per level step below the level the evidence expects (under-classified) */
   under: 1.2,
   /** per level step above it (over-classified) */
-  over: 2.0,
+  over: 2.05,
   /** per level step below / above the classifier's level for the same tag, times its confidence */
-  underClassifier: 2.9,
-  overClassifier: 3.9,
+  underClassifier: 2.95,
+  overClassifier: 4.0,
+  /** per unit of classifier confidence naming another tag, for a field alone in its tag */
+  classifierOtherAlone: 5.45,
   /** log-odds taken off a confirmed field whose neighbourhood has not changed since its confirmation */
   confirmedUnchanged: 8,
   /** margins are clipped to ±marginClip scale units so one extreme signal cannot dominate */
@@ -77,6 +79,7 @@ export interface OutlierTerms {
   over: number;
   underClassifier: number;
   overClassifier: number;
+  classifierOtherAlone: number;
 }
 
 /** The fitted signals, in the order bench/quality/fit.ts fits them. */
@@ -93,6 +96,7 @@ export const OUTLIER_FEATURES = [
   'over',
   'underClassifier',
   'overClassifier',
+  'classifierOtherAlone',
 ] as const satisfies ReadonlyArray<keyof OutlierTerms>;
 
 /** The additive contributions (log-odds) of each signal; the largest positive one is the strongest evidence. */
@@ -121,6 +125,7 @@ export function outlierTerms(input: OutlierInput): OutlierTerms {
     over: w.over * v(e?.over),
     underClassifier: w.underClassifier * v(e?.underClassifier),
     overClassifier: w.overClassifier * v(e?.overClassifier),
+    classifierOtherAlone: w.classifierOtherAlone * v(e?.classifierOtherAlone),
   };
 }
 

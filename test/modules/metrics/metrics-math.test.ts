@@ -297,7 +297,7 @@ describe('neighbour disagreement and the outlier model', () => {
       assert.ok(o >= prev, `not monotone at ratio ${r}`);
       prev = o;
     }
-    const none = { classifierOther: 0, classifierFar: 0, classifierAgrees: 0, expectedLevel: null, under: 0, over: 0, underClassifier: 0, overClassifier: 0 };
+    const none = { classifierOther: 0, classifierFar: 0, classifierAgrees: 0, expectedLevel: null, under: 0, over: 0, underClassifier: 0, overClassifier: 0, classifierOtherAlone: 0 };
     const clean = outlierScore({ scores: uniformScores(0.8), neighbourDisagreement: 0, peerMargin: 0.1, anchorMargin: 0.1, nearestRatio: -1, evidence: { ...none, classifierAgrees: 0.9 } });
     // Every neighbour has another tag, another tag fits better, a field of another tag is 5 times closer than any of
     // its own, the classifier names another tag, and the level is two steps below the expected one.
@@ -342,7 +342,7 @@ describe('neighbour disagreement and the outlier model', () => {
 });
 
 describe('reasonFor', () => {
-  const zero = { disagreement: 0, peerMargin: 0, anchorMargin: 0, nearestRatio: 0, axisFit: 0, classifierOther: 0, classifierFar: 0, classifierAgrees: 0, under: 0, over: 0, underClassifier: 0, overClassifier: 0 };
+  const zero = { disagreement: 0, peerMargin: 0, anchorMargin: 0, nearestRatio: 0, axisFit: 0, classifierOther: 0, classifierFar: 0, classifierAgrees: 0, under: 0, over: 0, underClassifier: 0, overClassifier: 0, classifierOtherAlone: 0 };
 
   it('names a disagreeing nearest neighbour with its data source, classification and similarity, then the weakest axis', () => {
     const scores = { ...uniformScores(0.6), category_anchor: 0.03 };
