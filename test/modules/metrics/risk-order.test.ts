@@ -70,7 +70,6 @@ describeEachDatabase('risk order, suggestions and reasons on the sample catalog'
     const k = corrections.size;
     const ranks = list.flatMap((f, i) => (corrections.has(keyOf(f)) ? [i] : []));
     assert.equal(ranks.length, k);
-    if (process.env.DEBUG_RISK) console.log(list.slice(0, 45).map((f, i) => `${i} ${corrections.has(keyOf(f)) ? 'ERR' : '   '} ${keyOf(f)} ${f.classification_chain_path} ${f.level} ${f.severity} ${f.outlier_score?.toFixed(3)} -> ${f.suggested_classification?.chain_path} ${f.suggested_classification?.level}`).join('\n'));
     // The first ten are all seeded errors; at least 65% of the errors are in the first k; none is below the top 30%.
     assert.deepEqual(ranks.slice(0, 10), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], `ranks ${ranks.join(' ')}`);
     assert.ok(ranks.filter((r) => r < k).length >= 0.65 * k, `ranks ${ranks.join(' ')}`);
