@@ -33,7 +33,8 @@ interface MinibarsItem {
   suggested_classification: Suggested | null;
 }
 
-const { corrections } = loadSampleCatalog();
+const { corrections, datasources: sampleSources } = loadSampleCatalog();
+const sampleFieldCount = sampleSources.reduce((n, s) => n + s.fields.length, 0);
 
 describeEachDatabase('risk order, suggestions and reasons on the sample catalog', (kind) => {
   let t: TestApp;
@@ -67,6 +68,9 @@ describeEachDatabase('risk order, suggestions and reasons on the sample catalog'
 
   it('ranks the seeded errors first by sort=risk', async () => {
     const list = await byRisk();
+    // Paged by cursor (200 a page): every field once.
+    assert.equal(list.length, sampleFieldCount);
+    assert.equal(new Set(list.map((f) => f.id)).size, list.length);
     const k = corrections.size;
     const ranks = list.flatMap((f, i) => (corrections.has(keyOf(f)) ? [i] : []));
     assert.equal(ranks.length, k);
