@@ -127,7 +127,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
   const reclassifyWorker = new ReclassifyWorker({ database, clock, log, audit, queue: reclassifyQueue, classifier });
   const scans = new ScansService({ database, clock, audit, datasources, license });
   const scanWorker = new ScanWorker({ database, clock, log, audit, fields, datasources, scans, options: { connector: datasources.connectorOptions() } });
-  const metrics = new MetricsService({ database, replica, worker: metricsWorker, staleness, fields, license, dimensions: embedder.dimensions });
+  const metrics = new MetricsService({ database, replica, worker: metricsWorker, staleness, fields, license, taxonomy, dimensions: embedder.dimensions });
 
   let pruneTimer: NodeJS.Timeout | undefined;
   return {

@@ -635,3 +635,92 @@ export function seededFlips(
   }
   return { fields: out, flipped };
 }
+
+/** The kinds of error the benchmark seeds (METRICS.md "Quality"; docs/metrics.md "Quality"). */
+export const ERROR_MODES = ['random', 'sibling', 'systematic', 'level', 'small'] as const;
+export type ErrorMode = (typeof ERROR_MODES)[number];
+/** Fields in the `small` mode's catalog. */
+export const SMALL_CATALOG = 300;
+const LEVEL_ORDER: readonly LevelCode[] = ['L1', 'L2', 'L3', 'L4', 'L5'];
+
+/**
+ * Seeds the errors of one mode into a copy of the catalog (deterministic in `seed`):
+ * - `random`: round(share·n) fields get a tag of another top-level group at its default level (seededFlips);
+ * - `sibling`: a tag with the same parent (a near miss, `City` for `Postal code`), at that tag's default level;
+ * - `systematic`: whole groups — every field of one data source under one parent category — get one wrong tag of
+ *   another top-level group, like a broken scanner rule, until the share is reached;
+ * - `level`: the tag stays, the level moves two or more steps, down (under-classified) three times in four when it can;
+ * - `small`: a seeded sample of SMALL_CATALOG fields (many tags with one field), then `random` errors.
+ */
+export function seededErrors(fields: LabelledField[], mode: ErrorMode, share: number, seed: number): { fields: LabelledField[]; flipped: boolean[] } {
+  if (mode === 'random') return seededFlips(fields, share, seed);
+  const rng = mulberry32(seed * 7919 + 17);
+  if (mode === 'small') {
+    const order = fields.map((_, i) => i);
+    for (let i = order.length - 1; i > 0; i--) {
+      const j = Math.floor(rng() * (i + 1));
+      [order[i], order[j]] = [order[j]!, order[i]!];
+    }
+    const kept = order.slice(0, SMALL_CATALOG).sort((a, b) => a - b).map((i) => fields[i]!);
+    return seededFlips(kept, share, seed);
+  }
+  const taxonomy = flattenTaxonomy();
+  const parents = new Set(taxonomy.map((t) => t.parent_path));
+  const leaves = taxonomy.filter((t) => !parents.has(t.chain_path));
+  const top = (path: string): string => path.split('/')[0] ?? path;
+  const parentOf = (path: string): string => path.slice(0, Math.max(0, path.lastIndexOf('/')));
+  const n = fields.length;
+  const k = Math.round(share * n);
+  const out = fields.map((f) => ({ ...f }));
+  const flipped = new Array<boolean>(n).fill(false);
+  const shuffled = (xs: number[]): number[] => {
+    for (let i = xs.length - 1; i > 0; i--) {
+      const j = Math.floor(rng() * (i + 1));
+      [xs[i], xs[j]] = [xs[j]!, xs[i]!];
+    }
+    return xs;
+  };
+  if (mode === 'systematic') {
+    const groups = new Map<string, number[]>();
+    out.forEach((f, i) => {
+      const key = `${f.datasource}\u0000${parentOf(f.chain_path)}`;
+      groups.set(key, [...(groups.get(key) ?? []), i]);
+    });
+    const keys = [...groups.keys()].sort();
+    let done = 0;
+    for (const g of shuffled(keys.map((_, i) => i))) {
+      if (done >= k) break;
+      const members = groups.get(keys[g]!)!;
+      if (members.length < 2 || done + members.length > k + 5) continue;
+      const own = top(out[members[0]!]!.chain_path);
+      const target = pick(rng, leaves.filter((t) => top(t.chain_path) !== own));
+      for (const i of members) {
+        out[i]!.chain_path = target.chain_path;
+        out[i]!.level = target.default_level;
+        flipped[i] = true;
+      }
+      done += members.length;
+    }
+    return { fields: out, flipped };
+  }
+  for (const i of shuffled(fields.map((_, j) => j)).slice(0, k)) {
+    const f = out[i]!;
+    if (mode === 'sibling') {
+      const parent = parentOf(f.chain_path);
+      let candidates = leaves.filter((t) => t.parent_path === parent && t.chain_path !== f.chain_path);
+      if (candidates.length === 0) candidates = leaves.filter((t) => top(t.chain_path) === top(f.chain_path) && t.chain_path !== f.chain_path);
+      if (candidates.length === 0) candidates = leaves.filter((t) => t.chain_path !== f.chain_path);
+      const target = pick(rng, candidates);
+      f.chain_path = target.chain_path;
+      f.level = target.default_level;
+    } else {
+      const r = LEVEL_ORDER.indexOf(f.level);
+      const lower = LEVEL_ORDER.slice(0, Math.max(0, r - 1));
+      const higher = LEVEL_ORDER.slice(r + 2);
+      const down = lower.length > 0 && (higher.length === 0 || rng() < 0.75);
+      f.level = pick(rng, down ? lower : higher);
+    }
+    flipped[i] = true;
+  }
+  return { fields: out, flipped };
+}

@@ -4,18 +4,15 @@
 // Prints the per-seed fits, the pooled fit, a leave-one-seed-out check, and how the rounded OUTLIER_WEIGHTS
 // in metrics.math.ts score. Only tuning seeds belong here; held-out seeds are for run.ts alone.
 // Run: npx tsx bench/quality/fit.ts   Knob: QUALITY_TUNING (default "1/7,2/12,3/13"), QUALITY_SHARE (0.1).
-import { decodeVector } from '../../src/db/database.js';
-import { auroc, exactNeighbours, precisionAtK } from './measures.js';
-import { type AxisScores } from '../../src/modules/metrics/axes.js';
-import { marginScale, nearestTagEvidence } from '../../src/modules/metrics/measure-field.js';
-import { OUTLIER_WEIGHTS, outlierScore, outlierTerms, type OutlierInput } from '../../src/modules/metrics/outlier-model.js';
-import { dot, normalize } from '../../src/modules/metrics/vectors.js';
-import { NEIGHBOURS_K } from '../../src/modules/metrics/staleness.js';
+import { auroc, precisionAtK } from './measures.js';
+import { OUTLIER_FEATURES, OUTLIER_WEIGHTS, outlierScore, outlierTerms, type OutlierInput } from '../../src/modules/metrics/outlier-model.js';
+import { ERROR_MODES, type ErrorMode } from './catalog.js';
 import { importFlippedCatalog } from './setup.js';
 
 const TUNING = (process.env.QUALITY_TUNING ?? '1/7,2/12,3/13').split(',').map((s) => s.split('/').map(Number) as [number, number]);
 const SHARE = Number(process.env.QUALITY_SHARE ?? 0.1);
-const FEATURES = ['disagreement', 'peerMargin', 'anchorMargin', 'nearestRatio', 'axisFit'] as const;
+const MODES = (process.env.QUALITY_MODES ?? ERROR_MODES.join(',')).split(',') as ErrorMode[];
+const FEATURES = OUTLIER_FEATURES;
 
 interface SeedData {
   label: string;
@@ -26,53 +23,20 @@ interface SeedData {
   stored: number[];
 }
 
-/**
- * The unweighted signals, exactly as outlierTerms() clips and defaults them: each term divided by its weight
- * (every weight in use is non-zero).
- */
+/** The unweighted signals, exactly as outlierTerms() clips and defaults them: each term divided by its weight. */
 function featuresOf(input: OutlierInput): number[] {
   const terms = outlierTerms(input);
   return FEATURES.map((f) => terms[f] / OUTLIER_WEIGHTS[f]);
 }
 
-async function collect(seed: number, flipSeed: number): Promise<SeedData> {
-  const { database, flipped, ids, close } = await importFlippedCatalog(seed, flipSeed, SHARE);
+/** The catalog of one seed and mode, imported and drained with the worker recording every field's model input. */
+async function collect(seed: number, flipSeed: number, mode: ErrorMode): Promise<SeedData> {
+  const { app, database, flipped, ids, close } = await importFlippedCatalog(seed, flipSeed, SHARE, mode, (worker) => (worker.featureLog = new Map()));
   try {
-    const metrics = await database.db.selectFrom('field_metrics').selectAll().execute();
-    const byId = new Map(metrics.map((m) => [m.field_id, m]));
-    const rows = await database.db.selectFrom('fields').select(['id', 'embedding', 'tag_id']).execute();
-    const rowById = new Map(rows.map((r) => [r.id, r]));
-    const vectors = ids.map((id) => normalize(decodeVector(rowById.get(id)!.embedding!)));
-    const tags = ids.map((id) => rowById.get(id)!.tag_id);
-    // The service takes the closest same-tag field from the neighbours and the peer sample (every member of a tag of
-    // ≤ 257 fields, which covers every tag here) and neighbours from its HNSW index; exact search stands in for it.
-    const neighbours = exactNeighbours(vectors, NEIGHBOURS_K);
-    const ms = ids.map((id) => byId.get(id)!);
-    const peer = marginScale(ms.flatMap((m) => (m.peer_margin === null ? [] : [m.peer_margin])));
-    const anchor = marginScale(ms.flatMap((m) => (m.anchor_margin === null ? [] : [m.anchor_margin])));
-    const inputs = ids.map((_, i): OutlierInput => {
-      const m = ms[i]!;
-      let own: number | null = null;
-      for (let j = 0; j < vectors.length; j++) if (j !== i && tags[j] === tags[i]) own = Math.max(own ?? -1, dot(vectors[i]!, vectors[j]!));
-      const labelled = neighbours[i]!.map((n) => ({ similarity: n.similarity, tag_id: tags[n.index]! }));
-      const scores: AxisScores = {
-        category_anchor: m.score_category_anchor,
-        centroid: m.score_centroid,
-        peer_mean: m.score_peer_mean,
-        nearest: m.score_nearest,
-        lower_quartile: m.score_lower_quartile,
-        farthest: m.score_farthest,
-      };
-      return {
-        scores,
-        neighbourDisagreement: m.neighbour_disagreement,
-        peerMargin: m.peer_margin,
-        anchorMargin: m.anchor_margin,
-        nearestRatio: nearestTagEvidence(labelled, { tag_id: tags[i]! }, own).ratio,
-        scales: { peer, anchor },
-      };
-    });
-    return { label: `${seed}/${flipSeed}`, inputs, x: inputs.map(featuresOf), y: flipped, stored: ms.map((m) => m.outlier_score) };
+    const log = app.services.metricsWorker.featureLog as Map<string, OutlierInput>;
+    const stored = new Map((await database.db.selectFrom('field_metrics').select(['field_id', 'outlier_score']).execute()).map((r) => [r.field_id, r.outlier_score]));
+    const inputs = ids.map((id) => log.get(id) as OutlierInput);
+    return { label: `${mode} ${seed}/${flipSeed}`, inputs, x: inputs.map(featuresOf), y: flipped, stored: ids.map((id) => stored.get(id) as number) };
   } finally {
     await close();
   }
@@ -127,28 +91,21 @@ const fmtW = (w: number[]): string => ['intercept', ...FEATURES].map((n, k) => `
 const judge = (scores: number[], y: boolean[]): string => `AUROC ${auroc(scores, y).toFixed(3)}  P@k ${precisionAtK(scores, y, y.filter(Boolean).length).toFixed(3)}`;
 
 const data: SeedData[] = [];
-for (const [seed, flipSeed] of TUNING) data.push(await collect(seed, flipSeed));
+for (const [seed, flipSeed] of TUNING) for (const mode of MODES) data.push(await collect(seed, flipSeed, mode));
 
-for (const s of data) console.log(`seed ${s.label} alone:   ${fmtW(fitLogistic(s.x, s.y))}`);
 const pooled = fitLogistic(data.flatMap((s) => s.x), data.flatMap((s) => s.y));
-console.log(`pooled:            ${fmtW(pooled)}`);
-/** Leave one seed out: fit on the others, judge on it; `drop` leaves one signal out of the model (an ablation). */
-const leaveOneOut = (drop: number | null): void => {
-  const keep = (row: number[]): number[] => row.map((v, k) => (k === drop ? 0 : v));
-  const judged = data.map((s) => {
-    const others = data.filter((o) => o !== s);
-    const w = fitLogistic(others.flatMap((o) => o.x.map(keep)), others.flatMap((o) => o.y));
-    return `${s.label}: ${judge(s.x.map((row) => linear(w, keep(row))), s.y)}`;
-  });
-  console.log(`fitted on the other seeds${drop === null ? '' : `, without ${FEATURES[drop]}`}: ${judged.join('; ')}`);
-};
-leaveOneOut(null);
-FEATURES.forEach((_, k) => leaveOneOut(k));
+console.log(`pooled over ${data.length} catalogs: ${fmtW(pooled)}`);
+for (const s of data) console.log(`  ${s.label}: pooled fit ${judge(s.x.map((row) => linear(pooled, row)), s.y)}`);
+/** Leave one seed out (all its modes): fit on the other seeds, judge on it. */
+for (const [seed, flipSeed] of TUNING) {
+  const label = `${seed}/${flipSeed}`;
+  const others = data.filter((o) => !o.label.endsWith(` ${label}`));
+  const w = fitLogistic(others.flatMap((o) => o.x), others.flatMap((o) => o.y));
+  console.log(`fitted without seed ${label}: ${data.filter((o) => o.label.endsWith(` ${label}`)).map((s) => `${s.label} ${judge(s.x.map((row) => linear(w, row)), s.y)}`).join('; ')}`);
+}
 const fixed = [OUTLIER_WEIGHTS.intercept, ...FEATURES.map((f) => OUTLIER_WEIGHTS[f])];
 console.log(`OUTLIER_WEIGHTS in use: ${fmtW(fixed)}`);
 for (const s of data) {
   const recomputed = s.inputs.map(outlierScore);
-  const gaps = recomputed.map((r, i) => Math.abs(r - s.stored[i]!));
-  const off = gaps.filter((g) => g > 1e-6).length;
-  console.log(`seed ${s.label}: ${judge(recomputed, s.y)} (${off} fields differ from the stored outlier_score, by at most ${Math.max(...gaps).toFixed(3)})`);
+  console.log(`  ${s.label}: ${judge(recomputed, s.y)} (stored: ${judge(s.stored, s.y)})`);
 }

@@ -1,18 +1,22 @@
-// Quality benchmark (METRICS.md "Quality"): the labelled catalog with a seeded 10% of labels flipped to another
-// top-level group, imported through the real FieldsService on a temporary SQLite database; after the metrics
-// worker drains, embedding-minibars are read for every field and outlier_score is judged by AUROC and precision@k
-// (k = number flipped) against the similarity-weighted kNN label-disagreement baseline (k = 10) on the same embeddings.
-// Run: npx tsx bench/quality/run.ts   Knobs: QUALITY_SEED (default 1), QUALITY_FLIP_SEED (default 7), QUALITY_SHARE (0.1).
+// Quality benchmark (METRICS.md "Quality", docs/metrics.md "Quality"): the labelled catalog with a seeded 10% of
+// errors of each mode (random, sibling, systematic, level, small), imported through the real FieldsService on a
+// temporary SQLite database; after the metrics worker drains, embedding-minibars are read for every field and
+// outlier_score is judged by AUROC and precision@k (k = number of errors) against the similarity-weighted kNN
+// label-disagreement baseline (k = 10; a label is tag and level) on the same embeddings.
+// Run: npx tsx bench/quality/run.ts   Knobs: QUALITY_SEED (default 1), QUALITY_FLIP_SEED (default 7), QUALITY_SHARE (0.1),
+// QUALITY_MODES (comma list, default all five).
 import { decodeVector } from '../../src/db/database.js';
+import { ERROR_MODES, type ErrorMode } from './catalog.js';
 import { auroc, knnDisagreementBaseline, precisionAtK } from './measures.js';
 import { importFlippedCatalog } from './setup.js';
 
 const SEED = Number(process.env.QUALITY_SEED ?? 1);
 const FLIP_SEED = Number(process.env.QUALITY_FLIP_SEED ?? 7);
 const SHARE = Number(process.env.QUALITY_SHARE ?? 0.1);
+const MODES = (process.env.QUALITY_MODES ?? ERROR_MODES.join(',')).split(',') as ErrorMode[];
 
-async function main(): Promise<void> {
-  const { app, database, fields, flipped, ids, dataSources, importSeconds, drainSeconds, close } = await importFlippedCatalog(SEED, FLIP_SEED, SHARE);
+async function runMode(mode: ErrorMode): Promise<void> {
+  const { app, database, fields, flipped, ids, dataSources, importSeconds, drainSeconds, close } = await importFlippedCatalog(SEED, FLIP_SEED, SHARE, mode);
   try {
     const outlier: number[] = new Array<number>(fields.length);
     const severity: string[] = new Array<string>(fields.length);
@@ -24,27 +28,31 @@ async function main(): Promise<void> {
         severity[pos.get(item.field_id)!] = item.severity;
       }
     }
-    const rows = await database.db.selectFrom('fields').select(['id', 'embedding', 'tag_id']).execute();
+    const rows = await database.db.selectFrom('fields').select(['id', 'embedding', 'tag_id', 'level']).execute();
     const rowById = new Map(rows.map((r) => [r.id, r]));
     const vectors = ids.map((id) => decodeVector(rowById.get(id)!.embedding!));
-    const tags = ids.map((id) => rowById.get(id)!.tag_id);
-    const baseline = knnDisagreementBaseline(vectors, tags, 10);
+    // The baseline's label is the whole classification: tag and level.
+    const labels = new Map<string, number>();
+    const classes = ids.map((id) => {
+      const key = `${rowById.get(id)!.tag_id}/${rowById.get(id)!.level}`;
+      if (!labels.has(key)) labels.set(key, labels.size);
+      return labels.get(key)!;
+    });
+    const baseline = knnDisagreementBaseline(vectors, classes, 10);
 
     const k = flipped.filter(Boolean).length;
     const fmt = (x: number): string => x.toFixed(3);
     const bySeverity = (s: string): string => {
       const idx = severity.map((v, i) => (v === s ? i : -1)).filter((i) => i >= 0);
       const bad = idx.filter((i) => flipped[i]).length;
-      return `${s}: ${idx.length} fields, ${idx.length ? ((100 * bad) / idx.length).toFixed(0) : 0}% flipped`;
+      return `${s} ${idx.length} (${idx.length ? ((100 * bad) / idx.length).toFixed(0) : 0}% errors)`;
     };
-    console.log(`catalog seed ${SEED}, flip seed ${FLIP_SEED}: ${fields.length} fields, ${dataSources} data sources, ${k} flipped (${(SHARE * 100).toFixed(0)}%)`);
-    console.log(`import ${importSeconds.toFixed(1)} s, metrics drain ${drainSeconds.toFixed(1)} s`);
-    console.log(`outlier_score      AUROC ${fmt(auroc(outlier, flipped))}  precision@${k} ${fmt(precisionAtK(outlier, flipped, k))}`);
-    console.log(`kNN baseline k=10  AUROC ${fmt(auroc(baseline, flipped))}  precision@${k} ${fmt(precisionAtK(baseline, flipped, k))}`);
-    console.log(`severity: ${bySeverity('high')}; ${bySeverity('medium')}; ${bySeverity('low')}`);
+    console.log(`[${mode}] catalog seed ${SEED}, flip seed ${FLIP_SEED}: ${fields.length} fields, ${dataSources} data sources, ${k} errors; import ${importSeconds.toFixed(1)} s, drain ${drainSeconds.toFixed(1)} s`);
+    console.log(`[${mode}]   outlier_score AUROC ${fmt(auroc(outlier, flipped))} P@${k} ${fmt(precisionAtK(outlier, flipped, k))} | kNN baseline AUROC ${fmt(auroc(baseline, flipped))} P@${k} ${fmt(precisionAtK(baseline, flipped, k))}`);
+    console.log(`[${mode}]   severity: ${bySeverity('high')}; ${bySeverity('medium')}; ${bySeverity('low')}`);
   } finally {
     await close();
   }
 }
 
-await main();
+for (const mode of MODES) await runMode(mode);

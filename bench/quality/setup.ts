@@ -9,7 +9,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { SYSTEM_ACTOR } from '../../src/modules/audit/audit.service.js';
-import { buildQualityCatalog, seededFlips, type LabelledField } from './catalog.js';
+import { buildQualityCatalog, seededErrors, type ErrorMode, type LabelledField } from './catalog.js';
 
 export interface ImportedCatalog {
   app: Awaited<ReturnType<typeof buildApp>>;
@@ -24,12 +24,19 @@ export interface ImportedCatalog {
   close(): Promise<void>;
 }
 
-export async function importFlippedCatalog(seed: number, flipSeed: number, share: number): Promise<ImportedCatalog> {
+export async function importFlippedCatalog(
+  seed: number,
+  flipSeed: number,
+  share: number,
+  mode: ErrorMode = 'random',
+  prepare?: (worker: ImportedCatalog['app']['services']['metricsWorker']) => void,
+): Promise<ImportedCatalog> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-quality-'));
   const config = loadConfig({ DATABASE_URL: `sqlite:${path.join(dir, 'q.db')}`, FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_ADMIN_PASSWORD: 'quality-bench-passphrase-0001', LOG_LEVEL: 'warn' });
   const database = openDatabase(config.database);
   const app = await buildApp({ config, database, logStream: pino.destination(2) });
   await app.services.bootstrap();
+  prepare?.(app.services.metricsWorker);
   const close = async (): Promise<void> => {
     await app.close();
     await database.close();
@@ -37,7 +44,7 @@ export async function importFlippedCatalog(seed: number, flipSeed: number, share
   };
   try {
     const catalog = buildQualityCatalog(seed);
-    const { fields, flipped } = seededFlips(catalog, share, flipSeed);
+    const { fields, flipped } = seededErrors(catalog, mode, share, flipSeed);
     const bySource = new Map<string, Array<{ f: LabelledField; i: number }>>();
     fields.forEach((f, i) => bySource.set(f.datasource, [...(bySource.get(f.datasource) ?? []), { f, i }]));
     const ids: string[] = new Array<string>(fields.length);

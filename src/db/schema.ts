@@ -118,6 +118,18 @@ export interface FieldsTable {
   value_summary: string | null;
   /** Classifier and taxonomy version the classifier classified the field with. */
   classified_with: string | null;
+  /** The classifier's own view of the field from its name, table, comment, type and value formats (never its label). */
+  predicted_tag_id: number | null;
+  predicted_level: string | null;
+  predicted_confidence: number | null;
+  /** Classifier and taxonomy version of that view. */
+  predicted_with: string | null;
+  /** Mirrored from the stored metrics: the classification that fits better than the current one, or null. */
+  suggested_tag_id: number | null;
+  suggested_level: string | null;
+  suggested_confidence: number | null;
+  /** Review-order key of `sort=risk` (docs/metrics.md, "Risk order"); null before the metrics are computed. */
+  risk: number | null;
   created_at: string;
   updated_at: string;
 }
@@ -172,6 +184,11 @@ export type FieldMetricsTable = { [C in RawColumn | ScoreColumn]: number } & {
   nearest_similarity: number | null;
   reason: string;
   computed_at: string;
+  suggested_tag_id: number | null;
+  suggested_level: string | null;
+  suggested_confidence: number | null;
+  /** A confirmed field's neighbourhood when first measured after its confirmation (null otherwise). */
+  confirmed_basis: string | null;
 };
 
 /** Fields to classify again after the classifier or the taxonomy changed (a WorkQueue table). */

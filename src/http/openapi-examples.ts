@@ -26,6 +26,7 @@ const field = {
   review_status: 'unreviewed',
   outlier_score: 0.08,
   severity: 'low',
+  suggested_classification: null,
   classification_source: 'classifier',
   classification_confidence: 0.93,
   classification_evidence: [
@@ -48,6 +49,7 @@ const suspiciousField = {
   level: 'L2',
   outlier_score: 0.83,
   severity: 'high',
+  suggested_classification: { tag_id: 31, chain_path: 'Financial/Payment card number', level: 'L5', confidence: 0.74 },
   // Given by the import that brought it in: no confidence, no evidence.
   classification_source: 'import',
   classification_confidence: null,
@@ -100,7 +102,9 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
           severity: 'high',
           nearest_field_id: NEAREST_ID,
           nearest_field_name: 'payments.card_pan',
-          reason: 'Far from its tag "Business/Orders" and close to payments.card_pan, which is tagged Financial/Payment card',
+          reason:
+            'Nearest field `payments.card_pan` in shop (similarity 0.91) is classified Financial/Payment card number (L5), not Business/Orders (L2). Its name, table, comment, type and value formats point to Financial/Payment card number (L5) (classifier confidence 0.96), not Business/Orders (L2).',
+          suggested_classification: { tag_id: 31, chain_path: 'Financial/Payment card number', level: 'L5', confidence: 0.74 },
         },
         {
           field_id: FIELD_ID,
@@ -113,7 +117,8 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
           severity: 'low',
           nearest_field_id: NEAREST_ID,
           nearest_field_name: 'crm_contacts.email',
-          reason: 'Fits its tag "Personal data/Contact/Email" and its nearest neighbours',
+          reason: 'Nearest field `crm_contacts.email` in crm (similarity 0.96) shares its classification Personal data/Contact/Email (L3). No evidence points to another classification.',
+          suggested_classification: null,
         },
       ],
       baseline_scores: { category_anchor: 0.5, centroid: 0.5, peer_mean: 0.5, nearest: 0.5, lower_quartile: 0.5, farthest: 0.5 },

@@ -12,6 +12,7 @@ import { loginAttemptsPending } from './0009-login-attempts-pending.js';
 import { classification } from './0010-classification.js';
 import { datasourceConnections } from './0011-datasource-connections.js';
 import { scans } from './0012-scans.js';
+import { outlierEvidence } from './0013-outlier-evidence.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
 export type MigrationFactory = (kind: DialectKind) => Migration;
@@ -26,4 +27,5 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0010-classification', classification],
   ['0011-datasource-connections', datasourceConnections],
   ['0012-scans', scans],
+  ['0013-outlier-evidence', outlierEvidence],
 ];

@@ -12,7 +12,7 @@ import { notFound } from '../../http/errors.js';
 import type { FieldSort } from './fields.schemas.js';
 
 /** A field as the API shows it: every column but the embedding, plus its tag's chain path. */
-export type FieldListRow = Omit<FieldRow, 'embedding'> & { classification_chain_path: string };
+export type FieldListRow = Omit<FieldRow, 'embedding' | 'predicted_tag_id' | 'predicted_level' | 'predicted_confidence' | 'predicted_with'> & { classification_chain_path: string; suggested_chain_path: string | null };
 
 export interface FieldFilter {
   datasource_id?: string;
@@ -58,6 +58,10 @@ const FIELD_COLUMNS = [
   'fields.classification_evidence',
   'fields.value_summary',
   'fields.classified_with',
+  'fields.suggested_tag_id',
+  'fields.suggested_level',
+  'fields.suggested_confidence',
+  'fields.risk',
   'fields.created_at',
   'fields.updated_at',
 ] as const;
@@ -66,8 +70,9 @@ function selectFields(db: Queryable) {
   return db
     .selectFrom('fields')
     .innerJoin('tags', 'tags.id', 'fields.tag_id')
+    .leftJoin('tags as suggested', 'suggested.id', 'fields.suggested_tag_id')
     .select(FIELD_COLUMNS)
-    .select('tags.chain_path as classification_chain_path');
+    .select(['tags.chain_path as classification_chain_path', 'suggested.chain_path as suggested_chain_path']);
 }
 
 export async function findFieldById(db: Queryable, id: string): Promise<FieldListRow | undefined> {
@@ -106,6 +111,10 @@ export async function upsertFields(db: Queryable, rows: readonly NewFieldRow[]):
             classification_evidence: sql<string | null>`case when ${KEEP} then fields.classification_evidence else excluded.classification_evidence end`,
             classified_with: sql<string | null>`case when ${KEEP} then fields.classified_with else excluded.classified_with end`,
             value_summary: eb.ref('excluded.value_summary'),
+            predicted_tag_id: eb.ref('excluded.predicted_tag_id'),
+            predicted_level: eb.ref('excluded.predicted_level'),
+            predicted_confidence: eb.ref('excluded.predicted_confidence'),
+            predicted_with: eb.ref('excluded.predicted_with'),
             review_status: sql<FieldRow['review_status']>`case when not (${KEEP}) and (fields.tag_id <> excluded.tag_id or fields.level <> excluded.level) then 'unreviewed' else fields.review_status end`,
             updated_at: eb.ref('excluded.updated_at'),
           })),
@@ -160,23 +169,23 @@ export async function listFields(db: Queryable, filter: FieldFilter, sort: Field
       q = q.orderBy('fields.updated_at', 'desc').orderBy('fields.id', 'desc');
       break;
     case 'outlier_score':
-      if (after) q = q.where((eb) => afterOutlier(eb, after));
+      if (after) q = q.where((eb) => afterOutlier(eb, after, 'fields.outlier_score'));
       q = q.orderBy('fields.outlier_score', (ob) => ob.desc().nullsLast()).orderBy('fields.id', 'desc');
+      break;
+    case 'risk':
+      if (after) q = q.where((eb) => afterOutlier(eb, after, 'fields.risk'));
+      q = q.orderBy('fields.risk', (ob) => ob.desc().nullsLast()).orderBy('fields.id', 'desc');
       break;
   }
   return q.limit(limit).execute();
 }
 
-/** Keyset for "outlier_score desc nulls last, id desc". */
-function afterOutlier(eb: ExpressionBuilder<DB, 'fields' | 'tags'>, after: FieldKeyset) {
-  if (after.value === null) return eb.and([eb('fields.outlier_score', 'is', null), eb('fields.id', '<', after.id)]);
+/** Keyset for "<column> desc nulls last, id desc" (outlier_score or risk, both `real`). */
+function afterOutlier(eb: ExpressionBuilder<DB, 'fields' | 'tags'>, after: FieldKeyset, column: 'fields.outlier_score' | 'fields.risk') {
+  if (after.value === null) return eb.and([eb(column, 'is', null), eb('fields.id', '<', after.id)]);
   // Compare as the column's type: PostgreSQL stores real (float4), and 0.1 as float8 is not 0.1 as float4.
   const value = sql<number>`cast(${after.value} as real)`;
-  return eb.or([
-    eb('fields.outlier_score', '<', value),
-    eb.and([eb('fields.outlier_score', '=', value), eb('fields.id', '<', after.id)]),
-    eb('fields.outlier_score', 'is', null),
-  ]);
+  return eb.or([eb(column, '<', value), eb.and([eb(column, '=', value), eb('fields.id', '<', after.id)]), eb(column, 'is', null)]);
 }
 
 /** Chunk size for `IN (…)` lists: well under both dialects' parameter limits. */
@@ -256,9 +265,13 @@ export interface CatalogFieldRow {
   level: string;
   review_status: FieldRow['review_status'];
   embedding: Uint8Array | null;
+  /** The classifier's view (fields.predicted_*); absent or null when unknown. */
+  predicted_tag_id?: number | null;
+  predicted_level?: string | null;
+  predicted_confidence?: number | null;
 }
 
-const CATALOG_COLUMNS = ['id', 'tag_id', 'level', 'review_status', 'embedding'] as const;
+const CATALOG_COLUMNS = ['id', 'tag_id', 'level', 'review_status', 'embedding', 'predicted_tag_id', 'predicted_level', 'predicted_confidence'] as const;
 
 export async function countFields(db: Queryable): Promise<number> {
   const row = await db.selectFrom('fields').select((s) => s.fn.countAll<number>().as('n')).executeTakeFirst();
@@ -275,6 +288,15 @@ export async function listCatalogFields(db: Queryable, afterId: string | null, l
 export async function findCatalogFields(db: Queryable, ids: readonly string[]): Promise<CatalogFieldRow[]> {
   const out: CatalogFieldRow[] = [];
   for (const part of sortedChunks(ids)) out.push(...(await db.selectFrom('fields').select(CATALOG_COLUMNS).where('id', 'in', part).execute()));
+  return out;
+}
+
+/** When each of the given fields was last reviewed (null: never). */
+export async function findReviewedAt(db: Queryable, ids: readonly string[]): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  for (const part of sortedChunks(ids)) {
+    for (const r of await db.selectFrom('fields').select(['id', 'reviewed_at']).where('id', 'in', part).execute()) out.set(r.id, r.reviewed_at);
+  }
   return out;
 }
 
@@ -315,7 +337,17 @@ export async function lockForMetrics(trx: Tx, ids: readonly string[]): Promise<S
 }
 
 /** Mirrors the outlier score and severity of the metrics onto the field rows (the list filters and sorts on them). */
-export async function setOutlierScores(trx: Tx, rows: ReadonlyArray<{ id: string; outlier_score: number; severity: NonNullable<FieldRow['severity']> }>): Promise<void> {
+export interface OutlierMirror {
+  id: string;
+  outlier_score: number;
+  severity: NonNullable<FieldRow['severity']>;
+  risk: number;
+  suggested_tag_id: number | null;
+  suggested_level: string | null;
+  suggested_confidence: number | null;
+}
+
+export async function setOutlierScores(trx: Tx, rows: readonly OutlierMirror[]): Promise<void> {
   const sorted = [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (let i = 0; i < sorted.length; i += CHUNK) {
     const part = sorted.slice(i, i + CHUNK);
@@ -323,12 +355,13 @@ export async function setOutlierScores(trx: Tx, rows: ReadonlyArray<{ id: string
     const values = sql.join(
       part.map((r, j) =>
         j === 0 && isPostgres(trx)
-          ? sql`(${r.id}::text, ${r.outlier_score}::double precision, ${r.severity}::text)`
-          : sql`(${r.id}, ${r.outlier_score}, ${r.severity})`,
+          ? sql`(${r.id}::text, ${r.outlier_score}::double precision, ${r.severity}::text, ${r.risk}::double precision, ${r.suggested_tag_id}::integer, ${r.suggested_level}::text, ${r.suggested_confidence}::double precision)`
+          : sql`(${r.id}, ${r.outlier_score}, ${r.severity}, ${r.risk}, ${r.suggested_tag_id}, ${r.suggested_level}, ${r.suggested_confidence})`,
       ),
     );
-    await sql`with v(id, score, severity) as (values ${values})
-      update fields set outlier_score = v.score, severity = v.severity from v where fields.id = v.id`.execute(trx);
+    await sql`with v(id, score, severity, risk, s_tag, s_level, s_conf) as (values ${values})
+      update fields set outlier_score = v.score, severity = v.severity, risk = v.risk, suggested_tag_id = v.s_tag, suggested_level = v.s_level,
+        suggested_confidence = v.s_conf from v where fields.id = v.id`.execute(trx);
   }
 }
 
@@ -337,29 +370,53 @@ export async function setOutlierScores(trx: Tx, rows: ReadonlyArray<{ id: string
 /** The fields the classifier may classify again: chosen by it, neither confirmed nor locked. */
 const RECLASSIFIABLE = sql<boolean>`classification_source = 'classifier' and locked = 0 and review_status <> 'confirmed'`;
 
-/** Queues every re-classifiable field classified with another classifier or taxonomy than `key`. */
+/** The classifier's view of the field was made with another classifier or taxonomy than `key` (or never). */
+const VIEW_OUTDATED = (key: string) => sql<boolean>`(predicted_with is null or predicted_with <> ${key})`;
+
+/**
+ * Queues every re-classifiable field classified with another classifier or taxonomy than `key`, and every field whose
+ * classifier view (fields.predicted_*) was made with another (or never: fields imported before the view existed).
+ */
 export async function enqueueOutdatedClassifications(trx: Tx, key: string, now: string, token: string): Promise<void> {
   await sql`insert into reclassify_queue (field_id, token, enqueued_at)
-    select id, ${token}, ${now} from fields where ${RECLASSIFIABLE} and (classified_with is null or classified_with <> ${key})
+    select id, ${token}, ${now} from fields where (${RECLASSIFIABLE} and (classified_with is null or classified_with <> ${key})) or ${VIEW_OUTDATED(key)}
     on conflict (field_id) do nothing`.execute(trx);
 }
 
-export type ReclassificationRow = Pick<FieldRow, 'id' | 'table_name' | 'field_name' | 'data_type' | 'comment' | 'value_summary' | 'embedding'>;
+export type ReclassificationRow = Pick<FieldRow, 'id' | 'table_name' | 'field_name' | 'data_type' | 'comment' | 'value_summary' | 'embedding' | 'predicted_tag_id' | 'predicted_level'> & {
+  /** Whether the classifier may change its classification (else only its view is refreshed). */
+  reclassifiable: boolean;
+};
 
-/** What the classifier needs of the given fields that are still re-classifiable. */
+/** What the classifier needs of the given fields (all of them: a field that is not re-classifiable still gets its view). */
 export async function findForReclassification(db: Queryable, ids: readonly string[]): Promise<ReclassificationRow[]> {
   const out: ReclassificationRow[] = [];
   for (const part of sortedChunks(ids)) {
-    out.push(
-      ...(await db
-        .selectFrom('fields')
-        .select(['id', 'table_name', 'field_name', 'data_type', 'comment', 'value_summary', 'embedding'])
-        .where('id', 'in', part)
-        .where(RECLASSIFIABLE)
-        .execute()),
-    );
+    const rows = await db
+      .selectFrom('fields')
+      .select(['id', 'table_name', 'field_name', 'data_type', 'comment', 'value_summary', 'embedding', 'predicted_tag_id', 'predicted_level', sql<number>`case when ${RECLASSIFIABLE} then 1 else 0 end`.as('reclassifiable')])
+      .where('id', 'in', part)
+      .execute();
+    out.push(...rows.map((r) => ({ ...r, reclassifiable: Number(r.reclassifiable) === 1 })));
   }
   return out;
+}
+
+/**
+ * Stores the classifier's view of a field (its classification is not touched). The view's tag and level are written
+ * only when they change: they are in the change log's trigger, and an unchanged view must not make metrics stale.
+ */
+export async function applyPrediction(
+  trx: Tx,
+  row: Pick<ReclassificationRow, 'id' | 'predicted_tag_id' | 'predicted_level'>,
+  view: { tag_id: number; level: string; confidence: number; predicted_with: string },
+): Promise<void> {
+  const moved = row.predicted_tag_id !== view.tag_id || row.predicted_level !== view.level;
+  await trx
+    .updateTable('fields')
+    .set({ predicted_confidence: view.confidence, predicted_with: view.predicted_with, ...(moved ? { predicted_tag_id: view.tag_id, predicted_level: view.level } : {}) })
+    .where('id', '=', row.id)
+    .execute();
 }
 
 /**
@@ -371,6 +428,7 @@ export async function applyReclassification(
   id: string,
   change: { tag_id: number; level: string; confidence: number; evidence: string; classified_with: string; updated_at: string },
 ): Promise<'changed' | 'same' | 'skipped'> {
+  // The classifier's view is the new classification itself (a field it chose).
   const before = await trx.selectFrom('fields').select(['tag_id', 'level']).where('id', '=', id).where(RECLASSIFIABLE).executeTakeFirst();
   if (!before) return 'skipped';
   const moved = before.tag_id !== change.tag_id || before.level !== change.level;
@@ -382,6 +440,10 @@ export async function applyReclassification(
       classification_confidence: change.confidence,
       classification_evidence: change.evidence,
       classified_with: change.classified_with,
+      predicted_tag_id: change.tag_id,
+      predicted_level: change.level,
+      predicted_confidence: change.confidence,
+      predicted_with: change.classified_with,
       ...(moved ? { review_status: 'unreviewed' as const, updated_at: change.updated_at } : {}),
     })
     .where('id', '=', id)
@@ -444,6 +506,12 @@ export async function upsertScannedFields(db: Queryable, rows: readonly NewField
             classified_with: sql<string | null>`case when ${KEEP_ON_SCAN} then fields.classified_with else excluded.classified_with end`,
             review_status: sql<FieldRow['review_status']>`case when ${KEEP_ON_SCAN} then fields.review_status else 'unreviewed' end`,
             review_reason: sql<string | null>`case when ${KEEP_ON_SCAN} then fields.review_reason else null end`,
+            // The classifier's own view follows the column's inputs whatever the field's classification: it is the
+            // outlier model's evidence about that classification.
+            predicted_tag_id: sql<number | null>`coalesce(excluded.predicted_tag_id, fields.predicted_tag_id)`,
+            predicted_level: sql<string | null>`coalesce(excluded.predicted_level, fields.predicted_level)`,
+            predicted_confidence: sql<number | null>`coalesce(excluded.predicted_confidence, fields.predicted_confidence)`,
+            predicted_with: sql<string | null>`coalesce(excluded.predicted_with, fields.predicted_with)`,
             updated_at: eb.ref('excluded.updated_at'),
           })),
         )

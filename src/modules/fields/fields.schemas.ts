@@ -4,7 +4,7 @@ import { IdParams, PlainText, Timestamp, Uuid } from '../../http/schemas.js';
 export const MAX_IMPORT_FIELDS = 5000;
 export const REVIEW_STATUSES = ['unreviewed', 'confirmed', 'deferred'] as const;
 export const SEVERITIES = ['low', 'medium', 'high'] as const;
-export const FIELD_SORTS = ['outlier_score', 'name', 'updated_at'] as const;
+export const FIELD_SORTS = ['outlier_score', 'name', 'updated_at', 'risk'] as const;
 export const CLASSIFICATION_SOURCES = ['import', 'classifier', 'reviewer'] as const;
 export const EVIDENCE_FACTORS = ['name', 'table', 'comment', 'data_type', 'values', 'confirmed_fields', 'anchor'] as const;
 
@@ -55,6 +55,23 @@ export const ImportFieldsResponse = Type.Object({
 });
 export type ImportFieldsResponse = Static<typeof ImportFieldsResponse>;
 
+export const SuggestedClassification = Type.Union(
+  [
+    Type.Object({
+      tag_id: Type.Integer(),
+      chain_path: Type.String(),
+      level: Type.String(),
+      confidence: Type.Number({ minimum: 0, maximum: 1, description: 'how strongly the evidence favours it over the current classification' }),
+    }),
+    Type.Null(),
+  ],
+  {
+    description:
+      'A classification that fits the field better than its current one (accept it with one confirm call: classification_tag_id and lock_level), or null when the current one fits best or the metrics are not computed yet',
+  },
+);
+export type SuggestedClassification = Static<typeof SuggestedClassification>;
+
 export const FieldResponse = Type.Object({
   id: Uuid,
   datasource_id: Uuid,
@@ -69,6 +86,7 @@ export const FieldResponse = Type.Object({
   review_status: Type.Enum(REVIEW_STATUSES),
   outlier_score: Type.Union([Type.Number(), Type.Null()], { description: 'From the stored metrics; null until computed' }),
   severity: Type.Union([Type.Enum(SEVERITIES), Type.Null()]),
+  suggested_classification: SuggestedClassification,
   classification_source: Type.Enum(CLASSIFICATION_SOURCES, {
     description: 'How the field got its classification: given by an import, chosen by the classifier, or confirmed by a reviewer',
   }),
@@ -92,7 +110,9 @@ export const FieldListQuery = Type.Object(
     q: Type.Optional(PlainText({ minLength: 1, maxLength: 128, description: 'Substring of the table or field name (case-insensitive)' })),
     sort: Type.Enum(FIELD_SORTS, {
       default: 'name',
-      description: 'name: field name ascending; outlier_score: most suspicious first, not-yet-scored last; updated_at: most recently changed first',
+      description:
+        'name: field name ascending; outlier_score: most suspicious first, not-yet-scored last; updated_at: most recently changed first; ' +
+        'risk: review order — likely-wrong fields first (severity high, then medium), under-classified before over-classified within each, then by outlier_score; not-yet-scored last',
     }),
     limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
     cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, pattern: '^[A-Za-z0-9_-]+$', description: 'next_cursor of the previous page' })),

@@ -59,6 +59,10 @@ export function toFieldResponse(row: repo.FieldListRow): FieldResponse {
     review_status: row.review_status,
     outlier_score: row.outlier_score,
     severity: row.severity,
+    suggested_classification:
+      row.suggested_tag_id !== null && row.suggested_chain_path !== null && row.suggested_level !== null
+        ? { tag_id: row.suggested_tag_id, chain_path: row.suggested_chain_path, level: row.suggested_level, confidence: row.suggested_confidence ?? 0 }
+        : null,
     classification_source: row.classification_source,
     classification_confidence: row.classification_source === 'classifier' ? row.classification_confidence : null,
     classification_evidence: row.classification_source === 'classifier' ? parseEvidence(row.classification_evidence) : [],
@@ -96,13 +100,14 @@ function decodeCursor(sort: FieldSort, cursor: string): repo.FieldKeyset {
   if (!parsed || typeof parsed !== 'object') throw invalid();
   const { s, v, i } = parsed as { s?: unknown; v?: unknown; i?: unknown };
   if (s !== sort || !(FIELD_SORTS as readonly unknown[]).includes(s) || typeof i !== 'string' || i.length > 64) throw invalid();
-  if (sort === 'outlier_score' ? !(v === null || (typeof v === 'number' && Number.isFinite(v))) : typeof v !== 'string' || v.length > 256) throw invalid();
+  if (sort === 'outlier_score' || sort === 'risk' ? !(v === null || (typeof v === 'number' && Number.isFinite(v))) : typeof v !== 'string' || v.length > 256) throw invalid();
   return { value: v as string | number | null, id: i };
 }
 
 function sortValue(sort: FieldSort, row: repo.FieldListRow): string | number | null {
   if (sort === 'name') return row.field_name;
   if (sort === 'updated_at') return row.updated_at;
+  if (sort === 'risk') return row.risk;
   return row.outlier_score;
 }
 
@@ -208,6 +213,11 @@ export class FieldsService {
     return repo.findFieldNames(this.db, ids);
   }
 
+  /** When each of the given fields was last reviewed (null: never); for the metrics' confirmed-field basis. */
+  async reviewedAt(ids: readonly string[]): Promise<Map<string, string | null>> {
+    return repo.findReviewedAt(this.db, ids);
+  }
+
   /** Which of the given ids name a field. */
   async existingIds(ids: readonly string[], trx?: Tx): Promise<Set<string>> {
     return repo.existingFieldIds(trx ?? this.db, ids);
@@ -222,7 +232,7 @@ export class FieldsService {
   }
 
   /** Mirrors outlier score and severity onto the field rows (locked with lockForMetrics in the same transaction). */
-  async setOutlierScores(trx: Tx, rows: ReadonlyArray<{ id: string; outlier_score: number; severity: 'low' | 'medium' | 'high' }>): Promise<void> {
+  async setOutlierScores(trx: Tx, rows: readonly repo.OutlierMirror[]): Promise<void> {
     await repo.setOutlierScores(trx, rows);
   }
 
@@ -313,15 +323,21 @@ export class FieldsService {
       })),
     );
     const valueSummaries = items.map((item) => formatFingerprint(item.sample_values));
-    // Fields given no tag are classified from their name, table, comment, type, samples and confirmed neighbours.
-    const auto = items.flatMap((item, i) => (resolved[i]?.tag === null ? [i] : []));
+    // Every field is classified from its own name, table, comment, type, samples and confirmed neighbours — never from
+    // the label it comes with. Fields given no tag take that classification; for the others it is the classifier's
+    // independent view, which the outlier model weighs against the given label (docs/metrics.md).
     const classified = await this.deps.classifier.classify(
-      auto.map((i) => {
-        const item = items[i] as ImportFieldItem;
-        return { table_name: item.table_name, field_name: item.field_name, data_type: item.data_type ?? null, comment: item.comment ?? null, sample_values: item.sample_values ?? null, embedding: embeddings[i] as Float32Array };
-      }),
+      items.map((item, i) => ({
+        table_name: item.table_name,
+        field_name: item.field_name,
+        data_type: item.data_type ?? null,
+        comment: item.comment ?? null,
+        sample_values: item.sample_values ?? null,
+        embedding: embeddings[i] as Float32Array,
+      })),
     );
-    const byItem = new Map(auto.map((i, j) => [i, classified.results[j] as Classification]));
+    const auto = items.flatMap((item, i) => (resolved[i]?.tag === null ? [i] : []));
+    const byItem = new Map(auto.map((i) => [i, classified.results[i] as Classification]));
 
     const now = this.deps.clock.now().toISOString();
     const rows = items.map((item, i): NewFieldRow => {
@@ -345,6 +361,10 @@ export class FieldsService {
         embedding: encodeVector(embedding),
         embedder_version: this.deps.embedder.version,
         value_summary: valueSummaries[i] ?? null,
+        predicted_tag_id: (classified.results[i] as Classification).tag_id,
+        predicted_level: (classified.results[i] as Classification).level,
+        predicted_confidence: (classified.results[i] as Classification).confidence,
+        predicted_with: classified.versionKey,
         ...(auto
           ? { classification_source: 'classifier', classification_confidence: auto.confidence, classification_evidence: JSON.stringify(auto.evidence), classified_with: classified.versionKey }
           : { classification_source: 'import', classification_confidence: null, classification_evidence: null, classified_with: null }),

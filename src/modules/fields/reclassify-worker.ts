@@ -4,7 +4,8 @@
  * a work queue shared by every instance (`reclassify_queue`). Without their samples (never stored), the classifier
  * weighs the stored summary of their formats instead. A field whose classification changes goes back to
  * `unreviewed`; each batch that changes any writes one `fields.reclassified` audit entry with its counts. The metrics
- * follow through the change log.
+ * follow through the change log. The same queue refreshes every other field's classifier view (fields.predicted_*,
+ * which the outlier model weighs) made with another classifier or taxonomy, or never made.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
@@ -99,6 +100,10 @@ export class ReclassifyWorker {
       for (const [i, row] of rows.entries()) {
         const result = results[i];
         if (!result) continue;
+        if (!row.reclassifiable) {
+          await repo.applyPrediction(trx, row, { tag_id: result.tag_id, level: result.level, confidence: result.confidence, predicted_with: versionKey });
+          continue;
+        }
         const updated = await repo.applyReclassification(trx, row.id, {
           tag_id: result.tag_id,
           level: result.level,
@@ -114,7 +119,7 @@ export class ReclassifyWorker {
           action: 'fields.reclassified',
           targetType: 'field',
           targetId: null,
-          details: { fields: rows.length, changed, classified_with: versionKey },
+          details: { fields: rows.filter((r) => r.reclassifiable).length, changed, classified_with: versionKey },
         });
       }
       await this.deps.queue.complete(trx, claims);

@@ -83,6 +83,8 @@ export interface GroupState {
 }
 
 interface TagState extends GroupState {
+  /** Members per level number (the tag's usual level is the most common one). */
+  levelCounts: Map<number, number>;
   confirmedSum: Float32Array;
   confirmedCount: number;
   /** Cached peer sample; null when membership changed. */
@@ -113,6 +115,10 @@ export class CatalogState {
   tagOf = new Int32Array(0);
   private levelOf = new Uint8Array(0);
   private confirmed = new Uint8Array(0);
+  /** The classifier's own view of the field (fields.predicted_*): tag id (0 = none), level number, confidence. */
+  private predTag = new Int32Array(0);
+  private predLevel = new Uint8Array(0);
+  private predConf = new Float32Array(0);
   hashOf = new Uint32Array(0);
   private tagPosition = new Int32Array(0);
   private levelPosition = new Int32Array(0);
@@ -183,6 +189,20 @@ export class CatalogState {
     return this.levelNames[this.levelOf[slot] as number] as string;
   }
 
+  /** The classifier's view of the field, from its own name, table, comment, type and formats; null when unknown. */
+  predicted(slot: number): { tagId: number; level: string; confidence: number } | null {
+    const tagId = this.predTag[slot] as number;
+    if (tagId === 0) return null;
+    return { tagId, level: this.levelNames[this.predLevel[slot] as number] as string, confidence: this.predConf[slot] as number };
+  }
+
+  /** How many of the tag's fields sit at each level. */
+  tagLevels(tagId: number): Array<{ level: string; count: number }> {
+    const t = this.tags.get(tagId);
+    if (!t) return [];
+    return [...t.levelCounts].flatMap(([n, count]) => (count > 0 ? [{ level: this.levelNames[n] as string, count }] : []));
+  }
+
   levelGroup(level: string): GroupState | undefined {
     const i = this.levelIndex.get(level);
     return i === undefined ? undefined : this.levels[i];
@@ -219,6 +239,10 @@ export class CatalogState {
     this.tagOf[slot] = row.tag_id;
     this.levelOf[slot] = this.levelNumber(row.level);
     this.confirmed[slot] = row.review_status === 'confirmed' ? 1 : 0;
+    const predicted = row.predicted_tag_id !== null && row.predicted_tag_id !== undefined && row.predicted_level ? row.predicted_tag_id : 0;
+    this.predTag[slot] = predicted;
+    this.predLevel[slot] = predicted === 0 ? 0 : this.levelNumber(row.predicted_level as string);
+    this.predConf[slot] = predicted === 0 ? 0 : (row.predicted_confidence ?? 0.5);
     this.attach(slot);
     if (moved && this.twins.join(slot) === slot) this.index.add(slot, e);
   }
@@ -327,6 +351,8 @@ export class CatalogState {
     tag.count++;
     this.tagPosition[slot] = tag.members.push(slot);
     tag.sample = null;
+    const ln = this.levelOf[slot] as number;
+    tag.levelCounts.set(ln, (tag.levelCounts.get(ln) ?? 0) + 1);
     if (this.confirmed[slot] === 1) {
       addInto(tag.confirmedSum, e, 1);
       tag.confirmedCount++;
@@ -347,6 +373,8 @@ export class CatalogState {
       const moved = tag.members.removeAt(this.tagPosition[slot] as number);
       if (moved >= 0) this.tagPosition[moved] = this.tagPosition[slot] as number;
       tag.sample = null;
+      const ln = this.levelOf[slot] as number;
+      tag.levelCounts.set(ln, (tag.levelCounts.get(ln) ?? 1) - 1);
       if (this.confirmed[slot] === 1) {
         addInto(tag.confirmedSum, e, -1);
         tag.confirmedCount--;
@@ -363,7 +391,7 @@ export class CatalogState {
   }
 
   private newTag(tagId: number): TagState {
-    const t: TagState = { sum: new Float32Array(this.dimensions), count: 0, members: new SlotList(), confirmedSum: new Float32Array(this.dimensions), confirmedCount: 0, sample: null };
+    const t: TagState = { sum: new Float32Array(this.dimensions), count: 0, members: new SlotList(), levelCounts: new Map(), confirmedSum: new Float32Array(this.dimensions), confirmedCount: 0, sample: null };
     this.tags.set(tagId, t);
     return t;
   }
@@ -384,7 +412,7 @@ export class CatalogState {
   private grow(needed: number): void {
     if (needed <= this.capacity) return;
     const capacity = Math.max(needed, this.capacity * 2, 1024);
-    const widen = <T extends Int32Array | Uint32Array | Uint8Array | Float64Array>(old: T, make: (n: number) => T, width = 1): T => {
+    const widen = <T extends Int32Array | Uint32Array | Uint8Array | Float32Array | Float64Array>(old: T, make: (n: number) => T, width = 1): T => {
       const grown = make(capacity * width);
       grown.set(old);
       return grown;
@@ -392,6 +420,9 @@ export class CatalogState {
     this.tagOf = widen(this.tagOf, (n) => new Int32Array(n));
     this.levelOf = widen(this.levelOf, (n) => new Uint8Array(n));
     this.confirmed = widen(this.confirmed, (n) => new Uint8Array(n));
+    this.predTag = widen(this.predTag, (n) => new Int32Array(n));
+    this.predLevel = widen(this.predLevel, (n) => new Uint8Array(n));
+    this.predConf = widen(this.predConf, (n) => new Float32Array(n));
     this.hashOf = widen(this.hashOf, (n) => new Uint32Array(n));
     this.tagPosition = widen(this.tagPosition, (n) => new Int32Array(n));
     this.levelPosition = widen(this.levelPosition, (n) => new Int32Array(n));

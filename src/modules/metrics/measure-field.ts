@@ -74,9 +74,9 @@ export function computeTagMargins(embedding: Float32Array, ownTagId: number, tag
     }
   }
   const anchorMargin = ownAnchor !== null && bestAnchorTag !== null ? ownAnchor - bestAnchor : null;
-  // A tag that has no other member yet has peer similarity 0 (unrelated) rather than "unknown".
-  const peerOwn = ownPeer ?? 0;
-  const peerMargin = bestPeerTag !== null ? peerOwn - bestPeer : null;
+  // A field alone in its tag has no members to compare: no peer margin ("no evidence"), not "unrelated to its own
+  // tag" — in a small catalog most correct sensitive fields are alone in their tag.
+  const peerMargin = bestPeerTag !== null && ownPeer !== null ? ownPeer - bestPeer : null;
   return {
     anchorMargin,
     bestOtherAnchorTagId: bestAnchorTag,
@@ -105,23 +105,38 @@ export interface Neighbour {
   similarity: number;
   tag_id: number;
   level: string;
+  /** Confirmed by a reviewer: weighs CONFIRMED_WEIGHT times as much as evidence for others. */
+  confirmed?: boolean;
 }
+
+/** How much more a confirmed neighbour weighs than an unreviewed one (in disagreement, level and suggestions). */
+export const CONFIRMED_WEIGHT = 2;
+
+const weightOf = (n: Pick<Neighbour, 'similarity' | 'confirmed'>): number => (Number.isFinite(n.similarity) ? Math.max(0, n.similarity) : 0) * (n.confirmed ? CONFIRMED_WEIGHT : 1);
 
 /**
  * Similarity-weighted share of the neighbours carrying another classification, in [0, 1]:
- * another tag counts 1, the same tag at another level counts 0.5; weights max(similarity, 0).
- * No neighbours (or only non-positive similarities) → 0, "no evidence against".
+ * another tag counts 1, the same tag at another level counts 0.5; weights max(similarity, 0), doubled for confirmed
+ * neighbours. No neighbours (or only non-positive similarities) → 0, "no evidence against".
+ *
+ * `otherMembers` (the number of other fields with the field's tag) corrects for small tags: a field whose tag has
+ * m < k other fields cannot have more than m agreeing neighbours, so a share of (k − m)/k disagreeing is what a
+ * correct field shows; only disagreement beyond that floor counts, rescaled to [0, 1]. A field alone in its tag gets 0.
  */
-export function neighbourDisagreement(neighbours: readonly Neighbour[], self: { tag_id: number; level: string }): number {
+export function neighbourDisagreement(neighbours: readonly Neighbour[], self: { tag_id: number; level: string }, otherMembers = Infinity): number {
   let w = 0;
   let bad = 0;
   for (const n of neighbours) {
-    const s = Number.isFinite(n.similarity) ? Math.max(0, n.similarity) : 0;
+    const s = weightOf(n);
     w += s;
     if (n.tag_id !== self.tag_id) bad += s;
     else if (n.level !== self.level) bad += 0.5 * s;
   }
-  return w > 0 ? clamp(bad / w, 0, 1) : 0;
+  if (w <= 0 || neighbours.length === 0) return 0;
+  const raw = clamp(bad / w, 0, 1);
+  const floor = 1 - Math.min(neighbours.length, Math.max(0, otherMembers)) / neighbours.length;
+  if (floor >= 1) return 0;
+  return clamp((raw - floor) / (1 - floor), 0, 1);
 }
 
 /**
@@ -158,17 +173,21 @@ export function nearestTagEvidence(
   nearestPeerSimilarity: number | null,
 ): NearestTagEvidence {
   let own = nearestPeerSimilarity !== null && Number.isFinite(nearestPeerSimilarity) ? nearestPeerSimilarity : -Infinity;
+  let ownKnown = Number.isFinite(own);
   let other = -Infinity;
   let farthest = Infinity;
   for (const n of neighbours) {
     if (!Number.isFinite(n.similarity)) continue;
     farthest = Math.min(farthest, n.similarity);
-    if (n.tag_id === self.tag_id) own = Math.max(own, n.similarity);
-    else other = Math.max(other, n.similarity);
+    if (n.tag_id === self.tag_id) {
+      own = Math.max(own, n.similarity);
+      ownKnown = true;
+    } else other = Math.max(other, n.similarity);
   }
   const ownSimilarity = Number.isFinite(own) ? clamp(own, -1, 1) : 0;
   const otherRaw = Number.isFinite(other) ? other : farthest;
-  if (!Number.isFinite(otherRaw)) return { ownSimilarity, otherSimilarity: null, ratio: null };
+  // No other field with the tag: nothing to compare (a lone field in a small catalog is not suspicious for that).
+  if (!Number.isFinite(otherRaw) || !ownKnown) return { ownSimilarity, otherSimilarity: null, ratio: null };
   const otherSimilarity = clamp(otherRaw, -1, 1);
   const e = NEAREST_RATIO_EPSILON;
   return { ownSimilarity, otherSimilarity, ratio: Math.log((1 - ownSimilarity + e) / (1 - otherSimilarity + e)) };
@@ -186,6 +205,90 @@ export interface FieldNeighbourhood extends Omit<RawAxesInput, 'nearest'> {
   tagStats: readonly TagStats[];
 }
 
+// ---------------------------------------------------------------- level and classifier evidence
+
+/** Levels ordered least sensitive first; the rank of a level code (−1 when not configured). */
+export type LevelRank = (level: string) => number;
+
+export interface ClassificationEvidenceInput {
+  tagId: number;
+  level: string;
+  neighbours: readonly Neighbour[];
+  /** The classifier's view of the field from its own name, table, comment, type and formats; null when unknown. */
+  predicted: { tagId: number; level: string; confidence: number } | null;
+  /** How many of the tag's fields (this one included) sit at each level. */
+  tagLevels: ReadonlyArray<{ level: string; count: number }>;
+  /** The tag's configured default level. */
+  defaultLevel: string | null;
+  rank: LevelRank;
+  /** Top-level group of a tag (for "far" disagreements). */
+  groupOf: (tagId: number) => string;
+}
+
+export interface ClassificationEvidence {
+  /** classifier confidence when it names another tag, else 0 */
+  classifierOther: number;
+  /** classifier confidence when it names another tag of another top-level group, else 0 */
+  classifierFar: number;
+  /** classifier confidence when it names the field's tag, else 0 */
+  classifierAgrees: number;
+  /** The level the evidence expects for the field's tag (rank), and how far below / above it the field is labelled. */
+  expectedLevel: string | null;
+  under: number;
+  over: number;
+  /** Steps below / above the classifier's level (when it names the same tag). */
+  underClassifier: number;
+  overClassifier: number;
+  /** classifierOther for a field alone in its tag (no peers or neighbours of its tag can speak for or against it). */
+  classifierOtherAlone: number;
+}
+
+/**
+ * Evidence about the whole classification that does not come from the geometry of other fields' labels alone: the
+ * classifier's own view (tag and level), and the level the tag's fields, its default and the same-tag neighbours
+ * point to. Under- and over-classification are kept apart: under-classification is the costly error.
+ */
+export function classificationEvidence(x: ClassificationEvidenceInput): ClassificationEvidence {
+  const own = x.rank(x.level);
+  const p = x.predicted;
+  const other = p !== null && p.tagId !== x.tagId;
+  const classifierOther = other ? p.confidence : 0;
+  const classifierFar = other && x.groupOf(p.tagId) !== x.groupOf(x.tagId) ? p.confidence : 0;
+  const classifierAgrees = p !== null && !other ? p.confidence : 0;
+  // Expected level: a weighted vote of the tag's other fields (each 1), its default (2), same-tag neighbours
+  // (similarity-weighted, confirmed double, ×3) and the classifier when it names the same tag (confidence ×3).
+  const votes = new Map<string, number>();
+  const vote = (level: string | null, w: number): void => {
+    if (level === null || w <= 0 || x.rank(level) < 0) return;
+    votes.set(level, (votes.get(level) ?? 0) + w);
+  };
+  for (const { level, count } of x.tagLevels) vote(level, level === x.level ? count - 1 : count);
+  vote(x.defaultLevel, 2);
+  for (const n of x.neighbours) if (n.tag_id === x.tagId) vote(n.level, 3 * weightOf(n));
+  if (p !== null && !other) vote(p.level, 3 * p.confidence);
+  let expectedLevel: string | null = null;
+  let best = 0;
+  for (const [level, w] of votes) {
+    if (w > best || (w === best && expectedLevel !== null && x.rank(level) > x.rank(expectedLevel))) {
+      best = w;
+      expectedLevel = level;
+    }
+  }
+  const exp = expectedLevel === null || own < 0 ? own : x.rank(expectedLevel);
+  const pr = p !== null && !other ? x.rank(p.level) : -1;
+  return {
+    classifierOther,
+    classifierFar,
+    classifierAgrees,
+    expectedLevel,
+    under: own < 0 ? 0 : Math.max(0, exp - own),
+    over: own < 0 ? 0 : Math.max(0, own - exp),
+    underClassifier: own < 0 || pr < 0 ? 0 : Math.max(0, pr - own) * (p?.confidence ?? 0),
+    overClassifier: own < 0 || pr < 0 ? 0 : Math.max(0, own - pr) * (p?.confidence ?? 0),
+    classifierOtherAlone: x.tagLevels.reduce((n, l) => n + l.count, 0) <= 1 ? classifierOther : 0,
+  };
+}
+
 export interface FieldMeasurement {
   axes: AxesResult;
   margins: TagMargins;
@@ -198,7 +301,7 @@ export function measureField(n: FieldNeighbourhood): FieldMeasurement {
   const nearest = n.neighbours[0];
   const axes = computeAxes({ ...n, nearest: nearest ? { similarity: nearest.similarity } : null });
   const margins = computeTagMargins(n.embedding, n.tagId, n.tagStats);
-  const disagreement = neighbourDisagreement(n.neighbours, { tag_id: n.tagId, level: n.level });
+  const disagreement = neighbourDisagreement(n.neighbours, { tag_id: n.tagId, level: n.level }, (n.tagCount ?? Infinity) - 1);
   const nearestRatio = nearestTagEvidence(n.neighbours, { tag_id: n.tagId }, axes.nearest_peer_similarity).ratio;
   return { axes, margins, disagreement, nearestRatio };
 }

@@ -17,10 +17,11 @@ import type { Neighbours } from './ann-threads.js';
 import { buildAxisDistributions, normalizeAxes, perAxis, type AxisDistributions } from './axes.js';
 import type { CatalogReplica } from './catalog-replica.js';
 import { hashSampleLimit, type CatalogState, type RememberedRaw } from './catalog-state.js';
-import { marginScale, measureField, type FieldMeasurement, type Neighbour, type TagStats } from './measure-field.js';
+import { classificationEvidence, marginScale, measureField, type ClassificationEvidence, type FieldMeasurement, type Neighbour, type TagStats } from './measure-field.js';
 import * as repo from './metrics.repository.js';
-import { outlierScore, outlierTerms, severityOf, type SeverityThresholds } from './outlier-model.js';
+import { outlierScore, outlierTerms, severityOf, type OutlierInput, type SeverityThresholds } from './outlier-model.js';
 import { reasonFor } from './reason.js';
+import { riskOf, suggestClassification } from './suggestion.js';
 import { BACKGROUND_LOCK_WAIT_MS, NEIGHBOURS_K, type Staleness } from './staleness.js';
 import { addInto, normalize } from './vectors.js';
 
@@ -49,8 +50,8 @@ export interface MetricsWorkerDeps {
   queue: WorkQueue;
   replica: CatalogReplica;
   staleness: Staleness;
-  fields: Pick<FieldsService, 'fieldNames' | 'lockForMetrics' | 'setOutlierScores'>;
-  taxonomy: Pick<TaxonomyService, 'tagAnchors'>;
+  fields: Pick<FieldsService, 'fieldNames' | 'lockForMetrics' | 'setOutlierScores' | 'reviewedAt'>;
+  taxonomy: Pick<TaxonomyService, 'tagAnchors' | 'listLevels'>;
   severity: SeverityThresholds;
 }
 
@@ -73,7 +74,21 @@ interface Measured extends FieldMeasurement {
   tagId: number;
   level: string;
   nearest: (Neighbour & { id: string }) | undefined;
+  neighbours: Neighbour[];
+  evidence: ClassificationEvidence;
+  predicted: { tagId: number; level: string; confidence: number } | null;
+  confirmed: boolean;
 }
+
+/**
+ * A suggestion is offered from this outlier score on (or the medium threshold when lower): below it the current
+ * classification is taken as the best. Lower than `medium` so that a field the evidence doubts but cannot yet call
+ * likely wrong (a lone field in a small catalog, known only from its own name and formats) still shows the alternative.
+ */
+export const SUGGEST_FROM = 0.15;
+
+/** Nearest fields whose classifications make up a confirmed field's neighbourhood (its basis). */
+const BASIS_NEIGHBOURS = 5;
 
 export class MetricsWorker {
   private readonly times = { expandMs: 0, claimMs: 0, computeMs: 0, saveMs: 0, fields: 0 };
@@ -91,6 +106,8 @@ export class MetricsWorker {
   private needsUncomputedQueued = false;
   /** Callers of settled(), resolved by the first background round that ends with nothing pending. */
   private waiters: Array<() => void> = [];
+  /** When set (bench/quality/fit.ts), every stored field's outlier-model input is recorded here by field id. */
+  featureLog: Map<string, OutlierInput> | null = null;
 
   constructor(private readonly deps: MetricsWorkerDeps) {
     this.rounds = new Rounds('metrics worker', deps.log, async (background) => {
@@ -210,14 +227,25 @@ export class MetricsWorker {
    * they will be stale again), stores their metrics, mirrors outlier score and severity onto them, completes their
    * claims and gives the skipped ones back.
    */
-  private async store(rows: readonly repo.FieldMetricsRow[], claims: readonly Claim[]): Promise<void> {
+  private async store(rows: ReadonlyArray<repo.FieldMetricsRow & { risk: number }>, claims: readonly Claim[]): Promise<void> {
     const started = performance.now();
     await this.deps.database.db.transaction().execute(async (trx) => {
       await yieldLocksAfter(trx, BACKGROUND_LOCK_WAIT_MS);
       const locked = await this.deps.fields.lockForMetrics(trx, rows.map((r) => r.field_id));
       const kept = rows.filter((r) => locked.has(r.field_id));
-      await repo.saveMetrics(trx, this.deps.database.kind, kept);
-      await this.deps.fields.setOutlierScores(trx, kept.map((r) => ({ id: r.field_id, outlier_score: r.outlier_score, severity: r.severity })));
+      await repo.saveMetrics(trx, this.deps.database.kind, kept.map(({ risk: _risk, ...row }) => row));
+      await this.deps.fields.setOutlierScores(
+        trx,
+        kept.map((r) => ({
+          id: r.field_id,
+          outlier_score: r.outlier_score,
+          severity: r.severity,
+          risk: r.risk,
+          suggested_tag_id: r.suggested_tag_id,
+          suggested_level: r.suggested_level,
+          suggested_confidence: r.suggested_confidence,
+        })),
+      );
       const computed = new Set(kept.map((r) => r.field_id));
       const skipped = new Set(rows.filter((r) => !locked.has(r.field_id)).map((r) => r.field_id));
       // A claimed field that no longer exists (or is not in the replica yet) is done: its deletion or insertion is its own change.
@@ -296,7 +324,13 @@ export class MetricsWorker {
   }
 
   /** Each tag's unit anchor — the text anchor, blended with the mean of its confirmed fields once there are enough — and member sums. */
-  private async tagStats(state: CatalogState): Promise<{ stats: TagStats[]; anchorOf: Map<number, Float32Array>; label: (tagId: number, level: string | null) => string }> {
+  private async tagStats(state: CatalogState): Promise<{
+    stats: TagStats[];
+    anchorOf: Map<number, Float32Array>;
+    label: (tagId: number, level: string | null) => string;
+    defaultLevel: (tagId: number) => string | null;
+    groupOf: (tagId: number) => string;
+  }> {
     const anchors = await this.deps.taxonomy.tagAnchors();
     const tagIndex = anchors.index;
     const anchorOf = new Map<number, Float32Array>();
@@ -322,14 +356,27 @@ export class MetricsWorker {
       const path = tagIndex.byId.get(tagId)?.chain_path ?? `tag ${tagId}`;
       return level === null ? path : `${path} (${level})`;
     };
-    return { stats, anchorOf, label };
+    const defaultLevel = (tagId: number): string | null => tagIndex.byId.get(tagId)?.default_level ?? null;
+    const groupOf = (tagId: number): string => {
+      const path = tagIndex.byId.get(tagId)?.chain_path ?? `tag ${tagId}`;
+      const i = path.indexOf('/');
+      return i < 0 ? path : path.slice(0, i);
+    };
+    return { stats, anchorOf, label, defaultLevel, groupOf };
   }
 
   /** Computes the metrics of the given fields from the in-memory catalog (fields it does not hold are skipped). */
-  private async computeFields(prepared: Prepared): Promise<repo.FieldMetricsRow[]> {
+  private async computeFields(prepared: Prepared): Promise<Array<repo.FieldMetricsRow & { risk: number }>> {
     const { state } = prepared;
     const started = performance.now();
-    const { stats, anchorOf, label } = await this.tagStats(state);
+    const { stats, anchorOf, label, defaultLevel, groupOf } = await this.tagStats(state);
+    const levelRanks = new Map(this.deps.taxonomy.listLevels().map((l, i) => [l.code, i]));
+    const rank = (level: string): number => levelRanks.get(level) ?? -1;
+    const usualLevel = (tagId: number): string | null => {
+      let best: { level: string; count: number } | null = null;
+      for (const l of state.tagLevels(tagId)) if (!best || l.count > best.count || (l.count === best.count && rank(l.level) > rank(best.level))) best = l;
+      return best?.level ?? defaultLevel(tagId);
+    };
 
     /** Everything of a field's metrics that does not depend on the catalog distributions; remembers its raw values. */
     const measure = (slot: number, found: Neighbours): Measured => {
@@ -342,9 +389,11 @@ export class MetricsWorker {
       found.keys.forEach((key, i) => {
         const nid = state.ids[key];
         if (nid !== undefined && key !== slot && neighbours.length < NEIGHBOURS_K) {
-          neighbours.push({ id: nid, tag_id: state.tagOf[key] as number, level: state.level(key), similarity: found.similarities[i] ?? 0 });
+          neighbours.push({ id: nid, tag_id: state.tagOf[key] as number, level: state.level(key), similarity: found.similarities[i] ?? 0, confirmed: state.isConfirmed(key) });
         }
       });
+      const predicted = state.predicted(slot);
+      const evidence = classificationEvidence({ tagId, level, neighbours, predicted, tagLevels: state.tagLevels(tagId), defaultLevel: defaultLevel(tagId), rank, groupOf });
       const measured = measureField({
         embedding: state.embedding(slot),
         tagId,
@@ -359,7 +408,7 @@ export class MetricsWorker {
         tagStats: stats,
       });
       state.remember(slot, { raw: measured.axes.raw, peer: measured.margins.peerMargin, anchor: measured.margins.anchorMargin });
-      return { ...measured, id, tagId, level, nearest: neighbours[0] };
+      return { ...measured, id, tagId, level, nearest: neighbours[0], neighbours, evidence, predicted, confirmed: state.isConfirmed(slot) };
     };
 
     const pre: Measured[] = [];
@@ -380,24 +429,51 @@ export class MetricsWorker {
     if (!this.distributions || this.computedSinceBuild > 0.05 * Math.max(this.rawsAtBuild, 1)) this.rebuildDistributions(state);
     // Names are read for the reasons only (the replica keeps no names: ~60 bytes per field at 1M fields).
     const names = await this.deps.fields.fieldNames([...new Set(pre.flatMap((m) => (m.nearest ? [m.nearest.id] : [])))]);
+    // A confirmed field's basis: when it was reviewed and the classifications of its nearest fields. While it holds,
+    // the reviewer has seen this evidence and the field stays off the top of the queue.
+    const confirmedIds = pre.filter((m) => m.confirmed).map((m) => m.id);
+    const [previousBasis, reviewedAt] = confirmedIds.length > 0 ? await Promise.all([repo.findConfirmedBasis(this.deps.database.db, confirmedIds), this.deps.fields.reviewedAt(confirmedIds)]) : [new Map<string, string | null>(), new Map<string, string | null>()];
     const distributions = this.distributions as AxisDistributions;
     const computedAt = this.deps.clock.now().toISOString();
     this.times.computeMs += performance.now() - started;
-    return pre.map(({ id, tagId, level, axes, nearest, margins, disagreement, nearestRatio }) => {
+    return pre.map(({ id, tagId, level, axes, nearest, neighbours, margins, disagreement, nearestRatio, evidence, predicted, confirmed }) => {
+      let basis: string | null = null;
+      let confirmedUnchanged = false;
+      if (confirmed) {
+        const now = `${reviewedAt.get(id) ?? ''}|${tagId}:${level}|${neighbours
+          .slice(0, BASIS_NEIGHBOURS)
+          .map((n) => `${n.tag_id}:${n.level}`)
+          .sort()
+          .join(',')}`;
+        const before = previousBasis.get(id) ?? null;
+        // A new confirmation (another reviewed_at) starts a new basis; otherwise the first one is kept.
+        basis = before !== null && before.split('|')[0] === now.split('|')[0] ? before : now;
+        confirmedUnchanged = basis === now;
+      }
       const scores = normalizeAxes(axes.raw, distributions);
-      const input = { scores, neighbourDisagreement: disagreement, anchorMargin: margins.anchorMargin, peerMargin: margins.peerMargin, nearestRatio, ...(this.scales ? { scales: this.scales } : {}) };
+      const input: OutlierInput = {
+        scores,
+        neighbourDisagreement: disagreement,
+        anchorMargin: margins.anchorMargin,
+        peerMargin: margins.peerMargin,
+        nearestRatio,
+        evidence,
+        confirmedUnchanged,
+        ...(this.scales ? { scales: this.scales } : {}),
+      };
+      this.featureLog?.set(id, input);
       const score = outlierScore(input);
       const severity = severityOf(score, this.deps.severity);
+      const suggestion = suggestClassification({ tagId, level, neighbours, predicted, margins, evidence, outlierScore: score, threshold: Math.min(SUGGEST_FROM, this.deps.severity.medium), usualLevel, rank });
+      const risk = riskOf(score, severity, level, suggestion, rank);
       // A nearest field deleted since the search has no name (and its deletion makes this field stale again).
       const nearestName = nearest ? names.get(nearest.id) : undefined;
       const betterTag =
-        margins.peerMargin !== null && margins.peerMargin < 0 && margins.bestOtherPeerTagId !== null
-          ? { classification: label(margins.bestOtherPeerTagId, null), by: 'peers' as const }
-          : margins.anchorMargin !== null && margins.anchorMargin < 0 && margins.bestOtherAnchorTagId !== null
-            ? { classification: label(margins.bestOtherAnchorTagId, null), by: 'anchor' as const }
-            : null;
+        margins.anchorMargin !== null && margins.anchorMargin < 0 && margins.bestOtherAnchorTagId !== null ? { classification: label(margins.bestOtherAnchorTagId, null), by: 'anchor' as const } : null;
       const reason = reasonFor({
         classification: label(tagId, level),
+        tag: label(tagId, null),
+        level,
         scores,
         nearest:
           nearest && nearestName !== undefined
@@ -407,11 +483,16 @@ export class MetricsWorker {
                 similarity: nearest.similarity,
                 classification: label(nearest.tag_id, nearest.level),
                 sameClassification: nearest.tag_id === tagId && nearest.level === level,
+                sameTagAsSuggestion: suggestion !== null && suggestion.tagId === nearest.tag_id,
               }
             : null,
         betterTag,
+        suggestion: suggestion ? { classification: label(suggestion.tagId, suggestion.level), sameTag: suggestion.tagId === tagId, by: suggestion.by } : null,
+        classifier: predicted && predicted.tagId !== tagId ? { classification: label(predicted.tagId, predicted.level), confidence: predicted.confidence } : null,
+        expectedLevel: evidence.expectedLevel !== null && evidence.expectedLevel !== level ? { level: evidence.expectedLevel, under: rank(evidence.expectedLevel) > rank(level) } : null,
         terms: outlierTerms(input),
         severity,
+        confirmedUnchanged,
       });
       const raw = perAxis((k) => axes.raw[k]);
       return {
@@ -431,6 +512,11 @@ export class MetricsWorker {
         nearest_similarity: nearest?.similarity ?? null,
         reason,
         computed_at: computedAt,
+        suggested_tag_id: suggestion?.tagId ?? null,
+        suggested_level: suggestion?.level ?? null,
+        suggested_confidence: suggestion?.confidence ?? null,
+        confirmed_basis: basis,
+        risk,
       };
     });
   }

@@ -22,6 +22,9 @@ const ITEM_COLUMNS = [
   'nearest_field_id',
   'nearest_field_name',
   'reason',
+  'suggested_tag_id',
+  'suggested_level',
+  'suggested_confidence',
 ] as const satisfies ReadonlyArray<keyof FieldMetricsRow>;
 
 export type StoredMetricsRow = Pick<FieldMetricsRow, (typeof ITEM_COLUMNS)[number]>;
@@ -60,6 +63,15 @@ export async function findStoredMetrics(database: Database, ids: readonly string
       ITEM_COLUMNS.forEach((column, i) => (row[column] = values[i]));
       out.push(row as StoredMetricsRow);
     }
+  }
+  return out;
+}
+
+/** The stored confirmed-field basis of the given fields (absent or null: none). */
+export async function findConfirmedBasis(db: Queryable, ids: readonly string[]): Promise<Map<string, string | null>> {
+  const out = new Map<string, string | null>();
+  for (const part of chunks(ids)) {
+    for (const r of await db.selectFrom('field_metrics').select(['field_id', 'confirmed_basis']).where('field_id', 'in', part).execute()) out.set(r.field_id, r.confirmed_basis);
   }
   return out;
 }

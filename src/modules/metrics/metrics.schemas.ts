@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Timestamp, Uuid } from '../../http/schemas.js';
+import { SuggestedClassification } from '../fields/fields.schemas.js';
 import { AXES, perAxis } from './axes.js';
 
 export const MAX_MINIBARS_FIELDS = 500;
@@ -33,6 +34,7 @@ export const FieldMetricItem = Type.Object({
   nearest_field_id: Type.Union([Uuid, Type.Null()], { description: 'the nearest other field in the catalog' }),
   nearest_field_name: Type.Union([Type.String(), Type.Null()], { description: 'its name as table.field' }),
   reason: Type.String({ description: 'one or two sentences naming the strongest evidence' }),
+  suggested_classification: SuggestedClassification,
 });
 export type FieldMetricItem = Static<typeof FieldMetricItem>;
 

@@ -7,6 +7,7 @@
 import { decodeVector, type Database } from '../../db/database.js';
 import type { FieldsService } from '../fields/fields.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
+import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import { AXIS_KEYS, RAW_COLUMNS, SCORE_COLUMNS, perAxis, type AxisKey, type RawColumn, type ScoreColumn } from './axes.js';
 import type { CatalogReplica } from './catalog-replica.js';
 import * as repo from './metrics.repository.js';
@@ -26,6 +27,7 @@ export interface MetricsServiceDeps {
   staleness: Pick<Staleness, 'pending'>;
   fields: Pick<FieldsService, 'existingIds' | 'countFields' | 'catalogRows'>;
   license: Pick<LicenseGate, 'assertFeature'>;
+  taxonomy: Pick<TaxonomyService, 'tagIndex'>;
   dimensions: number;
 }
 
@@ -59,6 +61,8 @@ export class MetricsService {
     const nearestIds = new Set<string>();
     for (const r of stored) if (r.nearest_field_id !== null) nearestIds.add(r.nearest_field_id);
     const nearestAlive = await this.existingFields([...nearestIds]);
+    // Tag paths only when a suggestion needs one (one small query less for a list of fields that fit).
+    const tags = stored.some((r) => r.suggested_tag_id !== null) ? await this.deps.taxonomy.tagIndex() : null;
 
     // mean cos to the other listed fields = e · (S − e) / (n − 1), with S the sum of the list's unit embeddings.
     const sum = new Float32Array(this.deps.dimensions);
@@ -68,7 +72,9 @@ export class MetricsService {
       const r = byId.get(id) as repo.StoredMetricsRow;
       const e = unit.get(id);
       const mean = e && inList > 1 ? clampNum((dot(e, sum) - dot(e, e)) / (inList - 1), -1, 1) : 1;
-      return toItem(r, mean, r.nearest_field_id !== null && nearestAlive.has(r.nearest_field_id));
+      const path = r.suggested_tag_id !== null ? tags?.byId.get(r.suggested_tag_id)?.chain_path : undefined;
+      const suggested = path !== undefined && r.suggested_level !== null ? { tag_id: r.suggested_tag_id as number, chain_path: path, level: r.suggested_level, confidence: r.suggested_confidence ?? 0 } : null;
+      return toItem(r, mean, r.nearest_field_id !== null && nearestAlive.has(r.nearest_field_id), suggested);
     });
     const baseline = perAxis((k) => (items.length === 0 ? 0 : items.reduce((s, it) => s + it.scores[k], 0) / items.length));
     return { items, baseline_scores: baseline, field_count: items.length, missing_field_ids: missing };
@@ -115,6 +121,8 @@ export class MetricsService {
     const state = this.deps.replica.current;
     if (!state || embeddings.length === 0) return embeddings.map(() => []);
     await this.deps.replica.sync();
+    // No confirmed field anywhere (a first import): nothing to search for.
+    if (![...state.tags.values()].some((t) => t.confirmedCount > 0)) return embeddings.map(() => []);
     const out: Array<Array<{ similarity: number; tag_id: number; level: string }>> = [];
     for (let i = 0; i < embeddings.length; i += CONFIRMED_SEARCH_CHUNK) {
       const found = await state.search(embeddings.slice(i, i + CONFIRMED_SEARCH_CHUNK).map(normalize), CONFIRMED_NEIGHBOURS);
@@ -151,7 +159,7 @@ function axisValues(r: repo.StoredMetricsRow, columns: readonly (RawColumn | Sco
   return out;
 }
 
-function toItem(r: repo.StoredMetricsRow, meanSimilarity: number, nearestExists: boolean): FieldMetricItem {
+function toItem(r: repo.StoredMetricsRow, meanSimilarity: number, nearestExists: boolean, suggested: FieldMetricItem['suggested_classification']): FieldMetricItem {
   const f = (x: number): number => (Number.isFinite(x) ? x : 0);
   return {
     field_id: r.field_id,
@@ -164,7 +172,9 @@ function toItem(r: repo.StoredMetricsRow, meanSimilarity: number, nearestExists:
     severity: r.severity,
     nearest_field_id: nearestExists ? r.nearest_field_id : null,
     nearest_field_name: nearestExists ? r.nearest_field_name : null,
-    reason: r.reason,
+    // A nearest field deleted since is never cited: its deletion re-queued this field, whose new reason will not name it.
+    reason: nearestExists || r.nearest_field_name === null || !r.reason.includes(`\`${r.nearest_field_name}\``) ? r.reason : 'Being re-evaluated: a field it was compared with has been deleted.',
+    suggested_classification: suggested,
   };
 }
 

@@ -1,7 +1,7 @@
 // The outlier model: how the measured signals combine into an outlier score in [0, 1], and its severity.
 // docs/metrics.md ("Outlier model") explains the weights; bench/quality/fit.ts fits them.
 import type { AxisScores } from './axes.js';
-import { DEFAULT_MARGIN_SCALE } from './measure-field.js';
+import { DEFAULT_MARGIN_SCALE, type ClassificationEvidence } from './measure-field.js';
 import { clamp, finiteOr } from './vectors.js';
 
 export interface OutlierInput {
@@ -16,6 +16,10 @@ export interface OutlierInput {
   nearestRatio?: number | null;
   /** Catalog spreads of the two margins (marginScale()); defaults to DEFAULT_MARGIN_SCALE. */
   scales?: { anchor: number; peer: number };
+  /** classificationEvidence(): the classifier's view and the level evidence; absent = none. */
+  evidence?: ClassificationEvidence | null;
+  /** A confirmed field whose neighbourhood has not changed since its confirmation. */
+  confirmedUnchanged?: boolean;
 }
 
 /**
@@ -24,17 +28,34 @@ export interface OutlierInput {
  * ratio is clipped to [−3, 3]; disagreement and the axis scores are already in [0, 1].
  */
 export const OUTLIER_WEIGHTS = {
-  intercept: -14.4,
+  intercept: -9.3,
   /** per unit of neighbour disagreement in [0, 1] */
-  disagreement: 10.4,
+  disagreement: 2.85,
   /** per robust-scale unit of peer margin (negative margin → more suspicious) */
-  peerMargin: 0.7,
+  peerMargin: 0.3,
   /** per robust-scale unit of anchor margin */
-  anchorMargin: 0.7,
+  anchorMargin: 0.55,
   /** per unit of the nearest-field log distance ratio (positive → another tag's field is closer → more suspicious) */
-  nearestRatio: 1.9,
+  nearestRatio: 1.15,
   /** per unit of (0.5 − mean of the peer_mean and category_anchor scores) */
-  axisFit: 0.35,
+  axisFit: -0.25,
+  /** per unit of classifier confidence when it names another tag */
+  classifierOther: 5.2,
+  /** … and when that tag is in another top-level group */
+  classifierFar: -0.3,
+  /** per unit of classifier confidence when it names the field's own tag (negative: agreement is evidence for) */
+  classifierAgrees: -0.5,
+  /** per level step below the level the evidence expects (under-classified) */
+  under: 1.2,
+  /** per level step above it (over-classified) */
+  over: 2.05,
+  /** per level step below / above the classifier's level for the same tag, times its confidence */
+  underClassifier: 2.95,
+  overClassifier: 4.0,
+  /** per unit of classifier confidence naming another tag, for a field alone in its tag */
+  classifierOtherAlone: 5.45,
+  /** log-odds taken off a confirmed field whose neighbourhood has not changed since its confirmation */
+  confirmedUnchanged: 8,
   /** margins are clipped to ±marginClip scale units so one extreme signal cannot dominate */
   marginClip: 4,
   /** the nearest-field ratio is clipped to ±ratioClip (e³ ≈ 20 times closer) */
@@ -51,7 +72,32 @@ export interface OutlierTerms {
   anchorMargin: number;
   nearestRatio: number;
   axisFit: number;
+  classifierOther: number;
+  classifierFar: number;
+  classifierAgrees: number;
+  under: number;
+  over: number;
+  underClassifier: number;
+  overClassifier: number;
+  classifierOtherAlone: number;
 }
+
+/** The fitted signals, in the order bench/quality/fit.ts fits them. */
+export const OUTLIER_FEATURES = [
+  'disagreement',
+  'peerMargin',
+  'anchorMargin',
+  'nearestRatio',
+  'axisFit',
+  'classifierOther',
+  'classifierFar',
+  'classifierAgrees',
+  'under',
+  'over',
+  'underClassifier',
+  'overClassifier',
+  'classifierOtherAlone',
+] as const satisfies ReadonlyArray<keyof OutlierTerms>;
 
 /** The additive contributions (log-odds) of each signal; the largest positive one is the strongest evidence. */
 export function outlierTerms(input: OutlierInput): OutlierTerms {
@@ -64,12 +110,22 @@ export function outlierTerms(input: OutlierInput): OutlierTerms {
   const d = clamp(finiteOr(input.neighbourDisagreement, 0), 0, 1);
   const ratio = clamp(finiteOr(input.nearestRatio ?? 0, 0), -w.ratioClip, w.ratioClip);
   const fit = (finiteOr(input.scores.peer_mean, 0.5) + finiteOr(input.scores.category_anchor, 0.5)) / 2;
+  const e = input.evidence;
+  const v = (x: number | undefined): number => clamp(finiteOr(x ?? 0, 0), 0, 4);
   return {
     disagreement: w.disagreement * d,
     peerMargin: -w.peerMargin * z(input.peerMargin, input.scales?.peer),
     anchorMargin: -w.anchorMargin * z(input.anchorMargin, input.scales?.anchor),
     nearestRatio: w.nearestRatio * ratio,
     axisFit: w.axisFit * (0.5 - clamp(fit, 0, 1)),
+    classifierOther: w.classifierOther * v(e?.classifierOther),
+    classifierFar: w.classifierFar * v(e?.classifierFar),
+    classifierAgrees: w.classifierAgrees * v(e?.classifierAgrees),
+    under: w.under * v(e?.under),
+    over: w.over * v(e?.over),
+    underClassifier: w.underClassifier * v(e?.underClassifier),
+    overClassifier: w.overClassifier * v(e?.overClassifier),
+    classifierOtherAlone: w.classifierOtherAlone * v(e?.classifierOtherAlone),
   };
 }
 
@@ -80,7 +136,9 @@ export function outlierTerms(input: OutlierInput): OutlierTerms {
  */
 export function outlierScore(input: OutlierInput): number {
   const t = outlierTerms(input);
-  const zsum = OUTLIER_WEIGHTS.intercept + t.disagreement + t.peerMargin + t.anchorMargin + t.nearestRatio + t.axisFit;
+  let zsum = OUTLIER_WEIGHTS.intercept;
+  for (const f of OUTLIER_FEATURES) zsum += t[f];
+  if (input.confirmedUnchanged) zsum -= OUTLIER_WEIGHTS.confirmedUnchanged;
   return clamp(finiteOr(sigmoid(zsum), 0), 0, 1);
 }
 

@@ -103,7 +103,8 @@ export function parseSampleCatalog(data: unknown): SampleCatalog {
         if (field.seeded_error) {
           const truth = field.seeded_error.correct_chain_path;
           if (!leaves.has(truth)) problems.push(`${at}/seeded_error/correct_chain_path: "${truth}" is no leaf tag of the default taxonomy`);
-          if (truth === field.classification_chain_path) problems.push(`${at}/seeded_error: the correct tag is the one given, so it is no error`);
+          // A level-only error keeps the tag: only a classification equal in tag and level is no error.
+          if (truth === field.classification_chain_path && field.seeded_error.correct_level === field.level) problems.push(`${at}/seeded_error: the correct classification is the one given, so it is no error`);
           corrections.set(key, { chain_path: truth, level: field.seeded_error.correct_level });
         }
         fields.push({

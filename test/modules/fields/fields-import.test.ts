@@ -79,6 +79,7 @@ describeEachDatabase('field import', (kind) => {
         review_status: 'unreviewed',
         outlier_score: null,
         severity: null,
+        suggested_classification: null,
         classification_source: 'import',
         classification_confidence: null,
         classification_evidence: [],

@@ -242,10 +242,10 @@ describe('neighbour disagreement and the outlier model', () => {
     ev = nearestTagEvidence([{ similarity: 0.9, tag_id: 1 }, { similarity: 0.8, tag_id: 1 }], { tag_id: 1 }, null);
     close(ev.otherSimilarity!, 0.8);
     close(ev.ratio!, ratio(0.9, 0.8));
-    // No other field with its tag: similarity 0 ("unrelated"), as for the peer margin.
+    // No other field with its tag: nothing to compare (a lone field is not suspicious for being alone).
     ev = nearestTagEvidence([{ similarity: 0.9, tag_id: 2 }], { tag_id: 1 }, null);
     assert.equal(ev.ownSimilarity, 0);
-    close(ev.ratio!, ratio(0, 0.9));
+    assert.equal(ev.ratio, null);
     // No neighbours at all (or none with a finite similarity): nothing to compare.
     assert.equal(nearestTagEvidence([], { tag_id: 1 }, 0.9).ratio, null);
     assert.equal(nearestTagEvidence([{ similarity: Number.NaN, tag_id: 2 }], { tag_id: 1 }, null).ratio, null);
@@ -297,11 +297,27 @@ describe('neighbour disagreement and the outlier model', () => {
       assert.ok(o >= prev, `not monotone at ratio ${r}`);
       prev = o;
     }
-    const clean = outlierScore({ scores: uniformScores(0.8), neighbourDisagreement: 0, peerMargin: 0.1, anchorMargin: 0.1, nearestRatio: -1 });
-    // Every neighbour has another tag, another tag fits better, and a field of another tag is 5 times closer than any of its own.
-    const suspicious = outlierScore({ scores: uniformScores(0.05), neighbourDisagreement: 1, peerMargin: -0.15, anchorMargin: -0.1, nearestRatio: Math.log(5) });
+    const none = { classifierOther: 0, classifierFar: 0, classifierAgrees: 0, expectedLevel: null, under: 0, over: 0, underClassifier: 0, overClassifier: 0, classifierOtherAlone: 0 };
+    const clean = outlierScore({ scores: uniformScores(0.8), neighbourDisagreement: 0, peerMargin: 0.1, anchorMargin: 0.1, nearestRatio: -1, evidence: { ...none, classifierAgrees: 0.9 } });
+    // Every neighbour has another tag, another tag fits better, a field of another tag is 5 times closer than any of
+    // its own, the classifier names another tag, and the level is two steps below the expected one.
+    const suspicious = outlierScore({
+      scores: uniformScores(0.05),
+      neighbourDisagreement: 1,
+      peerMargin: -0.15,
+      anchorMargin: -0.1,
+      nearestRatio: Math.log(5),
+      evidence: { ...none, classifierOther: 0.95, classifierFar: 0.95, under: 2 },
+    });
     assert.ok(clean < 0.05, `clean ${clean}`);
     assert.ok(suspicious > 0.9, `suspicious ${suspicious}`);
+    // Each classifier and level signal raises the score (classifierAgrees lowers it); a confirmed, unchanged field drops.
+    const base = { scores, neighbourDisagreement: 0.5, peerMargin: 0, anchorMargin: 0, evidence: none };
+    const at = (e: Partial<typeof none>): number => outlierScore({ ...base, evidence: { ...none, ...e } });
+    for (const k of ['classifierOther', 'under', 'over', 'underClassifier', 'overClassifier'] as const) assert.ok(at({ [k]: 1 }) > at({}), k);
+    assert.ok(at({ classifierAgrees: 1 }) < at({}));
+    assert.ok(at({ under: 2 }) > at({ under: 1 }));
+    assert.ok(outlierScore({ ...base, evidence: { ...none, classifierOther: 1 }, confirmedUnchanged: true }) < 0.01);
     assert.ok(Number.isFinite(outlierScore({ scores, neighbourDisagreement: Number.NaN, peerMargin: null })));
   });
 
@@ -326,38 +342,66 @@ describe('neighbour disagreement and the outlier model', () => {
 });
 
 describe('reasonFor', () => {
-  it('names a disagreeing nearest neighbour with its classification and similarity, then the weakest axis', () => {
+  const zero = { disagreement: 0, peerMargin: 0, anchorMargin: 0, nearestRatio: 0, axisFit: 0, classifierOther: 0, classifierFar: 0, classifierAgrees: 0, under: 0, over: 0, underClassifier: 0, overClassifier: 0, classifierOtherAlone: 0 };
+
+  it('names a disagreeing nearest neighbour with its data source, classification and similarity, then the weakest axis', () => {
     const scores = { ...uniformScores(0.6), category_anchor: 0.03 };
     const text = reasonFor({
-      classification: 'Technical/Timestamp',
+      classification: 'Technical/Timestamp (L1)',
       scores,
-      nearest: { name: 'customers.contact_email', similarity: 0.9312, classification: 'Personal/Contact/Email address', sameClassification: false },
+      severity: 'high',
+      terms: { ...zero, disagreement: 3 },
+      nearest: { name: 'customers.contact_email', datasource: 'crm', similarity: 0.9312, classification: 'Personal/Contact/Email address (L3)', sameClassification: false, sameTagAsSuggestion: true },
+      suggestion: { classification: 'Personal/Contact/Email address (L3)', sameTag: false, by: 'neighbours' },
     });
     assert.equal(
       text,
-      "Nearest field `customers.contact_email` (similarity 0.93) is classified Personal/Contact/Email address, not Technical/Timestamp. Fit to its tag's anchor is in the lowest 3% of the catalog.",
+      "Nearest field `customers.contact_email` in crm (similarity 0.93) is classified Personal/Contact/Email address (L3), not Technical/Timestamp (L1). Fit to its tag's anchor is in the lowest 3% of the catalog.",
     );
   });
 
-  it('mentions a better-fitting tag, and stays at most two sentences', () => {
+  it('leads with the strongest evidence and names no tag but the suggested one', () => {
     const text = reasonFor({
-      classification: 'Finance/Amount',
-      scores: uniformScores(0.2),
-      nearest: { name: 'orders.total', similarity: 0.8, classification: 'Finance/Amount', sameClassification: true },
-      betterTag: { classification: 'Finance/Currency code', by: 'peers' },
+      classification: 'Public reference data/Country code (L1)',
+      scores: uniformScores(0.9),
+      severity: 'high',
+      terms: { ...zero, classifierOther: 5, disagreement: 1 },
+      // The nearest field is of a third tag: it is not named as the alternative.
+      nearest: { name: 'payroll.country', datasource: 'hr', similarity: 0.8, classification: 'Personal/Contact/Country (L2)', sameClassification: false, sameTagAsSuggestion: false },
+      suggestion: { classification: 'Personal/Identity/National ID number (L5)', sameTag: false, by: 'classifier' },
+      classifier: { classification: 'Personal/Identity/National ID number (L5)', confidence: 0.93 },
+      betterTag: { classification: 'Business/Products/Price', by: 'anchor' },
     });
-    assert.match(text, /Finance\/Currency code/);
+    assert.match(text, /^Its name, table, comment, type and value formats point to Personal\/Identity\/National ID number \(L5\) \(classifier confidence 0\.93\)/);
+    assert.doesNotMatch(text, /Country \(L2\)|Price/);
     assert.ok(text.split('. ').length <= 2);
+    // Every bar above the median and a high severity: the reason says why the bars are high.
+    assert.match(text, /bars are high because the fields around it carry the same label/);
   });
 
-  it('explains a well-fitting field by its agreeing nearest field', () => {
+  it('calls a level two steps too low under-classified', () => {
+    const text = reasonFor({
+      classification: 'Personal/Identity/Passport number (L2)',
+      level: 'L2',
+      scores: uniformScores(0.3),
+      severity: 'high',
+      terms: { ...zero, under: 3 },
+      suggestion: { classification: 'Personal/Identity/Passport number (L5)', sameTag: true, by: 'level' },
+      expectedLevel: { level: 'L5', under: true },
+    });
+    assert.match(text, /^Fields like it are classified L5, so L2 looks too low \(under-classified\)\./);
+  });
+
+  it('explains a well-fitting field by its agreeing nearest field, and a confirmed one by its confirmation', () => {
     const text = reasonFor({
       classification: 'Personal/Name',
       scores: uniformScores(0.8),
-      nearest: { name: 'users.first_name', similarity: 0.95, classification: 'Personal/Name', sameClassification: true },
+      severity: 'low',
+      nearest: { name: 'users.first_name', datasource: 'crm', similarity: 0.95, classification: 'Personal/Name', sameClassification: true },
     });
-    assert.match(text, /at the 80th percentile/);
-    assert.match(text, /`users\.first_name` \(similarity 0\.95\) shares its classification Personal\/Name/);
+    assert.match(text, /`users\.first_name` in crm \(similarity 0\.95\) shares its classification Personal\/Name/);
+    const confirmed = reasonFor({ classification: 'Personal/Name', scores: uniformScores(0.8), severity: 'low', confirmedUnchanged: true });
+    assert.match(confirmed, /^Confirmed by a reviewer as Personal\/Name; its neighbourhood has not changed since\./);
   });
 });
 

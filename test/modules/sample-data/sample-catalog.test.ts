@@ -11,6 +11,7 @@ const leaves = new Set(leafChainPaths(flat));
 const all = sampleCatalog.flatMap((s) => s.fields.map((f) => ({ source: s.name, ...f })));
 const byKey = new Map(all.map((f) => [`${f.source}.${f.table_name}.${f.field_name}`, f]));
 const top = (p: string): string => p.split('/')[0]!;
+const parent = (p: string): string => p.slice(0, p.lastIndexOf('/'));
 
 /** Lower-case word tokens of a column name: snake, camel, Pascal and UPPER_CASE. */
 function tokens(name: string): string[] {
@@ -38,24 +39,42 @@ test('no duplicate (source, table, field)', () => {
   assert.equal(byKey.size, all.length);
 });
 
-test('4–6% of fields are seeded wrong, the same ones on every load', () => {
+test('6–8% of fields are seeded wrong, the same ones on every load', () => {
   const wrong = all.filter((f) => f.seeded_wrong);
   const share = wrong.length / all.length;
-  assert.ok(share >= 0.04 && share <= 0.06, `share ${share}`);
+  assert.ok(share >= 0.06 && share <= 0.08, `share ${share}`);
   assert.equal(sampleCatalogCorrections.size, wrong.length);
 });
 
-test('each seeded mistake moves the field to another top-level group than its true tag', () => {
+/** The kinds of mistake the catalog seeds besides a tag of another top-level group (docs/catalog.md, answer key). */
+const NEAR_MISSES = ['crm.contacts.postal_code', 'ecommerce.customers.lastname', 'billing.accounts.balance'];
+const LEVEL_ONLY = ['hr.Employees.PassportNo', 'legacy_dwh.CUST_MSTR.DL_NO', 'ecommerce.customers.password'];
+const SYSTEMATIC = ['legacy_dwh.CUST_MSTR.ADDR1', 'legacy_dwh.CUST_MSTR.ADDR2', 'legacy_dwh.CUST_MSTR.HOME_TEL', 'legacy_dwh.CUST_MSTR.EMAIL_ADR'];
+const keyOf = (f: { source: string; table_name: string; field_name: string }): string => `${f.source}.${f.table_name}.${f.field_name}`;
+
+test('each seeded mistake is wrong in the way the answer key says', () => {
   for (const f of all.filter((x) => x.seeded_wrong)) {
-    const truth = sampleCatalogCorrections.get(`${f.source}.${f.table_name}.${f.field_name}`);
+    const key = keyOf(f);
+    const truth = sampleCatalogCorrections.get(key);
     assert.ok(truth, `no correction for ${f.field_name}`);
     assert.ok(leaves.has(truth.chain_path));
-    assert.notEqual(top(truth.chain_path), top(f.classification_chain_path), `${f.field_name}`);
+    if (LEVEL_ONLY.includes(key)) {
+      // Right tag, level two or more steps too low.
+      assert.equal(truth.chain_path, f.classification_chain_path, key);
+      assert.ok(Number(truth.level.slice(1)) - Number(f.level.slice(1)) >= 2, key);
+    } else if (NEAR_MISSES.includes(key)) {
+      assert.notEqual(truth.chain_path, f.classification_chain_path, key);
+      assert.equal(parent(truth.chain_path), parent(f.classification_chain_path), key);
+    } else if (SYSTEMATIC.includes(key)) {
+      assert.equal(f.classification_chain_path, 'Technical/Log message', key);
+      assert.equal(parent(truth.chain_path), 'Personal/Contact', key);
+    } else assert.notEqual(top(truth.chain_path), top(f.classification_chain_path), key);
   }
+  for (const key of [...NEAR_MISSES, ...LEVEL_ONLY, ...SYSTEMATIC]) assert.equal(byKey.get(key)?.seeded_wrong, true, key);
 });
 
-test("no seeded-wrong field's name matches a keyword of the tag it was given", () => {
-  for (const f of all.filter((x) => x.seeded_wrong)) {
+test("no seeded-wrong field's name matches a keyword of the tag it was given (tag errors of another group)", () => {
+  for (const f of all.filter((x) => x.seeded_wrong && top(sampleCatalogCorrections.get(keyOf(x))!.chain_path) !== top(x.classification_chain_path))) {
     const keywords = new Set(flat.find((t) => t.chain_path === f.classification_chain_path)!.keywords);
     const words = tokens(f.field_name);
     assert.ok(!keywords.has(words.join(' ')), `${f.field_name} matches ${f.classification_chain_path}`);

@@ -1,0 +1,83 @@
+// What a reviewer is offered besides the score: the classification that fits the field better than its current one
+// (or none), and the field's place in the review order (`sort=risk`). Pure functions; docs/metrics.md explains them.
+import { CONFIRMED_WEIGHT, type ClassificationEvidence, type LevelRank, type Neighbour, type TagMargins } from './measure-field.js';
+import type { Severity } from './outlier-model.js';
+
+export interface Suggestion {
+  tagId: number;
+  level: string;
+  confidence: number;
+  /** What chose the tag: the classifier's view, the neighbours, or (same tag) the level evidence. */
+  by: 'classifier' | 'neighbours' | 'margins' | 'level';
+}
+
+export interface SuggestionInput {
+  tagId: number;
+  level: string;
+  neighbours: readonly Neighbour[];
+  predicted: { tagId: number; level: string; confidence: number } | null;
+  margins: TagMargins;
+  evidence: ClassificationEvidence;
+  outlierScore: number;
+  /** Below this score the current classification is taken as the best: no suggestion. */
+  threshold: number;
+  /** The usual level of a tag's fields (its most common level, else its default). */
+  usualLevel: (tagId: number) => string | null;
+  rank: LevelRank;
+}
+
+/**
+ * The best-supported other classification, or null when the current one is best. Support for a tag: the similarity-
+ * weighted share of the nearest fields carrying it (confirmed ones count double), the classifier's confidence when it
+ * names it, and ½ for the tag whose fields or anchor fit better (a negative margin). The current tag gets the same
+ * (its margins count for it when non-negative). When the current tag is best but its level is not what the evidence
+ * expects, the suggestion is the same tag at the expected level.
+ */
+export function suggestClassification(x: SuggestionInput): Suggestion | null {
+  if (!(x.outlierScore >= x.threshold)) return null;
+  const support = new Map<number, number>();
+  const add = (tagId: number | null | undefined, w: number): void => {
+    if (tagId === null || tagId === undefined || !(w > 0)) return;
+    support.set(tagId, (support.get(tagId) ?? 0) + w);
+  };
+  let total = 0;
+  for (const n of x.neighbours) total += Math.max(0, n.similarity) * (n.confirmed ? CONFIRMED_WEIGHT : 1);
+  if (total > 0) for (const n of x.neighbours) add(n.tag_id, (Math.max(0, n.similarity) * (n.confirmed ? CONFIRMED_WEIGHT : 1)) / total);
+  if (x.predicted) add(x.predicted.tagId, x.predicted.confidence);
+  const m = x.margins;
+  if (m.peerMargin !== null) add(m.peerMargin < 0 ? m.bestOtherPeerTagId : x.tagId, 0.5);
+  if (m.anchorMargin !== null) add(m.anchorMargin < 0 ? m.bestOtherAnchorTagId : x.tagId, 0.5);
+  const own = support.get(x.tagId) ?? 0;
+  let best: number | null = null;
+  let bestSupport = 0;
+  for (const [tagId, s] of support) {
+    if (tagId !== x.tagId && (s > bestSupport || (s === bestSupport && best !== null && tagId < best))) {
+      best = tagId;
+      bestSupport = s;
+    }
+  }
+  if (best !== null && bestSupport > own) {
+    const fromClassifier = x.predicted !== null && x.predicted.tagId === best;
+    const level = fromClassifier ? (x.predicted as { level: string }).level : (x.usualLevel(best) ?? x.level);
+    const by = fromClassifier ? 'classifier' : m.bestOtherPeerTagId === best || m.bestOtherAnchorTagId === best ? (total > 0 ? 'neighbours' : 'margins') : 'neighbours';
+    return { tagId: best, level, confidence: round3(x.outlierScore * (bestSupport / (bestSupport + own))), by };
+  }
+  const expected = x.evidence.expectedLevel;
+  if (expected !== null && expected !== x.level && (x.evidence.under > 0 || x.evidence.over > 0)) {
+    return { tagId: x.tagId, level: expected, confidence: round3(x.outlierScore), by: 'level' };
+  }
+  return null;
+}
+
+const round3 = (v: number): number => Math.round(Math.min(1, Math.max(0, v)) * 1000) / 1000;
+
+/**
+ * The review-order key of `GET /fields?sort=risk` (descending): severity high first, then medium, then low; within
+ * high and medium, under-classified fields (the suggestion's level is above the current one) before the others; then
+ * the outlier score. Values: high 4–6, medium 2–4, low 0–1.
+ */
+export function riskOf(score: number, severity: Severity, level: string, suggestion: Pick<Suggestion, 'level'> | null, rank: LevelRank): number {
+  const base = severity === 'high' ? 4 : severity === 'medium' ? 2 : 0;
+  const under = base > 0 && suggestion !== null && rank(suggestion.level) > rank(level) ? 1 : 0;
+  return base + under + Math.min(1, Math.max(0, Number.isFinite(score) ? score : 0));
+}
