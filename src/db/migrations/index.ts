@@ -10,6 +10,7 @@ import { metricsNearestName } from './0007-metrics-nearest-name.js';
 import { catalogChanges } from './0008-catalog-changes.js';
 import { loginAttemptsPending } from './0009-login-attempts-pending.js';
 import { classification } from './0010-classification.js';
+import { fieldListOrder } from './0015-field-list-order.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
 export type MigrationFactory = (kind: DialectKind) => Migration;
@@ -22,4 +23,5 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0008-catalog-changes', catalogChanges],
   ['0009-login-attempts-pending', loginAttemptsPending],
   ['0010-classification', classification],
+  ['0015-field-list-order', fieldListOrder],
 ];

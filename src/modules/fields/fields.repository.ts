@@ -11,8 +11,13 @@ import type { ClassificationSource, DB, FieldRow, NewFieldRow } from '../../db/s
 import { notFound } from '../../http/errors.js';
 import type { FieldSort } from './fields.schemas.js';
 
-/** A field as the API shows it: every column but the embedding, plus its tag's chain path. */
-export type FieldListRow = Omit<FieldRow, 'embedding'> & { classification_chain_path: string };
+/**
+ * A field as the API shows it: the columns its answer needs (not the embedding, the value summary or the review
+ * bookkeeping: a 500-row page reads and copies only what it sends), plus its tag's chain path.
+ */
+export type FieldListRow = Pick<FieldRow, (typeof FIELD_COLUMNS)[number] extends `fields.${infer C extends keyof FieldRow}` ? C : never> & {
+  classification_chain_path: string;
+};
 
 export interface FieldFilter {
   datasource_id?: string;
@@ -42,22 +47,15 @@ const FIELD_COLUMNS = [
   'fields.field_name',
   'fields.data_type',
   'fields.comment',
-  'fields.format_signature',
   'fields.tag_id',
   'fields.level',
   'fields.locked',
   'fields.review_status',
-  'fields.review_reason',
-  'fields.reviewed_at',
-  'fields.reviewed_by',
-  'fields.embedder_version',
   'fields.outlier_score',
   'fields.severity',
   'fields.classification_source',
   'fields.classification_confidence',
   'fields.classification_evidence',
-  'fields.value_summary',
-  'fields.classified_with',
   'fields.created_at',
   'fields.updated_at',
 ] as const;

@@ -1,0 +1,36 @@
+import { sql, type Kysely } from 'kysely';
+import type { MigrationFactory } from './index.js';
+
+/**
+ * Indexes in the review queue's order, so `GET /fields?sort=outlier_score&limit=500` reads 500 index entries instead
+ * of sorting the catalog. The queue sends its filters (data source, review status, tag, level) as equalities: each
+ * gets an index whose prefix is the filter and whose rest is the sort, "outlier_score desc nulls last, id desc".
+ * PostgreSQL cannot read an ascending index backwards in that order (backwards gives NULLS FIRST), so its indexes say
+ * NULLS LAST; SQLite orders NULL lowest, so its descending indexes end with the unscored fields already.
+ * At 100,000 fields the page with a review-status filter took 160 ms on SQLite (a temporary B-tree over the catalog)
+ * and 76 ms on PostgreSQL (a sort of every matching row). The single-column tag and level indexes and the
+ * (review_status, id) index are replaced by their ordered versions, which serve their old lookups as well.
+ */
+const LIST_INDEXES: ReadonlyArray<readonly [name: string, prefix: readonly string[]]> = [
+  ['fields_outlier_idx', []],
+  ['fields_ds_outlier_idx', ['datasource_id']],
+  ['fields_review_idx', ['review_status']],
+  ['fields_ds_review_outlier_idx', ['datasource_id', 'review_status']],
+  ['fields_tag_idx', ['tag_id']],
+  ['fields_level_idx', ['level']],
+];
+
+const REPLACED = ['fields_outlier_idx', 'fields_review_idx', 'fields_tag_idx', 'fields_level_idx'];
+
+export const fieldListOrder: MigrationFactory = (kind) => ({
+  async up(db: Kysely<unknown>): Promise<void> {
+    const order = kind === 'postgres' ? 'outlier_score desc nulls last, id desc' : 'outlier_score desc, id desc';
+    for (const name of REPLACED) await db.schema.dropIndex(name).execute();
+    for (const [name, prefix] of LIST_INDEXES) {
+      await sql.raw(`create index ${name} on fields (${[...prefix, order].join(', ')})`).execute(db);
+    }
+    // Fresh statistics, so PostgreSQL's planner weighs the new indexes with the catalog's real size at once
+    // (autovacuum would get there later). SQLite keeps no statistics unless asked, and stale ones would mislead it.
+    if (kind === 'postgres') await sql.raw('analyze fields').execute(db);
+  },
+});
