@@ -382,16 +382,45 @@ describe('web console [sqlite]', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('renders a queue page of 500 rows (time reported, not asserted)', async () => {
+  it('renders a queue page of 500 rows windowed: the grid tells its size, scrolling and j/k reach every row (time reported, not asserted)', async () => {
     const { page, problems } = await newPage();
     await signIn(page, observer.username, observer.password, `/queue?datasource_id=${bulk}&limit=500&review_status=any`);
     await page.locator('body[data-queue-rows="500"]').waitFor();
-    assert.equal(await rows(page).count(), 500);
-    assert.equal(await page.locator('svg.minibars').count(), 500);
     const ms = (await page.evaluate(`performance.getEntriesByName('queue-render').at(-1).duration`)) as number;
     const commit = (await page.evaluate(`performance.getEntriesByName('queue-commit').at(-1).startTime - performance.getEntriesByName('queue-render').at(-1).startTime`)) as number;
     console.log(`# console: queue render of 500 rows ${ms.toFixed(1)} ms (DOM commit ${commit.toFixed(1)} ms)`);
     assert.ok(ms > 0);
+
+    // Only a screenful (and a margin) is in the page, but the grid says it has 500 rows and each row says which it is.
+    const grid = page.getByRole('grid', { name: 'Fields to review' });
+    assert.equal(await grid.getAttribute('aria-rowcount'), '501');
+    const drawn = await rows(page).count();
+    assert.ok(drawn >= 10 && drawn < 60, `${drawn} rows drawn`);
+    assert.equal(await page.locator('svg.minibars').count(), drawn);
+    assert.equal(await rows(page).first().getAttribute('aria-rowindex'), '2');
+    const api = (await t.app.inject({ method: 'GET', url: `/api/v1/fields?datasource_id=${bulk}&limit=500&sort=outlier_score`, headers: bearer(await adminToken(t.app)) })).json<{ items: { id: string }[] }>().items.map((f) => f.id);
+
+    // Scrolled to the end, the last row is drawn in its place, with its minibars.
+    await page.evaluate('window.scrollTo(0, document.body.scrollHeight)');
+    const last = page.locator('.queue .row[aria-rowindex="501"]');
+    await last.locator('svg.minibars').waitFor();
+    assert.equal(await last.getAttribute('data-field-id'), api[499]);
+    assert.ok((await rows(page).count()) < 60);
+    await assertAccessible(page, 'queue of 500, scrolled');
+
+    // Back at the top, j moves the current row past the first window: it is drawn, in view and focused.
+    await page.evaluate('window.scrollTo(0, 0)');
+    await rows(page).first().locator('svg.minibars').waitFor();
+    await rows(page).first().locator('.num').click();
+    for (let i = 0; i < 45; i++) await page.keyboard.press('j');
+    const current = page.locator('.queue .row.active');
+    await page.locator('.queue .row.active[aria-rowindex="47"]').waitFor();
+    assert.equal(await current.getAttribute('data-field-id'), api[45]);
+    const box = await current.boundingBox();
+    assert.ok(box && box.y >= 0 && box.y + box.height <= 900, `current row in view: ${JSON.stringify(box)}`);
+    assert.equal(await page.evaluate(`document.activeElement?.getAttribute('aria-rowindex')`), '47');
+    for (let i = 0; i < 5; i++) await page.keyboard.press('k');
+    await page.locator('.queue .row.active[aria-rowindex="42"]').waitFor();
     assert.deepEqual(problems, []);
   });
 });
