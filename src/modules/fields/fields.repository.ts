@@ -263,6 +263,18 @@ export async function countFields(db: Queryable): Promise<number> {
   return Number(row?.n ?? 0);
 }
 
+/** The fields confirmed now, counted by the UTC day (YYYY-MM-DD) of their confirmation (stored as ISO text). */
+export async function countConfirmedByDay(db: Queryable): Promise<Array<{ day: string; n: number }>> {
+  const day = sql<string>`substr(reviewed_at, 1, 10)`;
+  const rows = await db
+    .selectFrom('fields')
+    .select([day.as('day'), (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where('review_status', '=', 'confirmed')
+    .groupBy(day)
+    .execute();
+  return rows.map((r) => ({ day: r.day, n: Number(r.n) }));
+}
+
 /** One page of fields in id order (keyset), for building an in-memory replica of the catalog. */
 export async function listCatalogFields(db: Queryable, afterId: string | null, limit: number): Promise<CatalogFieldRow[]> {
   let q = db.selectFrom('fields').select(CATALOG_COLUMNS).orderBy('id').limit(limit);
