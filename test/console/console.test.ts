@@ -285,11 +285,29 @@ describe('web console [sqlite]', () => {
 
   it('renders every admin page accessibly (overview, data sources, audit with export, users)', async () => {
     const { page, problems } = await newPage();
+    // Decisions of today for the progress over time.
+    const [one, two] = (await t.app.inject({ method: 'GET', url: `/api/v1/fields?datasource_id=${bulk}&limit=2&sort=name`, headers: bearer(await adminToken(t.app)) })).json<{ items: { id: string }[] }>().items;
+    await apiCall('POST', `/api/v1/classify/fields/${one?.id}/confirm`, {});
+    await apiCall('POST', `/api/v1/classify/fields/${two?.id}/defer`, { reason: 'Checked by the overview test' });
     await signIn(page, 'admin', ADMIN_PASSWORD, '/overview');
     await page.getByRole('heading', { name: 'Review progress' }).waitFor();
     await page.getByRole('img', { name: /Confirmed fields: \d+ of 533/ }).waitFor();
-    await assertAccessible(page, 'overview');
+    // Progress over time: today's decisions (the tests above confirmed and deferred fields) as the API counts them.
+    const chart = page.getByTestId('progress-chart');
+    assert.match((await chart.getAttribute('aria-label')) ?? '', /^Review progress per day from \S+ to \S+: [1-9]\d* decisions; confirmed share from/);
+    const progress = (await t.app.inject({ method: 'GET', url: '/api/v1/review/progress', headers: bearer(await adminToken(t.app)) })).json<{
+      buckets: Array<{ confirmed: number; deferred: number; confirmed_fields: number }>;
+    }>();
+    const today = progress.buckets.at(-1);
+    assert.ok(today && today.confirmed > 0 && today.deferred > 0);
     await screenshot(page, 'overview');
+    await page.getByText('Show the numbers').click();
+    const cells = await page.locator('table.progress-table tbody tr').last().locator('td').allInnerTexts();
+    assert.deepEqual(cells.slice(0, 3).map(Number), [today.confirmed, today.deferred, today.confirmed_fields]);
+    await page.getByLabel('Over time').selectOption('week');
+    await page.locator('table.progress-table th', { hasText: 'Week of' }).waitFor();
+    assert.match((await chart.getAttribute('aria-label')) ?? '', /^Review progress per week/);
+    await assertAccessible(page, 'overview');
 
     await page.getByRole('link', { name: 'Data sources' }).click();
     await page.getByTestId('no-scans').waitFor();

@@ -30,6 +30,7 @@ export type Datasource = Schemas<'/api/v1/datasources', 'get'>['items'][number];
 export type AuditEntry = Schemas<'/api/v1/audit-logs', 'get'>['items'][number];
 export type LicenseStatus = Schemas<'/api/v1/license/status', 'get'>;
 export type User = Schemas<'/api/v1/users', 'get'>['items'][number];
+export type ReviewProgress = Schemas<'/api/v1/review/progress', 'get'>;
 
 /** What the scanner and the outlier issue will add; optional so the console shows them when the API has them. */
 export interface Suggestion {
