@@ -30,6 +30,7 @@ import { healthRoutes } from './modules/health/health.routes.js';
 import { licenseRoutes } from './modules/license/license.routes.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { reviewRoutes } from './modules/review/review.routes.js';
+import { scansRoutes } from './modules/scans/scans.routes.js';
 import { taxonomyRoutes } from './modules/taxonomy/taxonomy.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { createServices, type Services } from './services.js';
@@ -105,6 +106,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
 
   await registerSecurityHeaders(app);
   await registerPrometheus(app, { config: config.metrics, host: config.host, database, metricsStatus: () => services.metrics.status() });
+  app.prometheus?.registerGauge('fieldlens_scans', 'Scans by status', ['status'], async (set) => {
+    const counts = await services.scans.countByStatus();
+    for (const status of ['queued', 'running', 'succeeded', 'failed', 'cancelled']) set({ status }, counts.get(status) ?? 0);
+  });
   registerAuthentication(app, services.auth);
   await registerRateLimits(app, config.rateLimit);
   await registerOpenApi(app, VERSION);
@@ -121,6 +126,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(auditRoutes, { services });
       await api.register(reviewRoutes, { services });
       await api.register(metricsRoutes, { services });
+      await api.register(scansRoutes, { services });
     },
     { prefix: '/api/v1' },
   );

@@ -2,8 +2,10 @@
  * Configuration: read from the environment once, validated, frozen.
  * A bad value stops the start with one line naming the variable (ConfigError).
  */
+import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { loadSecretKey, SecretKeyError } from './crypto/secret-box.js';
 import { loadPublicKeyPem } from './modules/license/public-key.js';
 import { VENDOR_LICENSE_PUBLIC_KEY_PEM } from './modules/license/vendor-public-key.js';
 
@@ -44,6 +46,13 @@ export interface Config {
   readonly severity: { readonly high: number; readonly medium: number };
   /** Threads for the nearest-neighbour index of a large catalog (FIELDLENS_INDEX_THREADS; default: up to 2 cores). */
   readonly indexThreads: number;
+  /**
+   * The 32-byte key sealing stored connection passwords (FIELDLENS_SECRET_KEY or FIELDLENS_SECRET_KEY_FILE).
+   * Undefined: the service runs, but a connection with a password cannot be stored.
+   */
+  readonly secretKey: Buffer | undefined;
+  /** The folder `sqlite` data sources must lie in (FIELDLENS_SCAN_SQLITE_DIR, absolute); undefined refuses them. */
+  readonly scanSqliteDir: string | undefined;
   readonly embeddings:
     | { readonly provider: 'builtin' }
     | { readonly provider: 'openai'; readonly url: string; readonly model: string; readonly apiKey?: string };
@@ -144,6 +153,30 @@ function readEmbeddings(env: Env): Config['embeddings'] {
   return apiKey ? { provider: 'openai', url, model, apiKey } : { provider: 'openai', url, model };
 }
 
+function readSecretKey(env: Env): Buffer | undefined {
+  try {
+    return loadSecretKey(env);
+  } catch (error) {
+    if (!(error instanceof SecretKeyError)) throw error;
+    const variable = error.message.startsWith('FIELDLENS_SECRET_KEY_FILE') ? 'FIELDLENS_SECRET_KEY_FILE' : 'FIELDLENS_SECRET_KEY';
+    throw new ConfigError(variable, error.message.replace(/^FIELDLENS_SECRET_KEY(_FILE)? /, ''));
+  }
+}
+
+function readScanSqliteDir(env: Env): string | undefined {
+  const raw = env.FIELDLENS_SCAN_SQLITE_DIR?.trim();
+  if (!raw) return undefined;
+  const dir = path.resolve(raw);
+  let isDirectory = false;
+  try {
+    isDirectory = fs.statSync(dir).isDirectory();
+  } catch {
+    // reported below
+  }
+  if (!isDirectory) throw new ConfigError('FIELDLENS_SCAN_SQLITE_DIR', `must name an existing folder, got "${raw}"`);
+  return dir;
+}
+
 function readMetrics(env: Env): Config['metrics'] {
   const enabled = readOnOff(env, 'FIELDLENS_METRICS', false);
   const token = env.FIELDLENS_METRICS_TOKEN?.trim() || undefined;
@@ -205,6 +238,8 @@ export function loadConfig(env: Env = process.env): Config {
     levels: readLevels(env),
     severity,
     indexThreads: readInt(env, 'FIELDLENS_INDEX_THREADS', Math.min(2, os.availableParallelism()), 1, 64),
+    secretKey: readSecretKey(env),
+    scanSqliteDir: readScanSqliteDir(env),
     embeddings: readEmbeddings(env),
   };
   return deepFreeze(config);
@@ -221,7 +256,8 @@ function readLicensePublicKey(env: Env): string {
 }
 
 function deepFreeze<T>(value: T): T {
-  if (value && typeof value === 'object') {
+  // A Buffer (the secret key) cannot be frozen; nothing hands it out for writing.
+  if (value && typeof value === 'object' && !ArrayBuffer.isView(value)) {
     for (const child of Object.values(value)) deepFreeze(child);
     Object.freeze(value);
   }

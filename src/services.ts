@@ -1,7 +1,7 @@
 /**
  * The composition root of the domain: builds every service once and wires their dependencies. Building starts
  * nothing: `bootstrap()` seeds what a first start needs (the license's trial clock, the default taxonomy, the first
- * admin, the sample data) and `startWorkers()` starts the background work (the metrics worker, session pruning).
+ * admin, the sample data) and `startWorkers()` starts the background work (the metrics, re-classification and scan workers, session pruning).
  * server.ts calls both; tests call bootstrap() (test/helpers/app.ts) and start workers only where they test them.
  * Fastify-free; app.ts hands the services to the route plugins.
  */
@@ -9,6 +9,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from './clock.js';
 import type { Config } from './config.js';
 import type { Database } from './db/database.js';
+import { createSecretBox } from './crypto/secret-box.js';
 import { WorkQueue } from './db/work-queue.js';
 import { createEmbedder, type Embedder } from './embeddings/embedder.js';
 import { AuditLogService } from './modules/audit/audit-log.service.js';
@@ -26,6 +27,8 @@ import { MetricsWorker } from './modules/metrics/metrics-worker.js';
 import { MetricsService } from './modules/metrics/metrics.service.js';
 import { Staleness } from './modules/metrics/staleness.js';
 import { ReviewService } from './modules/review/review.service.js';
+import { ScanWorker } from './modules/scans/scan-worker.js';
+import { ScansService } from './modules/scans/scans.service.js';
 import { putSettingIfAbsent } from './db/settings.js';
 import { SampleDataService } from './modules/sample-data/sample-data.service.js';
 import { TaxonomyService } from './modules/taxonomy/taxonomy.service.js';
@@ -46,9 +49,11 @@ export interface Services {
   readonly metrics: MetricsService;
   readonly metricsWorker: MetricsWorker;
   readonly reclassifyWorker: ReclassifyWorker;
+  readonly scans: ScansService;
+  readonly scanWorker: ScanWorker;
   /** First-start seeding: the trial clock, the default taxonomy, the first admin, the sample data. Idempotent. */
   bootstrap(): Promise<void>;
-  /** Starts the background work: the metrics worker and the pruning of expired sessions. */
+  /** Starts the background work: the metrics, re-classification and scan workers and the pruning of expired sessions. */
   startWorkers(): void;
   /** Stops background work (workers, timers) and releases the metrics replica. */
   stop(): Promise<void>;
@@ -106,6 +111,8 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     audit,
     gate: license,
     fields: { deleteFieldsOfDatasource: (trx, id): Promise<number> => fields.deleteFieldsOfDatasource(trx, id) },
+    secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
+    scanSqliteDir: config.scanSqliteDir,
   });
   const classifier: ClassifierService = new ClassifierService({ taxonomy, confirmedNeighbours: (embeddings): Promise<ConfirmedNeighbour[][]> => metrics.confirmedNeighbours(embeddings) });
   const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, classifier });
@@ -118,6 +125,8 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
   const metricsWorker = new MetricsWorker({ database, clock, log, queue: metricsQueue, replica, staleness, fields, taxonomy, severity: config.severity });
   const reclassifyQueue = new WorkQueue(database, { table: 'reclassify_queue', key: 'field_id', abandonedAfterMs: CLAIM_ABANDONED_MS });
   const reclassifyWorker = new ReclassifyWorker({ database, clock, log, audit, queue: reclassifyQueue, classifier });
+  const scans = new ScansService({ database, clock, audit, datasources, license });
+  const scanWorker = new ScanWorker({ database, clock, log, audit, fields, datasources, scans, options: { connector: datasources.connectorOptions() } });
   const metrics = new MetricsService({ database, replica, worker: metricsWorker, staleness, fields, license, dimensions: embedder.dimensions });
 
   let pruneTimer: NodeJS.Timeout | undefined;
@@ -136,6 +145,8 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     metrics,
     metricsWorker,
     reclassifyWorker,
+    scans,
+    scanWorker,
     async bootstrap() {
       await license.start();
       await users.ensureFirstAdmin(log);
@@ -152,9 +163,11 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
       pruneTimer.unref();
       metricsWorker.start();
       reclassifyWorker.start();
+      scanWorker.start();
     },
     async stop() {
       clearInterval(pruneTimer);
+      await scanWorker.stop();
       await reclassifyWorker.stop();
       await metricsWorker.stop();
       await replica.close();

@@ -7,18 +7,15 @@ import { ConnectionSpecError } from './errors.js';
 import { MysqlConnector } from './mysql.js';
 import { validatePatterns } from './patterns.js';
 import { PostgresConnector } from './postgresql.js';
-import { SqliteConnector } from './sqlite.js';
+import { resolveSqlitePath, SqliteConnector } from './sqlite.js';
 
 export * from './connector.js';
 export { ConnectionFailure, ConnectionSpecError, type FailureCause } from './errors.js';
 export { globMatches, InvalidPatternError } from './patterns.js';
 export { resolveSqlitePath } from './sqlite.js';
 
-/**
- * A connector for the spec. Nothing is opened until the first call (sqlite paths are checked at once).
- * Throws ConnectionSpecError for a spec the layer refuses (sqlite outside the scan folder, bad patterns).
- */
-export function openConnector(spec: ConnectionSpec, options: ConnectorOptions = {}): Connector {
+/** The checks that need no file system or network: name patterns, a host for network kinds, the port range. */
+function checkSpecShape(spec: ConnectionSpec): void {
   try {
     validatePatterns(spec);
   } catch (err) {
@@ -29,6 +26,24 @@ export function openConnector(spec: ConnectionSpec, options: ConnectorOptions = 
     if (typeof spec.host !== 'string' || spec.host.trim() === '') throw new ConnectionSpecError(`a ${spec.kind} connection needs a host`);
     if (spec.port !== undefined && (!Number.isInteger(spec.port) || spec.port < 1 || spec.port > 65535)) throw new ConnectionSpecError('port must be an integer 1–65535');
   }
+}
+
+/**
+ * Checks a spec without connecting, as `openConnector` would: the shape, and for `sqlite` that the path lies inside
+ * the scan folder. Throws ConnectionSpecError; for a `sqlite` file that does not exist, ConnectionFailure
+ * `unknown_database`.
+ */
+export function checkConnectionSpec(spec: ConnectionSpec, options: Pick<ConnectorOptions, 'sqliteDir'> = {}): void {
+  checkSpecShape(spec);
+  if (spec.kind === 'sqlite') resolveSqlitePath(spec.database, options.sqliteDir);
+}
+
+/**
+ * A connector for the spec. Nothing is opened until the first call (sqlite paths are checked at once).
+ * Throws ConnectionSpecError for a spec the layer refuses (sqlite outside the scan folder, bad patterns).
+ */
+export function openConnector(spec: ConnectionSpec, options: ConnectorOptions = {}): Connector {
+  checkSpecShape(spec);
   switch (spec.kind) {
     case 'postgresql':
       return new PostgresConnector(spec, options);

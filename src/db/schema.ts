@@ -65,6 +65,12 @@ export interface DatasourcesTable {
   is_sample: Bool;
   created_at: string;
   updated_at: string;
+  /** The connection object as JSON, without its password; null: not scannable. */
+  connection: string | null;
+  /** The password sealed by the secret box (context: the data source id); never the password itself. */
+  connection_password: string | null;
+  /** Hours between automatic scans (1–8760); null: none. */
+  scan_interval_hours: number | null;
 }
 
 export interface TagsTable {
@@ -196,6 +202,35 @@ export interface CatalogChangesTable {
   expanded: Generated<Bool>;
 }
 
+/** A scan of a data source's database (scans module); the row is also the job workers claim. */
+export interface ScansTable {
+  id: string;
+  datasource_id: string;
+  status: 'queued' | 'running' | 'succeeded' | 'failed' | 'cancelled';
+  phase: string;
+  tables_done: Generated<number>;
+  tables_total: Generated<number>;
+  fields_done: Generated<number>;
+  fields_total: Generated<number>;
+  count_new: Generated<number>;
+  count_changed: Generated<number>;
+  count_removed: Generated<number>;
+  count_unchanged: Generated<number>;
+  count_classified: Generated<number>;
+  error: string | null;
+  /** The user who asked for it; null for a periodic scan. */
+  requested_by: string | null;
+  requested_by_name: string | null;
+  cancel_requested: Generated<Bool>;
+  /** Times a worker started or took over the scan. */
+  attempts: Generated<number>;
+  claimed_by: string | null;
+  heartbeat_at: string | null;
+  created_at: string;
+  started_at: string | null;
+  finished_at: string | null;
+}
+
 export interface DB {
   settings: SettingsTable;
   users: UsersTable;
@@ -212,6 +247,7 @@ export interface DB {
   metrics_queue: MetricsQueueTable;
   reclassify_queue: ReclassifyQueueTable;
   catalog_changes: CatalogChangesTable;
+  scans: ScansTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -223,3 +259,5 @@ export type FieldRow = Selectable<FieldsTable>;
 export type NewFieldRow = Insertable<FieldsTable>;
 export type AuditLogRow = Selectable<AuditLogTable>;
 export type LicenseRow = Selectable<LicensesTable>;
+export type ScanRow = Selectable<ScansTable>;
+export type NewScanRow = Insertable<ScansTable>;

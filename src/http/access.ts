@@ -12,6 +12,8 @@ export const ACCESS_TABLE = {
   'taxonomy:write': ['superadmin', 'admin', 'classifier_owner'],
   'datasource:read': ['superadmin', 'admin', 'dba', 'operator', 'classifier_owner', 'observer'],
   'datasource:write': ['superadmin', 'admin', 'dba'],
+  'scan:run': ['superadmin', 'admin', 'dba'],
+  'scan:read': ['superadmin', 'admin', 'dba', 'operator', 'classifier_owner', 'observer'],
   'user:read': ['superadmin', 'admin'],
   'user:write': ['superadmin', 'admin'],
   'audit:read': ['superadmin', 'admin'],

@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   uri_too_long: { status: 414, title: 'URI too long' },
   unsupported_media_type: { status: 415, title: 'Unsupported media type' },
   unprocessable: { status: 422, title: 'Unprocessable request' },
+  connection_failed: { status: 422, title: 'Connection to the data source failed' },
   rate_limited: { status: 429, title: 'Too many requests' },
   headers_too_large: { status: 431, title: 'Request header fields too large' },
   internal_error: { status: 500, title: 'Internal server error' },

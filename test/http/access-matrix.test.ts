@@ -30,6 +30,11 @@ describeEachDatabase('access matrix', (kind) => {
     assert.equal(byRoute.get('GET /api/v1/auth/me'), 'authenticated');
   });
 
+  it('grants scan:run to superadmin, admin and dba, and scan:read to every role', () => {
+    assert.deepEqual([...ACCESS_TABLE['scan:run']], ['superadmin', 'admin', 'dba']);
+    assert.deepEqual([...ACCESS_TABLE['scan:read']], [...ROLES]);
+  });
+
   it('answers 401 without a token, 403 without the permission, and lets the permitted roles through', async () => {
     const routes = t.app.accessRules.filter((r) => r.url.startsWith('/api/') && r.method !== 'HEAD' && r.access !== 'public');
     const probe = (method: string, url: string, headers: Record<string, string> = {}) =>

@@ -10,6 +10,8 @@ import { metricsNearestName } from './0007-metrics-nearest-name.js';
 import { catalogChanges } from './0008-catalog-changes.js';
 import { loginAttemptsPending } from './0009-login-attempts-pending.js';
 import { classification } from './0010-classification.js';
+import { datasourceConnections } from './0011-datasource-connections.js';
+import { scans } from './0012-scans.js';
 import { fieldListOrder } from './0015-field-list-order.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
@@ -23,5 +25,7 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0008-catalog-changes', catalogChanges],
   ['0009-login-attempts-pending', loginAttemptsPending],
   ['0010-classification', classification],
+  ['0011-datasource-connections', datasourceConnections],
+  ['0012-scans', scans],
   ['0015-field-list-order', fieldListOrder],
 ];

@@ -1,5 +1,5 @@
 /** All SQL of the `datasources` table (field counts are read from `fields`, which the fields module writes). */
-import type { Insertable } from 'kysely';
+import type { Insertable, Updateable } from 'kysely';
 import { isUniqueViolation, type Queryable } from '../../db/database.js';
 import type { DatasourceRow, DatasourcesTable } from '../../db/schema.js';
 import { conflict } from '../../http/errors.js';
@@ -24,6 +24,11 @@ export async function listDatasources(db: Queryable): Promise<DatasourceWithCoun
   return rows.map((r) => ({ ...r, field_count: Number(r.field_count ?? 0) }));
 }
 
+export async function findDatasourceWithCount(db: Queryable, id: string): Promise<DatasourceWithCount | undefined> {
+  const row = await withFieldCount(db).where('datasources.id', '=', id).executeTakeFirst();
+  return row && { ...row, field_count: Number(row.field_count ?? 0) };
+}
+
 export async function findDatasourceById(db: Queryable, id: string): Promise<DatasourceRow | undefined> {
   return db.selectFrom('datasources').selectAll().where('id', '=', id).executeTakeFirst();
 }
@@ -39,6 +44,27 @@ export async function insertDatasource(db: Queryable, row: Insertable<Datasource
     if (isUniqueViolation(error)) throw conflict(`A data source named "${row.name}" already exists`);
     throw error;
   }
+}
+
+export async function updateDatasource(db: Queryable, id: string, update: Updateable<DatasourcesTable>): Promise<void> {
+  try {
+    await db.updateTable('datasources').set(update).where('id', '=', id).execute();
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict(`A data source named "${update.name ?? ''}" already exists`);
+    throw error;
+  }
+}
+
+/** Data sources with a connection and a scan interval: the ones scanned periodically. */
+export async function listScheduledDatasources(db: Queryable): Promise<Array<{ id: string; scan_interval_hours: number }>> {
+  const rows = await db
+    .selectFrom('datasources')
+    .select(['id', 'scan_interval_hours'])
+    .where('scan_interval_hours', 'is not', null)
+    .where('connection', 'is not', null)
+    .orderBy('id')
+    .execute();
+  return rows.map((r) => ({ id: r.id, scan_interval_hours: Number(r.scan_interval_hours) }));
 }
 
 /** Deletes the data source row (its fields are deleted first, by the fields module); whether it existed. */

@@ -2,7 +2,14 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { callerOf } from '../../http/authentication.js';
 import type { Services } from '../../services.js';
-import { CreateDatasourceBody, DatasourceIdParams, DatasourceListResponse, DatasourceResponse } from './datasources.schemas.js';
+import {
+  CreateDatasourceBody,
+  DatasourceIdParams,
+  DatasourceListResponse,
+  DatasourceResponse,
+  TestConnectionResponse,
+  UpdateDatasourceBody,
+} from './datasources.schemas.js';
 
 export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { datasources } = services;
@@ -28,13 +35,52 @@ export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }
       schema: {
         summary: 'Create a data source',
         description:
-          'Names must be unique (409). Counts against the license quota max_datasources (403 quota_exceeded); sample data sources do not count. Audit-logged.',
+          'Names must be unique (409). Counts against the license quota max_datasources (403 quota_exceeded); sample data sources do not count. ' +
+          'An optional connection makes it scannable: its password is stored encrypted (422 when the service has no secret key) and never returned (has_password). ' +
+          'A sqlite connection must name a file inside FIELDLENS_SCAN_SQLITE_DIR (422 otherwise, or when it is unset). Audit-logged without the password.',
         tags: ['datasources'],
         body: CreateDatasourceBody,
         response: { 201: DatasourceResponse },
       },
     },
     async (request, reply) => reply.code(201).send(await datasources.createDatasource(callerOf(request), request.body)),
+  );
+
+  app.patch(
+    '/datasources/:id',
+    {
+      config: { access: 'datasource:write' },
+      schema: {
+        summary: 'Update a data source',
+        description:
+          'Changes the name, description, connection or scan interval. connection replaces the whole connection object; its password, when omitted, ' +
+          'keeps the stored one, null removes it, a string replaces it; connection null removes connection and password. scan_interval_hours null switches periodic scans off. ' +
+          'A sample data source takes no connection or interval (409). Audit-logged as datasource.updated, without the password (password_changed: true).',
+        tags: ['datasources'],
+        params: DatasourceIdParams,
+        body: UpdateDatasourceBody,
+        response: { 200: DatasourceResponse },
+      },
+    },
+    async (request) => datasources.updateDatasource(callerOf(request), request.params.id, request.body),
+  );
+
+  app.post(
+    '/datasources/:id/test-connection',
+    {
+      config: { access: 'datasource:write' },
+      schema: {
+        summary: 'Test the connection of a data source',
+        description:
+          'Connects with the stored connection and reads the server version. 422 connection_failed names the cause (authentication, unreachable, tls, timeout, ' +
+          'unknown_database, permission, other) and never a secret; 409 when the data source has no connection; 422 unprocessable when the stored password ' +
+          'cannot be decrypted (the secret key changed or is missing).',
+        tags: ['datasources'],
+        params: DatasourceIdParams,
+        response: { 200: TestConnectionResponse },
+      },
+    },
+    async (request) => datasources.testConnection(request.params.id),
   );
 
   app.delete(

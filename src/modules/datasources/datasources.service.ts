@@ -1,18 +1,47 @@
 /**
  * Data sources: the systems whose fields are catalogued. Creating one counts against
  * the license quota, checked inside the inserting transaction; the built-in sample sources do not count.
+ * A data source may carry a connection (how to reach its database for scans): stored as JSON without the password,
+ * the password sealed with the service's secret key and bound to the data source id, never returned or audited.
  */
 import { randomUUID } from 'node:crypto';
+import type { Updateable } from 'kysely';
 import type { Clock } from '../../clock.js';
+import { checkConnectionSpec, ConnectionFailure, ConnectionSpecError, openConnector, type ConnectionSpec, type ConnectorOptions } from '../../connectors/index.js';
+import { SecretDecryptError, type SecretBox } from '../../crypto/secret-box.js';
 import type { Database, Tx } from '../../db/database.js';
-import type { DatasourceRow } from '../../db/schema.js';
+import type { DatasourceRow, DatasourcesTable } from '../../db/schema.js';
 import type { Caller } from '../../http/access.js';
-import { notFound } from '../../http/errors.js';
+import { AppError, conflict, notFound, unprocessable } from '../../http/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { FieldsService } from '../fields/fields.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import * as repo from './datasources.repository.js';
-import type { CreateDatasourceBody, DatasourceResponse } from './datasources.schemas.js';
+import type { ConnectionBody, ConnectionResponse, CreateDatasourceBody, DatasourceResponse, TestConnectionResponse, UpdateDatasourceBody } from './datasources.schemas.js';
+
+/** The connection as stored: the API's connection object without its password. */
+type StoredConnection = Omit<ConnectionSpec, 'password'>;
+
+/** What the scanner needs of a data source: its row, its connection with the password decrypted, its scan period. */
+export interface ScanTarget {
+  datasource: DatasourceRow;
+  connection: ConnectionSpec | null;
+  scanIntervalHours: number | null;
+}
+
+const CONNECTION_KEYS = ['kind', 'host', 'port', 'database', 'user', 'ssl', 'include_schemas', 'exclude_schemas', 'include_tables', 'exclude_tables', 'sample_size'] as const;
+const NETWORK_ONLY_KEYS = ['host', 'port', 'user', 'password', 'ssl'] as const;
+
+function parseConnection(text: string | null): StoredConnection | null {
+  return text === null ? null : (JSON.parse(text) as StoredConnection);
+}
+
+/** The connection object without the password, keys in a fixed order (so equal connections serialise equally). */
+function storedConnectionOf(body: ConnectionBody): StoredConnection {
+  const out: Record<string, unknown> = {};
+  for (const key of CONNECTION_KEYS) if (body[key] !== undefined) out[key] = body[key];
+  return out as unknown as StoredConnection;
+}
 
 function toDatasourceResponse(row: repo.DatasourceWithCount): DatasourceResponse {
   return {
@@ -22,6 +51,9 @@ function toDatasourceResponse(row: repo.DatasourceWithCount): DatasourceResponse
     description: row.description,
     is_sample: row.is_sample === 1,
     field_count: row.field_count,
+    connection: parseConnection(row.connection) as ConnectionResponse | null,
+    has_password: row.connection_password !== null,
+    scan_interval_hours: row.scan_interval_hours,
     created_at: row.created_at,
   };
 }
@@ -35,6 +67,10 @@ export class DatasourcesService {
       gate: Pick<LicenseGate, 'assertCanCreate'>;
       /** The owner of the fields a data source holds (deleted with it). */
       fields: Pick<FieldsService, 'deleteFieldsOfDatasource'>;
+      /** Seals connection passwords (FIELDLENS_SECRET_KEY); undefined: no password can be stored or read. */
+      secretBox: SecretBox | undefined;
+      /** FIELDLENS_SCAN_SQLITE_DIR: the folder `sqlite` connections must lie in; undefined refuses them. */
+      scanSqliteDir: string | undefined;
     },
   ) {}
 
@@ -54,17 +90,22 @@ export class DatasourcesService {
     return row;
   }
 
-  /** Creates a data source; 409 on a duplicate name, 403 at the license's data-source quota. */
+  /** Creates a data source (with an optional connection); 409 on a duplicate name, 403 at the license's data-source quota. */
   async createDatasource(caller: Caller, body: CreateDatasourceBody): Promise<DatasourceResponse> {
     const now = this.deps.clock.now().toISOString();
+    const id = randomUUID();
+    const connection = body.connection ? this.checkConnection(body.connection) : null;
     const row: DatasourceRow = {
-      id: randomUUID(),
+      id,
       name: body.name,
       type: body.type,
       description: body.description ?? null,
       is_sample: 0,
       created_at: now,
       updated_at: now,
+      connection: connection && JSON.stringify(connection),
+      connection_password: typeof body.connection?.password === 'string' ? this.seal(body.connection.password, id) : null,
+      scan_interval_hours: body.scan_interval_hours ?? null,
     };
     await this.db.transaction().execute(async (trx) => {
       await this.deps.gate.assertCanCreate(trx, 'datasources');
@@ -73,10 +114,78 @@ export class DatasourcesService {
         action: 'datasource.created',
         targetType: 'datasource',
         targetId: row.id,
-        details: { name: row.name, type: row.type },
+        details: {
+          name: row.name,
+          type: row.type,
+          ...(connection ? { connection, has_password: row.connection_password !== null } : {}),
+          ...(row.scan_interval_hours !== null ? { scan_interval_hours: row.scan_interval_hours } : {}),
+        },
       });
     });
     return toDatasourceResponse({ ...row, field_count: 0 });
+  }
+
+  /**
+   * Updates name, description, connection and scan interval. The connection's password: omitted keeps the stored one,
+   * null removes it, a string replaces it; `connection: null` removes connection and password. Audited without the password.
+   */
+  async updateDatasource(caller: Caller, id: string, body: UpdateDatasourceBody): Promise<DatasourceResponse> {
+    await this.db.transaction().execute(async (trx) => {
+      const existing = await repo.findDatasourceById(trx, id);
+      if (!existing) throw notFound('Data source');
+      const update: Updateable<DatasourcesTable> = {};
+      const changes: Record<string, { before: unknown; after: unknown }> = {};
+      let passwordChanged = false;
+
+      if (body.name !== undefined && body.name !== existing.name) {
+        update.name = body.name;
+        changes.name = { before: existing.name, after: body.name };
+      }
+      if (body.description !== undefined && body.description !== existing.description) {
+        update.description = body.description;
+        changes.description = { before: existing.description, after: body.description };
+      }
+      if (body.connection !== undefined) {
+        const before = parseConnection(existing.connection);
+        if (body.connection === null) {
+          update.connection = null;
+          update.connection_password = null;
+          passwordChanged = existing.connection_password !== null;
+          if (before !== null) changes.connection = { before, after: null };
+        } else {
+          if (existing.is_sample === 1) throw sampleNotScannable();
+          const after = this.checkConnection(body.connection);
+          update.connection = JSON.stringify(after);
+          if (update.connection !== existing.connection) changes.connection = { before, after };
+          // A sqlite connection has no password: switching to one drops the stored password.
+          if (body.connection.password === null || after.kind === 'sqlite') {
+            update.connection_password = null;
+            passwordChanged = existing.connection_password !== null;
+          } else if (typeof body.connection.password === 'string') {
+            update.connection_password = this.seal(body.connection.password, id);
+            passwordChanged = true;
+          }
+        }
+      }
+      if (body.scan_interval_hours !== undefined && body.scan_interval_hours !== existing.scan_interval_hours) {
+        if (existing.is_sample === 1 && body.scan_interval_hours !== null) throw sampleNotScannable();
+        update.scan_interval_hours = body.scan_interval_hours;
+        changes.scan_interval_hours = { before: existing.scan_interval_hours, after: body.scan_interval_hours };
+      }
+
+      if (Object.keys(changes).length === 0 && !passwordChanged) return;
+      update.updated_at = this.deps.clock.now().toISOString();
+      await repo.updateDatasource(trx, id, update);
+      await this.deps.audit.record(trx, caller, {
+        action: 'datasource.updated',
+        targetType: 'datasource',
+        targetId: id,
+        details: { name: existing.name, changes, ...(passwordChanged ? { password_changed: true } : {}) },
+      });
+    });
+    const updated = await repo.findDatasourceWithCount(this.db, id);
+    if (!updated) throw notFound('Data source');
+    return toDatasourceResponse(updated);
   }
 
   /** Deletes a data source and all its fields. */
@@ -92,6 +201,49 @@ export class DatasourcesService {
         details: { name: existing.name, is_sample: existing.is_sample === 1, fields_removed: fields },
       });
     });
+  }
+
+  /**
+   * Opens the data source's connection and asks the server its version; the connector is always closed.
+   * 409 without a connection, 422 `connection_failed` naming the cause, 422 when the password cannot be decrypted.
+   */
+  async testConnection(id: string): Promise<TestConnectionResponse> {
+    const { connection } = await this.getScanTarget(id);
+    if (!connection) throw conflict('The data source has no connection to test: set one with PATCH /api/v1/datasources/{id}');
+    let connector;
+    try {
+      connector = openConnector(connection, this.connectorOptions());
+      const { server_version } = await connector.test();
+      return { ok: true, server_version };
+    } catch (error) {
+      if (error instanceof ConnectionFailure) throw connectionFailed(error);
+      if (error instanceof ConnectionSpecError) throw unprocessable(`The connection is refused: ${error.message}`);
+      throw error;
+    } finally {
+      await connector?.close();
+    }
+  }
+
+  /**
+   * For the scanner: the data source, its connection with the password decrypted (null when it has none) and its scan
+   * period. 404 when missing; 422 when the stored password cannot be decrypted (no key, or another key).
+   */
+  async getScanTarget(id: string, trx?: Tx): Promise<ScanTarget> {
+    const datasource = await this.getDatasource(id, trx);
+    const stored = parseConnection(datasource.connection);
+    let connection: ConnectionSpec | null = stored;
+    if (stored && datasource.connection_password !== null) connection = { ...stored, password: this.unseal(datasource.connection_password, datasource) };
+    return { datasource, connection, scanIntervalHours: datasource.scan_interval_hours };
+  }
+
+  /** For the scanner's schedule: data sources with both a connection and a scan interval. */
+  async listScheduledScans(): Promise<Array<{ datasourceId: string; scanIntervalHours: number }>> {
+    return (await repo.listScheduledDatasources(this.db)).map((r) => ({ datasourceId: r.id, scanIntervalHours: r.scan_interval_hours }));
+  }
+
+  /** The options every connector of a data source is opened with (the sqlite scan folder), so all callers apply the same rules. */
+  connectorOptions(): ConnectorOptions {
+    return this.deps.scanSqliteDir === undefined ? {} : { sqliteDir: this.deps.scanSqliteDir };
   }
 
   /** Data sources that count against the quota (sample sources do not); for the license gate, inside its transaction. */
@@ -110,7 +262,18 @@ export class DatasourcesService {
    */
   async insertSampleDatasource(trx: Tx, spec: { name: string; type: string; description: string }): Promise<DatasourceRow | undefined> {
     const now = this.deps.clock.now().toISOString();
-    const row: DatasourceRow = { id: randomUUID(), name: spec.name, type: spec.type, description: spec.description, is_sample: 1, created_at: now, updated_at: now };
+    const row: DatasourceRow = {
+      id: randomUUID(),
+      name: spec.name,
+      type: spec.type,
+      description: spec.description,
+      is_sample: 1,
+      created_at: now,
+      updated_at: now,
+      connection: null,
+      connection_password: null,
+      scan_interval_hours: null,
+    };
     if (await repo.findDatasourceByName(trx, spec.name)) return undefined;
     await repo.insertDatasource(trx, row);
     return row;
@@ -130,4 +293,50 @@ export class DatasourcesService {
     if (!(await repo.deleteDatasource(trx, id))) throw notFound('Data source');
     return fields;
   }
+
+  /** The connection to store (without the password), or 422 naming what the connectors would refuse. */
+  private checkConnection(body: ConnectionBody): StoredConnection {
+    if (body.kind === 'sqlite') {
+      const misplaced = NETWORK_ONLY_KEYS.filter((key) => body[key] !== undefined && body[key] !== null);
+      if (misplaced.length > 0) throw unprocessable(`A sqlite connection takes a file path in database, not ${misplaced.join(', ')}`);
+    }
+    const stored = storedConnectionOf(body);
+    try {
+      checkConnectionSpec(stored, this.connectorOptions());
+    } catch (error) {
+      // A sqlite file that does not exist yet is accepted: the connection test and scans say so.
+      if (error instanceof ConnectionFailure && error.cause === 'unknown_database') return stored;
+      if (error instanceof ConnectionSpecError) throw unprocessable(`The connection is refused: ${error.message}`);
+      throw error;
+    }
+    return stored;
+  }
+
+  private seal(password: string, datasourceId: string): string {
+    if (!this.deps.secretBox) {
+      throw unprocessable('Connection passwords cannot be stored: the service has no secret key (set FIELDLENS_SECRET_KEY or FIELDLENS_SECRET_KEY_FILE)');
+    }
+    return this.deps.secretBox.encrypt(password, datasourceId);
+  }
+
+  private unseal(sealed: string, datasource: DatasourceRow): string {
+    const again = `enter the password again with PATCH /api/v1/datasources/${datasource.id}`;
+    if (!this.deps.secretBox) {
+      throw unprocessable(`The stored connection password of data source "${datasource.name}" cannot be read: the service has no secret key (set FIELDLENS_SECRET_KEY or FIELDLENS_SECRET_KEY_FILE), or ${again}`);
+    }
+    try {
+      return this.deps.secretBox.decrypt(sealed, datasource.id);
+    } catch (error) {
+      if (!(error instanceof SecretDecryptError)) throw error;
+      throw unprocessable(`The stored connection password of data source "${datasource.name}" cannot be decrypted with the configured secret key (the key changed?): restore the previous key or ${again}`);
+    }
+  }
+}
+
+function sampleNotScannable(): AppError {
+  return conflict('A sample data source cannot have a connection or scan interval: it is not scannable');
+}
+
+function connectionFailed(failure: ConnectionFailure): AppError {
+  return new AppError('connection_failed', `Connection test failed (${failure.cause}): ${failure.detail}`);
 }

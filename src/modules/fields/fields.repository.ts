@@ -399,3 +399,106 @@ export async function applyReclassification(
     .execute();
   return moved ? 'changed' : 'same';
 }
+
+// ---------------------------------------------------------------- scans (the scans module's writes)
+
+/** What a scan compares a column it finds with: the field's stored description and whether its classification is kept. */
+export type ScanBaselineRow = Pick<FieldRow, 'id' | 'table_name' | 'field_name' | 'data_type' | 'comment' | 'format_signature' | 'locked' | 'review_status' | 'classification_source'>;
+
+/** Every field of a data source, read in id-ordered pages (a large source is not one giant result). */
+export async function listScanBaseline(db: Queryable, datasourceId: string, pageSize = 5000): Promise<ScanBaselineRow[]> {
+  const out: ScanBaselineRow[] = [];
+  let after: string | null = null;
+  for (;;) {
+    let q = db
+      .selectFrom('fields')
+      .select(['id', 'table_name', 'field_name', 'data_type', 'comment', 'format_signature', 'locked', 'review_status', 'classification_source'])
+      .where('datasource_id', '=', datasourceId)
+      .orderBy('id')
+      .limit(pageSize);
+    if (after !== null) q = q.where('id', '>', after);
+    const page = await q.execute();
+    out.push(...page);
+    if (page.length < pageSize) return out;
+    after = page[page.length - 1]!.id;
+  }
+}
+
+/**
+ * A scan keeps a field's classification when a person decided it (confirmed, locked) or an import gave it; only a
+ * classification the classifier chose is replaced, and the field then goes back to `unreviewed`.
+ */
+const KEEP_ON_SCAN = sql`(fields.locked = 1 or fields.review_status = 'confirmed' or fields.classification_source <> 'classifier')`;
+
+/** Inserts new and updates changed columns found by a scan (upsert on data source, table and field name), in chunks. */
+export async function upsertScannedFields(db: Queryable, rows: readonly NewFieldRow[]): Promise<void> {
+  for (let start = 0; start < rows.length; start += UPSERT_CHUNK_ROWS) {
+    const chunk = rows.slice(start, start + UPSERT_CHUNK_ROWS);
+    try {
+      await db
+        .insertInto('fields')
+        .values(chunk)
+        .onConflict((oc) =>
+          oc.columns(['datasource_id', 'table_name', 'field_name']).doUpdateSet((eb) => ({
+            data_type: eb.ref('excluded.data_type'),
+            comment: eb.ref('excluded.comment'),
+            format_signature: sql<string | null>`coalesce(excluded.format_signature, fields.format_signature)`,
+            value_summary: sql<string | null>`coalesce(excluded.value_summary, fields.value_summary)`,
+            embedding: eb.ref('excluded.embedding'),
+            embedder_version: eb.ref('excluded.embedder_version'),
+            tag_id: sql<number>`case when ${KEEP_ON_SCAN} then fields.tag_id else excluded.tag_id end`,
+            level: sql<string>`case when ${KEEP_ON_SCAN} then fields.level else excluded.level end`,
+            classification_source: sql<ClassificationSource>`case when ${KEEP_ON_SCAN} then fields.classification_source else excluded.classification_source end`,
+            classification_confidence: sql<number | null>`case when ${KEEP_ON_SCAN} then fields.classification_confidence else excluded.classification_confidence end`,
+            classification_evidence: sql<string | null>`case when ${KEEP_ON_SCAN} then fields.classification_evidence else excluded.classification_evidence end`,
+            classified_with: sql<string | null>`case when ${KEEP_ON_SCAN} then fields.classified_with else excluded.classified_with end`,
+            review_status: sql<FieldRow['review_status']>`case when ${KEEP_ON_SCAN} then fields.review_status else 'unreviewed' end`,
+            review_reason: sql<string | null>`case when ${KEEP_ON_SCAN} then fields.review_reason else null end`,
+            updated_at: eb.ref('excluded.updated_at'),
+          })),
+        )
+        .execute();
+    } catch (error) {
+      if (isForeignKeyViolation(error)) throw notFound('Data source');
+      throw error;
+    }
+  }
+}
+
+/** A field a scan removed, with the classification it had (for the audit entry). */
+export interface RemovedFieldRow {
+  id: string;
+  table_name: string;
+  field_name: string;
+  tag_id: number;
+  classification_chain_path: string;
+  level: string;
+  locked: FieldRow['locked'];
+  review_status: FieldRow['review_status'];
+}
+
+/** Deletes the given fields of a data source (row-locked in id order first) and answers what they were. */
+export async function deleteScannedFields(trx: Tx, datasourceId: string, ids: readonly string[]): Promise<RemovedFieldRow[]> {
+  const out: RemovedFieldRow[] = [];
+  for (const part of sortedChunks(ids)) {
+    const query = trx
+      .selectFrom('fields')
+      .innerJoin('tags', 'tags.id', 'fields.tag_id')
+      .select(['fields.id', 'fields.table_name', 'fields.field_name', 'fields.tag_id', 'tags.chain_path as classification_chain_path', 'fields.level', 'fields.locked', 'fields.review_status'])
+      .where('fields.datasource_id', '=', datasourceId)
+      .where('fields.id', 'in', part)
+      .orderBy('fields.id');
+    const rows = await (isPostgres(trx) ? query.forUpdate('fields') : query).execute();
+    if (rows.length === 0) continue;
+    await trx
+      .deleteFrom('fields')
+      .where(
+        'id',
+        'in',
+        rows.map((r) => r.id),
+      )
+      .execute();
+    out.push(...rows);
+  }
+  return out;
+}

@@ -19,7 +19,21 @@ import { formatFingerprint, type Classification } from '../classifier/index.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import * as repo from './fields.repository.js';
 
-export type { CatalogFieldRow, ReviewState } from './fields.repository.js';
+export type { CatalogFieldRow, RemovedFieldRow, ReviewState, ScanBaselineRow } from './fields.repository.js';
+
+/** A column a scan found, with its sampled values: held in memory only, never stored (only their format is). */
+export interface ScannedColumn {
+  table_name: string;
+  field_name: string;
+  data_type: string | null;
+  comment: string | null;
+  sample_values: string[];
+}
+
+/** Scanned columns embedded and classified, ready to be written by `applyScan` in a short transaction. */
+export interface PreparedScan {
+  readonly rows: readonly NewFieldRow[];
+}
 import { FIELD_SORTS, type FieldListQuery, type FieldListResponse, type FieldResponse, type FieldSort, type ImportFieldItem, type ImportFieldsBody, type ImportFieldsResponse } from './fields.schemas.js';
 
 /** A bad import names at most this many problems (enough to fix a file; bounded for a 5000-row body). */
@@ -131,6 +145,40 @@ export class FieldsService {
   /** Marks one field deferred with the reviewer's reason; classification and lock stay as they are. */
   async deferField(trx: Tx, id: string, change: { reason: string; reviewed_at: string; reviewed_by: string }): Promise<void> {
     await repo.deferField(trx, id, change);
+  }
+
+  // ------------------------------------------------------------ scans (the scans module's writes)
+
+  /** Every field of a data source as a scan compares it with the columns it finds. */
+  async scanBaseline(datasourceId: string): Promise<repo.ScanBaselineRow[]> {
+    return repo.listScanBaseline(this.db, datasourceId);
+  }
+
+  /** Embeds and classifies new or changed scanned columns, outside any transaction (the samples stay in memory). */
+  async prepareScanFields(columns: readonly ScannedColumn[]): Promise<PreparedScan> {
+    const items: ImportFieldItem[] = columns.map((c) => ({
+      table_name: c.table_name,
+      field_name: c.field_name,
+      data_type: c.data_type,
+      comment: c.comment,
+      sample_values: c.sample_values,
+    }));
+    return { rows: (await this.prepareImport('', items)).rows };
+  }
+
+  /**
+   * Writes prepared scanned columns of a data source inside the caller's transaction: new ones are inserted, changed
+   * ones updated; a confirmed, locked or import-given classification is kept, any other is replaced by the new one and
+   * the field goes back to `unreviewed`. 404 when the data source is gone.
+   */
+  async applyScan(trx: Tx, datasourceId: string, prepared: PreparedScan): Promise<void> {
+    const rows = prepared.rows.map((row) => ({ ...row, datasource_id: datasourceId })).sort(compareKeys);
+    await repo.upsertScannedFields(trx, rows);
+  }
+
+  /** Deletes fields of a data source whose columns a scan no longer found; answers them with their last classification. */
+  async removeScannedFields(trx: Tx, datasourceId: string, ids: readonly string[]): Promise<repo.RemovedFieldRow[]> {
+    return repo.deleteScannedFields(trx, datasourceId, ids);
   }
 
   /** Deletes every field of a data source inside the caller's transaction; returns how many. */

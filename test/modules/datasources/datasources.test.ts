@@ -11,6 +11,9 @@ interface DatasourceBody {
   description: string | null;
   is_sample: boolean;
   field_count: number;
+  connection: Record<string, unknown> | null;
+  has_password: boolean;
+  scan_interval_hours: number | null;
   created_at: string;
 }
 
@@ -41,6 +44,9 @@ describeEachDatabase('data sources', (kind) => {
       description: 'The DWH',
       is_sample: false,
       field_count: 0,
+      connection: null,
+      has_password: false,
+      scan_interval_hours: null,
       created_at: undefined,
     });
     const { field_ids } = await importOk(t.app, token, created.id, manyFields(12, 'dw'));
