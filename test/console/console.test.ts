@@ -3,6 +3,10 @@
  * SQLite database, listening on a free port) with the built console. What a reviewer, an observer and a superadmin do.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -38,10 +42,12 @@ describe('web console [sqlite]', () => {
   let reviewer: { username: string; password: string };
   let observer: { username: string; password: string };
   const contexts: BrowserContext[] = [];
+  let scanDir: string;
 
   before(async () => {
     ensureConsoleBuilt();
-    t = await buildTestApp('sqlite', { env: { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem } });
+    scanDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fl-console-scan-'));
+    t = await buildTestApp('sqlite', { env: { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem, FIELDLENS_SCAN_SQLITE_DIR: scanDir } });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     token = await adminToken(t.app);
@@ -59,6 +65,7 @@ describe('web console [sqlite]', () => {
     for (const c of contexts) await c.close().catch(() => undefined);
     await closeBrowser?.();
     await t?.close();
+    if (scanDir) fs.rmSync(scanDir, { recursive: true, force: true });
   });
 
   /** A fresh browser profile (empty sessionStorage) whose page fails the test on any CSP violation or page error. */
@@ -310,11 +317,11 @@ describe('web console [sqlite]', () => {
     await assertAccessible(page, 'overview');
 
     await page.getByRole('link', { name: 'Data sources' }).click();
-    await page.getByTestId('no-scans').waitFor();
+    await page.getByRole('columnheader', { name: 'Connection' }).waitFor();
     await page.getByLabel('Name').fill('billing');
     await page.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('status').filter({ hasText: 'Created data source billing.' }).waitFor();
-    await page.getByRole('cell', { name: 'billing' }).waitFor();
+    await page.getByRole('cell', { name: 'billing', exact: true }).waitFor();
     await assertAccessible(page, 'data sources');
     await screenshot(page, 'datasources');
 
@@ -439,6 +446,70 @@ describe('web console [sqlite]', () => {
     assert.equal(await page.evaluate(`document.activeElement?.getAttribute('aria-rowindex')`), '47');
     for (let i = 0; i < 5; i++) await page.keyboard.press('k');
     await page.locator('.queue .row.active[aria-rowindex="42"]').waitFor();
+    assert.deepEqual(problems, []);
+  });
+
+  it('creates a data source with a SQLite connection, tests it, scans it with live progress, cancels a scan and shows the history', async () => {
+    const file = path.join(scanDir, 'shop.db');
+    const source = new BetterSqlite3(file);
+    source.exec(`CREATE TABLE customers (id INTEGER PRIMARY KEY, email TEXT, full_name TEXT, created_at TEXT);
+      CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER, amount REAL, shipped_at TEXT);`);
+    for (let i = 1; i <= 20; i++) {
+      source.prepare('INSERT INTO customers VALUES (?, ?, ?, ?)').run(i, `person${i}@example.com`, `Person Number${i}`, `2024-01-${String(i).padStart(2, '0')}`);
+      source.prepare('INSERT INTO orders VALUES (?, ?, ?, ?)').run(i, i, i * 9.5, `2024-02-${String(i).padStart(2, '0')}`);
+    }
+    source.close();
+
+    const { page, problems } = await newPage();
+    await signIn(page, 'admin', ADMIN_PASSWORD, '/datasources');
+    const form = page.getByRole('form', { name: 'New data source' });
+    await form.getByLabel('Name', { exact: true }).fill('shop');
+    await form.getByLabel('Type').fill('sqlite');
+    await form.getByLabel('Database', { exact: true }).selectOption('sqlite');
+    await form.getByLabel(/^File/).fill(file);
+    await assertAccessible(page, 'new data source with a connection');
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'shop' }).waitFor();
+    assert.match(new URL(page.url()).pathname, /^\/datasources\/[0-9a-f-]{36}$/);
+    const id = new URL(page.url()).pathname.split('/')[2] as string;
+    assert.equal(await page.getByTestId('connection').innerText(), `sqlite · ${file}`);
+    await page.getByTestId('no-scan-history').waitFor();
+
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await page.getByRole('status').filter({ hasText: /^Connected: \S+/ }).waitFor();
+
+    // Started, the scan waits in the queue; the worker runs it and the page, polling, shows it finish.
+    await page.getByRole('button', { name: 'Start scan' }).click();
+    await page.locator('[data-testid="scan-progress"][data-status="queued"]').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Start scan' }).isDisabled(), true);
+    await t.app.services.scanWorker.drain();
+    await page.locator('[data-testid="scan-progress"][data-status="succeeded"]').waitFor();
+    const scans = (await t.app.inject({ method: 'GET', url: `/api/v1/datasources/${id}/scans`, headers: bearer(await adminToken(t.app)) })).json<{
+      items: Array<{ status: string; counts: { new: number; classified: number }; progress: { tables_total: number } }>;
+    }>().items;
+    assert.equal(scans[0]?.status, 'succeeded');
+    assert.equal(scans[0]?.counts.new, 8);
+    assert.equal(await page.getByTestId('scan-counts').innerText(), `New 8, changed 0, removed 0, unchanged 0; classified ${scans[0]?.counts.classified}.`);
+    assert.equal(await page.getByRole('progressbar').getAttribute('aria-label'), 'Scan progress: 2 of 2 tables');
+    await page.locator('table.scans tbody tr').filter({ hasText: 'succeeded' }).waitFor();
+    await assertAccessible(page, 'data source with scans');
+    await screenshot(page, 'datasource-scans');
+
+    // A second scan, cancelled before a worker takes it.
+    await page.getByRole('button', { name: 'Start scan' }).click();
+    await page.locator('[data-testid="scan-progress"][data-status="queued"]').waitFor();
+    await page.getByRole('button', { name: 'Cancel scan' }).click();
+    await page.getByRole('status').filter({ hasText: 'Scan cancelled.' }).waitFor();
+    await page.locator('table.scans tbody tr').filter({ hasText: 'cancelled' }).waitFor();
+    assert.equal(await page.locator('table.scans tbody tr').count(), 2);
+    await t.app.services.scanWorker.drain();
+    const statuses = (await t.app.inject({ method: 'GET', url: `/api/v1/datasources/${id}/scans`, headers: bearer(await adminToken(t.app)) })).json<{ items: Array<{ status: string }> }>().items.map((s) => s.status);
+    assert.deepEqual(statuses.sort(), ['cancelled', 'succeeded']);
+
+    // The scanned columns are in the review queue.
+    await page.getByRole('link', { name: '8' }).click();
+    await rows(page).first().waitFor();
+    assert.equal(await rows(page).count(), 8);
     assert.deepEqual(problems, []);
   });
 });

@@ -249,7 +249,7 @@ export interface paths {
         put?: never;
         /**
          * Create a data source
-         * @description Names must be unique (409). Counts against the license quota max_datasources (403 quota_exceeded); sample data sources do not count. Audit-logged.
+         * @description Names must be unique (409). Counts against the license quota max_datasources (403 quota_exceeded); sample data sources do not count. An optional connection makes it scannable: its password is stored encrypted (422 when the service has no secret key) and never returned (has_password). A sqlite connection must name a file inside FIELDLENS_SCAN_SQLITE_DIR (422 otherwise, or when it is unset). Audit-logged without the password.
          */
         post: operations["createDatasource"];
         delete?: never;
@@ -273,6 +273,30 @@ export interface paths {
          * @description Removes the data source and every field imported into it, in one transaction. Audit-logged.
          */
         delete: operations["deleteDatasource"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a data source
+         * @description Changes the name, description, connection or scan interval. connection replaces the whole connection object; its password, when omitted, keeps the stored one, null removes it, a string replaces it; connection null removes connection and password. scan_interval_hours null switches periodic scans off. A sample data source takes no connection or interval (409). Audit-logged as datasource.updated, without the password (password_changed: true).
+         */
+        patch: operations["updateDatasource"];
+        trace?: never;
+    };
+    "/api/v1/datasources/{id}/test-connection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Test the connection of a data source
+         * @description Connects with the stored connection and reads the server version. 422 connection_failed names the cause (authentication, unreachable, tls, timeout, unknown_database, permission, other) and never a secret; 409 when the data source has no connection; 422 unprocessable when the stored password cannot be decrypted (the secret key changed or is missing).
+         */
+        post: operations["testDatasourceConnection"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -498,6 +522,70 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/datasources/{id}/scans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a data source’s scans
+         * @description Newest first, paginated: pass next_cursor as cursor for the next page (null on the last).
+         */
+        get: operations["listScans"];
+        put?: never;
+        /**
+         * Start a scan of a data source
+         * @description Queues a scan of the data source’s database; any instance’s scan worker runs it. Answers 202 with the queued scan: follow it with GET /api/v1/scans/{id}. One queued or running scan per data source (a second → 409); a sample data source or one without a connection → 409; an inactive license → 403 license_inactive. Audit-logged (scan.requested).
+         */
+        post: operations["startScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scans/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a scan
+         * @description Status, phase, progress (tables and fields done of the total) and counts (new, changed, removed, unchanged, classified) as the scan goes.
+         */
+        get: operations["getScan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scans/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a scan
+         * @description A queued scan is cancelled at once. A running one answers with phase cancelling; its worker stops within seconds, keeping the tables it has written and removing nothing. A finished scan → 409. Audit-logged (scan.cancelled, or scan.cancel_requested then scan.cancelled).
+         */
+        post: operations["cancelScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
 export type webhooks = Record<string, never>;
 export interface components {
@@ -513,7 +601,7 @@ export interface components {
             status: number;
             detail: string;
             /** @enum {string} */
-            code: "validation_failed" | "license_invalid" | "invalid_credentials" | "unauthorized" | "token_expired" | "invalid_grant" | "forbidden" | "quota_exceeded" | "license_inactive" | "feature_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "unprocessable" | "rate_limited" | "headers_too_large" | "internal_error" | "unavailable";
+            code: "validation_failed" | "license_invalid" | "invalid_credentials" | "unauthorized" | "token_expired" | "invalid_grant" | "forbidden" | "quota_exceeded" | "license_inactive" | "feature_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "unprocessable" | "connection_failed" | "rate_limited" | "headers_too_large" | "internal_error" | "unavailable";
             /** @description The request path */
             instance?: string;
             /** @description For validation failures: where and what */
@@ -1058,7 +1146,7 @@ export interface operations {
                             /** @description "global" (reserved: "datasource:<uuid>") */
                             scope: string;
                         }[];
-                        permissions: ("field:read" | "field:review" | "field:import" | "taxonomy:write" | "datasource:read" | "datasource:write" | "user:read" | "user:write" | "audit:read" | "license:read" | "license:write")[];
+                        permissions: ("field:read" | "field:review" | "field:import" | "taxonomy:write" | "datasource:read" | "datasource:write" | "scan:run" | "scan:read" | "user:read" | "user:write" | "audit:read" | "license:read" | "license:write")[];
                         /** @description Current license tier: trial_mock, lite, pro or enterprise */
                         sku_tier: string;
                     };
@@ -2475,7 +2563,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree) */
+            /** @description Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree, a refused connection), or a connection test failed (connection_failed) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -2560,6 +2648,41 @@ export interface operations {
                             /** @description Part of the built-in trial sample data (not counted in quotas) */
                             is_sample: boolean;
                             field_count: number;
+                            /** @description How to reach the database for scans, without the password; null: not scannable */
+                            connection: {
+                                /**
+                                 * @description Database kind (mysql covers MariaDB)
+                                 * @enum {string}
+                                 */
+                                kind: "postgresql" | "mysql" | "sqlite";
+                                /** @description Server host name or address; required for postgresql and mysql */
+                                host?: string;
+                                /** @description Server port (default 5432 / 3306) */
+                                port?: number;
+                                /** @description Database name; for sqlite a file path inside FIELDLENS_SCAN_SQLITE_DIR */
+                                database: string;
+                                /** @description User the scan connects as (read-only grants suffice) */
+                                user?: string;
+                                /**
+                                 * @description TLS: disable (default), require, verify-full
+                                 * @enum {string}
+                                 */
+                                ssl?: "disable" | "require" | "verify-full";
+                                /** @description Schemas to scan: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                                include_schemas?: string[];
+                                /** @description Schemas to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                                exclude_schemas?: string[];
+                                /** @description Tables to scan (schema.table when the pattern has a dot): name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                                include_tables?: string[];
+                                /** @description Tables to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                                exclude_tables?: string[];
+                                /** @description Non-null values sampled per column (default 100) */
+                                sample_size?: number;
+                            } | null;
+                            /** @description Whether an (encrypted) connection password is stored */
+                            has_password: boolean;
+                            /** @description Hours between automatic scans; null: none */
+                            scan_interval_hours: number | (never | null);
                             /**
                              * Format: date-time
                              * @description UTC timestamp (ISO 8601)
@@ -2658,6 +2781,40 @@ export interface operations {
                     /** @description Kind of system, e.g. postgresql */
                     type: string;
                     description?: string | null;
+                    connection?: {
+                        /**
+                         * @description Database kind (mysql covers MariaDB)
+                         * @enum {string}
+                         */
+                        kind: "postgresql" | "mysql" | "sqlite";
+                        /** @description Server host name or address; required for postgresql and mysql */
+                        host?: string;
+                        /** @description Server port (default 5432 / 3306) */
+                        port?: number;
+                        /** @description Database name; for sqlite a file path inside FIELDLENS_SCAN_SQLITE_DIR */
+                        database: string;
+                        /** @description User the scan connects as (read-only grants suffice) */
+                        user?: string;
+                        /**
+                         * @description TLS: disable (default), require, verify-full
+                         * @enum {string}
+                         */
+                        ssl?: "disable" | "require" | "verify-full";
+                        /** @description Schemas to scan: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                        include_schemas?: string[];
+                        /** @description Schemas to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                        exclude_schemas?: string[];
+                        /** @description Tables to scan (schema.table when the pattern has a dot): name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                        include_tables?: string[];
+                        /** @description Tables to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                        exclude_tables?: string[];
+                        /** @description Non-null values sampled per column (default 100) */
+                        sample_size?: number;
+                        /** @description Stored encrypted, never returned. On update: omitted keeps the stored password, null removes it, a string replaces it */
+                        password?: string | null;
+                    } | null;
+                    /** @description Hours between automatic scans, 1–8760 */
+                    scan_interval_hours?: number | null;
                 };
             };
         };
@@ -2681,6 +2838,41 @@ export interface operations {
                         /** @description Part of the built-in trial sample data (not counted in quotas) */
                         is_sample: boolean;
                         field_count: number;
+                        /** @description How to reach the database for scans, without the password; null: not scannable */
+                        connection: {
+                            /**
+                             * @description Database kind (mysql covers MariaDB)
+                             * @enum {string}
+                             */
+                            kind: "postgresql" | "mysql" | "sqlite";
+                            /** @description Server host name or address; required for postgresql and mysql */
+                            host?: string;
+                            /** @description Server port (default 5432 / 3306) */
+                            port?: number;
+                            /** @description Database name; for sqlite a file path inside FIELDLENS_SCAN_SQLITE_DIR */
+                            database: string;
+                            /** @description User the scan connects as (read-only grants suffice) */
+                            user?: string;
+                            /**
+                             * @description TLS: disable (default), require, verify-full
+                             * @enum {string}
+                             */
+                            ssl?: "disable" | "require" | "verify-full";
+                            /** @description Schemas to scan: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                            include_schemas?: string[];
+                            /** @description Schemas to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                            exclude_schemas?: string[];
+                            /** @description Tables to scan (schema.table when the pattern has a dot): name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                            include_tables?: string[];
+                            /** @description Tables to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                            exclude_tables?: string[];
+                            /** @description Non-null values sampled per column (default 100) */
+                            sample_size?: number;
+                        } | null;
+                        /** @description Whether an (encrypted) connection password is stored */
+                        has_password: boolean;
+                        /** @description Hours between automatic scans; null: none */
+                        scan_interval_hours: number | (never | null);
                         /**
                          * Format: date-time
                          * @description UTC timestamp (ISO 8601)
@@ -2792,6 +2984,24 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "The Content-Type is not accepted here",
                      *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree, a refused connection), or a connection test failed (connection_failed) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unprocessable",
+                     *       "title": "Unprocessable request",
+                     *       "status": 422,
+                     *       "detail": "Well-formed, but refers to something invalid",
+                     *       "code": "unprocessable"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -2921,6 +3131,477 @@ export interface operations {
                      *       "status": 404,
                      *       "detail": "Nothing has this id",
                      *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateDatasource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique name, 1–128 characters */
+                    name?: string;
+                    description?: string | null;
+                    /** @description Replaces the connection (the stored password is kept unless password is given); null removes connection and password */
+                    connection?: {
+                        /**
+                         * @description Database kind (mysql covers MariaDB)
+                         * @enum {string}
+                         */
+                        kind: "postgresql" | "mysql" | "sqlite";
+                        /** @description Server host name or address; required for postgresql and mysql */
+                        host?: string;
+                        /** @description Server port (default 5432 / 3306) */
+                        port?: number;
+                        /** @description Database name; for sqlite a file path inside FIELDLENS_SCAN_SQLITE_DIR */
+                        database: string;
+                        /** @description User the scan connects as (read-only grants suffice) */
+                        user?: string;
+                        /**
+                         * @description TLS: disable (default), require, verify-full
+                         * @enum {string}
+                         */
+                        ssl?: "disable" | "require" | "verify-full";
+                        /** @description Schemas to scan: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                        include_schemas?: string[];
+                        /** @description Schemas to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                        exclude_schemas?: string[];
+                        /** @description Tables to scan (schema.table when the pattern has a dot): name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                        include_tables?: string[];
+                        /** @description Tables to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                        exclude_tables?: string[];
+                        /** @description Non-null values sampled per column (default 100) */
+                        sample_size?: number;
+                        /** @description Stored encrypted, never returned. On update: omitted keeps the stored password, null removes it, a string replaces it */
+                        password?: string | null;
+                    } | null;
+                    /** @description Hours between automatic scans; null switches them off */
+                    scan_interval_hours?: number | (never | null);
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        name: string;
+                        /** @description Kind of system, e.g. postgresql, mysql, oracle */
+                        type: string;
+                        description: string | null;
+                        /** @description Part of the built-in trial sample data (not counted in quotas) */
+                        is_sample: boolean;
+                        field_count: number;
+                        /** @description How to reach the database for scans, without the password; null: not scannable */
+                        connection: {
+                            /**
+                             * @description Database kind (mysql covers MariaDB)
+                             * @enum {string}
+                             */
+                            kind: "postgresql" | "mysql" | "sqlite";
+                            /** @description Server host name or address; required for postgresql and mysql */
+                            host?: string;
+                            /** @description Server port (default 5432 / 3306) */
+                            port?: number;
+                            /** @description Database name; for sqlite a file path inside FIELDLENS_SCAN_SQLITE_DIR */
+                            database: string;
+                            /** @description User the scan connects as (read-only grants suffice) */
+                            user?: string;
+                            /**
+                             * @description TLS: disable (default), require, verify-full
+                             * @enum {string}
+                             */
+                            ssl?: "disable" | "require" | "verify-full";
+                            /** @description Schemas to scan: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                            include_schemas?: string[];
+                            /** @description Schemas to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                            exclude_schemas?: string[];
+                            /** @description Tables to scan (schema.table when the pattern has a dot): name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                            include_tables?: string[];
+                            /** @description Tables to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                            exclude_tables?: string[];
+                            /** @description Non-null values sampled per column (default 100) */
+                            sample_size?: number;
+                        } | null;
+                        /** @description Whether an (encrypted) connection password is stored */
+                        has_password: boolean;
+                        /** @description Hours between automatic scans; null: none */
+                        scan_interval_hours: number | (never | null);
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state (a duplicate name, the last superadmin, your own account) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Conflicts with the current state",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree, a refused connection), or a connection test failed (connection_failed) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unprocessable",
+                     *       "title": "Unprocessable request",
+                     *       "status": 422,
+                     *       "detail": "Well-formed, but refers to something invalid",
+                     *       "code": "unprocessable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    testDatasourceConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        /** @description Version the database server reports */
+                        server_version: string;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state (a duplicate name, the last superadmin, your own account) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Conflicts with the current state",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree, a refused connection), or a connection test failed (connection_failed) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unprocessable",
+                     *       "title": "Unprocessable request",
+                     *       "status": 422,
+                     *       "detail": "Well-formed, but refers to something invalid",
+                     *       "code": "unprocessable"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
@@ -3100,7 +3781,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree) */
+            /** @description Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree, a refused connection), or a connection test failed (connection_failed) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4179,7 +4860,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree) */
+            /** @description Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree, a refused connection), or a connection test failed (connection_failed) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -4392,7 +5073,7 @@ export interface operations {
                     "application/problem+json": components["schemas"]["Problem"];
                 };
             };
-            /** @description Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree) */
+            /** @description Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree, a refused connection), or a connection test failed (connection_failed) */
             422: {
                 headers: {
                     [name: string]: unknown;
@@ -5006,6 +5687,887 @@ export interface operations {
                      *       "status": 403,
                      *       "detail": "The caller’s roles do not grant this",
                      *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listScans: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            datasource_id: string;
+                            /**
+                             * @description queued → running → succeeded | failed | cancelled
+                             * @enum {string}
+                             */
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            /**
+                             * @description What the scan is doing (see docs/scanning.md)
+                             * @enum {string}
+                             */
+                            phase: "queued" | "connecting" | "listing" | "sampling" | "classifying" | "writing" | "removing" | "cancelling" | "done";
+                            progress: {
+                                tables_done: number;
+                                tables_total: number;
+                                fields_done: number;
+                                fields_total: number;
+                            };
+                            counts: {
+                                /** @description Columns found that were not in the catalog */
+                                new: number;
+                                /** @description Columns whose type, comment or value format changed */
+                                changed: number;
+                                /** @description Fields removed because their column is gone */
+                                removed: number;
+                                /** @description Columns found as the catalog holds them */
+                                unchanged: number;
+                                /** @description Fields the classifier classified (new, and changed ones no person decided) */
+                                classified: number;
+                            };
+                            /** @description Why the scan failed: the cause and what it was doing; never a secret or a value */
+                            error: string | null;
+                            /** @description The user who started it; null for a periodic scan */
+                            requested_by: string | (never | null);
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp (ISO 8601)
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp (ISO 8601)
+                             */
+                            started_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp (ISO 8601)
+                             */
+                            finished_at: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description No options: send {} or no body */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        datasource_id: string;
+                        /**
+                         * @description queued → running → succeeded | failed | cancelled
+                         * @enum {string}
+                         */
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                        /**
+                         * @description What the scan is doing (see docs/scanning.md)
+                         * @enum {string}
+                         */
+                        phase: "queued" | "connecting" | "listing" | "sampling" | "classifying" | "writing" | "removing" | "cancelling" | "done";
+                        progress: {
+                            tables_done: number;
+                            tables_total: number;
+                            fields_done: number;
+                            fields_total: number;
+                        };
+                        counts: {
+                            /** @description Columns found that were not in the catalog */
+                            new: number;
+                            /** @description Columns whose type, comment or value format changed */
+                            changed: number;
+                            /** @description Fields removed because their column is gone */
+                            removed: number;
+                            /** @description Columns found as the catalog holds them */
+                            unchanged: number;
+                            /** @description Fields the classifier classified (new, and changed ones no person decided) */
+                            classified: number;
+                        };
+                        /** @description Why the scan failed: the cause and what it was doing; never a secret or a value */
+                        error: string | null;
+                        /** @description The user who started it; null for a periodic scan */
+                        requested_by: string | (never | null);
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        started_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state (a duplicate name, the last superadmin, your own account) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Conflicts with the current state",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        datasource_id: string;
+                        /**
+                         * @description queued → running → succeeded | failed | cancelled
+                         * @enum {string}
+                         */
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                        /**
+                         * @description What the scan is doing (see docs/scanning.md)
+                         * @enum {string}
+                         */
+                        phase: "queued" | "connecting" | "listing" | "sampling" | "classifying" | "writing" | "removing" | "cancelling" | "done";
+                        progress: {
+                            tables_done: number;
+                            tables_total: number;
+                            fields_done: number;
+                            fields_total: number;
+                        };
+                        counts: {
+                            /** @description Columns found that were not in the catalog */
+                            new: number;
+                            /** @description Columns whose type, comment or value format changed */
+                            changed: number;
+                            /** @description Fields removed because their column is gone */
+                            removed: number;
+                            /** @description Columns found as the catalog holds them */
+                            unchanged: number;
+                            /** @description Fields the classifier classified (new, and changed ones no person decided) */
+                            classified: number;
+                        };
+                        /** @description Why the scan failed: the cause and what it was doing; never a secret or a value */
+                        error: string | null;
+                        /** @description The user who started it; null for a periodic scan */
+                        requested_by: string | (never | null);
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        started_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description No options: send {} or no body */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        datasource_id: string;
+                        /**
+                         * @description queued → running → succeeded | failed | cancelled
+                         * @enum {string}
+                         */
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                        /**
+                         * @description What the scan is doing (see docs/scanning.md)
+                         * @enum {string}
+                         */
+                        phase: "queued" | "connecting" | "listing" | "sampling" | "classifying" | "writing" | "removing" | "cancelling" | "done";
+                        progress: {
+                            tables_done: number;
+                            tables_total: number;
+                            fields_done: number;
+                            fields_total: number;
+                        };
+                        counts: {
+                            /** @description Columns found that were not in the catalog */
+                            new: number;
+                            /** @description Columns whose type, comment or value format changed */
+                            changed: number;
+                            /** @description Fields removed because their column is gone */
+                            removed: number;
+                            /** @description Columns found as the catalog holds them */
+                            unchanged: number;
+                            /** @description Fields the classifier classified (new, and changed ones no person decided) */
+                            classified: number;
+                        };
+                        /** @description Why the scan failed: the cause and what it was doing; never a secret or a value */
+                        error: string | null;
+                        /** @description The user who started it; null for a periodic scan */
+                        requested_by: string | (never | null);
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        started_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state (a duplicate name, the last superadmin, your own account) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Conflicts with the current state",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
