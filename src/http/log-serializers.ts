@@ -1,6 +1,7 @@
 /**
- * pino serializers that keep credentials out of the logs. Credentials live in the Authorization and Cookie headers and
- * in the bodies of the auth and users routes, at the top level; a log line could carry them as `headers`, `req.headers`,
+ * pino serializers that keep credentials out of the logs. Credentials live in the Authorization and Cookie headers, in
+ * the bodies of the auth and users routes at the top level, and nested in a data source's `connection.password`, so
+ * bodies are censored at any depth; a log line could carry them as `headers`, `req.headers`,
  * `body`, `req.body`, `payload`, or as top-level fields of the logged object. A serializer runs only for the key it is
  * named after, and answers the very object it was given when that holds no secret, so a line without secrets costs
  * nothing extra (pino's `redact` copied the logged value along its paths on every line carrying one of their keys,
@@ -64,7 +65,7 @@ function serializeRequest(req: unknown): unknown {
   }
   const plain = req as { headers?: unknown; body?: unknown };
   const headers = censorKeys(plain.headers, SECRET_HEADERS);
-  const body = censorKeys(plain.body, SECRET_FIELDS);
+  const body = censorDeep(plain.body);
   if (headers === plain.headers && body === plain.body) return req;
   return { ...plain, headers, body };
 }
@@ -103,13 +104,12 @@ export function censorDeep(value: unknown, depth = 0): unknown {
 }
 
 const censor = (): string => CENSORED;
-const censorFields = (value: unknown): unknown => censorKeys(value, SECRET_FIELDS);
 
 /** The serializers for the root logger (`pino({ serializers: LOG_SERIALIZERS })`). */
 export const LOG_SERIALIZERS: Record<string, SerializerFn> = {
   ...Object.fromEntries(SECRET_FIELDS.map((field) => [field, censor])),
-  body: censorFields,
-  payload: censorFields,
+  body: censorDeep,
+  payload: censorDeep,
   headers: (headers: unknown) => censorKeys(headers, SECRET_HEADERS),
   req: serializeRequest,
   res: serializeReply,

@@ -227,6 +227,20 @@ describeEachDatabase('data-source connections', (kind) => {
     assert.equal(withHost.statusCode, 422);
     assert.match(problem(withHost).detail, /host, password/);
 
+    // An instance without the scan folder refuses sqlite connections, new or stored.
+    const folderless = await buildTestApp(kind, { testDatabase: t.testDatabase, env: { FIELDLENS_SECRET_KEY: KEY_A } });
+    try {
+      const otherToken = await adminToken(folderless.app);
+      const stored = await folderless.app.inject({ method: 'POST', url: `/api/v1/datasources/${inside.id}/test-connection`, headers: bearer(otherToken) });
+      assert.equal(stored.statusCode, 422);
+      assert.match(problem(stored).detail, /FIELDLENS_SCAN_SQLITE_DIR/);
+      const fresh = await folderless.app.inject({ method: 'PATCH', url: `/api/v1/datasources/${inside.id}`, headers: bearer(otherToken), payload: { connection: { kind: 'sqlite', database: 'other.db' } } });
+      assert.equal(fresh.statusCode, 422);
+      assert.match(problem(fresh).detail, /FIELDLENS_SCAN_SQLITE_DIR/);
+    } finally {
+      await folderless.close();
+    }
+
     // A file that does not exist (yet) is accepted; its test names the cause.
     const missing = await createOk({ name: 'later', type: 'sqlite', connection: { kind: 'sqlite', database: 'later.db' } });
     const failed = await testConnection(missing.id);
@@ -448,6 +462,29 @@ describeEachDatabase('data-source connections', (kind) => {
       await src?.dispose();
     }
   });
+});
+
+test('at trace level too, no log line carries a connection password', async () => {
+  const secret = `trace-${randomBytes(6).toString('hex')}-password`;
+  const t = await buildTestApp('sqlite', { env: { FIELDLENS_SECRET_KEY: KEY_A, LOG_LEVEL: 'trace' } });
+  try {
+    const token = await adminToken(t.app);
+    const connection = { kind: 'postgresql', host: '127.0.0.1', port: await closedPort(), database: 'd', user: 'u', password: secret };
+    const created = await t.app.inject({ method: 'POST', url: '/api/v1/datasources', headers: bearer(token), payload: { name: 'traced', type: 'pg', connection } });
+    assert.equal(created.statusCode, 201);
+    const id = json<DatasourceBody>(created).id;
+    await t.app.inject({ method: 'PATCH', url: `/api/v1/datasources/${id}`, headers: bearer(token), payload: { connection: { ...connection, password: `${secret}-2` } } });
+    await t.app.inject({ method: 'PATCH', url: `/api/v1/datasources/${id}`, headers: bearer(token), payload: { connection: { ...connection, port: 0, password: `${secret}-3` } } });
+    assert.equal((await t.app.inject({ method: 'POST', url: `/api/v1/datasources/${id}/test-connection`, headers: bearer(token) })).statusCode, 422);
+    // What a line logging a request body would write: the nested password is censored.
+    t.app.log.info({ body: { connection }, req: { body: { connection } }, payload: [{ connection }] }, 'connection probe');
+    const logs = t.logs.join('');
+    assert.ok(logs.includes('connection probe') && logs.includes('/test-connection'), 'the lines were written');
+    assert.ok(!logs.includes(secret), 'no password in any line');
+    assert.equal(JSON.parse(t.logs.find((l) => l.includes('connection probe')) ?? '{}').body.connection.password, '[redacted]');
+  } finally {
+    await t.close();
+  }
 });
 
 test('configuration: the secret key and the sqlite scan folder are checked at start, one line naming the variable', () => {

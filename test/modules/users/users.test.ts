@@ -38,7 +38,7 @@ describeEachDatabase('users', (kind) => {
     assert.match(row.password_hash, /^\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
     const session = await login(t.app, 'alice.ops', 'a sufficiently long phrase');
     const identity = json<{ permissions: string[] }>(await me(session.access_token));
-    assert.deepEqual(identity.permissions, ['field:read', 'field:review', 'datasource:read']);
+    assert.deepEqual(identity.permissions, ['field:read', 'field:review', 'datasource:read', 'scan:read']);
   });
 
   it('refuses a duplicate username regardless of case with 409', async () => {
