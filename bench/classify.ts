@@ -10,7 +10,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEmbedder } from '../src/embeddings/embedder.js';
-import { calibrate, fitIsotonic } from '../src/modules/classifier/calibration.js';
+import { calibrate, CALIBRATION, CALIBRATION_NAME_ONLY, fitIsotonic } from '../src/modules/classifier/calibration.js';
 import { buildClassifierContext, scoreField, type ClassifierContext, type ClassifyInput } from '../src/modules/classifier/classifier.js';
 import { flattenTaxonomy, leafChainPaths } from '../src/modules/taxonomy/default-taxonomy.js';
 import { samplesFor } from './classify/samples.js';
@@ -161,7 +161,7 @@ interface SetResult {
   baselineFpRate: number;
   calibration: Array<{ bucket: string; n: number; meanConfidence: number; right: number }>;
   fieldsPerSecond: number;
-  points: Array<{ raw: number; right: boolean }>;
+  points: Array<{ raw: number; right: boolean; corroborated: boolean }>;
   misses: string[];
 }
 
@@ -173,7 +173,7 @@ function runSet(name: string, fields: BenchField[], ctx: ClassifierContext, embe
   let negatives = 0;
   let fp = 0;
   let baseFp = 0;
-  const points: Array<{ raw: number; right: boolean }> = [];
+  const points: SetResult['points'] = [];
   const confs: Array<{ c: number; right: boolean }> = [];
   const misses: string[] = [];
   results.forEach((r, i) => {
@@ -188,7 +188,7 @@ function runSet(name: string, fields: BenchField[], ctx: ClassifierContext, embe
       else misses.push(`${f.input.table_name}.${f.input.field_name} [${f.input.data_type ?? ''}] want ${f.accept[0]} got ${leaf} (${r.confidence}) :: ${r.evidence.map((e) => `${e.factor} ${e.score}`).join(', ')}`);
       if (base !== null && f.accept.includes(base)) baseRight++;
       confs.push({ c: r.confidence, right: ok });
-      points.push({ raw: r.raw_score, right: ok });
+      points.push({ raw: r.raw_score, right: ok, corroborated: r.corroborated });
     }
     if (f.negative) {
       negatives++;
@@ -263,7 +263,14 @@ async function main(): Promise<void> {
   const tags = flat.map((t, i) => ({ id: i + 1, chain_path: t.chain_path, default_level: t.default_level, keywords: t.keywords, anchor: anchors ? (anchors[i] as Float32Array) : null }));
   const ctx = buildClassifierContext(tags);
 
-  const sets: Array<[string, BenchField[]]> = [['own set (bench/classify/own-set.txt)', loadOwnSet()]];
+  const own = loadOwnSet();
+  // The same fields read by their names alone (types and samples withheld), as many external rows arrive: the set the
+  // name-only calibration is fitted on.
+  const ownNamesOnly = own.map((f) => ({ ...f, input: { ...f.input, data_type: null, sample_values: undefined } }));
+  const sets: Array<[string, BenchField[]]> = [
+    ['own set (bench/classify/own-set.txt)', own],
+    ['own set, names only (types and samples withheld)', ownNamesOnly],
+  ];
   for (const file of ['fides_db.jsonl', 'datahub_classify.jsonl', 'piicatcher_tests.jsonl', 'openmetadata_tests.jsonl']) {
     if (existsSync(path.join(externalDir, file))) sets.push([file, loadExternal(file)]);
     else console.log(`(skipped ${file}: not found under ${externalDir})`);
@@ -284,24 +291,42 @@ async function main(): Promise<void> {
     console.log(`| ${r.name} | ${r.fields} | ${r.scored} | ${fmt(r.accuracy)} | ${fmt(r.baselineAccuracy)} | ${r.negatives} | ${fmt(r.fpRate)} | ${fmt(r.baselineFpRate)} | ${Math.round(r.fieldsPerSecond).toLocaleString('en')} |`);
   }
   for (const r of results) printCalibration(`Calibration, ${r.name} (scored fields)`, r.calibration);
-  const own = results[0] as SetResult;
-  // The shipped calibration is fitted on the whole own set; two-fold cross-validation shows it out of sample.
+  const ownResult = results[0] as SetResult;
+  const namesOnly = results[1] as SetResult;
+  // Two tables: answers corroborated by samples, type or confirmations (fitted on those own-set fields as they are),
+  // and answers that rest on names alone (fitted on the own set with types and samples withheld). The shipped tables
+  // are fitted on the whole own set; two-fold cross-validation shows them out of sample.
+  const fitTables = (keep: (i: number) => boolean): { rich: ReturnType<typeof fitIsotonic>; thin: ReturnType<typeof fitIsotonic> } => ({
+    rich: fitIsotonic(ownResult.points.filter((p, i) => keep(i) && p.corroborated), 30),
+    // Both populations the name-only table serves: the own set read by names alone, and its fields that are not corroborated as they are.
+    thin: fitIsotonic([...namesOnly.points.filter((_, i) => keep(i)), ...ownResult.points.filter((p, i) => keep(i) && !p.corroborated)], 20),
+  });
   const cv: Array<{ c: number; right: boolean }> = [];
+  const cvNames: Array<{ c: number; right: boolean }> = [];
   for (const fold of [0, 1]) {
-    const table = fitIsotonic(own.points.filter((_, i) => i % 2 !== fold), 30);
-    own.points.forEach((p, i) => {
-      if (i % 2 === fold) cv.push({ c: calibrate(p.raw, table), right: p.right });
+    const { rich, thin } = fitTables((i) => i % 2 !== fold);
+    ownResult.points.forEach((p, i) => {
+      if (i % 2 === fold) cv.push({ c: calibrate(p.raw, p.corroborated ? rich : thin), right: p.right });
+    });
+    namesOnly.points.forEach((p, i) => {
+      if (i % 2 === fold) cvNames.push({ c: calibrate(p.raw, thin), right: p.right });
     });
   }
   printCalibration('Calibration, own set, two-fold cross-validated (fit on one half, measured on the other)', bucketize(cv));
+  printCalibration('Calibration, own set names only, two-fold cross-validated', bucketize(cvNames));
+  const corroboratedShare = (r: SetResult): string => `${r.points.filter((p) => p.corroborated).length} of ${r.points.length}`;
+  console.log('\nScored fields whose answer is corroborated beyond the name (samples, type or confirmations):');
+  for (const r of results) console.log(`  ${r.name}: ${corroboratedShare(r)}`);
   if (args.has('--errors')) {
-    console.log(`\nOwn-set misses (${own.misses.length}):`);
-    for (const m of own.misses) console.log(`  ${m}`);
+    console.log(`\nOwn-set misses (${ownResult.misses.length}):`);
+    for (const m of ownResult.misses) console.log(`  ${m}`);
   }
   if (args.has('--fit')) {
-    const table = fitIsotonic(own.points, 30);
+    const { rich, thin } = fitTables(() => true);
     console.log('\nIsotonic calibration fitted on the own set (paste into src/modules/classifier/calibration.ts):');
-    console.log(JSON.stringify(table));
+    console.log(`CALIBRATION (corroborated answers): ${JSON.stringify(rich)}`);
+    console.log(`CALIBRATION_NAME_ONLY (names alone): ${JSON.stringify(thin)}`);
+    console.log(`(shipped: ${JSON.stringify(CALIBRATION)} / ${JSON.stringify(CALIBRATION_NAME_ONLY)})`);
   }
 }
 

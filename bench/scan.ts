@@ -4,7 +4,8 @@
 // process's peak RSS (VmHWM) and the rows read per table on the source (pg_stat_user_tables: seq_tup_read +
 // idx_tup_fetch deltas), max and for the 10M-row tables, to show no table is read in full.
 // App database: SQLite in a temp folder, or PostgreSQL (a throw-away schema) when BENCH_DATABASE_URL is set.
-// Run: node --import tsx bench/scan.ts   (BENCH_SOURCE_URL as for scan-source.ts; BENCH_INCLUDE_SCHEMAS=hr,crm to scan part)
+// Run: MALLOC_ARENA_MAX=2 node --heap-growing-percent=50 --import tsx bench/scan.ts   (the memory settings `npm start`
+// uses; BENCH_SOURCE_URL as for scan-source.ts; BENCH_INCLUDE_SCHEMAS=hr,crm to scan part)
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -20,6 +21,25 @@ import { SOURCE_URL } from './scan-source.js';
 
 const caller: Caller = { id: '00000000-0000-4000-8000-000000000001', username: 'bench', email: 'bench@localhost', roles: ['superadmin'], requestId: 'bench-scan' };
 const INCLUDE = process.env.BENCH_INCLUDE_SCHEMAS?.split(',').filter(Boolean);
+
+/** Peaks of the process's memory by kind, sampled every 250 ms: where the RSS goes (JS heap, buffers, native). */
+function memorySampler(): { peaks: () => Record<string, number>; stop: () => void } {
+  const peak = { rss: 0, heap_total: 0, heap_used: 0, external: 0, array_buffers: 0 };
+  const sample = () => {
+    const m = process.memoryUsage();
+    peak.rss = Math.max(peak.rss, m.rss);
+    peak.heap_total = Math.max(peak.heap_total, m.heapTotal);
+    peak.heap_used = Math.max(peak.heap_used, m.heapUsed);
+    peak.external = Math.max(peak.external, m.external);
+    peak.array_buffers = Math.max(peak.array_buffers, m.arrayBuffers);
+  };
+  const timer = setInterval(sample, 250);
+  timer.unref();
+  return {
+    peaks: () => Object.fromEntries(Object.entries(peak).map(([k, v]) => [k, Math.round(v / 1048576)])),
+    stop: () => clearInterval(timer),
+  };
+}
 
 function peakRssMiB(): number {
   const kb = Number(/VmHWM:\s+(\d+)/.exec(fs.readFileSync('/proc/self/status', 'utf8'))?.[1] ?? 0);
@@ -89,6 +109,7 @@ async function main(): Promise<void> {
     });
     services.metricsWorker.start();
     const rssStart = peakRssMiB();
+    const memory = memorySampler();
 
     const scanOnce = async (): Promise<{ seconds: number; scan: Awaited<ReturnType<typeof services.scans.getScan>> }> => {
       const t0 = performance.now();
@@ -122,6 +143,7 @@ async function main(): Promise<void> {
           unchanged_rescan: { status: second.scan.status, seconds: +second.seconds.toFixed(1), counts: second.scan.counts },
           rows_read_rescan: { max: secondRows.max, maxTable: secondRows.maxTable, big: secondRows.big, total: secondRows.total },
           peak_rss_mib: { start: rssStart, after_first_scan_and_metrics: rssAfterFirst, end: peakRssMiB() },
+          memory_peaks_mib: memory.peaks(),
         },
         null,
         2,

@@ -123,6 +123,10 @@ export const GENERATORS: Readonly<Record<string, (r: Rng) => string>> = {
   },
   tz: (r) => pick(r, ['Europe/Berlin', 'America/New_York', 'Asia/Tokyo', 'UTC']),
   amount_eur: (r) => `${(r() * 500).toFixed(2)} EUR`,
+  age: (r) => String(18 + Math.floor(r() * 70)),
+  marital: (r) => pick(r, ['single', 'married', 'divorced', 'widowed', 'separated']),
+  tzoffset: (r) => pick(r, ['+01:00', '-05:00', '+09:00', '+00:00', '+05:30']),
+  s3key: (r) => `s3://media-${pick(r, WORDS)}/${hex(r, 12)}/${pick(r, WORDS)}.${pick(r, ['jpg', 'png', 'pdf'])}`,
 };
 
 /** `n` samples from a named generator, seeded by the field's position so every run sees the same values. */

@@ -41,6 +41,12 @@ export interface Database {
    * already serialised by its single connection, so this is a no-op.
    */
   lock(trx: Tx, name: string): Promise<void>;
+  /**
+   * SQLite only: a number that changes whenever another connection (another process, such as the `fieldlens` CLI)
+   * has committed to the database since the last call could have seen (`PRAGMA data_version`). Lets a cache of
+   * rows that this process's own writes invalidate also notice writes it did not make.
+   */
+  externalChanges?(): number;
   /** PostgreSQL only: the connection pool's counts, for monitoring. */
   poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -90,6 +96,7 @@ function openSqlite(file: string, mustExist: boolean): Database {
     kind: 'sqlite',
     db,
     singleConnection: true,
+    externalChanges: () => connection.pragma('data_version', { simple: true }) as number,
     async selectArrays(query) {
       return arrayStatements.prepare(query.sql).raw(true).all(...query.parameters) as unknown[][];
     },

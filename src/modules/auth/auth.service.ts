@@ -98,7 +98,10 @@ export class AuthService implements Authenticator {
       currentTier: () => Promise<string>;
     },
   ) {
-    this.userForToken = userForTokenReader(deps.database.db, { cache: deps.database.singleConnection });
+    this.userForToken = userForTokenReader(deps.database.db, {
+      cache: deps.database.singleConnection,
+      ...(deps.database.externalChanges ? { externalChanges: deps.database.externalChanges } : {}),
+    });
   }
 
   /** Called by the users service before it writes a user: the token lookup's remembered rows are stale from then on. */

@@ -8,16 +8,30 @@ export type CalibrationTable = ReadonlyArray<readonly [number, number]>;
 
 /** Fitted by `npx tsx bench/classify.ts --fit` on bench/classify/own-set; re-fit when the rules change. */
 export const CALIBRATION: CalibrationTable = [
-  // Fitted 2026-11-23 on the 829 own-set fields (blocks of ≥ 30 fields).
-  [0.447, 0.567],
-  [0.957, 0.833],
-  [1.523, 0.917],
-  [1.971, 0.933],
-  [2.311, 0.956],
-  [2.643, 0.967],
-  [3.362, 0.981],
-  [4.129, 0.99],
-  [10.604, 0.99],
+  // Fitted 2026-11-24 on the 254 own-set fields (of 849) whose answer samples, type or confirmations bear out.
+  [1.157, 0.8],
+  [2.801, 0.99],
+  [11.689, 0.99],
+];
+
+/**
+ * For answers that rest on the words of the name alone (no samples, no telling type, no confirmations): fitted on
+ * the own set read that way (every field's type and samples withheld) together with the own-set fields that are not
+ * corroborated as they are, in blocks of about 20.
+ */
+export const CALIBRATION_NAME_ONLY: CalibrationTable = [
+  // Fitted 2026-11-24 (849 + 595 points). Where nothing speaks (score 0) the technical default was never the
+  // labelled tag: a confidence of 0 says "unclassified, look at it".
+  [0, 0],
+  [0.532, 0.6],
+  [0.91, 0.829],
+  [1.264, 0.875],
+  [1.495, 0.917],
+  [1.871, 0.941],
+  [2.504, 0.958],
+  [3.363, 0.977],
+  [4.534, 0.99],
+  [5.449, 0.99],
 ];
 
 /** The raw confidence score from the winner's and the runner-up's totals. */
@@ -42,21 +56,33 @@ export function calibrate(raw: number, table: CalibrationTable = CALIBRATION): n
 
 /**
  * Isotonic regression of correctness on raw score (pool adjacent violators), returned as step points at the
- * mean raw score of each pooled block; blocks hold at least `minBlock` fields so a handful cannot make a step.
+ * mean raw score of each pooled block; blocks hold about `minBlock` fields (at least half of it) so a handful cannot
+ * make a step, and equal scores are never split between blocks.
  */
 export function fitIsotonic(points: ReadonlyArray<{ raw: number; right: boolean }>, minBlock = 25): CalibrationTable {
   const sorted = [...points].sort((a, b) => a.raw - b.raw);
-  // Start from blocks of `minBlock` consecutive points, then pool violators.
+  // Start from blocks of `minBlock` consecutive points, never splitting equal scores; a large group of equal scores
+  // (the fields nothing spoke for all score 0) is a block of its own rather than averaged with its neighbours.
   const blocks: Array<{ sumX: number; sumY: number; n: number }> = [];
-  for (let i = 0; i < sorted.length; i += minBlock) {
-    const chunk = sorted.slice(i, i + minBlock);
+  let i = 0;
+  while (i < sorted.length) {
     const b = { sumX: 0, sumY: 0, n: 0 };
-    for (const p of chunk) {
-      b.sumX += p.raw;
-      b.sumY += p.right ? 1 : 0;
-      b.n++;
+    while (i < sorted.length) {
+      let j = i;
+      while (j < sorted.length && (sorted[j] as { raw: number }).raw === (sorted[i] as { raw: number }).raw) j++;
+      const group = j - i;
+      // A large group of equal scores starts a block of its own.
+      if (b.n > 0 && group >= minBlock / 2) break;
+      for (let k = i; k < j; k++) {
+        const p = sorted[k] as { raw: number; right: boolean };
+        b.sumX += p.raw;
+        b.sumY += p.right ? 1 : 0;
+        b.n++;
+      }
+      i = j;
+      if (b.n >= minBlock || group >= minBlock / 2) break;
     }
-    if (chunk.length < minBlock && blocks.length > 0) {
+    if (b.n < minBlock / 2 && blocks.length > 0) {
       const prev = blocks[blocks.length - 1] as { sumX: number; sumY: number; n: number };
       prev.sumX += b.sumX;
       prev.sumY += b.sumY;

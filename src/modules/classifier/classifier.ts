@@ -3,7 +3,7 @@
 // values, the organisation's confirmed neighbours, the embedding anchor), the best allowed leaf wins, and its
 // confidence is calibrated. Technical and public tags are real answers: a column with nothing sensitive in it
 // gets one of them. No I/O, no logging; sample values are read in memory and never copied into the output.
-import { calibrate, rawConfidence } from './calibration.js';
+import { calibrate, CALIBRATION, CALIBRATION_NAME_ONLY, rawConfidence } from './calibration.js';
 import { TYPE_PRIOR, typeAllows, typeFamily, type TypeFamily } from './data-type-gate.js';
 import { KIND_PHRASE, summarizeValues, type ValueKind, type ValueSummary } from './detectors.js';
 import { RULES } from './lexicon.js';
@@ -11,7 +11,7 @@ import { buildPhrases, NameMatcher, nameEvidence, type NameMatch } from './name-
 import { KIND_RULES } from './value-evidence.js';
 
 /** Bumped whenever the classifier's output can change for the same input, so stored results are re-evaluated. */
-export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.1.0';
+export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.2.0';
 
 export type EvidenceFactor = 'name' | 'table' | 'comment' | 'data_type' | 'values' | 'confirmed_fields' | 'anchor';
 
@@ -83,6 +83,11 @@ export interface Classification {
 const FALLBACK: Readonly<Record<string, string>> = {
   'Object name': 'Public product description',
   'Sort order': 'Metric value',
+  // Added with 1.2.0; before, these columns went to the tags that stand in.
+  Age: 'Date of birth',
+  'Marital status': 'Category',
+  'Time zone': 'Configuration setting',
+  'File reference': 'URL',
 };
 
 const DEFAULT_LEVELS = ['L1', 'L2', 'L3', 'L4', 'L5'];
@@ -173,12 +178,15 @@ function resolveLeaf(ctx: ClassifierContext, name: string): ContextLeaf | undefi
 
 /** Classifies one field from the evidence it carries; see docs/classifier.md for the factors. */
 export function classifyField(input: ClassifyInput & { readonly confirmed?: readonly ConfirmedNeighbour[] }, ctx: ClassifierContext): Classification {
-  const { raw_score: _raw, ...out } = scoreField(input, ctx);
+  const { raw_score: _raw, corroborated: _corroborated, ...out } = scoreField(input, ctx);
   return out;
 }
 
 /** `classifyField` plus the raw (uncalibrated) confidence score, for fitting and checking the calibration. */
-export function scoreField(input: ClassifyInput & { readonly confirmed?: readonly ConfirmedNeighbour[] }, ctx: ClassifierContext): Classification & { raw_score: number } {
+export function scoreField(
+  input: ClassifyInput & { readonly confirmed?: readonly ConfirmedNeighbour[] },
+  ctx: ClassifierContext,
+): Classification & { raw_score: number; corroborated: boolean } {
   if (ctx.leaves.length === 0) throw new Error('classifier context has no tags');
   const cands = new Map<number, Candidate>();
   const cand = (leaf: ContextLeaf): Candidate => {
@@ -285,7 +293,10 @@ export function scoreField(input: ClassifyInput & { readonly confirmed?: readonl
   const top = best.total;
   const runnerUp = second && second.total > 0 ? second.total : 0;
   const raw = rawConfidence(top, runnerUp);
-  const confidence = Math.round(calibrate(raw) * 1000) / 1000;
+  // Names alone are read with less certainty than names the samples, the declared type or the organisation's own
+  // confirmations bear out: each case has its own calibration (docs/classifier.md, "Confidence").
+  const corroborated = isCorroborated(best, ruledOut);
+  const confidence = Math.round(calibrate(raw, corroborated ? CALIBRATION : CALIBRATION_NAME_ONLY) * 1000) / 1000;
 
   const level = chooseLevel(ctx, best, values, votes, confirmed);
   const forWinner = best.evidence.filter((e) => e.score !== 0 || best.total <= 0).sort((a, b) => Math.abs(b.score) - Math.abs(a.score));
@@ -297,7 +308,19 @@ export function scoreField(input: ClassifyInput & { readonly confirmed?: readonl
     confidence,
     evidence: scrubSamples(evidence, input.sample_values),
     raw_score: raw,
+    corroborated,
   };
+}
+
+/**
+ * Whether evidence besides the words of the name bears the answer out: the samples or confirmed neighbours speak for
+ * it, the declared type suggests it, or the type ruled out a real competitor. A text type and no samples is names alone.
+ */
+function isCorroborated(best: Candidate, ruledOut: readonly Evidence[]): boolean {
+  for (const e of best.evidence) {
+    if (e.score > 0 && (e.factor === 'values' || e.factor === 'confirmed_fields' || e.factor === 'data_type')) return true;
+  }
+  return ruledOut.some((e) => e.score <= -1);
 }
 
 function applyValues(values: ValueSummary, add: (leaf: string, f: EvidenceFactor, s: number, d: string) => void, cands: Map<number, Candidate>): void {

@@ -68,6 +68,8 @@ export const TYPE_RULES: Readonly<Record<string, TypeRule>> = {
   'First name': TEXTUAL,
   'Last name': TEXTUAL,
   'Date of birth': DATE_LIKE,
+  Age: S('integer', 'decimal', 'text'),
+  'Marital status': S('text', 'integer', 'boolean'),
   Gender: S('text', 'integer', 'boolean'),
   'National ID number': NUMERIC_ID,
   'Passport number': TEXTUAL,
@@ -117,6 +119,9 @@ export const TYPE_RULES: Readonly<Record<string, TypeRule>> = {
   'Currency code': S('text', 'integer'),
   'Language code': TEXTUAL,
   'Unit of measure': TEXTUAL,
+  // IANA names, or offsets in minutes or hours.
+  'Time zone': S('text', 'integer', 'decimal'),
+  'File reference': TEXTUAL,
   'Hash or checksum': S('text', 'binary', 'integer', 'decimal'),
   'Record ID': S('integer', 'uuid', 'text', 'decimal', 'binary'),
   'Foreign key': S('integer', 'uuid', 'text', 'decimal', 'binary', 'json'),

@@ -44,6 +44,9 @@ export type ValueKind =
   | 'code'
   | 'free_text'
   | 'json'
+  | 'time_zone'
+  | 'file_path'
+  | 'marital_status'
   | 'other';
 
 /** A short phrase per kind for evidence sentences (never a value). */
@@ -84,6 +87,9 @@ export const KIND_PHRASE: Readonly<Record<ValueKind, string>> = {
   code: 'short codes',
   free_text: 'free text',
   json: 'JSON documents',
+  time_zone: 'time zone names or UTC offsets',
+  file_path: 'file paths or file names',
+  marital_status: 'marital status words',
   other: 'mixed values',
 };
 
@@ -121,6 +127,71 @@ const RE_POSTAL = /^(?:\d{5}(?:-\d{4})?|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}|[A-Z]\
 const RE_PERSON_NAME = /^\p{Lu}[\p{Ll}'’-]+(?:\s\p{Lu}\.?)?(?:\s(?:van|von|de|der|da|del|la|le|di)\b)?(?:\s\p{Lu}[\p{Ll}'’-]+){1,2}$/u;
 const RE_WORD = /^[\p{L}][\p{L}'’-]*$/u;
 const RE_CODE = /^[A-Z0-9][A-Z0-9_.:/-]{0,19}$/i;
+// Time zones: the IANA names this runtime knows (from its ICU data, so they follow tz releases), plus UTC/GMT and
+// signed offsets written as offsets (`+02:00`, `UTC+5:30`); a bare `-5` is an integer, not evidence of a zone.
+const TIME_ZONES: ReadonlySet<string> = new Set(
+  [...(typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : []), 'UTC', 'GMT', 'Etc/UTC', 'Etc/GMT'].map((z) => z.toLowerCase()),
+);
+const RE_TZ_OFFSET = /^(?:[+-](?:0\d|1[0-4]):[0-5]\d|(?:utc|gmt)\s?[+-](?:0?\d|1[0-4])(?::?[0-5]\d)?)$/i;
+// File paths: a name with a common file extension (optionally under folders), a storage URI, or a Windows drive or
+// UNC path. Page paths without an extension (`/products/42`) are left alone: they are as often URL paths.
+const FILE_EXTENSIONS: ReadonlySet<string> = new Set(
+  ('pdf doc docx xls xlsx xlsm csv tsv txt rtf odt ods odp ppt pptx md json xml yaml yml ini log jpg jpeg png gif webp svg bmp tif tiff heic ' +
+    'ico mp3 mp4 m4a mov avi mkv wav flac ogg webm zip gz tgz tar bz2 xz 7z rar parquet avro orc sql bak dat bin eml msg html htm css js ts py java').split(' '),
+);
+const RE_FILE_PATH = /^(?:[a-z]:[\\/]|\\\\|~?\/|\.{1,2}\/)?(?:[^\s\\/:*?"<>|]+[\\/])*[^\\/:*?"<>|]*[^\s\\/:*?"<>|.]\.([a-z0-9]{1,5})$/i;
+const RE_EXT_TAIL = /\.[A-Za-z][A-Za-z0-9]{0,4}$/;
+const RE_STORAGE_URI = /^(?:s3a?|gs|file|hdfs|abfss?|wasbs?|az):\/\/\S+$/i;
+const RE_WINDOWS_PATH = /^(?:[a-z]:\\|\\\\[^\\]+\\)\S/i;
+// Marital status words (English, German, French, Spanish, Portuguese, Dutch, Italian), compared without accents.
+const MARITAL = new Set(
+  ('single married divorced widowed separated widow widower unmarried engaged partnered ledig verheiratet geschieden verwitwet ' +
+    'celibataire marie mariee divorce divorcee veuf veuve pacse soltero soltera casado casada divorciado divorciada viudo viuda ' +
+    'solteiro solteira viuvo viuva ongehuwd gehuwd gescheiden weduwe weduwnaar celibe nubile coniugato coniugata divorziato vedovo vedova').split(' '),
+);
+const RE_MARITAL_PHRASE = /^(?:domestic partner(?:ship)?|civil partner(?:ship)?|registered partner(?:ship)?|never married|common[- ]law|living together|getrennt lebend|union libre|union civil|uniao estavel)$/i;
+
+// Area/Location names the runtime lists under another spelling (`Asia/Kolkata` where ICU lists `Asia/Calcutta`).
+const RE_TZ_NAME = /^(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc|US|Canada|Brazil|Mexico|Chile)\/[A-Za-z0-9_+/-]{2,30}$/i;
+
+/** An IANA time zone name (or alias) or a UTC offset written as one. */
+export function isTimeZone(v: string): boolean {
+  if (v.length > 40) return false;
+  // Cheap gates first: every zone name but UTC/GMT has a slash; offsets start with a sign, UTC or GMT.
+  if (!v.includes('/')) {
+    if (v.length > 12) return false;
+    const c = v.charCodeAt(0) | 0x20;
+    if (c !== 0x2b && c !== 0x2d && c !== 0x75 && c !== 0x67) return false;
+    return RE_TZ_OFFSET.test(v) || TIME_ZONES.has(v.toLowerCase());
+  }
+  if (TIME_ZONES.has(v.toLowerCase())) return true;
+  if (!RE_TZ_NAME.test(v)) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: v });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A file name with a common extension, a storage URI, or a Windows drive or UNC path. */
+export function isFilePath(v: string): boolean {
+  if (v.length > 400 || v.length < 4) return false;
+  if (RE_STORAGE_URI.test(v) || RE_WINDOWS_PATH.test(v)) return true;
+  const m = RE_FILE_PATH.exec(v);
+  return m !== null && FILE_EXTENSIONS.has((m[1] as string).toLowerCase());
+}
+
+/** A marital status word or phrase (several languages, accents ignored). */
+export function isMaritalStatus(v: string): boolean {
+  if (v.length > 25) return false;
+  const lower = v.toLowerCase();
+  if (MARITAL.has(lower)) return true;
+  // Accents and the French `(e)` only when there are any: most samples are plain ASCII words that are not statuses.
+  const plain = /[^\x20-\x7e]|\(e\)$/.test(lower) ? lower.normalize('NFD').replace(/\p{M}/gu, '').replace(/\(e\)$/, '') : lower;
+  return MARITAL.has(plain) || RE_MARITAL_PHRASE.test(plain);
+}
+
 const RE_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Luhn (mod 10) over a digit string. */
@@ -353,6 +424,8 @@ export function detectValueKind(v: string): ValueKind {
   if (v.startsWith('eyJ') && validator.isJWT(v)) return 'jwt';
   if (first === 36 /* $ */ && RE_CRYPT.test(v)) return 'password_hash';
   if (/^(?:https?|ftp):\/\/|^www\./i.test(v) && validator.isURL(v)) return 'url';
+  if (isTimeZone(v)) return 'time_zone';
+  if ((RE_EXT_TAIL.test(v) || v.includes('\\') || v.includes('://')) && isFilePath(v)) return 'file_path';
   if (v.includes(':') || v.includes('.')) {
     if (v.length <= 45 && validator.isIP(v, 4)) return 'ipv4';
     if (v.length <= 45 && v.includes(':') && validator.isIP(v, 6)) return 'ipv6';
@@ -389,6 +462,7 @@ export function detectValueKind(v: string): ValueKind {
   if (v.length <= 5 && LANGUAGE.test(v) && validator.isLocale(v)) return 'language_code';
   if (looksLikeSecret(v)) return 'api_key';
   if ((first === 123 || first === 91) && /[}\]]$/.test(v)) return 'json';
+  if (v.length <= 25 && isMaritalStatus(v)) return 'marital_status';
   if (v.length <= 40 && RE_PERSON_NAME.test(v)) return 'person_name';
   if (v.length <= 30 && RE_WORD.test(v)) return 'word';
   if (v.length <= 20 && RE_CODE.test(v)) return 'code';

@@ -51,9 +51,11 @@ export const TRANSLATE: Readonly<Record<string, string>> = {
   postalcode: 'postal code', phonenumber: 'phone number', creditcard: 'credit card', cardnumber: 'card number',
   ipaddress: 'ip address', useragent: 'user agent', createdat: 'created at', updatedat: 'updated at',
   mrchnt: 'merchant', cntct: 'contact', emrg: 'emergency', emerg: 'emergency', rtng: 'routing', brnch: 'branch', crd: 'credit', scr: 'score',
-  cid: 'cvv', seg: 'segment', env: 'environment', clienti: 'customer', anagrafica: 'registry',
+  cid: 'cvv', seg: 'segment', env: 'environment', clienti: 'customer', anagrafica: 'registry', filepath: 'file path',
+  filename: 'filename', timezone: 'timezone', tzname: 'tz name',
   // German
   gesamt: 'total', liefer: 'delivery', bestell: 'order', eintritts: 'hire', eintritt: 'hire', ablauf: 'expiry', caducidad: 'expiry', vencimiento: 'expiry', validade: 'expiry',
+  alter: 'age', familienstand: 'marital status', zivilstand: 'marital status', zeitzone: 'timezone', dateiname: 'filename', pfad: 'path',
   vorname: 'first name', nachname: 'last name', familienname: 'last name', zuname: 'last name', name: 'name',
   geburtsdatum: 'birth date', geburtstag: 'birthday', gebdat: 'birth date', geschlecht: 'gender', anrede: 'salutation',
   strasse: 'street', str: 'street', hausnummer: 'house number', hausnr: 'house number', plz: 'postcode',
@@ -76,6 +78,7 @@ export const TRANSLATE: Readonly<Record<string, string>> = {
   position: 'position', gueltig: 'valid', bis: 'until', von: 'from', breitengrad: 'latitude', laengengrad: 'longitude',
   iban: 'iban', bic: 'bic', karte: 'card', kartennummer: 'card number', ablaufdatum: 'expiry date', pruefziffer: 'check digit',
   // French
+  etat: 'status', fuseau: 'timezone', fichier: 'file',
   nom: 'name', prenom: 'first name', naissance: 'birth',   sexe: 'sex', courriel: 'email', mel: 'email', telephone: 'phone', portable: 'mobile',   rue: 'street', ville: 'city', pays: 'country', cp: 'postcode', motdepasse: 'password',
   passe: 'password', mdp: 'password', securite: 'security', sociale: 'social', nir: 'nir', numero: 'number',
   compte: 'account', solde: 'balance', montant: 'amount', salaire: 'salary', prix: 'price', quantite: 'quantity',
@@ -86,6 +89,7 @@ export const TRANSLATE: Readonly<Record<string, string>> = {
   devise: 'currency', carte: 'card', permis: 'license', conduire: 'driver', passeport: 'passport', statut: 'status',
   actif: 'active', categorie: 'category', departement: 'department', poste: 'position', metier: 'occupation',
   // Spanish
+  edad: 'age', zona: 'zone', horaria: 'time', archivo: 'file', ruta: 'path',
   nombre: 'name', nombres: 'name', apellido: 'last name', apellidos: 'last name', primer: 'first', segundo: 'second',
   fecha: 'date', nacimiento: 'birth', correo: 'email', electronico: 'electronic', telefono: 'phone', celular: 'mobile',
   movil: 'mobile', direccion: 'address', calle: 'street', ciudad: 'city', provincia: 'province', pais: 'country',
@@ -98,12 +102,14 @@ export const TRANSLATE: Readonly<Record<string, string>> = {
   estado: 'status', activo: 'active', categoria: 'category', tipo: 'type', dni: 'dni', nie: 'nie', nif: 'nif',
   cif: 'cif', curp: 'curp', rfc: 'rfc', genero: 'gender', sexo: 'sex', seguridad: 'security', social: 'social',
   // Portuguese
+  idade: 'age', arquivo: 'file', caminho: 'path',
   nome: 'name', sobrenome: 'last name', apelido: 'last name', data: 'data', nascimento: 'birth', endereco: 'address',
   logradouro: 'street', rua: 'street', bairro: 'district', cidade: 'city', municipio: 'city',   cep: 'postcode', telefone: 'phone', senha: 'password', conta: 'account', agencia: 'bank branch', valor: 'amount',
   preco: 'price', quantidade: 'quantity', fatura: 'invoice', funcionario: 'employee',   criado: 'created', criacao: 'creation', atualizado: 'updated', atualizacao: 'update', alterado: 'modified',
   moeda: 'currency', cartao: 'card', passaporte: 'passport', ativo: 'active', cpf: 'cpf', rg: 'rg', cnpj: 'cnpj',
   cnh: 'driver license', pis: 'pis', observacao: 'remark',
   // Dutch
+  leeftijd: 'age', burgerlijke: 'civil', staat: 'status', bestand: 'file', tijdzone: 'timezone',
   voornaam: 'first name', achternaam: 'last name', tussenvoegsel: 'last name prefix', naam: 'name',
   geboortedatum: 'birth date', geslacht: 'gender', straat: 'street', huisnummer: 'house number',   woonplaats: 'city', plaats: 'city', telefoonnummer: 'phone number', telefoon: 'phone', wachtwoord: 'password',
   rekeningnummer: 'account number', rekening: 'account', bedrag: 'amount', prijs: 'price', aantal: 'count',
@@ -113,16 +119,19 @@ export const TRANSLATE: Readonly<Record<string, string>> = {
   taal: 'language', munt: 'currency', rijbewijs: 'driver license', paspoort: 'passport', actief: 'active',
   emailadres: 'email address', adres: 'address', bestelling: 'order', factuur: 'invoice',
   // Italian
+  stato: 'status', civile: 'civil', fuso: 'timezone', orario: 'time',
   cognome: 'last name', nascita: 'birth', indirizzo: 'address', citta: 'city', codice: 'code', fiscale: 'fiscal',
   cellulare: 'mobile', stipendio: 'salary', importo: 'amount', prezzo: 'price', utente: 'user', azienda: 'company',
 };
 
 /** Leaf name → phrases (canonical words). */
 export const RULES: ReadonlyArray<readonly [string, string]> = [
-  ['Full name', 'full name|display name|contact name|person name|holder name|card holder|cardholder|account holder|legal name*2.6|middle name*3|maiden name|names*2.4|contact person|first last name*5|recipient name|beneficiary name|signatory|real name|courtesy title|cc owner|card owner|author name|beneficiary*3|reviewer name'],
+  ['Full name', 'full name|display name|contact name|person name|holder name|card holder|cardholder|account holder|legal name*2.6|middle name*3|maiden name|names*2.4|contact person|first last name*5|recipient name|beneficiary name|signatory|real name|courtesy title|cc owner|card owner|author name|beneficiary*3|reviewer name|direct reports*3.4'],
   ['First name', 'first name|given name|forename|christian name|firstname|prename'],
   ['Last name', 'last name|surname|family name|lastname|last name prefix'],
-  ['Date of birth', 'birth date|birth*3.2|birthday|born*3|date birth|birth year*3.5|birthdate|age*2.2'],
+  ['Date of birth', 'birth date|birth*3.2|birthday|born*3|date birth|birth year*3.5|birthdate'],
+  ['Age', 'age*2.6|age years|age band|age group|age range|age bracket|years old|age at|current age|age category'],
+  ['Marital status', 'marital status|marital|civil status|marriage status|married*2.8|marital state|family status'],
   ['Gender', 'gender|sex|sex code|gender code|salutation|title courtesy'],
   ['National ID number', 'ssn*4|social security|social security number|national id|national identification|national insurance|nino|sin*2.6|social insurance|social insurance number|citizen id|identity card|identity number|id card|personal number|personnummer|dni|nie|nir|bsn|rg|curp|aadhaar|pesel|government id|national number|tax social*2|pis|identity document|id document|identification number|cpf|cnh*2|identity card number|social number'],
   ['Passport number', 'passport|passport number'],
@@ -146,7 +155,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ['Card verification code', 'cvv|card security code|card verification|card code*3.5|security code*3.2|card verification code|cvv code'],
   ['Bank account number', 'iban|bank account|account number|routing number|sort code|bic|swift|bank code|bank number|aba|clabe|bsb|bank branch|bank account number|branch code|account iban|account bank'],
   ['Account balance', 'balance|credit limit|available balance|outstanding balance|ledger balance|overdraft|balance due|current balance|account balance'],
-  ['Monetary amount', 'amount|total*2.8|payment amount|charge|refund|fee|premium|subtotal|grand total|tax amount|discount amount|net amount|gross amount|revenue|paid|amount due|total amount|shipping cost|tip|deposit|payment*2.4|spend|sales*2.4|withheld|withholding'],
+  ['Monetary amount', 'amount|total*2.8|payment amount|charge|refund|fee|premium|subtotal|grand total|tax amount|discount amount|net amount|gross amount|revenue|paid|amount due|total amount|shipping cost|tip|deposit|payment*2.4|spend|sales*2.4|withheld|withholding|lifetime value|ltv|clv'],
   ['Transaction ID', 'transaction id|transaction number|payment id|transfer id|transaction reference|charge id|auth code|authorization code|payment reference|payment number|transaction'],
   ['Salary', 'salary*3.4|wage*3.4|compensation|bonus*3.4|gross pay|annual salary|hourly rate|pay rate|payroll|income|commission|earnings|pay grade*4.2|annual income|net pay|pay*2.6'],
   ['Credit score', 'credit score|fico|credit rating|schufa|creditworthiness|credit risk'],
@@ -177,8 +186,8 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ['Internal notes', 'note|notes|comment|remark|memo|internal note|agent note|annotation|body*2.6|content*2.6|text*2.4|feedback|review text|reason*2.2|observation|bio|about'],
   ['Record ID', 'id*2|pk|uuid|guid|row id|record id|oid|rowid|identifier*2.4|primary key|surrogate key|object id|uid*2.4'],
   ['Foreign key', 'fk|parent id|reference*2.4|created by|updated by|modified by|deleted by|owner*2.6|assigned to|user*2.2|author*2.4|reference number*3|lookup|approved by|changed by|inserted by|parent|reports*2.6'],
-  ['Timestamp', 'timestamp|created|updated|modified|deleted*2.2|date*2.4|time*2.4|datetime|expires|expiry*2.6|expiration*2.6|last login|last seen|scheduled|due date|start date|end date|start*2|end*2|period|year*2.6|month*2.6|day*2.4|week|hour|quarter|epoch|since|until|valid from|valid to|effective date|last updated|last modified|creation|modification|update|inserted*2|changed*2|completed*2|processed*2|sent*2|received*2|shipped*2|delivered*2|paid date|opened*2|closed*2|hired*2|hire date|terminated*2|registered*2|registration date|signup|joined*2|cancelled*2|logged*2|occurred*2|published date|last activity|ttl*2.4|effective*2.6|effective from|effective to'],
-  ['Status flag', 'status*3|state*2.2|flag|active|enabled|disabled|verified|confirmed|approved|archived|visible|hidden|locked|blocked|published|indicator|opt in|opted|consent|subscribed|valid*2.6|deleted flag|is*3|has*3|can*2.6|allow|allowed|marketing consent|newsletter|paid*2|default*2.4|primary*2.4|success|failed|completed flag|suspended|draft|live|test mode|sandbox'],
+  ['Timestamp', 'timestamp|created|updated|modified|deleted*2.2|date*2.4|time*2.4|datetime|expires|expiry*2.6|expiration*2.6|last login|last seen|scheduled|due date|start date|end date|start*2|end*2|period|year*2.6|month*2.6|day*2.4|week|hour|quarter|epoch|since|until|valid from|valid to|effective date|last updated|last modified|creation|modification|update|inserted*2|changed*2|completed*2|processed*2|sent*2|received*2|shipped*2|delivered*2|paid date|opened*2|closed*2|hired*2|hire date|terminated*2|registered*2|registration date|signup|joined*2|cancelled*2|logged*2|occurred*2|published date|last activity|ttl*2.4|effective*2.6|effective from|effective to|utc*2.2|date utc|time utc'],
+  ['Status flag', 'status*3|state*2.2|flag|active|enabled|disabled|verified|confirmed|approved|archived|visible|hidden|locked|blocked|published|indicator|opt in|opted|consent|subscribed|valid*2.6|deleted flag|is*3|has*3|can*2.6|allow|allowed|marketing consent|newsletter|paid*2|default*2.4|primary*2.4|success|failed|completed flag|suspended|draft|live|test mode|sandbox|not contact|not call|not email|not mail|not disturb|opt out|opted out|unsubscribed'],
   ['Version', 'version|revision|schema version|etag|build|release|lock version|row version|build number|version number'],
   ['Hash or checksum', 'hash|checksum|digest|fingerprint|check digit|hash value|content hash|file hash'],
   ['Log message', 'log|message|error|stack trace|exception|trace|error message|log line|output|stderr|stdout|log message|payload*2.4|request body|response body|debug|error code*3.5|failure reason|http status'],
@@ -186,17 +195,18 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ['Event name', 'event|event name|event type|action|activity|operation|verb|topic|event code|trigger'],
   ['URL', 'url|link|href|website|homepage|referrer|referer|page path|endpoint|domain|callback|redirect|web address|landing page|page url|image url|avatar|webhook url|site'],
   ['User agent', 'user agent|browser|os|platform|operating system|agent*2.4|client version|browser version|device model*3|os version'],
-  ['Metric value', 'duration|latency|bytes|size|count*2.8|rate*2.6|elapsed|usage|cpu|memory|ratio|percent|percentage|views|clicks|impressions|length|width|height*2.4|weight*2.4|temperature*2.4|speed|retries|attempts|visits|hits|score*2.4|average|min|max|sum|total count|file size|distance|volume|capacity|threshold|limit*2.4|timeout|interval|conversions|bounce|pageviews|humidity|pressure*2.6|reading|voltage|battery|signal|depth|dimension|rating*2.4|stars|likes|followers|votes|hours|seconds|minutes|ms|days|weeks|months|years|bytes sent|bytes received|visitors|unique'],
+  ['Metric value', 'duration|latency|bytes|size|count*2.8|rate*2.6|elapsed|usage|cpu|memory|ratio|percent|percentage|views|clicks|impressions|length|width|height*2.4|weight*2.4|temperature*2.4|speed|retries|attempts|visits|hits|score*2.4|average|min|max|sum|total count|file size|distance|volume|capacity|threshold|limit*2.4|timeout|interval|conversions|bounce|pageviews|humidity|pressure*2.6|reading|voltage|battery|signal|depth|dimension|rating*2.4|stars|likes|followers|votes|hours|seconds|minutes|ms|days|weeks|months|years|bytes sent|bytes received|visitors|unique|max age*3.8|min age*3.8|maximum age*4.2|minimum age*4.2|age seconds|age days|logins|login count|logon count|sign ins'],
   ['Sort order', 'sort order|sort|rank|priority|sequence|display order|ordinal|index|position sort|line number|sequence number|order index|sort key|seq number|line'],
-  ['Object name', 'label|slug|title*2.4|caption|file name|filename|table name|hostname|host|name object*1|alias name|code name|key name|queue|bucket|tag name|subject'],
-  ['URL', 'file|file path|path|attachment|storage key|object key|s3 key|document|image|picture|photo|thumbnail|mime type|media|upload|blob'],
+  ['Object name', 'label|slug|title*2.4|caption|table name|hostname|host|name object*1|alias name|code name|key name|queue|bucket|tag name|subject'],
+  ['File reference', 'file|file path|attachment|storage key|object key|s3 key|document|image|picture|photo|thumbnail|media|upload|blob|file name|filename|storage path|image path|file location|document path|file key|blob key|bucket key|photo path|pdf path|thumbnail path|attachment path|upload path|local path|path file'],
+  ['URL', 'path*2.2'],
   ['Public product description', 'description|product name|product description|summary|short description|tagline|headline|product title|item name|item description|article name|product|details*2.2|specification|features'],
-  ['Category', 'category|type|kind|class|genre|group|segment|tier|classification|tag|tags|channel|source*2.4|method|mode|plan|level*2.4|subcategory|type code|category code|status type|medium|card type|card brand|marital status|continent|campaign|utm|mcc|merchant category|band|bucket|range'],
+  ['Category', 'category|type|kind|class|genre|group|segment|tier|classification|tag|tags|channel|source*2.4|method|mode|plan|level*2.4|subcategory|type code|category code|mime type|content type|media type|status type|medium|card type|card brand|continent|campaign|utm|mcc|merchant category|band|bucket|range'],
   ['Country code', 'country code|iso country|country iso|alpha2|iso2|iso3|country alpha|nationality code*3|phone prefix|dial code|calling code'],
   ['Currency code', 'currency|currency code|currency iso|currency symbol'],
   ['Language code', 'language|locale|language code|lang code|preferred language|mother tongue'],
   ['Unit of measure', 'unit|uom|unit measure|measure unit|units measure|unit code|weight unit|size unit'],
-  ['Configuration setting', 'timezone|time zone|tz|utc offset|zone id'],
+  ['Time zone', 'timezone|time zone|utc offset|zone id|gmt offset|tz name|iana zone|offset utc|zeitzone'],
 ];
 
 /** Words naming kinds of people: `customer_name` is a person's name, `vendor_name` is not. */
@@ -222,7 +232,11 @@ export const HEALTH_WORDS: ReadonlySet<string> = new Set('patient health medical
 /** Words that signal a payment card context. */
 export const CARD_WORDS: ReadonlySet<string> = new Set('card cc credit debit payment pan'.split(' '));
 /** Words that signal an address context (where `state` is a region, not a status). */
-export const ADDRESS_WORDS: ReadonlySet<string> = new Set('address location billing shipping mailing home residence city zip postcode postal street geo region'.split(' '));
+export const ADDRESS_WORDS: ReadonlySet<string> = new Set('address location billing shipping mailing home residence city zip postcode postal street geo region lived resided'.split(' '));
+/** Words before `card` that make it something other than a payment card: `report_card`, `sim_card`, `loyalty_card`. */
+export const NON_PAYMENT_CARD: ReadonlySet<string> = new Set('report sim gift business library loyalty key score membership member greeting post index sd memory graphics video network playing game trading id identity health insurance access'.split(' '));
+/** Last words of a table that holds the system's own settings: `smtp_config`, `notification_settings`, `mail_templates`. */
+export const CONFIG_TABLE_WORDS: ReadonlySet<string> = new Set(['config', 'configuration', 'setting', 'settings', 'setup', 'template', 'parameter']);
 
 /** Words that end a key column: `customer_id`, `ORDER_KEY`, `parent_uuid`. */
 export const KEY_WORDS: ReadonlySet<string> = new Set(['id', 'key', 'pk', 'fk', 'uuid', 'guid', 'oid', 'uid', 'identifier', 'ref', 'sk', 'bk']);

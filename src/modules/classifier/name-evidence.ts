@@ -6,9 +6,11 @@ import { splitWords } from '../../embeddings/tokenizer.js';
 import {
   ADDRESS_WORDS,
   CARD_WORDS,
+  CONFIG_TABLE_WORDS,
   FLAG_PREFIX,
   HEALTH_WORDS,
   KEY_WORDS,
+  NON_PAYMENT_CARD,
   ORG_WORDS,
   PERSON_WORDS,
   PLACE_WORDS,
@@ -43,6 +45,13 @@ const ENTITY_NEUTRAL = new Set(['Full name', 'Object name', 'Foreign key', 'Reco
 const COMMENT_STOP = new Set(['is', 'has', 'can', 'was', 'at', 'on', 'by', 'if', 'or', 'not', 'this', 'that', 'when', 'with', 'from', 'used', 'be', 'are', 'it', 'as', 'set', 'value', 'data', 'time', 'key', 'type', 'id']);
 // Two-letter pieces allowed when splitting run-together legacy names (EMPNO, CUSTNM, BRTHDT).
 const SHORT_PIECES = new Set(['nm', 'dt', 'no', 'cd', 'id', 'tm', 'ts', 'ip', 'cc', 'dl', 'pk', 'fk', 'yn', 'nr', 'tp', 'st', 'ph', 'pw', 'of', 'at', 'on', 'by', 'is']);
+
+const PAYMENT_CARD_LEAVES = new Set(['Payment card number', 'Card expiry date', 'Card verification code']);
+const MEASURE_LEAVES = new Set(['Monetary amount', 'Price', 'Account balance', 'Metric value', 'Quantity']);
+const IDENTIFIER_LEAVES = new Set(['Payment card number', 'Bank account number', 'Transaction ID', 'Order ID', 'Customer ID', 'Discount code', 'Invoice number', 'Product SKU', 'Shipment tracking number', 'Contract reference', 'Employee ID']);
+const CONTACT_LEAVES = new Set(['Email address', 'Phone number', 'Postal address', 'Full name']);
+// Raw words before `of` that make a count: `number_of_orders`, `count_of_items`, `num_of_seats`.
+const COUNT_HEADS = new Set(['number', 'num', 'nbr', 'nb', 'no', 'count', 'cnt', 'total']);
 
 /** Canonical phrase list, built once from the lexicon. */
 export function buildPhrases(extra: ReadonlyArray<readonly [string, string]> = []): Phrase[] {
@@ -244,8 +253,15 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
   else if (n >= 2 && first !== undefined && FLAG_PREFIX.has(first)) structural = 'flag';
 
   const prefixIsTable = n >= 2 && table.includes(first as string);
-  for (const m of col.length > 0 ? matcher.match(col) : []) {
-    const pos = m.coversLast ? 1 : m.coversFirst ? 0.78 : 0.6;
+  const colMatches = col.length > 0 ? matcher.match(col) : [];
+  // A measure at the head (`credit_card_amount`, `coupon_amount`, `order_total`) is that measure: the identifier
+  // among its modifiers says what it is measured on, not what the column holds.
+  const measureHead = colMatches.some((m) => m.coversLast && MEASURE_LEAVES.has(m.phrase.leaf));
+  // `report_card`, `sim_card`, `loyalty_card`: a card that is not a payment card.
+  const otherCard = col.some((w, i) => w === 'card' && i > 0 && NON_PAYMENT_CARD.has(col[i - 1] as string));
+  for (const m of colMatches) {
+    if (otherCard && PAYMENT_CARD_LEAVES.has(m.phrase.leaf)) continue;
+    const pos = m.coversLast ? 1 : (m.coversFirst ? 0.78 : 0.6) * (measureHead && IDENTIFIER_LEAVES.has(m.phrase.leaf) ? 0.75 : 1);
     const coverage = m.covered / Math.max(1, n);
     let score = m.phrase.weight * pos * (0.85 + 0.15 * coverage);
     const includesHead = structural === 'key' ? m.phrase.words.includes(keyWord as string) : structural === 'flag' ? m.phrase.words.includes(first as string) : m.coversLast;
@@ -253,6 +269,13 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
     // `comment_author` in `wp_comments`, `CUST_…` in `CUST_MSTR`: a leading table prefix is not what the column means.
     if (prefixIsTable && m.phrase.words.length === 1 && m.phrase.words[0] === first) score *= 0.5;
     keep(byName, { leaf: m.phrase.leaf, score, factor: 'name', detail: `column name words ${quoteWords(col)} match '${m.phrase.text}'` });
+  }
+
+  // `number_of_orders`, `NumberOfLogins`, `count_of_items`: a count, whatever is counted.
+  const fieldName = typeof input.field_name === 'string' ? input.field_name : '';
+  const raw = structural === null && /of/i.test(fieldName) ? splitWords(fieldName) : [];
+  if (raw.some((w, i) => w === 'of' && i > 0 && COUNT_HEADS.has(raw[i - 1] as string) && i + 1 < raw.length)) {
+    keep(byName, { leaf: 'Metric value', score: 4.2, factor: 'name', detail: `column name starts '${raw[raw.indexOf('of') - 1]} of': a count` });
   }
 
   if (n === 1 && last !== undefined && BARE_KEYS.has(last)) {
@@ -345,6 +368,14 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
     if (anyIn(table, new Set(['employee', 'staff', 'personnel', 'worker', 'hr'])) && anyIn(col, new Set(['position', 'title', 'role', 'grade'])) && !col.includes('pay')) {
       keep(byTable, { leaf: 'Job title', score: 3.8, factor: 'table', detail: `position or title in an employee table` });
     }
+  }
+
+  // A contact detail in a table of the system's own settings (`smtp_config.from_email`) is a configured value, such
+  // as a sender address, not a person's: unless the table names people (`user_settings`), where it is theirs.
+  const tableHead = table[table.length - 1];
+  if (tableHead !== undefined && CONFIG_TABLE_WORDS.has(tableHead) && !anyIn(table, PERSON_WORDS)) {
+    const contact = [...byName.values()].filter((m) => CONTACT_LEAVES.has(m.leaf)).sort((a, b) => b.score - a.score)[0];
+    if (contact) keep(byTable, { leaf: 'Configuration setting', score: contact.score + 0.6, factor: 'table', detail: `${contact.leaf.toLowerCase()} in settings table ${quoteWords(table)}: a configured value, not a person's` });
   }
 
   if (input.comment) {

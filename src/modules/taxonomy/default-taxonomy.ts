@@ -36,6 +36,9 @@ export const defaultTaxonomy: readonly DefaultTagSpec[] = [
       tag('Passport number', 'L5', 'The number of a passport issued to a person.', ['passport', 'passport number', 'passport no', 'pass no', 'ppt no', 'travel document']),
       tag("Driver licence number", 'L4', "The number of a person's driving licence.", ['driver licence', 'drivers license', 'license number', 'dl no', 'dl num', 'driving permit', 'lic no']),
       tag('Tax identification number', 'L5', 'A personal tax identifier issued by a tax authority.', ['tax id', 'tin', 'taxpayer id', 'vat id', 'tax number', 'steuer id', 'steuernummer', 'itin', 'nif']),
+      // Added with classifier 1.2: demographics real schemas hold beside the date of birth.
+      tag('Age', 'L3', "A person's age in years, or the age band or group they fall in.", ['age', 'age years', 'age band', 'age group', 'age range', 'age bracket', 'alter', 'edad', 'idade']),
+      tag('Marital status', 'L3', "A person's marital or civil status.", ['marital status', 'civil status', 'marital', 'married', 'familienstand', 'etat civil', 'estado civil', 'stato civile']),
     ]),
     tag('Contact', 'L3', 'Details used to reach a person.', ['contact', 'reach', 'address', 'communication'], [
       tag('Email address', 'L3', 'An electronic mail address of a person.', ['email', 'e-mail', 'email address', 'mail', 'eml', 'email addr', 'courriel', 'correo', 'mail adresse']),
@@ -121,6 +124,8 @@ export const defaultTaxonomy: readonly DefaultTagSpec[] = [
     // Added for the field classifier: common operational columns with nothing sensitive in them.
     tag('Object name', 'L1', 'The name, label or title of a thing such as a file, project, tag or setting, not of a person.', ['label', 'title', 'slug', 'file name', 'project name', 'tag name', 'caption', 'hostname', 'display label']),
     tag('Sort order', 'L1', 'A position, rank, priority or sequence number that orders records.', ['sort order', 'position', 'rank', 'priority', 'sequence', 'display order', 'ordinal', 'line number', 'idx']),
+    // Added with classifier 1.2: where a file lives (paths, file names, storage keys), not a web address.
+    tag('File reference', 'L2', 'The name, path or storage key of a stored file or attachment.', ['file name', 'filename', 'file path', 'path', 'attachment', 'storage key', 's3 key', 'object key', 'image path', 'document path', 'upload']),
   ]),
   tag('Public reference data', 'L1', 'Reference values that are public and identify no one.', ['reference data', 'lookup', 'master data', 'public', 'code list'], [
     tag('Country code', 'L1', 'An ISO country code or country name in a reference list.', ['country code', 'iso country', 'iso2', 'iso3', 'cntry cd', 'alpha2', 'country name', 'nation']),
@@ -129,6 +134,8 @@ export const defaultTaxonomy: readonly DefaultTagSpec[] = [
     tag('Public product description', 'L1', 'The public name or marketing description of a product.', ['product name', 'product description', 'title', 'description', 'desc', 'summary', 'bezeichnung', 'libelle', 'descripcion']),
     tag('Category', 'L1', 'A category, type or classification code from a public list.', ['category', 'type', 'class', 'genre', 'group', 'cat', 'kind', 'segment', 'kategorie', 'categorie']),
     tag('Unit of measure', 'L1', 'A unit of measure such as kg, m or pcs.', ['unit', 'uom', 'unit of measure', 'measure', 'kg', 'einheit', 'unite', 'unidad']),
+    // Added with classifier 1.2: an IANA zone name or UTC offset, a public reference value like a language code.
+    tag('Time zone', 'L1', 'A time zone name or UTC offset, such as Europe/Berlin or +02:00.', ['time zone', 'timezone', 'tz', 'utc offset', 'zone id', 'iana zone', 'zeitzone', 'fuseau horaire', 'zona horaria']),
   ]),
 ];
 

@@ -42,7 +42,14 @@ export interface TokenUserReader {
  * or ended the session) every read goes to the database and nothing is remembered, so a revocation anywhere applies to
  * the next request everywhere.
  */
-export function userForTokenReader(db: Kdb, options: { cache: boolean }): TokenUserReader {
+export interface TokenUserReaderOptions {
+  /** Remember rows between requests (only where this process sees every write: embedded SQLite). */
+  cache: boolean;
+  /** The database's counter of other processes' commits (SQLite `data_version`); remembered rows are dropped when it moves. */
+  externalChanges?: () => number;
+}
+
+export function userForTokenReader(db: Kdb, options: TokenUserReaderOptions): TokenUserReader {
   const compiled = db
     .selectFrom('users')
     .leftJoin('auth_sessions', (join) => join.onRef('auth_sessions.user_id', '=', 'users.id').on('auth_sessions.id', '=', ''))
@@ -71,14 +78,26 @@ export function userForTokenReader(db: Kdb, options: { cache: boolean }): TokenU
     usersGeneration++;
   };
   if (!options.cache) return { read: readRow, remembered: () => undefined, invalidate };
+  // Writes by another process (`fieldlens users reset-password` against the same SQLite file) do not call
+  // invalidate: the database's change counter tells them, checked on every use of a remembered row.
+  const externalChanges = options.externalChanges ?? (() => 0);
+  let seenExternal = externalChanges();
+  const current = (): number => {
+    const external = externalChanges();
+    if (external !== seenExternal) {
+      seenExternal = external;
+      usersGeneration++;
+    }
+    return usersGeneration;
+  };
   const cache = new Map<string, { generation: number; row: TokenUserRow | undefined }>();
   return {
     async read(id, sessionId) {
       const key = `${id} ${sessionId}`;
       const hit = cache.get(key);
-      if (hit?.generation === usersGeneration) return hit.row;
       // Taken before the read: a write that starts meanwhile makes this entry stale at once.
-      const generation = usersGeneration;
+      const generation = current();
+      if (hit?.generation === generation) return hit.row;
       const row = await readRow(id, sessionId);
       if (cache.size >= TOKEN_USER_CACHE_SIZE) cache.clear();
       cache.set(key, { generation, row });
@@ -86,7 +105,7 @@ export function userForTokenReader(db: Kdb, options: { cache: boolean }): TokenU
     },
     remembered(id, sessionId) {
       const hit = cache.get(`${id} ${sessionId}`);
-      return hit?.generation === usersGeneration ? hit.row : undefined;
+      return hit?.generation === current() ? hit.row : undefined;
     },
     invalidate,
   };

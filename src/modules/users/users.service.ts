@@ -44,7 +44,7 @@ export function findUserById(db: Queryable, id: string): Promise<UserRow | undef
 }
 
 /** The per-request user-and-session lookup of bearer tokens (see the repository for its cache). */
-export function userForTokenReader(db: Kdb, options: { cache: boolean }): repo.TokenUserReader {
+export function userForTokenReader(db: Kdb, options: repo.TokenUserReaderOptions): repo.TokenUserReader {
   return repo.userForTokenReader(db, options);
 }
 

@@ -4,6 +4,7 @@ import {
   buildClassifierContext,
   CLASSIFIER_VERSION,
   classifyField,
+  scoreField,
   withConfirmed,
   type ClassifierTag,
   type ClassifyInput,
@@ -11,6 +12,7 @@ import {
 import { typeAllows, typeFamily } from '../../../src/modules/classifier/data-type-gate.js';
 import { buildPhrases, NameMatcher } from '../../../src/modules/classifier/name-evidence.js';
 import { calibrate, fitIsotonic } from '../../../src/modules/classifier/calibration.js';
+import { formatFingerprint, summaryFromFingerprint } from '../../../src/modules/classifier/detectors.js';
 import { flattenTaxonomy } from '../../../src/modules/taxonomy/default-taxonomy.js';
 
 const flat = flattenTaxonomy();
@@ -200,4 +202,121 @@ test('names and types that collide with JavaScript object members are plain word
   }
   const custom = buildClassifierContext([...tags, { id: 9002, chain_path: 'Technical/constructor', default_level: 'L1', keywords: [] }]);
   assert.equal(classifyField({ table_name: 't', field_name: 'constructor' }, custom).tag_id, 9002);
+});
+
+test('the tags added in 1.2 are answers: age, marital status, time zone, file reference (by name and by value)', () => {
+  const cases: Array<[ClassifyInput, string]> = [
+    [{ table_name: 'survey', field_name: 'age', data_type: 'smallint' }, 'Age'],
+    [{ table_name: 'survey', field_name: 'age_group', data_type: 'varchar(16)' }, 'Age'],
+    [{ table_name: 'personen', field_name: 'Alter', data_type: 'integer' }, 'Age'],
+    [{ table_name: 'people', field_name: 'marital_status', data_type: 'varchar(20)' }, 'Marital status'],
+    [{ table_name: 'personen', field_name: 'Familienstand' }, 'Marital status'],
+    [{ table_name: 'clientes', field_name: 'estado_civil' }, 'Marital status'],
+    [{ table_name: 'users', field_name: 'timezone', data_type: 'varchar(40)' }, 'Time zone'],
+    [{ table_name: 'users', field_name: 'utc_offset' }, 'Time zone'],
+    [{ table_name: 'users', field_name: 'zona_horaria' }, 'Time zone'],
+    [{ table_name: 'media', field_name: 'storage_key', data_type: 'text' }, 'File reference'],
+    [{ table_name: 'employees', field_name: 'PhotoPath', data_type: 'nvarchar(255)' }, 'File reference'],
+    [{ table_name: 'uploads', field_name: 'original_filename' }, 'File reference'],
+    // By value, under names that say nothing.
+    [{ table_name: 'stage', field_name: 'col3', sample_values: ['Europe/Berlin', 'America/New_York', 'Asia/Tokyo', 'UTC'] }, 'Time zone'],
+    [{ table_name: 'stage', field_name: 'col4', sample_values: ['/srv/uploads/a/1.pdf', '/srv/uploads/b/2.pdf', 's3://bucket/x/3.png'] }, 'File reference'],
+    [{ table_name: 'stage', field_name: 'col5', sample_values: ['single', 'married', 'divorced', 'married'] }, 'Marital status'],
+  ];
+  for (const [input, leaf] of cases) assert.equal(leafOf(input), leaf, `${input.table_name}.${input.field_name}`);
+  // What they must not take: a cache lifetime, a request path, a date of birth.
+  assert.equal(leafOf({ table_name: 'cache_entries', field_name: 'max_age', data_type: 'integer' }), 'Metric value');
+  assert.equal(leafOf({ table_name: 'request_log', field_name: 'path', data_type: 'text' }), 'URL');
+  assert.equal(leafOf({ table_name: 'people', field_name: 'date_of_birth', data_type: 'date' }), 'Date of birth');
+  assert.equal(leafOf({ table_name: 'events', field_name: 'created_at', data_type: 'timestamp with time zone' }), 'Timestamp');
+});
+
+test('a tag added in 1.2 missing from an older taxonomy: the tag that stood in before answers', () => {
+  const older = buildClassifierContext(tags.filter((t) => !/\/(Age|Marital status|Time zone|File reference)$/.test(t.chain_path)));
+  assert.equal(classifyField({ table_name: 'users', field_name: 'timezone' }, older).chain_path, 'Technical/Configuration setting');
+  assert.equal(classifyField({ table_name: 'users', field_name: 'age', data_type: 'int' }, older).chain_path, 'Personal/Identity/Date of birth');
+});
+
+test('a measure at the head is the measure; an identifier among its modifiers is not what the column holds', () => {
+  assert.equal(leafOf({ table_name: 'orders', field_name: 'credit_card_amount', data_type: 'bigint' }), 'Monetary amount');
+  assert.equal(leafOf({ table_name: 'orders', field_name: 'coupon_amount', data_type: 'bigint' }), 'Monetary amount');
+  // Negative cases: the identifier at the head, or a modifier that is itself a measure of money.
+  assert.equal(leafOf({ table_name: 'payments', field_name: 'credit_card_number' }), 'Payment card number');
+  assert.equal(leafOf({ table_name: 'orders', field_name: 'coupon_code' }), 'Discount code');
+  assert.equal(leafOf({ table_name: 'EMPMAST', field_name: 'SALAMT', data_type: 'DECIMAL(9,2)' }), 'Salary');
+});
+
+test("'number of …' is a count; 'order number' is still an order's number", () => {
+  assert.equal(leafOf({ table_name: 'customers', field_name: 'number_of_orders', data_type: 'bigint' }), 'Metric value');
+  assert.equal(leafOf({ table_name: 'customers', field_name: 'NumberOfLogins', data_type: 'int' }), 'Metric value');
+  assert.equal(leafOf({ table_name: 'orders', field_name: 'order_number' }), 'Order ID');
+  assert.equal(leafOf({ table_name: 'pedidos', field_name: 'numero_pedido' }), 'Order ID', 'Romance order is not a count');
+});
+
+test("'card' after report, sim, loyalty … is no payment card; a bare card number still is", () => {
+  assert.notEqual(leafOf({ table_name: 'children', field_name: 'report_card_behavior_issues' }), 'Payment card number');
+  assert.notEqual(leafOf({ table_name: 'devices', field_name: 'sim_card_slot' }), 'Payment card number');
+  assert.equal(leafOf({ table_name: 'payments', field_name: 'card_number' }), 'Payment card number');
+  assert.equal(leafOf({ table_name: 'customers', field_name: 'customer_card_number' }), 'Payment card number');
+});
+
+test('contact details in a settings table are configured values; in a table of people they are personal', () => {
+  assert.equal(leafOf({ table_name: 'smtp_config', field_name: 'from_email' }), 'Configuration setting');
+  assert.equal(leafOf({ table_name: 'dynamic_email_address_config', field_name: 'email_address', data_type: 'string' }), 'Configuration setting');
+  assert.equal(leafOf({ table_name: 'user_settings', field_name: 'email' }), 'Email address', 'a user settings table holds the user\'s own address');
+  assert.equal(leafOf({ table_name: 'customers', field_name: 'email' }), 'Email address');
+  // Samples overrule the table: real addresses in a settings table are still e-mail addresses.
+  assert.equal(leafOf({ table_name: 'smtp_config', field_name: 'from_email', sample_values: ['ann@example.com', 'bob@example.org', 'cy@example.net'] }), 'Email address');
+  // The rule touches contact details only.
+  assert.equal(leafOf({ table_name: 'app_settings', field_name: 'updated_at', data_type: 'timestamp' }), 'Timestamp');
+});
+
+test('plural logins is a count, do-not-contact a flag, a state lived in a place, a UTC date a time', () => {
+  assert.equal(leafOf({ table_name: 'users', field_name: 'logins' }), 'Metric value');
+  assert.equal(leafOf({ table_name: 'users', field_name: 'login' }), 'Username');
+  assert.equal(leafOf({ table_name: 'users', field_name: 'do_not_contact' }), 'Status flag');
+  assert.equal(leafOf({ table_name: 'users', field_name: 'states_lived' }), 'Approximate location');
+  assert.equal(leafOf({ table_name: 'orders', field_name: 'state' }), 'Status flag');
+  assert.equal(leafOf({ table_name: 'payments', field_name: 'transactionDateUtc', data_type: 'int' }), 'Timestamp');
+  assert.equal(leafOf({ table_name: 'payments', field_name: 'transaction_id' }), 'Transaction ID');
+});
+
+test('confidence: an answer resting on the name alone is read with its own calibration; corroboration counts', () => {
+  const nameOnly = scoreField({ table_name: 'users', field_name: 'email' }, ctx);
+  const withValues = scoreField({ table_name: 'users', field_name: 'email', sample_values: ['a@b.com', 'c@d.org', 'e@f.net', 'g@h.io'] }, ctx);
+  const withType = scoreField({ table_name: 'orders', field_name: 'created', data_type: 'timestamp' }, ctx);
+  assert.equal(nameOnly.corroborated, false);
+  assert.equal(withValues.corroborated, true);
+  assert.equal(withType.corroborated, true, 'a telling type bears the answer out');
+  assert.equal(scoreField({ table_name: 'users', field_name: 'email', data_type: 'varchar(100)' }, ctx).corroborated, false, 'a text type says nothing');
+  assert.ok(withValues.confidence >= nameOnly.confidence);
+  const nothing = scoreField({ table_name: 't', field_name: 'zz_17' }, ctx);
+  assert.ok(nothing.confidence < 0.5, `a technical default with no evidence is a guess (${nothing.confidence})`);
+  // The public result keeps its shape: no internal scores.
+  assert.deepEqual(Object.keys(classifyField({ table_name: 'users', field_name: 'email' }, ctx)).sort(), ['chain_path', 'confidence', 'evidence', 'level', 'tag_id']);
+});
+
+test("a manager's direct reports are people when stored as text, keys when stored as numbers", () => {
+  assert.equal(leafOf({ table_name: 'employees', field_name: 'direct_reports', data_type: 'string[]' }), 'Full name');
+  assert.notEqual(leafOf({ table_name: 'employees', field_name: 'direct_reports', data_type: 'integer[]' }), 'Full name');
+  assert.equal(leafOf({ table_name: 'employees', field_name: 'reports_to', data_type: 'integer' }), 'Foreign key');
+});
+
+test('re-evaluation without samples: a stored fingerprint of the new kinds still speaks for their tags', () => {
+  const fp = formatFingerprint(['Europe/Berlin', 'UTC', 'Asia/Tokyo', '+02:00']);
+  assert.equal(fp, 'time_zone:1');
+  assert.equal(leafOf({ table_name: 'stage', field_name: 'col3', value_summary: summaryFromFingerprint(fp) }), 'Time zone');
+  const files = formatFingerprint(['a/1.pdf', 'b/2.pdf', 'c/3.png']);
+  assert.equal(leafOf({ table_name: 'stage', field_name: 'col4', value_summary: summaryFromFingerprint(files) }), 'File reference');
+});
+
+test('the isotonic fit never splits equal scores, and a large group of them is a step of its own', () => {
+  // 20 fields nothing spoke for (score 0, all wrong), then 60 with rising scores (all right).
+  const points = [...Array.from({ length: 20 }, () => ({ raw: 0, right: false })), ...Array.from({ length: 60 }, (_, i) => ({ raw: 1 + i / 10, right: true }))];
+  const table = fitIsotonic(points, 30);
+  assert.deepEqual(table[0], [0, 0], 'the tie group keeps its own share instead of being averaged with its neighbours');
+  assert.ok(calibrate(0, table) === 0 && calibrate(5, table) > 0.9);
+  // A small tie group does not make a step of its own.
+  const small = fitIsotonic([...Array.from({ length: 5 }, () => ({ raw: 0, right: false })), ...Array.from({ length: 55 }, (_, i) => ({ raw: 1 + i / 10, right: true }))], 30);
+  assert.notDeepEqual(small[0], [0, 0]);
 });
