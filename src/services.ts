@@ -116,7 +116,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
   });
   const classifier: ClassifierService = new ClassifierService({ taxonomy, confirmedNeighbours: (embeddings): Promise<ConfirmedNeighbour[][]> => metrics.confirmedNeighbours(embeddings) });
   const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, classifier });
-  const review = new ReviewService({ database, clock, audit, fields, taxonomy, license });
+  const review = new ReviewService({ database, clock, audit, auditLog, fields, catalog: fields, taxonomy, license });
   const sampleData = new SampleDataService({ database, clock, audit, taxonomy, datasources, fields });
 
   const metricsQueue = new WorkQueue(database, { table: 'metrics_queue', key: 'field_id', abandonedAfterMs: CLAIM_ABANDONED_MS });

@@ -3,6 +3,10 @@
  * SQLite database, listening on a free port) with the built console. What a reviewer, an observer and a superadmin do.
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
@@ -38,10 +42,12 @@ describe('web console [sqlite]', () => {
   let reviewer: { username: string; password: string };
   let observer: { username: string; password: string };
   const contexts: BrowserContext[] = [];
+  let scanDir: string;
 
   before(async () => {
     ensureConsoleBuilt();
-    t = await buildTestApp('sqlite', { env: { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem } });
+    scanDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fl-console-scan-'));
+    t = await buildTestApp('sqlite', { env: { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem, FIELDLENS_SCAN_SQLITE_DIR: scanDir } });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     token = await adminToken(t.app);
@@ -59,6 +65,7 @@ describe('web console [sqlite]', () => {
     for (const c of contexts) await c.close().catch(() => undefined);
     await closeBrowser?.();
     await t?.close();
+    if (scanDir) fs.rmSync(scanDir, { recursive: true, force: true });
   });
 
   /** A fresh browser profile (empty sessionStorage) whose page fails the test on any CSP violation or page error. */
@@ -285,19 +292,36 @@ describe('web console [sqlite]', () => {
 
   it('renders every admin page accessibly (overview, data sources, audit with export, users)', async () => {
     const { page, problems } = await newPage();
+    // Decisions of today for the progress over time.
+    const [one, two] = (await t.app.inject({ method: 'GET', url: `/api/v1/fields?datasource_id=${bulk}&limit=2&sort=name`, headers: bearer(await adminToken(t.app)) })).json<{ items: { id: string }[] }>().items;
+    await apiCall('POST', `/api/v1/classify/fields/${one?.id}/confirm`, {});
+    await apiCall('POST', `/api/v1/classify/fields/${two?.id}/defer`, { reason: 'Checked by the overview test' });
     await signIn(page, 'admin', ADMIN_PASSWORD, '/overview');
     await page.getByRole('heading', { name: 'Review progress' }).waitFor();
     await page.getByRole('img', { name: /Confirmed fields: \d+ of 533/ }).waitFor();
-    await assertAccessible(page, 'overview');
+    // Progress over time: today's decisions (the tests above confirmed and deferred fields) as the API counts them.
+    const chart = page.getByTestId('progress-chart');
+    assert.match((await chart.getAttribute('aria-label')) ?? '', /^Review progress per day from \S+ to \S+: [1-9]\d* decisions; confirmed share from/);
+    const progress = (await t.app.inject({ method: 'GET', url: '/api/v1/review/progress', headers: bearer(await adminToken(t.app)) })).json<{
+      buckets: Array<{ confirmed: number; deferred: number; confirmed_fields: number }>;
+    }>();
+    const today = progress.buckets.at(-1);
+    assert.ok(today && today.confirmed > 0 && today.deferred > 0);
     await screenshot(page, 'overview');
+    await page.getByText('Show the numbers').click();
+    const cells = await page.locator('table.progress-table tbody tr').last().locator('td').allInnerTexts();
+    assert.deepEqual(cells.slice(0, 3).map(Number), [today.confirmed, today.deferred, today.confirmed_fields]);
+    await page.getByLabel('Over time').selectOption('week');
+    await page.locator('table.progress-table th', { hasText: 'Week of' }).waitFor();
+    assert.match((await chart.getAttribute('aria-label')) ?? '', /^Review progress per week/);
+    await assertAccessible(page, 'overview');
 
     await page.getByRole('link', { name: 'Data sources' }).click();
-    // This server offers scans (its OpenAPI document has the scan paths), so the page's "no scans yet" note is not shown.
-    await page.getByRole('heading', { name: 'New data source' }).waitFor();
+    await page.getByRole('columnheader', { name: 'Connection' }).waitFor();
     await page.getByLabel('Name').fill('billing');
     await page.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('status').filter({ hasText: 'Created data source billing.' }).waitFor();
-    await page.getByRole('cell', { name: 'billing' }).waitFor();
+    await page.getByRole('cell', { name: 'billing', exact: true }).waitFor();
     await assertAccessible(page, 'data sources');
     await screenshot(page, 'datasources');
 
@@ -350,7 +374,8 @@ describe('web console [sqlite]', () => {
     // The server's clock passes the access token's lifetime: the next call is 401 token_expired, refreshed and retried.
     t.clock.advance(ACCESS_TTL_MS + 1000);
     await page.getByRole('link', { name: 'Overview' }).click();
-    await page.getByRole('heading', { name: 'Review progress' }).waitFor();
+    // The overview's figures come from the API: they are shown once the expired call was refreshed and retried.
+    await page.getByRole('img', { name: /^Confirmed fields: \d+ of \d+$/ }).waitFor();
     assert.deepEqual(refreshes, [200]);
 
     // Past the refresh token's absolute lifetime the session is over: a decision asks for the password, then goes through.
@@ -385,16 +410,153 @@ describe('web console [sqlite]', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('renders a queue page of 500 rows (time reported, not asserted)', async () => {
+  it('renders a queue page of 500 rows windowed: the grid tells its size, scrolling and j/k reach every row (time reported, not asserted)', async () => {
     const { page, problems } = await newPage();
     await signIn(page, observer.username, observer.password, `/queue?datasource_id=${bulk}&limit=500&review_status=any`);
     await page.locator('body[data-queue-rows="500"]').waitFor();
-    assert.equal(await rows(page).count(), 500);
-    assert.equal(await page.locator('svg.minibars').count(), 500);
     const ms = (await page.evaluate(`performance.getEntriesByName('queue-render').at(-1).duration`)) as number;
     const commit = (await page.evaluate(`performance.getEntriesByName('queue-commit').at(-1).startTime - performance.getEntriesByName('queue-render').at(-1).startTime`)) as number;
     console.log(`# console: queue render of 500 rows ${ms.toFixed(1)} ms (DOM commit ${commit.toFixed(1)} ms)`);
     assert.ok(ms > 0);
+
+    // Only a screenful (and a margin) is in the page, but the grid says it has 500 rows and each row says which it is.
+    const grid = page.getByRole('grid', { name: 'Fields to review' });
+    assert.equal(await grid.getAttribute('aria-rowcount'), '501');
+    const drawn = await rows(page).count();
+    assert.ok(drawn >= 10 && drawn < 60, `${drawn} rows drawn`);
+    assert.equal(await page.locator('svg.minibars').count(), drawn);
+    assert.equal(await rows(page).first().getAttribute('aria-rowindex'), '2');
+    const api = (await t.app.inject({ method: 'GET', url: `/api/v1/fields?datasource_id=${bulk}&limit=500&sort=outlier_score`, headers: bearer(await adminToken(t.app)) })).json<{ items: { id: string }[] }>().items.map((f) => f.id);
+
+    // Scrolled to the end, the last row is drawn in its place, with its minibars.
+    await page.evaluate('window.scrollTo(0, document.body.scrollHeight)');
+    const last = page.locator('.queue .row[aria-rowindex="501"]');
+    await last.locator('svg.minibars').waitFor();
+    assert.equal(await last.getAttribute('data-field-id'), api[499]);
+    assert.ok((await rows(page).count()) < 60);
+    await assertAccessible(page, 'queue of 500, scrolled');
+
+    // Back at the top, j moves the current row past the first window: it is drawn, in view and focused.
+    await page.evaluate('window.scrollTo(0, 0)');
+    await rows(page).first().locator('svg.minibars').waitFor();
+    await rows(page).first().locator('.num').click();
+    for (let i = 0; i < 45; i++) await page.keyboard.press('j');
+    const current = page.locator('.queue .row.active');
+    await page.locator('.queue .row.active[aria-rowindex="47"]').waitFor();
+    assert.equal(await current.getAttribute('data-field-id'), api[45]);
+    const box = await current.boundingBox();
+    assert.ok(box && box.y >= 0 && box.y + box.height <= 900, `current row in view: ${JSON.stringify(box)}`);
+    assert.equal(await page.evaluate(`document.activeElement?.getAttribute('aria-rowindex')`), '47');
+    for (let i = 0; i < 5; i++) await page.keyboard.press('k');
+    await page.locator('.queue .row.active[aria-rowindex="42"]').waitFor();
+    assert.deepEqual(problems, []);
+  });
+
+  it('creates a data source with a SQLite connection, tests it, scans it with live progress, cancels a scan and shows the history', async () => {
+    const file = path.join(scanDir, 'shop.db');
+    const source = new BetterSqlite3(file);
+    source.exec(`CREATE TABLE customers (id INTEGER PRIMARY KEY, email TEXT, full_name TEXT, created_at TEXT);
+      CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER, amount REAL, shipped_at TEXT);`);
+    for (let i = 1; i <= 20; i++) {
+      source.prepare('INSERT INTO customers VALUES (?, ?, ?, ?)').run(i, `person${i}@example.com`, `Person Number${i}`, `2024-01-${String(i).padStart(2, '0')}`);
+      source.prepare('INSERT INTO orders VALUES (?, ?, ?, ?)').run(i, i, i * 9.5, `2024-02-${String(i).padStart(2, '0')}`);
+    }
+    source.close();
+
+    const { page, problems } = await newPage();
+    await signIn(page, 'admin', ADMIN_PASSWORD, '/datasources');
+    const form = page.getByRole('form', { name: 'New data source' });
+    await form.getByLabel('Name', { exact: true }).fill('shop');
+    await form.getByLabel('Type').fill('sqlite');
+    await form.getByLabel('Database', { exact: true }).selectOption('sqlite');
+    await form.getByLabel(/^File/).fill(file);
+    await assertAccessible(page, 'new data source with a connection');
+    await form.getByRole('button', { name: 'Create' }).click();
+    await page.getByRole('heading', { name: 'shop' }).waitFor();
+    assert.match(new URL(page.url()).pathname, /^\/datasources\/[0-9a-f-]{36}$/);
+    const id = new URL(page.url()).pathname.split('/')[2] as string;
+    assert.equal(await page.getByTestId('connection').innerText(), `sqlite · ${file}`);
+    await page.getByTestId('no-scan-history').waitFor();
+
+    await page.getByRole('button', { name: 'Test connection' }).click();
+    await page.getByRole('status').filter({ hasText: /^Connected: \S+/ }).waitFor();
+
+    // Started, the scan waits in the queue; the worker runs it and the page, polling, shows it finish.
+    await page.getByRole('button', { name: 'Start scan' }).click();
+    await page.locator('[data-testid="scan-progress"][data-status="queued"]').waitFor();
+    assert.equal(await page.getByRole('button', { name: 'Start scan' }).isDisabled(), true);
+    await t.app.services.scanWorker.drain();
+    await page.locator('[data-testid="scan-progress"][data-status="succeeded"]').waitFor();
+    const scans = (await t.app.inject({ method: 'GET', url: `/api/v1/datasources/${id}/scans`, headers: bearer(await adminToken(t.app)) })).json<{
+      items: Array<{ status: string; counts: { new: number; classified: number }; progress: { tables_total: number } }>;
+    }>().items;
+    assert.equal(scans[0]?.status, 'succeeded');
+    assert.equal(scans[0]?.counts.new, 8);
+    assert.equal(await page.getByTestId('scan-counts').innerText(), `New 8, changed 0, removed 0, unchanged 0; classified ${scans[0]?.counts.classified}.`);
+    assert.equal(await page.getByRole('progressbar').getAttribute('aria-label'), 'Scan progress: 2 of 2 tables');
+    await page.locator('table.scans tbody tr').filter({ hasText: 'succeeded' }).waitFor();
+    await assertAccessible(page, 'data source with scans');
+    await screenshot(page, 'datasource-scans');
+
+    // A second scan, cancelled before a worker takes it.
+    await page.getByRole('button', { name: 'Start scan' }).click();
+    await page.locator('[data-testid="scan-progress"][data-status="queued"]').waitFor();
+    await page.getByRole('button', { name: 'Cancel scan' }).click();
+    await page.getByRole('status').filter({ hasText: 'Scan cancelled.' }).waitFor();
+    await page.locator('table.scans tbody tr').filter({ hasText: 'cancelled' }).waitFor();
+    assert.equal(await page.locator('table.scans tbody tr').count(), 2);
+    await t.app.services.scanWorker.drain();
+    const statuses = (await t.app.inject({ method: 'GET', url: `/api/v1/datasources/${id}/scans`, headers: bearer(await adminToken(t.app)) })).json<{ items: Array<{ status: string }> }>().items.map((s) => s.status);
+    assert.deepEqual(statuses.sort(), ['cancelled', 'succeeded']);
+
+    // The scanned columns are in the review queue.
+    await page.getByRole('link', { name: '8' }).click();
+    await rows(page).first().waitFor();
+    assert.equal(await rows(page).count(), 8);
+    assert.deepEqual(problems, []);
+  });
+
+  it('accepts a suggested classification in one action (button and key a)', async () => {
+    const leads = await createDatasource(t.app, await adminToken(t.app), 'leads');
+    const emails = ['email', 'email_address', 'contact_email', 'lead_email', 'owner_email', 'reply_to_email'];
+    await importOk(t.app, await adminToken(t.app), leads, [
+      ...emails.map((f) => ({ table_name: 'leads', field_name: f, data_type: 'varchar', classification_chain_path: EMAIL })),
+      ...['created_at', 'updated_at', 'converted_at'].map((f) => ({ table_name: 'leads', field_name: f, data_type: 'timestamp', classification_chain_path: TIMESTAMP })),
+      // Mislabelled twice over: e-mail addresses tagged as timestamps.
+      { table_name: 'lead_contacts', field_name: 'email', data_type: 'varchar', comment: 'e-mail address of the lead', classification_chain_path: TIMESTAMP },
+      { table_name: 'lead_contacts', field_name: 'secondary_email', data_type: 'varchar', comment: 'another e-mail address of the lead', classification_chain_path: TIMESTAMP },
+    ]);
+    await t.app.services.metricsWorker.drain();
+    const listed = (await t.app.inject({ method: 'GET', url: `/api/v1/fields?datasource_id=${leads}&q=lead_contacts&limit=10&sort=name`, headers: bearer(await adminToken(t.app)) })).json<{
+      items: Array<{ id: string; field_name: string; suggested_classification: { tag_id: number; chain_path: string; level: string } | null }>;
+    }>().items;
+    const [first, second] = listed;
+    assert.ok(first?.suggested_classification && second?.suggested_classification, JSON.stringify(listed));
+
+    const { page, problems } = await newPage();
+    await signIn(page, reviewer.username, reviewer.password, `/queue?datasource_id=${leads}&q=lead_contacts`);
+    await rows(page).first().locator('svg.minibars').waitFor();
+    const row = page.locator(`.queue .row[data-field-id="${first.id}"]`);
+    await row.locator('.suggestion', { hasText: first.suggested_classification.chain_path }).waitFor();
+    await assertAccessible(page, 'queue with suggestions');
+    await screenshot(page, 'queue-suggestion');
+    await row.getByRole('button', { name: /^Accept suggestion for/ }).click();
+    await page.getByRole('status').filter({ hasText: `Confirmed lead_contacts.${first.field_name}` }).waitFor();
+    const accepted = await field(first.id);
+    assert.equal(accepted.review_status, 'confirmed');
+    assert.equal(accepted.classification_chain_path, first.suggested_classification.chain_path);
+    assert.equal(accepted.level, first.suggested_classification.level);
+
+    // By keyboard: the current row's suggestion with a.
+    const index = Number(await page.locator(`.queue .row[data-field-id="${second.id}"]`).getAttribute('data-index'));
+    await page.locator('body').click({ position: { x: 5, y: 5 } });
+    for (let i = 0; i < index; i++) await page.keyboard.press('j');
+    await page.locator(`.queue .row.active[data-field-id="${second.id}"]`).waitFor();
+    await page.keyboard.press('a');
+    await page.getByRole('status').filter({ hasText: `Confirmed lead_contacts.${second.field_name}` }).waitFor();
+    const keyed = await field(second.id);
+    assert.equal(keyed.classification_chain_path, second.suggested_classification.chain_path);
+    assert.equal(keyed.level, second.suggested_classification.level);
     assert.deepEqual(problems, []);
   });
 });

@@ -5,6 +5,7 @@ import { session } from './api/session';
 import { Dialog } from './components/Dialog';
 import { resetData } from './data';
 import { AuditPage } from './pages/Audit';
+import { DatasourceDetailPage } from './pages/DatasourceDetail';
 import { DatasourcesPage } from './pages/Datasources';
 import { FieldDetailPage } from './pages/FieldDetail';
 import { LicensePage } from './pages/License';
@@ -27,6 +28,8 @@ const NAV: Array<{ href: string; label: string; permission: string }> = [
 function Page({ path }: { path: string }) {
   const field = /^\/fields\/([0-9a-f-]{36})$/i.exec(path);
   if (field?.[1]) return <FieldDetailPage id={field[1]} />;
+  const datasource = /^\/datasources\/([0-9a-f-]{36})$/i.exec(path);
+  if (datasource?.[1]) return <DatasourceDetailPage id={datasource[1]} />;
   switch (path) {
     case '/queue':
       return <QueuePage />;
@@ -71,7 +74,7 @@ function App() {
   }, [path]);
 
   useEffect(() => {
-    const label = NAV.find((n) => n.href === path)?.label ?? (path.startsWith('/fields/') ? 'Field' : 'FieldLens');
+    const label = NAV.find((n) => n.href === path)?.label ?? (path.startsWith('/fields/') ? 'Field' : path.startsWith('/datasources/') ? 'Data source' : 'FieldLens');
     document.title = `${label} · FieldLens`;
   }, [path]);
 
@@ -89,7 +92,7 @@ function App() {
           <ul>
             {NAV.filter((n) => session.can(n.permission)).map((n) => (
               <li key={n.href}>
-                <a href={n.href} aria-current={path === n.href || (n.href === '/queue' && path.startsWith('/fields/')) ? 'page' : undefined}>
+                <a href={n.href} aria-current={path === n.href || (n.href === '/queue' && path.startsWith('/fields/')) || (n.href === '/datasources' && path.startsWith('/datasources/')) ? 'page' : undefined}>
                   {n.label}
                 </a>
               </li>

@@ -13,6 +13,7 @@ import { classification } from './0010-classification.js';
 import { datasourceConnections } from './0011-datasource-connections.js';
 import { scans } from './0012-scans.js';
 import { outlierEvidence } from './0013-outlier-evidence.js';
+import { fieldListOrder } from './0014-field-list-order.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
 export type MigrationFactory = (kind: DialectKind) => Migration;
@@ -28,4 +29,5 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0011-datasource-connections', datasourceConnections],
   ['0012-scans', scans],
   ['0013-outlier-evidence', outlierEvidence],
+  ['0014-field-list-order', fieldListOrder],
 ];

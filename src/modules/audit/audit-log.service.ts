@@ -6,7 +6,7 @@ import type { Database } from '../../db/database.js';
 import { AppError } from '../../http/errors.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import { csvHeader, csvRow, ndjsonLine, toEntryResponse, type ExportFormat } from './audit-export.js';
-import { listEntriesNewestFirst, listEntriesOldestFirst, readHead, type AuditFilters } from './audit.repository.js';
+import { countActionsByDay, listEntriesNewestFirst, listEntriesOldestFirst, readHead, type AuditFilters } from './audit.repository.js';
 import { verifyAuditChain, type ChainVerification, type VerifyOptions } from './audit-verify.js';
 
 export type AuditEntryResponse = ReturnType<typeof toEntryResponse>;
@@ -98,6 +98,11 @@ export class AuditLogService {
         page = await listEntriesOldestFirst(db, filters, { afterSeq: Number(last.seq), maxSeq, limit: EXPORT_PAGE_SIZE });
       }
     })();
+  }
+
+  /** How many entries of each of `actions` were written per UTC day (YYYY-MM-DD) since the instant `since`. */
+  async countActionsByDay(actions: readonly string[], since: Date): Promise<Array<{ day: string; action: string; n: number }>> {
+    return countActionsByDay(this.deps.database.db, actions, since.toISOString());
   }
 
   /** Walks the whole chain and compares it with the stored head (the logic of `fieldlens audit verify`). */

@@ -1,5 +1,5 @@
 /** All SQL of the audit log. Append-only: nothing here updates or deletes an entry. */
-import type { ExpressionBuilder } from 'kysely';
+import { sql, type ExpressionBuilder } from 'kysely';
 import type { Database, Queryable, Tx } from '../../db/database.js';
 import type { AuditLogRow, DB } from '../../db/schema.js';
 import { hashEntry, type ChainedEntry } from './audit-chain.js';
@@ -95,4 +95,21 @@ export async function readHead(db: Queryable): Promise<{ seq: number; hash: stri
 /** Every entry after `afterSeq`, in seq order, unfiltered: what the chain check walks. */
 export async function readChainPage(db: Queryable, afterSeq: number, limit: number): Promise<AuditLogRow[]> {
   return db.selectFrom('audit_log').selectAll().where('seq', '>', afterSeq).orderBy('seq', 'asc').limit(limit).execute();
+}
+
+/**
+ * How many entries of each of `actions` were written per UTC day from `since` (inclusive, ISO UTC) on. Timestamps are
+ * stored as toISOString() text on both databases, so the day is their first ten characters; the (at, seq) index serves
+ * the range.
+ */
+export async function countActionsByDay(db: Queryable, actions: readonly string[], since: string): Promise<Array<{ day: string; action: string; n: number }>> {
+  const day = sql<string>`substr(at, 1, 10)`;
+  const rows = await db
+    .selectFrom('audit_log')
+    .select([day.as('day'), 'action', (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where('at', '>=', since)
+    .where('action', 'in', actions)
+    .groupBy([day, 'action'])
+    .execute();
+  return rows.map((r) => ({ day: r.day, action: r.action, n: Number(r.n) }));
 }

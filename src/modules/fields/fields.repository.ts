@@ -11,8 +11,14 @@ import type { ClassificationSource, DB, FieldRow, NewFieldRow } from '../../db/s
 import { notFound } from '../../http/errors.js';
 import type { FieldSort } from './fields.schemas.js';
 
-/** A field as the API shows it: every column but the embedding, plus its tag's chain path. */
-export type FieldListRow = Omit<FieldRow, 'embedding' | 'predicted_tag_id' | 'predicted_level' | 'predicted_confidence' | 'predicted_with'> & { classification_chain_path: string; suggested_chain_path: string | null };
+/**
+ * A field as the API shows it: the columns its answer needs (not the embedding, the value summary or the review
+ * bookkeeping: a 500-row page reads and copies only what it sends), plus its tag's chain path.
+ */
+export type FieldListRow = Pick<FieldRow, (typeof FIELD_COLUMNS)[number] extends `fields.${infer C extends keyof FieldRow}` ? C : never> & {
+  classification_chain_path: string;
+  suggested_chain_path: string | null;
+};
 
 export interface FieldFilter {
   datasource_id?: string;
@@ -42,22 +48,15 @@ const FIELD_COLUMNS = [
   'fields.field_name',
   'fields.data_type',
   'fields.comment',
-  'fields.format_signature',
   'fields.tag_id',
   'fields.level',
   'fields.locked',
   'fields.review_status',
-  'fields.review_reason',
-  'fields.reviewed_at',
-  'fields.reviewed_by',
-  'fields.embedder_version',
   'fields.outlier_score',
   'fields.severity',
   'fields.classification_source',
   'fields.classification_confidence',
   'fields.classification_evidence',
-  'fields.value_summary',
-  'fields.classified_with',
   'fields.suggested_tag_id',
   'fields.suggested_level',
   'fields.suggested_confidence',
@@ -276,6 +275,18 @@ const CATALOG_COLUMNS = ['id', 'tag_id', 'level', 'review_status', 'embedding', 
 export async function countFields(db: Queryable): Promise<number> {
   const row = await db.selectFrom('fields').select((s) => s.fn.countAll<number>().as('n')).executeTakeFirst();
   return Number(row?.n ?? 0);
+}
+
+/** The fields confirmed now, counted by the UTC day (YYYY-MM-DD) of their confirmation (stored as ISO text). */
+export async function countConfirmedByDay(db: Queryable): Promise<Array<{ day: string; n: number }>> {
+  const day = sql<string>`substr(reviewed_at, 1, 10)`;
+  const rows = await db
+    .selectFrom('fields')
+    .select([day.as('day'), (eb) => eb.fn.countAll<number | string>().as('n')])
+    .where('review_status', '=', 'confirmed')
+    .groupBy(day)
+    .execute();
+  return rows.map((r) => ({ day: r.day, n: Number(r.n) }));
 }
 
 /** One page of fields in id order (keyset), for building an in-memory replica of the catalog. */

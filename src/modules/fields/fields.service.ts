@@ -198,6 +198,11 @@ export class FieldsService {
     return repo.countFields(this.db);
   }
 
+  /** The fields confirmed now, counted by the UTC day of their confirmation (YYYY-MM-DD). */
+  async confirmedByDay(): Promise<Array<{ day: string; n: number }>> {
+    return repo.countConfirmedByDay(this.db);
+  }
+
   /** One page of the catalog (id, tag, level, review status, embedding) in id order, after `afterId`. */
   async catalogPage(afterId: string | null, limit: number): Promise<repo.CatalogFieldRow[]> {
     return repo.listCatalogFields(this.db, afterId, limit);

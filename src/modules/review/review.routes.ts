@@ -1,7 +1,7 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authentication.js';
 import type { Services } from '../../services.js';
-import { BatchConfirmBody, BatchConfirmResponse, ConfirmResponse, DecisionBody, DeferBody, DeferResponse, FieldIdParams } from './review.schemas.js';
+import { BatchConfirmBody, BatchConfirmResponse, ConfirmResponse, DecisionBody, DeferBody, DeferResponse, FieldIdParams, ReviewProgressQuery, ReviewProgressResponse } from './review.schemas.js';
 
 
 const DECISION_RULES =
@@ -11,6 +11,24 @@ const DECISION_RULES =
 
 export const reviewRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { review } = services;
+
+  app.get(
+    '/review/progress',
+    {
+      config: { access: 'field:read' },
+      schema: {
+        summary: 'Review progress over time',
+        description:
+          'Per UTC day or ISO week over the last `days` days (today included), oldest first: the confirmations and deferrals recorded in ' +
+          'the audit log (each field of a batch counts), and how many fields of the current catalog had been confirmed by the end of the ' +
+          'bucket and still are (confirmed_fields), with their share of all fields now (confirmed_share). Read-only.',
+        tags: ['review'],
+        querystring: ReviewProgressQuery,
+        response: { 200: ReviewProgressResponse },
+      },
+    },
+    async (request) => review.progress(request.query),
+  );
 
   app.post(
     '/classify/fields/batch-confirm',

@@ -72,3 +72,31 @@ export const DeferResponse = Type.Object({
   deferred_at: Timestamp,
 });
 export type DeferResponse = Static<typeof DeferResponse>;
+
+export const PROGRESS_BUCKETS = ['day', 'week'] as const;
+export type ProgressBucket = (typeof PROGRESS_BUCKETS)[number];
+
+export const ReviewProgressQuery = Type.Object(
+  {
+    bucket: Type.Enum(PROGRESS_BUCKETS, { default: 'day', description: 'day: UTC calendar days; week: ISO weeks (Monday to Sunday, UTC)' }),
+    days: Type.Integer({ minimum: 1, maximum: 366, default: 30, description: 'How far back: the buckets covering the last `days` days, today included' }),
+  },
+  { additionalProperties: false },
+);
+export type ReviewProgressQuery = Static<typeof ReviewProgressQuery>;
+
+export const ReviewProgressBucket = Type.Object({
+  start: Type.String({ format: 'date', description: 'First day of the bucket (UTC, YYYY-MM-DD)' }),
+  confirmed: Type.Integer({ minimum: 0, description: 'Confirmations recorded in the bucket (audit entries field.confirmed: each field of a batch counts)' }),
+  deferred: Type.Integer({ minimum: 0, description: 'Deferrals recorded in the bucket (audit entries field.deferred)' }),
+  confirmed_fields: Type.Integer({ minimum: 0, description: 'Fields of the current catalog that were confirmed by the end of the bucket and still are' }),
+  confirmed_share: Type.Number({ minimum: 0, maximum: 1, description: 'confirmed_fields / fields_total (0 for an empty catalog)' }),
+});
+
+export const ReviewProgressResponse = Type.Object({
+  bucket: Type.Enum(PROGRESS_BUCKETS),
+  fields_total: Type.Integer({ minimum: 0 }),
+  fields_confirmed: Type.Integer({ minimum: 0 }),
+  buckets: Type.Array(ReviewProgressBucket, { description: 'Oldest first; the last one holds today' }),
+});
+export type ReviewProgressResponse = Static<typeof ReviewProgressResponse>;

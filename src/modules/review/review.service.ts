@@ -10,11 +10,12 @@ import type { Clock } from '../../clock.js';
 import type { Database, Tx } from '../../db/database.js';
 import type { Caller } from '../../http/access.js';
 import { notFound } from '../../http/errors.js';
+import type { AuditLogService } from '../audit/audit-log.service.js';
 import type { AuditEvent, AuditService } from '../audit/audit.service.js';
 import type { FieldsService, ReviewState } from '../fields/fields.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
-import type { BatchConfirmBody, BatchConfirmResponse, ConfirmResponse, DecisionBody, DeferBody, DeferResponse } from './review.schemas.js';
+import type { BatchConfirmBody, BatchConfirmResponse, ConfirmResponse, DecisionBody, DeferBody, DeferResponse, ProgressBucket, ReviewProgressQuery, ReviewProgressResponse } from './review.schemas.js';
 
 /** The decision after resolution: each null when the body left it out (then the field's own value is kept). */
 interface Decision {
@@ -43,6 +44,9 @@ export class ReviewService {
       clock: Clock;
       audit: AuditService;
       fields: Pick<FieldsService, 'lockReviewStates' | 'confirmFields' | 'deferField'>;
+      /** What the progress over time is read from (read-only). */
+      catalog: Pick<FieldsService, 'confirmedByDay' | 'countFields'>;
+      auditLog: Pick<AuditLogService, 'countActionsByDay'>;
       taxonomy: Pick<TaxonomyService, 'tagIndex' | 'resolveClassification'>;
       license: Pick<LicenseGate, 'assertFeature'>;
     },
@@ -114,6 +118,49 @@ export class ReviewService {
   }
 
   /** Resolves tag id / path / level through the catalog; 422 when they name nothing or disagree. */
+  /**
+   * Review progress over time: per day or week, the decisions recorded (from the audit log) and how much of the current
+   * catalog was confirmed by then (from the fields' confirmation times). Read-only.
+   */
+  async progress(query: ReviewProgressQuery): Promise<ReviewProgressResponse> {
+    const starts = bucketStarts(this.deps.clock.now(), query.bucket, query.days);
+    const first = starts[0] as string;
+    const [decisions, confirmedByDay, total] = await Promise.all([
+      this.deps.auditLog.countActionsByDay(['field.confirmed', 'field.deferred'], new Date(`${first}T00:00:00.000Z`)),
+      this.deps.catalog.confirmedByDay(),
+      this.deps.catalog.countFields(),
+    ]);
+    const indexOf = (day: string) => {
+      // The last bucket whose start is on or before the day (starts are sorted, days are YYYY-MM-DD text).
+      let i = starts.length - 1;
+      while (i > 0 && (starts[i] as string) > day) i -= 1;
+      return i;
+    };
+    const buckets = starts.map((start) => ({ start, confirmed: 0, deferred: 0, confirmed_fields: 0, confirmed_share: 0 }));
+    for (const d of decisions) {
+      const bucket = buckets[indexOf(d.day)];
+      if (!bucket) continue;
+      if (d.action === 'field.confirmed') bucket.confirmed += d.n;
+      else bucket.deferred += d.n;
+    }
+    // Confirmed fields by the end of each bucket: those confirmed before the first bucket, then each bucket's own.
+    const own = buckets.map(() => 0);
+    let before = 0;
+    let confirmed = 0;
+    for (const c of confirmedByDay) {
+      confirmed += c.n;
+      if (c.day < first) before += c.n;
+      else own[indexOf(c.day)] = (own[indexOf(c.day)] ?? 0) + c.n;
+    }
+    let running = before;
+    for (const [i, bucket] of buckets.entries()) {
+      running += own[i] ?? 0;
+      bucket.confirmed_fields = running;
+      bucket.confirmed_share = total > 0 ? Math.min(1, running / total) : 0;
+    }
+    return { bucket: query.bucket, fields_total: total, fields_confirmed: confirmed, buckets };
+  }
+
   private async resolveDecision(body: DecisionBody): Promise<Decision> {
     const resolved = await this.deps.taxonomy.resolveClassification({
       tag_id: body.classification_tag_id ?? null,
@@ -178,4 +225,17 @@ function decisionDetails(body: DecisionBody) {
     classification_chain_path: body.classification_chain_path ?? null,
     lock_level: body.lock_level ?? null,
   };
+}
+
+/** First days (UTC, YYYY-MM-DD) of the buckets covering the last `days` days up to `now`, oldest first. */
+export function bucketStarts(now: Date, bucket: ProgressBucket, days: number): string[] {
+  const DAY = 86_400_000;
+  const today = Math.floor(now.getTime() / DAY) * DAY;
+  let start = today - (days - 1) * DAY;
+  // ISO weeks start on Monday: getUTCDay() is 0 on Sunday.
+  if (bucket === 'week') start -= ((new Date(start).getUTCDay() + 6) % 7) * DAY;
+  const step = bucket === 'week' ? 7 * DAY : DAY;
+  const out: string[] = [];
+  for (let t = start; t <= today; t += step) out.push(new Date(t).toISOString().slice(0, 10));
+  return out;
 }

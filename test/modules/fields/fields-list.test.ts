@@ -5,7 +5,7 @@ import { describeEachDatabase } from '../../helpers/databases.js';
 import { createDatasource, importOk, manyFields } from './factories.js';
 
 interface ListBody {
-  items: Array<{ id: string; table_name: string; field_name: string; level: string; classification_tag_id: number; outlier_score: number | null; updated_at: string; review_status: string; severity: string | null }>;
+  items: Array<{ id: string; datasource_id: string; table_name: string; field_name: string; level: string; classification_tag_id: number; outlier_score: number | null; updated_at: string; review_status: string; severity: string | null }>;
   next_cursor: string | null;
 }
 
@@ -88,6 +88,45 @@ describeEachDatabase('field list', (kind) => {
 
     const byUpdated = (await list(`datasource_id=${source}&sort=updated_at&limit=500`)).items.map((f) => f.updated_at);
     assert.deepEqual(byUpdated, [...byUpdated].sort().reverse());
+  });
+
+  it("answers the queue's filters in outlier order exactly as the filtered catalog sorted (each filter has its own ordered index)", async () => {
+    const other = await createDatasource(t.app, token);
+    const extra = (await importOk(t.app, token, other, manyFields(30, 'other'))).field_ids;
+    await t.database.db.updateTable('fields').set({ outlier_score: 0.5, severity: 'medium' }).where('id', 'in', extra.slice(0, 20)).execute();
+    await t.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${ids[1]}/defer`, headers: bearer(token), payload: { reason: 'order test' } });
+    await t.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${extra[2]}/defer`, headers: bearer(token), payload: { reason: 'order test' } });
+    const everything: ListBody['items'] = [];
+    let next: string | null = null;
+    do {
+      const page: ListBody = await list(`sort=name&limit=500${next ? `&cursor=${next}` : ''}`);
+      everything.push(...page.items);
+      next = page.next_cursor;
+    } while (next !== null);
+    const tagId = everything[0]?.classification_tag_id as number;
+    const expected = (keep: (f: ListBody['items'][number]) => boolean) =>
+      everything
+        .filter(keep)
+        .sort((a, b) => (a.outlier_score === b.outlier_score ? (a.id < b.id ? 1 : -1) : a.outlier_score === null ? 1 : b.outlier_score === null ? -1 : b.outlier_score - a.outlier_score))
+        .map((f) => f.id);
+    const cases: Array<[string, (f: ListBody['items'][number]) => boolean]> = [
+      ['', () => true],
+      [`datasource_id=${other}`, (f) => f.datasource_id === other],
+      ['review_status=deferred', (f) => f.review_status === 'deferred'],
+      [`datasource_id=${source}&review_status=unreviewed`, (f) => f.datasource_id === source && f.review_status === 'unreviewed'],
+      [`tag_id=${tagId}`, (f) => f.classification_tag_id === tagId],
+      ['level=L2', (f) => f.level === 'L2'],
+    ];
+    for (const [filter, keep] of cases) {
+      const ids: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: ListBody = await list(`${filter}&sort=outlier_score&limit=40${cursor ? `&cursor=${cursor}` : ''}`);
+        ids.push(...page.items.map((f) => f.id));
+        cursor = page.next_cursor;
+      } while (cursor !== null);
+      assert.deepEqual(ids, expected(keep), `filter "${filter}"`);
+    }
   });
 
   it('filters by level, tag, review status, severity, data source and name substring', async () => {

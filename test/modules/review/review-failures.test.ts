@@ -36,6 +36,8 @@ describeEachDatabase('review failures', (kind) => {
       // Only record() is used by the review service; the cast lets a test stand-in take its place.
       audit: (overrides.audit ?? services.audit) as AuditService,
       fields: overrides.fields ?? services.fields,
+      catalog: services.fields,
+      auditLog: services.auditLog,
       taxonomy: services.taxonomy,
       license: services.license,
     });

@@ -30,6 +30,9 @@ export type Datasource = Schemas<'/api/v1/datasources', 'get'>['items'][number];
 export type AuditEntry = Schemas<'/api/v1/audit-logs', 'get'>['items'][number];
 export type LicenseStatus = Schemas<'/api/v1/license/status', 'get'>;
 export type User = Schemas<'/api/v1/users', 'get'>['items'][number];
+export type ReviewProgress = Schemas<'/api/v1/review/progress', 'get'>;
+export type ConnectionBody = NonNullable<NonNullable<paths['/api/v1/datasources']['post']['requestBody']>['content']['application/json']['connection']>;
+export type Scan = Schemas<'/api/v1/scans/{id}', 'get'>;
 
 /** What the scanner and the outlier issue will add; optional so the console shows them when the API has them. */
 export interface Suggestion {

@@ -8,29 +8,7 @@ export interface paths {
             cookie?: never;
         };
         /** Liveness: 200 while the process is up */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["checkLiveness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -46,30 +24,8 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: 200 when the database answers and migrations are done, else 503 */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {string} */
-                            status: "ok";
-                        };
-                    };
-                };
-            };
-        };
+        /** Readiness: 200 when the database answers and migrations are done, else 503 (also from the moment the instance starts shutting down) */
+        get: operations["checkReadiness"];
         put?: never;
         post?: never;
         delete?: never;
@@ -91,42 +47,7 @@ export interface paths {
          * Log in with username and password
          * @description Returns a short-lived bearer access token and a refresh token. After 10 consecutive failures a username is throttled (429 with Retry-After).
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        username: string;
-                        password: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Bearer JWT for the Authorization header */
-                            access_token: string;
-                            /** @description Opaque token for POST /auth/refresh; rotated on every use */
-                            refresh_token: string;
-                            /** @enum {string} */
-                            token_type: "bearer";
-                            /** @description Lifetime of access_token in seconds */
-                            expires_in: number;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["login"];
         delete?: never;
         options?: never;
         head?: never;
@@ -146,36 +67,7 @@ export interface paths {
          * Exchange a refresh token for a new token pair
          * @description No bearer token needed. The refresh token is rotated: the old one stops working, and presenting it again revokes the whole login session.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        refresh_token: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            access_token: string;
-                            refresh_token: string;
-                            expires_in: number;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["refreshTokens"];
         delete?: never;
         options?: never;
         head?: never;
@@ -192,30 +84,7 @@ export interface paths {
         get?: never;
         put?: never;
         /** End the login session of a refresh token */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        refresh_token: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        post: operations["logout"];
         delete?: never;
         options?: never;
         head?: never;
@@ -230,46 +99,7 @@ export interface paths {
             cookie?: never;
         };
         /** The current user: identity, roles, permissions and license tier */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: uuid
-                             * @description UUID
-                             */
-                            id: string;
-                            username: string;
-                            email: string;
-                            roles: {
-                                /**
-                                 * @description Role name
-                                 * @enum {string}
-                                 */
-                                role: "superadmin" | "admin" | "dba" | "operator" | "classifier_owner" | "observer";
-                                /** @description "global" (reserved: "datasource:<uuid>") */
-                                scope: string;
-                            }[];
-                            permissions: ("field:read" | "field:review" | "field:import" | "taxonomy:write" | "datasource:read" | "datasource:write" | "user:read" | "user:write" | "audit:read" | "license:read" | "license:write")[];
-                            /** @description Current license tier: trial_mock, lite, pro or enterprise */
-                            sku_tier: string;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getCurrentUser"];
         put?: never;
         post?: never;
         delete?: never;
@@ -286,111 +116,13 @@ export interface paths {
             cookie?: never;
         };
         /** List users */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                username: string;
-                                email: string;
-                                roles: {
-                                    /**
-                                     * @description Role name
-                                     * @enum {string}
-                                     */
-                                    role: "superadmin" | "admin" | "dba" | "operator" | "classifier_owner" | "observer";
-                                    /** @description "global" (reserved: "datasource:<uuid>") */
-                                    scope: string;
-                                }[];
-                                disabled: boolean;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC timestamp (ISO 8601)
-                                 */
-                                created_at: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listUsers"];
         put?: never;
         /**
          * Create a user
          * @description Counts against the license quota max_users (403 quota_exceeded). Only a superadmin can grant superadmin.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description 3–64 letters, digits, ".", "_", "@" or "-"; unique regardless of case */
-                        username: string;
-                        /** @description 12–256 characters, any Unicode; common passwords are refused */
-                        password: string;
-                        /** Format: email */
-                        email: string;
-                        roles: ("superadmin" | "admin" | "dba" | "operator" | "classifier_owner" | "observer")[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: uuid
-                             * @description UUID
-                             */
-                            id: string;
-                            username: string;
-                            email: string;
-                            roles: {
-                                /**
-                                 * @description Role name
-                                 * @enum {string}
-                                 */
-                                role: "superadmin" | "admin" | "dba" | "operator" | "classifier_owner" | "observer";
-                                /** @description "global" (reserved: "datasource:<uuid>") */
-                                scope: string;
-                            }[];
-                            disabled: boolean;
-                            /**
-                             * Format: date-time
-                             * @description UTC timestamp (ISO 8601)
-                             */
-                            created_at: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createUser"];
         delete?: never;
         options?: never;
         head?: never;
@@ -408,92 +140,14 @@ export interface paths {
         put?: never;
         post?: never;
         /** Delete a user */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
-        };
+        delete: operations["deleteUser"];
         options?: never;
         head?: never;
         /**
          * Change a user: email, roles, disabled, password
          * @description Role, password and disabled changes end the user's sessions and take effect on its next request.
          */
-        patch: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** Format: email */
-                        email?: string;
-                        roles?: ("superadmin" | "admin" | "dba" | "operator" | "classifier_owner" | "observer")[];
-                        disabled?: boolean;
-                        /** @description 12–256 characters, any Unicode; common passwords are refused */
-                        password?: string;
-                        /** @description Required when changing your own password */
-                        current_password?: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: uuid
-                             * @description UUID
-                             */
-                            id: string;
-                            username: string;
-                            email: string;
-                            roles: {
-                                /**
-                                 * @description Role name
-                                 * @enum {string}
-                                 */
-                                role: "superadmin" | "admin" | "dba" | "operator" | "classifier_owner" | "observer";
-                                /** @description "global" (reserved: "datasource:<uuid>") */
-                                scope: string;
-                            }[];
-                            disabled: boolean;
-                            /**
-                             * Format: date-time
-                             * @description UTC timestamp (ISO 8601)
-                             */
-                            created_at: string;
-                        };
-                    };
-                };
-            };
-        };
+        patch: operations["updateUser"];
         trace?: never;
     };
     "/api/v1/license/status": {
@@ -507,71 +161,7 @@ export interface paths {
          * License status
          * @description The license in force (the built-in 30-day trial `trial_mock` until one is imported): tier, raw and computed status, expiry, quotas, live usage (data sources other than the sample ones; users that are not disabled) and feature switches.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description trial_mock (built-in trial, sample data), lite, pro or enterprise
-                             * @enum {unknown}
-                             */
-                            sku_tier: "trial_mock" | "lite" | "pro" | "enterprise";
-                            /**
-                             * @description The license's own status; active for the built-in trial
-                             * @enum {unknown}
-                             */
-                            license_status: "active" | "suspended" | "revoked";
-                            /**
-                             * @description The status the service acts on: the license status, the dates and the clock-rollback guard
-                             * @enum {unknown}
-                             */
-                            computed_status: "active" | "expired" | "not_yet_valid" | "suspended" | "revoked";
-                            /** @description End of validity; null for a perpetual license */
-                            expires_at: string | (never | null);
-                            /** @description null for the built-in trial */
-                            customer_name: string | null;
-                            quotas: {
-                                /** @description null = unlimited */
-                                max_datasources: number | null;
-                                /** @description null = unlimited */
-                                max_users: number | null;
-                            };
-                            usage: {
-                                /** @description Data sources, not counting the built-in sample ones */
-                                datasources: number;
-                                /** @description Users that are not disabled */
-                                users: number;
-                            };
-                            features_enabled: {
-                                /** @description The embedding-minibars endpoint */
-                                embedding_metrics: boolean;
-                                /** @description Batch confirmation */
-                                batch_confirm: boolean;
-                                /** @description The audit-log export */
-                                audit_export: boolean;
-                                /** @description The built-in sample catalog */
-                                sample_data: boolean;
-                            };
-                            is_expired: boolean;
-                            /** @description Whole days left, rounded up; 0 once expired; null when perpetual */
-                            days_remaining: number | null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["getLicenseStatus"];
         put?: never;
         post?: never;
         delete?: never;
@@ -593,44 +183,7 @@ export interface paths {
          * Import a license file
          * @description multipart/form-data with the file in the part `file`; its name must end in `.service-license`, at most 64 KiB. The signature is checked with the trusted vendor key; a file that does not verify, is expired or is not yet valid is refused (400 license_invalid) and the previous license stays in force. Importing a paid license removes the built-in sample data. Every attempt is audit-logged.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "multipart/form-data": {
-                        /**
-                         * Format: binary
-                         * @description The license file: its name must end in .service-license, at most 64 KiB
-                         */
-                        file: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * @description trial_mock (built-in trial, sample data), lite, pro or enterprise
-                             * @enum {unknown}
-                             */
-                            sku_tier: "trial_mock" | "lite" | "pro" | "enterprise";
-                            /** @description End of validity of the imported license; null when perpetual */
-                            expires_at: string | (never | null);
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["importLicense"];
         delete?: never;
         options?: never;
         head?: never;
@@ -648,34 +201,7 @@ export interface paths {
          * List classification levels
          * @description The configured level scheme (FIELDLENS_LEVELS), least sensitive first. Level codes are what fields, imports and lock_level use.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                /** @description Level code used in fields and decisions */
-                                code: string;
-                                name: string;
-                                /** @description 1 = least sensitive */
-                                rank: number;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listLevels"];
         put?: never;
         post?: never;
         delete?: never;
@@ -695,85 +221,13 @@ export interface paths {
          * List classification tags
          * @description Every tag of the taxonomy, parents before children. chain_path is the tag names from the root joined by "/".
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                id: number;
-                                name: string;
-                                parent_id: number | null;
-                                /** @description Tag names from the root joined by "/" */
-                                chain_path: string;
-                                /** @description Level given to fields classified with this tag when no level is named */
-                                default_level: string;
-                                description: string | null;
-                                keywords: string[];
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listTags"];
         put?: never;
         /**
          * Create a classification tag
          * @description Adds a tag at the root or under parent_id. 422 when the parent or default_level is unknown, 409 when a tag with the same chain path exists. Audit-logged.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description 1–100 characters; no "/", no control characters, no leading or trailing spaces */
-                        name: string;
-                        parent_id?: number | null;
-                        /** @description A configured level code, e.g. L3 */
-                        default_level: string;
-                        description?: string | null;
-                        keywords?: string[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            id: number;
-                            name: string;
-                            parent_id: number | null;
-                            /** @description Tag names from the root joined by "/" */
-                            chain_path: string;
-                            /** @description Level given to fields classified with this tag when no level is named */
-                            default_level: string;
-                            description: string | null;
-                            keywords: string[];
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createTag"];
         delete?: never;
         options?: never;
         head?: never;
@@ -791,99 +245,13 @@ export interface paths {
          * List data sources
          * @description Every data source with its number of fields, oldest first. is_sample marks the built-in trial sample data.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                name: string;
-                                /** @description Kind of system, e.g. postgresql, mysql, oracle */
-                                type: string;
-                                description: string | null;
-                                /** @description Part of the built-in trial sample data (not counted in quotas) */
-                                is_sample: boolean;
-                                field_count: number;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC timestamp (ISO 8601)
-                                 */
-                                created_at: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listDatasources"];
         put?: never;
         /**
          * Create a data source
-         * @description Names must be unique (409). Counts against the license quota max_datasources (403 quota_exceeded); sample data sources do not count. Audit-logged.
+         * @description Names must be unique (409). Counts against the license quota max_datasources (403 quota_exceeded); sample data sources do not count. An optional connection makes it scannable: its password is stored encrypted (422 when the service has no secret key) and never returned (has_password). A sqlite connection must name a file inside FIELDLENS_SCAN_SQLITE_DIR (422 otherwise, or when it is unset). Audit-logged without the password.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Unique name, 1–128 characters */
-                        name: string;
-                        /** @description Kind of system, e.g. postgresql */
-                        type: string;
-                        description?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                201: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: uuid
-                             * @description UUID
-                             */
-                            id: string;
-                            name: string;
-                            /** @description Kind of system, e.g. postgresql, mysql, oracle */
-                            type: string;
-                            description: string | null;
-                            /** @description Part of the built-in trial sample data (not counted in quotas) */
-                            is_sample: boolean;
-                            field_count: number;
-                            /**
-                             * Format: date-time
-                             * @description UTC timestamp (ISO 8601)
-                             */
-                            created_at: string;
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["createDatasource"];
         delete?: never;
         options?: never;
         head?: never;
@@ -904,27 +272,31 @@ export interface paths {
          * Delete a data source and its fields
          * @description Removes the data source and every field imported into it, in one transaction. Audit-logged.
          */
-        delete: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    id: string;
-                };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                204: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content?: never;
-                };
-            };
+        delete: operations["deleteDatasource"];
+        options?: never;
+        head?: never;
+        /**
+         * Update a data source
+         * @description Changes the name, description, connection or scan interval. connection replaces the whole connection object; its password, when omitted, keeps the stored one, null removes it, a string replaces it; connection null removes connection and password. scan_interval_hours null switches periodic scans off. A sample data source takes no connection or interval (409). Audit-logged as datasource.updated, without the password (password_changed: true).
+         */
+        patch: operations["updateDatasource"];
+        trace?: never;
+    };
+    "/api/v1/datasources/{id}/test-connection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
         };
+        get?: never;
+        put?: never;
+        /**
+         * Test the connection of a data source
+         * @description Connects with the stored connection and reads the server version. 422 connection_failed names the cause (authentication, unreachable, tls, timeout, unknown_database, permission, other) and never a secret; 409 when the data source has no connection; 422 unprocessable when the stored password cannot be decrypted (the secret key changed or is missing).
+         */
+        post: operations["testDatasourceConnection"];
+        delete?: never;
         options?: never;
         head?: never;
         patch?: never;
@@ -943,54 +315,7 @@ export interface paths {
          * Import fields into a data source
          * @description 1–5000 fields per call, all committed together or not at all. Upsert on (datasource, table_name, field_name): re-importing returns the same ids. Classify by classification_tag_id or classification_chain_path (422 when unknown or when both name different tags); a field without either is classified automatically (nearest tag by embedding) and gets that tag's default level. A locked field keeps its classification. sample_values are reduced to a format signature and never stored. Duplicate rows in one call → 400; unknown data source → 404.
          */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /**
-                         * Format: uuid
-                         * @description UUID
-                         */
-                        datasource_id: string;
-                        fields: {
-                            /** @description Table name: 1–128 characters, no control characters */
-                            table_name: string;
-                            /** @description Field name: 1–128 characters, no control characters */
-                            field_name: string;
-                            data_type?: string | null;
-                            comment?: string | null;
-                            /** @description Example values; only a signature of their format is kept, the values themselves are never stored */
-                            sample_values?: string[];
-                            classification_tag_id?: number | null;
-                            classification_chain_path?: string | null;
-                            level?: string | null;
-                        }[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            created: number;
-                            updated: number;
-                            /** @description Id of each imported field, in input order */
-                            field_ids: string[];
-                        };
-                    };
-                };
-            };
-        };
+        post: operations["importFields"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1008,74 +333,7 @@ export interface paths {
          * List fields
          * @description Filtered, sorted, cursor-paginated list. Pages are keyset-based on (sort key, id): rows added while paging never cause a skip or a repeat. Pass next_cursor as cursor with the same sort to get the next page.
          */
-        get: {
-            parameters: {
-                query: {
-                    /** @description UUID */
-                    datasource_id?: string;
-                    review_status?: "unreviewed" | "confirmed" | "deferred";
-                    severity?: "low" | "medium" | "high";
-                    level?: string;
-                    tag_id?: number;
-                    /** @description Substring of the table or field name (case-insensitive) */
-                    q?: string;
-                    /** @description name: field name ascending; outlier_score: most suspicious first, not-yet-scored last; updated_at: most recently changed first */
-                    sort: "outlier_score" | "name" | "updated_at";
-                    limit: number;
-                    /** @description next_cursor of the previous page */
-                    cursor?: string;
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                id: string;
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                datasource_id: string;
-                                table_name: string;
-                                field_name: string;
-                                data_type: string | null;
-                                comment: string | null;
-                                classification_tag_id: number;
-                                classification_chain_path: string;
-                                level: string;
-                                /** @description The level when a reviewer locked the classification, else null */
-                                lock_level: string | null;
-                                /** @enum {unknown} */
-                                review_status: "unreviewed" | "confirmed" | "deferred";
-                                /** @description From the stored metrics; null until computed */
-                                outlier_score: number | null;
-                                severity: ("low" | "medium" | "high") | (never | null);
-                                /**
-                                 * Format: date-time
-                                 * @description UTC timestamp (ISO 8601)
-                                 */
-                                updated_at: string;
-                            }[];
-                            /** @description Pass as cursor for the next page; null on the last page */
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-            };
-        };
+        get: operations["listFields"];
         put?: never;
         post?: never;
         delete?: never;
@@ -1095,25 +353,3589 @@ export interface paths {
          * Get one field
          * @description The field with its classification (tag id, chain path, level), lock, review status and stored outlier score and severity.
          */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    id: string;
+        get: operations["getField"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-logs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List audit log entries
+         * @description Newest first. Filters combine with AND; `since` is inclusive, `until` exclusive. Pass `next_cursor` as `cursor` for the next page; it is null on the last page.
+         */
+        get: operations["listAuditLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/audit-logs/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export the audit log as NDJSON or CSV
+         * @description Streams every matching entry, oldest first, as a download. NDJSON keeps every hashed field, so the chain can be re-verified elsewhere; CSV neutralises cells starting with =, +, -, @ (a leading apostrophe). Needs the license feature audit_export.
+         */
+        get: operations["exportAuditLogs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/review/progress": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Review progress over time
+         * @description Per UTC day or ISO week over the last `days` days (today included), oldest first: the confirmations and deferrals recorded in the audit log (each field of a batch counts), and how many fields of the current catalog had been confirmed by the end of the bucket and still are (confirmed_fields), with their share of all fields now (confirmed_share). Read-only.
+         */
+        get: operations["getReviewProgress"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classify/fields/batch-confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm up to 500 fields to one classification
+         * @description Body fields are all optional: a tag id and a chain path must name the same tag (else 422); a path alone is resolved to its tag; neither confirms the current tag. lock_level, a configured level code, sets the level; without it the current level is kept. The classification is locked: later imports no longer change it. All confirmations of one call commit together, one audit entry per confirmed field. A field already confirmed with exactly this classification is skipped (unchanged); an unknown id is listed in errors (not_found). An invalid decision fails the whole call (422). Needs the license feature batch_confirm.
+         */
+        post: operations["batchConfirmFields"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classify/fields/{field_id}/confirm": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Confirm a field's classification
+         * @description Body fields are all optional: a tag id and a chain path must name the same tag (else 422); a path alone is resolved to its tag; neither confirms the current tag. lock_level, a configured level code, sets the level; without it the current level is kept. The classification is locked: later imports no longer change it. Sets review_status to confirmed from any state and writes a field.confirmed audit entry.
+         */
+        post: operations["confirmField"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classify/fields/{field_id}/defer": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Defer a field's review with a reason
+         * @description Sets review_status to deferred from any state, keeps the classification (and its lock) as it is, and writes a field.deferred audit entry with the reason.
+         */
+        post: operations["deferField"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classify/fields/embedding-minibars": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Six-axis metrics, outlier score and nearest field for up to 500 fields
+         * @description For each field: six axis scores (percentile in the catalog, higher = fits its classification better) and their raw cosine distances, similarity to its tag anchor and level centroid, mean similarity to the other listed fields, an outlier score in [0, 1] with its severity, the nearest field in the catalog and a plain-language reason. Unknown ids are listed in missing_field_ids. baseline_scores are the means of the returned scores. Needs the license feature embedding_metrics.
+         */
+        post: operations["getEmbeddingMinibars"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classify/metrics/status": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * How many fields wait for their metrics to be recomputed
+         * @description pending = 0 means every stored metric reflects every committed change that affects it.
+         */
+        get: operations["getMetricsStatus"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/datasources/{id}/scans": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List a data source’s scans
+         * @description Newest first, paginated: pass next_cursor as cursor for the next page (null on the last).
+         */
+        get: operations["listScans"];
+        put?: never;
+        /**
+         * Start a scan of a data source
+         * @description Queues a scan of the data source’s database; any instance’s scan worker runs it. Answers 202 with the queued scan: follow it with GET /api/v1/scans/{id}. One queued or running scan per data source (a second → 409); a sample data source or one without a connection → 409; an inactive license → 403 license_inactive. Audit-logged (scan.requested).
+         */
+        post: operations["startScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scans/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get a scan
+         * @description Status, phase, progress (tables and fields done of the total) and counts (new, changed, removed, unchanged, classified) as the scan goes.
+         */
+        get: operations["getScan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/scans/{id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel a scan
+         * @description A queued scan is cancelled at once. A running one answers with phase cancelling; its worker stops within seconds, keeping the tables it has written and removing nothing. A finished scan → 409. Audit-logged (scan.cancelled, or scan.cancel_requested then scan.cancelled).
+         */
+        post: operations["cancelScan"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description RFC 9457 problem details */
+        Problem: {
+            /**
+             * Format: uri
+             * @example https://fieldlens.dev/problems/validation_failed
+             */
+            type: string;
+            title: string;
+            status: number;
+            detail: string;
+            /** @enum {string} */
+            code: "validation_failed" | "license_invalid" | "invalid_credentials" | "unauthorized" | "token_expired" | "invalid_grant" | "forbidden" | "quota_exceeded" | "license_inactive" | "feature_disabled" | "not_found" | "method_not_allowed" | "request_timeout" | "conflict" | "payload_too_large" | "uri_too_long" | "unsupported_media_type" | "unprocessable" | "connection_failed" | "rate_limited" | "headers_too_large" | "internal_error" | "unavailable";
+            /** @description The request path */
+            instance?: string;
+            /** @description For validation failures: where and what */
+            errors?: {
+                /** @example /field_ids/3 */
+                path: string;
+                message: string;
+            }[];
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    checkLiveness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
                     };
-                    content: {
-                        "application/json": {
+                };
+            };
+        };
+    };
+    checkReadiness: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        status: "ok";
+                    };
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    login: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    username: string;
+                    password: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiJiNWQ4ZjFhMyJ9.c2lnbmF0dXJl",
+                     *       "refresh_token": "Xq3v9Lr0T8kY2mNc5bW7aJ1eP4sD6fG0hK8uZ3oQ",
+                     *       "token_type": "bearer",
+                     *       "expires_in": 900
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description Bearer JWT for the Authorization header */
+                        access_token: string;
+                        /** @description Opaque token for POST /auth/refresh; rotated on every use */
+                        refresh_token: string;
+                        /** @enum {string} */
+                        token_type: "bearer";
+                        /** @description Lifetime of access_token in seconds */
+                        expires_in: number;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    refreshTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    refresh_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "access_token": "eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiJiNWQ4ZjFhMyJ9.bmV3c2lnbmF0dXJl",
+                     *       "refresh_token": "Pz7c1Wn4Hs9Ka2Lm6Qb8Rd3Tf5Vg0Xj2Yk4Zl6Mn",
+                     *       "expires_in": 900
+                     *     }
+                     */
+                    "application/json": {
+                        access_token: string;
+                        refresh_token: string;
+                        expires_in: number;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    logout: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    refresh_token: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getCurrentUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "b5d8f1a3-6c2e-4f7b-a9d4-3e1c0b8a2f76",
+                     *       "username": "dana.reviewer",
+                     *       "email": "dana.reviewer@example.com",
+                     *       "roles": [
+                     *         {
+                     *           "role": "operator",
+                     *           "scope": "global"
+                     *         }
+                     *       ],
+                     *       "permissions": [
+                     *         "field:read",
+                     *         "field:review",
+                     *         "datasource:read"
+                     *       ],
+                     *       "sku_tier": "pro"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        username: string;
+                        email: string;
+                        roles: {
+                            /**
+                             * @description Role name
+                             * @enum {string}
+                             */
+                            role: "superadmin" | "admin" | "dba" | "operator" | "classifier_owner" | "observer";
+                            /** @description "global" (reserved: "datasource:<uuid>") */
+                            scope: string;
+                        }[];
+                        permissions: ("field:read" | "field:review" | "field:import" | "taxonomy:write" | "datasource:read" | "datasource:write" | "scan:run" | "scan:read" | "user:read" | "user:write" | "audit:read" | "license:read" | "license:write")[];
+                        /** @description Current license tier: trial_mock, lite, pro or enterprise */
+                        sku_tier: string;
+                    };
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listUsers: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            username: string;
+                            email: string;
+                            roles: {
+                                /**
+                                 * @description Role name
+                                 * @enum {string}
+                                 */
+                                role: "superadmin" | "admin" | "dba" | "operator" | "classifier_owner" | "observer";
+                                /** @description "global" (reserved: "datasource:<uuid>") */
+                                scope: string;
+                            }[];
+                            disabled: boolean;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp (ISO 8601)
+                             */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 3–64 letters, digits, ".", "_", "@" or "-"; unique regardless of case */
+                    username: string;
+                    /** @description 12–256 characters, any Unicode; common passwords are refused */
+                    password: string;
+                    /** Format: email */
+                    email: string;
+                    roles: ("superadmin" | "admin" | "dba" | "operator" | "classifier_owner" | "observer")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        username: string;
+                        email: string;
+                        roles: {
+                            /**
+                             * @description Role name
+                             * @enum {string}
+                             */
+                            role: "superadmin" | "admin" | "dba" | "operator" | "classifier_owner" | "observer";
+                            /** @description "global" (reserved: "datasource:<uuid>") */
+                            scope: string;
+                        }[];
+                        disabled: boolean;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state (a duplicate name, the last superadmin, your own account) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Conflicts with the current state",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state (a duplicate name, the last superadmin, your own account) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Conflicts with the current state",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** Format: email */
+                    email?: string;
+                    roles?: ("superadmin" | "admin" | "dba" | "operator" | "classifier_owner" | "observer")[];
+                    disabled?: boolean;
+                    /** @description 12–256 characters, any Unicode; common passwords are refused */
+                    password?: string;
+                    /** @description Required when changing your own password */
+                    current_password?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        username: string;
+                        email: string;
+                        roles: {
+                            /**
+                             * @description Role name
+                             * @enum {string}
+                             */
+                            role: "superadmin" | "admin" | "dba" | "operator" | "classifier_owner" | "observer";
+                            /** @description "global" (reserved: "datasource:<uuid>") */
+                            scope: string;
+                        }[];
+                        disabled: boolean;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state (a duplicate name, the last superadmin, your own account) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Conflicts with the current state",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getLicenseStatus: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description trial_mock (built-in trial, sample data), lite, pro or enterprise
+                         * @enum {unknown}
+                         */
+                        sku_tier: "trial_mock" | "lite" | "pro" | "enterprise";
+                        /**
+                         * @description The license's own status; active for the built-in trial
+                         * @enum {unknown}
+                         */
+                        license_status: "active" | "suspended" | "revoked";
+                        /**
+                         * @description The status the service acts on: the license status, the dates and the clock-rollback guard
+                         * @enum {unknown}
+                         */
+                        computed_status: "active" | "expired" | "not_yet_valid" | "suspended" | "revoked";
+                        /** @description End of validity; null for a perpetual license */
+                        expires_at: string | (never | null);
+                        /** @description null for the built-in trial */
+                        customer_name: string | null;
+                        quotas: {
+                            /** @description null = unlimited */
+                            max_datasources: number | null;
+                            /** @description null = unlimited */
+                            max_users: number | null;
+                        };
+                        usage: {
+                            /** @description Data sources, not counting the built-in sample ones */
+                            datasources: number;
+                            /** @description Users that are not disabled */
+                            users: number;
+                        };
+                        features_enabled: {
+                            /** @description The embedding-minibars endpoint */
+                            embedding_metrics: boolean;
+                            /** @description Batch confirmation */
+                            batch_confirm: boolean;
+                            /** @description The audit-log export */
+                            audit_export: boolean;
+                            /** @description The built-in sample catalog */
+                            sample_data: boolean;
+                        };
+                        is_expired: boolean;
+                        /** @description Whole days left, rounded up; 0 once expired; null when perpetual */
+                        days_remaining: number | null;
+                    };
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    importLicense: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "multipart/form-data": {
+                    /**
+                     * Format: binary
+                     * @description The license file: its name must end in .service-license, at most 64 KiB
+                     */
+                    file: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * @description trial_mock (built-in trial, sample data), lite, pro or enterprise
+                         * @enum {unknown}
+                         */
+                        sku_tier: "trial_mock" | "lite" | "pro" | "enterprise";
+                        /** @description End of validity of the imported license; null when perpetual */
+                        expires_at: string | (never | null);
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listLevels: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /** @description Level code used in fields and decisions */
+                            code: string;
+                            name: string;
+                            /** @description 1 = least sensitive */
+                            rank: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listTags: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            id: number;
+                            name: string;
+                            parent_id: number | null;
+                            /** @description Tag names from the root joined by "/" */
+                            chain_path: string;
+                            /** @description Level given to fields classified with this tag when no level is named */
+                            default_level: string;
+                            description: string | null;
+                            keywords: string[];
+                        }[];
+                    };
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createTag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1–100 characters; no "/", no control characters, no leading or trailing spaces */
+                    name: string;
+                    parent_id?: number | null;
+                    /** @description A configured level code, e.g. L3 */
+                    default_level: string;
+                    description?: string | null;
+                    keywords?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        parent_id: number | null;
+                        /** @description Tag names from the root joined by "/" */
+                        chain_path: string;
+                        /** @description Level given to fields classified with this tag when no level is named */
+                        default_level: string;
+                        description: string | null;
+                        keywords: string[];
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state (a duplicate name, the last superadmin, your own account) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Conflicts with the current state",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree, a refused connection), or a connection test failed (connection_failed) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unprocessable",
+                     *       "title": "Unprocessable request",
+                     *       "status": 422,
+                     *       "detail": "Well-formed, but refers to something invalid",
+                     *       "code": "unprocessable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listDatasources: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            name: string;
+                            /** @description Kind of system, e.g. postgresql, mysql, oracle */
+                            type: string;
+                            description: string | null;
+                            /** @description Part of the built-in trial sample data (not counted in quotas) */
+                            is_sample: boolean;
+                            field_count: number;
+                            /** @description How to reach the database for scans, without the password; null: not scannable */
+                            connection: {
+                                /**
+                                 * @description Database kind (mysql covers MariaDB)
+                                 * @enum {string}
+                                 */
+                                kind: "postgresql" | "mysql" | "sqlite";
+                                /** @description Server host name or address; required for postgresql and mysql */
+                                host?: string;
+                                /** @description Server port (default 5432 / 3306) */
+                                port?: number;
+                                /** @description Database name; for sqlite a file path inside FIELDLENS_SCAN_SQLITE_DIR */
+                                database: string;
+                                /** @description User the scan connects as (read-only grants suffice) */
+                                user?: string;
+                                /**
+                                 * @description TLS: disable (default), require, verify-full
+                                 * @enum {string}
+                                 */
+                                ssl?: "disable" | "require" | "verify-full";
+                                /** @description Schemas to scan: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                                include_schemas?: string[];
+                                /** @description Schemas to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                                exclude_schemas?: string[];
+                                /** @description Tables to scan (schema.table when the pattern has a dot): name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                                include_tables?: string[];
+                                /** @description Tables to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                                exclude_tables?: string[];
+                                /** @description Non-null values sampled per column (default 100) */
+                                sample_size?: number;
+                            } | null;
+                            /** @description Whether an (encrypted) connection password is stored */
+                            has_password: boolean;
+                            /** @description Hours between automatic scans; null: none */
+                            scan_interval_hours: number | (never | null);
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp (ISO 8601)
+                             */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    createDatasource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique name, 1–128 characters */
+                    name: string;
+                    /** @description Kind of system, e.g. postgresql */
+                    type: string;
+                    description?: string | null;
+                    connection?: {
+                        /**
+                         * @description Database kind (mysql covers MariaDB)
+                         * @enum {string}
+                         */
+                        kind: "postgresql" | "mysql" | "sqlite";
+                        /** @description Server host name or address; required for postgresql and mysql */
+                        host?: string;
+                        /** @description Server port (default 5432 / 3306) */
+                        port?: number;
+                        /** @description Database name; for sqlite a file path inside FIELDLENS_SCAN_SQLITE_DIR */
+                        database: string;
+                        /** @description User the scan connects as (read-only grants suffice) */
+                        user?: string;
+                        /**
+                         * @description TLS: disable (default), require, verify-full
+                         * @enum {string}
+                         */
+                        ssl?: "disable" | "require" | "verify-full";
+                        /** @description Schemas to scan: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                        include_schemas?: string[];
+                        /** @description Schemas to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                        exclude_schemas?: string[];
+                        /** @description Tables to scan (schema.table when the pattern has a dot): name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                        include_tables?: string[];
+                        /** @description Tables to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                        exclude_tables?: string[];
+                        /** @description Non-null values sampled per column (default 100) */
+                        sample_size?: number;
+                        /** @description Stored encrypted, never returned. On update: omitted keeps the stored password, null removes it, a string replaces it */
+                        password?: string | null;
+                    } | null;
+                    /** @description Hours between automatic scans, 1–8760 */
+                    scan_interval_hours?: number | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        name: string;
+                        /** @description Kind of system, e.g. postgresql, mysql, oracle */
+                        type: string;
+                        description: string | null;
+                        /** @description Part of the built-in trial sample data (not counted in quotas) */
+                        is_sample: boolean;
+                        field_count: number;
+                        /** @description How to reach the database for scans, without the password; null: not scannable */
+                        connection: {
+                            /**
+                             * @description Database kind (mysql covers MariaDB)
+                             * @enum {string}
+                             */
+                            kind: "postgresql" | "mysql" | "sqlite";
+                            /** @description Server host name or address; required for postgresql and mysql */
+                            host?: string;
+                            /** @description Server port (default 5432 / 3306) */
+                            port?: number;
+                            /** @description Database name; for sqlite a file path inside FIELDLENS_SCAN_SQLITE_DIR */
+                            database: string;
+                            /** @description User the scan connects as (read-only grants suffice) */
+                            user?: string;
+                            /**
+                             * @description TLS: disable (default), require, verify-full
+                             * @enum {string}
+                             */
+                            ssl?: "disable" | "require" | "verify-full";
+                            /** @description Schemas to scan: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                            include_schemas?: string[];
+                            /** @description Schemas to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                            exclude_schemas?: string[];
+                            /** @description Tables to scan (schema.table when the pattern has a dot): name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                            include_tables?: string[];
+                            /** @description Tables to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                            exclude_tables?: string[];
+                            /** @description Non-null values sampled per column (default 100) */
+                            sample_size?: number;
+                        } | null;
+                        /** @description Whether an (encrypted) connection password is stored */
+                        has_password: boolean;
+                        /** @description Hours between automatic scans; null: none */
+                        scan_interval_hours: number | (never | null);
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state (a duplicate name, the last superadmin, your own account) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Conflicts with the current state",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree, a refused connection), or a connection test failed (connection_failed) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unprocessable",
+                     *       "title": "Unprocessable request",
+                     *       "status": 422,
+                     *       "detail": "Well-formed, but refers to something invalid",
+                     *       "code": "unprocessable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteDatasource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    updateDatasource: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Unique name, 1–128 characters */
+                    name?: string;
+                    description?: string | null;
+                    /** @description Replaces the connection (the stored password is kept unless password is given); null removes connection and password */
+                    connection?: {
+                        /**
+                         * @description Database kind (mysql covers MariaDB)
+                         * @enum {string}
+                         */
+                        kind: "postgresql" | "mysql" | "sqlite";
+                        /** @description Server host name or address; required for postgresql and mysql */
+                        host?: string;
+                        /** @description Server port (default 5432 / 3306) */
+                        port?: number;
+                        /** @description Database name; for sqlite a file path inside FIELDLENS_SCAN_SQLITE_DIR */
+                        database: string;
+                        /** @description User the scan connects as (read-only grants suffice) */
+                        user?: string;
+                        /**
+                         * @description TLS: disable (default), require, verify-full
+                         * @enum {string}
+                         */
+                        ssl?: "disable" | "require" | "verify-full";
+                        /** @description Schemas to scan: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                        include_schemas?: string[];
+                        /** @description Schemas to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                        exclude_schemas?: string[];
+                        /** @description Tables to scan (schema.table when the pattern has a dot): name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                        include_tables?: string[];
+                        /** @description Tables to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                        exclude_tables?: string[];
+                        /** @description Non-null values sampled per column (default 100) */
+                        sample_size?: number;
+                        /** @description Stored encrypted, never returned. On update: omitted keeps the stored password, null removes it, a string replaces it */
+                        password?: string | null;
+                    } | null;
+                    /** @description Hours between automatic scans; null switches them off */
+                    scan_interval_hours?: number | (never | null);
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        name: string;
+                        /** @description Kind of system, e.g. postgresql, mysql, oracle */
+                        type: string;
+                        description: string | null;
+                        /** @description Part of the built-in trial sample data (not counted in quotas) */
+                        is_sample: boolean;
+                        field_count: number;
+                        /** @description How to reach the database for scans, without the password; null: not scannable */
+                        connection: {
+                            /**
+                             * @description Database kind (mysql covers MariaDB)
+                             * @enum {string}
+                             */
+                            kind: "postgresql" | "mysql" | "sqlite";
+                            /** @description Server host name or address; required for postgresql and mysql */
+                            host?: string;
+                            /** @description Server port (default 5432 / 3306) */
+                            port?: number;
+                            /** @description Database name; for sqlite a file path inside FIELDLENS_SCAN_SQLITE_DIR */
+                            database: string;
+                            /** @description User the scan connects as (read-only grants suffice) */
+                            user?: string;
+                            /**
+                             * @description TLS: disable (default), require, verify-full
+                             * @enum {string}
+                             */
+                            ssl?: "disable" | "require" | "verify-full";
+                            /** @description Schemas to scan: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                            include_schemas?: string[];
+                            /** @description Schemas to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                            exclude_schemas?: string[];
+                            /** @description Tables to scan (schema.table when the pattern has a dot): name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                            include_tables?: string[];
+                            /** @description Tables to skip: name patterns, `*` any run of characters, `?` one character, case-insensitive; at most 100 of 1–200 characters */
+                            exclude_tables?: string[];
+                            /** @description Non-null values sampled per column (default 100) */
+                            sample_size?: number;
+                        } | null;
+                        /** @description Whether an (encrypted) connection password is stored */
+                        has_password: boolean;
+                        /** @description Hours between automatic scans; null: none */
+                        scan_interval_hours: number | (never | null);
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state (a duplicate name, the last superadmin, your own account) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Conflicts with the current state",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree, a refused connection), or a connection test failed (connection_failed) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unprocessable",
+                     *       "title": "Unprocessable request",
+                     *       "status": 422,
+                     *       "detail": "Well-formed, but refers to something invalid",
+                     *       "code": "unprocessable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    testDatasourceConnection: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {boolean} */
+                        ok: true;
+                        /** @description Version the database server reports */
+                        server_version: string;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state (a duplicate name, the last superadmin, your own account) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Conflicts with the current state",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree, a refused connection), or a connection test failed (connection_failed) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unprocessable",
+                     *       "title": "Unprocessable request",
+                     *       "status": 422,
+                     *       "detail": "Well-formed, but refers to something invalid",
+                     *       "code": "unprocessable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    importFields: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /**
+                     * Format: uuid
+                     * @description UUID
+                     */
+                    datasource_id: string;
+                    fields: {
+                        /** @description Table name: 1–128 characters, no control characters */
+                        table_name: string;
+                        /** @description Field name: 1–128 characters, no control characters */
+                        field_name: string;
+                        data_type?: string | null;
+                        comment?: string | null;
+                        /** @description Example values; only a signature of their format is kept, the values themselves are never stored */
+                        sample_values?: string[];
+                        classification_tag_id?: number | null;
+                        classification_chain_path?: string | null;
+                        level?: string | null;
+                    }[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        created: number;
+                        updated: number;
+                        /** @description Id of each imported field, in input order */
+                        field_ids: string[];
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree, a refused connection), or a connection test failed (connection_failed) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unprocessable",
+                     *       "title": "Unprocessable request",
+                     *       "status": 422,
+                     *       "detail": "Well-formed, but refers to something invalid",
+                     *       "code": "unprocessable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listFields: {
+        parameters: {
+            query?: {
+                /** @description UUID */
+                datasource_id?: string;
+                review_status?: "unreviewed" | "confirmed" | "deferred";
+                severity?: "low" | "medium" | "high";
+                level?: string;
+                tag_id?: number;
+                /** @description Substring of the table or field name (case-insensitive) */
+                q?: string;
+                /** @description name: field name ascending; outlier_score: most suspicious first, not-yet-scored last; updated_at: most recently changed first; risk: review order — likely-wrong fields first (severity high, then medium), under-classified before over-classified within each, then by outlier_score; not-yet-scored last */
+                sort?: "outlier_score" | "name" | "updated_at" | "risk";
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "id": "9a1d4e7b-2c3f-4b8a-8d61-0e5f2c7b4a93",
+                     *           "datasource_id": "7e4a9c2d-5b1f-4a6e-9c3d-2b8f1e0a7d65",
+                     *           "table_name": "orders",
+                     *           "field_name": "card_number",
+                     *           "data_type": "char(16)",
+                     *           "comment": null,
+                     *           "classification_tag_id": 4,
+                     *           "classification_chain_path": "Business/Orders",
+                     *           "level": "L2",
+                     *           "lock_level": null,
+                     *           "review_status": "unreviewed",
+                     *           "outlier_score": 0.83,
+                     *           "severity": "high",
+                     *           "suggested_classification": {
+                     *             "tag_id": 31,
+                     *             "chain_path": "Financial/Payment card number",
+                     *             "level": "L5",
+                     *             "confidence": 0.74
+                     *           },
+                     *           "classification_source": "import",
+                     *           "classification_confidence": null,
+                     *           "classification_evidence": [],
+                     *           "updated_at": "2026-11-20T09:14:03.512Z"
+                     *         },
+                     *         {
+                     *           "id": "3f6c2a1e-8b4d-4c7a-9e21-5d0b7f3a9c14",
+                     *           "datasource_id": "7e4a9c2d-5b1f-4a6e-9c3d-2b8f1e0a7d65",
+                     *           "table_name": "customers",
+                     *           "field_name": "email_address",
+                     *           "data_type": "varchar(255)",
+                     *           "comment": "Primary contact e-mail",
+                     *           "classification_tag_id": 12,
+                     *           "classification_chain_path": "Personal data/Contact/Email",
+                     *           "level": "L3",
+                     *           "lock_level": null,
+                     *           "review_status": "unreviewed",
+                     *           "outlier_score": 0.08,
+                     *           "severity": "low",
+                     *           "suggested_classification": null,
+                     *           "classification_source": "classifier",
+                     *           "classification_confidence": 0.93,
+                     *           "classification_evidence": [
+                     *             {
+                     *               "factor": "name",
+                     *               "score": 2.4,
+                     *               "detail": "The column name \"email_address\" names an e-mail address"
+                     *             },
+                     *             {
+                     *               "factor": "comment",
+                     *               "score": 0.8,
+                     *               "detail": "The comment mentions an e-mail"
+                     *             },
+                     *             {
+                     *               "factor": "data_type",
+                     *               "score": 0.3,
+                     *               "detail": "A text column fits an e-mail address"
+                     *             }
+                     *           ],
+                     *           "updated_at": "2026-11-20T09:14:03.512Z"
+                     *         }
+                     *       ],
+                     *       "next_cursor": "eyJrIjoiZW1haWxfYWRkcmVzcyJ9"
+                     *     }
+                     */
+                    "application/json": {
+                        items: {
                             /**
                              * Format: uuid
                              * @description UUID
@@ -1138,445 +3960,1503 @@ export interface paths {
                             /** @description From the stored metrics; null until computed */
                             outlier_score: number | null;
                             severity: ("low" | "medium" | "high") | (never | null);
+                            /** @description A classification that fits the field better than its current one (accept it with one confirm call: classification_tag_id and lock_level), or null when the current one fits best or the metrics are not computed yet */
+                            suggested_classification: {
+                                tag_id: number;
+                                chain_path: string;
+                                level: string;
+                                /** @description how strongly the evidence favours it over the current classification */
+                                confidence: number;
+                            } | null;
+                            /**
+                             * @description How the field got its classification: given by an import, chosen by the classifier, or confirmed by a reviewer
+                             * @enum {unknown}
+                             */
+                            classification_source: "import" | "classifier" | "reviewer";
+                            /** @description The classifier's calibrated confidence (the share of its answers at this confidence that are right); null when given by an import or a reviewer */
+                            classification_confidence: number | null;
+                            /** @description What the classifier weighed, strongest first (empty when given by an import or a reviewer); never a sample value */
+                            classification_evidence: {
+                                /** @enum {unknown} */
+                                factor: "name" | "table" | "comment" | "data_type" | "values" | "confirmed_fields" | "anchor";
+                                /** @description points this factor gave the chosen tag (negative: against it, or a tag it ruled out) */
+                                score: number;
+                                /** @description a short sentence for the reviewer */
+                                detail: string;
+                            }[];
                             /**
                              * Format: date-time
                              * @description UTC timestamp (ISO 8601)
                              */
                             updated_at: string;
-                        };
+                        }[];
+                        /** @description Pass as cursor for the next page; null on the last page */
+                        next_cursor: string | null;
                     };
                 };
             };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/audit-logs": {
+    getField: {
         parameters: {
             query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f6c2a1e-8b4d-4c7a-9e21-5d0b7f3a9c14",
+                     *       "datasource_id": "7e4a9c2d-5b1f-4a6e-9c3d-2b8f1e0a7d65",
+                     *       "table_name": "customers",
+                     *       "field_name": "email_address",
+                     *       "data_type": "varchar(255)",
+                     *       "comment": "Primary contact e-mail",
+                     *       "classification_tag_id": 12,
+                     *       "classification_chain_path": "Personal data/Contact/Email",
+                     *       "level": "L3",
+                     *       "lock_level": null,
+                     *       "review_status": "unreviewed",
+                     *       "outlier_score": 0.08,
+                     *       "severity": "low",
+                     *       "suggested_classification": null,
+                     *       "classification_source": "classifier",
+                     *       "classification_confidence": 0.93,
+                     *       "classification_evidence": [
+                     *         {
+                     *           "factor": "name",
+                     *           "score": 2.4,
+                     *           "detail": "The column name \"email_address\" names an e-mail address"
+                     *         },
+                     *         {
+                     *           "factor": "comment",
+                     *           "score": 0.8,
+                     *           "detail": "The comment mentions an e-mail"
+                     *         },
+                     *         {
+                     *           "factor": "data_type",
+                     *           "score": 0.3,
+                     *           "detail": "A text column fits an e-mail address"
+                     *         }
+                     *       ],
+                     *       "updated_at": "2026-11-20T09:14:03.512Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        datasource_id: string;
+                        table_name: string;
+                        field_name: string;
+                        data_type: string | null;
+                        comment: string | null;
+                        classification_tag_id: number;
+                        classification_chain_path: string;
+                        level: string;
+                        /** @description The level when a reviewer locked the classification, else null */
+                        lock_level: string | null;
+                        /** @enum {unknown} */
+                        review_status: "unreviewed" | "confirmed" | "deferred";
+                        /** @description From the stored metrics; null until computed */
+                        outlier_score: number | null;
+                        severity: ("low" | "medium" | "high") | (never | null);
+                        /** @description A classification that fits the field better than its current one (accept it with one confirm call: classification_tag_id and lock_level), or null when the current one fits best or the metrics are not computed yet */
+                        suggested_classification: {
+                            tag_id: number;
+                            chain_path: string;
+                            level: string;
+                            /** @description how strongly the evidence favours it over the current classification */
+                            confidence: number;
+                        } | null;
+                        /**
+                         * @description How the field got its classification: given by an import, chosen by the classifier, or confirmed by a reviewer
+                         * @enum {unknown}
+                         */
+                        classification_source: "import" | "classifier" | "reviewer";
+                        /** @description The classifier's calibrated confidence (the share of its answers at this confidence that are right); null when given by an import or a reviewer */
+                        classification_confidence: number | null;
+                        /** @description What the classifier weighed, strongest first (empty when given by an import or a reviewer); never a sample value */
+                        classification_evidence: {
+                            /** @enum {unknown} */
+                            factor: "name" | "table" | "comment" | "data_type" | "values" | "confirmed_fields" | "anchor";
+                            /** @description points this factor gave the chosen tag (negative: against it, or a tag it ruled out) */
+                            score: number;
+                            /** @description a short sentence for the reviewer */
+                            detail: string;
+                        }[];
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    listAuditLogs: {
+        parameters: {
+            query?: {
+                /** @description Exact action, e.g. field.confirmed */
+                action?: string;
+                /** @description UUID */
+                actor_id?: string;
+                /** @description Exact target id (a field UUID, a tag id …) */
+                target_id?: string;
+                /** @description Entries at or after this instant (inclusive) */
+                since?: string;
+                /** @description Entries before this instant (exclusive) */
+                until?: string;
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * List audit log entries
-         * @description Newest first. Filters combine with AND; `since` is inclusive, `until` exclusive. Pass `next_cursor` as `cursor` for the next page; it is null on the last page.
-         */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Exact action, e.g. field.confirmed */
-                    action?: string;
-                    /** @description UUID */
-                    actor_id?: string;
-                    /** @description Exact target id (a field UUID, a tag id …) */
-                    target_id?: string;
-                    /** @description Entries at or after this instant (inclusive) */
-                    since?: string;
-                    /** @description Entries before this instant (exclusive) */
-                    until?: string;
-                    limit: number;
-                    /** @description next_cursor of the previous page */
-                    cursor?: string;
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
                 };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            items: {
-                                seq: number;
-                                /**
-                                 * Format: date-time
-                                 * @description UTC timestamp (ISO 8601)
-                                 */
-                                at: string;
-                                actor_id: string | null;
-                                actor_username: string | null;
-                                action: string;
-                                target_type: string | null;
-                                target_id: string | null;
-                                request_id: string | null;
-                                details: {
-                                    [key: string]: unknown;
-                                };
-                                /** @description SHA-256 (hex) of prev_hash and the canonical JSON of the entry */
-                                hash: string;
-                                prev_hash: string;
-                            }[];
-                            next_cursor: string | null;
-                        };
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/audit-logs/export": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        /**
-         * Export the audit log as NDJSON or CSV
-         * @description Streams every matching entry, oldest first, as a download. NDJSON keeps every hashed field, so the chain can be re-verified elsewhere; CSV neutralises cells starting with =, +, -, @ (a leading apostrophe). Needs the license feature audit_export.
-         */
-        get: {
-            parameters: {
-                query: {
-                    /** @description Exact action, e.g. field.confirmed */
-                    action?: string;
-                    /** @description UUID */
-                    actor_id?: string;
-                    /** @description Exact target id (a field UUID, a tag id …) */
-                    target_id?: string;
-                    /** @description Entries at or after this instant (inclusive) */
-                    since?: string;
-                    /** @description Entries before this instant (exclusive) */
-                    until?: string;
-                    format: "ndjson" | "csv";
-                };
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description NDJSON (application/x-ndjson) or CSV (text/csv) body */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": string;
-                    };
-                };
-            };
-        };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/classify/fields/batch-confirm": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Confirm up to 500 fields to one classification
-         * @description Body fields are all optional: a tag id and a chain path must name the same tag (else 422); a path alone is resolved to its tag; neither confirms the current tag. lock_level, a configured level code, sets the level; without it the current level is kept. The classification is locked: later imports no longer change it. All confirmations of one call commit together, one audit entry per confirmed field. A field already confirmed with exactly this classification is skipped (unchanged); an unknown id is listed in errors (not_found). An invalid decision fails the whole call (422). Needs the license feature batch_confirm.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody: {
                 content: {
                     "application/json": {
-                        /** @description The tag to confirm; null or absent: the field's current tag (or the tag of the path) */
-                        classification_tag_id?: number | null;
-                        /** @description Tag names from the root joined by "/", e.g. "Personal/Contact/Email"; must name the same tag as classification_tag_id when both are given */
-                        classification_chain_path?: string | null;
-                        /** @description A configured level code (GET /api/v1/classification/levels) that becomes the field's level; null or absent: the current level is kept */
-                        lock_level?: string | null;
-                        /** @description 1–500 field ids; a repeated id is answered once */
-                        field_ids: string[];
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description Fields confirmed by this call, in request order */
-                            confirmed: string[];
-                            /** @description Fields already confirmed, locked, with exactly this classification: nothing written */
-                            skipped: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                field_id: string;
-                                /** @enum {unknown} */
-                                reason: "unchanged";
-                            }[];
-                            errors: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                field_id: string;
-                                /** @enum {unknown} */
-                                code: "not_found";
-                                message: string;
-                            }[];
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/classify/fields/{field_id}/confirm": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Confirm a field's classification
-         * @description Body fields are all optional: a tag id and a chain path must name the same tag (else 422); a path alone is resolved to its tag; neither confirms the current tag. lock_level, a configured level code, sets the level; without it the current level is kept. The classification is locked: later imports no longer change it. Sets review_status to confirmed from any state and writes a field.confirmed audit entry.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    field_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description The tag to confirm; null or absent: the field's current tag (or the tag of the path) */
-                        classification_tag_id?: number | null;
-                        /** @description Tag names from the root joined by "/", e.g. "Personal/Contact/Email"; must name the same tag as classification_tag_id when both are given */
-                        classification_chain_path?: string | null;
-                        /** @description A configured level code (GET /api/v1/classification/levels) that becomes the field's level; null or absent: the current level is kept */
-                        lock_level?: string | null;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @enum {unknown} */
-                            status: "confirmed";
-                            /**
-                             * Format: uuid
-                             * @description UUID
-                             */
-                            field_id: string;
-                            /** @enum {unknown} */
-                            review_status: "confirmed";
-                        };
-                    };
-                };
-            };
-        };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
-    };
-    "/api/v1/classify/fields/{field_id}/defer": {
-        parameters: {
-            query?: never;
-            header?: never;
-            path?: never;
-            cookie?: never;
-        };
-        get?: never;
-        put?: never;
-        /**
-         * Defer a field's review with a reason
-         * @description Sets review_status to deferred from any state, keeps the classification (and its lock) as it is, and writes a field.deferred audit entry with the reason.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path: {
-                    /** @description UUID */
-                    field_id: string;
-                };
-                cookie?: never;
-            };
-            requestBody: {
-                content: {
-                    "application/json": {
-                        /** @description Why the decision is deferred: 1–2000 characters, not only whitespace; line breaks and tabs allowed, other control characters not */
-                        reason: string;
-                    };
-                };
-            };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /**
-                             * Format: uuid
-                             * @description UUID
-                             */
-                            field_id: string;
-                            /** @enum {unknown} */
-                            review_status: "deferred";
-                            reason: string;
+                        items: {
+                            seq: number;
                             /**
                              * Format: date-time
                              * @description UTC timestamp (ISO 8601)
                              */
-                            deferred_at: string;
-                        };
+                            at: string;
+                            actor_id: string | null;
+                            actor_username: string | null;
+                            action: string;
+                            target_type: string | null;
+                            target_id: string | null;
+                            request_id: string | null;
+                            details: {
+                                [key: string]: unknown;
+                            };
+                            /** @description SHA-256 (hex) of prev_hash and the canonical JSON of the entry */
+                            hash: string;
+                            prev_hash: string;
+                        }[];
+                        next_cursor: string | null;
                     };
                 };
             };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/classify/fields/embedding-minibars": {
+    exportAuditLogs: {
+        parameters: {
+            query?: {
+                /** @description Exact action, e.g. field.confirmed */
+                action?: string;
+                /** @description UUID */
+                actor_id?: string;
+                /** @description Exact target id (a field UUID, a tag id …) */
+                target_id?: string;
+                /** @description Entries at or after this instant (inclusive) */
+                since?: string;
+                /** @description Entries before this instant (exclusive) */
+                until?: string;
+                format?: "ndjson" | "csv";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description NDJSON (application/x-ndjson) or CSV (text/csv) body */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /** @example {"seq":1,"at":"2026-11-20T08:00:00.000Z","actor_id":"b5d8f1a3-6c2e-4f7b-a9d4-3e1c0b8a2f76","actor_username":"dana.reviewer","action":"field.confirmed","target_type":"field","target_id":"3f6c2a1e-8b4d-4c7a-9e21-5d0b7f3a9c14","request_id":"4b1e9d2a-7c3f-4e8b-a5d6-1f0c9e2b8a47","details":{"classification_tag_id":12,"level":"L3"},"hash":"9c1f0d6a4b7e2f8c3a5d1e9b0c7f4a2d6e8b1c3f5a7d9e0b2c4f6a8d1e3b5c7f","prev_hash":"0000000000000000000000000000000000000000000000000000000000000000"} */
+                    "application/x-ndjson": string;
+                    /**
+                     * @example seq,at,actor_id,actor_username,action,target_type,target_id,request_id,details,prev_hash,hash
+                     *     1,2026-11-20T08:00:00.000Z,b5d8f1a3-6c2e-4f7b-a9d4-3e1c0b8a2f76,dana.reviewer,field.confirmed,field,3f6c2a1e-8b4d-4c7a-9e21-5d0b7f3a9c14,4b1e9d2a-7c3f-4e8b-a5d6-1f0c9e2b8a47,"{""classification_tag_id"":12,""level"":""L3""}",0000000000000000000000000000000000000000000000000000000000000000,9c1f0d6a4b7e2f8c3a5d1e9b0c7f4a2d6e8b1c3f5a7d9e0b2c4f6a8d1e3b5c7f
+                     */
+                    "text/csv": string;
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReviewProgress: {
+        parameters: {
+            query?: {
+                /** @description day: UTC calendar days; week: ISO weeks (Monday to Sunday, UTC) */
+                bucket?: "day" | "week";
+                /** @description How far back: the buckets covering the last `days` days, today included */
+                days?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {unknown} */
+                        bucket: "day" | "week";
+                        fields_total: number;
+                        fields_confirmed: number;
+                        /** @description Oldest first; the last one holds today */
+                        buckets: {
+                            /**
+                             * Format: date
+                             * @description First day of the bucket (UTC, YYYY-MM-DD)
+                             */
+                            start: string;
+                            /** @description Confirmations recorded in the bucket (audit entries field.confirmed: each field of a batch counts) */
+                            confirmed: number;
+                            /** @description Deferrals recorded in the bucket (audit entries field.deferred) */
+                            deferred: number;
+                            /** @description Fields of the current catalog that were confirmed by the end of the bucket and still are */
+                            confirmed_fields: number;
+                            /** @description confirmed_fields / fields_total (0 for an empty catalog) */
+                            confirmed_share: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    batchConfirmFields: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        get?: never;
-        put?: never;
-        /**
-         * Six-axis metrics, outlier score and nearest field for up to 500 fields
-         * @description For each field: six axis scores (percentile in the catalog, higher = fits its classification better) and their raw cosine distances, similarity to its tag anchor and level centroid, mean similarity to the other listed fields, an outlier score in [0, 1] with its severity, the nearest field in the catalog and a plain-language reason. Unknown ids are listed in missing_field_ids. baseline_scores are the means of the returned scores. Needs the license feature embedding_metrics.
-         */
-        post: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The tag to confirm; null or absent: the field's current tag (or the tag of the path) */
+                    classification_tag_id?: number | null;
+                    /** @description Tag names from the root joined by "/", e.g. "Personal/Contact/Email"; must name the same tag as classification_tag_id when both are given */
+                    classification_chain_path?: string | null;
+                    /** @description A configured level code (GET /api/v1/classification/levels) that becomes the field's level; null or absent: the current level is kept */
+                    lock_level?: string | null;
+                    /** @description 1–500 field ids; a repeated id is answered once */
+                    field_ids: string[];
+                };
             };
-            requestBody: {
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
                 content: {
+                    /**
+                     * @example {
+                     *       "confirmed": [
+                     *         "3f6c2a1e-8b4d-4c7a-9e21-5d0b7f3a9c14"
+                     *       ],
+                     *       "skipped": [
+                     *         {
+                     *           "field_id": "9a1d4e7b-2c3f-4b8a-8d61-0e5f2c7b4a93",
+                     *           "reason": "unchanged"
+                     *         }
+                     *       ],
+                     *       "errors": [
+                     *         {
+                     *           "field_id": "00000000-0000-4000-8000-000000000000",
+                     *           "code": "not_found",
+                     *           "message": "Field was not found"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
-                        /** @description 1–500 field ids; a repeated id is answered once */
-                        field_ids: string[];
+                        /** @description Fields confirmed by this call, in request order */
+                        confirmed: string[];
+                        /** @description Fields already confirmed, locked, with exactly this classification: nothing written */
+                        skipped: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            field_id: string;
+                            /** @enum {unknown} */
+                            reason: "unchanged";
+                        }[];
+                        errors: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            field_id: string;
+                            /** @enum {unknown} */
+                            code: "not_found";
+                            message: string;
+                        }[];
                     };
                 };
             };
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree, a refused connection), or a connection test failed (connection_failed) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unprocessable",
+                     *       "title": "Unprocessable request",
+                     *       "status": 422,
+                     *       "detail": "Well-formed, but refers to something invalid",
+                     *       "code": "unprocessable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    confirmField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description The tag to confirm; null or absent: the field's current tag (or the tag of the path) */
+                    classification_tag_id?: number | null;
+                    /** @description Tag names from the root joined by "/", e.g. "Personal/Contact/Email"; must name the same tag as classification_tag_id when both are given */
+                    classification_chain_path?: string | null;
+                    /** @description A configured level code (GET /api/v1/classification/levels) that becomes the field's level; null or absent: the current level is kept */
+                    lock_level?: string | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "confirmed",
+                     *       "field_id": "3f6c2a1e-8b4d-4c7a-9e21-5d0b7f3a9c14",
+                     *       "review_status": "confirmed"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @enum {unknown} */
+                        status: "confirmed";
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        field_id: string;
+                        /** @enum {unknown} */
+                        review_status: "confirmed";
                     };
-                    content: {
-                        "application/json": {
-                            items: {
-                                /**
-                                 * Format: uuid
-                                 * @description UUID
-                                 */
-                                field_id: string;
-                                /** @description Normalised scores in [0, 1]: the share of the catalog that fits worse on that axis (higher = fits better) */
-                                scores: {
-                                    /** @description fit to the anchor of the field's tag */
-                                    category_anchor: number;
-                                    /** @description consistency with the centroid of same-level fields */
-                                    centroid: number;
-                                    /** @description average similarity to same-tag fields */
-                                    peer_mean: number;
-                                    /** @description closeness to the nearest field in the catalog */
-                                    nearest: number;
-                                    /** @description lower quartile of the similarity to same-tag fields */
-                                    lower_quartile: number;
-                                    /** @description similarity to the farthest same-tag field */
-                                    farthest: number;
-                                };
-                                /** @description Raw cosine distances 1 − cos in [0, 2] (lower = closer) */
-                                raw_scores: {
-                                    /** @description fit to the anchor of the field's tag */
-                                    category_anchor: number;
-                                    /** @description consistency with the centroid of same-level fields */
-                                    centroid: number;
-                                    /** @description average similarity to same-tag fields */
-                                    peer_mean: number;
-                                    /** @description closeness to the nearest field in the catalog */
-                                    nearest: number;
-                                    /** @description lower quartile of the similarity to same-tag fields */
-                                    lower_quartile: number;
-                                    /** @description similarity to the farthest same-tag field */
-                                    farthest: number;
-                                };
-                                /** @description cosine similarity to the anchor of the field's tag */
-                                category_similarity: number;
-                                /** @description cosine similarity to the mean of the other fields at its level */
-                                centroid_similarity: number;
-                                /** @description mean cosine similarity to the other fields of the submitted list (1 for a list of one) */
-                                mean_similarity: number;
-                                /** @description how likely the classification is wrong; higher = more suspicious */
-                                outlier_score: number;
-                                /**
-                                 * @description outlier_score bucketed by the configured thresholds
-                                 * @enum {unknown}
-                                 */
-                                severity: "low" | "medium" | "high";
-                                /** @description the nearest other field in the catalog */
-                                nearest_field_id: string | (never | null);
-                                /** @description its name as table.field */
-                                nearest_field_name: string | null;
-                                /** @description one or two sentences naming the strongest evidence */
-                                reason: string;
-                            }[];
-                            /** @description Mean of each axis score over the returned items (0 when none) */
-                            baseline_scores: {
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree, a refused connection), or a connection test failed (connection_failed) */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unprocessable",
+                     *       "title": "Unprocessable request",
+                     *       "status": 422,
+                     *       "detail": "Well-formed, but refers to something invalid",
+                     *       "code": "unprocessable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deferField: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                field_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Why the decision is deferred: 1–2000 characters, not only whitespace; line breaks and tabs allowed, other control characters not */
+                    reason: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "field_id": "9a1d4e7b-2c3f-4b8a-8d61-0e5f2c7b4a93",
+                     *       "review_status": "deferred",
+                     *       "reason": "Ask the payments team whether this column still holds card numbers",
+                     *       "deferred_at": "2026-11-20T10:02:41.118Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        field_id: string;
+                        /** @enum {unknown} */
+                        review_status: "deferred";
+                        reason: string;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        deferred_at: string;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getEmbeddingMinibars: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1–500 field ids; a repeated id is answered once */
+                    field_ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "items": [
+                     *         {
+                     *           "field_id": "9a1d4e7b-2c3f-4b8a-8d61-0e5f2c7b4a93",
+                     *           "scores": {
+                     *             "category_anchor": 0.11,
+                     *             "centroid": 0.19,
+                     *             "peer_mean": 0.14,
+                     *             "nearest": 0.62,
+                     *             "lower_quartile": 0.12,
+                     *             "farthest": 0.21
+                     *           },
+                     *           "raw_scores": {
+                     *             "category_anchor": 0.91,
+                     *             "centroid": 0.74,
+                     *             "peer_mean": 0.83,
+                     *             "nearest": 0.18,
+                     *             "lower_quartile": 0.95,
+                     *             "farthest": 1.12
+                     *           },
+                     *           "category_similarity": 0.09,
+                     *           "centroid_similarity": 0.26,
+                     *           "mean_similarity": 0.31,
+                     *           "outlier_score": 0.83,
+                     *           "severity": "high",
+                     *           "nearest_field_id": "c2b7e9f4-1a5d-4e3c-b7a8-6f9d0e2c1b57",
+                     *           "nearest_field_name": "payments.card_pan",
+                     *           "reason": "Nearest field `payments.card_pan` in shop (similarity 0.91) is classified Financial/Payment card number (L5), not Business/Orders (L2). Its name, table, comment, type and value formats point to Financial/Payment card number (L5) (classifier confidence 0.96), not Business/Orders (L2).",
+                     *           "suggested_classification": {
+                     *             "tag_id": 31,
+                     *             "chain_path": "Financial/Payment card number",
+                     *             "level": "L5",
+                     *             "confidence": 0.74
+                     *           }
+                     *         },
+                     *         {
+                     *           "field_id": "3f6c2a1e-8b4d-4c7a-9e21-5d0b7f3a9c14",
+                     *           "scores": {
+                     *             "category_anchor": 0.88,
+                     *             "centroid": 0.79,
+                     *             "peer_mean": 0.91,
+                     *             "nearest": 0.95,
+                     *             "lower_quartile": 0.86,
+                     *             "farthest": 0.74
+                     *           },
+                     *           "raw_scores": {
+                     *             "category_anchor": 0.21,
+                     *             "centroid": 0.33,
+                     *             "peer_mean": 0.19,
+                     *             "nearest": 0.04,
+                     *             "lower_quartile": 0.27,
+                     *             "farthest": 0.52
+                     *           },
+                     *           "category_similarity": 0.79,
+                     *           "centroid_similarity": 0.67,
+                     *           "mean_similarity": 0.31,
+                     *           "outlier_score": 0.08,
+                     *           "severity": "low",
+                     *           "nearest_field_id": "c2b7e9f4-1a5d-4e3c-b7a8-6f9d0e2c1b57",
+                     *           "nearest_field_name": "crm_contacts.email",
+                     *           "reason": "Nearest field `crm_contacts.email` in crm (similarity 0.96) shares its classification Personal data/Contact/Email (L3). No evidence points to another classification.",
+                     *           "suggested_classification": null
+                     *         }
+                     *       ],
+                     *       "baseline_scores": {
+                     *         "category_anchor": 0.5,
+                     *         "centroid": 0.5,
+                     *         "peer_mean": 0.5,
+                     *         "nearest": 0.5,
+                     *         "lower_quartile": 0.5,
+                     *         "farthest": 0.5
+                     *       },
+                     *       "field_count": 2,
+                     *       "missing_field_ids": []
+                     *     }
+                     */
+                    "application/json": {
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            field_id: string;
+                            /** @description Normalised scores in [0, 1]: the share of the catalog that fits worse on that axis (higher = fits better) */
+                            scores: {
                                 /** @description fit to the anchor of the field's tag */
                                 category_anchor: number;
                                 /** @description consistency with the centroid of same-level fields */
@@ -1590,76 +5470,1184 @@ export interface paths {
                                 /** @description similarity to the farthest same-tag field */
                                 farthest: number;
                             };
-                            /** @description number of items */
-                            field_count: number;
-                            /** @description requested ids that name no field */
-                            missing_field_ids: string[];
+                            /** @description Raw cosine distances 1 − cos in [0, 2] (lower = closer) */
+                            raw_scores: {
+                                /** @description fit to the anchor of the field's tag */
+                                category_anchor: number;
+                                /** @description consistency with the centroid of same-level fields */
+                                centroid: number;
+                                /** @description average similarity to same-tag fields */
+                                peer_mean: number;
+                                /** @description closeness to the nearest field in the catalog */
+                                nearest: number;
+                                /** @description lower quartile of the similarity to same-tag fields */
+                                lower_quartile: number;
+                                /** @description similarity to the farthest same-tag field */
+                                farthest: number;
+                            };
+                            /** @description cosine similarity to the anchor of the field's tag */
+                            category_similarity: number;
+                            /** @description cosine similarity to the mean of the other fields at its level */
+                            centroid_similarity: number;
+                            /** @description mean cosine similarity to the other fields of the submitted list (1 for a list of one) */
+                            mean_similarity: number;
+                            /** @description how likely the classification is wrong; higher = more suspicious */
+                            outlier_score: number;
+                            /**
+                             * @description outlier_score bucketed by the configured thresholds
+                             * @enum {unknown}
+                             */
+                            severity: "low" | "medium" | "high";
+                            /** @description the nearest other field in the catalog */
+                            nearest_field_id: string | (never | null);
+                            /** @description its name as table.field */
+                            nearest_field_name: string | null;
+                            /** @description one or two sentences naming the strongest evidence */
+                            reason: string;
+                            /** @description A classification that fits the field better than its current one (accept it with one confirm call: classification_tag_id and lock_level), or null when the current one fits best or the metrics are not computed yet */
+                            suggested_classification: {
+                                tag_id: number;
+                                chain_path: string;
+                                level: string;
+                                /** @description how strongly the evidence favours it over the current classification */
+                                confidence: number;
+                            } | null;
+                        }[];
+                        /** @description Mean of each axis score over the returned items (0 when none) */
+                        baseline_scores: {
+                            /** @description fit to the anchor of the field's tag */
+                            category_anchor: number;
+                            /** @description consistency with the centroid of same-level fields */
+                            centroid: number;
+                            /** @description average similarity to same-tag fields */
+                            peer_mean: number;
+                            /** @description closeness to the nearest field in the catalog */
+                            nearest: number;
+                            /** @description lower quartile of the similarity to same-tag fields */
+                            lower_quartile: number;
+                            /** @description similarity to the farthest same-tag field */
+                            farthest: number;
                         };
+                        /** @description number of items */
+                        field_count: number;
+                        /** @description requested ids that name no field */
+                        missing_field_ids: string[];
                     };
                 };
             };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
     };
-    "/api/v1/classify/metrics/status": {
+    getMetricsStatus: {
         parameters: {
             query?: never;
             header?: never;
             path?: never;
             cookie?: never;
         };
-        /**
-         * How many fields wait for their metrics to be recomputed
-         * @description pending = 0 means every stored metric reflects every committed change that affects it.
-         */
-        get: {
-            parameters: {
-                query?: never;
-                header?: never;
-                path?: never;
-                cookie?: never;
-            };
-            requestBody?: never;
-            responses: {
-                /** @description Default Response */
-                200: {
-                    headers: {
-                        [name: string]: unknown;
-                    };
-                    content: {
-                        "application/json": {
-                            /** @description fields whose stored metrics are older than a change that affects them */
-                            pending: number;
-                            /** @description fields in the catalog */
-                            fields: number;
-                            /** @description when metrics were last written; null before the first */
-                            last_updated_at: string | (never | null);
-                        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "pending": 0,
+                     *       "fields": 48210,
+                     *       "last_updated_at": "2026-11-20T09:14:05.007Z"
+                     *     }
+                     */
+                    "application/json": {
+                        /** @description fields whose stored metrics are older than a change that affects them */
+                        pending: number;
+                        /** @description fields in the catalog */
+                        fields: number;
+                        /** @description when metrics were last written; null before the first */
+                        last_updated_at: string | (never | null);
                     };
                 };
             };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
         };
-        put?: never;
-        post?: never;
-        delete?: never;
-        options?: never;
-        head?: never;
-        patch?: never;
-        trace?: never;
+    };
+    listScans: {
+        parameters: {
+            query?: {
+                limit?: number;
+                /** @description next_cursor of the previous page */
+                cursor?: string;
+            };
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            datasource_id: string;
+                            /**
+                             * @description queued → running → succeeded | failed | cancelled
+                             * @enum {string}
+                             */
+                            status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                            /**
+                             * @description What the scan is doing (see docs/scanning.md)
+                             * @enum {string}
+                             */
+                            phase: "queued" | "connecting" | "listing" | "sampling" | "classifying" | "writing" | "removing" | "cancelling" | "done";
+                            progress: {
+                                tables_done: number;
+                                tables_total: number;
+                                fields_done: number;
+                                fields_total: number;
+                            };
+                            counts: {
+                                /** @description Columns found that were not in the catalog */
+                                new: number;
+                                /** @description Columns whose type, comment or value format changed */
+                                changed: number;
+                                /** @description Fields removed because their column is gone */
+                                removed: number;
+                                /** @description Columns found as the catalog holds them */
+                                unchanged: number;
+                                /** @description Fields the classifier classified (new, and changed ones no person decided) */
+                                classified: number;
+                            };
+                            /** @description Why the scan failed: the cause and what it was doing; never a secret or a value */
+                            error: string | null;
+                            /** @description The user who started it; null for a periodic scan */
+                            requested_by: string | (never | null);
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp (ISO 8601)
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp (ISO 8601)
+                             */
+                            started_at: string | null;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp (ISO 8601)
+                             */
+                            finished_at: string | null;
+                        }[];
+                        next_cursor: string | null;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    startScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description No options: send {} or no body */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        datasource_id: string;
+                        /**
+                         * @description queued → running → succeeded | failed | cancelled
+                         * @enum {string}
+                         */
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                        /**
+                         * @description What the scan is doing (see docs/scanning.md)
+                         * @enum {string}
+                         */
+                        phase: "queued" | "connecting" | "listing" | "sampling" | "classifying" | "writing" | "removing" | "cancelling" | "done";
+                        progress: {
+                            tables_done: number;
+                            tables_total: number;
+                            fields_done: number;
+                            fields_total: number;
+                        };
+                        counts: {
+                            /** @description Columns found that were not in the catalog */
+                            new: number;
+                            /** @description Columns whose type, comment or value format changed */
+                            changed: number;
+                            /** @description Fields removed because their column is gone */
+                            removed: number;
+                            /** @description Columns found as the catalog holds them */
+                            unchanged: number;
+                            /** @description Fields the classifier classified (new, and changed ones no person decided) */
+                            classified: number;
+                        };
+                        /** @description Why the scan failed: the cause and what it was doing; never a secret or a value */
+                        error: string | null;
+                        /** @description The user who started it; null for a periodic scan */
+                        requested_by: string | (never | null);
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        started_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state (a duplicate name, the last superadmin, your own account) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Conflicts with the current state",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        datasource_id: string;
+                        /**
+                         * @description queued → running → succeeded | failed | cancelled
+                         * @enum {string}
+                         */
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                        /**
+                         * @description What the scan is doing (see docs/scanning.md)
+                         * @enum {string}
+                         */
+                        phase: "queued" | "connecting" | "listing" | "sampling" | "classifying" | "writing" | "removing" | "cancelling" | "done";
+                        progress: {
+                            tables_done: number;
+                            tables_total: number;
+                            fields_done: number;
+                            fields_total: number;
+                        };
+                        counts: {
+                            /** @description Columns found that were not in the catalog */
+                            new: number;
+                            /** @description Columns whose type, comment or value format changed */
+                            changed: number;
+                            /** @description Fields removed because their column is gone */
+                            removed: number;
+                            /** @description Columns found as the catalog holds them */
+                            unchanged: number;
+                            /** @description Fields the classifier classified (new, and changed ones no person decided) */
+                            classified: number;
+                        };
+                        /** @description Why the scan failed: the cause and what it was doing; never a secret or a value */
+                        error: string | null;
+                        /** @description The user who started it; null for a periodic scan */
+                        requested_by: string | (never | null);
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        started_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    cancelScan: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        /** @description No options: send {} or no body */
+        requestBody: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        datasource_id: string;
+                        /**
+                         * @description queued → running → succeeded | failed | cancelled
+                         * @enum {string}
+                         */
+                        status: "queued" | "running" | "succeeded" | "failed" | "cancelled";
+                        /**
+                         * @description What the scan is doing (see docs/scanning.md)
+                         * @enum {string}
+                         */
+                        phase: "queued" | "connecting" | "listing" | "sampling" | "classifying" | "writing" | "removing" | "cancelling" | "done";
+                        progress: {
+                            tables_done: number;
+                            tables_total: number;
+                            fields_done: number;
+                            fields_total: number;
+                        };
+                        counts: {
+                            /** @description Columns found that were not in the catalog */
+                            new: number;
+                            /** @description Columns whose type, comment or value format changed */
+                            changed: number;
+                            /** @description Fields removed because their column is gone */
+                            removed: number;
+                            /** @description Columns found as the catalog holds them */
+                            unchanged: number;
+                            /** @description Fields the classifier classified (new, and changed ones no person decided) */
+                            classified: number;
+                        };
+                        /** @description Why the scan failed: the cause and what it was doing; never a secret or a value */
+                        error: string | null;
+                        /** @description The user who started it; null for a periodic scan */
+                        requested_by: string | (never | null);
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        started_at: string | null;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        finished_at: string | null;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Conflicts with the current state (a duplicate name, the last superadmin, your own account) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/conflict",
+                     *       "title": "Conflict",
+                     *       "status": 409,
+                     *       "detail": "Conflicts with the current state",
+                     *       "code": "conflict"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
     };
 }
-export type webhooks = Record<string, never>;
-export interface components {
-    schemas: never;
-    responses: never;
-    parameters: never;
-    requestBodies: never;
-    headers: never;
-    pathItems: never;
-}
-export type $defs = Record<string, never>;
-export type operations = Record<string, never>;

@@ -1,11 +1,13 @@
 /**
- * Counts by level, severity, review status and data source, from pages of GET /fields (500 at a time, up to a cap so
- * the page stays cheap on a large catalog; the data sources' own field counts are exact).
+ * Review progress (exact totals and the progress over time, from GET /review/progress), then counts by level,
+ * severity and review status from pages of GET /fields (500 at a time, up to a cap so the page stays cheap on a large
+ * catalog) and by data source (the data sources' own field counts, exact).
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, ok, type Datasource } from '../api/client';
+import { api, ok, type Datasource, type ReviewProgress } from '../api/client';
 import { UsageBar } from '../components/Minibars';
 import { ProblemNotice } from '../components/ProblemNotice';
+import { ProgressChart } from '../components/ProgressChart';
 import { loadDatasources } from '../data';
 
 const CAP = 10_000;
@@ -22,10 +24,33 @@ function bump(map: Map<string, number>, key: string): void {
   map.set(key, (map.get(key) ?? 0) + 1);
 }
 
+/** The two views of progress over time: the last 30 days by day, the last 26 weeks by week. */
+const SPANS = { day: { bucket: 'day', days: 30, label: 'Last 30 days, by day' }, week: { bucket: 'week', days: 182, label: 'Last 26 weeks, by week' } } as const;
+
 export function OverviewPage() {
   const [counts, setCounts] = useState<Counts | null>(null);
   const [sources, setSources] = useState<Datasource[]>([]);
   const [error, setError] = useState<unknown>(null);
+  const [span, setSpan] = useState<keyof typeof SPANS>('day');
+  const [progress, setProgress] = useState<ReviewProgress | null>(null);
+  const [progressError, setProgressError] = useState<unknown>(null);
+
+  useEffect(() => {
+    let cancelled = false;
+    const { bucket, days } = SPANS[span];
+    setProgressError(null);
+    void ok(api.GET('/api/v1/review/progress', { params: { query: { bucket, days } } })).then(
+      (p) => {
+        if (!cancelled) setProgress(p);
+      },
+      (e: unknown) => {
+        if (!cancelled) setProgressError(e);
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [span]);
 
   useEffect(() => {
     let cancelled = false;
@@ -58,16 +83,32 @@ export function OverviewPage() {
     };
   }, []);
 
-  const reviewed = counts ? (counts.review.get('confirmed') ?? 0) : 0;
   return (
     <section aria-labelledby="overview-title">
       <h1 id="overview-title">Overview</h1>
       <ProblemNotice error={error} />
+      <h2>Review progress</h2>
+      <ProblemNotice error={progressError} />
+      {!progress && !progressError && <p aria-busy="true">Reading the review progress…</p>}
+      {progress && (
+        <>
+          <UsageBar label="Confirmed fields" value={progress.fields_confirmed} max={progress.fields_total} />
+          <label class="inline">
+            Over time{' '}
+            <select value={span} onChange={(e) => setSpan((e.target as HTMLSelectElement).value as keyof typeof SPANS)}>
+              {Object.entries(SPANS).map(([key, s]) => (
+                <option key={key} value={key}>
+                  {s.label}
+                </option>
+              ))}
+            </select>
+          </label>
+          <ProgressChart progress={progress} />
+        </>
+      )}
       {!counts && !error && <p aria-busy="true">Counting fields…</p>}
       {counts && (
         <>
-          <h2>Review progress</h2>
-          <UsageBar label="Confirmed fields" value={reviewed} max={counts.total} />
           {!counts.complete && <p class="muted">Counted over the first {CAP.toLocaleString()} fields by name.</p>}
           <div class="cards">
             <CountTable title="By review status" map={counts.review} />

@@ -3,7 +3,7 @@
  * row against the page's baseline, one-key decisions (j/k move, c confirm, d defer, x select, a accept a suggestion),
  * multi-select and batch confirm, confirm as another tag or level, defer with a reason.
  */
-import { Component } from 'preact';
+import { Component, type ComponentChild, type RefObject } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, extras, ok, serverCapabilities, type Datasource, type FieldItem, type Level, type MinibarItem, type MinibarsResponse, type Suggestion, type Tag } from '../api/client';
 import { session } from '../api/session';
@@ -246,12 +246,6 @@ export function QueuePage() {
     return () => document.removeEventListener('keydown', onKey);
   }, []);
 
-  useEffect(() => {
-    const row = table.current?.querySelector<HTMLDivElement>(`[data-index="${active}"]`);
-    if (row && table.current?.contains(document.activeElement)) row.focus();
-    row?.scrollIntoView({ block: 'nearest' });
-  }, [active]);
-
   // One listener for every row's controls (a 500-row page would otherwise attach 2,500), found by data-action.
   const onRowsClick = (event: MouseEvent) => {
     const target = event.target as HTMLElement;
@@ -397,7 +391,7 @@ export function QueuePage() {
       {rows === null && !error && <p aria-busy="true">Loading…</p>}
       {rows?.length === 0 && <p class="empty">No fields match these filters.</p>}
       {rows && rows.length > 0 && (
-        <div class={canReview ? 'queue review' : 'queue readonly'} role="table" aria-label="Fields to review" aria-rowcount={rows.length + 1}>
+        <div class={canReview ? 'queue review' : 'queue readonly'} role="grid" aria-label="Fields to review" aria-rowcount={rows.length + 1} aria-readonly={!canReview}>
           <div role="rowgroup">
             <div role="row" class="row head" aria-rowindex={1}>
               {canReview && <div role="columnheader" class="c-sel"><span class="sr-only">Selected</span></div>}
@@ -412,22 +406,25 @@ export function QueuePage() {
               {canReview && <div role="columnheader" class="c-decide">Decide</div>}
             </div>
           </div>
-          <div role="rowgroup" ref={table} onClick={onRowsClick}>
-            {rows.map((f, i) => (
-              <Row
-                key={f.id}
-                index={i}
-                field={f}
-                metric={metrics.get(f.id)}
-                baseline={baseline}
-                suggestion={suggestionOf(f)}
-                where={`${dsName.get(f.datasource_id) ?? 'data source'} · ${f.table_name} · ${f.field_name}`}
-                active={i === active}
-                selected={selected.has(f.id)}
-                canReview={canReview}
-              />
-            ))}
-          </div>
+          <WindowedRows bodyRef={table} count={rows.length} active={active} onClick={onRowsClick}>
+            {(i) => {
+              const f = rows[i] as FieldItem;
+              return (
+                <Row
+                  key={f.id}
+                  index={i}
+                  field={f}
+                  metric={metrics.get(f.id)}
+                  baseline={baseline}
+                  suggestion={suggestionOf(f)}
+                  where={`${dsName.get(f.datasource_id) ?? 'data source'} · ${f.table_name} · ${f.field_name}`}
+                  active={i === active}
+                  selected={selected.has(f.id)}
+                  canReview={canReview}
+                />
+              );
+            }}
+          </WindowedRows>
         </div>
       )}
       <nav class="pager" aria-label="Pages">
@@ -539,6 +536,78 @@ function ConfirmAsDialog({ count, levels, onClose, onConfirm }: { count: number;
   );
 }
 
+/** Height of a queue row in pixels: fixed (styles.css, `.queue .body .row`), so a row's place is its index times this. */
+const ROW_HEIGHT = 60;
+/** Rows drawn beyond each edge of the viewport, so a scroll or a run of j/k rarely shows an empty stretch. */
+const OVERSCAN = 10;
+
+/** The rows [start, end) that the viewport shows, plus the overscan, for a body whose first row is at `top` (viewport y). */
+function rowsInView(top: number, count: number): [number, number] {
+  const first = Math.floor(Math.max(0, -top) / ROW_HEIGHT);
+  const last = Math.ceil(Math.max(0, window.innerHeight - top) / ROW_HEIGHT);
+  return [Math.max(0, Math.min(count, first - OVERSCAN)), Math.max(0, Math.min(count, last + OVERSCAN))];
+}
+
+/**
+ * The queue's body, windowed: only the rows in the viewport (plus a margin) are in the DOM; padding above and below
+ * stands in for the others, so the page scrolls as if all were there. Creating ~40 elements a row was what a 500-row
+ * page cost; now a page costs what a screenful costs. Screen readers still get the whole page's size and each row's
+ * place (aria-rowcount on the grid, aria-rowindex on each row). The current row (j/k) is scrolled into view and kept
+ * in the window, and keeps the focus when the focus was in the grid.
+ */
+function WindowedRows({ bodyRef, count, active, onClick, children }: { bodyRef: RefObject<HTMLDivElement | null>; count: number; active: number; onClick: (event: MouseEvent) => void; children: (index: number) => ComponentChild }) {
+  // Before the body is laid out: the first screenful (the queue opens at the top of its list).
+  const [range, setRange] = useState<[number, number]>(() => rowsInView(0, count));
+  const rangeRef = useRef(range);
+  const update = () => {
+    const el = bodyRef.current;
+    if (!el) return;
+    const next = rowsInView(el.getBoundingClientRect().top, count);
+    if (next[0] !== rangeRef.current[0] || next[1] !== rangeRef.current[1]) {
+      rangeRef.current = next;
+      setRange(next);
+    }
+  };
+
+  useLayoutEffect(() => {
+    update();
+    const onScroll = () => update();
+    addEventListener('scroll', onScroll, { passive: true });
+    addEventListener('resize', onScroll, { passive: true });
+    return () => {
+      removeEventListener('scroll', onScroll);
+      removeEventListener('resize', onScroll);
+    };
+  }, [count]);
+
+  // The current row in view, below the sticky header row, and drawn, before the browser paints.
+  useLayoutEffect(() => {
+    const el = bodyRef.current;
+    if (!el) return;
+    const top = el.getBoundingClientRect().top + active * ROW_HEIGHT;
+    const header = (el.previousElementSibling as HTMLElement | null)?.offsetHeight ?? 0;
+    // Rounded outwards: the page scrolls by whole pixels, and the row may start at a fraction of one.
+    if (top < header) window.scrollBy(0, Math.floor(top - header));
+    else if (top + ROW_HEIGHT > window.innerHeight) window.scrollBy(0, Math.ceil(top + ROW_HEIGHT - window.innerHeight));
+    update();
+  }, [active]);
+
+  useEffect(() => {
+    const el = bodyRef.current;
+    const row = el?.querySelector<HTMLDivElement>(`[data-index="${active}"]`);
+    if (row && el?.contains(document.activeElement) && document.activeElement !== row) row.focus({ preventScroll: true });
+  }, [active, range]);
+
+  const [start, end] = range;
+  const drawn: ComponentChild[] = [];
+  for (let i = start; i < end; i++) drawn.push(children(i));
+  return (
+    <div role="rowgroup" class="body" ref={bodyRef} onClick={onClick} data-window={`${start}-${end}`} style={{ paddingTop: `${start * ROW_HEIGHT}px`, paddingBottom: `${(count - end) * ROW_HEIGHT}px` }}>
+      {drawn}
+    </div>
+  );
+}
+
 interface RowProps {
   index: number;
   field: FieldItem;
@@ -575,27 +644,27 @@ class Row extends Component<RowProps> {
     return (
       <div role="row" aria-rowindex={index + 2} data-index={index} data-field-id={f.id} tabIndex={-1} class={active ? 'row active' : 'row'}>
         {canReview && (
-          <div role="cell" class="c">
+          <div role="gridcell" class="c">
             <input type="checkbox" data-action="select" aria-label={`Select ${where}`} checked={selected} />
           </div>
         )}
-        <div role="cell" class="c">
+        <div role="gridcell" class="c">
           <a href={`/fields/${f.id}`}>{where}</a>
         </div>
-        <div role="cell" class="c">
+        <div role="gridcell" class="c">
           <span class="path">{f.classification_chain_path}</span> <span class={`level level-${f.level}`}>{f.level}</span>
           {f.lock_level && <span class="lock" title="Level locked by a reviewer"> 🔒</span>}
         </div>
-        <div role="cell" class="c">
+        <div role="gridcell" class="c">
           {m ? <Minibars scores={m.scores} baseline={baseline} /> : <span class="muted">–</span>}
         </div>
-        <div role="cell" class="c num">
+        <div role="gridcell" class="c num">
           {(m?.outlier_score ?? f.outlier_score)?.toFixed(2) ?? '–'}
         </div>
-        <div role="cell" class="c">
+        <div role="gridcell" class="c">
           {severity ? <span class={`sev sev-${severity}`}>{severity}</span> : '–'}
         </div>
-        <div role="cell" class="c">
+        <div role="gridcell" class="c">
           {s ? (
             <span class="suggestion">
               {s.chain_path} <span class={`level level-${s.level}`}>{s.level}</span> <span class="muted">{Math.round(s.confidence * 100)}%</span>
@@ -609,14 +678,14 @@ class Row extends Component<RowProps> {
             <span class="muted">–</span>
           )}
         </div>
-        <div role="cell" class="c reason" title={m?.reason}>
+        <div role="gridcell" class="c reason" title={m?.reason}>
           {m?.reason ?? ''}
         </div>
-        <div role="cell" class="c">
+        <div role="gridcell" class="c">
           <span class={`review review-${f.review_status}`}>{f.review_status}</span>
         </div>
         {canReview && (
-          <div role="cell" class="c actions">
+          <div role="gridcell" class="c actions">
             <button type="button" class="small" data-action="confirm" aria-label={`Confirm ${where}`}>
               Confirm
             </button>
