@@ -51,7 +51,22 @@ describeEachDatabase('Prometheus /metrics', (kind) => {
         assert.ok((sample(text, 'fieldlens_db_pool_connections', { state: 'total' }) ?? 0) >= 1);
         assert.ok(sample(text, 'fieldlens_db_pool_connections', { state: 'waiting' }) !== undefined);
       }
-      // A later gauge (scans by status) plugs in through registerGauge.
+      // Scans by status: a scan asked for (no worker runs here) is counted as queued.
+      assert.equal(sample(text, 'fieldlens_scans', { status: 'queued' }), 0);
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/datasources',
+        headers: bearer(token),
+        payload: { name: 'scanned', type: 'postgresql', connection: { kind: 'postgresql', host: '127.0.0.1', port: 1, database: 'crm', user: 'scanner' } },
+      });
+      assert.equal(created.statusCode, 201, created.body);
+      const scan = await t.app.inject({ method: 'POST', url: `/api/v1/datasources/${created.json<{ id: string }>().id}/scans`, headers: bearer(token) });
+      assert.equal(scan.statusCode, 202, scan.body);
+      const scraped = await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(TOKEN) });
+      assert.equal(sample(scraped.body, 'fieldlens_scans', { status: 'queued' }), 1);
+      assert.equal(sample(scraped.body, 'fieldlens_scans', { status: 'running' }), 0);
+
+      // A later gauge plugs in through registerGauge.
       t.app.prometheus?.registerGauge('fieldlens_test_items', 'test gauge', ['status'], (set) => set({ status: 'queued' }, 7));
       const again = await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(TOKEN) });
       assert.equal(sample(again.body, 'fieldlens_test_items', { status: 'queued' }), 7);
