@@ -5,7 +5,7 @@
  * Lock order: every statement that locks several field rows locks them in ascending id order (chunks sorted by id,
  * rows locked by an ordered SELECT … FOR UPDATE on PostgreSQL), so two writers never wait for each other in a cycle.
  */
-import { sql, type ExpressionBuilder, type SelectQueryBuilder } from 'kysely';
+import { sql, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { isForeignKeyViolation, isPostgres, type Queryable, type Tx } from '../../db/database.js';
 import type { ClassificationSource, DB, FieldRow, NewFieldRow } from '../../db/schema.js';
 import { notFound } from '../../http/errors.js';
@@ -88,6 +88,19 @@ export async function findFieldById(db: Queryable, id: string): Promise<FieldLis
 /** An existing field keeps its classification on re-import: locked, or given by a person and now only guessed. */
 const KEEP = sql`(fields.locked = 1 or (excluded.classification_source = 'classifier' and fields.classification_source <> 'classifier'))`;
 
+/** The classification columns of an upsert: the stored ones where `keep` holds, else the incoming ones. */
+function classificationUnless(keep: RawBuilder<unknown>) {
+  const pick = <T>(column: keyof FieldRow) => sql<T>`case when ${keep} then ${sql.ref(`fields.${column}`)} else ${sql.ref(`excluded.${column}`)} end`;
+  return {
+    tag_id: pick<number>('tag_id'),
+    level: pick<string>('level'),
+    classification_source: pick<ClassificationSource>('classification_source'),
+    classification_confidence: pick<number | null>('classification_confidence'),
+    classification_evidence: pick<string | null>('classification_evidence'),
+    classified_with: pick<string | null>('classified_with'),
+  };
+}
+
 export async function upsertFields(db: Queryable, rows: readonly NewFieldRow[]): Promise<Array<{ id: string; table_name: string; field_name: string }>> {
   const stored: Array<{ id: string; table_name: string; field_name: string }> = [];
   for (let start = 0; start < rows.length; start += UPSERT_CHUNK_ROWS) {
@@ -103,12 +116,7 @@ export async function upsertFields(db: Queryable, rows: readonly NewFieldRow[]):
             format_signature: eb.ref('excluded.format_signature'),
             embedding: eb.ref('excluded.embedding'),
             embedder_version: eb.ref('excluded.embedder_version'),
-            tag_id: sql<number>`case when ${KEEP} then fields.tag_id else excluded.tag_id end`,
-            level: sql<string>`case when ${KEEP} then fields.level else excluded.level end`,
-            classification_source: sql<ClassificationSource>`case when ${KEEP} then fields.classification_source else excluded.classification_source end`,
-            classification_confidence: sql<number | null>`case when ${KEEP} then fields.classification_confidence else excluded.classification_confidence end`,
-            classification_evidence: sql<string | null>`case when ${KEEP} then fields.classification_evidence else excluded.classification_evidence end`,
-            classified_with: sql<string | null>`case when ${KEEP} then fields.classified_with else excluded.classified_with end`,
+            ...classificationUnless(KEEP),
             value_summary: eb.ref('excluded.value_summary'),
             predicted_tag_id: eb.ref('excluded.predicted_tag_id'),
             predicted_level: eb.ref('excluded.predicted_level'),
@@ -509,12 +517,7 @@ export async function upsertScannedFields(db: Queryable, rows: readonly NewField
             value_summary: sql<string | null>`coalesce(excluded.value_summary, fields.value_summary)`,
             embedding: eb.ref('excluded.embedding'),
             embedder_version: eb.ref('excluded.embedder_version'),
-            tag_id: sql<number>`case when ${KEEP_ON_SCAN} then fields.tag_id else excluded.tag_id end`,
-            level: sql<string>`case when ${KEEP_ON_SCAN} then fields.level else excluded.level end`,
-            classification_source: sql<ClassificationSource>`case when ${KEEP_ON_SCAN} then fields.classification_source else excluded.classification_source end`,
-            classification_confidence: sql<number | null>`case when ${KEEP_ON_SCAN} then fields.classification_confidence else excluded.classification_confidence end`,
-            classification_evidence: sql<string | null>`case when ${KEEP_ON_SCAN} then fields.classification_evidence else excluded.classification_evidence end`,
-            classified_with: sql<string | null>`case when ${KEEP_ON_SCAN} then fields.classified_with else excluded.classified_with end`,
+            ...classificationUnless(KEEP_ON_SCAN),
             review_status: sql<FieldRow['review_status']>`case when ${KEEP_ON_SCAN} then fields.review_status else 'unreviewed' end`,
             review_reason: sql<string | null>`case when ${KEEP_ON_SCAN} then fields.review_reason else null end`,
             // The classifier's own view follows the column's inputs whatever the field's classification: it is the
