@@ -80,7 +80,7 @@ export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }
         response: { 200: TestConnectionResponse },
       },
     },
-    async (request) => datasources.testConnection(request.params.id),
+    async (request) => datasources.testConnection(callerOf(request), request.params.id),
   );
 
   app.delete(

@@ -207,21 +207,41 @@ export class DatasourcesService {
    * Opens the data source's connection and asks the server its version; the connector is always closed.
    * 409 without a connection, 422 `connection_failed` naming the cause, 422 when the password cannot be decrypted.
    */
-  async testConnection(id: string): Promise<TestConnectionResponse> {
-    const { connection } = await this.getScanTarget(id);
+  async testConnection(caller: Caller, id: string): Promise<TestConnectionResponse> {
+    const { datasource, connection } = await this.getScanTarget(id);
     if (!connection) throw conflict('The data source has no connection to test: set one with PATCH /api/v1/datasources/{id}');
     let connector;
     try {
       connector = openConnector(connection, this.connectorOptions());
       const { server_version } = await connector.test();
+      await this.recordConnectionTest(caller, datasource, connection, { ok: true, server_version });
       return { ok: true, server_version };
     } catch (error) {
-      if (error instanceof ConnectionFailure) throw connectionFailed(error);
+      if (error instanceof ConnectionFailure) {
+        await this.recordConnectionTest(caller, datasource, connection, { ok: false, cause: error.cause });
+        throw connectionFailed(error);
+      }
       if (error instanceof ConnectionSpecError) throw unprocessable(`The connection is refused: ${error.message}`);
       throw error;
     } finally {
       await connector?.close();
     }
+  }
+
+  /**
+   * Audits a connection test, as it opens a connection from the service to an address a user chose: where to and how
+   * it ended (the cause's name, never a message, a sample or the password).
+   */
+  private async recordConnectionTest(caller: Caller, datasource: DatasourceRow, connection: ConnectionSpec, outcome: { ok: true; server_version: string } | { ok: false; cause: string }): Promise<void> {
+    const target = connection.kind === 'sqlite' ? { kind: connection.kind, database: connection.database } : { kind: connection.kind, host: connection.host, port: connection.port ?? null, database: connection.database };
+    await this.db.transaction().execute(async (trx) => {
+      await this.deps.audit.record(trx, caller, {
+        action: 'datasource.connection_tested',
+        targetType: 'datasource',
+        targetId: datasource.id,
+        details: { name: datasource.name, ...target, ...outcome },
+      });
+    });
   }
 
   /**

@@ -278,6 +278,12 @@ describeEachDatabase('data-source connections', (kind) => {
       await expect({ host: '127.0.0.1', port: await closedPort(), password: secret }, /unreachable/);
       silent = await silentServer();
       await expect({ host: '127.0.0.1', port: silent.port, password: secret }, /timeout/);
+
+      // Each test is audited with where it went and how it ended, never the password.
+      const tested = (await auditActions(t.database, 'datasource.connection_tested')).filter((e) => e.target_id === source.id);
+      const outcomes = tested.map((e) => (e.details.ok === true ? 'ok' : e.details.cause));
+      assert.deepEqual(outcomes, ['ok', 'authentication', 'unknown_database', 'unreachable', 'timeout']);
+      assert.ok(!JSON.stringify(tested).includes(secret), 'no password in the audit log');
     } finally {
       await silent?.close();
       await src?.dispose();
