@@ -5,6 +5,7 @@
  * outlier score mirrored from the metrics (metrics). Staleness of metrics is not this module's concern: the
  * database's change log records every committed change of a field (see docs/architecture.md).
  */
+import { decodeCursor, encodeCursor } from '../../http/cursor.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import { encodeVector, type Database, type Tx } from '../../db/database.js';
@@ -84,24 +85,21 @@ function parseEvidence(text: string | null): FieldResponse['classification_evide
 
 const fieldKey = (table: string, field: string): string => `${table}\u0000${field}`;
 
-function encodeCursor(sort: FieldSort, key: repo.FieldKeyset): string {
-  return Buffer.from(JSON.stringify({ s: sort, v: key.value, i: key.id }), 'utf8').toString('base64url');
+function encodeFieldCursor(sort: FieldSort, key: repo.FieldKeyset): string {
+  return encodeCursor({ s: sort, v: key.value, i: key.id });
 }
 
-function decodeCursor(sort: FieldSort, cursor: string): repo.FieldKeyset {
-  const invalid = () =>
-    new AppError('validation_failed', 'The cursor is not a next_cursor of this list and sort', { errors: [{ path: '/querystring/cursor', message: 'is invalid' }] });
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-  } catch {
-    throw invalid();
-  }
-  if (!parsed || typeof parsed !== 'object') throw invalid();
-  const { s, v, i } = parsed as { s?: unknown; v?: unknown; i?: unknown };
-  if (s !== sort || !(FIELD_SORTS as readonly unknown[]).includes(s) || typeof i !== 'string' || i.length > 64) throw invalid();
-  if (sort === 'outlier_score' || sort === 'risk' ? !(v === null || (typeof v === 'number' && Number.isFinite(v))) : typeof v !== 'string' || v.length > 256) throw invalid();
-  return { value: v as string | number | null, id: i };
+function decodeFieldCursor(sort: FieldSort, cursor: string): repo.FieldKeyset {
+  const numeric = sort === 'outlier_score' || sort === 'risk';
+  return decodeCursor(
+    cursor,
+    ({ s, v, i }) => {
+      if (s !== sort || !(FIELD_SORTS as readonly unknown[]).includes(s) || typeof i !== 'string' || i.length > 64) return undefined;
+      if (numeric ? !(v === null || (typeof v === 'number' && Number.isFinite(v))) : typeof v !== 'string' || v.length > 256) return undefined;
+      return { value: v as string | number | null, id: i };
+    },
+    'The cursor is not a next_cursor of this list and sort',
+  );
 }
 
 function sortValue(sort: FieldSort, row: repo.FieldListRow): string | number | null {
@@ -245,7 +243,7 @@ export class FieldsService {
   /** One page of fields, filtered and sorted, with the cursor of the next page (keyset on (sort key, id)). */
   async listFields(query: FieldListQuery): Promise<FieldListResponse> {
     const sort = query.sort;
-    const after = query.cursor === undefined ? undefined : decodeCursor(sort, query.cursor);
+    const after = query.cursor === undefined ? undefined : decodeFieldCursor(sort, query.cursor);
     const filter: repo.FieldFilter = {};
     if (query.datasource_id !== undefined) filter.datasource_id = query.datasource_id;
     if (query.review_status !== undefined) filter.review_status = query.review_status;
@@ -257,7 +255,7 @@ export class FieldsService {
     const rows = await repo.listFields(this.db, filter, sort, after, query.limit + 1);
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
-    const next = rows.length > query.limit && last ? encodeCursor(sort, { value: sortValue(sort, last), id: last.id }) : null;
+    const next = rows.length > query.limit && last ? encodeFieldCursor(sort, { value: sortValue(sort, last), id: last.id }) : null;
     return { items: page.map(toFieldResponse), next_cursor: next };
   }
 

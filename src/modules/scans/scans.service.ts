@@ -3,6 +3,7 @@
  * database), reading and listing them, cancelling, the periodic schedule, and the counts for monitoring. The work
  * itself is done by the scan worker (scan-worker.ts, scan-runner.ts) on any instance.
  */
+import { decodeCursor, encodeCursor } from '../../http/cursor.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
@@ -45,19 +46,12 @@ export function scanActor(row: ScanRow): Actor {
   return row.requested_by === null ? SYSTEM_ACTOR : { id: row.requested_by, username: row.requested_by_name, requestId: null };
 }
 
-function encodeCursor(row: ScanRow): string {
-  return Buffer.from(JSON.stringify({ c: row.created_at, i: row.id }), 'utf8').toString('base64url');
+function encodeScanCursor(row: ScanRow): string {
+  return encodeCursor({ c: row.created_at, i: row.id });
 }
 
-function decodeCursor(cursor: string): { created_at: string; id: string } {
-  const invalid = new AppError('validation_failed', 'The cursor is not a next_cursor of this list', { errors: [{ path: '/querystring/cursor', message: 'is invalid' }] });
-  try {
-    const { c, i } = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as { c?: unknown; i?: unknown };
-    if (typeof c !== 'string' || typeof i !== 'string' || c.length > 64 || i.length > 64) throw invalid;
-    return { created_at: c, id: i };
-  } catch {
-    throw invalid;
-  }
+function decodeScanCursor(cursor: string): { created_at: string; id: string } {
+  return decodeCursor(cursor, ({ c, i }) => (typeof c === 'string' && typeof i === 'string' && c.length <= 64 && i.length <= 64 ? { created_at: c, id: i } : undefined));
 }
 
 export class ScansService {
@@ -108,11 +102,11 @@ export class ScansService {
   /** A data source's scans, newest first, paginated; 404 for an unknown data source. */
   async listScans(datasourceId: string, query: ScanListQuery): Promise<ScanListResponse> {
     await this.deps.datasources.getScanTarget(datasourceId);
-    const after = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
+    const after = query.cursor === undefined ? undefined : decodeScanCursor(query.cursor);
     const rows = await repo.listScans(this.db, datasourceId, after, query.limit + 1);
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
-    return { items: page.map(toScanResponse), next_cursor: rows.length > query.limit && last ? encodeCursor(last) : null };
+    return { items: page.map(toScanResponse), next_cursor: rows.length > query.limit && last ? encodeScanCursor(last) : null };
   }
 
   /**
