@@ -6,12 +6,12 @@
 import { calibrate, CALIBRATION, CALIBRATION_NAME_ONLY, rawConfidence } from './calibration.js';
 import { TYPE_PRIOR, typeAllows, typeFamily, type TypeFamily } from './data-type-gate.js';
 import { KIND_PHRASE, summarizeValues, type ValueKind, type ValueSummary } from './detectors.js';
-import { RULES } from './lexicon.js';
+import { HEALTH_WORDS, PERSON_WORDS, RULES } from './lexicon.js';
 import { buildPhrases, NameMatcher, nameEvidence, type NameMatch } from './name-evidence.js';
 import { KIND_RULES } from './value-evidence.js';
 
 /** Bumped whenever the classifier's output can change for the same input, so stored results are re-evaluated. */
-export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.2.0';
+export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.3.0';
 
 export type EvidenceFactor = 'name' | 'table' | 'comment' | 'data_type' | 'values' | 'confirmed_fields' | 'anchor';
 
@@ -207,7 +207,7 @@ export function scoreField(
 
   // Name, table and comment. The strongest of name and table counts fully, the other a little (they often say
   // the same thing twice); the comment adds a smaller share.
-  const { matches } = nameEvidence(ctx.matcher, input);
+  const { matches, tableWords } = nameEvidence(ctx.matcher, input);
   const perLeaf = new Map<string, { name?: NameMatch; table?: NameMatch; comment?: NameMatch }>();
   for (const m of matches) {
     const e = perLeaf.get(m.leaf) ?? {};
@@ -298,7 +298,7 @@ export function scoreField(
   const corroborated = isCorroborated(best, ruledOut);
   const confidence = Math.round(calibrate(raw, corroborated ? CALIBRATION : CALIBRATION_NAME_ONLY) * 1000) / 1000;
 
-  const level = chooseLevel(ctx, best, values, votes, confirmed);
+  const level = contextLevel(ctx, best, tableWords, chooseLevel(ctx, best, values, votes, confirmed));
   const forWinner = best.evidence.filter((e) => e.score !== 0 || best.total <= 0).sort((a, b) => Math.abs(b.score) - Math.abs(a.score));
   const evidence = [...forWinner, ...level.evidence, ...ruledOut.sort((a, b) => a.score - b.score).slice(0, 2)];
   return {
@@ -419,6 +419,34 @@ function chooseLevel(
     }
   }
   return { level, evidence };
+}
+
+/** Tables of places an organisation runs: their contact details are the organisation's own, published ones. */
+const ESTABLISHMENT_WORDS: ReadonlySet<string> = new Set('office store shop branch warehouse site facility depot agency'.split(' '));
+const ESTABLISHMENT_CONTACTS: ReadonlySet<string> = new Set(['Email address', 'Phone number', 'Postal address']);
+
+/**
+ * What the table says about the level: an office's or a store's address, phone and e-mail are published (the least
+ * sensitive level), and free-text notes in a health table can hold what a diagnosis holds (its level). Confirmed
+ * near-identical fields have the last word (their level is kept).
+ */
+function contextLevel(ctx: ClassifierContext, best: Candidate, table: readonly string[], chosen: { level: string; evidence: Evidence[] }): { level: string; evidence: Evidence[] } {
+  if (chosen.evidence.some((e) => e.factor === 'confirmed_fields')) return chosen;
+  const rank = (l: string): number => ctx.levelRank.get(l) ?? -1;
+  const has = (set: ReadonlySet<string>): boolean => table.some((w) => set.has(w));
+  if (ESTABLISHMENT_CONTACTS.has(best.leaf.name) && has(ESTABLISHMENT_WORDS) && !has(PERSON_WORDS)) {
+    const lowest = [...ctx.levelRank.entries()].sort((a, b) => a[1] - b[1])[0]?.[0];
+    if (lowest !== undefined && rank(lowest) < rank(chosen.level)) {
+      return { level: lowest, evidence: [...chosen.evidence, { factor: 'table', score: 0, detail: `${best.leaf.name.toLowerCase()} of a place (table '${table.join(' ')}'), not of a person: level ${lowest}` }] };
+    }
+  }
+  if (best.leaf.name === 'Internal notes' && has(HEALTH_WORDS)) {
+    const diagnosis = resolveLeaf(ctx, 'Diagnosis');
+    if (diagnosis && rank(diagnosis.default_level) > rank(chosen.level)) {
+      return { level: diagnosis.default_level, evidence: [...chosen.evidence, { factor: 'table', score: 0, detail: `free-text notes in a health table (table '${table.join(' ')}') can hold diagnoses: level ${diagnosis.default_level}` }] };
+    }
+  }
+  return chosen;
 }
 
 /** Belt and braces: a detail that happens to contain a sample value is replaced, so none is ever echoed. */

@@ -72,7 +72,7 @@ export const TRANSLATE: Readonly<Record<string, string>> = {
   diagnose: 'diagnosis', bemerkung: 'remark', bemerkungen: 'remark', beschreibung: 'description', bezeichnung: 'description',
   aktiv: 'active', geloescht: 'deleted', bestellung: 'order', bestellnummer: 'order number', rechnung: 'invoice',
   rechnungsnummer: 'invoice number', artikel: 'article', artikelnummer: 'article number', waehrung: 'currency',
-  sprache: 'language', firma: 'company', abteilung: 'department', nummer: 'number', benutzer: 'user',
+  sprache: 'language', firma: 'company', abteilung: 'department', abteilungen: 'department', departamento: 'department', departamentos: 'department', oficina: 'office', dienststelle: 'office', dienststellen: 'office', almacen: 'warehouse', almacenes: 'warehouse', laender: 'country', nummer: 'number', benutzer: 'user',
   benutzername: 'username', adresse: 'address', anschrift: 'address',   status: 'status', art: 'type', kategorie: 'category', notiz: 'note', kommentar: 'comment',
   nachricht: 'message', einheit: 'unit', lieferant: 'supplier', arbeitgeber: 'employer', titel: 'title',
   position: 'position', gueltig: 'valid', bis: 'until', von: 'from', breitengrad: 'latitude', laengengrad: 'longitude',
@@ -133,7 +133,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ['Age', 'age*2.6|age years|age band|age group|age range|age bracket|years old|age at|current age|age category'],
   ['Marital status', 'marital status|marital|civil status|marriage status|married*2.8|marital state|family status'],
   ['Gender', 'gender|sex|sex code|gender code|salutation|title courtesy'],
-  ['National ID number', 'ssn*4|social security|social security number|national id|national identification|national insurance|nino|sin*2.6|social insurance|social insurance number|citizen id|identity card|identity number|id card|personal number|personnummer|dni|nie|nir|bsn|rg|curp|aadhaar|pesel|government id|national number|tax social*2|pis|identity document|id document|identification number|cpf|cnh*2|identity card number|social number'],
+  ['National ID number', 'ssn*4|social security|social security number|security social|number security social|national id|national identification|national insurance|nino|sin*2.6|social insurance|social insurance number|citizen id|identity card|identity number|id card|personal number|personnummer|dni|nie|nir|bsn|rg|curp|aadhaar|pesel|government id|national number|tax social*2|pis|identity document|id document|identification number|cpf|cnh*2|identity card number|social number'],
   ['Passport number', 'passport|passport number'],
   ['Driver licence number', 'driver license|driving license|drivers license|dl number|dl|license number*3|driver licence|license driver|dl*3'],
   ['Tax identification number', 'tax id|tax number|taxpayer|tin|vat number|vat id|ein|itin|nif|cif|tax identification|fiscal number|fiscal code|code fiscal|cnpj|rfc|tax code|utr|tax reference|vat registration'],
@@ -221,7 +221,7 @@ export const PERSON_WORDS: ReadonlySet<string> = new Set(
 );
 /** Words naming organisations. */
 export const ORG_WORDS: ReadonlySet<string> = new Set(
-  'company organization organisation merchant vendor supplier employer firm business bank institution manufacturer publisher agency carrier partner brand school university store shop retailer tenant account'.split(' '),
+  'company organization organisation merchant vendor supplier employer firm business bank institution manufacturer publisher agency carrier partner brand school university store shop retailer tenant account counterparty'.split(' '),
 );
 /** Words naming products and other things on sale. */
 export const PRODUCT_WORDS: ReadonlySet<string> = new Set('product item article good sku offer listing catalog catalogue part material course book movie film'.split(' '));

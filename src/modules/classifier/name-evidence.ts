@@ -3,6 +3,7 @@
 // brought to canonical English words and matched against the phrase rules of the lexicon. Structural
 // conventions decide the head of a name: `*_id` is a key, `*_at` a time, `is_*` a flag, whatever else it names.
 import { splitWords } from '../../embeddings/tokenizer.js';
+import { typeFamily } from './data-type-gate.js';
 import {
   ADDRESS_WORDS,
   CARD_WORDS,
@@ -49,6 +50,14 @@ const SHORT_PIECES = new Set(['nm', 'dt', 'no', 'cd', 'id', 'tm', 'ts', 'ip', 'c
 const PAYMENT_CARD_LEAVES = new Set(['Payment card number', 'Card expiry date', 'Card verification code']);
 const MEASURE_LEAVES = new Set(['Monetary amount', 'Price', 'Account balance', 'Metric value', 'Quantity']);
 const IDENTIFIER_LEAVES = new Set(['Payment card number', 'Bank account number', 'Transaction ID', 'Order ID', 'Customer ID', 'Discount code', 'Invoice number', 'Product SKU', 'Shipment tracking number', 'Contract reference', 'Employee ID']);
+/** Documents whose number a `<document>_id` column holds (`passport_id`, `licence_id`): the number, not a key. */
+const DOCUMENT_LEAVES = new Set(['Passport number', 'Driver licence number', 'National ID number', 'Tax identification number', 'Health insurance number']);
+/** Table words naming units of an organisation: their `name` is a department's. */
+const UNIT_WORDS = new Set(['department', 'division', 'team']);
+/** `strName`, `szTitle`: a string-type prefix in camelCase before a capitalised word. */
+const HUNGARIAN_PREFIX = /^(str|sz)(?=[A-Z][a-z])/;
+/** A character column of at most three: a code (`char(2)`, `varchar(3)`), not a name. */
+const SHORT_CODE_TYPE = /^\s*(n?char|n?varchar|varchar2|character(\s+varying)?)\s*\(\s*[1-3]\s*\)/i;
 const CONTACT_LEAVES = new Set(['Email address', 'Phone number', 'Postal address', 'Full name']);
 // Raw words before `of` that make a count: `number_of_orders`, `count_of_items`, `num_of_seats`.
 const COUNT_HEADS = new Set(['number', 'num', 'nbr', 'nb', 'no', 'count', 'cnt', 'total']);
@@ -205,6 +214,8 @@ export interface NameEvidenceInput {
   readonly table_name: string;
   readonly field_name: string;
   readonly comment?: string | null;
+  /** Declared type: a document number is never held in an integer column. */
+  readonly data_type?: string | null;
 }
 
 function quoteWords(words: readonly string[]): string {
@@ -229,7 +240,9 @@ function anyIn(words: readonly string[], set: ReadonlySet<string>): boolean {
  */
 export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { matches: NameMatch[]; columnWords: string[]; tableWords: string[] } {
   // Callers validate types; a missing name still must not throw in the middle of a scan.
-  const col = matcher.words(typeof input.field_name === 'string' ? input.field_name : '');
+  // Hungarian notation (`strName`, `szPayGrade`): the type prefix is not a word of the name (`str` is not a street).
+  const rawField = typeof input.field_name === 'string' ? input.field_name : '';
+  const col = matcher.words(HUNGARIAN_PREFIX.test(rawField) ? rawField.replace(HUNGARIAN_PREFIX, '') : rawField);
   const table = matcher.words(typeof input.table_name === 'string' ? input.table_name : '');
   const byName = new Map<string, NameMatch>();
   const byTable = new Map<string, NameMatch>();
@@ -254,6 +267,9 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
 
   const prefixIsTable = n >= 2 && table.includes(first as string);
   const colMatches = col.length > 0 ? matcher.match(col) : [];
+  // `passport_id`, `licencia_id`: the identifier of a document is its number, not a key to another row.
+  const documentKey =
+    structural === 'key' && !prefixIsTable && typeFamily(input.data_type ?? null) !== 'integer' && !/^(decimal|numeric|number)\b/i.test(input.data_type ?? '') && colMatches.some((m) => DOCUMENT_LEAVES.has(m.phrase.leaf) && m.phrase.weight >= 2.4 && !m.phrase.words.includes(keyWord as string));
   // A measure at the head (`credit_card_amount`, `coupon_amount`, `order_total`) is that measure: the identifier
   // among its modifiers says what it is measured on, not what the column holds.
   const measureHead = colMatches.some((m) => m.coversLast && MEASURE_LEAVES.has(m.phrase.leaf));
@@ -261,11 +277,13 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
   const otherCard = col.some((w, i) => w === 'card' && i > 0 && NON_PAYMENT_CARD.has(col[i - 1] as string));
   for (const m of colMatches) {
     if (otherCard && PAYMENT_CARD_LEAVES.has(m.phrase.leaf)) continue;
-    const pos = m.coversLast ? 1 : (m.coversFirst ? 0.78 : 0.6) * (measureHead && IDENTIFIER_LEAVES.has(m.phrase.leaf) ? 0.75 : 1);
+    const pos = m.coversLast || (documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf)) ? 1 : (m.coversFirst ? 0.78 : 0.6) * (measureHead && IDENTIFIER_LEAVES.has(m.phrase.leaf) ? 0.75 : 1);
     const coverage = m.covered / Math.max(1, n);
     let score = m.phrase.weight * pos * (0.85 + 0.15 * coverage);
     const includesHead = structural === 'key' ? m.phrase.words.includes(keyWord as string) : structural === 'flag' ? m.phrase.words.includes(first as string) : m.coversLast;
-    if (structural !== null && !includesHead) score *= 0.35;
+    // `amt_name`, `price_label`: a name or title of something is not a measure of it.
+    if (!m.coversLast && MEASURE_LEAVES.has(m.phrase.leaf) && (last === 'name' || last === 'title' || last === 'label')) score *= 0.35;
+    if (structural !== null && !includesHead && !(documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf))) score *= 0.35;
     // `comment_author` in `wp_comments`, `CUST_…` in `CUST_MSTR`: a leading table prefix is not what the column means.
     if (prefixIsTable && m.phrase.words.length === 1 && m.phrase.words[0] === first) score *= 0.5;
     keep(byName, { leaf: m.phrase.leaf, score, factor: 'name', detail: `column name words ${quoteWords(col)} match '${m.phrase.text}'` });
@@ -280,9 +298,12 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
 
   if (n === 1 && last !== undefined && BARE_KEYS.has(last)) {
     keep(byName, { leaf: 'Record ID', score: 4.2, factor: 'name', detail: `column is named '${last}': the row's own key` });
-  } else if (structural === 'key') {
+  } else if (structural === 'key' && !documentKey) {
     const modifier = col.filter((w) => w !== keyWord);
-    const self = modifier.length > 0 && modifier.every((w) => table.includes(w));
+    // `STRMAST.STRID`, `PRODMAST.PRODKEY`: in legacy master tables the key repeats the table's own abbreviation.
+    const rawTable = (typeof input.table_name === 'string' ? input.table_name : '').toLowerCase().replace(/[^a-z0-9]/g, '');
+    const rawModifier = rawField.toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, -(keyWord as string).length);
+    const self = modifier.length > 0 && (modifier.every((w) => table.includes(w)) || (keyWord !== first && /^[A-Za-z]{2,5}(id|key|no|nr)$/i.test(rawField) && rawTable.startsWith(rawModifier) && rawTable.length > rawModifier.length));
     if (self) keep(byName, { leaf: 'Record ID', score: 3.9, factor: 'name', detail: `column ${quoteWords(col)} is the key of its own table` });
     else keep(byName, { leaf: 'Foreign key', score: 3.2, factor: 'name', detail: `column name has '${keyWord}' as its head: a key to another row, not the thing itself` });
   } else if (structural === 'by') {
@@ -300,7 +321,8 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
     const others = col.filter((w) => w !== head && w !== 'full' && w !== 'display');
     const specific = col.some((w) => ['first', 'last', 'middle', 'surname', 'user', 'file', 'city', 'country', 'street', 'job', 'company', 'bank', 'product', 'item', 'department', 'team', 'host', 'table', 'tag', 'code', 'account', 'screen', 'login', 'drug', 'school'].includes(w));
     // `os_name`, `event_name`, `country_name`: the modifier names the thing; the phrase rules decide.
-    const modifierSpeaks = others.length > 0 && matcher.match(others).some((m) => m.phrase.weight >= 2.4 && !ENTITY_NEUTRAL.has(m.phrase.leaf));
+    // A measure among the modifiers (`amt_name`) does not: a name is not an amount.
+    const modifierSpeaks = others.length > 0 && matcher.match(others).some((m) => m.phrase.weight >= 2.4 && !ENTITY_NEUTRAL.has(m.phrase.leaf) && !MEASURE_LEAVES.has(m.phrase.leaf));
     if (!specific && !modifierSpeaks) {
       const from = others.length > 0 ? others : table;
       const factor = others.length > 0 ? 'name' : 'table';
@@ -310,7 +332,8 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
       if (anyIn(from, PERSON_WORDS)) leaf = head === 'name' ? 'Full name' : 'Job title';
       else if (anyIn(from, ORG_WORDS)) leaf = 'Organisation name';
       else if (anyIn(from, PRODUCT_WORDS)) leaf = 'Public product description';
-      else if (head === 'name' && others.length === 0 && from.includes('country')) leaf = 'Country';
+      else if (head === 'name' && anyIn(from, UNIT_WORDS)) leaf = 'Department';
+      else if (head === 'name' && others.length === 0 && from.includes('country')) leaf = SHORT_CODE_TYPE.test(input.data_type ?? '') ? 'Country code' : 'Country';
       else if (head === 'name' && others.length === 0 && from.includes('city')) leaf = 'City';
       else if (head === 'name' && others.length === 0 && anyIn(from, new Set(['state', 'region', 'province', 'county', 'district']))) leaf = 'Approximate location';
       else if (head === 'title' && anyIn(from, new Set(['job', 'position', 'role']))) leaf = 'Job title';
@@ -344,6 +367,11 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
     }
   }
 
+  // `patients.subscriber_id`, `claims.member_no`: in a health table the member's id is the insurance number.
+  if ((structural === null || structural === 'key') && anyIn(table, HEALTH_WORDS) && anyIn(col, new Set(['member', 'insurance', 'subscriber', 'insured']))) {
+    keep(byTable, { leaf: 'Health insurance number', score: 4.0, factor: 'table', detail: `member or insurance number in a health table` });
+  }
+
   // Context words that settle well-known ambiguities.
   if (structural === null) {
     const all = ctx;
@@ -359,9 +387,7 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
     if (anyIn(table, HEALTH_WORDS) && anyIn(col, new Set(['weight', 'height', 'temperature', 'pulse', 'pressure', 'bmi']))) {
       keep(byTable, { leaf: 'Clinical measurement', score: 4.0, factor: 'table', detail: `body measurement in a health table` });
     }
-    if (anyIn(table, HEALTH_WORDS) && anyIn(col, new Set(['member', 'insurance', 'subscriber', 'insured']))) {
-      keep(byTable, { leaf: 'Health insurance number', score: 4.0, factor: 'table', detail: `member or insurance number in a health table` });
-    }
+
     if (anyIn(table, PERSON_WORDS) && anyIn(col, new Set(['rating', 'score', 'grade'])) && !anyIn(col, new Set(['credit', 'pay', 'risk']))) {
       keep(byTable, { leaf: 'Performance rating', score: 3.4, factor: 'table', detail: `rating of a person in a table of people` });
     }

@@ -320,3 +320,41 @@ test('the isotonic fit never splits equal scores, and a large group of them is a
   const small = fitIsotonic([...Array.from({ length: 5 }, () => ({ raw: 0, right: false })), ...Array.from({ length: 55 }, (_, i) => ({ raw: 1 + i / 10, right: true }))], 30);
   assert.notDeepEqual(small[0], [0, 0]);
 });
+
+test("a document's id is its number; a legacy master table's key is its own; Hungarian prefixes are not words", () => {
+  assert.equal(leafOf({ table_name: 'travel_documents', field_name: 'passport_id', data_type: 'varchar(20)' }), 'Passport number');
+  assert.equal(leafOf({ table_name: 'drivers', field_name: 'driver_license_id', data_type: 'varchar(20)' }), 'Driver licence number');
+  // An integer column is a key whatever it is named after; and a plain reference stays a foreign key.
+  assert.equal(leafOf({ table_name: 'travel_documents', field_name: 'passport_id', data_type: 'bigint' }), 'Foreign key');
+  assert.equal(leafOf({ table_name: 'claims', field_name: 'policy_id', data_type: 'int' }), 'Foreign key');
+  assert.equal(leafOf({ table_name: 'STRMAST', field_name: 'STRID', data_type: 'DECIMAL(15,0)' }), 'Record ID');
+  assert.equal(leafOf({ table_name: 'PRODMAST', field_name: 'PRODID', data_type: 'DECIMAL(15,0)' }), 'Record ID');
+  assert.equal(leafOf({ table_name: 'ORDLIN', field_name: 'PRODID', data_type: 'DECIMAL(15,0)' }), 'Foreign key');
+  assert.equal(leafOf({ table_name: 'tblAgents', field_name: 'strName', data_type: 'nvarchar(120)' }), 'Full name');
+  assert.equal(leafOf({ table_name: 'tblDepartments', field_name: 'szName', data_type: 'nvarchar(60)' }), 'Department');
+  assert.equal(leafOf({ table_name: 'addresses', field_name: 'str_name', data_type: 'varchar(50)' }), 'Postal address');
+});
+
+test("a name is not a measure; a department's or a country's name is read from its table", () => {
+  assert.notEqual(leafOf({ table_name: 'offices', field_name: 'amt_name', data_type: 'text' }), 'Monetary amount');
+  assert.equal(leafOf({ table_name: 'abteilungen', field_name: 'name', data_type: 'varchar(60)' }), 'Department');
+  assert.equal(leafOf({ table_name: 'departamentos', field_name: 'name', data_type: 'varchar(60)' }), 'Department');
+  assert.equal(leafOf({ table_name: 'laender', field_name: 'name', data_type: 'char(3)' }), 'Country code');
+  assert.equal(leafOf({ table_name: 'countries', field_name: 'name', data_type: 'varchar(80)' }), 'Country');
+  assert.equal(leafOf({ table_name: 'payments', field_name: 'counterparty_name', data_type: 'varchar(120)' }), 'Organisation name');
+});
+
+test("level from the table: an office's contact details are published, notes in a health table are health data", () => {
+  const lowest = 'L1';
+  for (const [table, field] of [['offices', 'email_address'], ['almacenes', 'direccion'], ['store', 'phone']] as const) {
+    const r = classifyField({ table_name: table, field_name: field, data_type: 'varchar(200)' }, ctx);
+    assert.equal(r.level, lowest, `${table}.${field}`);
+    assert.ok(r.evidence.some((e) => e.factor === 'table' && e.detail.includes('not of a person')));
+  }
+  // A person's contact stays at the tag's level, also in a store's table of people.
+  assert.equal(classifyField({ table_name: 'store_managers', field_name: 'email', data_type: 'text' }, ctx).level, 'L3');
+  assert.equal(classifyField({ table_name: 'customers', field_name: 'email', data_type: 'text' }, ctx).level, 'L3');
+  const notes = classifyField({ table_name: 'encounters', field_name: 'clinical_notes', data_type: 'text' }, ctx);
+  assert.equal(notes.level, classifyField({ table_name: 'diagnoses', field_name: 'diagnosis', data_type: 'text' }, ctx).level);
+  assert.equal(classifyField({ table_name: 'tickets', field_name: 'internal_notes', data_type: 'text' }, ctx).level, 'L3');
+});
