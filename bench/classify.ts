@@ -6,12 +6,16 @@
 //   npx tsx bench/classify.ts --fit      also fit the isotonic calibration on the own set and print the table
 //   npx tsx bench/classify.ts --errors   list the own set's misses (never the shared sets': they stay held out)
 //   FIELDLENS_EXTERNAL_LABELS=/path      where the shared sets are (default ../shared/data/external-labels)
+//
+// Besides the cold figures it prints top-1 "with confirmations": each labelled field classified as if the organisation
+// had confirmed every other labelled field of the same set (leave one out; the nearest CONFIRMED_NEIGHBOURS by
+// embedding, as the service finds them), i.e. how far the classifier follows an organisation's own conventions.
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEmbedder } from '../src/embeddings/embedder.js';
 import { calibrate, CALIBRATION, CALIBRATION_NAME_ONLY, fitIsotonic } from '../src/modules/classifier/calibration.js';
-import { buildClassifierContext, scoreField, type ClassifierContext, type ClassifyInput } from '../src/modules/classifier/classifier.js';
+import { buildClassifierContext, scoreField, type ClassifierContext, type ClassifyInput, type ConfirmedNeighbour } from '../src/modules/classifier/classifier.js';
 import { flattenTaxonomy, leafChainPaths } from '../src/modules/taxonomy/default-taxonomy.js';
 import { samplesFor } from './classify/samples.js';
 
@@ -150,6 +154,39 @@ function baseline(field: string): string | null {
 
 // ------------------------------------------------------------------------------------------------------------
 
+/** As the metrics service gives the classifier: the confirmed fields among a field's 20 nearest. */
+const CONFIRMED_NEIGHBOURS = 20;
+
+/**
+ * Top-1 when every other labelled field of the set is confirmed (its tag = the first leaf its category accepts), and
+ * the field's nearest confirmed fields vote: the classifier learning the organisation's conventions.
+ */
+function withConfirmations(fields: BenchField[], ctx: ClassifierContext, embeddings: Float32Array[], tagIdOf: ReadonlyMap<string, number>): { scored: number; right: number; changed: number } {
+  const labelled = fields.flatMap((f, i) => (f.accept.length > 0 && tagIdOf.has(f.accept[0] as string) ? [i] : []));
+  let right = 0;
+  let changed = 0;
+  for (const i of labelled) {
+    const f = fields[i] as BenchField;
+    const e = embeddings[i] as Float32Array;
+    const near: ConfirmedNeighbour[] = labelled
+      .filter((j) => j !== i)
+      .map((j) => {
+        const o = embeddings[j] as Float32Array;
+        let dot = 0;
+        for (let d = 0; d < e.length; d++) dot += (e[d] as number) * (o[d] as number);
+        return { similarity: dot, tag_id: tagIdOf.get((fields[j] as BenchField).accept[0] as string) as number };
+      })
+      .sort((a, b) => b.similarity - a.similarity)
+      .slice(0, CONFIRMED_NEIGHBOURS);
+    const cold = scoreField({ ...f.input, embedding: e }, ctx);
+    const taught = scoreField({ ...f.input, embedding: e, confirmed: near }, ctx);
+    const leaf = taught.chain_path.slice(taught.chain_path.lastIndexOf('/') + 1);
+    if (f.accept.includes(leaf)) right++;
+    if (taught.tag_id !== cold.tag_id) changed++;
+  }
+  return { scored: labelled.length, right, changed };
+}
+
 interface SetResult {
   name: string;
   fields: number;
@@ -277,11 +314,14 @@ async function main(): Promise<void> {
   }
 
   const results: SetResult[] = [];
+  const taught: Array<{ name: string; scored: number; right: number; changed: number }> = [];
+  const tagIdOf = new Map(tags.map((t) => [t.chain_path.slice(t.chain_path.lastIndexOf('/') + 1), t.id]));
   for (const [name, fields] of sets) {
     const embeddings = anchors
       ? await embedder.embedFields(fields.map((f) => ({ table_name: f.input.table_name, field_name: f.input.field_name, comment: f.input.comment ?? null, data_type: f.input.data_type ?? null })))
       : null;
     results.push(runSet(name, fields, ctx, embeddings));
+    if (embeddings) taught.push({ name, ...withConfirmations(fields, ctx, embeddings, tagIdOf) });
   }
 
   console.log(`\nClassifier benchmark (${new Date().toISOString()}, node ${process.version}; one core, samples included${anchors ? ', embedding anchor on' : ''})\n`);
@@ -289,6 +329,12 @@ async function main(): Promise<void> {
   console.log('|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
     console.log(`| ${r.name} | ${r.fields} | ${r.scored} | ${fmt(r.accuracy)} | ${fmt(r.baselineAccuracy)} | ${r.negatives} | ${fmt(r.fpRate)} | ${fmt(r.baselineFpRate)} | ${Math.round(r.fieldsPerSecond).toLocaleString('en')} |`);
+  }
+  if (taught.length > 0) {
+    console.log(`\nWith confirmations (every other labelled field of the set confirmed; the nearest ${CONFIRMED_NEIGHBOURS} vote):`);
+    console.log('| set | scored | top-1 cold | top-1 with confirmations | answers changed |');
+    console.log('|---|---|---|---|---|');
+    taught.forEach((t, i) => console.log(`| ${t.name} | ${t.scored} | ${fmt((results[i] as SetResult).accuracy)} | ${fmt(t.scored ? t.right / t.scored : NaN)} | ${t.changed} |`));
   }
   for (const r of results) printCalibration(`Calibration, ${r.name} (scored fields)`, r.calibration);
   const ownResult = results[0] as SetResult;

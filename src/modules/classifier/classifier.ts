@@ -166,6 +166,8 @@ function voteWeight(similarity: number): number {
 }
 
 const CONFIRMED_WEIGHT = 7;
+/** Vote weight (sum over the confirmed neighbours) at which confirmations count fully. */
+const VOTES_FOR_FULL = 1.5;
 const ANCHOR_WEIGHT = 0.45;
 /** Below this cosine an anchor alone (no other evidence anywhere) does not pick a tag. */
 const ANCHOR_ALONE_MIN = 0.5;
@@ -256,8 +258,9 @@ export function scoreField(
     const totalWeight = [...votes.values()].reduce((s, v) => s + v.weight, 0);
     for (const [tagId, v] of votes) {
       const leaf = ctx.byId.get(tagId) as ContextLeaf;
-      // Share of the vote times its strength (saturating): unanimous near-twins weigh most.
-      const score = CONFIRMED_WEIGHT * (v.weight / totalWeight) * Math.min(1, v.weight / 1.5 + 0.35);
+      // The tag's share of the votes, and never more than its own weight over VOTES_FOR_FULL: one confirmed field at
+      // similarity 0.85 cannot outvote the name and the samples, two near-identical ones can (unanimous near-twins weigh most).
+      const score = CONFIRMED_WEIGHT * (v.weight / Math.max(VOTES_FOR_FULL, totalWeight));
       const c = cand(leaf);
       c.total += score;
       c.evidence.push({

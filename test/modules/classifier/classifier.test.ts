@@ -140,6 +140,13 @@ test('confirmed neighbours vote: a near-identical confirmation teaches the class
     withConfirmed(ctx, [{ similarity: 0.85, tag_id: idOf('Phone number') }]),
   );
   assert.equal(values.tag_id, idOf('Email address'));
+  // One confirmed neighbour that is merely similar (the next column of the same table) does not outvote the name.
+  const addressLine = { table_name: 'CUST_MSTR', field_name: 'CUST_ADR_LN1', data_type: 'VARCHAR2(80)' };
+  assert.equal(classifyField(addressLine, withConfirmed(ctx, [{ similarity: 0.89, tag_id: idOf('Last name') }])).tag_id, idOf('Postal address'));
+  // Near-identical confirmations teach a convention the name alone would not give: `ccn` as a bank account.
+  const ccn = { table_name: 'payment_card', field_name: 'ccn', data_type: 'varchar(20)' };
+  assert.equal(classifyField(ccn, ctx).tag_id, idOf('Payment card number'));
+  assert.equal(classifyField(ccn, withConfirmed(ctx, [{ similarity: 0.99, tag_id: idOf('Bank account number') }, { similarity: 0.97, tag_id: idOf('Bank account number') }])).tag_id, idOf('Bank account number'));
 });
 
 test('no evidence detail ever contains a sample value', () => {
