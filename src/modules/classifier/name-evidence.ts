@@ -54,6 +54,8 @@ const IDENTIFIER_LEAVES = new Set(['Payment card number', 'Bank account number',
 const DOCUMENT_LEAVES = new Set(['Passport number', 'Driver licence number', 'National ID number', 'Tax identification number', 'Health insurance number']);
 /** Table words naming units of an organisation: their `name` is a department's. */
 const UNIT_WORDS = new Set(['department', 'division', 'team']);
+/** A run-together legacy key: 2–5 letters of abbreviation, then the key word (`STRID`, `ACCTKEY`, `CUSTNO`). */
+const LEGACY_KEY = /^([A-Za-z]{2,5})(?:id|key|no|nr)$/i;
 /** `strName`, `szTitle`: a string-type prefix in camelCase before a capitalised word. */
 const HUNGARIAN_PREFIX = /^(str|sz)(?=[A-Z][a-z])/;
 /** A character column of at most three: a code (`char(2)`, `varchar(3)`), not a name. */
@@ -302,8 +304,9 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
     const modifier = col.filter((w) => w !== keyWord);
     // `STRMAST.STRID`, `PRODMAST.PRODKEY`: in legacy master tables the key repeats the table's own abbreviation.
     const rawTable = (typeof input.table_name === 'string' ? input.table_name : '').toLowerCase().replace(/[^a-z0-9]/g, '');
-    const rawModifier = rawField.toLowerCase().replace(/[^a-z0-9]/g, '').slice(0, -(keyWord as string).length);
-    const self = modifier.length > 0 && (modifier.every((w) => table.includes(w)) || (keyWord !== first && /^[A-Za-z]{2,5}(id|key|no|nr)$/i.test(rawField) && rawTable.startsWith(rawModifier) && rawTable.length > rawModifier.length));
+    const abbreviation = LEGACY_KEY.exec(rawField)?.[1]?.toLowerCase();
+    const legacySelf = abbreviation !== undefined && rawTable.startsWith(abbreviation) && rawTable.length > abbreviation.length;
+    const self = modifier.length > 0 && (modifier.every((w) => table.includes(w)) || legacySelf);
     if (self) keep(byName, { leaf: 'Record ID', score: 3.9, factor: 'name', detail: `column ${quoteWords(col)} is the key of its own table` });
     else keep(byName, { leaf: 'Foreign key', score: 3.2, factor: 'name', detail: `column name has '${keyWord}' as its head: a key to another row, not the thing itself` });
   } else if (structural === 'by') {
