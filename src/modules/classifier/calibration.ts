@@ -44,7 +44,15 @@ export function calibrate(raw: number, table: CalibrationTable = CALIBRATION): n
   if (table.length === 0) return 0.5;
   const firstPoint = table[0] as readonly [number, number];
   if (raw <= firstPoint[0]) return firstPoint[1];
-  for (let i = 1; i < table.length; i++) {
+  // A raw score of exactly 0 (nothing spoke for the answer: the technical default) is a state of its own, not the low
+  // end of a scale: any positive score is read from the first positive block on, never drawn down towards it.
+  let from = 1;
+  if (firstPoint[0] === 0 && table.length > 1) {
+    const second = table[1] as readonly [number, number];
+    if (raw <= second[0]) return second[1];
+    from = 2;
+  }
+  for (let i = from; i < table.length; i++) {
     const [x1, y1] = table[i] as readonly [number, number];
     if (raw <= x1) {
       const [x0, y0] = table[i - 1] as readonly [number, number];

@@ -323,6 +323,10 @@ test('the isotonic fit never splits equal scores, and a large group of them is a
   const table = fitIsotonic(points, 30);
   assert.deepEqual(table[0], [0, 0], 'the tie group keeps its own share instead of being averaged with its neighbours');
   assert.ok(calibrate(0, table) === 0 && calibrate(5, table) > 0.9);
+  // A score of 0 is a state of its own: a small positive score reads as the first positive block, not half-way to 0.
+  const firstPositive = (table[1] as readonly [number, number])[1];
+  assert.equal(calibrate(0.01, table), firstPositive);
+  assert.equal(calibrate((table[1] as readonly [number, number])[0] / 2, table), firstPositive);
   // A small tie group does not make a step of its own.
   const small = fitIsotonic([...Array.from({ length: 5 }, () => ({ raw: 0, right: false })), ...Array.from({ length: 55 }, (_, i) => ({ raw: 1 + i / 10, right: true }))], 30);
   assert.notDeepEqual(small[0], [0, 0]);
