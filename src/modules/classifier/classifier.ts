@@ -390,9 +390,10 @@ function chooseLevel(
   values: ValueSummary,
   votes: ReadonlyMap<number, { weight: number; count: number; best: number }>,
   confirmed: readonly ConfirmedNeighbour[],
-): { level: string; evidence: Evidence[] } {
+): { level: string; evidence: Evidence[]; reviewed: boolean } {
   let level = best.leaf.default_level;
   const evidence: Evidence[] = [];
+  let reviewed = false;
   const rank = (l: string): number => ctx.levelRank.get(l) ?? -1;
   // Near-identical confirmed fields of the same tag carry the level reviewers chose for it.
   if (votes.has(best.leaf.id)) {
@@ -402,6 +403,7 @@ function chooseLevel(
       levelVotes.set(c.level, (levelVotes.get(c.level) ?? 0) + voteWeight(c.similarity));
     }
     const top = [...levelVotes.entries()].sort((a, b) => b[1] - a[1] || rank(b[0]) - rank(a[0]))[0];
+    reviewed = top !== undefined;
     if (top && top[0] !== level) {
       evidence.push({ factor: 'confirmed_fields', score: 0, detail: `level ${top[0]} as reviewers set it on near-identical confirmed fields` });
       level = top[0];
@@ -421,7 +423,7 @@ function chooseLevel(
       }
     }
   }
-  return { level, evidence };
+  return { level, evidence, reviewed };
 }
 
 /** Tables of places an organisation runs: their contact details are the organisation's own, published ones. */
@@ -430,11 +432,11 @@ const ESTABLISHMENT_CONTACTS: ReadonlySet<string> = new Set(['Email address', 'P
 
 /**
  * What the table says about the level: an office's or a store's address, phone and e-mail are published (the least
- * sensitive level), and free-text notes in a health table can hold what a diagnosis holds (its level). Confirmed
- * near-identical fields have the last word (their level is kept).
+ * sensitive level), and free-text notes in a health table can hold what a diagnosis holds (its level). Near-identical
+ * confirmed fields of the tag that carry a level have the last word, also when it is the tag's default.
  */
-function contextLevel(ctx: ClassifierContext, best: Candidate, table: readonly string[], chosen: { level: string; evidence: Evidence[] }): { level: string; evidence: Evidence[] } {
-  if (chosen.evidence.some((e) => e.factor === 'confirmed_fields')) return chosen;
+function contextLevel(ctx: ClassifierContext, best: Candidate, table: readonly string[], chosen: { level: string; evidence: Evidence[]; reviewed: boolean }): { level: string; evidence: Evidence[] } {
+  if (chosen.reviewed) return chosen;
   const rank = (l: string): number => ctx.levelRank.get(l) ?? -1;
   const has = (set: ReadonlySet<string>): boolean => table.some((w) => set.has(w));
   if (ESTABLISHMENT_CONTACTS.has(best.leaf.name) && has(ESTABLISHMENT_WORDS) && !has(PERSON_WORDS)) {

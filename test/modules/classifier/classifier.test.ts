@@ -368,4 +368,8 @@ test("level from the table: an office's contact details are published, notes in 
   const notes = classifyField({ table_name: 'encounters', field_name: 'clinical_notes', data_type: 'text' }, ctx);
   assert.equal(notes.level, classifyField({ table_name: 'diagnoses', field_name: 'diagnosis', data_type: 'text' }, ctx).level);
   assert.equal(classifyField({ table_name: 'tickets', field_name: 'internal_notes', data_type: 'text' }, ctx).level, 'L3');
+  // Reviewers have the last word: near-identical confirmed fields at L3 keep an office's e-mail at L3.
+  const confirmedAtL3 = classifyField({ table_name: 'offices', field_name: 'email_address', data_type: 'varchar(200)', confirmed: [{ similarity: 0.98, tag_id: idOf('Email address'), level: 'L3' }, { similarity: 0.97, tag_id: idOf('Email address'), level: 'L3' }] }, ctx);
+  assert.equal(confirmedAtL3.tag_id, idOf('Email address'));
+  assert.equal(confirmedAtL3.level, 'L3');
 });
