@@ -52,6 +52,8 @@ const MEASURE_LEAVES = new Set(['Monetary amount', 'Price', 'Account balance', '
 const IDENTIFIER_LEAVES = new Set(['Payment card number', 'Bank account number', 'Transaction ID', 'Order ID', 'Customer ID', 'Discount code', 'Invoice number', 'Product SKU', 'Shipment tracking number', 'Contract reference', 'Employee ID']);
 /** Documents whose number a `<document>_id` column holds (`passport_id`, `licence_id`): the number, not a key. */
 const DOCUMENT_LEAVES = new Set(['Passport number', 'Driver licence number', 'National ID number', 'Tax identification number', 'Health insurance number']);
+/** Declared types that hold numbers: a key, never a document's number. */
+const NUMERIC_FAMILIES: ReadonlySet<string> = new Set(['integer', 'decimal']);
 /** Table words naming units of an organisation: their `name` is a department's. */
 const UNIT_WORDS = new Set(['department', 'division', 'team']);
 /** A run-together legacy key: 2–5 letters of abbreviation, then the key word (`STRID`, `ACCTKEY`, `CUSTNO`). */
@@ -216,7 +218,7 @@ export interface NameEvidenceInput {
   readonly table_name: string;
   readonly field_name: string;
   readonly comment?: string | null;
-  /** Declared type: a document number is never held in an integer column. */
+  /** Declared type: a document number is never held in a numeric column. */
   readonly data_type?: string | null;
 }
 
@@ -271,7 +273,7 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
   const colMatches = col.length > 0 ? matcher.match(col) : [];
   // `passport_id`, `licencia_id`: the identifier of a document is its number, not a key to another row.
   const documentKey =
-    structural === 'key' && !prefixIsTable && typeFamily(input.data_type ?? null) !== 'integer' && !/^(decimal|numeric|number)\b/i.test(input.data_type ?? '') && colMatches.some((m) => DOCUMENT_LEAVES.has(m.phrase.leaf) && m.phrase.weight >= 2.4 && !m.phrase.words.includes(keyWord as string));
+    structural === 'key' && !prefixIsTable && !NUMERIC_FAMILIES.has(typeFamily(input.data_type ?? null)) && colMatches.some((m) => DOCUMENT_LEAVES.has(m.phrase.leaf) && m.phrase.weight >= 2.4 && !m.phrase.words.includes(keyWord as string));
   // A measure at the head (`credit_card_amount`, `coupon_amount`, `order_total`) is that measure: the identifier
   // among its modifiers says what it is measured on, not what the column holds.
   const measureHead = colMatches.some((m) => m.coversLast && MEASURE_LEAVES.has(m.phrase.leaf));
