@@ -11,7 +11,7 @@ import { buildPhrases, NameMatcher, nameEvidence, type NameMatch } from './name-
 import { KIND_RULES } from './value-evidence.js';
 
 /** Bumped whenever the classifier's output can change for the same input, so stored results are re-evaluated. */
-export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.3.0';
+export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.3.1';
 
 export type EvidenceFactor = 'name' | 'table' | 'comment' | 'data_type' | 'values' | 'confirmed_fields' | 'anchor';
 
@@ -279,7 +279,7 @@ export function scoreField(
   let best: Candidate | undefined;
   let second: Candidate | undefined;
   for (const c of cands.values()) {
-    if (family !== 'unknown' && !typeAllows(c.leaf.name, family)) {
+    if (!typeAllows(c.leaf.name, family)) {
       if (c.total > 0) ruledOut.push({ factor: 'data_type', score: round(-c.total), detail: `declared type ${family} rules out ${c.leaf.name}` });
       continue;
     }

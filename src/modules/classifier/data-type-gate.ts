@@ -35,21 +35,24 @@ const WORD_FAMILY: Readonly<Record<string, TypeFamily>> = {
   geometry: 'geo', geography: 'geo', point: 'geo', polygon: 'geo', geojson: 'geo',
 };
 
-/** Family of a declared SQL or driver type (`varchar(255)`, `TIMESTAMP WITH TIME ZONE`, `string[]`), for the gate. */
+/** Longest declared type read: a type name is a few words; the rest of an overlong string cannot change its family. */
+const MAX_TYPE_LENGTH = 256;
+
+/**
+ * Family of a declared SQL or driver type (`varchar(255)`, `TIMESTAMP WITH TIME ZONE`, `string[]`, `array<string>`),
+ * for the gate. Total over every string: no recursion, one pass over at most MAX_TYPE_LENGTH characters. A container
+ * (`text[]`, `array<int>`) is judged by its element type where one is named; a bare `ARRAY` (PostgreSQL's
+ * information_schema says so for every array column) or `USER-DEFINED` names none and is `unknown`.
+ */
 export function typeFamily(dataType: string | null | undefined): TypeFamily {
-  if (!dataType) return 'unknown';
-  const lower = dataType.toLowerCase().replace(/\(.*?\)/g, ' ');
-  // `date/datetime` (spreadsheet inference) and `timestamp with time zone` both read by their first word.
-  if (/^\s*number\s*\(\s*1\s*\)/.test(dataType.toLowerCase())) return 'boolean';
-  if (/tinyint\s*\(\s*1\s*\)/.test(dataType.toLowerCase())) return 'boolean';
-  if (lower.includes('[]') || /^\s*array\b/.test(lower)) {
-    // An array of X holds many X: the gate judges the element type.
-    const inner = lower.replace('[]', ' ').replace(/^\s*array\s*</, ' ').replace(/>\s*$/, ' ');
-    return typeFamily(inner.trim() === '' ? 'text' : inner);
-  }
-  for (const w of lower.split(/[^a-z0-9_]+/)) {
-    if (!w) continue;
-    if (Object.hasOwn(WORD_FAMILY, w)) return WORD_FAMILY[w] as TypeFamily;
+  if (typeof dataType !== 'string' || dataType === '') return 'unknown';
+  const lower = dataType.slice(0, MAX_TYPE_LENGTH).toLowerCase();
+  if (/^\s*number\s*\(\s*1\s*\)/.test(lower)) return 'boolean';
+  if (/tinyint\s*\(\s*1\s*\)/.test(lower)) return 'boolean';
+  // Length and precision arguments say nothing of the family; `array`, `[]`, `<`, `>` are separators like any other,
+  // so the first word that names a family — the element type of an array — decides.
+  for (const w of lower.replace(/\([^()]*\)/g, ' ').split(/[^a-z0-9_]+/)) {
+    if (w && Object.hasOwn(WORD_FAMILY, w)) return WORD_FAMILY[w] as TypeFamily;
   }
   return 'unknown';
 }
@@ -134,8 +137,15 @@ export const TYPE_RULES: Readonly<Record<string, TypeRule>> = {
   'Sort order': S('integer', 'decimal', 'text'),
 };
 
+/**
+ * Families that say nothing of what a value is: a document, a variant or a type we cannot read may hold anything
+ * (`dateOfBirth: object` in an API schema is still a date of birth). Only scalar declared types veto a tag.
+ */
+const NON_SCALAR: ReadonlySet<TypeFamily> = new Set<TypeFamily>(['json', 'unknown']);
+
 /** True when a tag (by leaf name) may hold a column of this family. */
 export function typeAllows(leafName: string, family: TypeFamily): boolean {
+  if (NON_SCALAR.has(family)) return true;
   // Own keys only: a custom tag named `constructor` has no rule, not Object's.
   return !Object.hasOwn(TYPE_RULES, leafName) || (TYPE_RULES[leafName] as TypeRule).has(family);
 }

@@ -9,6 +9,7 @@ import {
   type ClassifierTag,
   type ClassifyInput,
 } from '../../../src/modules/classifier/classifier.js';
+import fc from 'fast-check';
 import { typeAllows, typeFamily } from '../../../src/modules/classifier/data-type-gate.js';
 import { buildPhrases, NameMatcher } from '../../../src/modules/classifier/name-evidence.js';
 import { calibrate, fitIsotonic } from '../../../src/modules/classifier/calibration.js';
@@ -102,6 +103,36 @@ test('the data type gates tags: no date of birth on a boolean, no e-mail on an i
   assert.equal(typeFamily(null), 'unknown');
   assert.equal(typeAllows('Email address', 'integer'), false);
   assert.equal(typeAllows('Email address', 'unknown'), true, 'an unknown type rules nothing out');
+});
+
+test('only scalar declared types veto a tag: object, json, variant, array and unknown types veto nothing', () => {
+  // An API schema's `object` or a warehouse's `variant` says nothing of what the value is; the name still decides.
+  assert.equal(leafOf({ table_name: 'applicants', field_name: 'residentTaxNumber', data_type: 'object' }), 'Tax identification number');
+  assert.equal(leafOf({ table_name: 'members', field_name: 'birthDate', data_type: 'variant' }), 'Date of birth');
+  assert.equal(leafOf({ table_name: 'members', field_name: 'contact_email', data_type: 'jsonb' }), 'Email address');
+  assert.equal(leafOf({ table_name: 'members', field_name: 'contact_email', data_type: 'ARRAY' }), 'Email address');
+  // A scalar type still vetoes.
+  assert.notEqual(leafOf({ table_name: 'members', field_name: 'birthDate', data_type: 'boolean' }), 'Date of birth');
+  assert.equal(typeAllows('Date of birth', 'json'), true);
+  assert.equal(typeAllows('Date of birth', 'boolean'), false);
+});
+
+test('typeFamily reads containers by their element type and never throws or loops, on any string', () => {
+  assert.equal(typeFamily('ARRAY'), 'unknown');
+  assert.equal(typeFamily('array'), 'unknown');
+  assert.equal(typeFamily('USER-DEFINED'), 'unknown');
+  assert.equal(typeFamily('array<array<int>>'), 'integer');
+  assert.equal(typeFamily('ARRAY<STRING>'), 'text');
+  assert.equal(typeFamily('timestamp[]'), 'datetime');
+  assert.equal(typeFamily('array<struct<a:int>>'), 'json');
+  assert.equal(typeFamily(`${'array<'.repeat(10_000)}int${'>'.repeat(10_000)}`), 'unknown', 'an element type past the reading bound is not guessed');
+  const families = new Set(['text', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'time', 'interval', 'uuid', 'binary', 'json', 'geo', 'inet', 'unknown']);
+  fc.assert(
+    fc.property(fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.stringMatching(/^(array|ARRAY)?[<[(]*[a-z ]*[>\])]*$/)), (s) => {
+      assert.ok(families.has(typeFamily(s)));
+    }),
+    { numRuns: 2000 },
+  );
 });
 
 test('sample values decide when the name cannot: e-mails under an opaque name, SSNs in a column named id', () => {

@@ -185,6 +185,26 @@ describeEachDatabase('field import', (kind) => {
     assert.equal(dob.level, 'L5', 'a given level is kept when the tag is chosen automatically');
   });
 
+  it('imports and classifies container and opaque declared types (array, ARRAY, USER-DEFINED, nested) in one batch', async () => {
+    const source = await freshSource();
+    // PostgreSQL's information_schema says `ARRAY` for every array column and `USER-DEFINED` for enums and domains:
+    // a bare `array` once recursed without end in the type reader and failed the whole batch with a 500.
+    const { field_ids } = await importOk(t.app, token, source, [
+      { table_name: 'contacts', field_name: 'email_addresses', data_type: 'ARRAY' },
+      { table_name: 'contacts', field_name: 'phone_numbers', data_type: 'array' },
+      { table_name: 'contacts', field_name: 'tags', data_type: 'array<array<string>>' },
+      { table_name: 'contacts', field_name: 'date_of_birth', data_type: 'USER-DEFINED' },
+      { table_name: 'contacts', field_name: 'social_security_number', data_type: 'object' },
+      { table_name: 'contacts', field_name: 'mobile_phone', data_type: 'text[]' },
+    ]);
+    assert.equal(field_ids.length, 6);
+    assert.equal((await getField(field_ids[0] as string)).classification_chain_path, 'Personal/Contact/Email address');
+    assert.equal((await getField(field_ids[1] as string)).classification_chain_path, 'Personal/Contact/Phone number');
+    assert.equal((await getField(field_ids[3] as string)).classification_chain_path, 'Personal/Identity/Date of birth');
+    assert.equal((await getField(field_ids[4] as string)).classification_chain_path, 'Personal/Identity/National ID number');
+    assert.equal((await getField(field_ids[5] as string)).classification_chain_path, 'Personal/Contact/Phone number');
+  });
+
   it('gives a field named by tag but not level the tag\'s default level', async () => {
     const source = await freshSource();
     const { field_ids } = await importOk(t.app, token, source, [{ table_name: 'cards', field_name: 'pan', classification_tag_id: tagId('Financial/Payment card number') }]);
