@@ -232,6 +232,8 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       'openapiObject' in documentObject ? (documentOperations(documentObject.openapiObject as OpenApiDocument) as typeof documentObject.openapiObject) : documentObject.swaggerObject,
   });
   // No CSP of its own: the service-wide policy (http/security-headers.ts) is all the UI needs.
-  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: false });
+  // BaseLayout: the standalone layout's top bar draws Swagger's logo as an inline SVG with a <style> element, which the
+  // service's Content-Security-Policy (no inline styles) blocks and reports on every load; the bar holds nothing else we need.
+  await app.register(swaggerUi, { routePrefix: '/docs', staticCSP: false, uiConfig: { layout: 'BaseLayout' } });
   app.get('/openapi.json', { schema: { hide: true }, config: { access: 'public' } }, async () => app.swagger());
 }
