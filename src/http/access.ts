@@ -1,5 +1,5 @@
 /**
- * The one access table (CONTRACT §3). Every route names the permission it needs in its config;
+ * The one access table (docs/security.md). Every route names the permission it needs in its config;
  * a route that names none does not start (see http/authentication.ts): deny by default.
  */
 export const ROLES = ['superadmin', 'admin', 'dba', 'operator', 'classifier_owner', 'observer'] as const;

@@ -1,5 +1,5 @@
 /**
- * The single error handler: every 4xx/5xx leaves as RFC 9457 problem+json (CONTRACT §2).
+ * The single error handler: every 4xx/5xx leaves as RFC 9457 problem+json (docs/api.md).
  * Unknown errors are logged with the request id and answered 500 without internals.
  */
 import { STATUS_CODES } from 'node:http';

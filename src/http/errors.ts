@@ -1,5 +1,5 @@
 /**
- * The error model of CONTRACT §2: one AppError with a closed set of codes, rendered as RFC 9457
+ * The error model (docs/api.md): one AppError with a closed set of codes, rendered as RFC 9457
  * problem+json by the single error handler in src/http/error-handler.ts.
  */
 export const PROBLEM_TYPE_BASE = 'https://fieldlens.dev/problems/';

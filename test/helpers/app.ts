@@ -120,7 +120,7 @@ export function bearer(token: string): { authorization: string } {
   return { authorization: `Bearer ${token}` };
 }
 
-/** Asserts the RFC 9457 problem shape of CONTRACT §2 and returns the body. */
+/** Asserts the RFC 9457 problem shape (docs/api.md) and returns the body. */
 export function problem(response: LightMyRequestResponse): { code: string; status: number; title: string; detail: string; type: string; errors?: Array<{ path: string; message: string }> } {
   const body = json<{ code: string; status: number; title: string; detail: string; type: string }>(response);
   if (!String(response.headers['content-type']).startsWith('application/problem+json')) {

@@ -15,7 +15,7 @@ import * as repo from './auth.repository.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { hashRefreshToken, invalidToken, newRefreshToken, type AccessTokenClaims, type AccessTokens } from './tokens.js';
 
-/** After this many consecutive failures a username is throttled (CONTRACT §3). */
+/** After this many consecutive failures a username is throttled. */
 export const MAX_CONSECUTIVE_FAILURES = 10;
 const FIRST_LOCK_SECONDS = 60;
 const MAX_LOCK_SECONDS = 900;

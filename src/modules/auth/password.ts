@@ -1,6 +1,6 @@
 /**
  * Password hashing (Argon2id, OWASP parameters, computed on libuv's thread pool so the event loop
- * stays free) and the password rules of CONTRACT §3: 12–256 characters, any Unicode, no composition
+ * stays free) and the password rules of docs/security.md: 12–256 characters, any Unicode, no composition
  * rules, no truncation, common passwords refused.
  */
 import { hash, verify, Algorithm } from '@node-rs/argon2';

@@ -1,5 +1,5 @@
 /**
- * The license in force (CONTRACT §5): status, import, quotas, feature switches and the clock-rollback
+ * The license in force (docs/license.md): status, import, quotas, feature switches and the clock-rollback
  * guard. This service is the LicenseGate other modules call.
  *
  * State lives in the database so every instance acts on the same license: the active row of

@@ -1,5 +1,5 @@
 /**
- * Tier defaults and the license state the service acts on (CONTRACT §5). Pure functions: the caller
+ * Tier defaults and the license state the service acts on (docs/license.md). Pure functions: the caller
  * supplies the clock, the trial start and the persisted high-water mark.
  */
 import { FEATURE_KEYS, type FeatureKey, type LicensePayload, type LicenseQuotas, type LicenseStatus, type SkuTier } from './license-file.js';
@@ -52,7 +52,7 @@ export function effectiveFeatures(payload: Pick<LicensePayload, 'sku_tier' | 'fe
 }
 
 /**
- * The license state of CONTRACT §5. Precedence of `computed_status`: revoked > suspended > expired
+ * The license state (docs/license.md). Precedence of `computed_status`: revoked > suspended > expired
  * (clock rollback or past `expires_at`) > not_yet_valid > active. The vendor's status wins because time
  * cannot cure it; `is_expired` and `days_remaining` still report the dates whatever the status.
  *

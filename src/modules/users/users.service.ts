@@ -1,5 +1,5 @@
 /**
- * User management (CONTRACT §6) and the first-start superadmin. Disabling, deleting, or changing a
+ * User management and the first-start superadmin. Disabling, deleting, or changing a
  * user's roles or password bumps its token version (its access tokens stop working on the next
  * request) and revokes its refresh sessions.
  */
@@ -263,7 +263,7 @@ export class UsersService {
       throw error;
     }
     if (configured === undefined) {
-      // The one deliberate exception to "no secrets in logs" (CONTRACT §1): printed once, never stored in clear.
+      // The one deliberate exception to "no secrets in logs": printed once, never stored in clear.
       log.warn(`First start: created user "admin" (superadmin) with the generated password: ${password} — change it after logging in.`);
     } else {
       log.info('First start: created user "admin" (superadmin) with the password from FIELDLENS_ADMIN_PASSWORD');
