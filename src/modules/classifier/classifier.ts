@@ -88,6 +88,9 @@ const FALLBACK: Readonly<Record<string, string>> = {
   'Marital status': 'Category',
   'Time zone': 'Configuration setting',
   'File reference': 'URL',
+  // Added with 1.3.1.
+  'Photo of a person': 'File reference',
+  'Biometric template': 'Hash or checksum',
 };
 
 const DEFAULT_LEVELS = ['L1', 'L2', 'L3', 'L4', 'L5'];

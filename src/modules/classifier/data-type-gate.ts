@@ -105,6 +105,8 @@ export const TYPE_RULES: Readonly<Record<string, TypeRule>> = {
   'Health insurance number': NUMERIC_ID,
   'Geo coordinates': S('decimal', 'geo', 'text', 'json', 'integer'),
   'Precise location': S('geo', 'text', 'json', 'decimal', 'binary'),
+  'Photo of a person': TEXTUAL,
+  'Biometric template': TEXTUAL,
   'Organisation name': TEXTUAL,
   'Job title': TEXTUAL,
   Department: S('text', 'integer'),

@@ -35,6 +35,12 @@ export interface NameMatch {
 }
 
 // A Map, so a column named `constructor` or `toString` is just a word, not an Object prototype member.
+
+/** Words that name a person's picture when the table is about people. */
+const PHOTO_WORDS: ReadonlySet<string> = new Set(['photo', 'picture', 'portrait', 'image', 'headshot', 'foto', 'bild']);
+/** Words that make a column about a picture rather than the picture: its address, name, kind, size or time. */
+const NOT_THE_IMAGE_ITSELF: ReadonlySet<string> = new Set(['url', 'path', 'file', 'filename', 'name', 'type', 'count', 'size', 'width', 'height', 'format', 'mime', 'caption', 'date', 'at', 'time', 'updated', 'created', 'uploaded', 'flag', 'consent', 'credit', 'alt', 'key', 'hash', 'link']);
+
 const TRANSLATIONS: ReadonlyMap<string, string> = new Map(Object.entries(TRANSLATE));
 
 const DROP = new Set(['of', 'the', 'and', 'de', 'la', 'le', 'du', 'des', 'del', 'da', 'do', 'dos', 'das', 'van', 'der', 'den', 'a', 'an', 'to', 'for', 'in', 'en', 'y', 'e', 'et', 'und', 'het', 'el', 'los', 'las', 'les', 'di', 'il', 'per', 'tbl', 'tb', 'col', 'fld', 'c', 'x', 'vw', 'v', 'dim', 'fact', 'stg', 'raw', 'src', 'tmp']);
@@ -393,6 +399,14 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
       keep(byTable, { leaf: 'Clinical measurement', score: 4.0, factor: 'table', detail: `body measurement in a health table` });
     }
 
+    // A photo or a fingerprint in a table of people is theirs (`staff.picture`, `members.fingerprint`); a product's
+    // picture stays a file, a path or URL to it is read by its head, a device's or a key's fingerprint is a hash.
+    if (anyIn(table, PERSON_WORDS) && !anyIn(col, NOT_THE_IMAGE_ITSELF)) {
+      if (anyIn(col, PHOTO_WORDS)) keep(byTable, { leaf: 'Photo of a person', score: 4.0, factor: 'table', detail: `photo in a table of people: a picture of a person` });
+      else if (col.includes('fingerprint') && !anyIn(col, new Set(['device', 'browser', 'key', 'cert', 'certificate', 'ssh', 'gpg', 'pgp', 'tls', 'public', 'hash', 'file', 'content']))) {
+        keep(byTable, { leaf: 'Biometric template', score: 4.0, factor: 'table', detail: `fingerprint in a table of people: a biometric template` });
+      }
+    }
     if (anyIn(table, PERSON_WORDS) && anyIn(col, new Set(['rating', 'score', 'grade'])) && !anyIn(col, new Set(['credit', 'pay', 'risk']))) {
       keep(byTable, { leaf: 'Performance rating', score: 3.4, factor: 'table', detail: `rating of a person in a table of people` });
     }

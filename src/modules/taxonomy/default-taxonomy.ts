@@ -48,6 +48,12 @@ export const defaultTaxonomy: readonly DefaultTagSpec[] = [
       tag('City', 'L2', 'The town or city part of an address.', ['city', 'town', 'locality', 'municipality', 'ort', 'stadt', 'ville', 'ciudad']),
       tag('Country', 'L2', 'The country in which a person or organisation resides.', ['country', 'country of residence', 'cntry', 'ctry', 'land', 'pays', 'pais']),
     ]),
+    // Added with classifier 1.3.1: a person's photo and the templates biometric systems keep (fingerprints, faces,
+    // irises, voices) are special-category data in most privacy laws.
+    tag('Biometric', 'L5', "Images and measurements of a person's body that can single them out.", ['biometric', 'biometrics', 'photo', 'face', 'fingerprint'], [
+      tag('Photo of a person', 'L4', "A photograph or portrait showing a person's face.", ['photo', 'picture', 'portrait', 'headshot', 'profile photo', 'profile picture', 'selfie', 'passport photo', 'face image', 'mugshot', 'foto', 'bild', 'lichtbild']),
+      tag('Biometric template', 'L5', 'A fingerprint, face, iris, voice or palm template or scan used to recognise a person.', ['biometric', 'fingerprint', 'face template', 'face encoding', 'iris scan', 'retina scan', 'voiceprint', 'palm print', 'minutiae', 'thumbprint', 'fingerabdruck']),
+    ]),
     tag('Online identifiers', 'L3', 'Identifiers that single out a person or their device online.', ['online identifier', 'tracking', 'device', 'account'], [
       tag('IP address', 'L3', 'An IPv4 or IPv6 address from which a person connected.', ['ip', 'ip address', 'ip addr', 'client ip', 'remote addr', 'ipv4', 'ipv6', 'source ip']),
       tag('Device ID', 'L3', 'A hardware or advertising identifier of a device.', ['device id', 'device', 'imei', 'imsi', 'idfa', 'gaid', 'android id', 'mac address', 'serial number', 'udid']),

@@ -404,3 +404,23 @@ test("level from the table: an office's contact details are published, notes in 
   assert.equal(confirmedAtL3.tag_id, idOf('Email address'));
   assert.equal(confirmedAtL3.level, 'L3');
 });
+
+test('photos and biometric templates of people are their own tags; a product picture, a photo URL and a key fingerprint are not', () => {
+  // Names of our own, not taken from any labelled set.
+  assert.equal(leafOf({ table_name: 'crew_members', field_name: 'portrait', data_type: 'bytea' }), 'Photo of a person');
+  assert.equal(leafOf({ table_name: 'teachers', field_name: 'pic', data_type: 'longblob' }), 'Photo of a person');
+  assert.equal(leafOf({ table_name: 'badges', field_name: 'holder_headshot', data_type: 'blob' }), 'Photo of a person');
+  assert.equal(leafOf({ table_name: 'volunteers', field_name: 'fingerprint', data_type: 'varbinary(512)' }), 'Biometric template');
+  assert.equal(leafOf({ table_name: 'door_access', field_name: 'face_encoding', data_type: 'bytea' }), 'Biometric template');
+  assert.equal(leafOf({ table_name: 'enrolment', field_name: 'iris_template', data_type: 'blob' }), 'Biometric template');
+  const r = classifyField({ table_name: 'crew_members', field_name: 'portrait', data_type: 'bytea' }, ctx);
+  assert.equal(r.level, 'L4');
+  assert.ok(r.evidence.some((e) => e.factor === 'table' || e.factor === 'name'), 'the evidence says which words decided');
+  // Not a person's picture or body.
+  assert.notEqual(leafOf({ table_name: 'catalog_items', field_name: 'picture', data_type: 'bytea' }), 'Photo of a person');
+  assert.notEqual(leafOf({ table_name: 'crew_members', field_name: 'photo_url', data_type: 'text' }), 'Photo of a person');
+  assert.notEqual(leafOf({ table_name: 'crew_members', field_name: 'photo_uploaded_at', data_type: 'timestamp' }), 'Photo of a person');
+  assert.notEqual(leafOf({ table_name: 'deploy_keys', field_name: 'fingerprint', data_type: 'varchar(64)' }), 'Biometric template');
+  assert.notEqual(leafOf({ table_name: 'sessions', field_name: 'browser_fingerprint', data_type: 'varchar(64)' }), 'Biometric template');
+  assert.notEqual(leafOf({ table_name: 'crew_members', field_name: 'biometric_consent', data_type: 'boolean' }), 'Biometric template');
+});
