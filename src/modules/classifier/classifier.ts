@@ -21,7 +21,16 @@ export interface Evidence {
   readonly score: number;
   /** A short sentence for a reviewer. Never contains a sample value. */
   readonly detail: string;
+  /**
+   * Set on the evidence of a runner-up: the chain path of the tag it spoke for, so a reviewer sees what lost and why
+   * (`Quantity`: the name; it lost to `Status flag`: 25 of 25 samples are booleans). Absent: the chosen tag.
+   */
+  readonly for?: string;
 }
+
+/** Runner-up tags shown with their evidence, and positive items of evidence shown per runner-up (plus its worst negative). */
+const RUNNERS_UP = 2;
+const RUNNER_UP_ITEMS = 2;
 
 export interface ClassifierTag {
   readonly id: number;
@@ -281,11 +290,13 @@ export function scoreField(
   const ruledOut: Evidence[] = [];
   let best: Candidate | undefined;
   let second: Candidate | undefined;
+  const allowed: Candidate[] = [];
   for (const c of cands.values()) {
     if (!typeAllows(c.leaf.name, family)) {
       if (c.total > 0) ruledOut.push({ factor: 'data_type', score: round(-c.total), detail: `declared type ${family} rules out ${c.leaf.name}` });
       continue;
     }
+    allowed.push(c);
     if (!best || c.total > best.total) {
       second = best;
       best = c;
@@ -306,7 +317,7 @@ export function scoreField(
 
   const level = contextLevel(ctx, best, tableWords, chooseLevel(ctx, best, values, votes, confirmed));
   const forWinner = best.evidence.filter((e) => e.score !== 0 || best.total <= 0).sort((a, b) => Math.abs(b.score) - Math.abs(a.score));
-  const evidence = [...forWinner, ...level.evidence, ...ruledOut.sort((a, b) => a.score - b.score).slice(0, 2)];
+  const evidence = [...forWinner, ...level.evidence, ...ruledOut.sort((a, b) => a.score - b.score).slice(0, 2), ...runnersUpEvidence(best, allowed)];
   return {
     tag_id: best.leaf.id,
     chain_path: best.leaf.chain_path,
@@ -316,6 +327,21 @@ export function scoreField(
     raw_score: raw,
     corroborated,
   };
+}
+
+/** The strongest evidence for and against the best runners-up (the candidates the chosen tag beat), each marked with its tag. */
+function runnersUpEvidence(best: Candidate, allowed: readonly Candidate[]): Evidence[] {
+  const out: Evidence[] = [];
+  const others = allowed.filter((c) => c !== best && c.total > 0).sort((a, b) => b.total - a.total).slice(0, RUNNERS_UP);
+  for (const c of others) {
+    // What spoke for it, and what cost it the most (the samples that contradict a name, say).
+    const items = [
+      ...c.evidence.filter((e) => e.score > 0).sort((a, b) => b.score - a.score).slice(0, RUNNER_UP_ITEMS),
+      ...c.evidence.filter((e) => e.score < 0).sort((a, b) => a.score - b.score).slice(0, 1),
+    ];
+    for (const e of items) out.push({ factor: e.factor, score: e.score, detail: e.detail, for: c.leaf.chain_path });
+  }
+  return out;
 }
 
 /**

@@ -12,6 +12,9 @@ export const ClassificationEvidence = Type.Object({
   factor: Type.Enum(EVIDENCE_FACTORS),
   score: Type.Number({ description: 'points this factor gave the chosen tag (negative: against it, or a tag it ruled out)' }),
   detail: Type.String({ description: 'a short sentence for the reviewer' }),
+  for: Type.Optional(
+    Type.String({ description: 'set on the evidence of a runner-up: the chain path of the tag it spoke for (the tag the chosen one beat); absent for the chosen tag' }),
+  ),
 });
 export type FieldSort = (typeof FIELD_SORTS)[number];
 

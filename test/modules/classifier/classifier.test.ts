@@ -424,3 +424,20 @@ test('photos and biometric templates of people are their own tags; a product pic
   assert.notEqual(leafOf({ table_name: 'sessions', field_name: 'browser_fingerprint', data_type: 'varchar(64)' }), 'Biometric template');
   assert.notEqual(leafOf({ table_name: 'crew_members', field_name: 'biometric_consent', data_type: 'boolean' }), 'Biometric template');
 });
+
+test('the evidence names what lost: the runners-up with their strongest evidence, each marked with its tag', () => {
+  const samples = Array.from({ length: 25 }, (_, i) => (i % 3 === 0 ? 'true' : 'false'));
+  const r = classifyField({ table_name: 'stock_moves', field_name: 'units_on_hand', data_type: 'varchar(5)', sample_values: samples }, ctx);
+  const winner = r.evidence.filter((e) => e.for === undefined);
+  const losers = r.evidence.filter((e) => e.for !== undefined);
+  assert.ok(winner.length > 0, 'the chosen tag keeps its evidence, unmarked');
+  assert.ok(losers.length > 0, 'the runners-up are shown');
+  assert.ok(losers.every((e) => e.for !== r.chain_path), 'a runner-up is another tag');
+  const quantity = losers.filter((e) => e.for === 'Business/Products/Quantity');
+  assert.ok(quantity.some((e) => e.factor === 'name' && e.score > 0), 'the name spoke for the runner-up Quantity');
+  assert.ok(quantity.some((e) => e.factor === 'values' && e.score < 0), 'and the boolean samples cost it the answer');
+  assert.ok(new Set(losers.map((e) => e.for)).size <= 2 && losers.length <= 6, 'at most two runners-up, three items each');
+  // A field with a single candidate has no runner-up.
+  const lone = classifyField({ table_name: 'x', field_name: 'zzqx', data_type: null }, ctx);
+  assert.ok(lone.evidence.every((e) => e.for === undefined || e.for !== lone.chain_path));
+});
