@@ -103,10 +103,27 @@ function loadOwnSet(): BenchField[] {
       negative: !SENSITIVE_ROOTS.has(path_.split('/')[0] as string),
     });
   }
-  return out;
+  return withTableColumns(out, (f) => f.input.table_name);
+}
+
+/**
+ * Gives every field the names of its table's columns, as import and scan do (the other columns are context), unless
+ * `--no-context` asks for the classifier without them (to compare in one run).
+ */
+function withTableColumns(fields: BenchField[], key: (f: BenchField) => string): BenchField[] {
+  if (process.argv.includes('--no-context')) return fields;
+  const byTable = new Map<string, string[]>();
+  for (const f of fields) {
+    const k = key(f);
+    const list = byTable.get(k) ?? [];
+    list.push(f.input.field_name);
+    byTable.set(k, list);
+  }
+  return fields.map((f) => ({ ...f, input: { ...f.input, table_columns: byTable.get(key(f)) ?? null } }));
 }
 
 interface ExternalRow {
+  dataset?: string;
   table: string;
   column: string;
   data_type: string | null;
@@ -120,11 +137,17 @@ function loadExternal(file: string): BenchField[] {
     .split('\n')
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as ExternalRow);
-  return rows.map((r) => ({
-    input: { table_name: r.table, field_name: r.column, data_type: r.data_type, sample_values: r.sample_values ?? undefined },
-    accept: r.fieldlens_category ? (CATEGORY_LEAVES[r.fieldlens_category] ?? []) : [],
-    negative: r.is_personal === false,
-  }));
+  const dataset = new Map<BenchField, string>();
+  const fields = rows.map((r) => {
+    const f: BenchField = {
+      input: { table_name: r.table, field_name: r.column, data_type: r.data_type, sample_values: r.sample_values ?? undefined },
+      accept: r.fieldlens_category ? (CATEGORY_LEAVES[r.fieldlens_category] ?? []) : [],
+      negative: r.is_personal === false,
+    };
+    dataset.set(f, r.dataset ?? '');
+    return f;
+  });
+  return withTableColumns(fields, (f) => `${dataset.get(f)}\u0000${f.input.table_name}`);
 }
 
 // ------------------------------------------------------------------------------------------------------------

@@ -7,13 +7,13 @@ import { calibrate, CALIBRATION, CALIBRATION_NAME_ONLY, rawConfidence } from './
 import { TYPE_PRIOR, typeAllows, typeFamily, type TypeFamily } from './data-type-gate.js';
 import { KIND_PHRASE, summarizeValues, type ValueKind, type ValueSummary } from './detectors.js';
 import { HEALTH_WORDS, PERSON_WORDS, RULES } from './lexicon.js';
-import { buildPhrases, NameMatcher, nameEvidence, type NameMatch } from './name-evidence.js';
+import { buildPhrases, NameMatcher, nameEvidence, tableColumnsSignal, type NameMatch, type TableColumnsSignal } from './name-evidence.js';
 import { KIND_RULES } from './value-evidence.js';
 
 /** Bumped whenever the classifier's output can change for the same input, so stored results are re-evaluated. */
-export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.3.1';
+export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.4.0';
 
-export type EvidenceFactor = 'name' | 'table' | 'comment' | 'data_type' | 'values' | 'confirmed_fields' | 'anchor';
+export type EvidenceFactor = 'name' | 'table' | 'context' | 'comment' | 'data_type' | 'values' | 'confirmed_fields' | 'anchor';
 
 export interface Evidence {
   readonly factor: EvidenceFactor;
@@ -26,6 +26,17 @@ export interface Evidence {
    * (`Quantity`: the name; it lost to `Status flag`: 25 of 25 samples are booleans). Absent: the chosen tag.
    */
   readonly for?: string;
+}
+
+/** A table's column signal, read once per column-name array (callers pass one array per table). */
+const columnSignals = new WeakMap<readonly string[], { matcher: ClassifierContext['matcher']; signal: TableColumnsSignal }>();
+function columnsSignal(ctx: ClassifierContext, names: readonly string[] | null | undefined): TableColumnsSignal | null {
+  if (!Array.isArray(names) || names.length < 2) return null;
+  const hit = columnSignals.get(names);
+  if (hit && hit.matcher === ctx.matcher) return hit.signal;
+  const signal = tableColumnsSignal(ctx.matcher, names);
+  columnSignals.set(names, { matcher: ctx.matcher, signal });
+  return signal;
 }
 
 /** Runner-up tags shown with their evidence, and positive items of evidence shown per runner-up (plus its worst negative). */
@@ -78,6 +89,12 @@ export interface ClassifyInput {
   readonly value_summary?: ValueSummary | null;
   /** Unit-length embedding of the field (same embedder as the tag anchors). */
   readonly embedding?: Float32Array | null;
+  /**
+   * The names of the columns of the field's table, its own included, when the caller knows them: the other columns
+   * are context (a `name` among `email` and `phone` is a person's). Pass the same array for every field of a table:
+   * it is read once per table.
+   */
+  readonly table_columns?: readonly string[] | null;
 }
 
 export interface Classification {
@@ -221,11 +238,14 @@ export function scoreField(
 
   // Name, table and comment. The strongest of name and table counts fully, the other a little (they often say
   // the same thing twice); the comment adds a smaller share.
-  const { matches, tableWords } = nameEvidence(ctx.matcher, input);
+  const { matches, tableWords } = nameEvidence(ctx.matcher, { ...input, columns: columnsSignal(ctx, input.table_columns) });
   const perLeaf = new Map<string, { name?: NameMatch; table?: NameMatch; comment?: NameMatch }>();
   for (const m of matches) {
     const e = perLeaf.get(m.leaf) ?? {};
-    e[m.factor] = m;
+    // The other columns resolve a generic name as the table's name does: the stronger of the two counts.
+    const slot = m.factor === 'context' ? 'table' : m.factor;
+    const cur = e[slot];
+    if (!cur || cur.score < m.score) e[slot] = m;
     perLeaf.set(m.leaf, e);
   }
   for (const [leafName, e] of perLeaf) {
@@ -234,13 +254,13 @@ export function scoreField(
     if (e.name && e.table) {
       if (n >= t) {
         add(leafName, 'name', n, e.name.detail);
-        add(leafName, 'table', 0.3 * t, e.table.detail);
+        add(leafName, e.table.factor, 0.3 * t, e.table.detail);
       } else {
-        add(leafName, 'table', t, e.table.detail);
+        add(leafName, e.table.factor, t, e.table.detail);
         add(leafName, 'name', 0.3 * n, e.name.detail);
       }
     } else if (e.name) add(leafName, 'name', n, e.name.detail);
-    else if (e.table) add(leafName, 'table', t, e.table.detail);
+    else if (e.table) add(leafName, e.table.factor, t, e.table.detail);
     if (e.comment) add(leafName, 'comment', e.comment.score * (n > 0 || t > 0 ? 0.5 : 1), e.comment.detail);
   }
 

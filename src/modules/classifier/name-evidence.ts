@@ -30,9 +30,28 @@ export interface Phrase {
 export interface NameMatch {
   readonly leaf: string;
   readonly score: number;
-  readonly factor: 'name' | 'table' | 'comment';
+  /** `context`: read from the other columns of the table (a `state` among `city` and `zip`). */
+  readonly factor: 'name' | 'table' | 'comment' | 'context';
   readonly detail: string;
 }
+
+/**
+ * What the other columns of a table say about it: how many name a person's particulars (e-mail, phone, birth date,
+ * gender, first or last name…) and how many an address part (city, zip, street…), with a few of their names to quote.
+ * Computed once per table, not per column.
+ */
+export interface TableColumnsSignal {
+  /** Columns by their canonical words (a column's own entry is left out when it is read). */
+  readonly person: ReadonlyMap<string, string>;
+  readonly address: ReadonlyMap<string, string>;
+}
+
+/** Canonical words that, as a column's head, name a person's particulars. */
+const PERSON_DETAIL_HEADS: ReadonlySet<string> = new Set(['email', 'phone', 'mobile', 'birth', 'dob', 'gender', 'sex', 'surname', 'ssn', 'nationality', 'salutation', 'maiden']);
+/** Words of an address part, as a column. */
+const ADDRESS_PART_WORDS: ReadonlySet<string> = new Set(['city', 'zip', 'postcode', 'postal', 'street', 'address', 'town', 'country']);
+/** At most this many columns are read for a table's signal (a table of 5,000 columns says nothing more). */
+const MAX_TABLE_COLUMNS = 400;
 
 // A Map, so a column named `constructor` or `toString` is just a word, not an Object prototype member.
 
@@ -226,6 +245,34 @@ export interface NameEvidenceInput {
   readonly comment?: string | null;
   /** Declared type: a document number is never held in a numeric column. */
   readonly data_type?: string | null;
+  /** What the table's other columns say (tableColumnsSignal of its column names). */
+  readonly columns?: TableColumnsSignal | null;
+}
+
+/** Reads a table's column names once: which name a person's particulars, which an address part. */
+export function tableColumnsSignal(matcher: NameMatcher, columnNames: readonly string[]): TableColumnsSignal {
+  const person = new Map<string, string>();
+  const address = new Map<string, string>();
+  for (const name of columnNames.slice(0, MAX_TABLE_COLUMNS)) {
+    if (typeof name !== 'string') continue;
+    const w = matcher.words(name);
+    const last = w[w.length - 1];
+    if (last === undefined || KEY_WORDS.has(last) || (w.length >= 2 && FLAG_PREFIX.has(w[0] as string))) continue;
+    // `email`, `home_phone`, `birth_date`, `first_name`: the particulars of a person, by the column's own words.
+    if (w.some((x) => PERSON_DETAIL_HEADS.has(x)) || (last === 'name' && (w.includes('first') || w.includes('last') || w.includes('middle')))) person.set(name, name);
+    else if (w.some((x) => ADDRESS_PART_WORDS.has(x))) address.set(name, name);
+  }
+  return { person, address };
+}
+
+/** The table's person or address columns other than `own`. */
+function columnsBut(columns: ReadonlyMap<string, string>, own: string): string[] {
+  const out: string[] = [];
+  for (const name of columns.keys()) if (name !== own) out.push(name);
+  return out;
+}
+function quoteColumns(names: readonly string[]): string {
+  return names.slice(0, 3).map((n) => `'${n.slice(0, 40)}'`).join(', ') + (names.length > 3 ? ` and ${names.length - 3} more` : '');
 }
 
 function quoteWords(words: readonly string[]): string {
@@ -257,6 +304,11 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
   const byName = new Map<string, NameMatch>();
   const byTable = new Map<string, NameMatch>();
   const byComment = new Map<string, NameMatch>();
+  const byContext = new Map<string, NameMatch>();
+  const personColumns = input.columns ? columnsBut(input.columns.person, rawField) : [];
+  const addressColumns = input.columns ? columnsBut(input.columns.address, rawField) : [];
+  // A table whose other columns hold a person's particulars is about people, whatever it is called (`t_rec`, `tbl1`).
+  const peopleByColumns = personColumns.length >= 2;
   const n = col.length;
   const last = col[n - 1];
   const first = col[0];
@@ -357,6 +409,10 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
       }
       const map = factor === 'name' ? byName : byTable;
       keep(map, { leaf, score, factor, detail: `'${head}' read with ${where}: ${leaf === 'Object name' ? 'names a thing, not a person' : leaf.toLowerCase()}` });
+      // A bare `name` whose table says nothing of what it names, among a person's particulars, is that person's.
+      if (head === 'name' && others.length === 0 && leaf === 'Object name' && peopleByColumns && !anyIn(table, PRODUCT_WORDS) && !anyIn(table, ORG_WORDS)) {
+        keep(byContext, { leaf: 'Full name', score: 3.8, factor: 'context', detail: `'name' among columns ${quoteColumns(personColumns)}: a person's name` });
+      }
     }
   }
 
@@ -388,6 +444,8 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
     const all = ctx;
     if ((col.includes('state') || col.includes('province')) && anyIn(all, ADDRESS_WORDS)) {
       keep(byTable, { leaf: 'Approximate location', score: 4.0, factor: 'table', detail: `'state' next to address words: a region, not a status` });
+    } else if (n === 1 && (last === 'state' || last === 'province' || last === 'county' || last === 'region') && addressColumns.length > 0) {
+      keep(byContext, { leaf: 'Approximate location', score: 4.0, factor: 'context', detail: `'${last}' among columns ${quoteColumns(addressColumns)}: a region of an address, not a status` });
     }
     if ((col.includes('expiry') || col.includes('expiration') || col.includes('expires')) && anyIn(all, CARD_WORDS)) {
       keep(byTable, { leaf: 'Card expiry date', score: 4.6, factor: 'table', detail: `expiry in a payment card context` });
@@ -401,10 +459,14 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
 
     // A photo or a fingerprint in a table of people is theirs (`staff.picture`, `members.fingerprint`); a product's
     // picture stays a file, a path or URL to it is read by its head, a device's or a key's fingerprint is a hash.
-    if (anyIn(table, PERSON_WORDS) && !anyIn(col, NOT_THE_IMAGE_ITSELF)) {
-      if (anyIn(col, PHOTO_WORDS)) keep(byTable, { leaf: 'Photo of a person', score: 4.0, factor: 'table', detail: `photo in a table of people: a picture of a person` });
+    const peopleByTable = anyIn(table, PERSON_WORDS);
+    if ((peopleByTable || (peopleByColumns && !anyIn(table, PRODUCT_WORDS))) && !anyIn(col, NOT_THE_IMAGE_ITSELF)) {
+      const map = peopleByTable ? byTable : byContext;
+      const factor = peopleByTable ? 'table' : 'context';
+      const where = peopleByTable ? 'in a table of people' : `beside ${quoteColumns(personColumns)}`;
+      if (anyIn(col, PHOTO_WORDS)) keep(map, { leaf: 'Photo of a person', score: 4.0, factor, detail: `photo ${where}: a picture of a person` });
       else if (col.includes('fingerprint') && !anyIn(col, new Set(['device', 'browser', 'key', 'cert', 'certificate', 'ssh', 'gpg', 'pgp', 'tls', 'public', 'hash', 'file', 'content']))) {
-        keep(byTable, { leaf: 'Biometric template', score: 4.0, factor: 'table', detail: `fingerprint in a table of people: a biometric template` });
+        keep(map, { leaf: 'Biometric template', score: 4.0, factor, detail: `fingerprint ${where}: a biometric template` });
       }
     }
     if (anyIn(table, PERSON_WORDS) && anyIn(col, new Set(['rating', 'score', 'grade'])) && !anyIn(col, new Set(['credit', 'pay', 'risk']))) {
@@ -431,5 +493,5 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
     }
   }
 
-  return { matches: [...byName.values(), ...byTable.values(), ...byComment.values()], columnWords: col, tableWords: table };
+  return { matches: [...byName.values(), ...byTable.values(), ...byComment.values(), ...byContext.values()], columnWords: col, tableWords: table };
 }

@@ -402,7 +402,32 @@ export async function enqueueOutdatedClassifications(trx: Tx, key: string, now: 
     on conflict (field_id) do nothing`.execute(trx);
 }
 
-export type ReclassificationRow = Pick<FieldRow, 'id' | 'table_name' | 'field_name' | 'data_type' | 'comment' | 'value_summary' | 'embedding' | 'predicted_tag_id' | 'predicted_level'> & {
+/** At most this many column names of one table are read as the classifier's context. */
+const MAX_TABLE_COLUMNS = 400;
+
+/** The stored column names of the given tables of a data source (at most MAX_TABLE_COLUMNS each), by table name. */
+export async function listTableColumnNames(db: Queryable, datasourceId: string, tables: readonly string[]): Promise<Map<string, string[]>> {
+  const out = new Map<string, string[]>();
+  const unique = [...new Set(tables)];
+  for (let i = 0; i < unique.length; i += CHUNK) {
+    const rows = await db
+      .selectFrom('fields')
+      .select(['table_name', 'field_name'])
+      .where('datasource_id', '=', datasourceId)
+      .where('table_name', 'in', unique.slice(i, i + CHUNK))
+      .orderBy('table_name')
+      .orderBy('field_name')
+      .execute();
+    for (const r of rows) {
+      const list = out.get(r.table_name) ?? [];
+      if (list.length < MAX_TABLE_COLUMNS) list.push(r.field_name);
+      out.set(r.table_name, list);
+    }
+  }
+  return out;
+}
+
+export type ReclassificationRow = Pick<FieldRow, 'id' | 'datasource_id' | 'table_name' | 'field_name' | 'data_type' | 'comment' | 'value_summary' | 'embedding' | 'predicted_tag_id' | 'predicted_level'> & {
   /** Whether the classifier may change its classification (else only its view is refreshed). */
   reclassifiable: boolean;
 };
@@ -413,7 +438,7 @@ export async function findForReclassification(db: Queryable, ids: readonly strin
   for (const part of sortedChunks(ids)) {
     const rows = await db
       .selectFrom('fields')
-      .select(['id', 'table_name', 'field_name', 'data_type', 'comment', 'value_summary', 'embedding', 'predicted_tag_id', 'predicted_level', sql<number>`case when ${RECLASSIFIABLE} then 1 else 0 end`.as('reclassifiable')])
+      .select(['id', 'datasource_id', 'table_name', 'field_name', 'data_type', 'comment', 'value_summary', 'embedding', 'predicted_tag_id', 'predicted_level', sql<number>`case when ${RECLASSIFIABLE} then 1 else 0 end`.as('reclassifiable')])
       .where('id', 'in', part)
       .execute();
     out.push(...rows.map((r) => ({ ...r, reclassifiable: Number(r.reclassifiable) === 1 })));

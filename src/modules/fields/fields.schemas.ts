@@ -6,7 +6,7 @@ export const REVIEW_STATUSES = ['unreviewed', 'confirmed', 'deferred'] as const;
 export const SEVERITIES = ['low', 'medium', 'high'] as const;
 export const FIELD_SORTS = ['outlier_score', 'name', 'updated_at', 'risk'] as const;
 export const CLASSIFICATION_SOURCES = ['import', 'classifier', 'reviewer'] as const;
-export const EVIDENCE_FACTORS = ['name', 'table', 'comment', 'data_type', 'values', 'confirmed_fields', 'anchor'] as const;
+export const EVIDENCE_FACTORS = ['name', 'table', 'context', 'comment', 'data_type', 'values', 'confirmed_fields', 'anchor'] as const;
 
 export const ClassificationEvidence = Type.Object({
   factor: Type.Enum(EVIDENCE_FACTORS),

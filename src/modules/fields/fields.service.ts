@@ -29,6 +29,8 @@ export interface ScannedColumn {
   data_type: string | null;
   comment: string | null;
   sample_values: string[];
+  /** The names of all the columns of its table (one array per table): the classifier reads them as context. */
+  table_columns?: readonly string[];
 }
 
 /** Scanned columns embedded and classified, ready to be written by `applyScan` in a short transaction. */
@@ -166,7 +168,7 @@ export class FieldsService {
       comment: c.comment,
       sample_values: c.sample_values,
     }));
-    return { rows: (await this.prepareImport('', items)).rows };
+    return { rows: (await this.prepareImport('', items, (i) => columns[i]?.table_columns)).rows };
   }
 
   /**
@@ -297,8 +299,35 @@ export class FieldsService {
     };
   }
 
+  /**
+   * The column names of each imported table, the classifier's context: those in the batch and those already stored
+   * for the data source (an import may send a table in several batches). One array per table.
+   */
+  private async tableColumns(datasourceId: string, items: readonly ImportFieldItem[]): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    for (const item of items) {
+      const list = out.get(item.table_name);
+      if (list) list.push(item.field_name);
+      else out.set(item.table_name, [item.field_name]);
+    }
+    if (datasourceId !== '') {
+      const stored = await repo.listTableColumnNames(this.db, datasourceId, [...out.keys()]);
+      for (const [table, names] of stored) {
+        const list = out.get(table) as string[];
+        const known = new Set(list);
+        for (const n of names) if (!known.has(n)) list.push(n);
+      }
+    }
+    return out;
+  }
+
+  /** The stored column names of the given tables of a data source, by table name (the classifier's context on re-evaluation). */
+  async tableColumnNames(datasourceId: string, tables: readonly string[]): Promise<Map<string, string[]>> {
+    return repo.listTableColumnNames(this.db, datasourceId, tables);
+  }
+
   /** Validation, classification and embeddings: everything but the writes, so the transaction stays short. */
-  private async prepareImport(datasourceId: string, items: readonly ImportFieldItem[]): Promise<PreparedImport> {
+  private async prepareImport(datasourceId: string, items: readonly ImportFieldItem[], tableColumnsOf?: (i: number) => readonly string[] | undefined): Promise<PreparedImport> {
     const index = await this.deps.taxonomy.tagIndex();
     const errors: ProblemFieldError[] = [];
     const resolved = items.map((item, i) => {
@@ -329,6 +358,7 @@ export class FieldsService {
     // Every field is classified from its own name, table, comment, type, samples and confirmed neighbours — never from
     // the label it comes with. Fields given no tag take that classification; for the others it is the classifier's
     // independent view, which the outlier model weighs against the given label (docs/metrics.md).
+    const columns = tableColumnsOf ? undefined : await this.tableColumns(datasourceId, items);
     const classified = await this.deps.classifier.classify(
       items.map((item, i) => ({
         table_name: item.table_name,
@@ -337,6 +367,7 @@ export class FieldsService {
         comment: item.comment ?? null,
         sample_values: item.sample_values ?? null,
         embedding: embeddings[i] as Float32Array,
+        table_columns: tableColumnsOf ? (tableColumnsOf(i) ?? null) : (columns?.get(item.table_name) ?? null),
       })),
     );
     const auto = items.flatMap((item, i) => (resolved[i]?.tag === null ? [i] : []));

@@ -81,10 +81,25 @@ export class ReclassifyWorker {
     await this.deps.queue.analyze();
   }
 
+  /** The stored column names of each row's table, by data source and table: the classifier's context, as on import. */
+  private async tableColumns(rows: readonly repo.ReclassificationRow[]): Promise<Map<string, Map<string, string[]>>> {
+    const tables = new Map<string, string[]>();
+    for (const r of rows) {
+      const list = tables.get(r.datasource_id);
+      if (list) list.push(r.table_name);
+      else tables.set(r.datasource_id, [r.table_name]);
+    }
+    const out = new Map<string, Map<string, string[]>>();
+    for (const [datasourceId, names] of tables) out.set(datasourceId, await repo.listTableColumnNames(this.deps.database.db, datasourceId, names));
+    return out;
+  }
+
   private async reclassify(claims: readonly Claim[]): Promise<void> {
     const rows = (await repo.findForReclassification(this.deps.database.db, claims.map((c) => c.key))).filter((r) => r.embedding !== null);
+    const columns = await this.tableColumns(rows);
     const { results, versionKey } = await this.deps.classifier.classify(
       rows.map((r) => ({
+        table_columns: columns.get(r.datasource_id)?.get(r.table_name) ?? null,
         table_name: r.table_name,
         field_name: r.field_name,
         data_type: r.data_type,

@@ -180,6 +180,8 @@ export class ScanRun {
     tables.forEach((table, i) => {
       const tableName = fieldTableName(this.connector, table);
       const values = samples[i];
+      // Every column of the table, one array for all of them: the classifier reads the others as context.
+      const tableColumns = table.columns.map((c) => c.name);
       for (const column of table.columns) {
         fields++;
         const k = key(tableName, column.name);
@@ -187,7 +189,7 @@ export class ScanRun {
         const sampled = (values?.get(column.name) ?? []).map(String);
         const comment = column.comment === '' ? null : column.comment;
         const existing = baseline.get(k);
-        const scanned: ScannedColumn = { table_name: tableName, field_name: column.name, data_type: column.data_type, comment, sample_values: sampled };
+        const scanned: ScannedColumn = { table_name: tableName, field_name: column.name, data_type: column.data_type, comment, sample_values: sampled, table_columns: tableColumns };
         if (!existing) {
           counts.count_new++;
           counts.count_classified++;

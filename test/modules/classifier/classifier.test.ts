@@ -441,3 +441,21 @@ test('the evidence names what lost: the runners-up with their strongest evidence
   const lone = classifyField({ table_name: 'x', field_name: 'zzqx', data_type: null }, ctx);
   assert.ok(lone.evidence.every((e) => e.for === undefined || e.for !== lone.chain_path));
 });
+
+test("a table's other columns are context: a bare name among a person's particulars is theirs, a state among address parts is a region", () => {
+  // Names of our own, not taken from any labelled set; the table names say nothing on purpose.
+  const columns = (...names: string[]): { table_columns: string[] } => ({ table_columns: names });
+  const people = columns('rec_no', 'nm', 'email_addr', 'home_phone', 'date_of_birth');
+  const r = classifyField({ table_name: 'tbl_rec', field_name: 'nm', data_type: 'varchar(80)', ...people }, ctx);
+  assert.equal(r.chain_path.split('/').pop(), 'Full name');
+  assert.ok(r.evidence.some((e) => e.factor === 'context' && /email_addr/.test(e.detail)), 'the evidence names the columns that decided');
+  assert.equal(leafOf({ table_name: 'tbl_rec', field_name: 'nm', data_type: 'varchar(80)' }), 'Object name', 'without its columns the name says nothing of a person');
+  assert.equal(leafOf({ table_name: 'tbl_loc', field_name: 'state', data_type: 'varchar(40)', ...columns('street_line', 'city', 'zip', 'state') }), 'Approximate location');
+  assert.equal(leafOf({ table_name: 'tbl_p', field_name: 'snapshot_img', data_type: 'bytea', ...columns('first_name', 'last_name', 'email', 'snapshot_img') }), 'Photo of a person');
+  // Not every table with an e-mail column is about people, and a state among workflow columns is a status.
+  assert.equal(leafOf({ table_name: 'suppliers', field_name: 'name', data_type: 'varchar(80)', ...columns('name', 'email', 'phone', 'vat_no') }), 'Organisation name');
+  assert.notEqual(leafOf({ table_name: 'catalog_items', field_name: 'name', data_type: 'varchar(80)', ...columns('name', 'price', 'sku', 'support_email', 'support_phone') }), 'Full name');
+  assert.equal(leafOf({ table_name: 'tickets', field_name: 'state', data_type: 'varchar(20)', ...columns('priority', 'state', 'assignee_id', 'reporter_email') }), 'Status flag');
+  // One e-mail column alone does not make a table about people.
+  assert.equal(leafOf({ table_name: 'tbl_job', field_name: 'nm', data_type: 'varchar(80)', ...columns('nm', 'notify_email', 'cron') }), 'Object name');
+});

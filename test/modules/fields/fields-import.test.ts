@@ -205,6 +205,24 @@ describeEachDatabase('field import', (kind) => {
     assert.equal((await getField(field_ids[5] as string)).classification_chain_path, 'Personal/Contact/Phone number');
   });
 
+  it("reads a table's other columns as context, those of the same batch and those imported before", async () => {
+    const source = await freshSource();
+    // The table's name says nothing; its other columns say it holds people.
+    await importOk(t.app, token, source, [
+      { table_name: 'tbl_rec', field_name: 'email_addr', data_type: 'varchar(120)' },
+      { table_name: 'tbl_rec', field_name: 'home_phone', data_type: 'varchar(30)' },
+    ]);
+    const { field_ids } = await importOk(t.app, token, source, [
+      { table_name: 'tbl_rec', field_name: 'date_of_birth', data_type: 'date' },
+      { table_name: 'tbl_rec', field_name: 'nm', data_type: 'varchar(80)' },
+      { table_name: 'tbl_other', field_name: 'nm', data_type: 'varchar(80)' },
+    ]);
+    const person = (await getField(field_ids[1] as string)) as { classification_chain_path: string; classification_evidence: Array<{ factor: string; detail: string }> };
+    assert.equal(person.classification_chain_path, 'Personal/Identity/Full name');
+    assert.ok(person.classification_evidence.some((e) => e.factor === 'context' && e.detail.includes('email_addr')), 'the evidence names a column imported in the earlier batch');
+    assert.notEqual((await getField(field_ids[2] as string)).classification_chain_path, 'Personal/Identity/Full name', 'another table of the same source is not context');
+  });
+
   it('gives a field named by tag but not level the tag\'s default level', async () => {
     const source = await freshSource();
     const { field_ids } = await importOk(t.app, token, source, [{ table_name: 'cards', field_name: 'pan', classification_tag_id: tagId('Financial/Payment card number') }]);
