@@ -50,6 +50,18 @@ export interface TableColumnsSignal {
 const PERSON_DETAIL_HEADS: ReadonlySet<string> = new Set(['email', 'phone', 'mobile', 'birth', 'dob', 'gender', 'sex', 'surname', 'ssn', 'nationality', 'salutation', 'maiden']);
 /** Words of an address part, as a column. */
 const ADDRESS_PART_WORDS: ReadonlySet<string> = new Set(['city', 'zip', 'postcode', 'postal', 'street', 'address', 'town', 'country']);
+/**
+ * Last words that decide what a compound name holds whatever the words before them (the head noun): a kind of
+ * something, a format or template, a version, a count, a yes/no state.
+ */
+const HEAD_KINDS: ReadonlyMap<string, { leaf: string; what: string }> = new Map<string, { leaf: string; what: string }>([
+  ...['type', 'kind', 'category'].map((w) => [w, { leaf: 'Category', what: 'a kind of something' }] as const),
+  ...['format', 'template', 'pattern', 'mask', 'regex', 'regexp'].map((w) => [w, { leaf: 'Configuration setting', what: 'a format or template' }] as const),
+  ...['version'].map((w) => [w, { leaf: 'Version', what: 'a version' }] as const),
+  ...['count'].map((w) => [w, { leaf: 'Metric value', what: 'a count' }] as const),
+  ...['enabled', 'disabled', 'verified', 'optin', 'optout', 'opted', 'confirmed'].map((w) => [w, { leaf: 'Status flag', what: 'a yes/no state' }] as const),
+]);
+
 /** At most this many columns are read for a table's signal (a table of 5,000 columns says nothing more). */
 const MAX_TABLE_COLUMNS = 400;
 
@@ -314,7 +326,7 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
   const first = col[0];
 
   // The head of the name decides: `customer_email_id` is a key, `email_sent_at` a time, `is_email_verified` a flag.
-  let structural: 'key' | 'time' | 'flag' | 'by' | null = null;
+  let structural: 'key' | 'time' | 'flag' | 'by' | 'head' | null = null;
   let keyWord: string | undefined;
   if (n >= 2 && last !== undefined && KEY_WORDS.has(last)) {
     structural = 'key';
@@ -326,6 +338,7 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
   } else if (n >= 2 && (last === 'at' || last === 'on')) structural = 'time';
   else if (n >= 2 && last === 'by') structural = 'by';
   else if (n >= 2 && first !== undefined && FLAG_PREFIX.has(first)) structural = 'flag';
+  else if (n >= 2 && last !== undefined && HEAD_KINDS.has(last)) structural = 'head';
 
   const prefixIsTable = n >= 2 && table.includes(first as string);
   const colMatches = col.length > 0 ? matcher.match(col) : [];
@@ -375,6 +388,11 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
     keep(byName, { leaf: 'Timestamp', score: 4.0, factor: 'name', detail: `column name ends in '${last}': when something happened` });
   } else if (structural === 'flag') {
     keep(byName, { leaf: 'Status flag', score: 4.0, factor: 'name', detail: `column name starts with '${first}': a yes/no flag` });
+  } else if (structural === 'head') {
+    // `email_format`, `phone_type`, `address_kind`, `email_opt_in`: the last word says what the column holds; the
+    // sensitive words before it only say what it is about. A phrase that includes the head (`blood_type`) keeps its weight.
+    const kind = HEAD_KINDS.get(last as string) as { leaf: string; what: string };
+    keep(byName, { leaf: kind.leaf, score: 3.0, factor: 'name', detail: `column name ends in '${last}': ${kind.what}, whatever it is about` });
   }
 
   // Generic heads resolved by their modifier or by the table: `customer_name`, `customers.name`, `products.title`.

@@ -459,3 +459,18 @@ test("a table's other columns are context: a bare name among a person's particul
   // One e-mail column alone does not make a table about people.
   assert.equal(leafOf({ table_name: 'tbl_job', field_name: 'nm', data_type: 'varchar(80)', ...columns('nm', 'notify_email', 'cron') }), 'Object name');
 });
+
+test('the head noun decides: a sensitive word before a kind, format, version, count or yes/no head only says what it is about', () => {
+  // Names of our own, not taken from any labelled set.
+  assert.equal(leafOf({ table_name: 'subscribers', field_name: 'sms_optin', data_type: null }), 'Status flag');
+  assert.equal(leafOf({ table_name: 'accounts', field_name: 'ssn_verified', data_type: null }), 'Status flag');
+  assert.equal(leafOf({ table_name: 'accounts', field_name: 'ip_filter_enabled', data_type: null }), 'Status flag');
+  assert.equal(leafOf({ table_name: 'contacts', field_name: 'telephone_kind', data_type: null }), 'Category');
+  assert.equal(leafOf({ table_name: 'mailers', field_name: 'email_address_format', data_type: null }), 'Configuration setting');
+  assert.equal(leafOf({ table_name: 'sessions', field_name: 'ip_address_count', data_type: null }), 'Metric value');
+  const r = classifyField({ table_name: 'contacts', field_name: 'telephone_kind', data_type: null }, ctx);
+  assert.ok(r.evidence.some((e) => e.factor === 'name' && /ends in 'kind'/.test(e.detail)), 'the evidence says which word decided');
+  // A phrase that includes the head keeps its meaning.
+  assert.equal(leafOf({ table_name: 'donors', field_name: 'blood_type', data_type: null }), 'Clinical measurement');
+  assert.equal(leafOf({ table_name: 'wallets', field_name: 'card_type', data_type: null }), 'Category');
+});

@@ -217,7 +217,7 @@ describeEachDatabase('field import', (kind) => {
       { table_name: 'tbl_rec', field_name: 'nm', data_type: 'varchar(80)' },
       { table_name: 'tbl_other', field_name: 'nm', data_type: 'varchar(80)' },
     ]);
-    const person = (await getField(field_ids[1] as string)) as { classification_chain_path: string; classification_evidence: Array<{ factor: string; detail: string }> };
+    const person = (await getField(field_ids[1] as string)) as unknown as { classification_chain_path: string; classification_evidence: Array<{ factor: string; detail: string }> };
     assert.equal(person.classification_chain_path, 'Personal/Identity/Full name');
     assert.ok(person.classification_evidence.some((e) => e.factor === 'context' && e.detail.includes('email_addr')), 'the evidence names a column imported in the earlier batch');
     assert.notEqual((await getField(field_ids[2] as string)).classification_chain_path, 'Personal/Identity/Full name', 'another table of the same source is not context');
