@@ -198,7 +198,7 @@ const CONFIRMED_WEIGHT = 7;
 /** Vote weight (sum over the confirmed neighbours) at which confirmations count fully. */
 const VOTES_FOR_FULL = 1.5;
 const ANCHOR_WEIGHT = 0.45;
-/** Below this cosine an anchor alone (no other evidence anywhere) does not pick a tag. */
+/** Below this cosine an anchor only adds to a tag other evidence speaks for. */
 const ANCHOR_ALONE_MIN = 0.5;
 
 function resolveLeaf(ctx: ClassifierContext, name: string): ContextLeaf | undefined {
@@ -304,7 +304,7 @@ export function scoreField(
   }
 
   // Embedding anchor: a small pull towards the tags whose anchors are nearest, one factor among many.
-  if (input.embedding) applyAnchors(ctx, input.embedding, cand, cands.size > 0);
+  if (input.embedding) applyAnchors(ctx, input.embedding, cand, (leaf) => (cands.get(leaf.id)?.total ?? 0) > 0);
 
   // The data-type gate removes tags that cannot hold this type.
   const ruledOut: Evidence[] = [];
@@ -398,7 +398,7 @@ function applyValues(values: ValueSummary, add: (leaf: string, f: EvidenceFactor
   }
 }
 
-function applyAnchors(ctx: ClassifierContext, embedding: Float32Array, cand: (leaf: ContextLeaf) => Candidate, otherEvidence: boolean): void {
+function applyAnchors(ctx: ClassifierContext, embedding: Float32Array, cand: (leaf: ContextLeaf) => Candidate, spokenFor: (leaf: ContextLeaf) => boolean): void {
   const sims: Array<{ leaf: ContextLeaf; sim: number }> = [];
   for (const leaf of ctx.leaves) {
     const a = leaf.anchor;
@@ -412,11 +412,12 @@ function applyAnchors(ctx: ClassifierContext, embedding: Float32Array, cand: (le
   const ref = (sims[3] as { sim: number }).sim;
   const span = (sims[0] as { sim: number }).sim - ref;
   if (span <= 1e-6) return;
-  // Alone, a weak anchor is a guess; the type's technical default (low confidence) is the honester answer.
-  if (!otherEvidence && (sims[0] as { sim: number }).sim < ANCHOR_ALONE_MIN) return;
   for (const { leaf, sim } of sims.slice(0, 3)) {
     const score = ANCHOR_WEIGHT * ((sim - ref) / span);
     if (score <= 0.05) continue;
+    // A weak anchor is a guess: it may add to a tag something else speaks for, never bring one in on its own (a
+    // store's integer `sid` once became a national id number, L5, on a cosine of 0.39 and nothing else).
+    if (sim < ANCHOR_ALONE_MIN && !spokenFor(leaf)) continue;
     const c = cand(leaf);
     c.total += score;
     c.evidence.push({ factor: 'anchor', score: round(score), detail: `embedding is among the nearest to the ${leaf.name} anchor (cosine ${sim.toFixed(2)})` });

@@ -107,6 +107,8 @@ const LANGUAGE = /^[a-z]{2}(?:[-_][A-Za-z]{2})?$/;
 const RE_DIGITS_SEP = /^\d[\d -]{10,22}\d$/;
 const RE_SSN = /^(\d{3})-(\d{2})-(\d{4})$/;
 const RE_ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?\s?(?:Z|[+-]\d{2}:?\d{2}|UTC)?$/i;
+/** The time of day of a date-time is midnight (and, when an offset is written, UTC): the value is a date. */
+const RE_MIDNIGHT = /[T ]0?0:00(?::00(?:\.0+)?)?\s?(?:Z|[+-]00:?00|UTC)?$/i;
 const RE_DMY_TIME = /^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]m)?$/i;
 const RE_DATE_YMD = /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})$/;
 const RE_DATE_DMY = /^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4}|\d{2})$/;
@@ -431,7 +433,8 @@ export function detectValueKind(v: string): ValueKind {
     if (v.length <= 45 && v.includes(':') && validator.isIP(v, 6)) return 'ipv6';
   }
   if (v.length === 17 && RE_MAC.test(v)) return 'mac_address';
-  if (RE_ISO_DATETIME.test(v) || RE_DMY_TIME.test(v)) return 'datetime';
+  // A date kept in a date-time column (`1962-02-18 00:00:00`, as SQLite and MySQL `datetime` hold birth dates) is a date.
+  if (RE_ISO_DATETIME.test(v) || RE_DMY_TIME.test(v)) return RE_MIDNIGHT.test(v) ? 'date' : 'datetime';
   if (isDate(v)) return 'date';
   if (RE_TIME.test(v)) return 'time';
   if (isUsSsn(v)) return 'us_ssn';

@@ -474,3 +474,26 @@ test('the head noun decides: a sensitive word before a kind, format, version, co
   assert.equal(leafOf({ table_name: 'donors', field_name: 'blood_type', data_type: null }), 'Clinical measurement');
   assert.equal(leafOf({ table_name: 'wallets', field_name: 'card_type', data_type: null }), 'Category');
 });
+
+test('a date kept in a date-time column reads as a date: a birth date stored as datetime stays a date of birth', () => {
+  const midnight = ['1962-02-18 00:00:00', '1958-12-08 00:00:00', '1973-08-29 00:00:00', '1947-09-19 00:00:00', '1965-03-03 00:00:00'];
+  assert.equal(leafOf({ table_name: 'Staff', field_name: 'DateOfBirth', data_type: 'datetime', sample_values: midnight }), 'Date of birth');
+  assert.equal(leafOf({ table_name: 'Staff', field_name: 'BirthDate', data_type: 'datetime', sample_values: midnight.map((v) => v.replace(' ', 'T') + 'Z') }), 'Date of birth');
+  // Real times of day still prove a timestamp.
+  const times = ['2024-02-18 13:45:10', '2024-02-19 08:01:44', '2024-03-01 17:30:00', '2024-03-02 09:12:31'];
+  assert.equal(leafOf({ table_name: 'audit_trail', field_name: 'logged', data_type: 'datetime', sample_values: times }), 'Timestamp');
+});
+
+test('a weak embedding anchor never brings in a tag on its own', () => {
+  // Anchors on the axes of a 10-dimensional space (the last axis has none); the field's embedding has a cosine of 0.39
+  // with the national id's anchor and 0 with every other.
+  const dims = 10;
+  const axis = (k: number): Float32Array => Float32Array.from({ length: dims }, (_, i) => (i === k ? 1 : 0));
+  const anchored = tags.map((t, i) => ({ ...t, anchor: t.chain_path.endsWith('/National ID number') ? axis(0) : axis(1 + (i % (dims - 2))) }));
+  const actx = buildClassifierContext(anchored);
+  const embedding = Float32Array.from({ length: dims }, (_, i) => (i === 0 ? 0.39 : 0));
+  embedding[dims - 1] = Math.sqrt(1 - 0.39 * 0.39);
+  // `sid` names a session id (a cookie id), which the integer type rules out: nothing else speaks for any tag.
+  const r = classifyField({ table_name: 'store_staff', field_name: 'sid', data_type: 'integer', embedding }, actx);
+  assert.notEqual(r.chain_path.split('/').pop(), 'National ID number', `got ${r.chain_path} ${JSON.stringify(r.evidence)}`);
+});
