@@ -4,13 +4,15 @@
 //
 //   npx tsx bench/classify.ts            measure every set
 //   npx tsx bench/classify.ts --fit      also fit the isotonic calibration on the own set and print the table
-//   npx tsx bench/classify.ts --errors   list the own set's misses (never the shared sets': they stay held out)
+//   npx tsx bench/classify.ts --errors   list the misses of the own set and of the public schemas of the development half
+//                                        (never the shared sets' nor the held-out half's: they stay held out)
 //   FIELDLENS_EXTERNAL_LABELS=/path      where the shared sets are (default ../shared/data/external-labels)
 //
 // Besides the cold figures it prints top-1 "with confirmations": each labelled field classified as if the organisation
 // had confirmed every other labelled field of the same set (leave one out; the nearest CONFIRMED_NEIGHBOURS by
 // embedding, as the service finds them), i.e. how far the classifier follows an organisation's own conventions.
-import { existsSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEmbedder } from '../src/embeddings/embedder.js';
@@ -70,13 +72,18 @@ interface BenchField {
   accept: readonly string[];
   /** The source says: not personal (a negative). */
   negative: boolean;
+  /** The label is personal or otherwise sensitive data (undefined: the source does not say). */
+  sensitive?: boolean;
 }
 
 // ------------------------------------------------------------------------------------------------------------
 // Sets
 
-function loadOwnSet(): BenchField[] {
-  const text = readFileSync(path.join(repoRoot, 'bench/classify/own-set.txt'), 'utf8');
+/**
+ * Parses a labelled set in the own-set format: `@table` lines, then `column | data type | leaf[/other leaf…] |
+ * sample generator | comment`. Other leaves of the same category count as right too, as for the external sets.
+ */
+function parseLabelled(text: string, origin: string): BenchField[] {
   const flat = flattenTaxonomy();
   const leafByName = new Map(leafChainPaths(flat).map((p) => [p.slice(p.lastIndexOf('/') + 1), p]));
   const out: BenchField[] = [];
@@ -89,21 +96,48 @@ function loadOwnSet(): BenchField[] {
       table = line.slice(1).trim();
       continue;
     }
-    const [field, type, leaf, gen, comment] = line.split('|').map((s) => s.trim());
-    if (!field || !leaf) throw new Error(`bad own-set line: ${line}`);
-    const path_ = leafByName.get(leaf);
-    if (!path_) throw new Error(`own-set label ${leaf} is not a default leaf`);
+    const [field, type, label, gen, comment] = line.split('|').map((s) => s.trim());
+    if (!field || !label) throw new Error(`${origin}: bad line: ${line}`);
+    const leaves = label.split('/').map((l) => l.trim());
+    const paths = leaves.map((leaf) => {
+      const p = leafByName.get(leaf);
+      if (!p) throw new Error(`${origin}: label ${leaf} is not a default leaf`);
+      return p;
+    });
     seq++;
-    // Other leaves of the same category count as right too, as for the external sets.
-    const cats = Object.values(CATEGORY_LEAVES).filter((l) => l.includes(leaf));
-    const accept = [...new Set([leaf, ...cats.flat()])];
+    const cats = Object.values(CATEGORY_LEAVES).filter((l) => leaves.some((leaf) => l.includes(leaf)));
+    const accept = [...new Set([...leaves, ...cats.flat()])];
+    const sensitive = SENSITIVE_ROOTS.has((paths[0] as string).split('/')[0] as string);
     out.push({
       input: { table_name: table, field_name: field, data_type: type || null, comment: comment || null, sample_values: gen ? samplesFor(gen, seq) : undefined },
       accept,
-      negative: !SENSITIVE_ROOTS.has(path_.split('/')[0] as string),
+      negative: !sensitive,
+      sensitive,
     });
   }
   return withTableColumns(out, (f) => f.input.table_name);
+}
+
+function loadOwnSet(): BenchField[] {
+  return parseLabelled(readFileSync(path.join(repoRoot, 'bench/classify/own-set.txt'), 'utf8'), 'own-set.txt');
+}
+
+/**
+ * The public-schema sets (bench/classify/public/*.txt, one real schema each, labelled by bench/classify/LABELLING.md).
+ * Each file is its own source. Its half is drawn from a hash of its file name, never chosen by hand: development
+ * (misses may be read with --errors and rules written against them) or held-out (only its figures are ever printed).
+ */
+function loadPublicSets(): Array<{ source: string; half: 'development' | 'held-out'; fields: BenchField[] }> {
+  const dir = path.join(repoRoot, 'bench/classify/public');
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.txt'))
+    .sort()
+    .map((file) => ({
+      source: file.replace(/\.txt$/, ''),
+      half: ((createHash('sha256').update(file).digest()[0] as number) % 2 === 0 ? 'development' : 'held-out') as 'development' | 'held-out',
+      fields: parseLabelled(readFileSync(path.join(dir, file), 'utf8'), file),
+    }));
 }
 
 /**
@@ -143,6 +177,7 @@ function loadExternal(file: string): BenchField[] {
       input: { table_name: r.table, field_name: r.column, data_type: r.data_type, sample_values: r.sample_values ?? undefined },
       accept: r.fieldlens_category ? (CATEGORY_LEAVES[r.fieldlens_category] ?? []) : [],
       negative: r.is_personal === false,
+      sensitive: r.is_personal ?? undefined,
     };
     dataset.set(f, r.dataset ?? '');
     return f;
@@ -219,13 +254,16 @@ interface SetResult {
   negatives: number;
   fpRate: number;
   baselineFpRate: number;
+  /** Share of the fields whose source says whether they are sensitive for which the answer's root agrees. */
+  sensitiveRight: number;
   calibration: Array<{ bucket: string; n: number; meanConfidence: number; right: number }>;
+  confidences: Array<{ c: number; right: boolean }>;
   fieldsPerSecond: number;
   points: Array<{ raw: number; right: boolean; corroborated: boolean }>;
   misses: string[];
 }
 
-function runSet(name: string, fields: BenchField[], ctx: ClassifierContext, embeddings: Float32Array[] | null): SetResult {
+function runSet(name: string, fields: BenchField[], ctx: ClassifierContext, embeddings: Float32Array[] | null, throughputSeconds = 2): SetResult {
   const results = fields.map((f, i) => scoreField(embeddings ? { ...f.input, embedding: embeddings[i] } : f.input, ctx));
   let scored = 0;
   let right = 0;
@@ -236,10 +274,16 @@ function runSet(name: string, fields: BenchField[], ctx: ClassifierContext, embe
   const points: SetResult['points'] = [];
   const confs: Array<{ c: number; right: boolean }> = [];
   const misses: string[] = [];
+  let decided = 0;
+  let decidedRight = 0;
   results.forEach((r, i) => {
     const f = fields[i] as BenchField;
     const leaf = r.chain_path.slice(r.chain_path.lastIndexOf('/') + 1);
     const root = r.chain_path.split('/')[0] as string;
+    if (f.sensitive !== undefined) {
+      decided++;
+      if (SENSITIVE_ROOTS.has(root) === f.sensitive) decidedRight++;
+    }
     const base = baseline(f.input.field_name);
     if (f.accept.length > 0) {
       scored++;
@@ -262,7 +306,7 @@ function runSet(name: string, fields: BenchField[], ctx: ClassifierContext, embe
   let n = 0;
   const c0 = process.cpuUsage();
   let elapsed = 0;
-  while (elapsed < 2e9) {
+  while (elapsed < throughputSeconds * 1e9) {
     for (const inp of inputs) scoreField(inp, ctx);
     n += inputs.length;
     const c = process.cpuUsage(c0);
@@ -278,8 +322,10 @@ function runSet(name: string, fields: BenchField[], ctx: ClassifierContext, embe
     negatives,
     fpRate: negatives ? fp / negatives : NaN,
     baselineFpRate: negatives ? baseFp / negatives : NaN,
+    sensitiveRight: decided ? decidedRight / decided : NaN,
     calibration,
-    fieldsPerSecond: n / (elapsed / 1e9),
+    confidences: confs,
+    fieldsPerSecond: elapsed > 0 ? n / (elapsed / 1e9) : NaN,
     points,
     misses,
   };
@@ -302,6 +348,55 @@ function bucketize(confs: ReadonlyArray<{ c: number; right: boolean }>): SetResu
     });
   }
   return out;
+}
+
+/**
+ * The public-schema sets, one row per source (schema) and one per half. Nothing is fitted on them (the calibration is
+ * fitted on the own set), so each source's figure is already a leave-one-source-out figure; the held-out half is the
+ * estimate for a schema no one has looked at. Misses are listed (--errors) for the development half only.
+ */
+async function printPublicSets(ctx: ClassifierContext, embedder: ReturnType<typeof createEmbedder>, withAnchor: boolean): Promise<void> {
+  const sources = loadPublicSets();
+  if (sources.length === 0) return;
+  const rows: Array<{ source: string; half: string; r: SetResult }> = [];
+  for (const s of sources) {
+    const embeddings = withAnchor
+      ? await embedder.embedFields(s.fields.map((f) => ({ table_name: f.input.table_name, field_name: f.input.field_name, comment: f.input.comment ?? null, data_type: f.input.data_type ?? null })))
+      : null;
+    rows.push({ source: s.source, half: s.half, r: runSet(s.source, s.fields, ctx, embeddings, 0) });
+  }
+  console.log(`\nPublic schemas (bench/classify/public; each schema a source, nothing fitted on any of them):`);
+  console.log('| source | half | fields | top-1 | baseline top-1 | negatives | false positives | baseline FP | personal decision right |');
+  console.log('|---|---|---|---|---|---|---|---|---|');
+  const line = (name: string, half: string, r: Pick<SetResult, 'fields' | 'accuracy' | 'baselineAccuracy' | 'negatives' | 'fpRate' | 'baselineFpRate' | 'sensitiveRight'>): void =>
+    console.log(`| ${name} | ${half} | ${r.fields} | ${fmt(r.accuracy)} | ${fmt(r.baselineAccuracy)} | ${r.negatives} | ${fmt(r.fpRate)} | ${fmt(r.baselineFpRate)} | ${fmt(r.sensitiveRight)} |`);
+  for (const { source, half, r } of rows) line(source, half, r);
+  for (const half of ['development', 'held-out', 'all']) {
+    const inHalf = rows.filter((x) => half === 'all' || x.half === half).map((x) => x.r);
+    if (inHalf.length === 0) continue;
+    const sum = (f: (r: SetResult) => number): number => inHalf.reduce((a, r) => a + f(r), 0);
+    const scored = sum((r) => r.scored);
+    const negatives = sum((r) => r.negatives);
+    const fields = sum((r) => r.fields);
+    line(`**${half}** (${inHalf.length} sources)`, half, {
+      fields,
+      accuracy: sum((r) => r.accuracy * r.scored) / scored,
+      baselineAccuracy: sum((r) => r.baselineAccuracy * r.scored) / scored,
+      negatives,
+      fpRate: negatives ? sum((r) => (r.negatives ? r.fpRate * r.negatives : 0)) / negatives : NaN,
+      baselineFpRate: negatives ? sum((r) => (r.negatives ? r.baselineFpRate * r.negatives : 0)) / negatives : NaN,
+      sensitiveRight: sum((r) => r.sensitiveRight * r.fields) / fields,
+    });
+  }
+  const worst = rows.filter((x) => x.half === 'held-out').sort((a, b) => a.r.accuracy - b.r.accuracy)[0];
+  if (worst) console.log(`Worst held-out source: ${worst.source} (top-1 ${fmt(worst.r.accuracy)})`);
+  printCalibration('Calibration, public schemas, held-out half (scored fields)', bucketize(rows.filter((x) => x.half === 'held-out').flatMap((x) => x.r.confidences)));
+  if (args.has('--errors')) {
+    for (const { source, r } of rows.filter((x) => x.half === 'development')) {
+      console.log(`\nMisses, ${source} (development half, ${r.misses.length}):`);
+      for (const m of r.misses) console.log(`  ${m}`);
+    }
+  }
 }
 
 function printCalibration(title: string, rows: SetResult['calibration']): void {
@@ -348,11 +443,12 @@ async function main(): Promise<void> {
   }
 
   console.log(`\nClassifier benchmark (${new Date().toISOString()}, node ${process.version}; one core, samples included${anchors ? ', embedding anchor on' : ''})\n`);
-  console.log('| set | fields | scored | top-1 | baseline top-1 | negatives | false positives | baseline FP | fields/s |');
-  console.log('|---|---|---|---|---|---|---|---|---|');
+  console.log('| set | fields | scored | top-1 | baseline top-1 | negatives | false positives | baseline FP | personal decision right | fields/s |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
-    console.log(`| ${r.name} | ${r.fields} | ${r.scored} | ${fmt(r.accuracy)} | ${fmt(r.baselineAccuracy)} | ${r.negatives} | ${fmt(r.fpRate)} | ${fmt(r.baselineFpRate)} | ${Math.round(r.fieldsPerSecond).toLocaleString('en')} |`);
+    console.log(`| ${r.name} | ${r.fields} | ${r.scored} | ${fmt(r.accuracy)} | ${fmt(r.baselineAccuracy)} | ${r.negatives} | ${fmt(r.fpRate)} | ${fmt(r.baselineFpRate)} | ${fmt(r.sensitiveRight)} | ${Math.round(r.fieldsPerSecond).toLocaleString('en')} |`);
   }
+  await printPublicSets(ctx, embedder, anchors !== null);
   if (taught.length > 0) {
     console.log(`\nWith confirmations (every other labelled field of the set confirmed; the nearest ${CONFIRMED_NEIGHBOURS} vote):`);
     console.log('| set | scored | top-1 cold | top-1 with confirmations | answers changed |');
