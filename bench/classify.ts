@@ -6,6 +6,7 @@
 //   npx tsx bench/classify.ts --fit      also fit the isotonic calibration on the own set and print the table
 //   npx tsx bench/classify.ts --errors   list the misses of the own set and of the public schemas of the development half
 //                                        (never the shared sets' nor the held-out half's: they stay held out)
+//   npx tsx bench/classify.ts --check-labels   parse the public-schema sets and count them, classifying nothing
 //   FIELDLENS_EXTERNAL_LABELS=/path      where the shared sets are (default ../shared/data/external-labels)
 //
 // Besides the cold figures it prints top-1 "with confirmations": each labelled field classified as if the organisation
@@ -411,6 +412,18 @@ function fmt(x: number): string {
 }
 
 async function main(): Promise<void> {
+  if (args.has('--check-labels')) {
+    // Parses the public-schema sets and prints what they hold, without classifying anything (for labellers).
+    let total = 0;
+    for (const s of loadPublicSets()) {
+      const sensitive = s.fields.filter((f) => f.sensitive).length;
+      const tables = new Set(s.fields.map((f) => f.input.table_name)).size;
+      console.log(`${s.source}: ${s.fields.length} columns in ${tables} tables, ${sensitive} sensitive (${s.half})`);
+      total += s.fields.length;
+    }
+    console.log(`total: ${total} columns`);
+    return;
+  }
   const flat = flattenTaxonomy();
   const embedder = createEmbedder({ provider: 'builtin' });
   const anchorTexts = flat.map((t) => [t.name, t.chain_path.split('/').join(' '), t.description, t.keywords.join(', ')].join('. '));
