@@ -6,11 +6,11 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { Database, Queryable, Tx } from '../../db/database.js';
-import { isRole, permissionsOf, type Caller, type Permission, type Principal, type Role } from '../../http/access.js';
+import { permissionsOf, type Caller, type Permission, type Principal, type Role } from '../../http/access.js';
 import type { Authenticator } from '../../http/authentication.js';
 import { AppError } from '../../http/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
-import { findUserById, findUserByUsername, userForTokenReader, type TokenUserReader, type TokenUserRow } from '../users/users.service.js';
+import { findUserById, findUserByUsername, parseRoles, userForTokenReader, type TokenUserReader, type TokenUserRow } from '../users/users.service.js';
 import * as repo from './auth.repository.js';
 import { hashPassword, verifyPassword } from './password.js';
 import { hashRefreshToken, invalidToken, newRefreshToken, type AccessTokenClaims, type AccessTokens } from './tokens.js';
@@ -50,15 +50,6 @@ export interface CurrentUser {
   roles: Array<{ role: Role; scope: string }>;
   permissions: Permission[];
   sku_tier: string;
-}
-
-export function parseRoles(json: string): Role[] {
-  try {
-    const value: unknown = JSON.parse(json);
-    return Array.isArray(value) ? value.filter((r): r is Role => typeof r === 'string' && isRole(r)) : [];
-  } catch {
-    return [];
-  }
 }
 
 /** Lock length after `failures` consecutive failures: 60 s, doubling, at most 15 min. */

@@ -9,10 +9,10 @@ import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { Database, Kdb, Queryable, Tx } from '../../db/database.js';
 import type { UserRow, UserUpdate } from '../../db/schema.js';
-import type { Caller, Role } from '../../http/access.js';
+import { isRole, type Caller, type Role } from '../../http/access.js';
 import { AppError, conflict, forbidden, notFound } from '../../http/errors.js';
 import { SYSTEM_ACTOR, type Actor, type AuditService } from '../audit/audit.service.js';
-import { parseRoles, type AuthService } from '../auth/auth.service.js';
+import type { AuthService } from '../auth/auth.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import { hashPassword, passwordErrors, verifyPassword } from '../auth/password.js';
 import * as repo from './users.repository.js';
@@ -44,6 +44,16 @@ export function findUserById(db: Queryable, id: string): Promise<UserRow | undef
 }
 
 /** The per-request user-and-session lookup of bearer tokens (see the repository for its cache). */
+/** The roles stored with a user (a JSON array); unknown or malformed entries are dropped, never trusted. */
+export function parseRoles(json: string): Role[] {
+  try {
+    const value: unknown = JSON.parse(json);
+    return Array.isArray(value) ? value.filter((r): r is Role => typeof r === 'string' && isRole(r)) : [];
+  } catch {
+    return [];
+  }
+}
+
 export function userForTokenReader(db: Kdb, options: repo.TokenUserReaderOptions): repo.TokenUserReader {
   return repo.userForTokenReader(db, options);
 }
