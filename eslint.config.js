@@ -34,6 +34,28 @@ export default tseslint.config(
     },
   },
   {
+    // A module is entered through its public surface only: its service (and the types it exports), its schemas, the
+    // license module's gate, the classifier's index. Anything else of another module is its own business.
+    files: ['src/modules/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              regex: '^(?!\\./[^/]+$).*\\.repository(\\.js)?$',
+              message: "A module reaches another module through its service, never its repository (docs/architecture.md).",
+            },
+            {
+              regex: '^\\.\\./[^./][^/]*/(?![^/]+\\.(service|schemas|gate)\\.js$|index\\.js$)[^/]+$',
+              message: 'Another module is entered through its service, schemas, gate or index only (docs/architecture.md).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // node:test's describe/it return promises the runner tracks itself.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-floating-promises': 'off' },

@@ -4,7 +4,6 @@
  * UUIDs are text, embeddings are raw little-endian float32 bytes.
  */
 import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
-import type { RawColumn, ScoreColumn } from '../modules/metrics/axes.js';
 
 export type Bool = 0 | 1;
 
@@ -168,8 +167,11 @@ export interface LicensesTable {
   active: Bool;
 }
 
+/** The six axes' columns, named here so the schema depends on no module (the metrics module checks it names the same axes). */
+export type MetricsAxisKey = 'category_anchor' | 'centroid' | 'peer_mean' | 'nearest' | 'lower_quartile' | 'farthest';
+
 /** Stored metrics of one field (metrics module): raw axes are cosine distances, scores percentile ranks. */
-export type FieldMetricsTable = { [C in RawColumn | ScoreColumn]: number } & {
+export type FieldMetricsTable = { [C in `raw_${MetricsAxisKey}` | `score_${MetricsAxisKey}`]: number } & {
   field_id: string;
   category_similarity: number;
   centroid_similarity: number;

@@ -12,7 +12,7 @@ import { AppError } from '../../http/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
 import { findUserById, findUserByUsername, parseRoles, userForTokenReader, type TokenUserReader, type TokenUserRow } from '../users/users.service.js';
 import * as repo from './auth.repository.js';
-import { hashPassword, verifyPassword } from './password.js';
+import { hashPassword, verifyPassword } from '../../crypto/password.js';
 import { hashRefreshToken, invalidToken, newRefreshToken, type AccessTokenClaims, type AccessTokens } from './tokens.js';
 
 /** After this many consecutive failures a username is throttled. */

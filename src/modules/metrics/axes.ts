@@ -2,6 +2,7 @@
 // them, their computation from a field's neighbourhood, and their normalisation against the catalog. Adding an axis
 // means adding an entry to AXES, a definition in computeAxes, and a migration adding its two columns.
 // docs/metrics.md explains every definition; keep the two in step.
+import type { MetricsAxisKey } from '../../db/schema.js';
 import { clamp, cosine, dot, finiteOr, norm, quantileSorted } from './vectors.js';
 
 /** Each axis with what it measures (API documentation) and how a reason sentence names it. */
@@ -15,6 +16,10 @@ export const AXES = {
 } as const;
 
 export type AxisKey = keyof typeof AXES;
+// The database schema names the axes' columns itself (db/schema.ts depends on no module): both lists must be the same.
+type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+const AXES_MATCH_SCHEMA: SameKeys<AxisKey, MetricsAxisKey> = true;
+void AXES_MATCH_SCHEMA;
 export const AXIS_KEYS = Object.keys(AXES) as readonly AxisKey[] as readonly [AxisKey, ...AxisKey[]];
 /** Raw cosine distances (1 − cos) in [0, 2]; lower = closer. */
 export type RawAxes = Record<AxisKey, number>;

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { Type, type Static } from 'typebox';
 import { Value } from 'typebox/value';
-import { flattenTaxonomy, leafChainPaths, type LevelCode } from '../taxonomy/default-taxonomy.js';
+import { flattenTaxonomy, leafChainPaths, type LevelCode } from '../taxonomy/taxonomy.service.js';
 
 export const DEFAULT_SAMPLE_CATALOG_URL = new URL('../../../assets/sample-catalog.json', import.meta.url);
 

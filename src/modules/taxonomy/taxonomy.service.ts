@@ -16,6 +16,9 @@ import { flattenTaxonomy } from './default-taxonomy.js';
 import * as repo from './taxonomy.repository.js';
 import type { CreateTagBody, LevelResponse, TagResponse } from './taxonomy.schemas.js';
 
+// The default taxonomy's shape, for modules that build catalogs against it (the sample data).
+export { flattenTaxonomy, leafChainPaths, type LevelCode } from './default-taxonomy.js';
+
 const DEFAULT_TAXONOMY_MARKER = 'taxonomy.default_loaded';
 /** Ranks of the built-in level codes the default taxonomy and the sample catalog are written in. */
 const BUILTIN_LEVEL_RANKS: Readonly<Record<string, number>> = { L1: 1, L2: 2, L3: 3, L4: 4, L5: 5 };

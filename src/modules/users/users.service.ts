@@ -14,7 +14,7 @@ import { AppError, conflict, forbidden, notFound } from '../../http/errors.js';
 import { SYSTEM_ACTOR, type Actor, type AuditService } from '../audit/audit.service.js';
 import type { AuthService } from '../auth/auth.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
-import { hashPassword, passwordErrors, verifyPassword } from '../auth/password.js';
+import { hashPassword, passwordErrors, verifyPassword } from '../../crypto/password.js';
 import * as repo from './users.repository.js';
 import type { CreateUserBody, UpdateUserBody, UserResponse } from './users.schemas.js';
 

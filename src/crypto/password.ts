@@ -5,7 +5,7 @@
  */
 import { hash, verify, Algorithm } from '@node-rs/argon2';
 import { dictionary } from '@zxcvbn-ts/language-common';
-import type { ProblemFieldError } from '../../http/errors.js';
+import type { ProblemFieldError } from '../http/errors.js';
 
 // OWASP Password Storage Cheat Sheet minimum for Argon2id: m = 19 MiB, t = 2, p = 1.
 const ARGON2_OPTIONS = { algorithm: Algorithm.Argon2id, memoryCost: 19_456, timeCost: 2, parallelism: 1 } as const;
