@@ -25,3 +25,15 @@ export async function putSetting(db: Queryable, key: string, value: string, now:
     .onConflict((oc) => oc.column('key').doUpdateSet({ value, updated_at: now.toISOString() }))
     .execute();
 }
+
+/**
+ * Raises the stored value to `value` unless it is already greater in string order (ISO-8601 UTC times compare in
+ * time order): monotonic across instances, a lagging writer never lowers it.
+ */
+export async function raiseSetting(db: Queryable, key: string, value: string, now: Date): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values({ key, value, updated_at: now.toISOString() })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value, updated_at: now.toISOString() }).where('settings.value', '<', value))
+    .execute();
+}

@@ -4,6 +4,7 @@
  */
 import type { Queryable, Tx } from '../../db/database.js';
 import type { LicenseRow } from '../../db/schema.js';
+import { putSetting, raiseSetting } from '../../db/settings.js';
 
 export const TRIAL_STARTED_AT_KEY = 'license.trial_started_at';
 export const CLOCK_HIGH_WATER_MARK_KEY = 'license.clock_high_water_mark';
@@ -51,18 +52,10 @@ export async function activateLicense(trx: Tx, row: Omit<LicenseRow, 'active'>):
  * `toISOString` compare in time order). Monotonic across instances: a lagging clock never lowers it.
  */
 export async function raiseHighWaterMark(db: Queryable, at: string): Promise<void> {
-  await db
-    .insertInto('settings')
-    .values({ key: CLOCK_HIGH_WATER_MARK_KEY, value: at, updated_at: at })
-    .onConflict((oc) => oc.column('key').doUpdateSet({ value: at, updated_at: at }).where('settings.value', '<', at))
-    .execute();
+  await raiseSetting(db, CLOCK_HIGH_WATER_MARK_KEY, at, new Date(at));
 }
 
 /** Sets the clock high-water mark to `at`, lower or not (the operator's recovery from a far-future clock). */
 export async function setHighWaterMark(db: Queryable, at: string): Promise<void> {
-  await db
-    .insertInto('settings')
-    .values({ key: CLOCK_HIGH_WATER_MARK_KEY, value: at, updated_at: at })
-    .onConflict((oc) => oc.column('key').doUpdateSet({ value: at, updated_at: at }))
-    .execute();
+  await putSetting(db, CLOCK_HIGH_WATER_MARK_KEY, at, new Date(at));
 }
