@@ -71,7 +71,7 @@ export async function runLicenseCommand(args: string[], out: LicenseCommandOutpu
         return await inspect(rest, out, options.env ?? process.env, now);
       case 'reset-clock':
         if (rest.length > 0) throw new UsageError('reset-clock takes no arguments');
-        return await resetLicenseClock(out, { env: options.env ?? process.env, clock: { now } });
+        return await resetLicenseClock(out, { env: options.env ?? process.env, clock: { now, monotonicMs: () => performance.now() } });
       case 'help':
       case '--help':
       case '-h':

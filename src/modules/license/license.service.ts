@@ -8,7 +8,6 @@
  * feature switches and the tier use an in-memory copy at most CACHE_TTL_MS old, so a license imported
  * on another instance takes effect there within that time.
  */
-import { performance } from 'node:perf_hooks';
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from '../../clock.js';
 import type { Database, Queryable, Tx } from '../../db/database.js';
@@ -384,12 +383,12 @@ export class LicenseService implements LicenseGate {
       await repo.raiseHighWaterMark(this.db, now.toISOString());
       inputs.highWaterMark = now;
     }
-    this.cache = { inputs, loadedAt: performance.now() };
+    this.cache = { inputs, loadedAt: this.deps.clock.monotonicMs() };
     return inputs;
   }
 
   private async cachedInputs(): Promise<LicenseInputs> {
-    if (this.cache !== undefined && performance.now() - this.cache.loadedAt < LICENSE_CACHE_TTL_MS) return this.cache.inputs;
+    if (this.cache !== undefined && this.deps.clock.monotonicMs() - this.cache.loadedAt < LICENSE_CACHE_TTL_MS) return this.cache.inputs;
     this.refreshing ??= this.refresh().finally(() => {
       this.refreshing = undefined;
     });

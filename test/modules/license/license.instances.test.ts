@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { it } from 'node:test';
 import { adminToken, bearer, buildTestApp, json, problem, type TestApp } from '../../helpers/app.js';
 import { describeEachDatabase } from '../../helpers/databases.js';
@@ -45,8 +44,9 @@ describeEachDatabase('license across instances', (kind) => {
       const refused = await b.app.inject({ method: 'POST', url: '/api/v1/datasources', headers: bearer(tokenB), payload: { name: 'x', type: 'mysql' } });
       assert.equal(problem(refused).code, 'quota_exceeded', 'the quota check reads the license inside its transaction');
 
-      // Other reads may serve the cached state for at most LICENSE_CACHE_TTL_MS; once that has passed, any read is fresh.
-      await sleep(LICENSE_CACHE_TTL_MS + 10);
+      // Other reads may serve the cached state for at most LICENSE_CACHE_TTL_MS (measured on the injected monotonic
+      // clock, so the test moves it instead of sleeping); once that has passed, any read is fresh.
+      a.clock.advance(LICENSE_CACHE_TTL_MS + 10);
       assert.equal(await tierSeenBy(b, tokenB), 'lite');
       const exported = await b.app.inject({ method: 'GET', url: '/api/v1/audit-logs/export?format=ndjson', headers: bearer(tokenB) });
       assert.equal(exported.statusCode, 403);
