@@ -1,11 +1,13 @@
 /**
  * The only file that listens. Starts the app on the configured database and shuts down gracefully:
- * on SIGTERM/SIGINT /readyz answers 503 at once; after the readiness grace period stop accepting connections, let
- * in-flight requests finish (up to the shutdown timeout), close the database, exit 0.
+ * on SIGTERM/SIGINT /readyz answers 503 at once; after the readiness grace period stop accepting connections, answer
+ * every request already sent, even if the event loop was busy (http/lifecycle.ts, up to the shutdown timeout), stop
+ * the services, close the database, exit 0.
  */
 import { buildApp } from './app.js';
 import { ConfigError, loadConfig, type Config } from './config.js';
 import { openDatabase } from './db/database.js';
+import { trackConnections } from './http/lifecycle.js';
 
 export interface ServeOptions {
   /** Called after the app is built and before it listens (tests add routes here). */
@@ -24,6 +26,7 @@ export async function serve(config: Config = loadConfig(), options: ServeOptions
     throw error;
   }
   const running = app;
+  const connections = trackConnections(running.server);
 
   let closing = false;
   const shutdown = (signal: string) => {
@@ -40,8 +43,9 @@ export async function serve(config: Config = loadConfig(), options: ServeOptions
         running.server.closeAllConnections();
       }, config.shutdownTimeoutMs);
       deadline.unref();
-      running
-        .close()
+      connections
+        .stop()
+        .then(() => running.close())
         .then(() => database.close())
         .then(() => {
           running.log.info('stopped');

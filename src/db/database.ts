@@ -75,13 +75,39 @@ export function openDatabase(config: DatabaseConfig, options: OpenDatabaseOption
   return openPostgres(config.url, options);
 }
 
-function openSqlite(file: string, mustExist: boolean): Database {
-  if (mustExist && (file === ':memory:' || !fs.existsSync(file))) {
+/** The first 16 bytes of every SQLite 3 database file. */
+const SQLITE_HEADER = Buffer.from('SQLite format 3\0', 'latin1');
+
+/**
+ * For mustExist: throws DatabaseMissingError unless `file` is an existing SQLite database. SQLite itself takes an
+ * empty file for a new database (and would write one into it), and names any other file "not a database" only on
+ * the first query.
+ */
+function assertSqliteFile(file: string): void {
+  if (file === ':memory:' || !fs.existsSync(file)) {
     throw new DatabaseMissingError(`The SQLite database ${file} does not exist (check DATABASE_URL)`);
   }
+  const header = Buffer.alloc(SQLITE_HEADER.length);
+  const fd = fs.openSync(file, 'r');
+  let read: number;
+  try {
+    read = fs.readSync(fd, header, 0, header.length, 0);
+  } finally {
+    fs.closeSync(fd);
+  }
+  if (read === 0) throw new DatabaseMissingError(`${file} is empty, not a FieldLens database (check DATABASE_URL)`);
+  if (read < header.length || !header.equals(SQLITE_HEADER)) {
+    throw new DatabaseMissingError(`${file} is not a SQLite database (check DATABASE_URL)`);
+  }
+}
+
+function openSqlite(file: string, mustExist: boolean): Database {
+  if (mustExist) assertSqliteFile(file);
   if (file !== ':memory:') fs.mkdirSync(path.dirname(file), { recursive: true });
   const connection = new BetterSqlite3(file, { fileMustExist: mustExist });
-  connection.pragma('journal_mode = WAL');
+  // An existing database keeps its journal mode (FieldLens's own is WAL since its first start): a command pointed
+  // at another application's file must not convert it.
+  if (!mustExist) connection.pragma('journal_mode = WAL');
   connection.pragma('synchronous = NORMAL');
   connection.pragma('foreign_keys = ON');
   connection.pragma('busy_timeout = 5000');

@@ -1,3 +1,6 @@
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
+import net from 'node:net';
+
 /** Where an instance is in its life: a draining instance answers /readyz 503 so load balancers move away. */
 export interface Lifecycle {
   readonly draining: boolean;
@@ -13,6 +16,94 @@ export function createLifecycle(): Lifecycle {
     },
     startDraining() {
       draining = true;
+    },
+  };
+}
+
+export interface ConnectionTracker {
+  /**
+   * Stops accepting connections and answers everything clients already sent, then resolves once every connection
+   * has ended. Stronger than `server.close()`, which resets what a busy event loop has not taken in yet.
+   */
+  stop(): Promise<void>;
+}
+
+interface ConnectionState {
+  acceptedAt: number;
+  /** Requests received and not yet answered. */
+  active: number;
+  served: number;
+  /** socket.bytesRead when its last response ended: more read since means a request has begun. */
+  bytesAtIdle: number;
+}
+
+/** How long a connection that never sent a request is kept open once the listener is closed. */
+const FIRST_REQUEST_MS = 1000;
+/** Poll phases at most spent taking in queued connections before the listener closes. */
+const MAX_ACCEPT_PASSES = 2048;
+/** How often idle connections are looked for while stopping. */
+const SWEEP_MS = 50;
+
+/** Resolves in the check phase of the event loop, i.e. after one poll phase has accepted and read what was waiting. */
+function afterPoll(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/**
+ * Follows an HTTP server's connections (call before it listens) so that a shutdown resets nothing a client has
+ * already sent, even when the event loop was busy when the grace period ended:
+ * - connections the kernel accepted into the listening socket's queue are taken in before the listener closes (at
+ *   a busy moment they have not been accepted by Node yet, and closing the listener resets them);
+ * - a connection counts as idle only when no request is in progress and nothing was read since its last answer, and
+ *   it is looked at after a poll phase, so a request sitting unread in its socket buffer is read first (Node's
+ *   `server.close()` destroys such "idle" connections at once); a connection that never sent anything gets
+ *   FIRST_REQUEST_MS to do so.
+ */
+export function trackConnections(server: Server): ConnectionTracker {
+  const connections = new Map<net.Socket, ConnectionState>();
+  let accepted = 0;
+  server.on('connection', (socket: net.Socket) => {
+    accepted += 1;
+    connections.set(socket, { acceptedAt: Date.now(), active: 0, served: 0, bytesAtIdle: 0 });
+    socket.once('close', () => connections.delete(socket));
+  });
+  server.on('request', (request: IncomingMessage, response: ServerResponse) => {
+    const state = connections.get(request.socket);
+    if (!state) return;
+    state.active += 1;
+    response.once('close', () => {
+      state.active -= 1;
+      state.served += 1;
+      state.bytesAtIdle = request.socket.bytesRead;
+    });
+  });
+
+  const idle = (socket: net.Socket, state: ConnectionState, now: number): boolean =>
+    state.active === 0 && socket.bytesRead === state.bytesAtIdle && (state.served > 0 || now - state.acceptedAt >= FIRST_REQUEST_MS);
+
+  return {
+    async stop() {
+      // Take in the connections waiting in the kernel's queue: Node accepts one per poll phase, so pass through poll
+      // phases until one accepts nothing (the queue holds at most the listen backlog, 511; bounded against a flood).
+      for (let pass = 0; pass < MAX_ACCEPT_PASSES; pass += 1) {
+        const before = accepted;
+        await afterPoll();
+        if (accepted === before) break;
+      }
+      // Stop listening without http.Server#close's closeIdleConnections (which would destroy connections whose
+      // request is still unread); the callback runs once every connection has ended.
+      const closed = new Promise<void>((resolve) => net.Server.prototype.close.call(server, () => resolve()));
+      const sweep = setInterval(() => {
+        void afterPoll().then(() => {
+          const now = Date.now();
+          for (const [socket, state] of connections) if (idle(socket, state, now)) socket.destroy();
+        });
+      }, SWEEP_MS);
+      try {
+        await closed;
+      } finally {
+        clearInterval(sweep);
+      }
     },
   };
 }

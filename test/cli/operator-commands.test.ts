@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import BetterSqlite3 from 'better-sqlite3';
 import { runAuditCommand } from '../../src/cli/audit.command.js';
 import { runUsersCommand } from '../../src/cli/users.command.js';
 import { ADMIN_PASSWORD, bearer, buildTestApp, login, problem, type TestApp } from '../helpers/app.js';
@@ -49,14 +50,46 @@ describe('fieldlens audit verify with a mistyped DATABASE_URL', () => {
     }
   });
 
-  it('SQLite: an existing file without FieldLens tables is an error, and gets none', async () => {
-    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-empty-'));
+  it('SQLite: an empty file or a file that is no SQLite database is named as such and left exactly as it was', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-notdb-'));
     try {
-      const file = path.join(dir, 'other.db');
-      fs.writeFileSync(file, '');
+      for (const [name, content] of [
+        ['empty.db', ''],
+        ['notes.txt', 'not a database at all\n'],
+        ['backup.db', 'SQLite format 2\0 almost but not quite a header'],
+      ] as const) {
+        const file = path.join(dir, name);
+        fs.writeFileSync(file, content);
+        const result = await audit({ DATABASE_URL: `sqlite:${file}` });
+        assert.equal(result.code, 1, name);
+        assert.match(result.stderr, new RegExp(`${name.replace('.', '\\.')} is (empty|not a SQLite database)`), name);
+        assert.doesNotMatch(result.stdout, /intact/, name);
+        assert.equal(fs.readFileSync(file, 'utf8'), content, `${name} is unchanged`);
+        assert.equal(fs.existsSync(`${file}-wal`), false, `${name}: no WAL file`);
+        assert.equal(fs.existsSync(`${file}-shm`), false, `${name}: no shared-memory file`);
+      }
+      assert.deepEqual(fs.readdirSync(dir).sort(), ['backup.db', 'empty.db', 'notes.txt']);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('SQLite: another application\'s database is an error and keeps its journal mode (not switched to WAL)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-foreign-'));
+    try {
+      const file = path.join(dir, 'other-app.db');
+      const other = new BetterSqlite3(file);
+      other.exec('create table notes (id integer primary key, body text)');
+      other.close();
+      const before = fs.readFileSync(file);
       const result = await audit({ DATABASE_URL: `sqlite:${file}` });
       assert.equal(result.code, 1);
       assert.match(result.stderr, /no FieldLens tables/);
+      const reopened = new BetterSqlite3(file, { readonly: true });
+      assert.equal(reopened.pragma('journal_mode', { simple: true }), 'delete');
+      reopened.close();
+      assert.deepEqual(fs.readFileSync(file), before, 'the file is unchanged');
+      assert.deepEqual(fs.readdirSync(dir), ['other-app.db']);
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

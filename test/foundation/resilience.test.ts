@@ -88,7 +88,9 @@ for (const kind of databaseKinds().filter((k) => k === 'postgres')) {
 }
 
 /** Starts test/fixtures/slow-server.ts and answers its port once it listens. */
-async function startSlowServer(env: Record<string, string>): Promise<{ child: ChildProcessByStdio<Writable, Readable, Readable>; port: number; exited: Promise<number | null>; stderr: () => string }> {
+async function startSlowServer(
+  env: Record<string, string>,
+): Promise<{ child: ChildProcessByStdio<Writable, Readable, Readable>; port: number; exited: Promise<number | null>; stdout: () => string; stderr: () => string; printed: (line: string) => Promise<void> }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/slow-server.ts'], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -108,7 +110,36 @@ async function startSlowServer(env: Record<string, string>): Promise<{ child: Ch
       }
     });
   });
-  return { child, port, exited, stderr: () => stderr };
+  const printed = (line: string) =>
+    new Promise<void>((resolve) => {
+      const check = (): void => {
+        if (stdout.includes(line)) resolve();
+      };
+      child.stdout.on('data', check);
+      check();
+    });
+  return { child, port, exited, stdout: () => stdout, stderr: () => stderr, printed };
+}
+
+/** Sends one GET through `agent` (false: a connection of its own); `sent` resolves once the request has left. */
+function send(port: number, path: string, agent: http.Agent | false) {
+  let markSent: () => void = () => undefined;
+  const sent = new Promise<void>((resolve) => (markSent = resolve));
+  const answer = new Promise<string>((resolve) => {
+    const req = http.get({ host: '127.0.0.1', port, path, agent }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve(`${res.statusCode} ${body}`));
+      res.on('error', (error: NodeJS.ErrnoException) => resolve(error.code ?? error.message));
+    });
+    req.on('finish', markSent);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      markSent();
+      resolve(error.code ?? error.message);
+    });
+  });
+  return { sent, answer };
 }
 
 /** One request on a connection of its own; resolves with the status and body, or the socket error's code. */
@@ -176,6 +207,43 @@ describe('graceful shutdown', () => {
     }
   });
 
+  it('a busy event loop at the end of the grace period: requests already sent on new and on idle keep-alive connections are all answered, exit 0', async () => {
+    // The grace period ends while a request blocks the event loop; meanwhile clients open new connections (the
+    // kernel accepts them into the listening socket's queue) and send on idle keep-alive connections (the bytes wait
+    // in the socket buffers). Closing the listener or the "idle" connections at that moment would reset them all.
+    const server = await startSlowServer({ FIELDLENS_SHUTDOWN_GRACE_MS: '500', FIELDLENS_SHUTDOWN_TIMEOUT_MS: '60000' });
+    const { child, port } = server;
+    const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 10 });
+    try {
+      const warm = await Promise.all(Array.from({ length: 10 }, () => send(port, '/healthz', keepAlive).answer));
+      assert.deepEqual(warm, Array.from({ length: 10 }, () => '200 {"status":"ok"}'));
+
+      child.kill('SIGTERM');
+      let ready = await request(port, '/readyz');
+      for (let attempt = 0; attempt < 100 && 'status' in ready && ready.status === 200; attempt += 1) {
+        await new Promise((r) => setTimeout(r, 20));
+        ready = await request(port, '/readyz');
+      }
+      assert.ok('status' in ready && ready.status === 503, 'draining');
+
+      const busy = send(port, '/busy?ms=3000', false);
+      await server.printed('BUSY START');
+      const fresh = Array.from({ length: 20 }, () => send(port, '/healthz', false));
+      const reused = Array.from({ length: 10 }, () => send(port, '/healthz', keepAlive));
+      await Promise.all([...fresh, ...reused].map((r) => r.sent));
+      assert.ok(!server.stdout().includes('BUSY END'), 'the 30 requests were sent while the event loop was blocked, past the grace period');
+
+      assert.equal(await busy.answer, '200 done');
+      assert.deepEqual(
+        await Promise.all([...fresh, ...reused].map((r) => r.answer)),
+        Array.from({ length: 30 }, () => '200 {"status":"ok"}'),
+      );
+      assert.equal(await server.exited, 0, server.stderr());
+    } finally {
+      keepAlive.destroy();
+      child.kill('SIGKILL');
+    }
+  });
 
   it('SIGTERM during a slow request lets it finish, then exits 0', async () => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/slow-server.ts'], {
