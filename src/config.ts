@@ -53,6 +53,8 @@ export interface Config {
   readonly secretKey: Buffer | undefined;
   /** The folder `sqlite` data sources must lie in (FIELDLENS_SCAN_SQLITE_DIR, absolute); undefined refuses them. */
   readonly scanSqliteDir: string | undefined;
+  /** Longest one statement of a scan may run on the source (FIELDLENS_SCAN_STATEMENT_TIMEOUT_MS, default 30 s); on SQLite, one read. */
+  readonly scanStatementTimeoutMs: number;
   readonly embeddings:
     | { readonly provider: 'builtin' }
     | { readonly provider: 'openai'; readonly url: string; readonly model: string; readonly apiKey?: string };
@@ -177,6 +179,11 @@ function readScanSqliteDir(env: Env): string | undefined {
   return dir;
 }
 
+/** The files of the service's own SQLite database (none for PostgreSQL or in memory): never scannable as a source. */
+export function ownDatabaseFiles(db: DatabaseConfig): string[] {
+  return db.kind === 'sqlite' && db.file !== ':memory:' ? [db.file] : [];
+}
+
 function readMetrics(env: Env): Config['metrics'] {
   const enabled = readOnOff(env, 'FIELDLENS_METRICS', false);
   const token = env.FIELDLENS_METRICS_TOKEN?.trim() || undefined;
@@ -240,6 +247,7 @@ export function loadConfig(env: Env = process.env): Config {
     indexThreads: readInt(env, 'FIELDLENS_INDEX_THREADS', Math.min(2, os.availableParallelism()), 1, 64),
     secretKey: readSecretKey(env),
     scanSqliteDir: readScanSqliteDir(env),
+    scanStatementTimeoutMs: readInt(env, 'FIELDLENS_SCAN_STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
     embeddings: readEmbeddings(env),
   };
   return deepFreeze(config);

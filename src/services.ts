@@ -7,7 +7,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Clock } from './clock.js';
-import type { Config } from './config.js';
+import { ownDatabaseFiles, type Config } from './config.js';
 import type { Database } from './db/database.js';
 import { createSecretBox } from './crypto/secret-box.js';
 import { WorkQueue } from './db/work-queue.js';
@@ -113,6 +113,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     fields: { deleteFieldsOfDatasource: (trx, id): Promise<number> => fields.deleteFieldsOfDatasource(trx, id) },
     secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
     scanSqliteDir: config.scanSqliteDir,
+    connector: { statementTimeoutMs: config.scanStatementTimeoutMs, ownDatabaseFiles: ownDatabaseFiles(config.database) },
   });
   const classifier: ClassifierService = new ClassifierService({ taxonomy, confirmedNeighbours: (embeddings): Promise<ConfirmedNeighbour[][]> => metrics.confirmedNeighbours(embeddings) });
   const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, classifier });

@@ -46,12 +46,18 @@ export interface CatalogFilters {
 export interface ConnectorOptions {
   /** Time allowed to open a connection (default 5 s). */
   connectTimeoutMs?: number;
-  /** Longest a single catalog or sample statement may run on the source (default 30 s). */
+  /**
+   * Longest a single catalog or sample statement may run on the source (FIELDLENS_SCAN_STATEMENT_TIMEOUT_MS, default
+   * 30 s): the server's statement timeout on PostgreSQL and MySQL/MariaDB; on SQLite the deadline of one read (a
+   * catalog page, one table's sample), after which the reader process is killed.
+   */
   statementTimeoutMs?: number;
   /** Connections opened at most per source, which bounds concurrent sampling (default 2). */
   maxConnections?: number;
   /** Folder that `sqlite` sources must lie in (FIELDLENS_SCAN_SQLITE_DIR); unset refuses `sqlite`. */
   sqliteDir?: string;
+  /** The service's own SQLite database file(s): refused as `sqlite` sources, with their -wal, -shm and -journal files. */
+  ownDatabaseFiles?: readonly string[];
   /** Text values are cut to this many characters in the source's SQL, before they reach us (default 256). */
   maxTextLength?: number;
   /** Tables fetched per catalog page (default 500). */
@@ -127,6 +133,12 @@ export interface Connector {
   listColumns(filters?: CatalogFilters): AsyncIterable<CatalogTable>;
   /** Reads a bounded number of rows of one table inside a read-only transaction with a statement timeout. */
   sample(table: SampleTable, columns: readonly SampleColumn[], sampleSize?: number): Promise<SampleResult>;
+  /**
+   * Stops the statements running on the source now (PostgreSQL `pg_cancel_backend`, MySQL/MariaDB `KILL QUERY`, the
+   * SQLite reader process killed); they and every later call fail with a ConnectionFailure. For a scan's cancel and
+   * the service's shutdown. Never throws.
+   */
+  cancel(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -159,7 +171,7 @@ export function effectiveFilters(spec: ConnectionSpec, filters: CatalogFilters |
   };
 }
 
-export function sampleSizeOf(spec: ConnectionSpec, requested: number | undefined): number {
+export function sampleSizeOf(spec: Pick<ConnectionSpec, 'sample_size'>, requested: number | undefined): number {
   const n = requested ?? spec.sample_size ?? SAMPLE_SIZE_DEFAULT;
   if (!Number.isInteger(n) || n < 0 || n > SAMPLE_SIZE_MAX) throw new RangeError(`sample size must be an integer 0–${SAMPLE_SIZE_MAX}`);
   return n;

@@ -30,12 +30,12 @@ function checkSpecShape(spec: ConnectionSpec): void {
 
 /**
  * Checks a spec without connecting, as `openConnector` would: the shape, and for `sqlite` that the path lies inside
- * the scan folder. Throws ConnectionSpecError; for a `sqlite` file that does not exist, ConnectionFailure
+ * the scan folder and is not the service's own database. Throws ConnectionSpecError; for a `sqlite` file that does not exist, ConnectionFailure
  * `unknown_database`.
  */
-export function checkConnectionSpec(spec: ConnectionSpec, options: Pick<ConnectorOptions, 'sqliteDir'> = {}): void {
+export function checkConnectionSpec(spec: ConnectionSpec, options: Pick<ConnectorOptions, 'sqliteDir' | 'ownDatabaseFiles'> = {}): void {
   checkSpecShape(spec);
-  if (spec.kind === 'sqlite') resolveSqlitePath(spec.database, options.sqliteDir);
+  if (spec.kind === 'sqlite') resolveSqlitePath(spec.database, options.sqliteDir, options.ownDatabaseFiles);
 }
 
 /**

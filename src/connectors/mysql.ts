@@ -43,6 +43,10 @@ export class MysqlConnector implements Connector {
   readonly kind = 'mysql' as const;
   readonly stats = newStats();
   private readonly pool: mysql.Pool;
+  private readonly connectionConfig: mysql.ConnectionOptions;
+  /** Connections inside readOnly now, whose statements cancel() stops. */
+  private readonly active = new Set<mysql.PoolConnection>();
+  private cancelled = false;
   private readonly prepared = new WeakSet<object>();
   private readonly statementTimeoutMs: number;
   private readonly maxText: number;
@@ -55,7 +59,7 @@ export class MysqlConnector implements Connector {
     this.statementTimeoutMs = option(options, 'statementTimeoutMs');
     this.maxText = option(options, 'maxTextLength');
     const ssl = spec.ssl ?? 'disable';
-    this.pool = mysql.createPool({
+    this.connectionConfig = {
       host: spec.host ?? '127.0.0.1',
       port: spec.port ?? 3306,
       database: spec.database,
@@ -64,6 +68,9 @@ export class MysqlConnector implements Connector {
       // mysql2 checks the certificate's host name only with verifyIdentity; verify-full needs both.
       ...(ssl === 'disable' ? {} : { ssl: { rejectUnauthorized: ssl === 'verify-full', verifyIdentity: ssl === 'verify-full', ...(options.tlsCa ? { ca: options.tlsCa } : {}) } }),
       connectTimeout: option(options, 'connectTimeoutMs'),
+    };
+    this.pool = mysql.createPool({
+      ...this.connectionConfig,
       connectionLimit: option(options, 'maxConnections'),
       maxIdle: option(options, 'maxConnections'),
       idleTimeout: 10_000,
@@ -111,9 +118,11 @@ export class MysqlConnector implements Connector {
   private async readOnly<T>(during: string, fn: (conn: mysql.PoolConnection) => Promise<T>): Promise<T> {
     const conn = await this.acquire();
     let ok = false;
+    this.active.add(conn);
     try {
+      if (this.cancelled) throw cancelledError();
       await conn.query('START TRANSACTION READ ONLY');
-      const result = await fn(conn);
+      const result = await fn(guardCancel(conn, () => this.cancelled));
       await conn.query('COMMIT');
       ok = true;
       return result;
@@ -121,6 +130,7 @@ export class MysqlConnector implements Connector {
       await conn.query('ROLLBACK').catch(() => {});
       throw toConnectionFailure(err, this.context(during));
     } finally {
+      this.active.delete(conn);
       // A connection whose transaction failed may be broken or killed: never hand it out again.
       if (ok) conn.release();
       else conn.destroy();
@@ -278,7 +288,40 @@ export class MysqlConnector implements Connector {
     return { rows_read: collector.rowsRead, values: collector.values };
   }
 
+  /** Stops the statements running now with KILL QUERY on a connection of its own; later statements are refused. */
+  async cancel(): Promise<void> {
+    this.cancelled = true;
+    const ids = [...this.active].map((c) => c.threadId).filter((id) => Number.isInteger(id));
+    if (ids.length === 0) return;
+    let admin: mysql.Connection | undefined;
+    try {
+      admin = await mysql.createConnection({ ...this.connectionConfig, charset: 'utf8mb4' });
+      (admin as unknown as { connection: CoreConnection }).connection.on('error', () => {});
+      for (const id of ids) await admin.query(`KILL QUERY ${Math.trunc(id)}`).catch(() => {});
+    } catch {
+      // The source is gone or refuses: its statement timeout still ends the statements.
+    } finally {
+      await admin?.end().catch(() => {});
+    }
+  }
+
   async close(): Promise<void> {
     await this.pool.end().catch(() => {});
   }
+}
+
+function cancelledError(): Error {
+  return Object.assign(new Error('cancelled'), { code: 'ER_QUERY_INTERRUPTED' });
+}
+
+/** The connection as `fn` sees it: once the connector is cancelled, its next statement fails instead of being sent. */
+function guardCancel(conn: mysql.PoolConnection, cancelled: () => boolean): mysql.PoolConnection {
+  return new Proxy(conn, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      if (prop === 'query') return (...args: unknown[]) => (cancelled() ? Promise.reject(cancelledError()) : (value as (...a: unknown[]) => unknown).apply(target, args));
+      return (value as (...a: unknown[]) => unknown).bind(target);
+    },
+  });
 }

@@ -46,6 +46,10 @@ export class PostgresConnector implements Connector {
   readonly kind = 'postgresql' as const;
   readonly stats = newStats();
   private readonly pool: pg.Pool;
+  private readonly clientConfig: pg.ClientConfig;
+  /** Connections inside readOnly now, whose statements cancel() stops. */
+  private readonly active = new Set<pg.PoolClient>();
+  private cancelled = false;
   private readonly statementTimeoutMs: number;
   private readonly maxText: number;
 
@@ -56,7 +60,7 @@ export class PostgresConnector implements Connector {
     this.statementTimeoutMs = option(options, 'statementTimeoutMs');
     this.maxText = option(options, 'maxTextLength');
     const ssl = spec.ssl ?? 'disable';
-    this.pool = new pg.Pool({
+    this.clientConfig = {
       host: spec.host ?? '127.0.0.1',
       port: spec.port ?? 5432,
       database: spec.database,
@@ -65,11 +69,10 @@ export class PostgresConnector implements Connector {
       // verify-full: chain and host name are checked (node-postgres passes the host as servername).
       ssl: ssl === 'disable' ? false : { rejectUnauthorized: ssl === 'verify-full', ...(options.tlsCa ? { ca: options.tlsCa } : {}) },
       connectionTimeoutMillis: option(options, 'connectTimeoutMs'),
-      max: option(options, 'maxConnections'),
-      idleTimeoutMillis: 10_000,
       application_name: 'fieldlens-scan',
       types,
-    });
+    };
+    this.pool = new pg.Pool({ ...this.clientConfig, max: option(options, 'maxConnections'), idleTimeoutMillis: 10_000 });
     // An idle pooled connection the server drops (restart, pg_terminate_backend) must not crash the process;
     // the next query gets a fresh connection or a classified failure.
     this.pool.on('error', () => {});
@@ -91,12 +94,14 @@ export class PostgresConnector implements Connector {
     const onError = (): void => {};
     client.on('error', onError);
     let broken: Error | undefined;
+    this.active.add(client);
     try {
+      if (this.cancelled) throw cancelledError();
       // One round trip (simple protocol, our own integers only): per-table overhead matters with thousands of tables.
       await client.query(
         `BEGIN TRANSACTION READ ONLY; SET LOCAL statement_timeout = ${Math.trunc(this.statementTimeoutMs)}; SET LOCAL lock_timeout = ${Math.trunc(Math.min(this.statementTimeoutMs, 5000))}`,
       );
-      const result = await fn(client);
+      const result = await fn(guardCancel(client, () => this.cancelled));
       await client.query('COMMIT');
       return result;
     } catch (err) {
@@ -104,6 +109,7 @@ export class PostgresConnector implements Connector {
       await client.query('ROLLBACK').catch(() => {});
       throw toConnectionFailure(err, this.context(during));
     } finally {
+      this.active.delete(client);
       client.off('error', onError);
       // A client whose transaction failed is discarded rather than reused in an unknown state.
       client.release(broken);
@@ -233,8 +239,41 @@ export class PostgresConnector implements Connector {
     return { rows_read: collector.rowsRead, values: collector.values };
   }
 
+  /** Cancels the statements running now with pg_cancel_backend on a connection of its own; later statements are refused. */
+  async cancel(): Promise<void> {
+    this.cancelled = true;
+    const pids = [...this.active].map((c) => (c as unknown as { processID?: unknown }).processID).filter((p): p is number => Number.isInteger(p));
+    if (pids.length === 0) return;
+    const admin = new pg.Client({ ...this.clientConfig, application_name: 'fieldlens-scan-cancel' });
+    admin.on('error', () => {});
+    try {
+      await admin.connect();
+      await admin.query('SELECT pg_cancel_backend(pid) FROM unnest($1::int4[]) AS pid', [pids]);
+    } catch {
+      // The source is gone or refuses: its statement timeout still ends the statements.
+    } finally {
+      await admin.end().catch(() => {});
+    }
+  }
+
   async close(): Promise<void> {
     await this.pool.end().catch(() => {});
   }
+}
+
+function cancelledError(): Error {
+  return Object.assign(new Error('cancelled'), { code: '57014' });
+}
+
+/** The client as `fn` sees it: once the connector is cancelled, its next statement fails instead of being sent. */
+function guardCancel(client: pg.PoolClient, cancelled: () => boolean): pg.PoolClient {
+  return new Proxy(client, {
+    get(target, prop, receiver) {
+      const value: unknown = Reflect.get(target, prop, receiver);
+      if (typeof value !== 'function') return value;
+      if (prop === 'query') return (...args: unknown[]) => (cancelled() ? Promise.reject(cancelledError()) : (value as (...a: unknown[]) => unknown).apply(target, args));
+      return (value as (...a: unknown[]) => unknown).bind(target);
+    },
+  });
 }
 

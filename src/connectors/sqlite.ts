@@ -1,43 +1,54 @@
 /**
- * SQLite connector (`better-sqlite3`). The file must lie inside the operator's scan folder (realpath, so no
- * symlink or `..` escape) and is opened read-only with fileMustExist and `query_only`. One schema, `main`.
- * Row estimates from sqlite_stat1 when ANALYZE has run; samples are bounded reads (random rowid/integer-key
- * ranges for large analysed tables, else the first rows). SQLite has no statement timeout: every read is
- * bounded by LIMIT instead.
+ * SQLite connector. The file must lie inside the operator's scan folder (realpath, so no symlink or `..` escape) and
+ * must not be the service's own database. Reads never run on the service's event loop: each open source has a reader
+ * process of its own (sqlite-child.ts, forked on first use) that opens the file read-only and answers one request at a
+ * time. A request that outlives the statement timeout, a cancel and a shutdown kill that process (SQLite has no
+ * statement timeout, and a worker thread cannot be stopped while it is inside SQLite's native code; a process can).
  */
+import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
-import Database from 'better-sqlite3';
-import {
-  effectiveFilters,
-  newStats,
-  option,
-  pagedCatalog,
-  rowBound,
-  sampleSizeOf,
-  type CatalogFilters,
-  type CatalogTable,
-  type ConnectionSpec,
-  type Connector,
-  type ConnectorOptions,
-  type SampleColumn,
-  type SampleResult,
-  type SampleTable,
-} from './connector.js';
-import { ConnectionFailure, ConnectionSpecError, toConnectionFailure } from './errors.js';
-import { filterConditions, type FilterDialect } from './patterns.js';
-import { readPrimaryKeyRanges } from './ranges.js';
-import { binaryDescriptor, SampleCollector } from './values.js';
+import { fileURLToPath } from 'node:url';
+import { effectiveFilters, newStats, option, pagedCatalog, type CatalogFilters, type CatalogTable, type ConnectionSpec, type Connector, type ConnectorOptions, type SampleColumn, type SampleResult, type SampleTable } from './connector.js';
+import { ConnectionFailure, ConnectionSpecError } from './errors.js';
+import type { ReaderReply, ReaderRequest } from './sqlite-child.js';
 
-export function quoteIdent(name: string): string {
-  return `"${name.replace(/"/g, '""')}"`;
+export { quoteIdent } from './sqlite-reader.js';
+
+/** The same file: one real path, or one device and inode (a hard link). */
+function sameFile(real: string, realStat: fs.Stats, other: string): boolean {
+  let otherReal: string;
+  try {
+    otherReal = path.join(fs.realpathSync(path.dirname(other)), path.basename(other));
+  } catch {
+    return false;
+  }
+  if (otherReal === real) return true;
+  try {
+    const s = fs.statSync(otherReal);
+    return s.dev === realStat.dev && s.ino === realStat.ino;
+  } catch {
+    return false;
+  }
+}
+
+/** Throws when `real` is one of the service's own database files or their -wal, -shm, -journal companions. */
+function refuseOwnDatabase(real: string, ownFiles: readonly string[] | undefined): void {
+  if (!ownFiles || ownFiles.length === 0) return;
+  const realStat = fs.statSync(real);
+  for (const own of ownFiles) {
+    for (const f of [own, `${own}-wal`, `${own}-shm`, `${own}-journal`]) {
+      if (sameFile(real, realStat, f)) throw new ConnectionSpecError("the sqlite path is the service's own database (or one of its -wal, -shm, -journal files): it cannot be scanned");
+    }
+  }
 }
 
 /**
  * Resolves a sqlite source's path inside `allowedDir` (relative paths are taken from it). Refuses (ConnectionSpecError)
- * when no folder is configured or the real path leaves it; a missing file is a ConnectionFailure (unknown_database).
+ * when no folder is configured, the real path leaves it, or it is one of `ownFiles` (the service's own database, by
+ * real path or inode, with its -wal, -shm and -journal files); a missing file is a ConnectionFailure (unknown_database).
  */
-export function resolveSqlitePath(database: string, allowedDir: string | undefined): string {
+export function resolveSqlitePath(database: string, allowedDir: string | undefined, ownFiles?: readonly string[]): string {
   if (!allowedDir) throw new ConnectionSpecError('sqlite sources are disabled: no scan folder (FIELDLENS_SCAN_SQLITE_DIR) is configured');
   if (typeof database !== 'string' || database.length === 0 || database.includes('\0')) throw new ConnectionSpecError('the sqlite path is empty or invalid');
   let root: string;
@@ -56,216 +67,190 @@ export function resolveSqlitePath(database: string, allowedDir: string | undefin
   try {
     real = fs.realpathSync(candidate);
   } catch {
+    // Not there yet: still refused when it names where the service's database (or its -wal/-shm) would be.
+    for (const own of ownFiles ?? []) {
+      for (const f of [own, `${own}-wal`, `${own}-shm`, `${own}-journal`]) {
+        try {
+          if (path.join(fs.realpathSync(path.dirname(candidate)), path.basename(candidate)) === path.join(fs.realpathSync(path.dirname(f)), path.basename(f))) {
+            throw new ConnectionSpecError("the sqlite path is the service's own database (or one of its -wal, -shm, -journal files): it cannot be scanned");
+          }
+        } catch (err) {
+          if (err instanceof ConnectionSpecError) throw err;
+        }
+      }
+    }
     throw new ConnectionFailure('unknown_database', 'the sqlite file does not exist in the scan folder', 'ENOENT');
   }
   // Checked again on the real path: a symlink inside the folder may point anywhere.
   if (!inside(real)) throw new ConnectionSpecError('the sqlite path must lie inside the scan folder');
   if (!fs.statSync(real).isFile()) throw new ConnectionSpecError('the sqlite path is not a file');
+  refuseOwnDatabase(real, ownFiles);
   return real;
 }
 
-type Raw = unknown[];
+/** The reader module next to this one: sqlite-child.ts under tsx (tests, `npm run dev`), sqlite-child.js from dist/. */
+function readerModule(): { file: string; execArgv: string[] } {
+  const here = fileURLToPath(import.meta.url);
+  const ext = path.extname(here);
+  const file = path.join(path.dirname(here), `sqlite-child${ext}`);
+  // The parent's flags (a TypeScript loader, memory settings), but never a debugger port or the test runner's own.
+  const execArgv = process.execArgv.filter((a) => !/^--(inspect|debug|test)/.test(a));
+  if (ext === '.ts' && !execArgv.some((a) => a.includes('tsx'))) execArgv.push('--import', 'tsx');
+  return { file, execArgv };
+}
+
+/** A request without its id (given when it is sent). */
+type RequestBody = ReaderRequest extends infer R ? (R extends ReaderRequest ? Omit<R, 'id'> : never) : never;
+
+interface Pending {
+  id: number;
+  during: string;
+  resolve: (reply: ReaderReply) => void;
+  reject: (err: unknown) => void;
+  timer: NodeJS.Timeout | undefined;
+}
+
+/** Time a reader process may take to start (load the module, before the first read). */
+const START_TIMEOUT_MS = 30_000;
 
 export class SqliteConnector implements Connector {
   readonly kind = 'sqlite' as const;
   readonly stats = newStats();
-  private db: Database.Database | undefined;
   private readonly file: string;
-  private readonly maxText: number;
-  // One handle, synchronous driver: calls are run one after another so two samples never share a transaction.
+  private readonly statementTimeoutMs: number;
+  private child: ChildProcess | undefined;
+  private ready: Promise<void> | undefined;
+  private pending: Pending | undefined;
+  private nextId = 1;
+  private cancelled = false;
+  // One reader, one request at a time: calls wait for every earlier call, so two samples never share a transaction.
   private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly spec: ConnectionSpec,
     private readonly options: ConnectorOptions = {},
   ) {
-    this.file = resolveSqlitePath(spec.database, options.sqliteDir);
-    this.maxText = option(options, 'maxTextLength');
+    this.file = resolveSqlitePath(spec.database, options.sqliteDir, options.ownDatabaseFiles);
+    this.statementTimeoutMs = option(options, 'statementTimeoutMs');
   }
 
-  private fail(err: unknown, during: string): ConnectionFailure {
-    return toConnectionFailure(err, { database: path.basename(this.file), during });
+  private get name(): string {
+    return JSON.stringify(path.basename(this.file));
   }
 
-  private open(): Database.Database {
-    if (this.db) return this.db;
-    try {
-      const db = new Database(this.file, { readonly: true, fileMustExist: true, timeout: option(this.options, 'connectTimeoutMs') });
-      db.pragma('query_only = ON');
-      // A scanned file is untrusted: its schema may not call functions with side effects.
-      db.pragma('trusted_schema = OFF');
-      db.prepare('SELECT count(*) FROM sqlite_schema').get();
-      this.db = db;
-      return db;
-    } catch (err) {
-      throw this.fail(err, 'opening the file');
-    }
-  }
-
-  /** A deferred read transaction, so every read of one call sees one snapshot. */
-  private readOnly<T>(during: string, fn: (db: Database.Database) => T): T {
-    const db = this.open();
-    try {
-      db.exec('BEGIN');
-      try {
-        return fn(db);
-      } finally {
-        db.exec('COMMIT');
+  /** Forks the reader process (once; again after it was killed) and initialises it with the file. */
+  private start(): Promise<void> {
+    if (this.child && this.ready) return this.ready;
+    const { file, execArgv } = readerModule();
+    // No stdio: the reader writes nothing, and nothing a driver says can reach the service's output.
+    const child = fork(file, [], { execArgv, serialization: 'advanced', stdio: ['ignore', 'ignore', 'ignore', 'ipc'] });
+    this.child = child;
+    // The process and its channel never keep the service alive; a pending request's timer does.
+    child.unref();
+    child.channel?.unref();
+    child.on('message', (reply: ReaderReply) => {
+      const p = this.pending;
+      if (p && reply.id === p.id) {
+        this.pending = undefined;
+        if (p.timer) clearTimeout(p.timer);
+        p.resolve(reply);
       }
-    } catch (err) {
-      throw this.fail(err, during);
-    }
+    });
+    child.on('error', () => this.ended(child, 'could not start'));
+    child.on('exit', (code, signal) => this.ended(child, signal ? `was stopped (${signal})` : `ended (exit code ${code ?? 'unknown'})`));
+    const init = { op: 'init' as const, file: this.file, spec: { sample_size: this.spec.sample_size }, options: { connectTimeoutMs: this.options.connectTimeoutMs, maxTextLength: this.options.maxTextLength, maxRowsPerTable: this.options.maxRowsPerTable } };
+    // id 0 is the reader's "ready"; the init answer follows it.
+    this.ready = this.exchange({ id: 0, ...init }, 'starting the sqlite reader', START_TIMEOUT_MS, true).then(() => this.exchange({ ...init, id: this.nextId++ }, 'opening the file', START_TIMEOUT_MS).then(() => undefined));
+    return this.ready;
+  }
+
+  /** The reader process went away: the request in flight fails; the next call starts a new reader. */
+  private ended(child: ChildProcess, how: string): void {
+    if (this.child !== child) return;
+    const during = this.pending?.during ?? 'reading';
+    this.kill(() => new ConnectionFailure('other', `the sqlite reader ${how} while ${during} in ${this.name}`));
+  }
+
+  private cancelledFailure(during: string): ConnectionFailure {
+    return new ConnectionFailure('other', `cancelled while ${during} in ${this.name}`, 'CANCELLED');
+  }
+
+  /** Sends one request (or, `waitOnly`, waits for the reader's first message) and waits for its answer, killing the reader at the deadline. */
+  private exchange(req: ReaderRequest, during: string, timeoutMs: number, waitOnly = false): Promise<ReaderReply> {
+    const child = this.child;
+    if (!child) return Promise.reject(new ConnectionFailure('other', `the sqlite reader is not running while ${during} in ${this.name}`));
+    return new Promise<ReaderReply>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (this.pending?.id === req.id) this.kill(() => new ConnectionFailure('timeout', `timed out after ${timeoutMs} ms while ${during} in ${this.name} (the read was stopped)`, 'SQLITE_TIMEOUT'));
+      }, timeoutMs);
+      this.pending = { id: req.id, during, resolve, reject, timer };
+      if (!waitOnly) {
+        child.send(req, (err) => {
+          if (err && this.pending?.id === req.id) this.kill(() => new ConnectionFailure('other', `the sqlite reader could not be reached while ${during} in ${this.name}`));
+        });
+      }
+    }).then((reply) => {
+      if (!reply.ok) throw new ConnectionFailure(reply.failure.cause, reply.failure.detail, reply.failure.code);
+      this.stats.catalog_queries += reply.stats.catalog_queries;
+      this.stats.catalog_rows += reply.stats.catalog_rows;
+      this.stats.sample_queries += reply.stats.sample_queries;
+      this.stats.rows_read += reply.stats.rows_read;
+      return reply;
+    });
+  }
+
+  /** Ends the reader process now; the request in flight fails with `failure`, and the next call starts a new reader. */
+  private kill(failure: () => ConnectionFailure): void {
+    const child = this.child;
+    this.child = undefined;
+    this.ready = undefined;
+    if (child && child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    const p = this.pending;
+    if (!p) return;
+    this.pending = undefined;
+    if (p.timer) clearTimeout(p.timer);
+    p.reject(failure());
+  }
+
+  /** Runs one request after every earlier one, on a started reader, within the statement timeout. */
+  private call<T>(during: string, req: RequestBody): Promise<T> {
+    const next = this.queue.then(async () => {
+      if (this.cancelled) throw this.cancelledFailure(during);
+      await this.start();
+      if (this.cancelled) throw this.cancelledFailure(during);
+      const reply = await this.exchange({ ...req, id: this.nextId++ } as ReaderRequest, during, this.statementTimeoutMs);
+      return (reply as Extract<ReaderReply, { ok: true }>).result as T;
+    });
+    this.queue = next.catch(() => {});
+    return next;
   }
 
   test(): Promise<{ server_version: string }> {
-    return this.exclusive(() =>
-      this.readOnly('reading the version', (db) => {
-        const row = db.prepare('SELECT sqlite_version() AS v').get() as { v: string };
-        return { server_version: `SQLite ${row.v}` };
-      }),
-    );
+    return this.call('reading the version', { op: 'test' });
   }
 
   async *listColumns(filters?: CatalogFilters): AsyncIterable<CatalogTable> {
     const f = effectiveFilters(this.spec, filters);
     const pageSize = option(this.options, 'catalogPageSize');
-    yield* pagedCatalog(pageSize, (after) => this.exclusive(() => this.readOnly('listing the catalog', (db) => this.catalogPage(db, f, after?.[1], pageSize))));
-  }
-
-  private catalogPage(db: Database.Database, f: Required<CatalogFilters>, after: string | undefined, pageSize: number): CatalogTable[] {
-    const params: unknown[] = [];
-    const d: FilterDialect = {
-      param: (v) => {
-        params.push(v);
-        return '?';
-      },
-      lower: (e) => `lower(${e})`,
-      qualified: (s, t) => `(${s} || '.' || ${t})`,
-    };
-    const hasStat = db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'sqlite_stat1'`).get() !== undefined;
-    // sqlite_stat1.stat starts with the row count (of the table for the idx-less row, else of the index).
-    const estimate = hasStat ? `(SELECT CAST(s.stat AS INTEGER) FROM sqlite_stat1 s WHERE s.tbl = m.name ORDER BY s.idx IS NOT NULL LIMIT 1)` : 'NULL';
-    const where = filterConditions(d, f, `'main'`, 'm.name');
-    const keyset = after !== undefined ? `AND m.name > ${d.param(after)}` : '';
-    const tables = db
-      .prepare(
-        `SELECT m.name AS name, m.type AS type, ${estimate} AS estimate FROM sqlite_schema m
-          WHERE m.type IN ('table', 'view') AND m.name NOT LIKE 'sqlite!_%' ESCAPE '!' AND ${where} ${keyset}
-          ORDER BY m.name LIMIT ${Math.trunc(pageSize)}`,
-      )
-      .all(...params) as { name: string; type: string; estimate: number | null }[];
-    this.stats.catalog_queries++;
-    this.stats.catalog_rows += tables.length;
-    if (tables.length === 0) return [];
-    const columns = db
-      .prepare(
-        `SELECT m.name AS tbl, p.cid AS cid, p.name AS name, p.type AS type, p."notnull" AS not_null, p.pk AS pk
-           FROM sqlite_schema m, pragma_table_info(m.name) p
-          WHERE m.name IN (${tables.map(() => '?').join(', ')}) ORDER BY m.name, p.cid`,
-      )
-      .all(...tables.map((t) => t.name)) as { tbl: string; cid: number; name: string; type: string; not_null: number; pk: number }[];
-    this.stats.catalog_queries++;
-    this.stats.catalog_rows += columns.length;
-    const byTable = new Map<string, typeof columns>();
-    for (const c of columns) {
-      let list = byTable.get(c.tbl);
-      if (!list) byTable.set(c.tbl, (list = []));
-      list.push(c);
-    }
-    return tables.map((t) => {
-      const cols = byTable.get(t.name) ?? [];
-      return {
-        schema: 'main',
-        name: t.name,
-        kind: t.type === 'view' ? 'view' : 'table',
-        comment: null,
-        row_estimate: t.type === 'view' || t.estimate === null ? null : Number(t.estimate),
-        primary_key: cols
-          .filter((c) => c.pk > 0)
-          .sort((a, b) => a.pk - b.pk)
-          .map((c) => c.name),
-        columns: cols.map((c) => ({ name: c.name, ordinal: c.cid + 1, data_type: c.type, nullable: c.not_null === 0 && c.pk === 0, comment: null, is_primary_key: c.pk > 0 })),
-      };
-    });
-  }
-
-  /** Runs `fn` after every earlier call has finished: one transaction at a time on the single handle. */
-  private exclusive<T>(fn: () => T | Promise<T>): Promise<T> {
-    const next = this.queue.then(fn);
-    this.queue = next.catch(() => {});
-    return next;
+    yield* pagedCatalog(pageSize, (after) => this.call<CatalogTable[]>('listing the catalog', { op: 'catalogPage', filters: f, after: after?.[1], pageSize }));
   }
 
   sample(table: SampleTable, columns: readonly SampleColumn[], sampleSize?: number): Promise<SampleResult> {
-    return this.exclusive(() => this.sampleNow(table, columns, sampleSize));
+    const t: SampleTable = { schema: table.schema, name: table.name, kind: table.kind, row_estimate: table.row_estimate, primary_key: [...table.primary_key] };
+    return this.call(`sampling ${table.name}`, { op: 'sample', table: t, columns: columns.map((c) => ({ name: c.name, data_type: c.data_type })), sampleSize });
   }
 
-  private async sampleNow(table: SampleTable, columns: readonly SampleColumn[], sampleSize?: number): Promise<SampleResult> {
-    const size = sampleSizeOf(this.spec, sampleSize);
-    const collector = new SampleCollector(
-      columns.map((c) => c.name),
-      size,
-    );
-    if (size === 0 || columns.length === 0) return { rows_read: 0, values: collector.values };
-    const bound = rowBound(size, this.options);
-    const n = Math.trunc(this.maxText);
-    // SQLite values carry their own type, whatever the declared one: ask for it next to each value.
-    const select = columns
-      .map((c) => {
-        const col = quoteIdent(c.name);
-        return `typeof(${col}), CASE typeof(${col}) WHEN 'blob' THEN length(${col}) WHEN 'text' THEN substr(${col}, 1, ${n}) ELSE ${col} END`;
-      })
-      .join(', ');
-    const from = quoteIdent(table.name);
-    const add = (rows: unknown[][]): void => {
-      for (const row of rows) {
-        const out: (string | number | undefined)[] = [];
-        for (let i = 0; i < columns.length; i++) {
-          const type = row[2 * i];
-          const v = row[2 * i + 1];
-          if (type === 'null' || v === null || v === undefined) out.push(undefined);
-          else if (type === 'blob') out.push(binaryDescriptor(Number(v)));
-          else if (typeof v === 'bigint') out.push(v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString());
-          else out.push(typeof v === 'number' ? v : String(v));
-        }
-        collector.add(out);
-      }
-    };
-    const run = (db: Database.Database, sql: string): Raw[] => {
-      this.stats.sample_queries++;
-      // safeIntegers: 64-bit keys and values beyond 2^53 keep their digits.
-      return db.prepare(sql).raw(true).safeIntegers(true).all() as Raw[];
-    };
-    const db = this.open();
-    const pk = table.primary_key.length === 1 ? quoteIdent(table.primary_key[0]!) : undefined;
-    try {
-      db.exec('BEGIN');
-      try {
-        if (pk && table.kind === 'table' && table.row_estimate !== null && table.row_estimate > bound * 4) {
-          await readPrimaryKeyRanges({
-            bound,
-            minMax: async () => run(db, `SELECT MIN(${pk}), MAX(${pk}) FROM ${from}`)[0] ?? [],
-            // `start` is an integer we drew ourselves, written as a literal.
-            range: async (start, limit) => run(db, `SELECT ${select} FROM ${from} WHERE ${pk} >= ${start} ORDER BY ${pk} LIMIT ${limit}`),
-            add,
-            full: () => collector.full,
-          });
-        }
-        if (!collector.full && collector.rowsRead < size) add(run(db, `SELECT ${select} FROM ${from} LIMIT ${bound - collector.rowsRead}`));
-      } finally {
-        db.exec('COMMIT');
-      }
-    } catch (err) {
-      throw this.fail(err, `sampling ${table.name}`);
-    }
-    this.stats.rows_read += collector.rowsRead;
-    return { rows_read: collector.rowsRead, values: collector.values };
+  /** Stops the read in flight (the reader process is killed) and refuses every later call. */
+  cancel(): Promise<void> {
+    this.cancelled = true;
+    const during = this.pending?.during ?? 'reading';
+    this.kill(() => this.cancelledFailure(during));
+    return Promise.resolve();
   }
 
-  close(): Promise<void> {
-    return this.exclusive(() => {
-      this.db?.close();
-      this.db = undefined;
-    });
+  async close(): Promise<void> {
+    // Not queued behind a stuck read: the reader is read-only, so ending it at any point loses nothing.
+    await this.cancel();
+    await this.queue;
   }
 }

@@ -71,6 +71,8 @@ export class DatasourcesService {
       secretBox: SecretBox | undefined;
       /** FIELDLENS_SCAN_SQLITE_DIR: the folder `sqlite` connections must lie in; undefined refuses them. */
       scanSqliteDir: string | undefined;
+      /** The other connector settings (statement timeout, the service's own database files that are never scanned). */
+      connector?: Pick<ConnectorOptions, 'statementTimeoutMs' | 'ownDatabaseFiles'>;
     },
   ) {}
 
@@ -261,9 +263,9 @@ export class DatasourcesService {
     return (await repo.listScheduledDatasources(this.db)).map((r) => ({ datasourceId: r.id, scanIntervalHours: r.scan_interval_hours }));
   }
 
-  /** The options every connector of a data source is opened with (the sqlite scan folder), so all callers apply the same rules. */
+  /** The options every connector of a data source is opened with (the sqlite scan folder, timeout, own files), so all callers apply the same rules. */
   connectorOptions(): ConnectorOptions {
-    return this.deps.scanSqliteDir === undefined ? {} : { sqliteDir: this.deps.scanSqliteDir };
+    return { ...this.deps.connector, ...(this.deps.scanSqliteDir === undefined ? {} : { sqliteDir: this.deps.scanSqliteDir }) };
   }
 
   /** Data sources that count against the quota (sample sources do not); for the license gate, inside its transaction. */

@@ -237,6 +237,8 @@ export class ScanRun {
         try {
           out[i] = (await this.connector.sample(table, table.columns)).values;
         } catch (error) {
+          // A read cut short by a cancel or shutdown (Connector.cancel) stops the run; it says nothing of the table.
+          this.checkSignal();
           if (!(error instanceof ConnectionFailure) || FATAL_CAUSES.has(error.cause)) throw error;
           this.tablesNotSampled++;
           this.deps.log.warn({ scan: this.scan.id, table: `${table.schema}.${table.name}`, cause: error.cause, code: error.code }, 'scan: a table could not be sampled; catalogued from its metadata only');

@@ -3,8 +3,9 @@
  * a minute) from the `scans` table, runs it (scan-runner.ts) while heart-beating, and records how it ended with its
  * audit entry in the same transaction. Also queues the periodic scans that are due. One scan at a time per instance.
  *
- * Cancel: the heartbeat reads the cancel flag every few seconds and the run stops between tables. Shutdown: the run
- * stops the same way and gives its claim back, so another instance (or this one after a restart) resumes it.
+ * Cancel: the heartbeat reads the cancel flag every few seconds; the statement running on the source is cancelled
+ * (Connector.cancel) and the run stops. Shutdown: the run stops the same way and gives its claim back, so another
+ * instance (or this one after a restart) resumes it.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
@@ -115,11 +116,18 @@ export class ScanWorker {
       const target = await this.deps.datasources.getScanTarget(scan.datasource_id);
       if (target.connection === null) throw new ConnectionSpecError('the data source has no connection any more');
       connector = openConnector(target.connection, this.deps.options?.connector ?? {});
+      // Cancel, a lost claim and shutdown stop the statement running on the source now, not after it ends.
+      const open = connector;
+      const stopSource = (): void => void open.cancel();
+      if (controller.signal.aborted) stopSource();
+      else controller.signal.addEventListener('abort', stopSource, { once: true });
       const run = new ScanRun(this.deps, scan, this.id, connector, controller.signal);
       await run.run();
       await this.finish(scan, 'succeeded', null, run.notSampled);
     } catch (error) {
-      await this.ended(scan, error);
+      // A source read that failed because the run was stopped is the stop, not a failure of the source.
+      const stopped = controller.signal.aborted && !(error instanceof ScanStopped) ? new ScanStopped((controller.signal.reason as ScanStopped['reason'] | undefined) ?? 'shutdown') : error;
+      await this.ended(scan, stopped);
     } finally {
       clearInterval(heartbeat);
       if (this.current === controller) this.current = undefined;
