@@ -53,6 +53,8 @@ export interface Config {
   readonly secretKey: Buffer | undefined;
   /** The folder `sqlite` data sources must lie in (FIELDLENS_SCAN_SQLITE_DIR, absolute); undefined refuses them. */
   readonly scanSqliteDir: string | undefined;
+  /** FIELDLENS_SCAN_ALLOW_SOCKETS: whether a PostgreSQL connection's host may be a Unix socket folder (a path); off refuses it. */
+  readonly scanAllowSockets: boolean;
   readonly embeddings:
     | { readonly provider: 'builtin' }
     | { readonly provider: 'openai'; readonly url: string; readonly model: string; readonly apiKey?: string };
@@ -240,6 +242,7 @@ export function loadConfig(env: Env = process.env): Config {
     indexThreads: readInt(env, 'FIELDLENS_INDEX_THREADS', Math.min(2, os.availableParallelism()), 1, 64),
     secretKey: readSecretKey(env),
     scanSqliteDir: readScanSqliteDir(env),
+    scanAllowSockets: readOnOff(env, 'FIELDLENS_SCAN_ALLOW_SOCKETS', false),
     embeddings: readEmbeddings(env),
   };
   return deepFreeze(config);

@@ -113,6 +113,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     fields: { deleteFieldsOfDatasource: (trx, id): Promise<number> => fields.deleteFieldsOfDatasource(trx, id) },
     secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
     scanSqliteDir: config.scanSqliteDir,
+    allowSockets: config.scanAllowSockets,
   });
   const classifier: ClassifierService = new ClassifierService({ taxonomy, confirmedNeighbours: (embeddings): Promise<ConfirmedNeighbour[][]> => metrics.confirmedNeighbours(embeddings) });
   const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, classifier });
