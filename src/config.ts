@@ -55,6 +55,8 @@ export interface Config {
   readonly scanSqliteDir: string | undefined;
   /** Longest one statement of a scan may run on the source (FIELDLENS_SCAN_STATEMENT_TIMEOUT_MS, default 30 s); on SQLite, one read. */
   readonly scanStatementTimeoutMs: number;
+  /** FIELDLENS_SCAN_ALLOW_SOCKETS: whether a PostgreSQL connection's host may be a Unix socket folder (a path); off refuses it. */
+  readonly scanAllowSockets: boolean;
   readonly embeddings:
     | { readonly provider: 'builtin' }
     | { readonly provider: 'openai'; readonly url: string; readonly model: string; readonly apiKey?: string };
@@ -248,6 +250,7 @@ export function loadConfig(env: Env = process.env): Config {
     secretKey: readSecretKey(env),
     scanSqliteDir: readScanSqliteDir(env),
     scanStatementTimeoutMs: readInt(env, 'FIELDLENS_SCAN_STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    scanAllowSockets: readOnOff(env, 'FIELDLENS_SCAN_ALLOW_SOCKETS', false),
     embeddings: readEmbeddings(env),
   };
   return deepFreeze(config);

@@ -114,6 +114,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
     scanSqliteDir: config.scanSqliteDir,
     connector: { statementTimeoutMs: config.scanStatementTimeoutMs, ownDatabaseFiles: ownDatabaseFiles(config.database) },
+    allowSockets: config.scanAllowSockets,
   });
   const classifier: ClassifierService = new ClassifierService({ taxonomy, confirmedNeighbours: (embeddings): Promise<ConfirmedNeighbour[][]> => metrics.confirmedNeighbours(embeddings) });
   const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, classifier });

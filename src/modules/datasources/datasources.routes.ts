@@ -9,6 +9,7 @@ import {
   DatasourceResponse,
   TestConnectionResponse,
   UpdateDatasourceBody,
+  UpdateDatasourceResponse,
 } from './datasources.schemas.js';
 
 export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
@@ -37,7 +38,8 @@ export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }
         description:
           'Names must be unique (409). Counts against the license quota max_datasources (403 quota_exceeded); sample data sources do not count. ' +
           'An optional connection makes it scannable: its password is stored encrypted (422 when the service has no secret key) and never returned (has_password). ' +
-          'A sqlite connection must name a file inside FIELDLENS_SCAN_SQLITE_DIR (422 otherwise, or when it is unset). Audit-logged without the password.',
+          'A sqlite connection must name a file inside FIELDLENS_SCAN_SQLITE_DIR (422 otherwise, or when it is unset); a PostgreSQL host that is a path (a Unix socket) ' +
+          'is refused (422) unless FIELDLENS_SCAN_ALLOW_SOCKETS=on. Audit-logged without the password.',
         tags: ['datasources'],
         body: CreateDatasourceBody,
         response: { 201: DatasourceResponse },
@@ -54,12 +56,15 @@ export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }
         summary: 'Update a data source',
         description:
           'Changes the name, description, connection or scan interval. connection replaces the whole connection object; its password, when omitted, ' +
-          'keeps the stored one, null removes it, a string replaces it; connection null removes connection and password. scan_interval_hours null switches periodic scans off. ' +
+          'keeps the stored one while the destination stays, null removes it, a string replaces it; connection null removes connection and password. ' +
+          'A stored password never follows the connection elsewhere: when kind, host, port, database or user change, or ssl gets weaker, without a new password, ' +
+          'the stored one is dropped and the answer says so (password_dropped: true and a notice). scan_interval_hours null switches periodic scans off. ' +
+          'A PostgreSQL host that is a path (a Unix socket) is refused (422) unless FIELDLENS_SCAN_ALLOW_SOCKETS=on. ' +
           'A sample data source takes no connection or interval (409). Audit-logged as datasource.updated, without the password (password_changed: true).',
         tags: ['datasources'],
         params: DatasourceIdParams,
         body: UpdateDatasourceBody,
-        response: { 200: DatasourceResponse },
+        response: { 200: UpdateDatasourceResponse },
       },
     },
     async (request) => datasources.updateDatasource(callerOf(request), request.params.id, request.body),

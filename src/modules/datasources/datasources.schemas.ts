@@ -33,7 +33,8 @@ export const ConnectionBody = Type.Object(
     ...connectionProperties,
     password: Type.Optional(
       Type.Union([Type.String({ minLength: 1, maxLength: 1024 }), Type.Null()], {
-        description: 'Stored encrypted, never returned. On update: omitted keeps the stored password, null removes it, a string replaces it',
+        description:
+          'Stored encrypted, never returned. On update: omitted keeps the stored password unless the destination moves (then it is dropped), null removes it, a string replaces it',
       }),
     ),
   },
@@ -61,6 +62,17 @@ export const DatasourceResponse = Type.Object({
 });
 export type DatasourceResponse = Static<typeof DatasourceResponse>;
 
+/** PATCH's answer: the data source, and whether the stored password was dropped because the destination moved. */
+export const UpdateDatasourceResponse = Type.Object({
+  ...DatasourceResponse.properties,
+  password_dropped: Type.Boolean({
+    description:
+      'true when this change removed the stored password because the destination moved (kind, host, port, database or user) or TLS got weaker, and no new password was given',
+  }),
+  notice: Type.Optional(Type.String({ description: 'What happened to the password, for the user; present when password_dropped' })),
+});
+export type UpdateDatasourceResponse = Static<typeof UpdateDatasourceResponse>;
+
 export const DatasourceListResponse = Type.Object({ items: Type.Array(DatasourceResponse) });
 
 export const CreateDatasourceBody = Type.Object(
@@ -81,7 +93,8 @@ export const UpdateDatasourceBody = Type.Object(
     description: Type.Optional(Type.Union([PlainText({ maxLength: 1000 }), Type.Null()])),
     connection: Type.Optional(
       Type.Union([ConnectionBody, Type.Null()], {
-        description: 'Replaces the connection (the stored password is kept unless password is given); null removes connection and password',
+        description:
+          'Replaces the connection. The stored password is kept when password is omitted and the destination stays; it is dropped (password_dropped) when kind, host, port, database or user change or ssl gets weaker; null removes connection and password',
       }),
     ),
     scan_interval_hours: Type.Optional(Type.Union([ScanIntervalHours, Type.Null()], { description: 'Hours between automatic scans; null switches them off' })),
@@ -92,7 +105,7 @@ export type UpdateDatasourceBody = Static<typeof UpdateDatasourceBody>;
 
 export const TestConnectionResponse = Type.Object({
   ok: Type.Literal(true),
-  server_version: Type.String({ description: 'Version the database server reports' }),
+  server_version: Type.String({ maxLength: 200, description: 'Version the database server reports, cut to 200 characters, without control or bidirectional characters' }),
 });
 export type TestConnectionResponse = Static<typeof TestConnectionResponse>;
 

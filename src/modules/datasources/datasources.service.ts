@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { Updateable } from 'kysely';
 import type { Clock } from '../../clock.js';
 import { checkConnectionSpec, ConnectionFailure, ConnectionSpecError, openConnector, type ConnectionSpec, type ConnectorOptions } from '../../connectors/index.js';
+import { remoteText } from '../../connectors/remote-text.js';
 import { SecretDecryptError, type SecretBox } from '../../crypto/secret-box.js';
 import type { Database, Tx } from '../../db/database.js';
 import type { DatasourceRow, DatasourcesTable } from '../../db/schema.js';
@@ -17,7 +18,7 @@ import type { AuditService } from '../audit/audit.service.js';
 import type { FieldsService } from '../fields/fields.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import * as repo from './datasources.repository.js';
-import type { ConnectionBody, ConnectionResponse, CreateDatasourceBody, DatasourceResponse, TestConnectionResponse, UpdateDatasourceBody } from './datasources.schemas.js';
+import type { ConnectionBody, ConnectionResponse, CreateDatasourceBody, DatasourceResponse, TestConnectionResponse, UpdateDatasourceBody, UpdateDatasourceResponse } from './datasources.schemas.js';
 
 /** The connection as stored: the API's connection object without its password. */
 type StoredConnection = Omit<ConnectionSpec, 'password'>;
@@ -31,6 +32,27 @@ export interface ScanTarget {
 
 const CONNECTION_KEYS = ['kind', 'host', 'port', 'database', 'user', 'ssl', 'include_schemas', 'exclude_schemas', 'include_tables', 'exclude_tables', 'sample_size'] as const;
 const NETWORK_ONLY_KEYS = ['host', 'port', 'user', 'password', 'ssl'] as const;
+const DEFAULT_PORTS: Record<ConnectionSpec['kind'], number | undefined> = { postgresql: 5432, mysql: 3306, sqlite: undefined };
+const SSL_STRENGTH: Record<NonNullable<ConnectionSpec['ssl']>, number> = { disable: 0, require: 1, 'verify-full': 2 };
+/** The longest server version answered and audited (the server chooses it). */
+export const SERVER_VERSION_MAX = 200;
+
+/**
+ * Why a stored password must not follow a connection change, or undefined when it may: the password was given for one
+ * destination (kind, host, port, database, user) over one TLS mode; sent elsewhere, or over weaker TLS, it would reach
+ * whoever answers there.
+ */
+export function passwordMoveReason(before: StoredConnection | null, after: StoredConnection): string | undefined {
+  if (before === null) return 'the data source had no connection';
+  const moved: string[] = [];
+  if (before.kind !== after.kind) moved.push('kind');
+  if ((before.host ?? '').toLowerCase() !== (after.host ?? '').toLowerCase()) moved.push('host');
+  if ((before.port ?? DEFAULT_PORTS[before.kind]) !== (after.port ?? DEFAULT_PORTS[after.kind])) moved.push('port');
+  if (before.database !== after.database) moved.push('database');
+  if ((before.user ?? '') !== (after.user ?? '')) moved.push('user');
+  if (SSL_STRENGTH[after.ssl ?? 'disable'] < SSL_STRENGTH[before.ssl ?? 'disable']) moved.push('ssl (weaker)');
+  return moved.length === 0 ? undefined : `the connection's ${moved.join(', ')} changed`;
+}
 
 function parseConnection(text: string | null): StoredConnection | null {
   return text === null ? null : (JSON.parse(text) as StoredConnection);
@@ -73,6 +95,8 @@ export class DatasourcesService {
       scanSqliteDir: string | undefined;
       /** The other connector settings (statement timeout, the service's own database files that are never scanned). */
       connector?: Pick<ConnectorOptions, 'statementTimeoutMs' | 'ownDatabaseFiles'>;
+      /** FIELDLENS_SCAN_ALLOW_SOCKETS: a PostgreSQL host that is a path (a Unix socket folder) is accepted; default refused. */
+      allowSockets?: boolean;
     },
   ) {}
 
@@ -128,10 +152,12 @@ export class DatasourcesService {
   }
 
   /**
-   * Updates name, description, connection and scan interval. The connection's password: omitted keeps the stored one,
-   * null removes it, a string replaces it; `connection: null` removes connection and password. Audited without the password.
+   * Updates name, description, connection and scan interval. The connection's password: omitted keeps the stored one
+   * as long as the destination stays (see passwordMoveReason; else it is dropped and the answer says so), null removes
+   * it, a string replaces it; `connection: null` removes connection and password. Audited without the password.
    */
-  async updateDatasource(caller: Caller, id: string, body: UpdateDatasourceBody): Promise<DatasourceResponse> {
+  async updateDatasource(caller: Caller, id: string, body: UpdateDatasourceBody): Promise<UpdateDatasourceResponse> {
+    let dropReason: string | undefined;
     await this.db.transaction().execute(async (trx) => {
       const existing = await repo.findDatasourceById(trx, id);
       if (!existing) throw notFound('Data source');
@@ -166,6 +192,13 @@ export class DatasourcesService {
           } else if (typeof body.connection.password === 'string') {
             update.connection_password = this.seal(body.connection.password, id);
             passwordChanged = true;
+          } else if (existing.connection_password !== null) {
+            // Omitted: kept only while the password still goes where it was given for.
+            dropReason = passwordMoveReason(before, after);
+            if (dropReason !== undefined) {
+              update.connection_password = null;
+              passwordChanged = true;
+            }
           }
         }
       }
@@ -182,12 +215,23 @@ export class DatasourcesService {
         action: 'datasource.updated',
         targetType: 'datasource',
         targetId: id,
-        details: { name: existing.name, changes, ...(passwordChanged ? { password_changed: true } : {}) },
+        details: {
+          name: existing.name,
+          changes,
+          ...(passwordChanged ? { password_changed: true } : {}),
+          ...(dropReason !== undefined ? { password_dropped: true, password_dropped_because: dropReason } : {}),
+        },
       });
     });
     const updated = await repo.findDatasourceWithCount(this.db, id);
     if (!updated) throw notFound('Data source');
-    return toDatasourceResponse(updated);
+    return {
+      ...toDatasourceResponse(updated),
+      password_dropped: dropReason !== undefined,
+      ...(dropReason !== undefined
+        ? { notice: `The stored password was removed because ${dropReason}: a password is never sent to another destination than the one it was given for. Enter it again with the connection if the new destination needs one.` }
+        : {}),
+    };
   }
 
   /** Deletes a data source and all its fields. */
@@ -215,7 +259,8 @@ export class DatasourcesService {
     let connector;
     try {
       connector = openConnector(connection, this.connectorOptions());
-      const { server_version } = await connector.test();
+      // The server chooses its version string: bounded and cleaned before it is audited or answered.
+      const server_version = remoteText((await connector.test()).server_version, SERVER_VERSION_MAX);
       await this.recordConnectionTest(caller, datasource, connection, { ok: true, server_version });
       return { ok: true, server_version };
     } catch (error) {
@@ -253,6 +298,8 @@ export class DatasourcesService {
   async getScanTarget(id: string, trx?: Tx): Promise<ScanTarget> {
     const datasource = await this.getDatasource(id, trx);
     const stored = parseConnection(datasource.connection);
+    // A connection stored while sockets were allowed is refused once they no longer are.
+    if (stored) this.refuseSocketHost(stored);
     let connection: ConnectionSpec | null = stored;
     if (stored && datasource.connection_password !== null) connection = { ...stored, password: this.unseal(datasource.connection_password, datasource) };
     return { datasource, connection, scanIntervalHours: datasource.scan_interval_hours };
@@ -323,6 +370,7 @@ export class DatasourcesService {
       if (misplaced.length > 0) throw unprocessable(`A sqlite connection takes a file path in database, not ${misplaced.join(', ')}`);
     }
     const stored = storedConnectionOf(body);
+    this.refuseSocketHost(stored);
     try {
       checkConnectionSpec(stored, this.connectorOptions());
     } catch (error) {
@@ -332,6 +380,18 @@ export class DatasourcesService {
       throw error;
     }
     return stored;
+  }
+
+  /**
+   * node-postgres connects over a Unix socket when the host starts with `/` (the folder holding `.s.PGSQL.<port>`):
+   * a local server, often trusting local users without a password. Refused (422) unless FIELDLENS_SCAN_ALLOW_SOCKETS.
+   */
+  private refuseSocketHost(connection: StoredConnection): void {
+    if (connection.kind !== 'postgresql' || typeof connection.host !== 'string' || !connection.host.startsWith('/')) return;
+    if (this.deps.allowSockets === true) return;
+    throw unprocessable(
+      'The connection is refused: a PostgreSQL host that is a path connects over a Unix socket on the service\'s own machine; give a host name or address, or set FIELDLENS_SCAN_ALLOW_SOCKETS=on to allow socket connections',
+    );
   }
 
   private seal(password: string, datasourceId: string): string {

@@ -144,14 +144,14 @@ describeEachDatabase('data-source connections', (kind) => {
     const created = await createOk({ name: 'crm', type: 'mysql', connection });
     const { password: _omitted, ...withoutPassword } = connection;
 
-    const kept = await patch(created.id, { connection: { ...withoutPassword, port: 3307, exclude_tables: ['*_backup'] } });
+    const kept = await patch(created.id, { connection: { ...withoutPassword, port: 3306, exclude_tables: ['*_backup'] } });
     assert.equal(kept.statusCode, 200, kept.body);
-    assert.deepEqual(json<DatasourceBody>(kept).connection, { ...withoutPassword, port: 3307, exclude_tables: ['*_backup'] });
+    assert.deepEqual(json<DatasourceBody>(kept).connection, { ...withoutPassword, port: 3306, exclude_tables: ['*_backup'] });
     assert.equal(json<DatasourceBody>(kept).has_password, true);
     assert.equal(await storedPassword(created.id), 'first-password');
     const keptEntry = (await auditActions(t.database, 'datasource.updated')).at(-1);
     assert.equal(keptEntry?.details.password_changed, undefined, 'an omitted password is no change');
-    assert.deepEqual((keptEntry?.details.changes as Record<string, { before: unknown; after: unknown }>).connection?.after, { ...withoutPassword, port: 3307, exclude_tables: ['*_backup'] });
+    assert.deepEqual((keptEntry?.details.changes as Record<string, { before: unknown; after: unknown }>).connection?.after, { ...withoutPassword, port: 3306, exclude_tables: ['*_backup'] });
 
     const replaced = await patch(created.id, { connection: { ...withoutPassword, password: 'second-password' } });
     assert.equal(json<DatasourceBody>(replaced).has_password, true);

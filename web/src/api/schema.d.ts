@@ -249,7 +249,7 @@ export interface paths {
         put?: never;
         /**
          * Create a data source
-         * @description Names must be unique (409). Counts against the license quota max_datasources (403 quota_exceeded); sample data sources do not count. An optional connection makes it scannable: its password is stored encrypted (422 when the service has no secret key) and never returned (has_password). A sqlite connection must name a file inside FIELDLENS_SCAN_SQLITE_DIR (422 otherwise, or when it is unset). Audit-logged without the password.
+         * @description Names must be unique (409). Counts against the license quota max_datasources (403 quota_exceeded); sample data sources do not count. An optional connection makes it scannable: its password is stored encrypted (422 when the service has no secret key) and never returned (has_password). A sqlite connection must name a file inside FIELDLENS_SCAN_SQLITE_DIR (422 otherwise, or when it is unset); a PostgreSQL host that is a path (a Unix socket) is refused (422) unless FIELDLENS_SCAN_ALLOW_SOCKETS=on. Audit-logged without the password.
          */
         post: operations["createDatasource"];
         delete?: never;
@@ -277,7 +277,7 @@ export interface paths {
         head?: never;
         /**
          * Update a data source
-         * @description Changes the name, description, connection or scan interval. connection replaces the whole connection object; its password, when omitted, keeps the stored one, null removes it, a string replaces it; connection null removes connection and password. scan_interval_hours null switches periodic scans off. A sample data source takes no connection or interval (409). Audit-logged as datasource.updated, without the password (password_changed: true).
+         * @description Changes the name, description, connection or scan interval. connection replaces the whole connection object; its password, when omitted, keeps the stored one while the destination stays, null removes it, a string replaces it; connection null removes connection and password. A stored password never follows the connection elsewhere: when kind, host, port, database or user change, or ssl gets weaker, without a new password, the stored one is dropped and the answer says so (password_dropped: true and a notice). scan_interval_hours null switches periodic scans off. A PostgreSQL host that is a path (a Unix socket) is refused (422) unless FIELDLENS_SCAN_ALLOW_SOCKETS=on. A sample data source takes no connection or interval (409). Audit-logged as datasource.updated, without the password (password_changed: true).
          */
         patch: operations["updateDatasource"];
         trace?: never;
@@ -2810,7 +2810,7 @@ export interface operations {
                         exclude_tables?: string[];
                         /** @description Non-null values sampled per column (default 100) */
                         sample_size?: number;
-                        /** @description Stored encrypted, never returned. On update: omitted keeps the stored password, null removes it, a string replaces it */
+                        /** @description Stored encrypted, never returned. On update: omitted keeps the stored password unless the destination moves (then it is dropped), null removes it, a string replaces it */
                         password?: string | null;
                     } | null;
                     /** @description Hours between automatic scans, 1–8760 */
@@ -3190,7 +3190,7 @@ export interface operations {
                     /** @description Unique name, 1–128 characters */
                     name?: string;
                     description?: string | null;
-                    /** @description Replaces the connection (the stored password is kept unless password is given); null removes connection and password */
+                    /** @description Replaces the connection. The stored password is kept when password is omitted and the destination stays; it is dropped (password_dropped) when kind, host, port, database or user change or ssl gets weaker; null removes connection and password */
                     connection?: {
                         /**
                          * @description Database kind (mysql covers MariaDB)
@@ -3220,7 +3220,7 @@ export interface operations {
                         exclude_tables?: string[];
                         /** @description Non-null values sampled per column (default 100) */
                         sample_size?: number;
-                        /** @description Stored encrypted, never returned. On update: omitted keeps the stored password, null removes it, a string replaces it */
+                        /** @description Stored encrypted, never returned. On update: omitted keeps the stored password unless the destination moves (then it is dropped), null removes it, a string replaces it */
                         password?: string | null;
                     } | null;
                     /** @description Hours between automatic scans; null switches them off */
@@ -3288,6 +3288,10 @@ export interface operations {
                          * @description UTC timestamp (ISO 8601)
                          */
                         created_at: string;
+                        /** @description true when this change removed the stored password because the destination moved (kind, host, port, database or user) or TLS got weaker, and no new password was given */
+                        password_dropped: boolean;
+                        /** @description What happened to the password, for the user; present when password_dropped */
+                        notice?: string;
                     };
                 };
             };
@@ -3494,7 +3498,7 @@ export interface operations {
                     "application/json": {
                         /** @enum {boolean} */
                         ok: true;
-                        /** @description Version the database server reports */
+                        /** @description Version the database server reports, cut to 200 characters, without control or bidirectional characters */
                         server_version: string;
                     };
                 };
@@ -3978,11 +3982,13 @@ export interface operations {
                             /** @description What the classifier weighed, strongest first (empty when given by an import or a reviewer); never a sample value */
                             classification_evidence: {
                                 /** @enum {unknown} */
-                                factor: "name" | "table" | "comment" | "data_type" | "values" | "confirmed_fields" | "anchor";
+                                factor: "name" | "table" | "context" | "comment" | "data_type" | "values" | "confirmed_fields" | "anchor";
                                 /** @description points this factor gave the chosen tag (negative: against it, or a tag it ruled out) */
                                 score: number;
                                 /** @description a short sentence for the reviewer */
                                 detail: string;
+                                /** @description set on the evidence of a runner-up: the chain path of the tag it spoke for (the tag the chosen one beat); absent for the chosen tag */
+                                for?: string;
                             }[];
                             /**
                              * Format: date-time
@@ -4186,11 +4192,13 @@ export interface operations {
                         /** @description What the classifier weighed, strongest first (empty when given by an import or a reviewer); never a sample value */
                         classification_evidence: {
                             /** @enum {unknown} */
-                            factor: "name" | "table" | "comment" | "data_type" | "values" | "confirmed_fields" | "anchor";
+                            factor: "name" | "table" | "context" | "comment" | "data_type" | "values" | "confirmed_fields" | "anchor";
                             /** @description points this factor gave the chosen tag (negative: against it, or a tag it ruled out) */
                             score: number;
                             /** @description a short sentence for the reviewer */
                             detail: string;
+                            /** @description set on the evidence of a runner-up: the chain path of the tag it spoke for (the tag the chosen one beat); absent for the chosen tag */
+                            for?: string;
                         }[];
                         /**
                          * Format: date-time
