@@ -1,4 +1,4 @@
-/** Six small bars: each axis score (0–1, higher fits better) against the list's baseline, drawn as SVG (no inline styles). */
+/** Six small bars: each axis score (0–1, higher fits better), coloured by the field's own fit, with the list's baseline as a tick; SVG, no inline styles. */
 export const AXES = ['category_anchor', 'centroid', 'peer_mean', 'nearest', 'lower_quartile', 'farthest'] as const;
 export type Axis = (typeof AXES)[number];
 export const AXIS_LABELS: Record<Axis, string> = {
@@ -14,8 +14,30 @@ const W = 10;
 const GAP = 3;
 const H = 24;
 
-export function Minibars({ scores, baseline }: { scores: Record<Axis, number>; baseline: Record<Axis, number> | undefined }) {
-  const label = AXES.map((a) => `${AXIS_LABELS[a]} ${scores[a].toFixed(2)}${baseline ? ` (list ${baseline[a].toFixed(2)})` : ''}`).join(', ');
+/**
+ * A bar's colour comes from the field's own fit on that axis (its score), not from the list it is shown in: below
+ * POOR_FIT it is drawn red, below WEAK_FIT amber. A field the outlier model rates `low` (its overall evidence says the
+ * classification fits) gets no warning colours at all: a weak axis there is not evidence against it, and a row scored
+ * 0.00 must not show red bars that mean nothing. docs/console.md ("Minibars") documents the same thresholds.
+ */
+export const POOR_FIT = 0.1;
+export const WEAK_FIT = 0.25;
+export type Severity = 'low' | 'medium' | 'high';
+export type Fit = 'poor' | 'weak' | 'ok';
+
+/** How a bar is drawn: `poor` (red), `weak` (amber) or `ok`, from its score and the field's severity when known. */
+export function fitOf(score: number, severity?: Severity | null): Fit {
+  if (severity === 'low') return 'ok';
+  if (score < POOR_FIT) return 'poor';
+  if (score < WEAK_FIT) return 'weak';
+  return 'ok';
+}
+
+export function Minibars({ scores, baseline, severity }: { scores: Record<Axis, number>; baseline: Record<Axis, number> | undefined; severity?: Severity | null }) {
+  const label = AXES.map((a) => {
+    const fit = fitOf(scores[a], severity);
+    return `${AXIS_LABELS[a]} ${scores[a].toFixed(2)}${fit === 'ok' ? '' : ` (${fit} fit)`}${baseline ? ` (list ${baseline[a].toFixed(2)})` : ''}`;
+  }).join(', ');
   const width = AXES.length * (W + GAP);
   // Few elements per row (a 500-row page draws 500 of these): one track, six bars, one path for the baseline ticks.
   let ticks = '';
@@ -25,9 +47,9 @@ export function Minibars({ scores, baseline }: { scores: Record<Axis, number>; b
       {AXES.map((axis, i) => {
         const v = Math.max(0, Math.min(1, scores[axis]));
         const h = Math.max(1, Math.round(v * H));
-        const low = baseline !== undefined && v < baseline[axis] - 0.15;
+        const fit = fitOf(v, severity);
         if (baseline) ticks += `M${i * (W + GAP) - 1} ${Math.min(H - 1, Math.round((1 - Math.max(0, Math.min(1, baseline[axis]))) * H))}h${W + 2}`;
-        return <rect key={axis} class={low ? 'bar low' : 'bar'} x={i * (W + GAP)} y={H - h} width={W} height={h} />;
+        return <rect key={axis} class={fit === 'ok' ? 'bar' : `bar ${fit}`} data-axis={axis} x={i * (W + GAP)} y={H - h} width={W} height={h} />;
       })}
       {baseline && <path class="base" d={ticks} />}
     </svg>

@@ -1,10 +1,16 @@
-/** One field: every axis with its raw value, the nearest neighbour, classification evidence, and its decision history. */
+/**
+ * One field: the decisions a reviewer takes on it (confirm, change, defer, accept the suggestion), every axis with its
+ * score and raw value, the nearest neighbour, the evidence that chose its classification and what the runners-up
+ * had, and its decision history.
+ */
 import { useEffect, useState } from 'preact/hooks';
-import { api, extras, ok, type AuditEntry, type FieldItem, type MinibarItem } from '../api/client';
+import { api, extras, ok, type AuditEntry, type FieldItem, type Level, type MinibarItem } from '../api/client';
 import { session } from '../api/session';
-import { AXES, AXIS_LABELS, Minibars } from '../components/Minibars';
-import { NoPermission, ProblemNotice } from '../components/ProblemNotice';
-import { loadDatasources } from '../data';
+import { FieldDecisions } from '../components/decisions';
+import { AXES, AXIS_LABELS, Minibars, POOR_FIT, WEAK_FIT, fitOf } from '../components/Minibars';
+import { NoPermission, ProblemNotice, explain } from '../components/ProblemNotice';
+import { StatusLine } from '../components/Status';
+import { loadDatasources, loadLevels } from '../data';
 
 export function FieldDetailPage({ id }: { id: string }) {
   const [field, setField] = useState<FieldItem | null>(null);
@@ -14,12 +20,27 @@ export function FieldDetailPage({ id }: { id: string }) {
   const [historyError, setHistoryError] = useState<unknown>(null);
   const [error, setError] = useState<unknown>(null);
   const [dsName, setDsName] = useState('');
+  const [levels, setLevels] = useState<Level[]>([]);
+  const [status, setStatus] = useState('');
+  const [decisionError, setDecisionError] = useState<unknown>(null);
+  // Bumped after each decision: the page reads the field, its metrics and its history again to show the new state.
+  const [version, setVersion] = useState(0);
   const canAudit = session.can('audit:read');
 
+  useEffect(() => {
+    void loadLevels().then(setLevels, () => undefined);
+  }, []);
+
+  // A new field starts clean; after a decision the page keeps what it shows until the fresh state arrives.
   useEffect(() => {
     setField(null);
     setMetric(null);
     setHistory(null);
+    setStatus('');
+    setDecisionError(null);
+  }, [id]);
+
+  useEffect(() => {
     setError(null);
     void ok(api.GET('/api/v1/fields/{id}', { params: { path: { id } } })).then(async (f) => {
       setField(f);
@@ -28,11 +49,14 @@ export function FieldDetailPage({ id }: { id: string }) {
     }, setError);
     void ok(api.POST('/api/v1/classify/fields/embedding-minibars', { body: { field_ids: [id] } })).then((r) => setMetric(r.items[0] ?? null), setMetricError);
     if (canAudit) void ok(api.GET('/api/v1/audit-logs', { params: { query: { target_id: id, limit: 100 } } })).then((r) => setHistory(r.items), setHistoryError);
-  }, [id]);
+  }, [id, version]);
 
   if (error) return <ProblemNotice error={error} />;
   if (!field) return <p aria-busy="true">Loading…</p>;
   const x = { ...extras(metric ?? undefined), ...Object.fromEntries(Object.entries(extras(field)).filter(([, v]) => v !== undefined)) };
+  // A confirmation settles the field: its suggestion is withdrawn (CONTRACT §11), even before the metrics catch up.
+  const suggestion = field.review_status === 'confirmed' ? null : (x.suggested_classification ?? null);
+  const evidence = (x.classification_evidence ?? []) as EvidenceItem[];
   return (
     <section aria-labelledby="field-title">
       <p>
@@ -65,17 +89,40 @@ export function FieldDetailPage({ id }: { id: string }) {
             </dd>
           </>
         )}
-        {x.suggested_classification && (
+        {suggestion && (
           <>
             <dt>Suggested</dt>
-            <dd>
-              {x.suggested_classification.chain_path} {x.suggested_classification.level} ({Math.round(x.suggested_classification.confidence * 100)}%)
+            <dd data-testid="suggestion">
+              {suggestion.chain_path} <span class={`level level-${suggestion.level}`}>{suggestion.level}</span> ({Math.round(suggestion.confidence * 100)}%)
             </dd>
           </>
         )}
         <dt>Updated</dt>
         <dd>{new Date(field.updated_at).toLocaleString()}</dd>
       </dl>
+
+      {session.can('field:review') ? (
+        <FieldDecisions
+          field={field}
+          suggestion={suggestion}
+          levels={levels}
+          onDecided={(message) => {
+            setDecisionError(null);
+            setStatus(message);
+            setVersion((v) => v + 1);
+          }}
+          onFailed={(what, e) => {
+            setDecisionError(e);
+            setStatus(`${what} failed: ${explain(e).summary}`);
+          }}
+        />
+      ) : (
+        <div class="notice info" role="note" data-testid="read-only">
+          Read-only: your roles do not grant <code>field:review</code>, so decisions are not offered.
+        </div>
+      )}
+      <StatusLine message={status} />
+      <ProblemNotice error={decisionError} />
 
       <h2>Metrics</h2>
       <ProblemNotice error={metricError} />
@@ -84,24 +131,33 @@ export function FieldDetailPage({ id }: { id: string }) {
           <p>
             Outlier score <strong>{metric.outlier_score.toFixed(3)}</strong> · severity <span class={`sev sev-${metric.severity}`}>{metric.severity}</span> · {metric.reason}
           </p>
-          <Minibars scores={metric.scores} baseline={undefined} />
+          <Minibars scores={metric.scores} baseline={undefined} severity={metric.severity} />
+          <p class="muted legend">
+            A bar is red below {POOR_FIT.toFixed(2)} and amber below {WEAK_FIT.toFixed(2)}
+            {metric.severity === 'low' ? '; this field is rated low, so its weak axes are not counted against it and no bar is coloured.' : '.'}
+          </p>
           <table class="axes">
             <caption>Six axes: score (0–1, higher fits better) and raw cosine distance (0–2, lower is closer)</caption>
             <thead>
               <tr>
                 <th scope="col">Axis</th>
                 <th scope="col">Score</th>
+                <th scope="col">Fit</th>
                 <th scope="col">Raw distance</th>
               </tr>
             </thead>
             <tbody>
-              {AXES.map((a) => (
-                <tr key={a}>
-                  <th scope="row">{AXIS_LABELS[a]}</th>
-                  <td class="num">{metric.scores[a].toFixed(3)}</td>
-                  <td class="num">{metric.raw_scores[a].toFixed(3)}</td>
-                </tr>
-              ))}
+              {AXES.map((a) => {
+                const fit = fitOf(metric.scores[a], metric.severity);
+                return (
+                  <tr key={a}>
+                    <th scope="row">{AXIS_LABELS[a]}</th>
+                    <td class="num">{metric.scores[a].toFixed(3)}</td>
+                    <td class={`fit fit-${fit}`}>{fit === 'ok' ? '–' : fit}</td>
+                    <td class="num">{metric.raw_scores[a].toFixed(3)}</td>
+                  </tr>
+                );
+              })}
             </tbody>
           </table>
           <p>
@@ -115,27 +171,10 @@ export function FieldDetailPage({ id }: { id: string }) {
       )}
 
       <h2>Classification evidence</h2>
-      {x.classification_evidence?.length ? (
-        <table>
-          <thead>
-            <tr>
-              <th scope="col">Factor</th>
-              <th scope="col">Score</th>
-              <th scope="col">Detail</th>
-            </tr>
-          </thead>
-          <tbody>
-            {x.classification_evidence.map((e, i) => (
-              <tr key={i}>
-                <td>{e.factor}</td>
-                <td class="num">{e.score.toFixed(2)}</td>
-                <td>{e.detail}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : (
-        <p class="muted">This server records no classification evidence for the field.</p>
+      {evidence.length ? <Evidence items={evidence} chosen={`${field.classification_chain_path}`} level={field.level} confidence={x.classification_confidence ?? null} /> : (
+        <p class="muted">
+          {field.classification_source === 'classifier' ? 'The classifier recorded no evidence for this field.' : `The classification was ${field.classification_source === 'reviewer' ? 'set by a reviewer' : 'given by an import'}, so there is no classifier evidence to show.`}
+        </p>
       )}
 
       <h2>Decision history</h2>
@@ -184,4 +223,74 @@ function summarize(details: Record<string, unknown>): string {
   return Object.entries(details)
     .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
     .join(' · ');
+}
+
+/** An evidence item as the API gives it; `for` names the runner-up tag it spoke for (absent: the chosen tag). */
+interface EvidenceItem {
+  factor: string;
+  score: number;
+  detail: string;
+  for?: string;
+}
+
+const FACTOR_LABELS: Record<string, string> = {
+  name: 'Column name',
+  table: 'Table name',
+  context: 'Other columns of the table',
+  comment: 'Comment',
+  data_type: 'Declared type',
+  values: 'Sample value formats',
+  confirmed_fields: 'Confirmed fields nearby',
+  anchor: "Similarity to the tag's description",
+  rule: 'Rule',
+};
+
+/** A declared type that excluded a tag: listed apart, since it speaks about another tag, not against the winner. */
+const isRuledOut = (e: EvidenceItem) => e.for === undefined && e.factor === 'data_type' && e.score < 0 && / rules out /.test(e.detail);
+
+/**
+ * What chose the classification and what lost: the chosen tag's evidence (for and against it), the tags the declared
+ * type ruled out, and each runner-up with what spoke for it and what cost it the answer.
+ */
+function Evidence({ items, chosen, level, confidence }: { items: EvidenceItem[]; chosen: string; level: string; confidence: number | null }) {
+  const winner = items.filter((e) => e.for === undefined && !isRuledOut(e));
+  const ruledOut = items.filter(isRuledOut);
+  const runnersUp = [...new Set(items.flatMap((e) => (e.for === undefined ? [] : [e.for])))];
+  return (
+    <div class="evidence">
+      <EvidenceTable testId="evidence-won" caption={`Won: ${chosen} ${level}${confidence !== null ? ` (confidence ${Math.round(confidence * 100)}%)` : ''}`} items={winner} />
+      {runnersUp.length === 0 ? (
+        <p class="muted">No other tag came close: there is no runner-up.</p>
+      ) : (
+        runnersUp.map((tag) => <EvidenceTable key={tag} testId="evidence-lost" caption={`Lost: ${tag}`} items={items.filter((e) => e.for === tag)} />)
+      )}
+      {ruledOut.length > 0 && <EvidenceTable testId="evidence-ruled-out" caption="Ruled out by the declared type" items={ruledOut} />}
+    </div>
+  );
+}
+
+function EvidenceTable({ caption, items, testId }: { caption: string; items: EvidenceItem[]; testId: string }) {
+  return (
+    <table data-testid={testId}>
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          <th scope="col">Evidence</th>
+          <th scope="col">Effect</th>
+          <th scope="col">Points</th>
+          <th scope="col">Detail</th>
+        </tr>
+      </thead>
+      <tbody>
+        {items.map((e, i) => (
+          <tr key={i}>
+            <td>{FACTOR_LABELS[e.factor] ?? e.factor}</td>
+            <td class={e.score < 0 ? 'effect against' : 'effect for'}>{e.score > 0 ? 'for it' : e.score < 0 ? 'against it' : 'note'}</td>
+            <td class="num">{e.score > 0 ? `+${e.score.toFixed(2)}` : e.score.toFixed(2)}</td>
+            <td>{e.detail}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
 }
