@@ -15,6 +15,7 @@ import { scans } from './0012-scans.js';
 import { outlierEvidence } from './0013-outlier-evidence.js';
 import { fieldListOrder } from './0014-field-list-order.js';
 import { fieldScanChange } from './0016-field-scan-change.js';
+import { auditFilters } from './0017-audit-filters.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
 export type MigrationFactory = (kind: DialectKind) => Migration;
@@ -32,4 +33,5 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0013-outlier-evidence', outlierEvidence],
   ['0014-field-list-order', fieldListOrder],
   ['0016-field-scan-change', fieldScanChange],
+  ['0017-audit-filters', auditFilters],
 ];

@@ -1,9 +1,11 @@
 /**
  * Text formats of the audit export. NDJSON carries every hashed field unchanged (an external verifier can
- * recompute the chain from it); CSV is for people and spreadsheets, so cells that a spreadsheet would run
- * as a formula are neutralised.
+ * recompute the chain from it) plus the target's name, which is read, not hashed; CSV is for people and
+ * spreadsheets, so cells that a spreadsheet would run as a formula are neutralised.
  */
-import type { AuditLogRow } from '../../db/schema.js';
+import type { AuditLogEntryRow } from './audit.repository.js';
+
+export type { AuditLogEntryRow };
 
 export type ExportFormat = 'ndjson' | 'csv';
 
@@ -15,14 +17,17 @@ export const EXPORT_COLUMNS = [
   'action',
   'target_type',
   'target_id',
+  'target_name',
+  'target_datasource',
   'request_id',
   'details',
   'prev_hash',
   'hash',
 ] as const;
 
-/** The API shape of an entry: details as an object. */
-export function toEntryResponse(row: AuditLogRow) {
+/** The API shape of an entry: details as an object, the target's name beside its id. */
+export function toEntryResponse(row: AuditLogEntryRow) {
+  const details = parseDetails(row.details);
   return {
     seq: Number(row.seq),
     at: row.at,
@@ -31,11 +36,38 @@ export function toEntryResponse(row: AuditLogRow) {
     action: row.action,
     target_type: row.target_type,
     target_id: row.target_id,
+    target_name: row.target_name ?? recordedName(row, details),
+    target_datasource: row.target_datasource ?? (row.target_type === 'scan' ? text(details.datasource) : null),
     request_id: row.request_id,
-    details: parseDetails(row.details),
+    details,
     hash: row.hash,
     prev_hash: row.prev_hash,
   };
+}
+
+const text = (value: unknown): string | null => (typeof value === 'string' && value !== '' ? value : null);
+
+/**
+ * The name an entry itself recorded, for a target that no longer exists (a deleted user or data source, a field a scan
+ * removed): the writers put it in `details` under these keys, or, for a user acting on itself, as the actor.
+ */
+function recordedName(row: Pick<AuditLogEntryRow, 'target_type' | 'target_id' | 'actor_id' | 'actor_username'>, details: Record<string, unknown>): string | null {
+  switch (row.target_type) {
+    case 'user':
+      // A login names its user as the actor, not in details.
+      return text(details.username) ?? (row.target_id !== null && row.target_id === row.actor_id ? row.actor_username : null);
+    case 'datasource':
+      return text(details.name);
+    case 'tag':
+      return text(details.chain_path);
+    case 'field': {
+      const table = text(details.table_name);
+      const field = text(details.field_name);
+      return table && field ? `${table}.${field}` : null;
+    }
+    default:
+      return null;
+  }
 }
 
 function parseDetails(text: string): Record<string, unknown> {
@@ -49,7 +81,7 @@ function parseDetails(text: string): Record<string, unknown> {
 }
 
 /** One NDJSON line (JSON.stringify escapes \n, so one entry is always one line). */
-export function ndjsonLine(row: AuditLogRow): string {
+export function ndjsonLine(row: AuditLogEntryRow): string {
   return `${JSON.stringify(toEntryResponse(row))}\n`;
 }
 
@@ -58,7 +90,8 @@ export function csvHeader(): string {
 }
 
 /** One CSV record (RFC 4180, CRLF line ends). */
-export function csvRow(row: AuditLogRow): string {
+export function csvRow(row: AuditLogEntryRow): string {
+  const entry = toEntryResponse(row);
   const cells: Array<string | number | null> = [
     Number(row.seq),
     row.at,
@@ -67,6 +100,8 @@ export function csvRow(row: AuditLogRow): string {
     row.action,
     row.target_type,
     row.target_id,
+    entry.target_name,
+    entry.target_datasource,
     row.request_id,
     row.details,
     row.prev_hash,

@@ -14,7 +14,9 @@ export type AuditEntryResponse = ReturnType<typeof toEntryResponse>;
 export interface AuditQuery {
   action?: string;
   actor_id?: string;
+  actor?: string;
   target_id?: string;
+  target?: string;
   since?: string;
   until?: string;
 }
@@ -44,14 +46,30 @@ function toFilters(query: AuditQuery): AuditFilters {
     return date.toISOString();
   };
   const filters: AuditFilters = {};
-  if (query.action !== undefined) filters.action = query.action;
+  if (query.action !== undefined) Object.assign(filters, actionFilter(query.action));
   if (query.actor_id !== undefined) filters.actorId = query.actor_id;
+  if (query.actor !== undefined) filters.actorName = query.actor;
   if (query.target_id !== undefined) filters.targetId = query.target_id;
+  if (query.target !== undefined) filters.targetName = query.target;
   const since = instant(query.since, 'since');
   const until = instant(query.until, 'until');
   if (since !== undefined) filters.since = since;
   if (until !== undefined) filters.until = until;
   return filters;
+}
+
+/**
+ * `field.confirmed` is exact; `field.*` (a trailing `*`) is every action starting with `field.`. Nothing else is a
+ * wildcard: `%` and `_` are literal, and a `*` anywhere but at the end is refused rather than guessed at.
+ */
+export function actionFilter(action: string): Pick<AuditFilters, 'action' | 'actionPrefix'> {
+  const prefix = action.endsWith('*') ? action.slice(0, -1) : undefined;
+  if ((prefix ?? action).includes('*')) {
+    throw new AppError('validation_failed', 'action takes one * and only at the end (field.* for every field action)', {
+      errors: [{ path: '/query/action', message: 'has a * before its end' }],
+    });
+  }
+  return prefix === undefined ? { action } : prefix === '' ? {} : { actionPrefix: prefix };
 }
 
 export class AuditLogService {

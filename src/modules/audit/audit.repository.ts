@@ -35,55 +35,179 @@ export async function appendEntries(database: Database, trx: Tx, entries: readon
 
 /** Filters of the audit list and export; `since` inclusive, `until` exclusive, both normalised ISO UTC. */
 export interface AuditFilters {
+  /** Exact action. */
   action?: string;
+  /** Actions starting with this text (`field.` for `field.*`), compared byte by byte: no character is a wildcard. */
+  actionPrefix?: string;
   actorId?: string;
+  /** A user name: entries written under it, or by the user who holds it now. */
+  actorName?: string;
   targetId?: string;
+  /** Text the target's current name contains (case-insensitive, no wildcards). */
+  targetName?: string;
   since?: string;
   until?: string;
 }
 
+/** An entry with its target's current name, read with it (see targetNames). */
+export type AuditLogEntryRow = AuditLogRow & { target_name: string | null; target_datasource: string | null };
+
+/**
+ * The smallest text greater than every text starting with `prefix`: its last code point plus one. Texts compare as
+ * UTF-8 bytes (SQLite's binary collation, the "C" collation of audit_log.action on PostgreSQL), which order as code
+ * points do, so `prefix <= action < upper` is exactly "action starts with prefix", and the (action, seq) index serves
+ * it. Undefined when no such text exists (the prefix ends with U+10FFFF): then the lower bound alone is used.
+ */
+export function prefixUpperBound(prefix: string): string | undefined {
+  const points = Array.from(prefix);
+  while (points.length > 0) {
+    const last = (points.pop() as string).codePointAt(0) as number;
+    if (last < 0x10ffff) {
+      // Skip the surrogate range, which has no characters of its own.
+      const next = last + 1 === 0xd800 ? 0xe000 : last + 1;
+      return points.join('') + String.fromCodePoint(next);
+    }
+  }
+  return undefined;
+}
+
+/** `text` as a LIKE pattern matching it anywhere, with `\`, `%` and `_` taken literally (escape `\`). */
+function containsPattern(text: string): string {
+  return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+const likeLower = (expr: ReturnType<typeof sql>, pattern: string) => sql<boolean>`lower(${expr}) like ${pattern} escape '\\'`;
+
 function filterConditions(eb: ExpressionBuilder<DB, 'audit_log'>, filters: AuditFilters) {
   const conditions = [];
-  if (filters.action !== undefined) conditions.push(eb('action', '=', filters.action));
-  if (filters.actorId !== undefined) conditions.push(eb('actor_id', '=', filters.actorId));
-  if (filters.targetId !== undefined) conditions.push(eb('target_id', '=', filters.targetId));
-  if (filters.since !== undefined) conditions.push(eb('at', '>=', filters.since));
-  if (filters.until !== undefined) conditions.push(eb('at', '<', filters.until));
+  if (filters.action !== undefined) conditions.push(eb('audit_log.action', '=', filters.action));
+  if (filters.actionPrefix !== undefined) {
+    conditions.push(eb('audit_log.action', '>=', filters.actionPrefix));
+    const upper = prefixUpperBound(filters.actionPrefix);
+    if (upper !== undefined) conditions.push(eb('audit_log.action', '<', upper));
+  }
+  if (filters.actorId !== undefined) conditions.push(eb('audit_log.actor_id', '=', filters.actorId));
+  if (filters.actorName !== undefined) {
+    const name = filters.actorName;
+    // The name at the time (stored in the entry), or the user who holds the name now (renamed since).
+    conditions.push(
+      eb.or([
+        eb('audit_log.actor_username', '=', name),
+        eb('audit_log.actor_id', 'in', eb.selectFrom('users').select('users.id').where('users.username', '=', name)),
+      ]),
+    );
+  }
+  if (filters.targetId !== undefined) conditions.push(eb('audit_log.target_id', '=', filters.targetId));
+  if (filters.targetName !== undefined) conditions.push(targetNameMatches(eb, containsPattern(filters.targetName)));
+  if (filters.since !== undefined) conditions.push(eb('audit_log.at', '>=', filters.since));
+  if (filters.until !== undefined) conditions.push(eb('audit_log.at', '<', filters.until));
   return conditions;
 }
 
-/** A page of entries, newest first, strictly older than `beforeSeq` when given. */
+/**
+ * The targets whose current name contains the pattern: fields by `schema.table.column` or their data source's name,
+ * users by user name, data sources and scans by the data source's name, tags by chain path. Each is one set of ids the
+ * database builds once (a semi-join), not a lookup per entry.
+ */
+function targetNameMatches(eb: ExpressionBuilder<DB, 'audit_log'>, pattern: string) {
+  const of = (type: string, ids: Parameters<typeof eb>[2]) => eb.and([eb('audit_log.target_type', '=', type), eb('audit_log.target_id', 'in', ids)]);
+  return eb.or([
+    of(
+      'field',
+      eb
+        .selectFrom('fields as f')
+        .innerJoin('datasources as fd', 'fd.id', 'f.datasource_id')
+        .select('f.id')
+        .where((w) =>
+          w.or([likeLower(sql`${sql.ref('f.table_name')} || '.' || ${sql.ref('f.field_name')}`, pattern), likeLower(sql.ref('fd.name'), pattern)]),
+        ),
+    ),
+    of('user', eb.selectFrom('users as u').select('u.id').where(likeLower(sql.ref('u.username'), pattern))),
+    of('datasource', eb.selectFrom('datasources as d').select('d.id').where(likeLower(sql.ref('d.name'), pattern))),
+    of(
+      'scan',
+      eb
+        .selectFrom('scans as s')
+        .innerJoin('datasources as sd', 'sd.id', 's.datasource_id')
+        .select('s.id')
+        .where(likeLower(sql.ref('sd.name'), pattern)),
+    ),
+    of('tag', eb.selectFrom('tags as t').select(sql<string>`cast(${sql.ref('t.id')} as text)`.as('id')).where(likeLower(sql.ref('t.chain_path'), pattern))),
+  ]);
+}
+
+/**
+ * The target's name as it is now, read with the entry (the second read across table boundaries the architecture names):
+ * a field's `schema.table.column` and its data source, a user's name, a data source's name, a scan's data source, a
+ * tag's chain path. One primary-key lookup per entry of the page. Null when the target is gone or has no name.
+ */
+function targetNames(eb: ExpressionBuilder<DB, 'audit_log'>) {
+  const isType = (type: string) => eb('audit_log.target_type', '=', type);
+  const target = eb.ref('audit_log.target_id');
+  const fieldName = eb
+    .selectFrom('fields as nf')
+    .select(sql<string>`${sql.ref('nf.table_name')} || '.' || ${sql.ref('nf.field_name')}`.as('n'))
+    .whereRef('nf.id', '=', target);
+  const fieldSource = eb.selectFrom('fields as nf').innerJoin('datasources as nd', 'nd.id', 'nf.datasource_id').select('nd.name').whereRef('nf.id', '=', target);
+  const scanSource = eb.selectFrom('scans as ns').innerJoin('datasources as nd', 'nd.id', 'ns.datasource_id').select('nd.name').whereRef('ns.id', '=', target);
+  const userName = eb.selectFrom('users as nu').select('nu.username').whereRef('nu.id', '=', target);
+  const sourceName = eb.selectFrom('datasources as nd').select('nd.name').whereRef('nd.id', '=', target);
+  const tagPath = eb
+    .selectFrom('tags as nt')
+    .select('nt.chain_path')
+    .where(sql<string>`cast(${sql.ref('nt.id')} as text)`, '=', target);
+  return [
+    eb
+      .case()
+      .when(isType('field'))
+      .then(fieldName)
+      .when(isType('user'))
+      .then(userName)
+      .when(isType('datasource'))
+      .then(sourceName)
+      .when(isType('tag'))
+      .then(tagPath)
+      .else(null)
+      .end()
+      .as('target_name'),
+    eb.case().when(isType('field')).then(fieldSource).when(isType('scan')).then(scanSource).else(null).end().as('target_datasource'),
+  ] as const;
+}
+
+/** A page of entries, newest first, strictly older than `beforeSeq` when given, with their targets' names. */
 export async function listEntriesNewestFirst(
   db: Queryable,
   filters: AuditFilters,
   page: { beforeSeq?: number; limit: number },
-): Promise<AuditLogRow[]> {
+): Promise<AuditLogEntryRow[]> {
   return db
     .selectFrom('audit_log')
-    .selectAll()
+    .selectAll('audit_log')
+    .select((eb) => targetNames(eb))
     .where((eb) => {
       const conditions = filterConditions(eb, filters);
-      if (page.beforeSeq !== undefined) conditions.push(eb('seq', '<', page.beforeSeq));
+      if (page.beforeSeq !== undefined) conditions.push(eb('audit_log.seq', '<', page.beforeSeq));
       return eb.and(conditions);
     })
-    .orderBy('seq', 'desc')
+    .orderBy('audit_log.seq', 'desc')
     .limit(page.limit)
-    .execute();
+    .execute() as Promise<AuditLogEntryRow[]>;
 }
 
-/** A page of entries, oldest first, with `afterSeq < seq <= maxSeq`. */
+/** A page of entries, oldest first, with `afterSeq < seq <= maxSeq`, with their targets' names. */
 export async function listEntriesOldestFirst(
   db: Queryable,
   filters: AuditFilters,
   page: { afterSeq: number; maxSeq: number; limit: number },
-): Promise<AuditLogRow[]> {
+): Promise<AuditLogEntryRow[]> {
   return db
     .selectFrom('audit_log')
-    .selectAll()
-    .where((eb) => eb.and([...filterConditions(eb, filters), eb('seq', '>', page.afterSeq), eb('seq', '<=', page.maxSeq)]))
-    .orderBy('seq', 'asc')
+    .selectAll('audit_log')
+    .select((eb) => targetNames(eb))
+    .where((eb) => eb.and([...filterConditions(eb, filters), eb('audit_log.seq', '>', page.afterSeq), eb('audit_log.seq', '<=', page.maxSeq)]))
+    .orderBy('audit_log.seq', 'asc')
     .limit(page.limit)
-    .execute();
+    .execute() as Promise<AuditLogEntryRow[]>;
 }
 
 /** The chain head: the seq and hash of the last entry (0 and the genesis hash when empty). */

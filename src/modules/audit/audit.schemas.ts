@@ -2,9 +2,26 @@ import { Type, type Static } from 'typebox';
 import { Timestamp, Uuid } from '../../http/schemas.js';
 
 const Filters = {
-  action: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'Exact action, e.g. field.confirmed' })),
+  action: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description: 'An exact action (field.confirmed), or a prefix ending in * (field.* is every action starting with field.). No other character is a wildcard: % and _ are literal',
+    }),
+  ),
   actor_id: Type.Optional(Uuid),
+  actor: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 100, description: 'A user name: the entries written under it, and those of the user who holds it now (exact)' }),
+  ),
   target_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Exact target id (a field UUID, a tag id …)' })),
+  target: Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 200,
+      description:
+        "Text the target's current name contains, case-insensitive, taken literally: a field's schema.table.column or its data source's name, a user name, a data source's name (also for its scans), a tag's chain path",
+    }),
+  ),
   since: Type.Optional({ ...Timestamp, description: 'Entries at or after this instant (inclusive)' }),
   until: Type.Optional({ ...Timestamp, description: 'Entries before this instant (exclusive)' }),
 };
@@ -38,6 +55,13 @@ export const AuditEntry = Type.Object({
   action: Type.String(),
   target_type: Nullable(Type.String()),
   target_id: Nullable(Type.String()),
+  target_name: Nullable(
+    Type.String({
+      description:
+        "The target's name, read when the entry is read: a field's schema.table.column, a user name, a data source's name, a tag's chain path; for a target that is gone, the name the entry recorded; null when there is none",
+    }),
+  ),
+  target_datasource: Nullable(Type.String({ description: "The data source of a field or scan target, by its current name; null otherwise" })),
   request_id: Nullable(Type.String()),
   details: Type.Object({}, { additionalProperties: true }),
   hash: Type.String({ description: 'SHA-256 (hex) of prev_hash and the canonical JSON of the entry' }),

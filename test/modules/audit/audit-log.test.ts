@@ -184,7 +184,7 @@ describeEachDatabase('audit log read side', (kind) => {
     assert.match(String(response.headers['content-disposition']), /\.csv"$/);
     const rows = parseCsv(response.body);
     const header = rows.shift()!;
-    assert.deepEqual(header, ['seq', 'at', 'actor_id', 'actor_username', 'action', 'target_type', 'target_id', 'request_id', 'details', 'prev_hash', 'hash']);
+    assert.deepEqual(header, ['seq', 'at', 'actor_id', 'actor_username', 'action', 'target_type', 'target_id', 'target_name', 'target_datasource', 'request_id', 'details', 'prev_hash', 'hash']);
     const col = (name: string) => header.indexOf(name);
     const listed = json<Page>(await list('?limit=500')).items.reverse();
     assert.equal(rows.length, listed.length);

@@ -4329,12 +4329,16 @@ export interface operations {
     listAuditLogs: {
         parameters: {
             query?: {
-                /** @description Exact action, e.g. field.confirmed */
+                /** @description An exact action (field.confirmed), or a prefix ending in * (field.* is every action starting with field.). No other character is a wildcard: % and _ are literal */
                 action?: string;
                 /** @description UUID */
                 actor_id?: string;
+                /** @description A user name: the entries written under it, and those of the user who holds it now (exact) */
+                actor?: string;
                 /** @description Exact target id (a field UUID, a tag id …) */
                 target_id?: string;
+                /** @description Text the target's current name contains, case-insensitive, taken literally: a field's schema.table.column or its data source's name, a user name, a data source's name (also for its scans), a tag's chain path */
+                target?: string;
                 /** @description Entries at or after this instant (inclusive) */
                 since?: string;
                 /** @description Entries before this instant (exclusive) */
@@ -4368,6 +4372,10 @@ export interface operations {
                             action: string;
                             target_type: string | null;
                             target_id: string | null;
+                            /** @description The target's name, read when the entry is read: a field's schema.table.column, a user name, a data source's name, a tag's chain path; for a target that is gone, the name the entry recorded; null when there is none */
+                            target_name: string | null;
+                            /** @description The data source of a field or scan target, by its current name; null otherwise */
+                            target_datasource: string | null;
                             request_id: string | null;
                             details: {
                                 [key: string]: unknown;
@@ -4475,12 +4483,16 @@ export interface operations {
     exportAuditLogs: {
         parameters: {
             query?: {
-                /** @description Exact action, e.g. field.confirmed */
+                /** @description An exact action (field.confirmed), or a prefix ending in * (field.* is every action starting with field.). No other character is a wildcard: % and _ are literal */
                 action?: string;
                 /** @description UUID */
                 actor_id?: string;
+                /** @description A user name: the entries written under it, and those of the user who holds it now (exact) */
+                actor?: string;
                 /** @description Exact target id (a field UUID, a tag id …) */
                 target_id?: string;
+                /** @description Text the target's current name contains, case-insensitive, taken literally: a field's schema.table.column or its data source's name, a user name, a data source's name (also for its scans), a tag's chain path */
+                target?: string;
                 /** @description Entries at or after this instant (inclusive) */
                 since?: string;
                 /** @description Entries before this instant (exclusive) */
@@ -4499,11 +4511,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    /** @example {"seq":1,"at":"2026-11-20T08:00:00.000Z","actor_id":"b5d8f1a3-6c2e-4f7b-a9d4-3e1c0b8a2f76","actor_username":"dana.reviewer","action":"field.confirmed","target_type":"field","target_id":"3f6c2a1e-8b4d-4c7a-9e21-5d0b7f3a9c14","request_id":"4b1e9d2a-7c3f-4e8b-a5d6-1f0c9e2b8a47","details":{"classification_tag_id":12,"level":"L3"},"hash":"9c1f0d6a4b7e2f8c3a5d1e9b0c7f4a2d6e8b1c3f5a7d9e0b2c4f6a8d1e3b5c7f","prev_hash":"0000000000000000000000000000000000000000000000000000000000000000"} */
+                    /** @example {"seq":1,"at":"2026-11-20T08:00:00.000Z","actor_id":"b5d8f1a3-6c2e-4f7b-a9d4-3e1c0b8a2f76","actor_username":"dana.reviewer","action":"field.confirmed","target_type":"field","target_id":"3f6c2a1e-8b4d-4c7a-9e21-5d0b7f3a9c14","target_name":"public.customers.email","target_datasource":"crm","request_id":"4b1e9d2a-7c3f-4e8b-a5d6-1f0c9e2b8a47","details":{"classification_tag_id":12,"level":"L3"},"hash":"9c1f0d6a4b7e2f8c3a5d1e9b0c7f4a2d6e8b1c3f5a7d9e0b2c4f6a8d1e3b5c7f","prev_hash":"0000000000000000000000000000000000000000000000000000000000000000"} */
                     "application/x-ndjson": string;
                     /**
-                     * @example seq,at,actor_id,actor_username,action,target_type,target_id,request_id,details,prev_hash,hash
-                     *     1,2026-11-20T08:00:00.000Z,b5d8f1a3-6c2e-4f7b-a9d4-3e1c0b8a2f76,dana.reviewer,field.confirmed,field,3f6c2a1e-8b4d-4c7a-9e21-5d0b7f3a9c14,4b1e9d2a-7c3f-4e8b-a5d6-1f0c9e2b8a47,"{""classification_tag_id"":12,""level"":""L3""}",0000000000000000000000000000000000000000000000000000000000000000,9c1f0d6a4b7e2f8c3a5d1e9b0c7f4a2d6e8b1c3f5a7d9e0b2c4f6a8d1e3b5c7f
+                     * @example seq,at,actor_id,actor_username,action,target_type,target_id,target_name,target_datasource,request_id,details,prev_hash,hash
+                     *     1,2026-11-20T08:00:00.000Z,b5d8f1a3-6c2e-4f7b-a9d4-3e1c0b8a2f76,dana.reviewer,field.confirmed,field,3f6c2a1e-8b4d-4c7a-9e21-5d0b7f3a9c14,public.customers.email,crm,4b1e9d2a-7c3f-4e8b-a5d6-1f0c9e2b8a47,"{""classification_tag_id"":12,""level"":""L3""}",0000000000000000000000000000000000000000000000000000000000000000,9c1f0d6a4b7e2f8c3a5d1e9b0c7f4a2d6e8b1c3f5a7d9e0b2c4f6a8d1e3b5c7f
                      */
                     "text/csv": string;
                 };
