@@ -24,7 +24,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: 200 when the database answers and migrations are done, else 503 (also from the moment the instance starts shutting down) */
+        /** Readiness: 200 when the database answers and migrations are done, else 503 (also from the moment the instance starts shutting down, and for 30 s after a write failed because the database storage is full) */
         get: operations["checkReadiness"];
         put?: never;
         post?: never;
@@ -3978,11 +3978,13 @@ export interface operations {
                             /** @description What the classifier weighed, strongest first (empty when given by an import or a reviewer); never a sample value */
                             classification_evidence: {
                                 /** @enum {unknown} */
-                                factor: "name" | "table" | "comment" | "data_type" | "values" | "confirmed_fields" | "anchor";
+                                factor: "name" | "table" | "context" | "comment" | "data_type" | "values" | "confirmed_fields" | "anchor";
                                 /** @description points this factor gave the chosen tag (negative: against it, or a tag it ruled out) */
                                 score: number;
                                 /** @description a short sentence for the reviewer */
                                 detail: string;
+                                /** @description set on the evidence of a runner-up: the chain path of the tag it spoke for (the tag the chosen one beat); absent for the chosen tag */
+                                for?: string;
                             }[];
                             /**
                              * Format: date-time
@@ -4186,11 +4188,13 @@ export interface operations {
                         /** @description What the classifier weighed, strongest first (empty when given by an import or a reviewer); never a sample value */
                         classification_evidence: {
                             /** @enum {unknown} */
-                            factor: "name" | "table" | "comment" | "data_type" | "values" | "confirmed_fields" | "anchor";
+                            factor: "name" | "table" | "context" | "comment" | "data_type" | "values" | "confirmed_fields" | "anchor";
                             /** @description points this factor gave the chosen tag (negative: against it, or a tag it ruled out) */
                             score: number;
                             /** @description a short sentence for the reviewer */
                             detail: string;
+                            /** @description set on the evidence of a runner-up: the chain path of the tag it spoke for (the tag the chosen one beat); absent for the chosen tag */
+                            for?: string;
                         }[];
                         /**
                          * Format: date-time
