@@ -9,9 +9,12 @@
  *         time until /readyz answers 200; then check that every batch was all-or-nothing (its audit entries and its
  *         confirmed fields, counted by request id: 0 or the whole batch) and that the chain verifies.
  *   fuzz  The fuzzer of bench/reliability/fuzz.ts over every operation of /openapi.json, every case, over HTTP.
+ *   shutdown  --shutdowns times: three 500-id minibars calls in flight (a busy event loop), SIGTERM, and at once 20
+ *         `/auth/me` on new connections and 20 on idle keep-alive ones (all sent within the default 1 s grace period);
+ *         counts the answers, resets and refusals (every one must be answered), the exit code and the time to exit.
  *
- *   npx tsx bench/reliability.ts [--parts load,kill,fuzz] [--databases sqlite,postgres,postgres-2] [--duration 60]
- *                                [--clients 200] [--kills 10]
+ *   npx tsx bench/reliability.ts [--parts load,kill,fuzz,shutdown] [--databases sqlite,postgres,postgres-2]
+ *                                [--duration 60] [--clients 200] [--kills 10] [--shutdowns 5]
  * PostgreSQL from BENCH_DATABASE_URL or TEST_DATABASE_URL (a throw-away database is created and dropped per run).
  * The servers run with the request rate limits off (FIELDLENS_RATE_LIMIT_PER_ADDRESS/_PER_USER=0): every client
  * comes from 127.0.0.1, so a per-address limit would measure the limiter, not the service.
@@ -30,11 +33,12 @@ import { fuzz, type OpenApiDocument } from './reliability/fuzz.js';
 
 const { values } = parseArgs({
   options: {
-    parts: { type: 'string', default: 'load,kill,fuzz' },
+    parts: { type: 'string', default: 'load,kill,fuzz,shutdown' },
     databases: { type: 'string', default: 'sqlite,postgres,postgres-2' },
     duration: { type: 'string', default: '60' },
     clients: { type: 'string', default: '200' },
     kills: { type: 'string', default: '10' },
+    shutdowns: { type: 'string', default: '5' },
     fields: { type: 'string', default: '5000' },
   },
 });
@@ -43,6 +47,7 @@ const DATABASES = values.databases.split(',');
 const DURATION_S = Number(values.duration);
 const CLIENTS = Number(values.clients);
 const KILLS = Number(values.kills);
+const SHUTDOWNS = Number(values.shutdowns);
 const FIELDS = Number(values.fields);
 const ADMIN_PASSWORD = 'reliability-bench-passphrase-0001';
 const USER_PASSWORD = 'reliability-reviewer-passphrase-01';
@@ -520,6 +525,68 @@ async function fuzzRun(kind: string): Promise<Record<string, unknown>> {
 }
 
 // ---------------------------------------------------------------------------------------------------------------
+// (d) SIGTERM while the event loop is busy (issue 30, item 6).
+
+async function shutdownRuns(kind: string): Promise<Record<string, unknown>> {
+  const target = await makeTarget(kind);
+  const log = path.join(workDir, `shutdown-${kind}.log`);
+  let server = await startServer(target, log);
+  const tally = { answered: 0, reset: 0, refused: 0, other: 0 };
+  const heavy = { answered: 0, failed: 0 };
+  const exitCodes: Array<number | null> = [];
+  const exitMs: number[] = [];
+  const examples: string[] = [];
+  try {
+    const { fieldIds, usernames } = await seed(server.port, 2000, 1);
+    for (let round = 0; round < SHUTDOWNS; round += 1) {
+      if (round > 0) server = await startServer(target, log);
+      const { port } = server;
+      const { access_token: token } = await callJson<{ access_token: string }>(port, 'POST', '/api/v1/auth/login', { body: { username: usernames[0], password: USER_PASSWORD } });
+      // 20 keep-alive connections, used once and idle since.
+      const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 20 });
+      await Promise.all(Array.from({ length: 20 }, () => call(port, 'GET', '/api/v1/auth/me', { token, agent: keepAlive })));
+      const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
+      const heavyCalls = Array.from({ length: 3 }, () =>
+        call(port, 'POST', '/api/v1/classify/fields/embedding-minibars', { token, body: { field_ids: sample(fieldIds, 500) }, agent: false }).then(
+          (a) => (a.status === 200 ? (heavy.answered += 1) : (heavy.failed += 1)),
+          () => (heavy.failed += 1),
+        ),
+      );
+      await sleep(20);
+      const signalled = performance.now();
+      server.child.kill('SIGTERM');
+      const light = [
+        ...Array.from({ length: 20 }, () => call(port, 'GET', '/api/v1/auth/me', { token, agent: false })),
+        ...Array.from({ length: 20 }, () => call(port, 'GET', '/api/v1/auth/me', { token, agent: keepAlive })),
+      ].map((request) =>
+        request.then(
+          (a) => {
+            if (a.status === 200) tally.answered += 1;
+            else {
+              tally.other += 1;
+              if (examples.length < 5) examples.push(`${a.status} ${a.body.slice(0, 120)}`);
+            }
+          },
+          (error: NodeJS.ErrnoException) => {
+            if (error.code === 'ECONNREFUSED') tally.refused += 1;
+            else tally.reset += 1;
+            if (examples.length < 5) examples.push(error.code ?? error.message);
+          },
+        ),
+      );
+      await Promise.all([...light, ...heavyCalls]);
+      exitCodes.push(await exited);
+      exitMs.push(Math.round(performance.now() - signalled));
+      keepAlive.destroy();
+    }
+    return { target: target.name, rounds: SHUTDOWNS, meRequests: SHUTDOWNS * 40, ...tally, heavyAnswered: heavy.answered, heavyFailed: heavy.failed, exitCodes, exitMs, examples };
+  } finally {
+    server.child.kill('SIGKILL');
+    await target.dispose();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------------------------
 
 console.log(`building dist/ …`);
 execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
@@ -529,6 +596,7 @@ try {
     if (PARTS.has('load')) console.log(JSON.stringify({ part: 'load', ...(await mixedLoad(kind)) }, null, 1));
     if (PARTS.has('kill') && kind !== 'postgres-2') console.log(JSON.stringify({ part: 'kill', ...(await killRuns(kind)) }, null, 1));
     if (PARTS.has('fuzz') && kind !== 'postgres-2') console.log(JSON.stringify({ part: 'fuzz', ...(await fuzzRun(kind)) }, null, 1));
+    if (PARTS.has('shutdown') && kind !== 'postgres-2') console.log(JSON.stringify({ part: 'shutdown', ...(await shutdownRuns(kind)) }, null, 1));
   }
 } finally {
   agent.destroy();

@@ -81,7 +81,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     // closed after it) instead of Fastify's bare {error} 503: an accepted request is finished, not dropped.
     return503OnClosing: false,
   });
-  app.decorate('lifecycle', createLifecycle());
+  app.decorate('lifecycle', createLifecycle(clock));
   app.addHook('onSend', (_request, reply, _payload, done) => {
     // While draining, a keep-alive connection is closed after its response, so the server's close is not held up.
     if (app.lifecycle.draining) void reply.header('connection', 'close');

@@ -136,6 +136,9 @@ function openSqlite(file: string, mustExist: boolean): Database {
   };
 }
 
+/** Stands in for ROLLBACK when SQLite has already rolled the transaction back (see withStatementCache). */
+const ALREADY_ROLLED_BACK = { reader: false, run: () => ({ changes: 0, lastInsertRowid: 0 }) } as unknown as BetterSqlite3.Statement;
+
 /** Prepared statements kept per SQLite connection; beyond it the least recently used is dropped. */
 export const SQLITE_STATEMENT_CACHE_SIZE = 500;
 
@@ -149,6 +152,10 @@ function withStatementCache(connection: BetterSqlite3.Database): Pick<BetterSqli
   return {
     close: () => connection.close(),
     prepare(source: string) {
+      // After SQLITE_FULL (or IOERR, NOMEM, BUSY on commit) SQLite has often rolled the whole transaction back itself;
+      // Kysely's ROLLBACK would then fail with "cannot rollback - no transaction is active" and that error would
+      // replace the real cause in the log. Nothing to roll back: a no-op, so the statement's own error surfaces.
+      if (source === 'rollback' && !connection.inTransaction) return ALREADY_ROLLED_BACK;
       const cached = cache.get(source);
       if (cached !== undefined) {
         if (cached.busy) return connection.prepare(source);
@@ -282,6 +289,18 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   if (typeof message === 'string' && UNAVAILABLE_MESSAGES.some((m) => message.includes(m))) return true;
   const cause = (error as { cause?: unknown }).cause;
   return cause !== undefined && cause !== error && isDatabaseUnavailable(cause);
+}
+
+/**
+ * True when a write failed because the database's storage is full: SQLite's SQLITE_FULL (disk full, or the file at
+ * its size limit), PostgreSQL's disk_full (53100: "could not extend file … No space left on device"). Reads still work.
+ */
+export function isStorageFull(error: unknown): boolean {
+  if (!error || typeof error !== 'object') return false;
+  const code = (error as { code?: unknown }).code;
+  if (code === 'SQLITE_FULL' || code === '53100') return true;
+  const cause = (error as { cause?: unknown }).cause;
+  return cause !== undefined && cause !== error && isStorageFull(cause);
 }
 
 /** True for a unique-constraint violation on either database. */

@@ -6,7 +6,7 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import pg from 'pg';
-import { isDatabaseUnavailable } from '../db/database.js';
+import { isDatabaseUnavailable, isStorageFull } from '../db/database.js';
 import { AppError, problemOf, type ErrorCode, type Problem, type ProblemFieldError } from './errors.js';
 
 const PROBLEM_CONTENT_TYPE = 'application/problem+json; charset=utf-8';
@@ -138,6 +138,15 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
     const errors = validationErrors(error.validation as ValidationIssue[], error.validationContext);
     const where = error.validationContext === 'body' ? 'body' : error.validationContext === 'querystring' ? 'query string' : (error.validationContext ?? 'request');
     return sendProblem(reply, problemOf('validation_failed', `The ${where} does not match the schema`, { instance, errors }));
+  }
+  if (isStorageFull(error)) {
+    // The real cause, for the operator (the message names no stored value: "database or disk is full", "could not
+    // extend file …: No space left on device"); /readyz answers 503 for a while, so a balancer moves writes away.
+    request.log.error({ err: { message: error.message, code: error.code } }, 'database storage full: writes fail until space is freed');
+    request.server.lifecycle?.noteStorageFull();
+    return sendProblem(reply, problemOf('unavailable', 'The database cannot store more data right now (its disk is full); nothing was changed, try again later', { instance }), {
+      'retry-after': '30',
+    });
   }
   if (isDatabaseUnavailable(error)) {
     request.log.warn({ err: { message: error.message, code: error.code } }, 'database unavailable');

@@ -1,21 +1,41 @@
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import net from 'node:net';
+import { systemClock, type Clock } from '../clock.js';
 
-/** Where an instance is in its life: a draining instance answers /readyz 503 so load balancers move away. */
+/** How long /readyz answers 503 after a write failed for lack of storage (renewed by every such failure). */
+export const STORAGE_FULL_WINDOW_MS = 30_000;
+
+/**
+ * Where an instance is in its life: a draining instance, or one whose database could not store a write a moment ago
+ * (disk full), answers /readyz 503 so load balancers move away.
+ */
 export interface Lifecycle {
   readonly draining: boolean;
   /** Called at SIGTERM/SIGINT, before the server stops accepting connections. */
   startDraining(): void;
+  /** Called when a write failed because the database's storage is full (the error handler does). */
+  noteStorageFull(): void;
+  /** True within STORAGE_FULL_WINDOW_MS of the last noteStorageFull. */
+  readonly storageFull: boolean;
 }
 
-export function createLifecycle(): Lifecycle {
+export function createLifecycle(clock: Clock = systemClock): Lifecycle {
   let draining = false;
+  let storageFullAt: number | undefined;
   return {
     get draining() {
       return draining;
     },
     startDraining() {
       draining = true;
+    },
+    noteStorageFull() {
+      storageFullAt = clock.now().getTime();
+    },
+    get storageFull() {
+      if (storageFullAt === undefined) return false;
+      const since = clock.now().getTime() - storageFullAt;
+      return since >= 0 && since < STORAGE_FULL_WINDOW_MS;
     },
   };
 }

@@ -8,7 +8,7 @@ import { AppError, problemOf } from '../../http/errors.js';
 const HealthResponse = Type.Object({ status: Type.Literal('ok') });
 
 /** Liveness and readiness probes for load balancers and orchestrators (no auth). */
-export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database; lifecycle: Pick<Lifecycle, 'draining'> }> = async (app, { database, lifecycle }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database; lifecycle: Pick<Lifecycle, 'draining' | 'storageFull'> }> = async (app, { database, lifecycle }) => {
   app.get(
     '/healthz',
     {
@@ -26,7 +26,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database; lifec
       logLevel: 'warn',
       config: { access: 'public' },
       schema: {
-        summary: 'Readiness: 200 when the database answers and migrations are done, else 503 (also from the moment the instance starts shutting down)',
+        summary:
+          'Readiness: 200 when the database answers and migrations are done, else 503 (also from the moment the instance starts shutting down, and for 30 s after a write failed because the database storage is full)',
         tags: ['health'],
         response: { 200: HealthResponse },
       },
@@ -34,6 +35,9 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database; lifec
     async (_request, reply) => {
       // Answered, not thrown: a load balancer polls it all through the drain, and that is no error to log.
       if (lifecycle.draining) return sendProblem(reply, problemOf('unavailable', 'This instance is shutting down', { instance: '/readyz' }));
+      if (lifecycle.storageFull) {
+        return sendProblem(reply, problemOf('unavailable', 'The database could not store a write a moment ago (disk full)', { instance: '/readyz' }), { 'retry-after': '30' });
+      }
       try {
         await database.ping();
       } catch (error) {

@@ -24,7 +24,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Readiness: 200 when the database answers and migrations are done, else 503 (also from the moment the instance starts shutting down) */
+        /** Readiness: 200 when the database answers and migrations are done, else 503 (also from the moment the instance starts shutting down, and for 30 s after a write failed because the database storage is full) */
         get: operations["checkReadiness"];
         put?: never;
         post?: never;
