@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import { ConnectionFailure, ConnectionSpecError, checkConnectionSpec, openConnector, resolveSqlitePath, type CatalogTable, type Connector } from '../../src/connectors/index.js';
 import { collect } from './sources.js';
 
-export const ENDLESS_VIEW = 'CREATE VIEW endless AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c WHERE x < 0';
+const ENDLESS_VIEW = 'CREATE VIEW endless AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c WHERE x < 0';
 
 /** A column name whose bytes are not UTF-8 (0x6E 0xFF 0x6F), written into the schema as SQLite stores it. */
 function addNonUtf8Column(db: Database.Database): void {
