@@ -75,7 +75,7 @@ async function startServer(root: string, label: string): Promise<Server> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-bench-console-'));
   const pgSchema = PG_URL ? `bench_console_${randomBytes(4).toString('hex')}` : undefined;
   if (pgSchema) await pgAdmin(`create schema ${pgSchema}`);
-  const config = loadConfig({ DATABASE_URL: PG_URL ?? `sqlite:${path.join(dir, 'bench.db')}`, FIELDLENS_ADMIN_PASSWORD: PASSWORD, FIELDLENS_SAMPLE_DATA: 'off', LOG_LEVEL: 'warn' });
+  const config = loadConfig({ DATABASE_URL: PG_URL ?? `sqlite:${path.join(dir, 'bench.db')}`, FIELDLENS_ADMIN_PASSWORD: PASSWORD, FIELDLENS_SAMPLE_DATA: 'off', LOG_LEVEL: 'warn', FIELDLENS_RATE_LIMIT_PER_ADDRESS: '1000000000', FIELDLENS_RATE_LIMIT_PER_USER: '1000000000' });
   const database = openDatabase(config.database, pgSchema ? { schema: pgSchema } : {});
   const app = await buildApp({ config, database });
   await app.services.bootstrap();

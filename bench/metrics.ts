@@ -47,7 +47,7 @@ const PG_URL = process.env.BENCH_DATABASE_URL;
 
 async function run(n: number): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-mbench-'));
-  const config = loadConfig({ DATABASE_URL: PG_URL ?? `sqlite:${path.join(dir, 'm.db')}`, FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'warn', FIELDLENS_INDEX_THREADS: process.env.FIELDLENS_INDEX_THREADS });
+  const config = loadConfig({ DATABASE_URL: PG_URL ?? `sqlite:${path.join(dir, 'm.db')}`, FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'warn', FIELDLENS_RATE_LIMIT_PER_ADDRESS: '1000000000', FIELDLENS_RATE_LIMIT_PER_USER: '1000000000', FIELDLENS_INDEX_THREADS: process.env.FIELDLENS_INDEX_THREADS });
   const schema = PG_URL ? `fl_mbench_${randomUUID().slice(0, 8)}` : undefined;
   const admin = PG_URL ? new pg.Client({ connectionString: PG_URL }) : undefined;
   if (admin) {

@@ -82,6 +82,9 @@ export const DEFAULT_LEVELS: readonly LevelDefinition[] = [
 
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** Requests per 60 s window by default, per client address and per authenticated user (docs/operations.md). */
+export const RATE_LIMIT_DEFAULTS = { perAddress: 3000, perUser: 1200 } as const;
+
 function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
   const raw = env[name];
   if (raw === undefined || raw.trim() === '') return fallback;
@@ -230,8 +233,10 @@ export function loadConfig(env: Env = process.env): Config {
     shutdownGraceMs: readInt(env, 'FIELDLENS_SHUTDOWN_GRACE_MS', 1_000, 0, 600_000),
     rateLimit: {
       windowMs: readInt(env, 'FIELDLENS_RATE_LIMIT_WINDOW', 60, 1, 86_400) * 1000,
-      perAddress: readInt(env, 'FIELDLENS_RATE_LIMIT_PER_ADDRESS', 1_000_000, 0, 1_000_000_000),
-      perUser: readInt(env, 'FIELDLENS_RATE_LIMIT_PER_USER', 600_000, 0, 1_000_000_000),
+      // 50 and 20 requests a second on average over the window: far above a person using the console, below a
+      // runaway script or a scraper. Raise them (or 0) for heavy API clients; tests and benches set theirs.
+      perAddress: readInt(env, 'FIELDLENS_RATE_LIMIT_PER_ADDRESS', RATE_LIMIT_DEFAULTS.perAddress, 0, 1_000_000_000),
+      perUser: readInt(env, 'FIELDLENS_RATE_LIMIT_PER_USER', RATE_LIMIT_DEFAULTS.perUser, 0, 1_000_000_000),
     },
     metrics: readMetrics(env),
     auth: {

@@ -1,5 +1,6 @@
 /**
  * pino serializers that keep credentials out of the logs. Credentials live in the Authorization and Cookie headers, in
+ * credential query parameters a client may send (`?access_token=`: censored in every logged `url`), in
  * the bodies of the auth and users routes at the top level, and nested in a data source's `connection.password`, so
  * bodies are censored at any depth; a log line could carry them as `headers`, `req.headers`,
  * `body`, `req.body`, `payload`, or as top-level fields of the logged object. A serializer runs only for the key it is
@@ -18,6 +19,42 @@ export const CENSORED = '[redacted]';
 export const SECRET_FIELDS: readonly string[] = ['password', 'current_password', 'access_token', 'refresh_token'];
 /** Secret request headers (Node lowercases header names). */
 export const SECRET_HEADERS: readonly string[] = ['authorization', 'cookie'];
+/**
+ * Query parameters whose value is a credential: `?access_token=` (what some clients send when they cannot set a
+ * header), any `*token*`, `*password*`, `*secret*`, `*api_key*`, `key`, `auth*`, `jwt`, `session*`, `*signature*`, `sig`,
+ * `credential*`. The API takes none of them, but a client may send them anyway: the request line would log them.
+ */
+const SECRET_QUERY_PARAMETER = /token|passw|pwd|secret|api[-_]?key|^key$|^auth|jwt|session|signature|^sig$|credential/i;
+
+function decodedName(name: string): string {
+  try {
+    return decodeURIComponent(name.replace(/\+/g, ' '));
+  } catch {
+    return name;
+  }
+}
+
+/**
+ * `url` with the values of credential query parameters replaced by `[redacted]` (names and other parameters kept as
+ * sent); the very string when it has no query or no such parameter.
+ */
+export function redactUrl(url: unknown): unknown {
+  if (typeof url !== 'string') return url;
+  const mark = url.indexOf('?');
+  if (mark < 0) return url;
+  let changed = false;
+  const query = url
+    .slice(mark + 1)
+    .split('&')
+    .map((part) => {
+      const eq = part.indexOf('=');
+      const name = eq < 0 ? part : part.slice(0, eq);
+      if (!SECRET_QUERY_PARAMETER.test(decodedName(name))) return part;
+      changed = true;
+      return `${name}=${CENSORED}`;
+    });
+  return changed ? `${url.slice(0, mark)}?${query.join('&')}` : url;
+}
 
 /** `value` with the named own properties censored: a shallow copy when it holds one of them, else `value` itself. */
 function censorKeys(value: unknown, keys: readonly string[]): unknown {
@@ -56,18 +93,19 @@ function serializeRequest(req: unknown): unknown {
     const live = req as LiveRequest;
     return {
       method: live.method,
-      url: live.url,
+      url: redactUrl(live.url),
       version: live.headers?.['accept-version'],
       host: live.host,
       remoteAddress: live.ip,
       remotePort: live.socket?.remotePort,
     };
   }
-  const plain = req as { headers?: unknown; body?: unknown };
+  const plain = req as { headers?: unknown; body?: unknown; url?: unknown };
   const headers = censorKeys(plain.headers, SECRET_HEADERS);
   const body = censorDeep(plain.body);
-  if (headers === plain.headers && body === plain.body) return req;
-  return { ...plain, headers, body };
+  const url = redactUrl(plain.url);
+  if (headers === plain.headers && body === plain.body && url === plain.url) return req;
+  return { ...plain, headers, body, ...(url === undefined ? {} : { url }) };
 }
 
 /** A plain object passes through; a live reply is summarised by its status, as Fastify's serializer did. */
@@ -112,6 +150,7 @@ export const LOG_SERIALIZERS: Record<string, SerializerFn> = {
   payload: censorDeep,
   headers: (headers: unknown) => censorKeys(headers, SECRET_HEADERS),
   req: serializeRequest,
+  url: redactUrl,
   res: serializeReply,
   // Logged by @fastify/multipart at trace level; holds the request headers.
   busboyOptions: censorDeep,

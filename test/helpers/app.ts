@@ -41,6 +41,9 @@ export async function buildTestApp(kind: DialectKind, options: TestAppOptions = 
     FIELDLENS_ADMIN_PASSWORD: ADMIN_PASSWORD,
     FIELDLENS_SAMPLE_DATA: 'off',
     LOG_LEVEL: 'info',
+    // Tests send many requests from one address: the production defaults are set explicitly where a test checks them.
+    FIELDLENS_RATE_LIMIT_PER_ADDRESS: '1000000000',
+    FIELDLENS_RATE_LIMIT_PER_USER: '1000000000',
     ...options.env,
   });
   const database = testDatabase.open(options.databaseUrl ? { url: options.databaseUrl } : {});

@@ -53,9 +53,35 @@ describeEachDatabase('rate limits', (kind) => {
   });
 });
 
+describeEachDatabase('rate limits by default', (kind) => {
+  it('limit a client address to 3000 and a user to 1200 requests a window when nothing is set', async () => {
+    // Empty values are unset: the production defaults apply (the test helper otherwise sets high limits). A long
+    // window, so a slow machine cannot see it reset in the middle: the counts are what is checked.
+    const t = await buildTestApp(kind, { env: { FIELDLENS_RATE_LIMIT_PER_ADDRESS: '', FIELDLENS_RATE_LIMIT_PER_USER: '', FIELDLENS_RATE_LIMIT_WINDOW: '3600' } });
+    try {
+      assert.deepEqual(t.config.rateLimit, { windowMs: 3_600_000, perAddress: 3000, perUser: 1200 });
+      const alice = await createUser(t.app, ['observer']);
+      const byUser: number[] = [];
+      for (let i = 0; i < 1201; i += 1) {
+        byUser.push((await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(alice.token), remoteAddress: `10.9.${i % 200}.${Math.floor(i / 200) + 1}` })).statusCode);
+      }
+      assert.deepEqual([byUser.filter((s) => s === 200).length, byUser.at(-1)], [1200, 429], 'the 1201st request of one user is refused');
+
+      const byAddress: number[] = [];
+      for (let i = 0; i < 3001; i += 1) byAddress.push((await t.app.inject({ method: 'GET', url: '/api/v1/nothing', remoteAddress: '10.8.0.1' })).statusCode);
+      assert.deepEqual([byAddress.filter((s) => s !== 429).length, byAddress.at(-1)], [3000, 429], 'the 3001st request of one address is refused');
+    } finally {
+      await t.close();
+    }
+  });
+});
+
 it('reads the rate limits from the environment and refuses nonsense', () => {
   const config = loadConfig({ FIELDLENS_RATE_LIMIT_PER_ADDRESS: '100', FIELDLENS_RATE_LIMIT_PER_USER: '50', FIELDLENS_RATE_LIMIT_WINDOW: '10' });
   assert.deepEqual(config.rateLimit, { windowMs: 10_000, perAddress: 100, perUser: 50 });
   assert.throws(() => loadConfig({ FIELDLENS_RATE_LIMIT_PER_USER: '-1' }), ConfigError);
   assert.throws(() => loadConfig({ FIELDLENS_RATE_LIMIT_WINDOW: '0' }), ConfigError);
+  // Defaults a deployment can keep (1,000,000 a minute was no limit at all); high limits are set explicitly.
+  assert.deepEqual(loadConfig({}).rateLimit, { windowMs: 60_000, perAddress: 3000, perUser: 1200 });
+  assert.deepEqual(loadConfig({ FIELDLENS_RATE_LIMIT_PER_ADDRESS: '1000000000', FIELDLENS_RATE_LIMIT_PER_USER: '0' }).rateLimit, { windowMs: 60_000, perAddress: 1_000_000_000, perUser: 0 });
 });

@@ -7,6 +7,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { after, afterEach, before, it } from 'node:test';
+import { remoteText } from '../../../src/connectors/remote-text.js';
 import { adminToken, bearer, buildTestApp, json, problem, type TestApp } from '../../helpers/app.js';
 import { describeEachDatabase } from '../../helpers/databases.js';
 import { startFakePgServer, type FakePgServer } from '../../fixtures/fake-pg-server.js';
@@ -193,4 +194,18 @@ describeEachDatabase('data-source destinations', (kind) => {
       fs.rmSync(socketDir, { recursive: true, force: true });
     }
   });
+});
+
+it('remoteText: cut to the limit (marked), one line, without control, bidi, zero-width characters or lone surrogates', () => {
+  assert.equal(remoteText('PostgreSQL 16.4'), 'PostgreSQL 16.4');
+  assert.equal(remoteText('16.1\u202e\u0000evil\u200b \u2066x\u2069\r\n\ty\u0085z\ufeff'), '16.1 evil x y z');
+  assert.equal(remoteText('a\ud800b\udc00c'), 'abc');
+  assert.equal(remoteText('😀'.repeat(10), 5), '😀😀😀😀…', 'characters, not UTF-16 units');
+  const long = remoteText('x'.repeat(5 * 1024 * 1024));
+  assert.equal([...long].length, 200);
+  assert.ok(long.endsWith('…'));
+  // A long run of removed characters before the text still ends in a bounded, marked string.
+  assert.equal(remoteText('\u0000'.repeat(10_000) + 'tail'), '…');
+  assert.equal(remoteText(undefined), '');
+  assert.equal(remoteText(42), '42');
 });

@@ -1,9 +1,10 @@
 /**
- * One data source: its connection, Test connection (datasource:write), Start scan and Cancel (scan:run), the live
- * progress of the scan under way (polled once a second while it is queued or running) and the scan history (scan:read).
+ * One data source: its connection, which datasource:write can edit, Test connection (datasource:write), Start scan and
+ * Cancel (scan:run), the live progress of the scan under way (polled once a second while it is queued or running) and
+ * the scan history (scan:read).
  */
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { api, ok, type Datasource, type Scan } from '../api/client';
+import { api, ok, type ConnectionBody, type Datasource, type Scan } from '../api/client';
 import { session } from '../api/session';
 import { NoPermission, ProblemNotice } from '../components/ProblemNotice';
 import { StatusLine } from '../components/Status';
@@ -52,6 +53,127 @@ function ScanProgress({ scan }: { scan: Scan }) {
   );
 }
 
+type Connection = NonNullable<Datasource['connection']>;
+type Kind = Connection['kind'];
+type Ssl = NonNullable<Connection['ssl']>;
+const DEFAULT_PORT: Record<Kind, number | undefined> = { postgresql: 5432, mysql: 3306, sqlite: undefined };
+const SSL_STRENGTH: Record<Ssl, number> = { disable: 0, require: 1, 'verify-full': 2 };
+
+/**
+ * Whether saving `next` without a password would drop the stored one, as the server decides it: another kind, host,
+ * port, database or user, or weaker TLS. Shown before saving so nobody is surprised.
+ */
+function destinationMoves(before: Connection, next: ConnectionBody): boolean {
+  return (
+    before.kind !== next.kind ||
+    (before.host ?? '').toLowerCase() !== (next.host ?? '').toLowerCase() ||
+    (before.port ?? DEFAULT_PORT[before.kind]) !== (next.port ?? DEFAULT_PORT[next.kind]) ||
+    before.database !== next.database ||
+    (before.user ?? '') !== (next.user ?? '') ||
+    SSL_STRENGTH[next.ssl ?? 'disable'] < SSL_STRENGTH[before.ssl ?? 'disable']
+  );
+}
+
+/**
+ * Edit where the connection goes (kind, host, port, database, user, password, TLS); the table filters and sample size
+ * are kept. A blank password keeps the stored one while the destination stays; moving it without a password drops the
+ * stored one, which the form says before saving and the server's notice confirms after.
+ */
+function ConnectionEditor({ source, onSaved, onCancel }: { source: Datasource & { connection: Connection }; onSaved: (updated: Datasource, notice: string | undefined) => void; onCancel: () => void }) {
+  const c = source.connection;
+  const [form, setForm] = useState({ kind: c.kind as Kind, host: c.host ?? '', port: c.port ? String(c.port) : '', database: c.database, user: c.user ?? '', password: '', ssl: (c.ssl ?? 'disable') as Ssl });
+  const [error, setError] = useState<unknown>(null);
+  const [busy, setBusy] = useState(false);
+  const network = form.kind !== 'sqlite';
+  const field = (key: 'host' | 'port' | 'database' | 'user' | 'password') => ({
+    value: form[key],
+    onInput: (e: Event) => setForm((f) => ({ ...f, [key]: (e.target as HTMLInputElement).value })),
+  });
+
+  const body = (): ConnectionBody => {
+    const kept: Partial<ConnectionBody> = {};
+    for (const key of ['include_schemas', 'exclude_schemas', 'include_tables', 'exclude_tables', 'sample_size'] as const) if (c[key] !== undefined) Object.assign(kept, { [key]: c[key] });
+    return {
+      ...kept,
+      kind: form.kind,
+      database: form.database.trim(),
+      ...(network && form.host.trim() ? { host: form.host.trim() } : {}),
+      ...(network && form.port ? { port: Number(form.port) } : {}),
+      ...(network && form.user.trim() ? { user: form.user.trim() } : {}),
+      ...(network && form.password ? { password: form.password } : {}),
+      ...(network && form.ssl !== 'disable' ? { ssl: form.ssl } : {}),
+    };
+  };
+  const willDrop = source.has_password && network && !form.password && destinationMoves(c, body());
+
+  const save = async (e: Event) => {
+    e.preventDefault();
+    setBusy(true);
+    setError(null);
+    try {
+      const updated = await ok(api.PATCH('/api/v1/datasources/{id}', { params: { path: { id: source.id } }, body: { connection: body() } }));
+      // The password leaves the page's memory once sent.
+      setForm((f) => ({ ...f, password: '' }));
+      onSaved(updated, updated.password_dropped ? updated.notice : undefined);
+    } catch (err) {
+      setError(err);
+    } finally {
+      setBusy(false);
+    }
+  };
+
+  return (
+    <form class="card" onSubmit={(e) => void save(e)} aria-labelledby="ds-edit-title" data-testid="connection-editor">
+      <h2 id="ds-edit-title">Edit the connection</h2>
+      <ProblemNotice error={error} />
+      <label for="ds-edit-kind">Database</label>
+      <select id="ds-edit-kind" value={form.kind} onChange={(e) => setForm((f) => ({ ...f, kind: (e.target as HTMLSelectElement).value as Kind }))}>
+        <option value="postgresql">PostgreSQL</option>
+        <option value="mysql">MySQL / MariaDB</option>
+        <option value="sqlite">SQLite file</option>
+      </select>
+      {network && (
+        <>
+          <label for="ds-edit-host">Host</label>
+          <input id="ds-edit-host" required maxLength={255} {...field('host')} />
+          <label for="ds-edit-port">Port</label>
+          <input id="ds-edit-port" type="number" min={1} max={65535} placeholder={String(DEFAULT_PORT[form.kind])} {...field('port')} />
+        </>
+      )}
+      <label for="ds-edit-database">{network ? 'Database name' : 'File (inside the folder the server allows for SQLite scans)'}</label>
+      <input id="ds-edit-database" required maxLength={1024} {...field('database')} />
+      {network && (
+        <>
+          <label for="ds-edit-user">User</label>
+          <input id="ds-edit-user" maxLength={256} autoComplete="off" {...field('user')} />
+          <label for="ds-edit-password">{source.has_password ? 'New password (blank: keep the stored one while the destination stays)' : 'Password'}</label>
+          <input id="ds-edit-password" type="password" maxLength={1024} autoComplete="new-password" {...field('password')} />
+          <label for="ds-edit-ssl">TLS</label>
+          <select id="ds-edit-ssl" value={form.ssl} onChange={(e) => setForm((f) => ({ ...f, ssl: (e.target as HTMLSelectElement).value as Ssl }))}>
+            <option value="disable">off</option>
+            <option value="require">required</option>
+            <option value="verify-full">required, certificate and host verified</option>
+          </select>
+        </>
+      )}
+      {willDrop && (
+        <p class="notice info" data-testid="password-will-drop">
+          This change moves the connection (or weakens its TLS): the stored password will be removed, as it is never sent to another destination. Enter
+          the password again to keep one.
+        </p>
+      )}
+      <div class="buttons">
+        <button type="submit" class="primary" disabled={busy}>
+          Save connection
+        </button>
+        <button type="button" disabled={busy} onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
 export function DatasourceDetailPage({ id }: { id: string }) {
   const [source, setSource] = useState<Datasource | null>(null);
   const [missing, setMissing] = useState(false);
@@ -60,6 +182,8 @@ export function DatasourceDetailPage({ id }: { id: string }) {
   const [error, setError] = useState<unknown>(null);
   const [status, setStatus] = useState('');
   const [busy, setBusy] = useState(false);
+  const [editing, setEditing] = useState(false);
+  const [passwordNotice, setPasswordNotice] = useState<string | undefined>();
   const canWrite = session.can('datasource:write');
   const canRun = session.can('scan:run');
   const canRead = session.can('scan:read');
@@ -180,6 +304,25 @@ export function DatasourceDetailPage({ id }: { id: string }) {
       </dl>
       <StatusLine message={status} />
       <ProblemNotice error={error} />
+      {passwordNotice && (
+        <div class="notice error" role="alert" data-testid="password-dropped">
+          <strong>Password removed.</strong> {passwordNotice}
+        </div>
+      )}
+      {editing && source.connection && (
+        <ConnectionEditor
+          source={{ ...source, connection: source.connection }}
+          onCancel={() => setEditing(false)}
+          onSaved={(updated, notice) => {
+            setSource(updated);
+            setPasswordNotice(notice);
+            setEditing(false);
+            setStatus('Connection saved.');
+            // The list the other pages read is stale now.
+            void loadDatasources(true).catch(() => undefined);
+          }}
+        />
+      )}
       {source.is_sample ? (
         <p class="muted">The trial's sample data source has no database to scan.</p>
       ) : !source.connection ? (
@@ -189,6 +332,11 @@ export function DatasourceDetailPage({ id }: { id: string }) {
           {canWrite && (
             <button type="button" disabled={busy} onClick={() => void testConnection()}>
               Test connection
+            </button>
+          )}
+          {canWrite && !editing && (
+            <button type="button" disabled={busy} onClick={() => setEditing(true)}>
+              Edit connection
             </button>
           )}
           {canRun && (
