@@ -235,7 +235,7 @@ describe('field page [sqlite]', () => {
     await quantity.locator('tr', { hasText: 'Sample value formats' }).filter({ hasText: 'against it' }).waitFor();
     assert.equal(await page.getByTestId('evidence-lost').count(), new Set(lost.map((e) => e.for)).size);
     await assertAccessible(page, 'field evidence');
-    await page.getByRole('heading', { name: 'Classification evidence' }).scrollIntoViewIfNeeded();
+    await page.getByRole('heading', { name: 'Metrics' }).evaluate((el) => el.scrollIntoView());
     await screenshot(page, 'field-evidence');
     assert.deepEqual(problems, []);
   });

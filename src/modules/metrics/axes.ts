@@ -5,14 +5,14 @@
 import type { MetricsAxisKey } from '../../db/schema.js';
 import { clamp, cosine, dot, finiteOr, norm, quantileSorted } from './vectors.js';
 
-/** Each axis with what it measures (API documentation) and how a reason sentence names it. */
+/** Each axis with what it measures (API documentation); reason.ts says in words what a weak one means. */
 export const AXES = {
-  category_anchor: { description: "fit to the anchor of the field's tag", phrase: "Fit to its tag's anchor" },
-  centroid: { description: 'consistency with the centroid of same-level fields', phrase: "Closeness to its level's centroid" },
-  peer_mean: { description: 'average similarity to same-tag fields', phrase: 'Average similarity to fields with the same tag' },
-  nearest: { description: 'closeness to the nearest field in the catalog', phrase: 'Closeness to its nearest field' },
-  lower_quartile: { description: 'lower quartile of the similarity to same-tag fields', phrase: 'Similarity to the less similar quarter of its same-tag fields' },
-  farthest: { description: 'similarity to the farthest same-tag field', phrase: 'Similarity to its farthest same-tag field' },
+  category_anchor: { description: "fit to the anchor of the field's tag" },
+  centroid: { description: 'consistency with the centroid of same-level fields' },
+  peer_mean: { description: 'average similarity to same-tag fields' },
+  nearest: { description: 'closeness to the nearest field in the catalog' },
+  lower_quartile: { description: 'lower quartile of the similarity to same-tag fields' },
+  farthest: { description: 'similarity to the farthest same-tag field' },
 } as const;
 
 export type AxisKey = keyof typeof AXES;

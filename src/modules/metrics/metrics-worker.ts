@@ -20,7 +20,7 @@ import { hashSampleLimit, type CatalogState, type RememberedRaw } from './catalo
 import { classificationEvidence, marginScale, measureField, type ClassificationEvidence, type FieldMeasurement, type Neighbour, type TagStats } from './measure-field.js';
 import * as repo from './metrics.repository.js';
 import { outlierScore, outlierTerms, severityOf, type OutlierInput, type SeverityThresholds } from './outlier-model.js';
-import { reasonFor } from './reason.js';
+import { REASON_NEIGHBOURS, reasonFor, type ReasonInput, type ReasonNeighbour } from './reason.js';
 import { riskOf, suggestClassification } from './suggestion.js';
 import { BACKGROUND_LOCK_WAIT_MS, NEIGHBOURS_K, type Staleness } from './staleness.js';
 import { addInto, normalize } from './vectors.js';
@@ -74,7 +74,7 @@ interface Measured extends FieldMeasurement {
   tagId: number;
   level: string;
   nearest: (Neighbour & { id: string }) | undefined;
-  neighbours: Neighbour[];
+  neighbours: Array<Neighbour & { id: string }>;
   evidence: ClassificationEvidence;
   predicted: { tagId: number; level: string; confidence: number } | null;
   confirmed: boolean;
@@ -436,7 +436,7 @@ export class MetricsWorker {
     const distributions = this.distributions as AxisDistributions;
     const computedAt = this.deps.clock.now().toISOString();
     this.times.computeMs += performance.now() - started;
-    return pre.map(({ id, tagId, level, axes, nearest, neighbours, margins, disagreement, nearestRatio, evidence, predicted, confirmed }) => {
+    const computed = pre.map(({ id, tagId, level, axes, nearest, neighbours, margins, disagreement, nearestRatio, evidence, predicted, confirmed }) => {
       let basis: string | null = null;
       let confirmedUnchanged = false;
       if (confirmed) {
@@ -470,7 +470,9 @@ export class MetricsWorker {
       const nearestName = nearest ? names.get(nearest.id) : undefined;
       const betterTag =
         margins.anchorMargin !== null && margins.anchorMargin < 0 && margins.bestOtherAnchorTagId !== null ? { classification: label(margins.bestOtherAnchorTagId, null), by: 'anchor' as const } : null;
-      const reason = reasonFor({
+      const tagLevels = state.tagLevels(tagId);
+      const peers = tagLevels.reduce((sum, l) => sum + l.count, 0) - 1;
+      const reasonInput: ReasonInput = {
         classification: label(tagId, level),
         tag: label(tagId, null),
         level,
@@ -489,13 +491,31 @@ export class MetricsWorker {
         betterTag,
         suggestion: suggestion ? { classification: label(suggestion.tagId, suggestion.level), sameTag: suggestion.tagId === tagId, by: suggestion.by } : null,
         classifier: predicted && predicted.tagId !== tagId ? { classification: label(predicted.tagId, predicted.level), confidence: predicted.confidence } : null,
-        expectedLevel: evidence.expectedLevel !== null && evidence.expectedLevel !== level ? { level: evidence.expectedLevel, under: rank(evidence.expectedLevel) > rank(level) } : null,
+        expectedLevel:
+          evidence.expectedLevel !== null && evidence.expectedLevel !== level
+            ? {
+                level: evidence.expectedLevel,
+                under: rank(evidence.expectedLevel) > rank(level),
+                peers,
+                peersAtLevel: tagLevels.find((l) => l.level === evidence.expectedLevel)?.count ?? 0,
+                isDefault: defaultLevel(tagId) === evidence.expectedLevel,
+              }
+            : null,
         terms: outlierTerms(input),
         severity,
         confirmedUnchanged,
-      });
+      };
+      // The nearest fields a suspicious field's reason counts; a deleted one (no name) is left out, as for the nearest.
+      const counted = severity === 'low' ? [] : neighbours.slice(0, REASON_NEIGHBOURS);
+      const reasonNeighbours = (found: Map<string, { name: string; datasource: string }>): ReasonNeighbour[] =>
+        counted.flatMap((m) => {
+          const named = found.get(m.id) ?? names.get(m.id);
+          return named === undefined
+            ? []
+            : [{ classification: label(m.tag_id, m.level), sameClassification: m.tag_id === tagId && m.level === level, sameTagAsSuggestion: suggestion !== null && suggestion.tagId === m.tag_id, datasource: named.datasource }];
+        });
       const raw = perAxis((k) => axes.raw[k]);
-      return {
+      const row = {
         field_id: id,
         ...(Object.fromEntries(Object.entries(raw).map(([k, v]) => [`raw_${k}`, v])) as Pick<repo.FieldMetricsRow, `raw_${keyof typeof raw}`>),
         ...(Object.fromEntries(Object.entries(scores).map(([k, v]) => [`score_${k}`, v])) as Pick<repo.FieldMetricsRow, `score_${keyof typeof scores}`>),
@@ -510,7 +530,7 @@ export class MetricsWorker {
         nearest_field_id: nearest && nearestName !== undefined ? nearest.id : null,
         nearest_field_name: nearestName?.name ?? null,
         nearest_similarity: nearest?.similarity ?? null,
-        reason,
+        reason: '',
         computed_at: computedAt,
         suggested_tag_id: suggestion?.tagId ?? null,
         suggested_level: suggestion?.level ?? null,
@@ -518,6 +538,12 @@ export class MetricsWorker {
         confirmed_basis: basis,
         risk,
       };
+      return { row, reasonInput, counted, reasonNeighbours };
     });
+    // The data sources of the nearest fields a suspicious field's reason counts: one query for the batch, for the
+    // few fields the queue puts first (a field that fits names only its nearest field, looked up above).
+    const more = computed.flatMap((c) => c.counted.map((m) => m.id)).filter((nid) => !names.has(nid));
+    const found = more.length > 0 ? await this.deps.fields.fieldNames([...new Set(more)]) : new Map<string, { name: string; datasource: string }>();
+    return computed.map(({ row, reasonInput, reasonNeighbours }) => ({ ...row, reason: reasonFor({ ...reasonInput, neighbours: reasonNeighbours(found) }) }));
   }
 }

@@ -1,9 +1,20 @@
 // The reason sentence stored with a field's metrics: the strongest evidence, in words a reviewer can check.
 // It never contradicts itself: the only other classification it names is the suggested one (or, as a plain fact,
 // the nearest field's own), and a neighbour is named with its data source.
-import { AXES, AXIS_KEYS, type AxisKey, type AxisScores } from './axes.js';
+import { AXIS_KEYS, type AxisKey, type AxisScores } from './axes.js';
 import type { OutlierTerms, Severity } from './outlier-model.js';
-import { clamp } from './vectors.js';
+
+/** One of the field's nearest other fields (closest first), as a reason may count it. */
+export interface ReasonNeighbour {
+  /** Its classification label, e.g. "Personal/Identity/Date of birth (L4)". */
+  classification: string;
+  /** Same tag and level as the field. */
+  sameClassification: boolean;
+  /** Its tag is the suggested one. */
+  sameTagAsSuggestion: boolean;
+  /** Its data source's name, when looked up (only for suspicious fields). */
+  datasource?: string;
+}
 
 export interface ReasonInput {
   /** Classification label of the field itself, e.g. "Technical/Timestamp (L2)". */
@@ -14,14 +25,22 @@ export interface ReasonInput {
   scores: AxisScores;
   /** The nearest other field: its display name (e.g. `table.column`), similarity and classification. */
   nearest?: { name: string; datasource?: string; similarity: number; classification: string; sameClassification: boolean; sameTagAsSuggestion?: boolean } | null;
+  /**
+   * The field's nearest other fields, closest first, the nearest among them (REASON_NEIGHBOURS of them): a reason
+   * says how many of them carry the other classification, and in which data source when they share one.
+   */
+  neighbours?: readonly ReasonNeighbour[];
   /** Another tag that fits better than the field's own (negative margin), if any; used only when it is the suggestion. */
   betterTag?: { classification: string; by: 'anchor' | 'peers' } | null;
   /** The suggested classification's label and what chose it. */
   suggestion?: { classification: string; sameTag: boolean; by: 'classifier' | 'neighbours' | 'margins' | 'level' } | null;
   /** The classifier's view when it disagrees with the tag: its label and confidence. */
   classifier?: { classification: string; confidence: number } | null;
-  /** The level the evidence expects for the field's tag, when it differs. */
-  expectedLevel?: { level: string; under: boolean } | null;
+  /**
+   * The level the evidence expects for the field's tag, when it differs; with how many of the tag's other fields sit
+   * at that level (`peersAtLevel` of `peers`) and whether it is the tag's default level.
+   */
+  expectedLevel?: { level: string; under: boolean; peersAtLevel?: number; peers?: number; isDefault?: boolean } | null;
   /** Which outlier terms dominated (outlierTerms()); optional. */
   terms?: OutlierTerms;
   severity?: Severity;
@@ -29,20 +48,38 @@ export interface ReasonInput {
   confirmedUnchanged?: boolean;
 }
 
-/** "lowest 3%" / "62nd percentile" phrasing of a normalised score. */
-export function percentilePhrase(score: number): string {
-  const pct = Math.round(clamp(score, 0, 1) * 100);
-  if (pct < 50) return `in the lowest ${Math.max(1, pct)}% of the catalog`;
-  const mod100 = pct % 100;
-  const suffix = mod100 >= 11 && mod100 <= 13 ? 'th' : pct % 10 === 1 ? 'st' : pct % 10 === 2 ? 'nd' : pct % 10 === 3 ? 'rd' : 'th';
-  return `at the ${pct}${suffix} percentile of the catalog`;
-}
+/** How many of the nearest fields a reason counts ("4 of its 5 nearest fields …"). */
+export const REASON_NEIGHBOURS = 5;
+/** Below this score an axis is weak enough to be worth a sentence (the console draws such a bar amber or red). */
+export const WEAK_AXIS = 0.25;
 
 /** The axis with the lowest normalised score (ties: the earlier axis in AXIS_KEYS). */
 export function weakestAxis(scores: AxisScores): { axis: AxisKey; score: number } {
   let axis: AxisKey = AXIS_KEYS[0];
   for (const k of AXIS_KEYS) if (scores[k] < scores[axis]) axis = k;
   return { axis, score: scores[axis] };
+}
+
+/**
+ * What a weak axis means for this field, in words a reviewer can check against the field itself (no statistics):
+ * the tag's description, its level's fields, its tag's fields, the rest of the catalog.
+ */
+export function weakAxisPhrase(axis: AxisKey, tag: string | undefined, level: string | undefined): string {
+  const t = tag ?? 'its tag';
+  switch (axis) {
+    case 'category_anchor':
+      return `its name, type and comment are far from what ${t} describes`;
+    case 'centroid':
+      return `it is unlike most fields at ${level ?? 'its level'}`;
+    case 'peer_mean':
+      return `it is unlike the other fields tagged ${t}`;
+    case 'nearest':
+      return 'no other field in the catalog is close to it';
+    case 'lower_quartile':
+      return `it sits at the edge of the fields tagged ${t}`;
+    case 'farthest':
+      return `some fields tagged ${t} are very unlike it`;
+  }
 }
 
 type Kind = 'neighbours' | 'classifier' | 'level' | 'anchor';
@@ -60,10 +97,29 @@ function strongestKinds(t: OutlierTerms | undefined): Kind[] {
 }
 
 /**
- * One or two plain sentences naming the strongest evidence. For a suspicious field (severity medium or high): the
- * evidence kinds in order of their weight in the score — the nearest field of the suggested classification, the
- * classifier's view, the level the tag's fields and neighbours point to, the tag whose description fits better. For a
- * field that fits: the agreeing nearest field or confirmation, and the weakest axis when it is below the median.
+ * The largest group of the nearest fields that share one other classification: how many, of how many, the label,
+ * whether the nearest field is one of them, and their data source when they all share one.
+ */
+function neighbourGroup(neighbours: readonly ReasonNeighbour[]): { count: number; of: number; classification: string; nearestInGroup: boolean; sameTagAsSuggestion: boolean; datasource: string | undefined } | null {
+  const counts = new Map<string, ReasonNeighbour[]>();
+  for (const n of neighbours) if (!n.sameClassification) counts.set(n.classification, [...(counts.get(n.classification) ?? []), n]);
+  let best: ReasonNeighbour[] | undefined;
+  // Ties go to the group holding the closer field (Map order is the order of first appearance, closest first).
+  for (const group of counts.values()) if (!best || group.length > best.length) best = group;
+  if (!best) return null;
+  const nearestInGroup = best[0] === neighbours[0];
+  const sources = new Set(best.map((n) => n.datasource));
+  // A data source is named only with the nearest field, which the reason then names too: a reason naming a deleted
+  // field (or its data source) is withheld until recomputed (metrics.service), and that check looks for the nearest.
+  const datasource = nearestInGroup && sources.size === 1 ? [...sources][0] : undefined;
+  return { count: best.length, of: neighbours.length, classification: best[0]!.classification, nearestInGroup, sameTagAsSuggestion: best[0]!.sameTagAsSuggestion, datasource };
+}
+
+/**
+ * One or two plain sentences naming the strongest evidence, in words a reviewer acts on: what the field's nearest
+ * fields are and what it is, what its own name and values point to, which level fields of its tag have. For a
+ * suspicious field (severity medium or high): the evidence kinds in order of their weight in the score. For a field
+ * that fits: the agreeing nearest field or confirmation, then what is weak about it, if anything.
  */
 export function reasonFor(input: ReasonInput): string {
   const sentences: string[] = [];
@@ -72,37 +128,57 @@ export function reasonFor(input: ReasonInput): string {
   const nearestPhrase = n ? `Nearest field \`${n.name}\`${where} (similarity ${n.similarity.toFixed(2)})` : '';
   const suspicious = input.severity === 'high' || input.severity === 'medium';
   const s = input.suggestion;
+  const own = input.classification;
   if (suspicious) {
+    // A reason names no other classification than the suggested one, or (as a plain fact) the nearest fields' own.
+    const nameable = (sameTagAsSuggestion: boolean) => !s || s.sameTag || sameTagAsSuggestion;
+    const group = input.neighbours && input.neighbours.length > 1 ? neighbourGroup(input.neighbours) : null;
     for (const kind of strongestKinds(input.terms)) {
       if (sentences.length >= 2) break;
-      if (kind === 'neighbours' && n && !n.sameClassification && (!s || s.sameTag || n.sameTagAsSuggestion)) {
-        sentences.push(`${nearestPhrase} is classified ${n.classification}, not ${input.classification}.`);
+      if (kind === 'neighbours' && group && group.count >= 2 && nameable(group.sameTagAsSuggestion)) {
+        const many = group.count === group.of ? `Its ${group.of} nearest fields${group.datasource ? ` in ${group.datasource}` : ''} are all` : `${group.count} of its ${group.of} nearest fields${group.datasource ? ` in ${group.datasource}` : ''} are`;
+        const closest = group.nearestInGroup && n ? `, the closest \`${n.name}\`${group.datasource ? '' : where} (similarity ${n.similarity.toFixed(2)})` : '';
+        sentences.push(`${many} ${group.classification}${closest}; it is ${own}.`);
+      } else if (kind === 'neighbours' && n && !n.sameClassification && nameable(n.sameTagAsSuggestion ?? false)) {
+        sentences.push(`${nearestPhrase} is ${n.classification}; it is ${own}.`);
       } else if (kind === 'neighbours' && s && !s.sameTag && s.by === 'neighbours') {
-        sentences.push(`Its nearest fields are mostly classified ${s.classification}, not ${input.classification}.`);
-      } else if (kind === 'classifier' && input.classifier) {
-        sentences.push(
-          `Its name, table, comment, type and value formats point to ${input.classifier.classification} (classifier confidence ${input.classifier.confidence.toFixed(2)}), not ${input.classification}.`,
-        );
+        sentences.push(`Its nearest fields are mostly ${s.classification}; it is ${own}.`);
+      } else if (kind === 'classifier' && input.classifier && (nameable(false) || s?.by === 'classifier' || s?.classification === input.classifier.classification)) {
+        sentences.push(`Its own name, table, comment, type and value formats point to ${input.classifier.classification} (classifier ${Math.round(input.classifier.confidence * 100)}% sure), not ${own}.`);
       } else if (kind === 'level' && input.expectedLevel && input.level) {
         const e = input.expectedLevel;
-        sentences.push(`Fields like it are classified ${e.level}, so ${input.level} looks ${e.under ? 'too low (under-classified)' : 'too high (over-classified)'}.`);
+        const tag = input.tag ?? 'its tag';
+        const peers = e.peers ?? 0;
+        const at = e.peersAtLevel ?? 0;
+        const counted = peers === 1 ? `The only other field tagged ${tag} is ${e.level}` : at === peers ? `All ${peers} other fields tagged ${tag} are ${e.level}` : `${at} of the ${peers} other fields tagged ${tag} are ${e.level}`;
+        const basis =
+          peers > 0 && at > 0
+            ? `${counted}${e.isDefault ? ", the tag's default" : ''}`
+            : e.isDefault
+              ? `The default level of ${tag} is ${e.level}`
+              : `Fields like it are classified ${e.level}`;
+        sentences.push(`${basis}, so at ${input.level} it looks ${e.under ? 'under-classified' : 'over-classified'}.`);
       } else if (kind === 'anchor' && input.betterTag && (!s || (!s.sameTag && s.classification.startsWith(input.betterTag.classification)))) {
-        sentences.push(`Its text fits the description of ${input.betterTag.classification} better than that of its own tag.`);
+        sentences.push(`Its name, type and comment fit what ${input.betterTag.classification} describes better than its own tag.`);
       }
     }
-    if (sentences.length === 0 && s) sentences.push(`${s.classification} fits it better than ${input.classification}.`);
+    if (sentences.length === 0 && s) sentences.push(`${s.classification} fits it better than ${own}.`);
+    // Doubt with nothing to name (no suggestion, no disagreeing neighbour): said so, never an empty reason.
+    if (sentences.length === 0) sentences.push(`Several signals doubt ${own}, none enough to name another classification.`);
     if (sentences.length === 1) {
       const weak = weakestAxis(input.scores);
       // Bars and severity tell one story: when every bar is above the median, say why the score is high anyway.
       if (weak.score >= 0.5) sentences.push('Its bars are high because the fields around it carry the same label; this evidence does not depend on those labels.');
-      else sentences.push(`${AXES[weak.axis].phrase} is ${percentilePhrase(weak.score)}.`);
+      else if (weak.score < WEAK_AXIS) sentences.push(`Also, ${weakAxisPhrase(weak.axis, input.tag, input.level)}.`);
     }
     return sentences.slice(0, 2).join(' ');
   }
-  if (input.confirmedUnchanged) sentences.push(`Confirmed by a reviewer as ${input.classification}; its neighbourhood has not changed since.`);
-  if (n && n.sameClassification && sentences.length < 2) sentences.push(`${nearestPhrase} shares its classification ${input.classification}.`);
-  const weak = weakestAxis(input.scores);
-  if (sentences.length < 2 && (weak.score < 0.5 || sentences.length === 0)) sentences.push(`${AXES[weak.axis].phrase} is ${percentilePhrase(weak.score)}.`);
-  if (sentences.length < 2 && !input.confirmedUnchanged) sentences.push(`No evidence points to another classification.`);
+  if (input.confirmedUnchanged) sentences.push(`Confirmed by a reviewer as ${own}; its neighbourhood has not changed since.`);
+  if (n && n.sameClassification && sentences.length < 2) sentences.push(`${nearestPhrase} is ${own} too.`);
+  if (sentences.length < 2 && !input.confirmedUnchanged) {
+    const weak = weakestAxis(input.scores);
+    // A weak axis of a field that fits is no evidence against it: said as such, after the verdict.
+    sentences.push(weak.score < WEAK_AXIS ? `Nothing points to another classification, though ${weakAxisPhrase(weak.axis, input.tag, input.level)}.` : 'Nothing points to another classification.');
+  }
   return sentences.slice(0, 2).join(' ');
 }

@@ -4,7 +4,6 @@ import { auroc, exactNeighbours, knnDisagreementBaseline, precisionAtK } from '.
 import { AXIS_KEYS, AxisDistribution, type AxisScores, buildAxisDistributions, computeAxes, computeRawAxes, normalizeAxes } from '../../../src/modules/metrics/axes.js';
 import { computeTagMargins, marginScale, NEAREST_RATIO_EPSILON, nearestTagEvidence, neighbourDisagreement } from '../../../src/modules/metrics/measure-field.js';
 import { OUTLIER_WEIGHTS, outlierTerms, outlierScore, severityOf } from '../../../src/modules/metrics/outlier-model.js';
-import { reasonFor } from '../../../src/modules/metrics/reason.js';
 import { cosine, meanUnit, normalize } from '../../../src/modules/metrics/vectors.js';
 
 const v = (...xs: number[]): Float32Array => Float32Array.from(xs);
@@ -341,69 +340,7 @@ describe('neighbour disagreement and the outlier model', () => {
   });
 });
 
-describe('reasonFor', () => {
-  const zero = { disagreement: 0, peerMargin: 0, anchorMargin: 0, nearestRatio: 0, axisFit: 0, classifierOther: 0, classifierFar: 0, classifierAgrees: 0, under: 0, over: 0, underClassifier: 0, overClassifier: 0, classifierOtherAlone: 0 };
-
-  it('names a disagreeing nearest neighbour with its data source, classification and similarity, then the weakest axis', () => {
-    const scores = { ...uniformScores(0.6), category_anchor: 0.03 };
-    const text = reasonFor({
-      classification: 'Technical/Timestamp (L1)',
-      scores,
-      severity: 'high',
-      terms: { ...zero, disagreement: 3 },
-      nearest: { name: 'customers.contact_email', datasource: 'crm', similarity: 0.9312, classification: 'Personal/Contact/Email address (L3)', sameClassification: false, sameTagAsSuggestion: true },
-      suggestion: { classification: 'Personal/Contact/Email address (L3)', sameTag: false, by: 'neighbours' },
-    });
-    assert.equal(
-      text,
-      "Nearest field `customers.contact_email` in crm (similarity 0.93) is classified Personal/Contact/Email address (L3), not Technical/Timestamp (L1). Fit to its tag's anchor is in the lowest 3% of the catalog.",
-    );
-  });
-
-  it('leads with the strongest evidence and names no tag but the suggested one', () => {
-    const text = reasonFor({
-      classification: 'Public reference data/Country code (L1)',
-      scores: uniformScores(0.9),
-      severity: 'high',
-      terms: { ...zero, classifierOther: 5, disagreement: 1 },
-      // The nearest field is of a third tag: it is not named as the alternative.
-      nearest: { name: 'payroll.country', datasource: 'hr', similarity: 0.8, classification: 'Personal/Contact/Country (L2)', sameClassification: false, sameTagAsSuggestion: false },
-      suggestion: { classification: 'Personal/Identity/National ID number (L5)', sameTag: false, by: 'classifier' },
-      classifier: { classification: 'Personal/Identity/National ID number (L5)', confidence: 0.93 },
-      betterTag: { classification: 'Business/Products/Price', by: 'anchor' },
-    });
-    assert.match(text, /^Its name, table, comment, type and value formats point to Personal\/Identity\/National ID number \(L5\) \(classifier confidence 0\.93\)/);
-    assert.doesNotMatch(text, /Country \(L2\)|Price/);
-    assert.ok(text.split('. ').length <= 2);
-    // Every bar above the median and a high severity: the reason says why the bars are high.
-    assert.match(text, /bars are high because the fields around it carry the same label/);
-  });
-
-  it('calls a level two steps too low under-classified', () => {
-    const text = reasonFor({
-      classification: 'Personal/Identity/Passport number (L2)',
-      level: 'L2',
-      scores: uniformScores(0.3),
-      severity: 'high',
-      terms: { ...zero, under: 3 },
-      suggestion: { classification: 'Personal/Identity/Passport number (L5)', sameTag: true, by: 'level' },
-      expectedLevel: { level: 'L5', under: true },
-    });
-    assert.match(text, /^Fields like it are classified L5, so L2 looks too low \(under-classified\)\./);
-  });
-
-  it('explains a well-fitting field by its agreeing nearest field, and a confirmed one by its confirmation', () => {
-    const text = reasonFor({
-      classification: 'Personal/Name',
-      scores: uniformScores(0.8),
-      severity: 'low',
-      nearest: { name: 'users.first_name', datasource: 'crm', similarity: 0.95, classification: 'Personal/Name', sameClassification: true },
-    });
-    assert.match(text, /`users\.first_name` in crm \(similarity 0\.95\) shares its classification Personal\/Name/);
-    const confirmed = reasonFor({ classification: 'Personal/Name', scores: uniformScores(0.8), severity: 'low', confirmedUnchanged: true });
-    assert.match(confirmed, /^Confirmed by a reviewer as Personal\/Name; its neighbourhood has not changed since\./);
-  });
-});
+// The reason sentences are tested in reason.test.ts.
 
 describe('evaluation measures', () => {
   it('auroc: perfect, inverted, random-tied and half-tied cases', () => {
