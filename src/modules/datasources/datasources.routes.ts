@@ -3,6 +3,7 @@ import { Type } from 'typebox';
 import { callerOf } from '../../http/authentication.js';
 import type { Services } from '../../services.js';
 import {
+  ConnectionOptionsResponse,
   CreateDatasourceBody,
   DatasourceIdParams,
   DatasourceListResponse,
@@ -27,6 +28,23 @@ export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }
       },
     },
     async () => ({ items: await datasources.listDatasources() }),
+  );
+
+  app.get(
+    '/datasources/connection-options',
+    {
+      config: { access: 'datasource:write' },
+      schema: {
+        summary: 'What a data-source connection may be on this server',
+        description:
+          'For a form that guides: every database kind with whether this server takes it now (sqlite only when FIELDLENS_SCAN_SQLITE_DIR is set) and its default port, ' +
+          'the folder sqlite files must lie in, whether a password can be stored (a secret key is configured), the limits of names, patterns, sample size and scan interval, ' +
+          'and how include/exclude patterns match. Needs datasource:write, as creating does: it names a server folder.',
+        tags: ['datasources'],
+        response: { 200: ConnectionOptionsResponse },
+      },
+    },
+    async () => datasources.connectionOptions(),
   );
 
   app.post(

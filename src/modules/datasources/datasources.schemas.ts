@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { IdParams, PlainText, StringEnum, Timestamp, Uuid } from '../../http/schemas.js';
 
-const CONNECTION_KINDS = ['postgresql', 'mysql', 'sqlite'] as const;
+export const CONNECTION_KINDS = ['postgresql', 'mysql', 'sqlite'] as const;
 const SSL_MODES = ['disable', 'require', 'verify-full'] as const;
 
 const NamePatterns = (what: string) =>
@@ -110,3 +110,32 @@ export const TestConnectionResponse = Type.Object({
 export type TestConnectionResponse = Static<typeof TestConnectionResponse>;
 
 export const DatasourceIdParams = IdParams;
+
+const Range = (what: string) => Type.Object({ min: Type.Integer(), max: Type.Integer() }, { description: what });
+
+export const ConnectionOptionsResponse = Type.Object({
+  kinds: Type.Array(
+    Type.Object({
+      kind: StringEnum(CONNECTION_KINDS),
+      label: Type.String({ description: 'How the console names the kind' }),
+      available: Type.Boolean({ description: 'Whether this server accepts a connection of this kind now' }),
+      reason: Type.Union([Type.String(), Type.Null()], { description: 'Why not, when available is false' }),
+      default_port: Type.Union([Type.Integer(), Type.Null()], { description: 'Port used when none is given; null: no network connection (sqlite)' }),
+      schemas: Type.Boolean({ description: 'Whether schema filters apply (sqlite has one schema, main)' }),
+    }),
+    { description: 'Every database kind a data source can connect to; every license tier allows every kind' },
+  ),
+  sqlite_dir: Type.Union([Type.String(), Type.Null()], {
+    description: 'The folder sqlite files must lie in (FIELDLENS_SCAN_SQLITE_DIR); database is a path inside it. null: sqlite is refused',
+  }),
+  passwords: Type.Boolean({ description: 'Whether a connection password can be stored (the service has a secret key, FIELDLENS_SECRET_KEY)' }),
+  limits: Type.Object({
+    name_length: Range('Characters of a data source name'),
+    patterns_per_list: Type.Integer({ description: 'Patterns at most in each include/exclude list' }),
+    pattern_length: Range('Characters of one pattern'),
+    sample_size: Type.Object({ min: Type.Integer(), max: Type.Integer(), default: Type.Integer() }, { description: 'Values sampled per column' }),
+    scan_interval_hours: Range('Hours between automatic scans'),
+  }),
+  patterns: Type.String({ description: 'How include/exclude patterns match' }),
+});
+export type ConnectionOptionsResponse = Static<typeof ConnectionOptionsResponse>;

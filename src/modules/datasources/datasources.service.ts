@@ -17,8 +17,9 @@ import { AppError, conflict, notFound, unprocessable } from '../../http/errors.j
 import type { AuditService } from '../audit/audit.service.js';
 import type { FieldsService } from '../fields/fields.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
+import { connectionOptionsOf } from './connection-options.js';
 import * as repo from './datasources.repository.js';
-import type { ConnectionBody, ConnectionResponse, CreateDatasourceBody, DatasourceResponse, TestConnectionResponse, UpdateDatasourceBody, UpdateDatasourceResponse } from './datasources.schemas.js';
+import type { ConnectionBody, ConnectionOptionsResponse, ConnectionResponse, CreateDatasourceBody, DatasourceResponse, TestConnectionResponse, UpdateDatasourceBody, UpdateDatasourceResponse } from './datasources.schemas.js';
 
 /** The connection as stored: the API's connection object without its password. */
 type StoredConnection = Omit<ConnectionSpec, 'password'>;
@@ -308,6 +309,11 @@ export class DatasourcesService {
   /** For the scanner's schedule: data sources with both a connection and a scan interval. */
   async listScheduledScans(): Promise<Array<{ datasourceId: string; scanIntervalHours: number }>> {
     return (await repo.listScheduledDatasources(this.db)).map((r) => ({ datasourceId: r.id, scanIntervalHours: r.scan_interval_hours }));
+  }
+
+  /** What the data-source form offers: the kinds this server takes, the SQLite folder, whether passwords can be stored, the limits. */
+  connectionOptions(): ConnectionOptionsResponse {
+    return connectionOptionsOf({ sqliteDir: this.deps.scanSqliteDir, canStorePasswords: this.deps.secretBox !== undefined });
   }
 
   /** The options every connector of a data source is opened with (the sqlite scan folder, timeout, own files), so all callers apply the same rules. */

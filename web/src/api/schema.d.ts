@@ -258,6 +258,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/datasources/connection-options": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a data-source connection may be on this server
+         * @description For a form that guides: every database kind with whether this server takes it now (sqlite only when FIELDLENS_SCAN_SQLITE_DIR is set) and its default port, the folder sqlite files must lie in, whether a password can be stored (a secret key is configured), the limits of names, patterns, sample size and scan interval, and how include/exclude patterns match. Needs datasource:write, as creating does: it names a server folder.
+         */
+        get: operations["getDatasourcesConnectionOptions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/datasources/{id}": {
         parameters: {
             query?: never;
@@ -3002,6 +3022,145 @@ export interface operations {
                      *       "status": 422,
                      *       "detail": "Well-formed, but refers to something invalid",
                      *       "code": "unprocessable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getDatasourcesConnectionOptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Every database kind a data source can connect to; every license tier allows every kind */
+                        kinds: {
+                            /** @enum {string} */
+                            kind: "postgresql" | "mysql" | "sqlite";
+                            /** @description How the console names the kind */
+                            label: string;
+                            /** @description Whether this server accepts a connection of this kind now */
+                            available: boolean;
+                            /** @description Why not, when available is false */
+                            reason: string | null;
+                            /** @description Port used when none is given; null: no network connection (sqlite) */
+                            default_port: number | null;
+                            /** @description Whether schema filters apply (sqlite has one schema, main) */
+                            schemas: boolean;
+                        }[];
+                        /** @description The folder sqlite files must lie in (FIELDLENS_SCAN_SQLITE_DIR); database is a path inside it. null: sqlite is refused */
+                        sqlite_dir: string | null;
+                        /** @description Whether a connection password can be stored (the service has a secret key, FIELDLENS_SECRET_KEY) */
+                        passwords: boolean;
+                        limits: {
+                            /** @description Characters of a data source name */
+                            name_length: {
+                                min: number;
+                                max: number;
+                            };
+                            /** @description Patterns at most in each include/exclude list */
+                            patterns_per_list: number;
+                            /** @description Characters of one pattern */
+                            pattern_length: {
+                                min: number;
+                                max: number;
+                            };
+                            /** @description Values sampled per column */
+                            sample_size: {
+                                min: number;
+                                max: number;
+                                default: number;
+                            };
+                            /** @description Hours between automatic scans */
+                            scan_interval_hours: {
+                                min: number;
+                                max: number;
+                            };
+                        };
+                        /** @description How include/exclude patterns match */
+                        patterns: string;
+                    };
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];

@@ -1,4 +1,7 @@
-/** The audit log: filters, pages, export (NDJSON or CSV through an authenticated fetch), and chain verification. */
+/**
+ * The audit log: filters a person can type (an action or a prefix like field.*, a user name, a target's name), pages,
+ * export (NDJSON or CSV through an authenticated fetch), and chain verification. Each target is shown by its name.
+ */
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok, serverCapabilities, type AuditEntry } from '../api/client';
 import { ProblemError, problemOf, session } from '../api/session';
@@ -7,19 +10,28 @@ import { StatusLine } from '../components/Status';
 
 interface Filters {
   action: string;
-  actor_id: string;
-  target_id: string;
+  actor: string;
+  target: string;
   since: string;
   until: string;
 }
 
-const EMPTY: Filters = { action: '', actor_id: '', target_id: '', since: '', until: '' };
+const EMPTY: Filters = { action: '', actor: '', target: '', since: '', until: '' };
+
+/** The action families the service writes, offered as prefixes (the field still takes any exact action). */
+const ACTION_PREFIXES = ['field.*', 'auth.*', 'user.*', 'datasource.*', 'scan.*', 'tag.*', 'taxonomy.*', 'license.*', 'token.*', 'webhook.*'];
+
+const HINTS: Partial<Record<keyof Filters, string>> = {
+  action: 'Exact, or a prefix ending in * (field.* is every field action).',
+  actor: 'A user name, whole.',
+  target: 'Part of a name: schema.table.column, a data source, a user, a tag.',
+};
 
 function queryOf(f: Filters): Record<string, string> {
   const q: Record<string, string> = {};
   if (f.action.trim()) q.action = f.action.trim();
-  if (f.actor_id.trim()) q.actor_id = f.actor_id.trim();
-  if (f.target_id.trim()) q.target_id = f.target_id.trim();
+  if (f.actor.trim()) q.actor = f.actor.trim();
+  if (f.target.trim()) q.target = f.target.trim();
   // datetime-local has no zone: read as the browser's local time, sent as UTC.
   if (f.since) q.since = new Date(f.since).toISOString();
   if (f.until) q.until = new Date(f.until).toISOString();
@@ -77,7 +89,13 @@ export function AuditPage() {
     <label>
       {label}
       {type === 'text' ? (
-        <input type="text" value={draft[key]} onInput={(e) => setDraft({ ...draft, [key]: (e.target as HTMLInputElement).value })} />
+        <input
+          type="text"
+          value={draft[key]}
+          {...(key === 'action' ? { list: 'audit-actions' } : {})}
+          {...(HINTS[key] ? { 'aria-describedby': `audit-hint-${key}`, title: HINTS[key] } : {})}
+          onInput={(e) => setDraft({ ...draft, [key]: (e.target as HTMLInputElement).value })}
+        />
       ) : (
         <input type="datetime-local" value={draft[key]} onInput={(e) => setDraft({ ...draft, [key]: (e.target as HTMLInputElement).value })} />
       )}
@@ -96,14 +114,23 @@ export function AuditPage() {
         }}
       >
         {input('action', 'Action')}
-        {input('actor_id', 'Actor id')}
-        {input('target_id', 'Target id')}
+        {input('actor', 'Actor')}
+        {input('target', 'Target')}
         {input('since', 'Since', 'datetime-local')}
         {input('until', 'Until', 'datetime-local')}
         <button type="submit" class="primary">
           Apply
         </button>
+        <datalist id="audit-actions">
+          {ACTION_PREFIXES.map((p) => (
+            <option key={p} value={p} />
+          ))}
+        </datalist>
       </form>
+      <p class="muted hint">
+        <span id="audit-hint-action">Action: {HINTS.action}</span> <span id="audit-hint-actor">Actor: {HINTS.actor}</span>{' '}
+        <span id="audit-hint-target">Target: {HINTS.target}</span> % and _ are plain characters.
+      </p>
       <div class="toolbar">
         <button type="button" onClick={() => void exportAs('ndjson')}>
           Export NDJSON
@@ -138,7 +165,9 @@ export function AuditPage() {
               <td>{new Date(e.at).toLocaleString()}</td>
               <td>{e.actor_username ?? '–'}</td>
               <td>{e.action}</td>
-              <td>{e.target_type === 'field' && e.target_id ? <a href={`/fields/${e.target_id}`}>{e.target_id.slice(0, 8)}…</a> : [e.target_type, e.target_id].filter(Boolean).join(' ')}</td>
+              <td class="target">
+                <Target entry={e} />
+              </td>
               <td class="details">{JSON.stringify(e.details)}</td>
               <td>
                 <code title={`hash ${e.hash}, previous ${e.prev_hash}`}>{e.hash.slice(0, 10)}</code>
@@ -153,5 +182,23 @@ export function AuditPage() {
         </button>
       )}
     </section>
+  );
+}
+
+/** A target by its name (a field links to its page), its data source, and its kind and short id for reference. */
+function Target({ entry: e }: { entry: AuditEntry }) {
+  if (!e.target_type && !e.target_id) return <>–</>;
+  const name = e.target_name ?? null;
+  const shortId = e.target_id ? (e.target_id.length > 12 ? `${e.target_id.slice(0, 8)}…` : e.target_id) : '';
+  const label = name ?? shortId;
+  return (
+    <>
+      {e.target_type === 'field' && e.target_id ? <a href={`/fields/${e.target_id}`}>{label}</a> : <span class="target-name">{label || e.target_type}</span>}
+      {e.target_datasource && <span class="muted"> in {e.target_datasource}</span>}
+      <br />
+      <span class="muted target-id" title={e.target_id ? `${e.target_type ?? ''} ${e.target_id}` : undefined}>
+        {[e.target_type, name ? shortId : ''].filter(Boolean).join(' ')}
+      </span>
+    </>
   );
 }
