@@ -129,9 +129,15 @@ export interface FieldsTable {
   suggested_confidence: number | null;
   /** Review-order key of `sort=risk` (docs/metrics.md, "Risk order"); null before the metrics are computed. */
   risk: number | null;
+  /** The scan that last created or rewrote the field (null: never written by a scan), and what it did. */
+  last_scan_id: string | null;
+  scan_change: ScanChange | null;
   created_at: string;
   updated_at: string;
 }
+
+/** What a scan did to a field: created it, saw its column change, or saw it change and re-classified it. */
+export type ScanChange = 'new' | 'changed' | 'reclassified';
 
 export type ClassificationSource = 'import' | 'classifier' | 'reviewer';
 

@@ -7,7 +7,7 @@
  */
 import { sql, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { isForeignKeyViolation, isPostgres, type Queryable, type Tx } from '../../db/database.js';
-import type { ClassificationSource, DB, FieldRow, NewFieldRow } from '../../db/schema.js';
+import type { ClassificationSource, DB, FieldRow, NewFieldRow, ScanChange } from '../../db/schema.js';
 import { notFound } from '../../http/errors.js';
 import type { FieldSort } from './fields.schemas.js';
 
@@ -27,6 +27,10 @@ export interface FieldFilter {
   level?: string;
   tag_id?: number;
   q?: string;
+  /** Only fields last written by one of these scans (the last finished scan of each data source). */
+  last_scan_ids?: readonly string[];
+  /** Leave out the fields of these data sources (the built-in sample catalog). */
+  exclude_datasource_ids?: readonly string[];
 }
 
 /** Where the previous page ended: its last row's sort key and id. */
@@ -61,6 +65,8 @@ const FIELD_COLUMNS = [
   'fields.suggested_level',
   'fields.suggested_confidence',
   'fields.risk',
+  'fields.last_scan_id',
+  'fields.scan_change',
   'fields.created_at',
   'fields.updated_at',
 ] as const;
@@ -145,6 +151,13 @@ function applyFilter(query: SelectQueryBuilder<DB, 'fields' | 'tags', FieldListR
   if (filter.severity !== undefined) q = q.where('fields.severity', '=', filter.severity);
   if (filter.level !== undefined) q = q.where('fields.level', '=', filter.level);
   if (filter.tag_id !== undefined) q = q.where('fields.tag_id', '=', filter.tag_id);
+  if (filter.last_scan_ids !== undefined) {
+    // No finished scan anywhere: no field can be in the view (an empty IN list is not valid SQL).
+    q = filter.last_scan_ids.length === 0 ? q.where(sql<boolean>`1 = 0`) : q.where('fields.last_scan_id', 'in', [...filter.last_scan_ids]);
+  }
+  if (filter.exclude_datasource_ids !== undefined && filter.exclude_datasource_ids.length > 0) {
+    q = q.where('fields.datasource_id', 'not in', [...filter.exclude_datasource_ids]);
+  }
   if (filter.q !== undefined) {
     const pattern = `%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     q = q.where((eb) =>
@@ -193,6 +206,39 @@ function afterOutlier(eb: ExpressionBuilder<DB, 'fields' | 'tags'>, after: Field
   // Compare as the column's type: PostgreSQL stores real (float4), and 0.1 as float8 is not 0.1 as float4.
   const value = sql<number>`cast(${after.value} as real)`;
   return eb.or([eb(column, '<', value), eb.and([eb(column, '=', value), eb('fields.id', '<', after.id)]), eb(column, 'is', null)]);
+}
+
+/** A data source as the list needs it: whether it is sample data, and its last finished scan (null: none yet). */
+export interface SourceState {
+  id: string;
+  is_sample: boolean;
+  last_scan_id: string | null;
+}
+
+/**
+ * Every data source with its last finished scan (succeeded, failed or cancelled: each keeps the batches it wrote).
+ * A data source runs one scan at a time, so its scans finish in the order they were created: the newest scan that is
+ * neither queued nor running is the last finished one (read through the scans' (datasource_id, created_at) index).
+ * Read here rather than through the data-source and scans modules, which depend on this one; one small query.
+ */
+export async function listSourceStates(db: Queryable): Promise<SourceState[]> {
+  const rows = await db
+    .selectFrom('datasources')
+    .select((eb) => [
+      'datasources.id',
+      'datasources.is_sample',
+      eb
+        .selectFrom('scans')
+        .select('scans.id')
+        .whereRef('scans.datasource_id', '=', 'datasources.id')
+        .where('scans.status', 'not in', ['queued', 'running'])
+        .orderBy('scans.created_at', 'desc')
+        .orderBy('scans.id', 'desc')
+        .limit(1)
+        .as('last_scan_id'),
+    ])
+    .execute();
+  return rows.map((r) => ({ id: r.id, is_sample: Number(r.is_sample) === 1, last_scan_id: r.last_scan_id ?? null }));
 }
 
 /** Chunk size for `IN (…)` lists: well under both dialects' parameter limits. */
@@ -526,10 +572,14 @@ export async function listScanBaseline(db: Queryable, datasourceId: string, page
  */
 const KEEP_ON_SCAN = sql`(fields.locked = 1 or fields.review_status = 'confirmed' or fields.classification_source <> 'classifier')`;
 
-/** Inserts new and updates changed columns found by a scan (upsert on data source, table and field name), in chunks. */
-export async function upsertScannedFields(db: Queryable, rows: readonly NewFieldRow[]): Promise<void> {
+/**
+ * Inserts new and updates changed columns found by a scan (upsert on data source, table and field name), in chunks,
+ * recording on each what the scan `scanId` did: `new` (inserted), `reclassified` (its classification was replaced
+ * by a different tag or level), else `changed`.
+ */
+export async function upsertScannedFields(db: Queryable, rows: readonly NewFieldRow[], scanId: string): Promise<void> {
   for (let start = 0; start < rows.length; start += UPSERT_CHUNK_ROWS) {
-    const chunk = rows.slice(start, start + UPSERT_CHUNK_ROWS);
+    const chunk = rows.slice(start, start + UPSERT_CHUNK_ROWS).map((row) => ({ ...row, last_scan_id: scanId, scan_change: 'new' as const }));
     try {
       await db
         .insertInto('fields')
@@ -551,6 +601,9 @@ export async function upsertScannedFields(db: Queryable, rows: readonly NewField
             predicted_level: sql<string | null>`coalesce(excluded.predicted_level, fields.predicted_level)`,
             predicted_confidence: sql<number | null>`coalesce(excluded.predicted_confidence, fields.predicted_confidence)`,
             predicted_with: sql<string | null>`coalesce(excluded.predicted_with, fields.predicted_with)`,
+            last_scan_id: eb.ref('excluded.last_scan_id'),
+            // Every expression here reads the row as it was before this update.
+            scan_change: sql<ScanChange>`case when not ${KEEP_ON_SCAN} and (fields.tag_id <> excluded.tag_id or fields.level <> excluded.level) then 'reclassified' else 'changed' end`,
             updated_at: eb.ref('excluded.updated_at'),
           })),
         )

@@ -5,6 +5,8 @@ export const MAX_IMPORT_FIELDS = 5000;
 export const REVIEW_STATUSES = ['unreviewed', 'confirmed', 'deferred'] as const;
 export const SEVERITIES = ['low', 'medium', 'high'] as const;
 export const FIELD_SORTS = ['outlier_score', 'name', 'updated_at', 'risk'] as const;
+export const SCAN_CHANGES = ['new', 'changed', 'reclassified'] as const;
+export const CHANGED_VIEWS = ['last_scan'] as const;
 export const CLASSIFICATION_SOURCES = ['import', 'classifier', 'reviewer'] as const;
 export const EVIDENCE_FACTORS = ['name', 'table', 'context', 'comment', 'data_type', 'values', 'confirmed_fields', 'anchor'] as const;
 
@@ -99,6 +101,11 @@ export const FieldResponse = Type.Object({
   classification_evidence: Type.Array(ClassificationEvidence, {
     description: 'What the classifier weighed, strongest first (empty when given by an import or a reviewer); never a sample value',
   }),
+  scan_change: Type.Union([Type.Enum(SCAN_CHANGES), Type.Null()], {
+    description:
+      'What the last finished scan of its data source did to the field: new (found it), changed (its type, comment or value format changed), ' +
+      'reclassified (changed, and its classification replaced by another tag or level); null when that scan did not touch it or it was never scanned',
+  }),
   updated_at: Timestamp,
 });
 export type FieldResponse = Static<typeof FieldResponse>;
@@ -111,6 +118,10 @@ export const FieldListQuery = Type.Object(
     level: Type.Optional(Type.String({ minLength: 1, maxLength: 16 })),
     tag_id: Type.Optional(Type.Integer({ minimum: 1 })),
     q: Type.Optional(PlainText({ minLength: 1, maxLength: 128, description: 'Substring of the table or field name (case-insensitive)' })),
+    changed: Type.Optional(
+      Type.Enum(CHANGED_VIEWS, { description: 'last_scan: only fields the last finished scan of their data source created, changed or re-classified (see scan_change)' }),
+    ),
+    include_sample: Type.Boolean({ default: true, description: "false leaves out the fields of the built-in sample data sources (is_sample)" }),
     sort: Type.Enum(FIELD_SORTS, {
       default: 'name',
       description:

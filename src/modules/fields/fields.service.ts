@@ -47,7 +47,18 @@ interface PreparedImport {
   autoClassified: number;
 }
 
-export function toFieldResponse(row: repo.FieldListRow): FieldResponse {
+/** Scores as a reader uses them: 3 decimals (the list and the minibars answer; a 17-digit float only weighs on the wire). */
+export function round3(x: number): number {
+  return Math.round(x * 1000) / 1000;
+}
+
+const round3OrNull = (x: number | null): number | null => (x === null ? null : round3(x));
+
+/**
+ * A field in the API shape. `lastScans` maps each data source to its last finished scan: the field's scan_change
+ * counts only when that scan wrote it.
+ */
+export function toFieldResponse(row: repo.FieldListRow, lastScans: ReadonlyMap<string, string | null>): FieldResponse {
   return {
     id: row.id,
     datasource_id: row.datasource_id,
@@ -60,15 +71,16 @@ export function toFieldResponse(row: repo.FieldListRow): FieldResponse {
     level: row.level,
     lock_level: row.locked === 1 ? row.level : null,
     review_status: row.review_status,
-    outlier_score: row.outlier_score,
+    outlier_score: round3OrNull(row.outlier_score),
     severity: row.severity,
     suggested_classification:
       row.suggested_tag_id !== null && row.suggested_chain_path !== null && row.suggested_level !== null
-        ? { tag_id: row.suggested_tag_id, chain_path: row.suggested_chain_path, level: row.suggested_level, confidence: row.suggested_confidence ?? 0 }
+        ? { tag_id: row.suggested_tag_id, chain_path: row.suggested_chain_path, level: row.suggested_level, confidence: round3(row.suggested_confidence ?? 0) }
         : null,
     classification_source: row.classification_source,
-    classification_confidence: row.classification_source === 'classifier' ? row.classification_confidence : null,
+    classification_confidence: row.classification_source === 'classifier' ? round3OrNull(row.classification_confidence) : null,
     classification_evidence: row.classification_source === 'classifier' ? parseEvidence(row.classification_evidence) : [],
+    scan_change: row.last_scan_id !== null && lastScans.get(row.datasource_id) === row.last_scan_id ? row.scan_change : null,
     updated_at: row.updated_at,
   };
 }
@@ -79,7 +91,8 @@ function parseEvidence(text: string | null): FieldResponse['classification_evide
   if (text === null) return [];
   try {
     const value: unknown = JSON.parse(text);
-    return Array.isArray(value) ? (value as FieldResponse['classification_evidence']) : [];
+    if (!Array.isArray(value)) return [];
+    return (value as FieldResponse['classification_evidence']).map((e) => (typeof e.score === 'number' ? { ...e, score: round3(e.score) } : e));
   } catch {
     return [];
   }
@@ -132,7 +145,12 @@ export class FieldsService {
   async getField(id: string, trx?: Tx): Promise<FieldResponse> {
     const row = await repo.findFieldById(trx ?? this.db, id);
     if (!row) throw notFound('Field');
-    return toFieldResponse(row);
+    return toFieldResponse(row, await this.lastScans(trx));
+  }
+
+  /** The last finished scan of each data source (for scan_change). */
+  private async lastScans(trx?: Tx): Promise<Map<string, string | null>> {
+    return new Map((await repo.listSourceStates(trx ?? this.db)).map((s) => [s.id, s.last_scan_id]));
   }
 
   // ------------------------------------------------------------ review columns (the review module's writes)
@@ -174,11 +192,12 @@ export class FieldsService {
   /**
    * Writes prepared scanned columns of a data source inside the caller's transaction: new ones are inserted, changed
    * ones updated; a confirmed, locked or import-given classification is kept, any other is replaced by the new one and
-   * the field goes back to `unreviewed`. 404 when the data source is gone.
+   * the field goes back to `unreviewed`. Each written field records that scan `scanId` made it new, changed or
+   * re-classified it (the "changed since the last scan" view). 404 when the data source is gone.
    */
-  async applyScan(trx: Tx, datasourceId: string, prepared: PreparedScan): Promise<void> {
+  async applyScan(trx: Tx, datasourceId: string, prepared: PreparedScan, scanId: string): Promise<void> {
     const rows = prepared.rows.map((row) => ({ ...row, datasource_id: datasourceId })).sort(compareKeys);
-    await repo.upsertScannedFields(trx, rows);
+    await repo.upsertScannedFields(trx, rows, scanId);
   }
 
   /** Deletes fields of a data source whose columns a scan no longer found; answers them with their last classification. */
@@ -253,12 +272,16 @@ export class FieldsService {
     if (query.level !== undefined) filter.level = query.level;
     if (query.tag_id !== undefined) filter.tag_id = query.tag_id;
     if (query.q !== undefined) filter.q = query.q;
+    const sources = await repo.listSourceStates(this.db);
+    const lastScans = new Map(sources.map((s) => [s.id, s.last_scan_id]));
+    if (query.changed === 'last_scan') filter.last_scan_ids = sources.flatMap((s) => (s.last_scan_id === null ? [] : [s.last_scan_id]));
+    if (!query.include_sample) filter.exclude_datasource_ids = sources.filter((s) => s.is_sample).map((s) => s.id);
     // One row more than asked tells whether a next page exists without a count.
     const rows = await repo.listFields(this.db, filter, sort, after, query.limit + 1);
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     const next = rows.length > query.limit && last ? encodeFieldCursor(sort, { value: sortValue(sort, last), id: last.id }) : null;
-    return { items: page.map(toFieldResponse), next_cursor: next };
+    return { items: page.map((row) => toFieldResponse(row, lastScans)), next_cursor: next };
   }
 
 

@@ -73,10 +73,10 @@ export class MetricsService {
       const e = unit.get(id);
       const mean = e && inList > 1 ? clampNum((dot(e, sum) - dot(e, e)) / (inList - 1), -1, 1) : 1;
       const path = r.suggested_tag_id !== null ? tags?.byId.get(r.suggested_tag_id)?.chain_path : undefined;
-      const suggested = path !== undefined && r.suggested_level !== null ? { tag_id: r.suggested_tag_id as number, chain_path: path, level: r.suggested_level, confidence: r.suggested_confidence ?? 0 } : null;
+      const suggested = path !== undefined && r.suggested_level !== null ? { tag_id: r.suggested_tag_id as number, chain_path: path, level: r.suggested_level, confidence: f(r.suggested_confidence ?? 0) } : null;
       return toItem(r, mean, r.nearest_field_id !== null && nearestAlive.has(r.nearest_field_id), suggested);
     });
-    const baseline = perAxis((k) => (items.length === 0 ? 0 : items.reduce((s, it) => s + it.scores[k], 0) / items.length));
+    const baseline = perAxis((k) => (items.length === 0 ? 0 : f(items.reduce((s, it) => s + it.scores[k], 0) / items.length)));
     return { items, baseline_scores: baseline, field_count: items.length, missing_field_ids: missing };
   }
 
@@ -159,8 +159,12 @@ function axisValues(r: repo.StoredMetricsRow, columns: readonly (RawColumn | Sco
   return out;
 }
 
+/** Scores as a reader (and a minibar) can use them: 3 decimals; not finite → 0. A 17-digit float only weighs on the wire. */
+function f(x: number): number {
+  return Number.isFinite(x) ? Math.round(x * 1000) / 1000 : 0;
+}
+
 function toItem(r: repo.StoredMetricsRow, meanSimilarity: number, nearestExists: boolean, suggested: FieldMetricItem['suggested_classification']): FieldMetricItem {
-  const f = (x: number): number => (Number.isFinite(x) ? x : 0);
   return {
     field_id: r.field_id,
     scores: axisValues(r, SCORE_COLUMNS, f),

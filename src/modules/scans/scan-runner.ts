@@ -216,7 +216,7 @@ export class ScanRun {
       fields_done: this.fieldsDone + fields,
     };
     await this.write(async (trx) => {
-      if (prepared) await this.deps.fields.applyScan(trx, this.scan.datasource_id, prepared);
+      if (prepared) await this.deps.fields.applyScan(trx, this.scan.datasource_id, prepared, this.scan.id);
       await this.progress({ phase: 'writing', ...next }, trx);
     });
     Object.assign(this.counts, { count_new: next.count_new, count_changed: next.count_changed, count_unchanged: next.count_unchanged, count_classified: next.count_classified });

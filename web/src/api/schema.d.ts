@@ -3848,6 +3848,10 @@ export interface operations {
                 tag_id?: number;
                 /** @description Substring of the table or field name (case-insensitive) */
                 q?: string;
+                /** @description last_scan: only fields the last finished scan of their data source created, changed or re-classified (see scan_change) */
+                changed?: "last_scan";
+                /** @description false leaves out the fields of the built-in sample data sources (is_sample) */
+                include_sample?: boolean;
                 /** @description name: field name ascending; outlier_score: most suspicious first, not-yet-scored last; updated_at: most recently changed first; risk: review order — likely-wrong fields first (severity high, then medium), under-classified before over-classified within each, then by outlier_score; not-yet-scored last */
                 sort?: "outlier_score" | "name" | "updated_at" | "risk";
                 limit?: number;
@@ -3978,12 +3982,16 @@ export interface operations {
                             /** @description What the classifier weighed, strongest first (empty when given by an import or a reviewer); never a sample value */
                             classification_evidence: {
                                 /** @enum {unknown} */
-                                factor: "name" | "table" | "comment" | "data_type" | "values" | "confirmed_fields" | "anchor";
+                                factor: "name" | "table" | "context" | "comment" | "data_type" | "values" | "confirmed_fields" | "anchor";
                                 /** @description points this factor gave the chosen tag (negative: against it, or a tag it ruled out) */
                                 score: number;
                                 /** @description a short sentence for the reviewer */
                                 detail: string;
+                                /** @description set on the evidence of a runner-up: the chain path of the tag it spoke for (the tag the chosen one beat); absent for the chosen tag */
+                                for?: string;
                             }[];
+                            /** @description What the last finished scan of its data source did to the field: new (found it), changed (its type, comment or value format changed), reclassified (changed, and its classification replaced by another tag or level); null when that scan did not touch it or it was never scanned */
+                            scan_change: ("new" | "changed" | "reclassified") | (never | null);
                             /**
                              * Format: date-time
                              * @description UTC timestamp (ISO 8601)
@@ -4186,12 +4194,16 @@ export interface operations {
                         /** @description What the classifier weighed, strongest first (empty when given by an import or a reviewer); never a sample value */
                         classification_evidence: {
                             /** @enum {unknown} */
-                            factor: "name" | "table" | "comment" | "data_type" | "values" | "confirmed_fields" | "anchor";
+                            factor: "name" | "table" | "context" | "comment" | "data_type" | "values" | "confirmed_fields" | "anchor";
                             /** @description points this factor gave the chosen tag (negative: against it, or a tag it ruled out) */
                             score: number;
                             /** @description a short sentence for the reviewer */
                             detail: string;
+                            /** @description set on the evidence of a runner-up: the chain path of the tag it spoke for (the tag the chosen one beat); absent for the chosen tag */
+                            for?: string;
                         }[];
+                        /** @description What the last finished scan of its data source did to the field: new (found it), changed (its type, comment or value format changed), reclassified (changed, and its classification replaced by another tag or level); null when that scan did not touch it or it was never scanned */
+                        scan_change: ("new" | "changed" | "reclassified") | (never | null);
                         /**
                          * Format: date-time
                          * @description UTC timestamp (ISO 8601)
