@@ -2,6 +2,7 @@
 import { useEffect, useState } from 'preact/hooks';
 import { api, ok, type LicenseStatus } from '../api/client';
 import { ProblemError, problemOf, session } from '../api/session';
+import { CheckIcon, CrossIcon } from '../components/icons';
 import { UsageBar } from '../components/Minibars';
 import { NoPermission, ProblemNotice } from '../components/ProblemNotice';
 import { StatusLine } from '../components/Status';
@@ -66,7 +67,7 @@ export function LicensePage() {
           <ul class="features">
             {Object.entries(license.features_enabled).map(([k, v]) => (
               <li key={k}>
-                <span aria-hidden="true">{v ? '✔' : '✘'}</span> {k.replace(/_/g, ' ')}: {v ? 'on' : 'off'}
+                {v ? <CheckIcon class="on" /> : <CrossIcon class="off" />} {k.replace(/_/g, ' ')}: {v ? 'on' : 'off'}
               </li>
             ))}
           </ul>

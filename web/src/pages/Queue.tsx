@@ -1,13 +1,20 @@
 /**
- * The review queue: fields in risk order (sort=risk when the server offers it, else outlier score), six minibars per
- * row against the page's baseline, one-key decisions (j/k move, c confirm, d defer, x select, a accept a suggestion),
- * multi-select and batch confirm, confirm as another tag or level, defer with a reason.
+ * The review queue: fields in the chosen order (risk by default: sort=risk when the server offers it, else outlier
+ * score), six minibars per row against the page's baseline, one-key decisions (j/k move, Enter opens, c confirm,
+ * d defer, x select, a accept a suggestion, ? lists the keys), multi-select and batch confirm, confirm as another tag
+ * or level, defer with a reason.
+ *
+ * What is on screen is what is acted on: the grid draws the list it holds (a new list redraws it from the top), every
+ * action goes through the rows of that list (a row is found by its field id, never by its place alone), and while
+ * a new list is loading the old rows are shown dimmed and take no decision. A new list keeps the selection only of
+ * the rows it still shows.
  */
 import { Component, type ComponentChild, type RefObject } from 'preact';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { api, extras, ok, serverCapabilities, type Datasource, type FieldItem, type Level, type MinibarItem, type MinibarsResponse, type Suggestion, type Tag } from '../api/client';
 import { session } from '../api/session';
 import { Dialog } from '../components/Dialog';
+import { LockIcon } from '../components/icons';
 import { Minibars } from '../components/Minibars';
 import { ProblemNotice, explain } from '../components/ProblemNotice';
 import { StatusLine } from '../components/Status';
@@ -17,6 +24,16 @@ import { navigate, useLocation } from '../router';
 
 type ReviewStatus = 'unreviewed' | 'confirmed' | 'deferred';
 type Severity = 'low' | 'medium' | 'high';
+/** The orders the queue offers; `risk` falls back to the outlier score on a server without sort=risk. */
+type Sort = 'risk' | 'updated_at' | 'name';
+const SORTS: ReadonlyArray<{ value: Sort; label: string }> = [
+  { value: 'risk', label: 'Risk (most suspicious first)' },
+  { value: 'updated_at', label: 'Newest change' },
+  { value: 'name', label: 'Name' },
+];
+
+/** How long the search waits after the last key before it narrows the list. */
+const SEARCH_DEBOUNCE_MS = 250;
 
 interface Filters {
   datasource_id?: string;
@@ -25,6 +42,7 @@ interface Filters {
   tag_id?: number;
   review_status?: ReviewStatus;
   q?: string;
+  sort: Sort;
   limit: number;
   cursor?: string;
 }
@@ -34,6 +52,7 @@ function filtersOf(query: URLSearchParams): Filters {
   const tag = Number(query.get('tag_id'));
   const limit = Number(query.get('limit'));
   const status = query.get('review_status');
+  const sort = query.get('sort');
   return {
     datasource_id: s('datasource_id'),
     severity: s('severity') as Severity | undefined,
@@ -42,6 +61,7 @@ function filtersOf(query: URLSearchParams): Filters {
     // The queue opens on what still needs a decision; "any" shows everything.
     review_status: status === 'any' ? undefined : ((status || 'unreviewed') as ReviewStatus),
     q: s('q'),
+    sort: SORTS.some((o) => o.value === sort) ? (sort as Sort) : 'risk',
     limit: [50, 100, 200, 500].includes(limit) ? limit : 100,
     cursor: s('cursor'),
   };
@@ -58,13 +78,21 @@ function urlOf(query: URLSearchParams, changes: Record<string, string | undefine
   return `/queue${qs ? `?${qs}` : ''}`;
 }
 
-type Modal = { kind: 'defer'; ids: string[] } | { kind: 'confirm-as'; ids: string[] } | null;
+type Modal = { kind: 'defer'; ids: string[] } | { kind: 'confirm-as'; ids: string[] } | { kind: 'keys' } | null;
+
+/** A list as loaded: the filters it answers (their address) and a number that changes with every load. */
+interface Loaded {
+  key: string;
+  seq: number;
+  rows: FieldItem[];
+}
 
 export function QueuePage() {
   const { query } = useLocation();
-  const filters = useMemo(() => filtersOf(query), [query.toString()]);
+  const filtersKey = query.toString();
+  const filters = useMemo(() => filtersOf(query), [filtersKey]);
   const canReview = session.can('field:review');
-  const [rows, setRows] = useState<FieldItem[] | null>(null);
+  const [list, setList] = useState<Loaded | null>(null);
   const [metrics, setMetrics] = useState<Map<string, MinibarItem>>(new Map());
   const [baseline, setBaseline] = useState<MinibarsResponse['baseline_scores'] | undefined>();
   const [metricsError, setMetricsError] = useState<unknown>(null);
@@ -72,6 +100,9 @@ export function QueuePage() {
   const [error, setError] = useState<unknown>(null);
   const [active, setActive] = useState(0);
   const [selected, setSelected] = useState<Set<string>>(new Set());
+  // Confirmed on this page: their stored score, severity, minibars and suggestion were for the old classification
+  // (the server recomputes them in the background), so the row shows none of them.
+  const [rescoring, setRescoring] = useState<Set<string>>(new Set());
   const [modal, setModal] = useState<Modal>(null);
   const [status, setStatus] = useState('');
   const [busy, setBusy] = useState(false);
@@ -79,12 +110,24 @@ export function QueuePage() {
   const [levels, setLevels] = useState<Level[]>([]);
   const [tags, setTags] = useState<Tag[]>([]);
   const [riskSort, setRiskSort] = useState(false);
+  const [searchText, setSearchText] = useState(filters.q ?? '');
   const table = useRef<HTMLDivElement>(null);
+  const searchInput = useRef<HTMLInputElement>(null);
+  const searchTimer = useRef<ReturnType<typeof setTimeout> | undefined>(undefined);
+  const loads = useRef(0);
+  // Set by j/k: the current row takes the focus once it is drawn.
+  const focusRequest = useRef(false);
+
+  const rows = list?.rows ?? null;
+  // The filters changed and their list is not here yet: the rows on screen answer the old filters.
+  const stale = list !== null && list.key !== filtersKey;
+  const locked = busy || stale;
 
   useEffect(() => {
     void loadDatasources().then(setDatasources, () => undefined);
     void loadLevels().then(setLevels, () => undefined);
     void loadTags().then(setTags, () => undefined);
+    return () => clearTimeout(searchTimer.current);
   }, []);
 
   useEffect(() => {
@@ -94,10 +137,10 @@ export function QueuePage() {
       try {
         const caps = await serverCapabilities();
         setRiskSort(caps.riskSort);
-        const { cursor, ...rest } = filters;
+        const { cursor, sort, ...rest } = filters;
         // sort=risk is the order reviewers want; until the server offers it, the outlier score is the closest.
-        const sort = (caps.riskSort ? 'risk' : 'outlier_score') as 'outlier_score';
-        const page = await ok(api.GET('/api/v1/fields', { params: { query: { ...rest, sort, ...(cursor ? { cursor } : {}) } } }));
+        const apiSort = (sort === 'risk' ? (caps.riskSort ? 'risk' : 'outlier_score') : sort) as 'outlier_score';
+        const page = await ok(api.GET('/api/v1/fields', { params: { query: { ...rest, sort: apiSort, ...(cursor ? { cursor } : {}) } } }));
         let bars: MinibarsResponse | undefined;
         let barsError: unknown = null;
         if (page.items.length > 0) {
@@ -110,13 +153,16 @@ export function QueuePage() {
         if (cancelled) return;
         performance.clearMarks('queue-render-start');
         performance.mark('queue-render-start', { detail: { rows: page.items.length } });
-        setRows(page.items);
+        const shown = new Set(page.items.map((f) => f.id));
+        setList({ key: filtersKey, seq: ++loads.current, rows: page.items });
         setMetrics(new Map((bars?.items ?? []).map((m) => [m.field_id, m])));
         setBaseline(bars?.baseline_scores);
         setMetricsError(barsError);
         setNextCursor(page.next_cursor);
         setActive(0);
-        setSelected(new Set());
+        setRescoring(new Set());
+        // Narrowing keeps the ticks of the rows still shown, and only those.
+        setSelected((current) => new Set([...current].filter((id) => shown.has(id))));
       } catch (e) {
         if (!cancelled) setError(e);
       }
@@ -124,7 +170,12 @@ export function QueuePage() {
     return () => {
       cancelled = true;
     };
-  }, [filters]);
+  }, [filtersKey]);
+
+  // Typed elsewhere (back, a link): the search box shows the address's text, unless the reviewer is typing in it.
+  useEffect(() => {
+    if (document.activeElement !== searchInput.current) setSearchText(filters.q ?? '');
+  }, [filters.q]);
 
   // Render time of a page of rows, layout included: from the data's arrival to the rows laid out.
   useLayoutEffect(() => {
@@ -135,22 +186,41 @@ export function QueuePage() {
     performance.measure('queue-render', 'queue-render-start', 'queue-render-end');
     performance.clearMarks('queue-render-start');
     document.body.dataset.queueRows = String(rows.length);
-  }, [rows]);
+  }, [list?.seq]);
 
   const dsName = useMemo(() => new Map(datasources.map((d) => [d.id, d.name])), [datasources]);
+  // The ticked rows among those on screen: the only ones a batch acts on.
+  const selectedShown = useMemo(() => (rows ?? []).filter((r) => selected.has(r.id)).map((r) => r.id), [rows, selected]);
 
-  const refreshRows = async (ids: string[]) => {
-    const fresh = await Promise.all(ids.map((id) => ok(api.GET('/api/v1/fields/{id}', { params: { path: { id } } })).catch(() => undefined)));
-    const byId = new Map(fresh.filter((f): f is FieldItem => f !== undefined).map((f) => [f.id, f]));
-    setRows((current) => current?.map((r) => byId.get(r.id) ?? r) ?? null);
+  /** The ids among `ids` that the current list shows (a decision never reaches a row that is not on screen). */
+  const onScreen = (ids: readonly string[]): string[] => {
+    if (!rows || stale) return [];
+    const shown = new Set(rows.map((r) => r.id));
+    return ids.filter((id) => shown.has(id));
   };
 
-  const act = async (what: string, run: () => Promise<string>, ids: string[]) => {
+  const patchRows = (patch: (row: FieldItem) => FieldItem) => setList((current) => (current ? { ...current, rows: current.rows.map(patch) } : current));
+
+  /** Shows the decision at once, then the fields as the server now has them. */
+  const decided = async (ids: string[], reviewStatus: ReviewStatus) => {
+    const decidedIds = new Set(ids);
+    if (reviewStatus === 'confirmed') {
+      setRescoring((current) => new Set([...current, ...ids]));
+      setMetrics((current) => new Map([...current].filter(([id]) => !decidedIds.has(id))));
+    }
+    patchRows((r) => (decidedIds.has(r.id) ? { ...r, review_status: reviewStatus } : r));
+    const fresh = await Promise.all(ids.map((id) => ok(api.GET('/api/v1/fields/{id}', { params: { path: { id } } })).catch(() => undefined)));
+    const byId = new Map(fresh.filter((f): f is FieldItem => f !== undefined).map((f) => [f.id, f]));
+    patchRows((r) => byId.get(r.id) ?? r);
+  };
+
+  const act = async (what: string, run: () => Promise<{ message: string; done: string[]; status: ReviewStatus }>) => {
     setBusy(true);
     setError(null);
     try {
-      setStatus(await run());
-      await refreshRows(ids);
+      const result = await run();
+      setStatus(result.message);
+      await decided(result.done, result.status);
     } catch (e) {
       setError(e);
       setStatus(`${what} failed: ${explain(e).summary}`);
@@ -159,38 +229,40 @@ export function QueuePage() {
     }
   };
 
-  const confirmOne = (field: FieldItem, body: { classification_tag_id?: number; lock_level?: string } = {}) =>
-    act(
-      'Confirm',
-      async () => {
-        await ok(api.POST('/api/v1/classify/fields/{field_id}/confirm', { params: { path: { field_id: field.id } }, body }));
-        return `Confirmed ${field.table_name}.${field.field_name}.`;
-      },
-      [field.id],
-    );
+  const confirmOne = (field: FieldItem, body: { classification_tag_id?: number; lock_level?: string } = {}) => {
+    if (onScreen([field.id]).length === 0) return;
+    return act('Confirm', async () => {
+      await ok(api.POST('/api/v1/classify/fields/{field_id}/confirm', { params: { path: { field_id: field.id } }, body }));
+      return { message: `Confirmed ${field.table_name}.${field.field_name}.`, done: [field.id], status: 'confirmed' };
+    });
+  };
 
-  const confirmMany = (ids: string[], body: { classification_tag_id?: number; lock_level?: string } = {}) =>
-    act(
-      'Batch confirm',
-      async () => {
-        const result = await ok(api.POST('/api/v1/classify/fields/batch-confirm', { body: { field_ids: ids, ...body } }));
-        setSelected(new Set());
-        return `Confirmed ${result.confirmed.length}, skipped ${result.skipped.length}, errors ${result.errors.length}.`;
-      },
-      ids,
-    );
+  const confirmMany = (wanted: string[], body: { classification_tag_id?: number; lock_level?: string } = {}) => {
+    const ids = onScreen(wanted);
+    if (ids.length === 0) return;
+    return act('Batch confirm', async () => {
+      const result = await ok(api.POST('/api/v1/classify/fields/batch-confirm', { body: { field_ids: ids, ...body } }));
+      setSelected(new Set());
+      return {
+        message: `Confirmed ${result.confirmed.length}, skipped ${result.skipped.length}, errors ${result.errors.length}.`,
+        done: result.confirmed,
+        status: 'confirmed',
+      };
+    });
+  };
 
-  const deferMany = (ids: string[], reason: string) =>
-    act(
-      'Defer',
-      async () => {
-        for (const id of ids) await ok(api.POST('/api/v1/classify/fields/{field_id}/defer', { params: { path: { field_id: id } }, body: { reason } }));
-        return `Deferred ${ids.length} field${ids.length === 1 ? '' : 's'}.`;
-      },
-      ids,
-    );
+  const deferMany = (wanted: string[], reason: string) => {
+    const ids = onScreen(wanted);
+    if (ids.length === 0) return;
+    return act('Defer', async () => {
+      for (const id of ids) await ok(api.POST('/api/v1/classify/fields/{field_id}/defer', { params: { path: { field_id: id } }, body: { reason } }));
+      if (ids.length > 1) setSelected(new Set());
+      return { message: `Deferred ${ids.length} field${ids.length === 1 ? '' : 's'}.`, done: ids, status: 'deferred' };
+    });
+  };
 
-  const suggestionOf = (field: FieldItem) => extras(field).suggested_classification ?? extras(metrics.get(field.id)).suggested_classification ?? null;
+  const suggestionOf = (field: FieldItem) =>
+    rescoring.has(field.id) ? null : (extras(field).suggested_classification ?? extras(metrics.get(field.id)).suggested_classification ?? null);
 
   const acceptSuggestion = (field: FieldItem) => {
     const s = suggestionOf(field);
@@ -209,15 +281,24 @@ export function QueuePage() {
   // render (a render follows each key in the same turn), so a quick run of keys never acts on a stale row.
   const onKeyRef = useRef<(event: KeyboardEvent) => void>(() => undefined);
   onKeyRef.current = (event: KeyboardEvent) => {
-    if (!rows || modal || event.metaKey || event.ctrlKey || event.altKey) return;
+    if (modal || event.metaKey || event.ctrlKey || event.altKey) return;
     const target = event.target as HTMLElement;
     if (target.closest('input, textarea, select, dialog, [contenteditable]')) return;
+    if (event.key === '?') {
+      event.preventDefault();
+      setModal({ kind: 'keys' });
+      return;
+    }
+    // While a new list loads, the rows on screen are the old one's: no key acts on them.
+    if (!rows || rows.length === 0 || stale) return;
     const field = rows[active];
     switch (event.key) {
       case 'j':
+        focusRequest.current = true;
         setActive((a) => Math.min(rows.length - 1, a + 1));
         break;
       case 'k':
+        focusRequest.current = true;
         setActive((a) => Math.max(0, a - 1));
         break;
       case 'x':
@@ -233,7 +314,9 @@ export function QueuePage() {
         if (canReview && field && !busy) acceptSuggestion(field);
         break;
       case 'Enter':
-        if (field && target.getAttribute('role') === 'row') navigate(`/fields/${field.id}`);
+        // A link or a button keeps its own Enter; anywhere else Enter opens the current row.
+        if (!field || target.closest('a, button')) return;
+        navigate(`/fields/${field.id}`);
         break;
       default:
         return;
@@ -253,11 +336,18 @@ export function QueuePage() {
     if (!rowEl || !rows) return;
     const index = Number(rowEl.dataset.index);
     const field = rows[index];
-    if (!field) return;
-    setActive(index);
     const action = target.closest<HTMLElement>('[data-action]')?.dataset.action;
+    // The row must be the one the list holds at that place; a row of an old list takes no decision.
+    if (!field || field.id !== rowEl.dataset.fieldId || stale) {
+      if (action === 'select') event.preventDefault();
+      return;
+    }
+    setActive(index);
     // Decisions wait for the one under way (the row buttons stay enabled, so a decision does not redraw every row).
-    if (!action || !canReview || (busy && action !== 'select')) return;
+    if (!action || !canReview || (busy && action !== 'select')) {
+      if (action === 'select' && !canReview) event.preventDefault();
+      return;
+    }
     if (action === 'select') toggle(field.id);
     else if (action === 'confirm') void confirmOne(field);
     else if (action === 'change') setModal({ kind: 'confirm-as', ids: [field.id] });
@@ -265,26 +355,48 @@ export function QueuePage() {
     else if (action === 'accept') acceptSuggestion(field);
   };
 
-  const set = (changes: Record<string, string | undefined>) => navigate(urlOf(query, changes));
+  /** Changes filters in the address (read at call time, so a late search never undoes a newer change). */
+  const set = (changes: Record<string, string | undefined>, options: { replace?: boolean } = {}) => navigate(urlOf(new URLSearchParams(location.search), changes), options);
+
+  const search = (text: string, now: boolean) => {
+    setSearchText(text);
+    clearTimeout(searchTimer.current);
+    // Typing replaces the address rather than adding a history entry per pause; Back leaves the search.
+    const apply = () => set({ q: text.trim().slice(0, 128) }, { replace: (new URLSearchParams(location.search).get('q') ?? '') !== '' });
+    if (now) apply();
+    else searchTimer.current = setTimeout(apply, SEARCH_DEBOUNCE_MS);
+  };
 
   return (
     <section aria-labelledby="queue-title">
       <h1 id="queue-title">Review queue</h1>
       <p class="muted">
-        Most suspicious first ({riskSort ? 'risk order' : 'by outlier score; risk order when the server offers it'}). Keys: <kbd>j</kbd>/<kbd>k</kbd> move,{' '}
+        {filters.sort === 'risk'
+          ? `Most suspicious first (${riskSort ? 'risk order' : 'by outlier score; risk order when the server offers it'}).`
+          : filters.sort === 'updated_at'
+            ? 'Newest change first.'
+            : 'By field name.'}{' '}
+        Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>Enter</kbd> opens,{' '}
         {canReview ? (
           <>
             <kbd>c</kbd> confirm, <kbd>d</kbd> defer, <kbd>x</kbd> select, <kbd>a</kbd> accept a suggestion,{' '}
           </>
         ) : null}
-        <kbd>Enter</kbd> details.
+        <kbd>?</kbd> all keys.
       </p>
       {!canReview && (
         <div class="notice info" role="note" data-testid="read-only">
           Read-only: your roles do not grant <code>field:review</code>, so decisions are not offered.
         </div>
       )}
-      <form class="filters" onSubmit={(e) => e.preventDefault()} aria-label="Queue filters">
+      <form
+        class="filters"
+        onSubmit={(e) => {
+          e.preventDefault();
+          search(searchInput.current?.value ?? searchText, true);
+        }}
+        aria-label="Queue filters"
+      >
         <label>
           Data source
           <select value={filters.datasource_id ?? ''} onChange={(e) => set({ datasource_id: (e.target as HTMLSelectElement).value })}>
@@ -339,14 +451,23 @@ export function QueuePage() {
         <label>
           Search
           <input
+            ref={searchInput}
             type="search"
             placeholder="table or column"
-            defaultValue={filters.q ?? ''}
-            onKeyDown={(e) => {
-              if (e.key === 'Enter') set({ q: (e.target as HTMLInputElement).value.trim() });
-            }}
-            onChange={(e) => set({ q: (e.target as HTMLInputElement).value.trim() })}
+            maxLength={128}
+            value={searchText}
+            onInput={(e) => search((e.target as HTMLInputElement).value, false)}
           />
+        </label>
+        <label>
+          Order
+          <select value={filters.sort} onChange={(e) => set({ sort: (e.target as HTMLSelectElement).value === 'risk' ? undefined : (e.target as HTMLSelectElement).value })}>
+            {SORTS.map((o) => (
+              <option key={o.value} value={o.value}>
+                {o.label}
+              </option>
+            ))}
+          </select>
         </label>
         <label>
           Rows
@@ -362,20 +483,20 @@ export function QueuePage() {
 
       {canReview && (
         <div class="toolbar" role="toolbar" aria-label="Selection">
-          <span>{selected.size} selected</span>
-          <button type="button" onClick={() => setSelected(new Set(rows?.map((r) => r.id) ?? []))} disabled={!rows?.length}>
+          <span data-testid="selected-count">{selectedShown.length} selected</span>
+          <button type="button" onClick={() => setSelected(new Set(onScreen(rows?.map((r) => r.id) ?? [])))} disabled={!rows?.length || stale}>
             Select page
           </button>
           <button type="button" onClick={() => setSelected(new Set())} disabled={selected.size === 0}>
             Clear
           </button>
-          <button type="button" class="primary" data-testid="batch-confirm" disabled={selected.size === 0 || busy} onClick={() => void confirmMany([...selected])}>
+          <button type="button" class="primary" data-testid="batch-confirm" disabled={selectedShown.length === 0 || locked} onClick={() => void confirmMany(selectedShown)}>
             Confirm selected
           </button>
-          <button type="button" disabled={selected.size === 0 || busy} onClick={() => setModal({ kind: 'confirm-as', ids: [...selected] })}>
+          <button type="button" disabled={selectedShown.length === 0 || locked} onClick={() => setModal({ kind: 'confirm-as', ids: selectedShown })}>
             Confirm selected as…
           </button>
-          <button type="button" disabled={selected.size === 0 || busy} onClick={() => setModal({ kind: 'defer', ids: [...selected] })}>
+          <button type="button" disabled={selectedShown.length === 0 || locked} onClick={() => setModal({ kind: 'defer', ids: selectedShown })}>
             Defer selected…
           </button>
         </div>
@@ -389,9 +510,18 @@ export function QueuePage() {
       ) : null}
 
       {rows === null && !error && <p aria-busy="true">Loading…</p>}
-      {rows?.length === 0 && <p class="empty">No fields match these filters.</p>}
+      {rows?.length === 0 && !stale && <p class="empty">No fields match these filters.</p>}
+      {rows?.length === 0 && stale && <p aria-busy="true">Loading…</p>}
       {rows && rows.length > 0 && (
-        <div class={canReview ? 'queue review' : 'queue readonly'} role="grid" aria-label="Fields to review" aria-rowcount={rows.length + 1} aria-readonly={!canReview}>
+        <div
+          class={`${canReview ? 'queue review' : 'queue readonly'}${stale ? ' stale' : ''}`}
+          role="grid"
+          aria-label="Fields to review"
+          aria-rowcount={rows.length + 1}
+          aria-readonly={!canReview}
+          aria-busy={stale}
+          data-list={list?.seq}
+        >
           <div role="rowgroup">
             <div role="row" class="row head" aria-rowindex={1}>
               {canReview && <div role="columnheader" class="c-sel"><span class="sr-only">Selected</span></div>}
@@ -406,7 +536,8 @@ export function QueuePage() {
               {canReview && <div role="columnheader" class="c-decide">Decide</div>}
             </div>
           </div>
-          <WindowedRows bodyRef={table} count={rows.length} active={active} onClick={onRowsClick}>
+          {/* Keyed by the load: a new list gets a new window, from its top, never the old list's range. */}
+          <WindowedRows key={list?.seq} bodyRef={table} count={rows.length} active={active} focusRequest={focusRequest} onClick={onRowsClick}>
             {(i) => {
               const f = rows[i] as FieldItem;
               return (
@@ -417,6 +548,7 @@ export function QueuePage() {
                   metric={metrics.get(f.id)}
                   baseline={baseline}
                   suggestion={suggestionOf(f)}
+                  rescoring={rescoring.has(f.id)}
                   where={`${dsName.get(f.datasource_id) ?? 'data source'} · ${f.table_name} · ${f.field_name}`}
                   active={i === active}
                   selected={selected.has(f.id)}
@@ -433,13 +565,14 @@ export function QueuePage() {
             First page
           </button>
         )}
-        {nextCursor && (
+        {nextCursor && !stale && (
           <button type="button" onClick={() => set({ cursor: nextCursor })}>
             Next page
           </button>
         )}
       </nav>
 
+      {modal?.kind === 'keys' && <KeysDialog canReview={canReview} onClose={() => setModal(null)} />}
       {modal?.kind === 'defer' && (
         <DeferDialog
           count={modal.ids.length}
@@ -465,6 +598,45 @@ export function QueuePage() {
         />
       )}
     </section>
+  );
+}
+
+/** What each key does, opened with `?`. */
+function KeysDialog({ canReview, onClose }: { canReview: boolean; onClose: () => void }) {
+  const keys: Array<[string, string]> = [
+    ['j', 'next row'],
+    ['k', 'previous row'],
+    ['Enter', 'open the current row'],
+    ...(canReview
+      ? ([
+          ['c', 'confirm the current row (keeps its tag, locks its level)'],
+          ['a', 'accept the current row’s suggestion'],
+          ['d', 'defer the current row (asks for a reason)'],
+          ['x', 'tick or untick the current row'],
+        ] as Array<[string, string]>)
+      : []),
+    ['?', 'this list'],
+    ['Esc', 'close a dialog'],
+  ];
+  return (
+    <Dialog title="Keyboard shortcuts" onClose={onClose}>
+      <p class="muted">When the focus is not in a form field.</p>
+      <dl class="keys">
+        {keys.map(([k, what]) => (
+          <div key={k}>
+            <dt>
+              <kbd>{k}</kbd>
+            </dt>
+            <dd>{what}</dd>
+          </div>
+        ))}
+      </dl>
+      <div class="buttons">
+        <button type="button" class="primary" onClick={onClose} autoFocus>
+          Close
+        </button>
+      </div>
+    </Dialog>
   );
 }
 
@@ -555,7 +727,21 @@ function rowsInView(top: number, count: number): [number, number] {
  * place (aria-rowcount on the grid, aria-rowindex on each row). The current row (j/k) is scrolled into view and kept
  * in the window, and keeps the focus when the focus was in the grid.
  */
-function WindowedRows({ bodyRef, count, active, onClick, children }: { bodyRef: RefObject<HTMLDivElement | null>; count: number; active: number; onClick: (event: MouseEvent) => void; children: (index: number) => ComponentChild }) {
+function WindowedRows({
+  bodyRef,
+  count,
+  active,
+  focusRequest,
+  onClick,
+  children,
+}: {
+  bodyRef: RefObject<HTMLDivElement | null>;
+  count: number;
+  active: number;
+  focusRequest: { current: boolean };
+  onClick: (event: MouseEvent) => void;
+  children: (index: number) => ComponentChild;
+}) {
   // Before the body is laid out: the first screenful (the queue opens at the top of its list).
   const [range, setRange] = useState<[number, number]>(() => rowsInView(0, count));
   const rangeRef = useRef(range);
@@ -595,10 +781,15 @@ function WindowedRows({ bodyRef, count, active, onClick, children }: { bodyRef: 
   useEffect(() => {
     const el = bodyRef.current;
     const row = el?.querySelector<HTMLDivElement>(`[data-index="${active}"]`);
-    if (row && el?.contains(document.activeElement) && document.activeElement !== row) row.focus({ preventScroll: true });
+    if (!row) return;
+    // j/k move the focus with the current row; a click in the grid keeps it there.
+    if ((focusRequest.current || el?.contains(document.activeElement)) && document.activeElement !== row) row.focus({ preventScroll: true });
+    focusRequest.current = false;
   }, [active, range]);
 
-  const [start, end] = range;
+  // Never past the end of the list: the range is from the last scroll, the count from this render.
+  const start = Math.min(range[0], count);
+  const end = Math.min(range[1], count);
   const drawn: ComponentChild[] = [];
   for (let i = start; i < end; i++) drawn.push(children(i));
   return (
@@ -614,6 +805,8 @@ interface RowProps {
   metric: MinibarItem | undefined;
   baseline: MinibarsResponse['baseline_scores'] | undefined;
   suggestion: Suggestion | null;
+  /** Confirmed on this page: the stored score, severity and minibars were for the old classification. */
+  rescoring: boolean;
   where: string;
   active: boolean;
   selected: boolean;
@@ -632,6 +825,7 @@ class Row extends Component<RowProps> {
       p.selected !== next.selected ||
       p.where !== next.where ||
       p.index !== next.index ||
+      p.rescoring !== next.rescoring ||
       p.canReview !== next.canReview ||
       p.suggestion?.tag_id !== next.suggestion?.tag_id ||
       p.suggestion?.level !== next.suggestion?.level
@@ -639,8 +833,9 @@ class Row extends Component<RowProps> {
   }
 
   override render() {
-    const { index, field: f, metric: m, baseline, suggestion: s, where, active, selected, canReview } = this.props;
-    const severity = m?.severity ?? f.severity;
+    const { index, field: f, metric: m, baseline, suggestion: s, rescoring, where, active, selected, canReview } = this.props;
+    const severity = rescoring ? null : (m?.severity ?? f.severity);
+    const score = rescoring ? null : (m?.outlier_score ?? f.outlier_score);
     return (
       <div role="row" aria-rowindex={index + 2} data-index={index} data-field-id={f.id} tabIndex={-1} class={active ? 'row active' : 'row'}>
         {canReview && (
@@ -653,13 +848,26 @@ class Row extends Component<RowProps> {
         </div>
         <div role="gridcell" class="c">
           <span class="path">{f.classification_chain_path}</span> <span class={`level level-${f.level}`}>{f.level}</span>
-          {f.lock_level && <span class="lock" title="Level locked by a reviewer"> 🔒</span>}
+          {f.lock_level && (
+            <span class="lock" title="Level locked by a reviewer">
+              {' '}
+              <LockIcon label="locked" />
+            </span>
+          )}
         </div>
         <div role="gridcell" class="c">
-          {m ? <Minibars scores={m.scores} baseline={baseline} /> : <span class="muted">–</span>}
+          {rescoring ? (
+            <span class="muted" title="The server recomputes the scores of a decided field in the background; reload to see them">
+              re-scoring
+            </span>
+          ) : m ? (
+            <Minibars scores={m.scores} baseline={baseline} />
+          ) : (
+            <span class="muted">–</span>
+          )}
         </div>
         <div role="gridcell" class="c num">
-          {(m?.outlier_score ?? f.outlier_score)?.toFixed(2) ?? '–'}
+          {score?.toFixed(2) ?? '–'}
         </div>
         <div role="gridcell" class="c">
           {severity ? <span class={`sev sev-${severity}`}>{severity}</span> : '–'}
@@ -678,8 +886,8 @@ class Row extends Component<RowProps> {
             <span class="muted">–</span>
           )}
         </div>
-        <div role="gridcell" class="c reason" title={m?.reason}>
-          {m?.reason ?? ''}
+        <div role="gridcell" class="c reason" title={rescoring ? undefined : m?.reason}>
+          {rescoring ? '' : (m?.reason ?? '')}
         </div>
         <div role="gridcell" class="c">
           <span class={`review review-${f.review_status}`}>{f.review_status}</span>
