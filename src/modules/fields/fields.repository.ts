@@ -4,6 +4,8 @@
  *
  * Lock order: every statement that locks several field rows locks them in ascending id order (chunks sorted by id,
  * rows locked by an ordered SELECT … FOR UPDATE on PostgreSQL), so two writers never wait for each other in a cycle.
+ * Upserts (imports, scans) find rows by key, so they first lock the existing rows they will update in id order
+ * (lockExistingInIdOrder), and their INSERT … ON CONFLICT then only updates rows the transaction already holds.
  */
 import { sql, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { isForeignKeyViolation, isPostgres, type Queryable, type Tx } from '../../db/database.js';
@@ -107,8 +109,45 @@ function classificationUnless(keep: RawBuilder<unknown>) {
   };
 }
 
+/**
+ * Row-locks (PostgreSQL; SQLite serialises writers) the existing fields an upsert of `rows` will update, in ascending
+ * id order: the upsert itself meets them in key order, which a reviewer's batch (id order) would cross.
+ */
+async function lockExistingInIdOrder(db: Queryable, rows: readonly NewFieldRow[]): Promise<void> {
+  if (rows.length === 0 || !isPostgres(db)) return;
+  const byDatasource = new Map<string, NewFieldRow[]>();
+  for (const row of rows) {
+    let list = byDatasource.get(row.datasource_id);
+    if (!list) byDatasource.set(row.datasource_id, (list = []));
+    list.push(row);
+  }
+  const ids: string[] = [];
+  for (const [datasourceId, list] of byDatasource) {
+    for (let start = 0; start < list.length; start += CHUNK) {
+      const part = list.slice(start, start + CHUNK);
+      const found = await db
+        .selectFrom('fields')
+        .select('id')
+        .where('datasource_id', '=', datasourceId)
+        .where((eb) =>
+          eb(
+            eb.refTuple('table_name', 'field_name'),
+            'in',
+            part.map((r) => eb.tuple(r.table_name, r.field_name)),
+          ),
+        )
+        .execute();
+      for (const f of found) ids.push(f.id);
+    }
+  }
+  for (const part of sortedChunks(ids)) {
+    await db.selectFrom('fields').select('id').where('id', 'in', part).orderBy('id').forNoKeyUpdate().execute();
+  }
+}
+
 export async function upsertFields(db: Queryable, rows: readonly NewFieldRow[]): Promise<Array<{ id: string; table_name: string; field_name: string }>> {
   const stored: Array<{ id: string; table_name: string; field_name: string }> = [];
+  await lockExistingInIdOrder(db, rows);
   for (let start = 0; start < rows.length; start += UPSERT_CHUNK_ROWS) {
     const chunk = rows.slice(start, start + UPSERT_CHUNK_ROWS);
     try {
@@ -578,6 +617,7 @@ const KEEP_ON_SCAN = sql`(fields.locked = 1 or fields.review_status = 'confirmed
  * by a different tag or level), else `changed`.
  */
 export async function upsertScannedFields(db: Queryable, rows: readonly NewFieldRow[], scanId: string): Promise<void> {
+  await lockExistingInIdOrder(db, rows);
   for (let start = 0; start < rows.length; start += UPSERT_CHUNK_ROWS) {
     const chunk = rows.slice(start, start + UPSERT_CHUNK_ROWS).map((row) => ({ ...row, last_scan_id: scanId, scan_change: 'new' as const }));
     try {
