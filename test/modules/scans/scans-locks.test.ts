@@ -49,7 +49,7 @@ describeEachDatabase('scan writer and batch-confirm on the same fields', (kind) 
 
     if (kind === 'sqlite') {
       // One writer at a time: both complete whatever the order.
-      await t.database.db.transaction().execute((trx) => fields.applyScan(trx, datasourceId, prepared));
+      await t.database.db.transaction().execute((trx) => fields.applyScan(trx, datasourceId, prepared, 'lock-order-test-scan'));
       const res = await batchConfirm(t.app, token, { field_ids: [keyFirst.id, keySecond.id], classification_chain_path: 'Technical/Record ID' });
       assert.equal(res.statusCode, 200, res.body);
       return;
@@ -68,7 +68,7 @@ describeEachDatabase('scan writer and batch-confirm on the same fields', (kind) 
     await held;
     // The scan's batch write: with the old key-order upsert it waits for keyFirst before it holds keySecond; in id
     // order it takes keySecond, then waits for keyFirst.
-    const scanWrite = t.database.db.transaction().execute((trx) => fields.applyScan(trx, datasourceId, prepared)).then(
+    const scanWrite = t.database.db.transaction().execute((trx) => fields.applyScan(trx, datasourceId, prepared, 'lock-order-test-scan')).then(
       () => 'ok',
       (e: unknown) => `error ${(e as { code?: string }).code ?? String(e)}`,
     );
