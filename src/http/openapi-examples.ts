@@ -102,7 +102,7 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
           nearest_field_id: NEAREST_ID,
           nearest_field_name: 'payments.card_pan',
           reason:
-            'Nearest field `payments.card_pan` in shop (similarity 0.91) is classified Financial/Payment card number (L5), not Business/Orders (L2). Its name, table, comment, type and value formats point to Financial/Payment card number (L5) (classifier confidence 0.96), not Business/Orders (L2).',
+            'Its 5 nearest fields in shop are all Financial/Payment card number (L5), the closest `payments.card_pan` (similarity 0.91); it is Business/Orders (L2). Its own name, table, comment, type and value formats point to Financial/Payment card number (L5) (classifier 96% sure), not Business/Orders (L2).',
           suggested_classification: { tag_id: 31, chain_path: 'Financial/Payment card number', level: 'L5', confidence: 0.74 },
         },
         {
@@ -116,7 +116,7 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
           severity: 'low',
           nearest_field_id: NEAREST_ID,
           nearest_field_name: 'crm_contacts.email',
-          reason: 'Nearest field `crm_contacts.email` in crm (similarity 0.96) shares its classification Personal data/Contact/Email (L3). No evidence points to another classification.',
+          reason: 'Nearest field `crm_contacts.email` in crm (similarity 0.96) is Personal data/Contact/Email (L3) too. Nothing points to another classification.',
           suggested_classification: null,
         },
       ],

@@ -1,7 +1,7 @@
 /**
  * The field page end to end (Debian's Chromium through playwright-core, the real service on a fresh SQLite database):
  * a reviewer decides where the evidence is — Confirm, Change…, Defer, Accept suggestion — and the page shows the new
- * state; an observer sees no decision; the evidence shows what won and the runners-up with what spoke for them and
+ * state, its metrics once recomputed; an observer sees no decision; the evidence shows what won and the runners-up with what spoke for them and
  * what cost them; the minibars are coloured by the field's own fit, and not at all for a field rated low.
  */
 import assert from 'node:assert/strict';
@@ -198,6 +198,11 @@ describe('field page [sqlite]', () => {
     await reviewStatus(page).filter({ hasText: 'confirmed' }).waitFor();
     assert.equal(await accept.count(), 0, 'no Accept once confirmed');
     assert.equal(await page.getByTestId('suggestion').count(), 0);
+    // The metrics follow in the background; the page says so, then shows the new score and severity.
+    await page.getByTestId('recomputing').waitFor();
+    await t.app.services.metricsWorker.drain();
+    await page.getByTestId('recomputing').waitFor({ state: 'detached' });
+    await page.locator('.sev-low').waitFor();
     const after = await apiField(f.id);
     assert.equal(after.classification_chain_path, s.chain_path);
     assert.equal(after.level, s.level);

@@ -12,6 +12,9 @@ import { NoPermission, ProblemNotice, explain } from '../components/ProblemNotic
 import { StatusLine } from '../components/Status';
 import { loadDatasources, loadLevels } from '../data';
 
+/** How long the page waits for the metrics after a decision before it stops asking (a busy catalog may take longer). */
+const RECOMPUTE_WAIT_MS = 30_000;
+
 export function FieldDetailPage({ id }: { id: string }) {
   const [field, setField] = useState<FieldItem | null>(null);
   const [metric, setMetric] = useState<MinibarItem | null>(null);
@@ -49,6 +52,38 @@ export function FieldDetailPage({ id }: { id: string }) {
     }, setError);
     void ok(api.POST('/api/v1/classify/fields/embedding-minibars', { body: { field_ids: [id] } })).then((r) => setMetric(r.items[0] ?? null), setMetricError);
     if (canAudit) void ok(api.GET('/api/v1/audit-logs', { params: { query: { target_id: id, limit: 100 } } })).then((r) => setHistory(r.items), setHistoryError);
+  }, [id, version]);
+
+  // After a decision the metrics are recomputed in the background: until none is pending the page says so, then it
+  // reads the field and its metrics once more (new score, severity, reason; a confirmed field's suggestion gone).
+  const [recomputing, setRecomputing] = useState(false);
+  useEffect(() => {
+    if (version === 0) return;
+    let stopped = false;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const started = Date.now();
+    setRecomputing(true);
+    const poll = async () => {
+      const status = await ok(api.GET('/api/v1/classify/metrics/status')).catch(() => null);
+      if (stopped) return;
+      if (status && status.pending === 0) {
+        const [f, bars] = await Promise.all([ok(api.GET('/api/v1/fields/{id}', { params: { path: { id } } })).catch(() => null), ok(api.POST('/api/v1/classify/fields/embedding-minibars', { body: { field_ids: [id] } })).catch(() => null)]);
+        if (stopped) return;
+        if (f) setField(f);
+        if (bars) setMetric(bars.items[0] ?? null);
+        setRecomputing(false);
+      } else if (Date.now() - started < RECOMPUTE_WAIT_MS) {
+        timer = setTimeout(() => void poll(), 1000);
+      } else {
+        setRecomputing(false);
+      }
+    };
+    timer = setTimeout(() => void poll(), 500);
+    return () => {
+      stopped = true;
+      clearTimeout(timer);
+      setRecomputing(false);
+    };
   }, [id, version]);
 
   if (error) return <ProblemNotice error={error} />;
@@ -126,6 +161,11 @@ export function FieldDetailPage({ id }: { id: string }) {
 
       <h2>Metrics</h2>
       <ProblemNotice error={metricError} />
+      {recomputing && (
+        <p class="muted" data-testid="recomputing" aria-busy="true">
+          The metrics are being recomputed after the decision; the score and reason below are from before it.
+        </p>
+      )}
       {metric && (
         <>
           <p>
