@@ -5586,7 +5586,7 @@ export interface operations {
                      *           "severity": "high",
                      *           "nearest_field_id": "c2b7e9f4-1a5d-4e3c-b7a8-6f9d0e2c1b57",
                      *           "nearest_field_name": "payments.card_pan",
-                     *           "reason": "Nearest field `payments.card_pan` in shop (similarity 0.91) is classified Financial/Payment card number (L5), not Business/Orders (L2). Its name, table, comment, type and value formats point to Financial/Payment card number (L5) (classifier confidence 0.96), not Business/Orders (L2).",
+                     *           "reason": "Its 5 nearest fields in shop are all Financial/Payment card number (L5), the closest `payments.card_pan` (similarity 0.91); it is Business/Orders (L2). Its own name, table, comment, type and value formats point to Financial/Payment card number (L5) (classifier 96% sure), not Business/Orders (L2).",
                      *           "suggested_classification": {
                      *             "tag_id": 31,
                      *             "chain_path": "Financial/Payment card number",
@@ -5619,7 +5619,7 @@ export interface operations {
                      *           "severity": "low",
                      *           "nearest_field_id": "c2b7e9f4-1a5d-4e3c-b7a8-6f9d0e2c1b57",
                      *           "nearest_field_name": "crm_contacts.email",
-                     *           "reason": "Nearest field `crm_contacts.email` in crm (similarity 0.96) shares its classification Personal data/Contact/Email (L3). No evidence points to another classification.",
+                     *           "reason": "Nearest field `crm_contacts.email` in crm (similarity 0.96) is Personal data/Contact/Email (L3) too. Nothing points to another classification.",
                      *           "suggested_classification": null
                      *         }
                      *       ],
