@@ -15,32 +15,43 @@ import type { ReaderReply, ReaderRequest } from './sqlite-child.js';
 
 export { quoteIdent } from './sqlite-reader.js';
 
-/** The same file: one real path, or one device and inode (a hard link). */
-function sameFile(real: string, realStat: fs.Stats, other: string): boolean {
-  let otherReal: string;
+const OWN_REFUSED = "the sqlite path is the service's own database (or one of its -wal, -shm, -journal files): it cannot be scanned";
+
+/** The path with every symlink resolved, or for a file that does not exist (yet) with its folder's resolved. */
+function realLocation(p: string): string | undefined {
   try {
-    otherReal = path.join(fs.realpathSync(path.dirname(other)), path.basename(other));
+    return fs.realpathSync(p);
   } catch {
-    return false;
-  }
-  if (otherReal === real) return true;
-  try {
-    const s = fs.statSync(otherReal);
-    return s.dev === realStat.dev && s.ino === realStat.ino;
-  } catch {
-    return false;
+    try {
+      return path.join(fs.realpathSync(path.dirname(p)), path.basename(p));
+    } catch {
+      return undefined;
+    }
   }
 }
 
-/** Throws when `real` is one of the service's own database files or their -wal, -shm, -journal companions. */
-function refuseOwnDatabase(real: string, ownFiles: readonly string[] | undefined): void {
-  if (!ownFiles || ownFiles.length === 0) return;
-  const realStat = fs.statSync(real);
-  for (const own of ownFiles) {
+/** Whether `file` is one of the service's database files or their -wal, -shm, -journal companions: by real path, or by device and inode (a hard link). */
+function isOwnDatabase(file: string, ownFiles: readonly string[] | undefined): boolean {
+  const where = realLocation(file);
+  let stat: fs.Stats | undefined;
+  try {
+    stat = fs.statSync(file);
+  } catch {
+    // does not exist (yet): compared by path only
+  }
+  for (const own of ownFiles ?? []) {
     for (const f of [own, `${own}-wal`, `${own}-shm`, `${own}-journal`]) {
-      if (sameFile(real, realStat, f)) throw new ConnectionSpecError("the sqlite path is the service's own database (or one of its -wal, -shm, -journal files): it cannot be scanned");
+      if (where !== undefined && realLocation(f) === where) return true;
+      if (!stat) continue;
+      try {
+        const s = fs.statSync(f);
+        if (s.dev === stat.dev && s.ino === stat.ino) return true;
+      } catch {
+        // that companion does not exist
+      }
     }
   }
+  return false;
 }
 
 /**
@@ -68,23 +79,13 @@ export function resolveSqlitePath(database: string, allowedDir: string | undefin
     real = fs.realpathSync(candidate);
   } catch {
     // Not there yet: still refused when it names where the service's database (or its -wal/-shm) would be.
-    for (const own of ownFiles ?? []) {
-      for (const f of [own, `${own}-wal`, `${own}-shm`, `${own}-journal`]) {
-        try {
-          if (path.join(fs.realpathSync(path.dirname(candidate)), path.basename(candidate)) === path.join(fs.realpathSync(path.dirname(f)), path.basename(f))) {
-            throw new ConnectionSpecError("the sqlite path is the service's own database (or one of its -wal, -shm, -journal files): it cannot be scanned");
-          }
-        } catch (err) {
-          if (err instanceof ConnectionSpecError) throw err;
-        }
-      }
-    }
+    if (isOwnDatabase(candidate, ownFiles)) throw new ConnectionSpecError(OWN_REFUSED);
     throw new ConnectionFailure('unknown_database', 'the sqlite file does not exist in the scan folder', 'ENOENT');
   }
   // Checked again on the real path: a symlink inside the folder may point anywhere.
   if (!inside(real)) throw new ConnectionSpecError('the sqlite path must lie inside the scan folder');
   if (!fs.statSync(real).isFile()) throw new ConnectionSpecError('the sqlite path is not a file');
-  refuseOwnDatabase(real, ownFiles);
+  if (isOwnDatabase(real, ownFiles)) throw new ConnectionSpecError(OWN_REFUSED);
   return real;
 }
 

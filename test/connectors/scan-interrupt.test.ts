@@ -6,9 +6,12 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
+import mysql from 'mysql2/promise';
+import { ConfigError, loadConfig } from '../../src/config.js';
 import { adminToken, bearer, buildTestApp, json, type TestApp } from '../helpers/app.js';
 import { createTestDatabase, describeEachDatabase } from '../helpers/databases.js';
 import { createScannable, getScan, sqliteScanDir, startScan, waitFor, type ScanBody } from '../modules/scans/helpers.js';
+import { createMysqlSource, createPgSource, MYSQL } from './sources.js';
 
 const ENDLESS_VIEW = 'CREATE VIEW endless AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c WHERE x < 0';
 
@@ -144,6 +147,77 @@ describe("the service's own SQLite database inside the scan folder", () => {
     } finally {
       await t.close();
       await own.dispose();
+    }
+  });
+});
+
+describeEachDatabase('a network source stuck in a slow query', (kind) => {
+  let t: TestApp;
+  before(async () => {
+    t = await buildTestApp(kind, { env: { FIELDLENS_SCAN_STATEMENT_TIMEOUT_MS: '600000' } });
+  });
+  after(async () => t.close());
+
+  it('PostgreSQL: a cancel ends the scan and the query on the server (pg_cancel_backend)', async (ctx) => {
+    const src = await createPgSource();
+    try {
+      await src.client.query(`CREATE TABLE a_people (id int PRIMARY KEY, email text); INSERT INTO a_people VALUES (1, 'a@example.com'); CREATE VIEW slow AS SELECT pg_sleep(300)::text AS pause`);
+      const token = await adminToken(t.app);
+      const s = src.server;
+      const id = await createScannable(t.app, token, { kind: 'postgresql', host: s.host, port: s.port, user: s.user, database: src.database, ...(s.password ? { password: s.password } : {}) });
+      const scan = await startScan(t.app, token, id);
+      const running = t.app.services.scanWorker.drain();
+      const onServer = async (): Promise<boolean> =>
+        ((await src.client.query(`SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND application_name = 'fieldlens-scan' AND state = 'active' AND query LIKE '%slow%'`, [src.database])).rowCount ?? 0) > 0;
+      await waitFor('the slow query on the server', onServer, (v) => v);
+      const started = Date.now();
+      await t.app.inject({ method: 'POST', url: `/api/v1/scans/${scan.id}/cancel`, headers: bearer(token), payload: {} });
+      await running;
+      const took = Date.now() - started;
+      assert.equal((await getScan(t.app, token, scan.id)).status, 'cancelled');
+      assert.ok(took < 20_000, `cancel took ${took} ms`);
+      assert.equal(await onServer(), false, 'the query no longer runs on the server');
+      ctx.diagnostic(`${kind}: PostgreSQL pg_sleep(300) scan cancelled in ${took} ms`);
+    } finally {
+      await src.dispose();
+    }
+  });
+
+  it('MariaDB: a cancel ends the scan and the query on the server (KILL QUERY)', async (ctx) => {
+    const src = await createMysqlSource();
+    const watcher = await mysql.createConnection({ ...MYSQL });
+    try {
+      await src.conn.query(`CREATE TABLE a_people (id int PRIMARY KEY, email text); INSERT INTO a_people VALUES (1, 'a@example.com'); CREATE VIEW slow AS SELECT SLEEP(300) AS pause`);
+      const token = await adminToken(t.app);
+      const id = await createScannable(t.app, token, { kind: 'mysql', host: MYSQL.host, port: MYSQL.port, user: MYSQL.user, database: src.database });
+      const scan = await startScan(t.app, token, id);
+      const running = t.app.services.scanWorker.drain();
+      const onServer = async (): Promise<boolean> => {
+        const [rows] = await watcher.query<mysql.RowDataPacket[]>(`SELECT 1 FROM information_schema.PROCESSLIST WHERE DB = ? AND COMMAND = 'Query' AND INFO LIKE '%slow%' AND ID <> CONNECTION_ID()`, [src.database]);
+        return rows.length > 0;
+      };
+      await waitFor('the slow query on the server', onServer, (v) => v);
+      const started = Date.now();
+      await t.app.inject({ method: 'POST', url: `/api/v1/scans/${scan.id}/cancel`, headers: bearer(token), payload: {} });
+      await running;
+      const took = Date.now() - started;
+      assert.equal((await getScan(t.app, token, scan.id)).status, 'cancelled');
+      assert.ok(took < 20_000, `cancel took ${took} ms`);
+      await waitFor('the query gone from the server', onServer, (v) => !v, 5000);
+      ctx.diagnostic(`${kind}: MariaDB SLEEP(300) scan cancelled in ${took} ms`);
+    } finally {
+      await watcher.end();
+      await src.dispose();
+    }
+  });
+});
+
+describe('FIELDLENS_SCAN_STATEMENT_TIMEOUT_MS', () => {
+  it('defaults to 30 s and refuses a value that is not a whole number of milliseconds from 100', () => {
+    assert.equal(loadConfig({}).scanStatementTimeoutMs, 30_000);
+    assert.equal(loadConfig({ FIELDLENS_SCAN_STATEMENT_TIMEOUT_MS: '2500' }).scanStatementTimeoutMs, 2500);
+    for (const bad of ['abc', '-1', '50', '1.5']) {
+      assert.throws(() => loadConfig({ FIELDLENS_SCAN_STATEMENT_TIMEOUT_MS: bad }), (err: unknown) => err instanceof ConfigError && err.variable === 'FIELDLENS_SCAN_STATEMENT_TIMEOUT_MS', bad);
     }
   });
 });
