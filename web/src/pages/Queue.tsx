@@ -2,7 +2,8 @@
  * The review queue: fields in the chosen order (risk by default: sort=risk when the server offers it, else outlier
  * score), six minibars per row against the page's baseline, one-key decisions (j/k move, Enter opens, c confirm,
  * d defer, x select, a accept a suggestion, ? lists the keys), multi-select and batch confirm, confirm as another tag
- * or level, defer with a reason.
+ * or level, defer with a reason. Views: all fields or those the last scan changed (changed=last_scan); the sample
+ * catalog is left out once a real data source exists (include_sample=false), with a toggle to show it.
  *
  * What is on screen is what is acted on: the grid draws the list it holds (a new list redraws it from the top), every
  * action goes through the rows of that list (a row is found by its field id, never by its place alone), and while
