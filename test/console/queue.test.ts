@@ -1,15 +1,20 @@
 /**
  * The review queue in Chromium against the real service, on SQLite and PostgreSQL: the grid shows exactly the list
  * the API gave for the filters on screen, after narrowing by every filter; no action reaches a row that is not shown;
- * the keys do what the page says; decided rows update at once; the lock is an SVG icon, not an emoji.
+ * the keys do what the page says; decided rows update at once; the lock is an SVG icon, not an emoji. Then the
+ * changed-since-last-scan view after a rescan, and the sample data hidden once a real source exists (with its toggle).
  */
 import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import path from 'node:path';
+import BetterSqlite from 'better-sqlite3';
 import type { AddressInfo } from 'node:net';
 import { after, before, it } from 'node:test';
 import type { Browser, BrowserContext, Page, Response } from 'playwright-core';
-import { adminToken, bearer, buildTestApp, createUser, type TestApp } from '../helpers/app.js';
+import { ADMIN_PASSWORD, adminToken, bearer, buildTestApp, createUser, type TestApp } from '../helpers/app.js';
 import { describeEachDatabase } from '../helpers/databases.js';
 import { createDatasource, importOk, manyFields, type FieldInput } from '../modules/fields/factories.js';
+import { createScannable, scanNow, sqliteScanDir } from '../modules/scans/helpers.js';
 import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations } from './harness.js';
 
 const EMAIL = 'Personal/Contact/Email address';
@@ -17,6 +22,8 @@ const TIMESTAMP = 'Technical/Timestamp';
 
 interface ApiField {
   id: string;
+  datasource_id: string;
+  scan_change: 'new' | 'changed' | 'reclassified' | null;
   table_name: string;
   field_name: string;
   review_status: string;
@@ -310,6 +317,133 @@ describeEachDatabase('review queue in the browser', (kind) => {
     const text = await page.locator('.queue').innerText();
     assert.doesNotMatch(text, /\p{Extended_Pictographic}/u);
     assert.deepEqual(await seriousViolations(page), [], 'decided row');
+    assert.deepEqual(problems, []);
+  });
+});
+
+describeEachDatabase('review queue views in the browser', (kind) => {
+  let t: TestApp;
+  let base: string;
+  let browser: Browser;
+  let closeBrowser: () => Promise<void>;
+  let dir: string;
+  let sample: string;
+  let scanned: string;
+  const contexts: BrowserContext[] = [];
+
+  before(async () => {
+    ensureConsoleBuilt();
+    dir = sqliteScanDir();
+    t = await buildTestApp(kind, { env: { FIELDLENS_SCAN_SQLITE_DIR: dir } });
+    await t.app.listen({ port: 0, host: '127.0.0.1' });
+    base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
+    const token = await adminToken(t.app);
+    // A stand-in for the built-in sample catalog: its fields would top the queue.
+    sample = await createDatasource(t.app, token, 'Sample shop');
+    await importOk(t.app, token, sample, [
+      { table_name: 'shop_customers', field_name: 'email', data_type: 'varchar', comment: 'customer e-mail address', classification_chain_path: TIMESTAMP },
+      { table_name: 'shop_customers', field_name: 'created_at', data_type: 'timestamp', classification_chain_path: TIMESTAMP },
+    ]);
+    await t.database.db.updateTable('datasources').set({ is_sample: 1 }).where('id', '=', sample).execute();
+    // The reviewer's own source, scanned, changed, scanned again.
+    const file = path.join(dir, 'people.db');
+    const src = new BetterSqlite(file);
+    src.exec(`
+      create table people (id integer primary key, email text, note text, city text, contact text, info text);
+      insert into people values (1, 'a@example.com', 'hello there', 'Paris', 'hello there', 'hello there');
+    `);
+    src.close();
+    scanned = await createScannable(t.app, token, { kind: 'sqlite', database: file }, { name: 'hr' });
+    assert.equal((await scanNow(t.app, token, scanned)).status, 'succeeded');
+    const db = new BetterSqlite(file);
+    db.exec(`
+      delete from people;
+      insert into people values (1, '2024-01-02', '2024-01-04', 'Paris', 'jane.doe@example.com', '+44 20 7946 0958');
+      alter table people add column iban text;
+    `);
+    db.close();
+    t.clock.advance(1000);
+    assert.equal((await scanNow(t.app, token, scanned)).status, 'succeeded');
+    await t.app.services.metricsWorker.drain();
+    ({ browser, close: closeBrowser } = await launchBrowser());
+  });
+
+  after(async () => {
+    for (const c of contexts) await c.close().catch(() => undefined);
+    await closeBrowser?.();
+    await t?.close();
+    if (dir) fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  const isListCall = (r: Response) => new URL(r.url()).pathname === '/api/v1/fields' && r.request().method() === 'GET';
+
+  async function listAfter(page: Page, change: () => Promise<unknown>): Promise<{ items: ApiField[]; query: URLSearchParams }> {
+    const [response] = await Promise.all([page.waitForResponse(isListCall, { timeout: 10_000 }), change()]);
+    assert.equal(response.status(), 200);
+    return { items: ((await response.json()) as { items: ApiField[] }).items, query: new URL(response.url()).searchParams };
+  }
+
+  /** The field ids drawn, in order, once the grid shows `count` rows (all fit the window here). */
+  async function drawnIds(page: Page, count: number): Promise<string[]> {
+    await page.locator(`.queue[aria-busy="false"][aria-rowcount="${count + 1}"]`).waitFor();
+    return page.locator('.queue .row[data-field-id]').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-field-id') as string));
+  }
+
+  async function apiList(query: string): Promise<ApiField[]> {
+    const response = await t.app.inject({ method: 'GET', url: `/api/v1/fields?${query}`, headers: bearer(await adminToken(t.app)) });
+    assert.equal(response.statusCode, 200, response.body);
+    return response.json<{ items: ApiField[] }>().items;
+  }
+
+  it('hides the sample data once a real source exists, with a visible toggle; shows what the last scan changed', async () => {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
+    contexts.push(context);
+    const page = await context.newPage();
+    const problems: string[] = [];
+    page.on('console', (m) => {
+      if (/Content.Security.Policy|Refused to/i.test(m.text())) problems.push(m.text());
+    });
+    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+
+    const first = await listAfter(page, async () => {
+      await page.goto(base + '/queue');
+      await page.getByLabel('Username').fill('admin');
+      await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+      await page.getByRole('button', { name: 'Sign in' }).click();
+    });
+    assert.equal(first.query.get('include_sample'), 'false', 'a real source exists: the sample data is left out');
+    assert.ok(first.items.length > 0 && first.items.every((f) => f.datasource_id === scanned));
+    assert.deepEqual(await drawnIds(page, first.items.length), first.items.map((f) => f.id));
+    const toggle = page.getByRole('checkbox', { name: 'Show sample data' });
+    assert.equal(await toggle.isChecked(), false);
+
+    const withSample = await listAfter(page, () => toggle.check());
+    assert.equal(withSample.query.get('include_sample'), 'true');
+    assert.ok(withSample.items.some((f) => f.datasource_id === sample));
+    assert.deepEqual(await drawnIds(page, withSample.items.length), withSample.items.map((f) => f.id));
+    await listAfter(page, () => toggle.uncheck());
+
+    const changed = await listAfter(page, () => page.getByRole('combobox', { name: /^View\b/ }).selectOption({ label: 'Changed since last scan' }));
+    assert.equal(changed.query.get('changed'), 'last_scan');
+    const expected = await apiList('changed=last_scan&review_status=unreviewed&include_sample=false&sort=risk&limit=100');
+    assert.deepEqual(changed.items.map((f) => f.id), expected.map((f) => f.id));
+    assert.deepEqual(new Set(expected.map((f) => f.scan_change)), new Set(['new', 'changed', 'reclassified']), 'the fixture has each kind of change');
+    const ids = await drawnIds(page, expected.length);
+    assert.deepEqual(ids, expected.map((f) => f.id));
+    // Each row says what the scan did to it.
+    for (const f of expected) {
+      const label = f.scan_change === 'reclassified' ? 're-classified' : String(f.scan_change);
+      await page.locator(`.queue .row[data-field-id="${f.id}"] .change`, { hasText: label }).waitFor();
+    }
+    // The view combines with the order: newest change first.
+    const newest = await listAfter(page, () => page.getByRole('combobox', { name: /^Order\b/ }).selectOption({ label: 'Newest change' }));
+    assert.equal(newest.query.get('sort'), 'updated_at');
+    assert.equal(newest.query.get('changed'), 'last_scan');
+    assert.deepEqual(await drawnIds(page, newest.items.length), newest.items.map((f) => f.id));
+    await listAfter(page, () => page.getByRole('combobox', { name: /^Order\b/ }).selectOption({ label: 'Risk (most suspicious first)' }));
+    await drawnIds(page, expected.length);
+    assert.deepEqual(await seriousViolations(page), [], 'changed-since-scan view');
+    await screenshot(page, 'queue-changed-since-scan');
     assert.deepEqual(problems, []);
   });
 });

@@ -2,7 +2,8 @@
  * The review queue: fields in the chosen order (risk by default: sort=risk when the server offers it, else outlier
  * score), six minibars per row against the page's baseline, one-key decisions (j/k move, Enter opens, c confirm,
  * d defer, x select, a accept a suggestion, ? lists the keys), multi-select and batch confirm, confirm as another tag
- * or level, defer with a reason.
+ * or level, defer with a reason. Views: all fields or those the last scan changed (changed=last_scan); the sample
+ * catalog is left out once a real data source exists (include_sample=false), with a toggle to show it.
  *
  * What is on screen is what is acted on: the grid draws the list it holds (a new list redraws it from the top), every
  * action goes through the rows of that list (a row is found by its field id, never by its place alone), and while
@@ -42,6 +43,10 @@ interface Filters {
   tag_id?: number;
   review_status?: ReviewStatus;
   q?: string;
+  /** The "Changed since last scan" view: fields the last finished scan of their source created, changed or re-classified. */
+  changed?: 'last_scan';
+  /** The reviewer's choice of the sample data; unset: hidden once a real (non-sample) data source exists. */
+  include_sample?: boolean;
   sort: Sort;
   limit: number;
   cursor?: string;
@@ -61,6 +66,8 @@ function filtersOf(query: URLSearchParams): Filters {
     // The queue opens on what still needs a decision; "any" shows everything.
     review_status: status === 'any' ? undefined : ((status || 'unreviewed') as ReviewStatus),
     q: s('q'),
+    changed: query.get('changed') === 'last_scan' ? 'last_scan' : undefined,
+    include_sample: query.get('include_sample') === 'true' ? true : query.get('include_sample') === 'false' ? false : undefined,
     sort: SORTS.some((o) => o.value === sort) ? (sort as Sort) : 'risk',
     limit: [50, 100, 200, 500].includes(limit) ? limit : 100,
     cursor: s('cursor'),
@@ -110,6 +117,9 @@ export function QueuePage() {
   const [levels, setLevels] = useState<Level[]>([]);
   const [tags, setTags] = useState<Tag[]>([]);
   const [riskSort, setRiskSort] = useState(false);
+  // Whether the list shows the built-in sample data, and whether there is any to show.
+  const [sampleShown, setSampleShown] = useState(true);
+  const [hasSample, setHasSample] = useState(false);
   const [searchText, setSearchText] = useState(filters.q ?? '');
   const table = useRef<HTMLDivElement>(null);
   const searchInput = useRef<HTMLInputElement>(null);
@@ -137,10 +147,14 @@ export function QueuePage() {
       try {
         const caps = await serverCapabilities();
         setRiskSort(caps.riskSort);
-        const { cursor, sort, ...rest } = filters;
+        const { cursor, sort, include_sample, ...rest } = filters;
         // sort=risk is the order reviewers want; until the server offers it, the outlier score is the closest.
         const apiSort = (sort === 'risk' ? (caps.riskSort ? 'risk' : 'outlier_score') : sort) as 'outlier_score';
-        const page = await ok(api.GET('/api/v1/fields', { params: { query: { ...rest, sort: apiSort, ...(cursor ? { cursor } : {}) } } }));
+        // The sample catalog would fill the top of the queue: hidden once the reviewer has a source of their own
+        // (a role that cannot list data sources gets the API's default, everything).
+        const sources = await loadDatasources().catch(() => null);
+        const includeSample = include_sample ?? !(sources ?? []).some((d) => !d.is_sample);
+        const page = await ok(api.GET('/api/v1/fields', { params: { query: { ...rest, sort: apiSort, include_sample: includeSample, ...(cursor ? { cursor } : {}) } } }));
         let bars: MinibarsResponse | undefined;
         let barsError: unknown = null;
         if (page.items.length > 0) {
@@ -159,6 +173,8 @@ export function QueuePage() {
         setBaseline(bars?.baseline_scores);
         setMetricsError(barsError);
         setNextCursor(page.next_cursor);
+        setSampleShown(includeSample);
+        setHasSample((sources ?? []).some((d) => d.is_sample));
         setActive(0);
         setRescoring(new Set());
         // Narrowing keeps the ticks of the rows still shown, and only those.
@@ -449,6 +465,13 @@ export function QueuePage() {
           </select>
         </label>
         <label>
+          View
+          <select value={filters.changed ?? ''} onChange={(e) => set({ changed: (e.target as HTMLSelectElement).value })}>
+            <option value="">All fields</option>
+            <option value="last_scan">Changed since last scan</option>
+          </select>
+        </label>
+        <label>
           Search
           <input
             ref={searchInput}
@@ -479,6 +502,12 @@ export function QueuePage() {
             ))}
           </select>
         </label>
+        {hasSample && (
+          <label class="check">
+            <input type="checkbox" checked={filters.include_sample ?? sampleShown} onChange={(e) => set({ include_sample: String((e.target as HTMLInputElement).checked) })} />
+            Show sample data
+          </label>
+        )}
       </form>
 
       {canReview && (
@@ -510,7 +539,11 @@ export function QueuePage() {
       ) : null}
 
       {rows === null && !error && <p aria-busy="true">Loading…</p>}
-      {rows?.length === 0 && !stale && <p class="empty">No fields match these filters.</p>}
+      {rows?.length === 0 && !stale && (
+        <p class="empty">
+          {filters.changed ? 'No field matching these filters was created, changed or re-classified by the last scan of its data source.' : 'No fields match these filters.'}
+        </p>
+      )}
       {rows?.length === 0 && stale && <p aria-busy="true">Loading…</p>}
       {rows && rows.length > 0 && (
         <div
@@ -549,6 +582,7 @@ export function QueuePage() {
                   baseline={baseline}
                   suggestion={suggestionOf(f)}
                   rescoring={rescoring.has(f.id)}
+                  showChange={filters.changed === 'last_scan'}
                   where={`${dsName.get(f.datasource_id) ?? 'data source'} · ${f.table_name} · ${f.field_name}`}
                   active={i === active}
                   selected={selected.has(f.id)}
@@ -708,6 +742,8 @@ function ConfirmAsDialog({ count, levels, onClose, onConfirm }: { count: number;
   );
 }
 
+const CHANGE_LABELS: Record<NonNullable<FieldItem['scan_change']>, string> = { new: 'new', changed: 'changed', reclassified: 're-classified' };
+
 /** Height of a queue row in pixels: fixed (styles.css, `.queue .body .row`), so a row's place is its index times this. */
 const ROW_HEIGHT = 60;
 /** Rows drawn beyond each edge of the viewport, so a scroll or a run of j/k rarely shows an empty stretch. */
@@ -807,6 +843,8 @@ interface RowProps {
   suggestion: Suggestion | null;
   /** Confirmed on this page: the stored score, severity and minibars were for the old classification. */
   rescoring: boolean;
+  /** In the changed-since-last-scan view: what the last scan did to the field. */
+  showChange: boolean;
   where: string;
   active: boolean;
   selected: boolean;
@@ -826,6 +864,7 @@ class Row extends Component<RowProps> {
       p.where !== next.where ||
       p.index !== next.index ||
       p.rescoring !== next.rescoring ||
+      p.showChange !== next.showChange ||
       p.canReview !== next.canReview ||
       p.suggestion?.tag_id !== next.suggestion?.tag_id ||
       p.suggestion?.level !== next.suggestion?.level
@@ -833,7 +872,8 @@ class Row extends Component<RowProps> {
   }
 
   override render() {
-    const { index, field: f, metric: m, baseline, suggestion: s, rescoring, where, active, selected, canReview } = this.props;
+    const { index, field: f, metric: m, baseline, suggestion: s, rescoring, showChange, where, active, selected, canReview } = this.props;
+    const change = showChange ? f.scan_change : null;
     const severity = rescoring ? null : (m?.severity ?? f.severity);
     const score = rescoring ? null : (m?.outlier_score ?? f.outlier_score);
     return (
@@ -890,7 +930,7 @@ class Row extends Component<RowProps> {
           {rescoring ? '' : (m?.reason ?? '')}
         </div>
         <div role="gridcell" class="c">
-          <span class={`review review-${f.review_status}`}>{f.review_status}</span>
+          {change && <span class={`change change-${change}`}>{CHANGE_LABELS[change]}</span>} <span class={`review review-${f.review_status}`}>{f.review_status}</span>
         </div>
         {canReview && (
           <div role="gridcell" class="c actions">
