@@ -22,10 +22,10 @@ export async function confirmField(id: string, body: ConfirmBody = {}): Promise<
   await ok(api.POST('/api/v1/classify/fields/{field_id}/confirm', { params: { path: { field_id: id } }, body }));
 }
 
-/** Confirms several fields in one call; answers the server's counts. */
-export async function confirmFields(ids: string[], body: ConfirmBody = {}): Promise<{ confirmed: number; skipped: number; errors: number }> {
+/** Confirms several fields in one call; answers the ids the server confirmed and how many it skipped or failed. */
+export async function confirmFields(ids: string[], body: ConfirmBody = {}): Promise<{ confirmed: string[]; skipped: number; errors: number }> {
   const result = await ok(api.POST('/api/v1/classify/fields/batch-confirm', { body: { field_ids: ids, ...body } }));
-  return { confirmed: result.confirmed.length, skipped: result.skipped.length, errors: result.errors.length };
+  return { confirmed: result.confirmed, skipped: result.skipped.length, errors: result.errors.length };
 }
 
 /** Defers each field with the same reason, one call per field (the API has no batch defer). */

@@ -16,10 +16,10 @@ import { api, extras, ok, serverCapabilities, type Datasource, type FieldItem, t
 import { session } from '../api/session';
 import { Dialog } from '../components/Dialog';
 import { LockIcon } from '../components/icons';
+import { acceptBody, confirmField, confirmFields, ConfirmAsDialog, deferFields, DeferDialog, type ConfirmBody } from '../components/decisions';
 import { Minibars } from '../components/Minibars';
 import { ProblemNotice, explain } from '../components/ProblemNotice';
 import { StatusLine } from '../components/Status';
-import { TagPicker } from '../components/TagPicker';
 import { loadDatasources, loadLevels, loadTags } from '../data';
 import { navigate, useLocation } from '../router';
 
@@ -245,22 +245,22 @@ export function QueuePage() {
     }
   };
 
-  const confirmOne = (field: FieldItem, body: { classification_tag_id?: number; lock_level?: string } = {}) => {
+  const confirmOne = (field: FieldItem, body: ConfirmBody = {}) => {
     if (onScreen([field.id]).length === 0) return;
     return act('Confirm', async () => {
-      await ok(api.POST('/api/v1/classify/fields/{field_id}/confirm', { params: { path: { field_id: field.id } }, body }));
+      await confirmField(field.id, body);
       return { message: `Confirmed ${field.table_name}.${field.field_name}.`, done: [field.id], status: 'confirmed' };
     });
   };
 
-  const confirmMany = (wanted: string[], body: { classification_tag_id?: number; lock_level?: string } = {}) => {
+  const confirmMany = (wanted: string[], body: ConfirmBody = {}) => {
     const ids = onScreen(wanted);
     if (ids.length === 0) return;
     return act('Batch confirm', async () => {
-      const result = await ok(api.POST('/api/v1/classify/fields/batch-confirm', { body: { field_ids: ids, ...body } }));
+      const result = await confirmFields(ids, body);
       setSelected(new Set());
       return {
-        message: `Confirmed ${result.confirmed.length}, skipped ${result.skipped.length}, errors ${result.errors.length}.`,
+        message: `Confirmed ${result.confirmed.length}, skipped ${result.skipped}, errors ${result.errors}.`,
         done: result.confirmed,
         status: 'confirmed',
       };
@@ -271,7 +271,7 @@ export function QueuePage() {
     const ids = onScreen(wanted);
     if (ids.length === 0) return;
     return act('Defer', async () => {
-      for (const id of ids) await ok(api.POST('/api/v1/classify/fields/{field_id}/defer', { params: { path: { field_id: id } }, body: { reason } }));
+      await deferFields(ids, reason);
       if (ids.length > 1) setSelected(new Set());
       return { message: `Deferred ${ids.length} field${ids.length === 1 ? '' : 's'}.`, done: ids, status: 'deferred' };
     });
@@ -282,7 +282,7 @@ export function QueuePage() {
 
   const acceptSuggestion = (field: FieldItem) => {
     const s = suggestionOf(field);
-    if (s) void confirmOne(field, { classification_tag_id: s.tag_id, lock_level: s.level });
+    if (s) void confirmOne(field, acceptBody(s));
   };
 
   const toggle = (id: string) =>
@@ -674,74 +674,6 @@ function KeysDialog({ canReview, onClose }: { canReview: boolean; onClose: () =>
   );
 }
 
-function DeferDialog({ count, onClose, onDefer }: { count: number; onClose: () => void; onDefer: (reason: string) => void }) {
-  const [reason, setReason] = useState('');
-  return (
-    <Dialog title={count === 1 ? 'Defer this field' : `Defer ${count} fields`} onClose={onClose}>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          if (reason.trim()) onDefer(reason.trim());
-        }}
-      >
-        <label for="defer-reason">Reason (required)</label>
-        <textarea id="defer-reason" required maxLength={2000} rows={3} value={reason} onInput={(e) => setReason((e.target as HTMLTextAreaElement).value)} autoFocus />
-        <div class="buttons">
-          <button type="submit" class="primary" disabled={!reason.trim()}>
-            Defer
-          </button>
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </Dialog>
-  );
-}
-
-function ConfirmAsDialog({ count, levels, onClose, onConfirm }: { count: number; levels: Level[]; onClose: () => void; onConfirm: (body: { classification_tag_id?: number; lock_level?: string }) => void }) {
-  const [tag, setTag] = useState<Tag | null>(null);
-  const [level, setLevel] = useState('');
-  return (
-    <Dialog title={count === 1 ? 'Confirm with another tag or level' : `Confirm ${count} fields with another tag or level`} onClose={onClose}>
-      <form
-        onSubmit={(e) => {
-          e.preventDefault();
-          onConfirm({ ...(tag ? { classification_tag_id: tag.id } : {}), ...(level ? { lock_level: level } : {}) });
-        }}
-      >
-        <TagPicker
-          label="Tag (leave empty to keep the current one)"
-          value={tag}
-          onChange={(t) => {
-            setTag(t);
-            // A new tag usually brings its own level; the reviewer can still keep the current one.
-            if (t) setLevel(t.default_level);
-          }}
-          autoFocus
-        />
-        <label for="confirm-level">Level</label>
-        <select id="confirm-level" value={level} onChange={(e) => setLevel((e.target as HTMLSelectElement).value)}>
-          <option value="">Keep the current level</option>
-          {levels.map((l) => (
-            <option key={l.code} value={l.code}>
-              {l.code} {l.name}
-            </option>
-          ))}
-        </select>
-        <div class="buttons">
-          <button type="submit" class="primary">
-            Confirm
-          </button>
-          <button type="button" onClick={onClose}>
-            Cancel
-          </button>
-        </div>
-      </form>
-    </Dialog>
-  );
-}
-
 const CHANGE_LABELS: Record<NonNullable<FieldItem['scan_change']>, string> = { new: 'new', changed: 'changed', reclassified: 're-classified' };
 
 /** Height of a queue row in pixels: fixed (styles.css, `.queue .body .row`), so a row's place is its index times this. */
@@ -901,7 +833,7 @@ class Row extends Component<RowProps> {
               re-scoring
             </span>
           ) : m ? (
-            <Minibars scores={m.scores} baseline={baseline} />
+            <Minibars scores={m.scores} baseline={baseline} severity={severity} />
           ) : (
             <span class="muted">–</span>
           )}
