@@ -76,7 +76,7 @@ async function startServer(root: string, label: string): Promise<Server> {
   };
   try {
     const db = database.db;
-    const columns = new Set((await db.introspection.getTables()).find((t) => t.name === 'fields')?.columns.map((c) => c.name));
+    const columns = new Set((await db.introspection.getTables()).find((t) => t.name === 'fields' && (pgSchema === undefined || t.schema === pgSchema))?.columns.map((c) => c.name));
     const scanChange = columns.has('last_scan_id');
     const tags = await db.selectFrom('tags').select(['id', 'default_level']).orderBy('id').execute();
     const dims = app.services.embedder.dimensions;

@@ -3896,6 +3896,7 @@ export interface operations {
                      *           "classification_source": "import",
                      *           "classification_confidence": null,
                      *           "classification_evidence": [],
+                     *           "scan_change": "new",
                      *           "updated_at": "2026-11-20T09:14:03.512Z"
                      *         },
                      *         {
@@ -3932,6 +3933,7 @@ export interface operations {
                      *               "detail": "A text column fits an e-mail address"
                      *             }
                      *           ],
+                     *           "scan_change": null,
                      *           "updated_at": "2026-11-20T09:14:03.512Z"
                      *         }
                      *       ],
@@ -4148,6 +4150,7 @@ export interface operations {
                      *           "detail": "A text column fits an e-mail address"
                      *         }
                      *       ],
+                     *       "scan_change": null,
                      *       "updated_at": "2026-11-20T09:14:03.512Z"
                      *     }
                      */
