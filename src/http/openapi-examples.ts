@@ -33,6 +33,7 @@ const field = {
     { factor: 'comment', score: 0.8, detail: 'The comment mentions an e-mail' },
     { factor: 'data_type', score: 0.3, detail: 'A text column fits an e-mail address' },
   ],
+  scan_change: null,
   updated_at: '2026-11-20T09:14:03.512Z',
 };
 
@@ -53,6 +54,8 @@ const suspiciousField = {
   classification_source: 'import',
   classification_confidence: null,
   classification_evidence: [],
+  // Found by the last scan of its data source.
+  scan_change: 'new',
   updated_at: '2026-11-20T09:14:03.512Z',
 };
 

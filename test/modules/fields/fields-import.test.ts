@@ -83,6 +83,7 @@ describeEachDatabase('field import', (kind) => {
         classification_source: 'import',
         classification_confidence: null,
         classification_evidence: [],
+        scan_change: null,
         updated_at: undefined,
       },
     );

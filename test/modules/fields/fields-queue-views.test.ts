@@ -187,6 +187,36 @@ describeEachDatabase('field list: queue views', (kind) => {
     assert.ok((await list('include_sample=false')).items.every((f) => f.datasource_id !== sample));
   });
 
+  it('q finds a substring of the table or field name, case-insensitively, wildcards and quotes taken literally; deleted fields are gone', async () => {
+    const source = await createDatasource(t.app, token);
+    const names = [
+      ['crm.Contacts', 'Email_Address'],
+      ['crm.contacts', 'phone'],
+      ['billing', 'payer_email'],
+      ['billing', 'pct%_done'],
+      ['billing', 'say "hi"'],
+      ['hr.people', 'birth_date'],
+    ];
+    await importOk(t.app, token, source, names.map(([table, field]) => ({ table_name: table!, field_name: field!, classification_chain_path: 'Technical/Record ID' })));
+    const found = async (q: string, extra = '') =>
+      (await list(`datasource_id=${source}&q=${encodeURIComponent(q)}${extra}`)).items.map((f) => `${f.table_name}.${f.field_name}`).sort();
+    for (const sort of ['risk', 'updated_at', 'name']) {
+      assert.deepEqual(await found('EMAIL', `&sort=${sort}`), ['billing.payer_email', 'crm.Contacts.Email_Address'], sort);
+      assert.deepEqual(await found('contacts', `&sort=${sort}&review_status=unreviewed`), ['crm.Contacts.Email_Address', 'crm.contacts.phone'], sort);
+    }
+    assert.deepEqual(await found('%_d'), ['billing.pct%_done'], 'a % and _ are characters, not wildcards');
+    assert.deepEqual(await found('_d'), ['billing.pct%_done', 'hr.people.birth_date'], 'two characters');
+    assert.deepEqual(await found('"hi"'), ['billing.say "hi"']);
+    assert.deepEqual(await found('h'), ['billing.say "hi"', 'crm.contacts.phone', 'hr.people.birth_date']);
+    assert.deepEqual(await found('r.peo'), ['hr.people.birth_date'], 'the table name as stored, dot included');
+    assert.deepEqual(await found('nothing-like-it'), []);
+    // A field re-imported keeps being found; the fields of a deleted source are not found any more.
+    await importOk(t.app, token, source, [{ table_name: 'billing', field_name: 'payer_email', classification_chain_path: 'Technical/Timestamp' }]);
+    assert.deepEqual(await found('payer'), ['billing.payer_email']);
+    assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${source}`, headers: bearer(token) })).statusCode, 204);
+    assert.deepEqual((await list('q=payer_email')).items, []);
+  });
+
   it('answers scores rounded to 3 decimals (the stored value keeps its precision for paging)', async () => {
     const source = await createDatasource(t.app, token);
     const [a, b] = (await importOk(t.app, token, source, [

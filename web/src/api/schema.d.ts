@@ -4059,6 +4059,7 @@ export interface operations {
                      *           "classification_source": "import",
                      *           "classification_confidence": null,
                      *           "classification_evidence": [],
+                     *           "scan_change": "new",
                      *           "updated_at": "2026-11-20T09:14:03.512Z"
                      *         },
                      *         {
@@ -4095,6 +4096,7 @@ export interface operations {
                      *               "detail": "A text column fits an e-mail address"
                      *             }
                      *           ],
+                     *           "scan_change": null,
                      *           "updated_at": "2026-11-20T09:14:03.512Z"
                      *         }
                      *       ],
@@ -4311,6 +4313,7 @@ export interface operations {
                      *           "detail": "A text column fits an e-mail address"
                      *         }
                      *       ],
+                     *       "scan_change": null,
                      *       "updated_at": "2026-11-20T09:14:03.512Z"
                      *     }
                      */
