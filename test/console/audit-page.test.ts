@@ -81,7 +81,7 @@ describe('console audit page [sqlite]', () => {
     assert.equal(query.get('action'), values.action ?? null);
     assert.equal(query.get('actor'), values.actor ?? null);
     assert.equal(query.get('target'), values.target ?? null);
-    await page.waitForFunction((n) => document.querySelectorAll('table.audit tbody tr').length === n, expectRows);
+    await page.waitForFunction(`document.querySelectorAll('table.audit tbody tr').length === ${expectRows}`);
   }
 
   it('shows each target by name, filters by action prefix, user name and target name, and exports the names', async () => {
