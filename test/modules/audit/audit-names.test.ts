@@ -3,6 +3,7 @@
  * person can type — an action prefix (`field.*`), the actor's user name, the target's name — exact about wildcards.
  */
 import assert from 'node:assert/strict';
+import type { LightMyRequestResponse } from 'fastify';
 import { after, before, it } from 'node:test';
 import { adminToken, bearer, buildTestApp, createUser, json, problem, type TestApp } from '../../helpers/app.js';
 import { describeEachDatabase } from '../../helpers/databases.js';
@@ -115,8 +116,8 @@ describeEachDatabase('audit log names and filters', (kind) => {
     const paged: number[] = [];
     let cursor: string | null = null;
     do {
-      const response = await t.app.inject({ method: 'GET', url: `/api/v1/audit-logs?action=user.*&limit=2${cursor ? `&cursor=${cursor}` : ''}`, headers: bearer(admin) });
-      const page = json<Page>(response);
+      const response: LightMyRequestResponse = await t.app.inject({ method: 'GET', url: `/api/v1/audit-logs?action=user.*&limit=2${cursor ? `&cursor=${cursor}` : ''}`, headers: bearer(admin) });
+      const page: Page = json<Page>(response);
       paged.push(...page.items.map((e) => e.seq));
       cursor = page.next_cursor;
     } while (cursor !== null);
