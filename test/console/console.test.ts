@@ -346,7 +346,7 @@ describe('web console [sqlite]', () => {
     await assertAccessible(page, 'audit');
     await screenshot(page, 'audit');
 
-    await page.getByRole('link', { name: 'Users' }).click();
+    await page.getByRole('link', { name: 'Users', exact: true }).click();
     await page.getByRole('cell', { name: 'otto-observer', exact: true }).waitFor();
     await page.getByLabel('Username').fill('dora-dba');
     await page.getByLabel('E-mail').fill('dora@example.com');
@@ -467,8 +467,8 @@ describe('web console [sqlite]', () => {
     await signIn(page, 'admin', ADMIN_PASSWORD, '/datasources');
     const form = page.getByRole('form', { name: 'New data source' });
     await form.getByLabel('Name', { exact: true }).fill('shop');
-    await form.getByLabel('Type').fill('sqlite');
     await form.getByLabel('Database', { exact: true }).selectOption('sqlite');
+    await form.getByLabel(/^Connect to it for scans/).check();
     await form.getByLabel(/^File/).fill(file);
     await assertAccessible(page, 'new data source with a connection');
     await form.getByRole('button', { name: 'Create' }).click();

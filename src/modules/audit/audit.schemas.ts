@@ -11,7 +11,7 @@ const Filters = {
   ),
   actor_id: Type.Optional(Uuid),
   actor: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 100, description: 'A user name: the entries written under it, and those of the user who holds it now (exact)' }),
+    Type.String({ minLength: 1, maxLength: 100, description: 'A user name, whole: the entries of the user who holds it now; when no user holds it (deleted), the entries written under it' }),
   ),
   target_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Exact target id (a field UUID, a tag id …)' })),
   target: Type.Optional(

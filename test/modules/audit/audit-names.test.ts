@@ -3,6 +3,7 @@
  * person can type — an action prefix (`field.*`), the actor's user name, the target's name — exact about wildcards.
  */
 import assert from 'node:assert/strict';
+import type { LightMyRequestResponse } from 'fastify';
 import { after, before, it } from 'node:test';
 import { adminToken, bearer, buildTestApp, createUser, json, problem, type TestApp } from '../../helpers/app.js';
 import { describeEachDatabase } from '../../helpers/databases.js';
@@ -110,6 +111,18 @@ describeEachDatabase('audit log names and filters', (kind) => {
     assert.ok(users.length >= 3 && users.every((e) => e.action.startsWith('user.')));
     // An exact action stays exact.
     assert.deepEqual((await list('action=field.')).map((e) => e.action), []);
+    // Paged, a prefix still gives every entry once, newest first.
+    const all = await list('action=user.*');
+    const paged: number[] = [];
+    let cursor: string | null = null;
+    do {
+      const response: LightMyRequestResponse = await t.app.inject({ method: 'GET', url: `/api/v1/audit-logs?action=user.*&limit=2${cursor ? `&cursor=${cursor}` : ''}`, headers: bearer(admin) });
+      const page: Page = json<Page>(response);
+      paged.push(...page.items.map((e) => e.seq));
+      cursor = page.next_cursor;
+    } while (cursor !== null);
+    assert.deepEqual(paged, all.map((e) => e.seq));
+    assert.deepEqual(paged, [...paged].sort((a, b) => b - a));
     // `*` alone is no filter.
     assert.equal((await list('action=*')).length, (await list('')).length);
   });
@@ -136,6 +149,9 @@ describeEachDatabase('audit log names and filters', (kind) => {
     assert.deepEqual(new Set(byName.map((e) => e.action)), new Set(['auth.login', 'field.confirmed', 'field.deferred']));
     assert.ok(byName.every((e) => e.actor_id === reviewer.id));
     assert.deepEqual(await list('actor=dana'), [], 'a user name is matched whole');
+    // A user that is gone: the entries written under the name.
+    const gone = await list('actor=temp.worker');
+    assert.deepEqual(gone.map((e) => [e.action, e.actor_id]), [['auth.login', goneUser.id]]);
     assert.deepEqual(await list('actor=nobody.here'), []);
   });
 

@@ -4495,7 +4495,7 @@ export interface operations {
                 action?: string;
                 /** @description UUID */
                 actor_id?: string;
-                /** @description A user name: the entries written under it, and those of the user who holds it now (exact) */
+                /** @description A user name, whole: the entries of the user who holds it now; when no user holds it (deleted), the entries written under it */
                 actor?: string;
                 /** @description Exact target id (a field UUID, a tag id …) */
                 target_id?: string;
@@ -4649,7 +4649,7 @@ export interface operations {
                 action?: string;
                 /** @description UUID */
                 actor_id?: string;
-                /** @description A user name: the entries written under it, and those of the user who holds it now (exact) */
+                /** @description A user name, whole: the entries of the user who holds it now; when no user holds it (deleted), the entries written under it */
                 actor?: string;
                 /** @description Exact target id (a field UUID, a tag id …) */
                 target_id?: string;

@@ -1,9 +1,11 @@
 /**
- * Data sources: the list (with each one's connection), and for datasource:write a form to create one, with a database
- * connection for scans when the server offers them. Each name opens the data source's page (test connection, scans).
+ * Data sources: the list (with each one's connection), and for datasource:write a form to create one. The database kind
+ * is the data source's type; a connection for scans is optional, and the form says what this server takes (from
+ * GET /api/v1/datasources/connection-options): the SQLite folder, whether a password can be stored, the limits, and
+ * schema and table filters. Each name opens the data source's page (test connection, scans).
  */
 import { useEffect, useState } from 'preact/hooks';
-import { api, ok, serverCapabilities, type ConnectionBody, type Datasource } from '../api/client';
+import { api, ok, serverCapabilities, type ConnectionBody, type Datasource, type Schemas } from '../api/client';
 import { session } from '../api/session';
 import { ProblemNotice } from '../components/ProblemNotice';
 import { StatusLine } from '../components/Status';
@@ -18,7 +20,15 @@ export function describeConnection(d: Datasource): string {
   return `${c.kind} · ${c.host ?? ''}${c.port ? `:${c.port}` : ''}/${c.database}`;
 }
 
-type Kind = '' | ConnectionBody['kind'];
+type Kind = ConnectionBody['kind'];
+type ConnectionOptions = Schemas<'/api/v1/datasources/connection-options', 'get'>;
+
+/** What the form offers when the server cannot say (an older server without connection-options). */
+const FALLBACK_KINDS: ConnectionOptions['kinds'] = [
+  { kind: 'postgresql', label: 'PostgreSQL', available: true, reason: null, default_port: 5432, schemas: true },
+  { kind: 'mysql', label: 'MySQL or MariaDB', available: true, reason: null, default_port: 3306, schemas: true },
+  { kind: 'sqlite', label: 'SQLite file', available: true, reason: null, default_port: null, schemas: false },
+];
 
 /** Comma- or line-separated name patterns → the API's array (absent when empty). */
 function patterns(text: string): string[] | undefined {
@@ -29,23 +39,47 @@ function patterns(text: string): string[] | undefined {
   return list.length > 0 ? list : undefined;
 }
 
+const EMPTY_CONNECTION = {
+  host: '',
+  port: '',
+  database: '',
+  user: '',
+  password: '',
+  ssl: '',
+  include_schemas: '',
+  exclude_schemas: '',
+  include_tables: '',
+  exclude_tables: '',
+  sample_size: '',
+  interval: '',
+};
+
 export function DatasourcesPage() {
   const [items, setItems] = useState<Datasource[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [status, setStatus] = useState('');
   const [scans, setScans] = useState(false);
+  const [options, setOptions] = useState<ConnectionOptions | null>(null);
   const [name, setName] = useState('');
-  const [type, setType] = useState('postgresql');
   const [description, setDescription] = useState('');
-  const [kind, setKind] = useState<Kind>('');
-  const [conn, setConn] = useState({ host: '', port: '', database: '', user: '', password: '', ssl: '', include_tables: '', exclude_tables: '', sample_size: '', interval: '' });
+  const [kind, setKind] = useState<Kind>('postgresql');
+  const [connect, setConnect] = useState(false);
+  const [conn, setConn] = useState(EMPTY_CONNECTION);
   const canWrite = session.can('datasource:write');
 
   const reload = () => loadDatasources(true).then(setItems, setError);
   useEffect(() => {
     void reload();
     void serverCapabilities().then((c) => setScans(c.scans));
+    // What this server takes (the SQLite folder, whether a password can be stored, the limits); the form guides by it.
+    if (canWrite) void api.GET('/api/v1/datasources/connection-options').then((r) => r.data && setOptions(r.data), () => undefined);
   }, []);
+
+  const kinds = options?.kinds ?? FALLBACK_KINDS;
+  const current = kinds.find((k) => k.kind === kind) ?? kinds[0];
+  const limits = options?.limits;
+  const canConnect = scans && (current?.available ?? true);
+  const connecting = connect && canConnect;
 
   const field = (key: keyof typeof conn) => ({
     value: conn[key],
@@ -53,19 +87,22 @@ export function DatasourcesPage() {
   });
 
   const connectionBody = (): ConnectionBody | undefined => {
-    if (!kind) return undefined;
-    const include = patterns(conn.include_tables);
-    const exclude = patterns(conn.exclude_tables);
+    if (!connecting) return undefined;
+    const network = kind !== 'sqlite';
+    const lists = {
+      ...(current?.schemas ? { include_schemas: patterns(conn.include_schemas), exclude_schemas: patterns(conn.exclude_schemas) } : {}),
+      include_tables: patterns(conn.include_tables),
+      exclude_tables: patterns(conn.exclude_tables),
+    };
     return {
       kind,
       database: conn.database.trim(),
-      ...(kind !== 'sqlite' && conn.host.trim() ? { host: conn.host.trim() } : {}),
-      ...(kind !== 'sqlite' && conn.port ? { port: Number(conn.port) } : {}),
-      ...(kind !== 'sqlite' && conn.user.trim() ? { user: conn.user.trim() } : {}),
-      ...(kind !== 'sqlite' && conn.password ? { password: conn.password } : {}),
-      ...(kind !== 'sqlite' && conn.ssl ? { ssl: conn.ssl as NonNullable<ConnectionBody['ssl']> } : {}),
-      ...(include ? { include_tables: include } : {}),
-      ...(exclude ? { exclude_tables: exclude } : {}),
+      ...(network && conn.host.trim() ? { host: conn.host.trim() } : {}),
+      ...(network && conn.port ? { port: Number(conn.port) } : {}),
+      ...(network && conn.user.trim() ? { user: conn.user.trim() } : {}),
+      ...(network && conn.password ? { password: conn.password } : {}),
+      ...(network && conn.ssl ? { ssl: conn.ssl as NonNullable<ConnectionBody['ssl']> } : {}),
+      ...Object.fromEntries(Object.entries(lists).filter(([, v]) => v !== undefined)),
       ...(conn.sample_size ? { sample_size: Number(conn.sample_size) } : {}),
     };
   };
@@ -79,7 +116,8 @@ export function DatasourcesPage() {
         api.POST('/api/v1/datasources', {
           body: {
             name: name.trim(),
-            type: type.trim(),
+            // The database kind is the data source's type: one choice, not two that could disagree.
+            type: kind,
             description: description.trim() || null,
             ...(connection ? { connection } : {}),
             ...(connection && conn.interval ? { scan_interval_hours: Number(conn.interval) } : {}),
@@ -98,6 +136,12 @@ export function DatasourcesPage() {
       setError(err);
     }
   };
+
+  const hint = (id: string, text: string) => (
+    <p id={id} class="muted hint">
+      {text}
+    </p>
+  );
 
   return (
     <section aria-labelledby="ds-title">
@@ -146,41 +190,49 @@ export function DatasourcesPage() {
         <form class="card" onSubmit={(e) => void create(e)} aria-labelledby="ds-new">
           <h2 id="ds-new">New data source</h2>
           <label for="ds-name">Name</label>
-          <input id="ds-name" required maxLength={128} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
-          <label for="ds-type">Type</label>
-          <input id="ds-type" required maxLength={64} value={type} onInput={(e) => setType((e.target as HTMLInputElement).value)} />
+          <input id="ds-name" required maxLength={limits?.name_length.max ?? 128} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+          <label for="ds-kind">Database</label>
+          <select id="ds-kind" value={kind} aria-describedby={current?.available ? undefined : 'ds-kind-hint'} onChange={(e) => setKind((e.target as HTMLSelectElement).value as Kind)}>
+            {kinds.map((k) => (
+              <option key={k.kind} value={k.kind}>
+                {k.label}
+              </option>
+            ))}
+          </select>
+          {scans && current && !current.available && current.reason && hint('ds-kind-hint', `${current.reason}. Its fields can still arrive through the import API.`)}
           <label for="ds-description">Description</label>
           <input id="ds-description" maxLength={1000} value={description} onInput={(e) => setDescription((e.target as HTMLInputElement).value)} />
-          {scans && (
+          {canConnect && (
+            <div class="check">
+              <input id="ds-connect" type="checkbox" checked={connect} onChange={(e) => setConnect((e.target as HTMLInputElement).checked)} />
+              <label for="ds-connect">Connect to it for scans (else its fields come from the import API)</label>
+            </div>
+          )}
+          {connecting && (
             <fieldset>
               <legend>Connection for scans</legend>
-              <label for="ds-kind">Database</label>
-              <select id="ds-kind" value={kind} onChange={(e) => setKind((e.target as HTMLSelectElement).value as Kind)}>
-                <option value="">None (fields come from the import API)</option>
-                <option value="postgresql">PostgreSQL</option>
-                <option value="mysql">MySQL or MariaDB</option>
-                <option value="sqlite">SQLite file</option>
-              </select>
-              {kind && kind !== 'sqlite' && (
+              {kind !== 'sqlite' && (
                 <>
                   <label for="ds-host">Host</label>
                   <input id="ds-host" required maxLength={255} {...field('host')} />
                   <label for="ds-port">Port</label>
-                  <input id="ds-port" type="number" min={1} max={65535} placeholder={kind === 'mysql' ? '3306' : '5432'} {...field('port')} />
-                </>
-              )}
-              {kind && (
-                <>
-                  <label for="ds-database">{kind === 'sqlite' ? 'File (inside the folder the server allows for SQLite scans)' : 'Database name'}</label>
+                  <input id="ds-port" type="number" min={1} max={65535} placeholder={String(current?.default_port ?? '')} {...field('port')} />
+                  <label for="ds-database">Database name</label>
                   <input id="ds-database" required maxLength={1024} {...field('database')} />
-                </>
-              )}
-              {kind && kind !== 'sqlite' && (
-                <>
                   <label for="ds-user">User (read-only grants suffice)</label>
                   <input id="ds-user" maxLength={256} autoComplete="off" {...field('user')} />
                   <label for="ds-password">Password (stored encrypted, never shown again)</label>
-                  <input id="ds-password" type="password" maxLength={1024} autoComplete="new-password" {...field('password')} />
+                  <input
+                    id="ds-password"
+                    type="password"
+                    maxLength={1024}
+                    autoComplete="new-password"
+                    disabled={options?.passwords === false}
+                    aria-describedby={options?.passwords === false ? 'ds-password-hint' : undefined}
+                    {...field('password')}
+                  />
+                  {options?.passwords === false &&
+                    hint('ds-password-hint', 'This server stores no passwords: its operator has not set a secret key (FIELDLENS_SECRET_KEY). Use a user without one, or ask them.')}
                   <label for="ds-ssl">TLS</label>
                   <select id="ds-ssl" value={conn.ssl} onChange={(e) => setConn((c) => ({ ...c, ssl: (e.target as HTMLSelectElement).value }))}>
                     <option value="">Off (disable)</option>
@@ -189,18 +241,39 @@ export function DatasourcesPage() {
                   </select>
                 </>
               )}
-              {kind && (
+              {kind === 'sqlite' && (
                 <>
-                  <label for="ds-include">Only these tables (patterns, comma-separated; * and ? wildcards)</label>
-                  <input id="ds-include" {...field('include_tables')} />
-                  <label for="ds-exclude">Skip these tables</label>
-                  <input id="ds-exclude" {...field('exclude_tables')} />
-                  <label for="ds-sample">Values sampled per column (0–1000, default 100)</label>
-                  <input id="ds-sample" type="number" min={0} max={1000} {...field('sample_size')} />
-                  <label for="ds-interval">Scan automatically every … hours (empty: only when started)</label>
-                  <input id="ds-interval" type="number" min={1} max={8760} {...field('interval')} />
+                  <label for="ds-database">File</label>
+                  <input id="ds-database" required maxLength={1024} aria-describedby="ds-file-hint" {...field('database')} />
+                  {hint(
+                    'ds-file-hint',
+                    options?.sqlite_dir
+                      ? `A path inside ${options.sqlite_dir}, the folder this server allows SQLite files in (absolute, or relative to it).`
+                      : 'A path inside the folder this server allows SQLite files in (FIELDLENS_SCAN_SQLITE_DIR).',
+                  )}
                 </>
               )}
+              <p id="ds-patterns-hint" class="muted hint">
+                Filters are optional, comma-separated. {options?.patterns ?? '* matches any run of characters, ? one.'}
+              </p>
+              {current?.schemas && (
+                <>
+                  <label for="ds-include-schemas">Only these schemas</label>
+                  <input id="ds-include-schemas" placeholder="sales, crm" aria-describedby="ds-patterns-hint" {...field('include_schemas')} />
+                  <label for="ds-exclude-schemas">Skip these schemas</label>
+                  <input id="ds-exclude-schemas" placeholder="tmp_*" aria-describedby="ds-patterns-hint" {...field('exclude_schemas')} />
+                </>
+              )}
+              <label for="ds-include">Only these tables</label>
+              <input id="ds-include" placeholder={current?.schemas ? 'customers, sales.orders_*' : 'customers, orders_*'} aria-describedby="ds-patterns-hint" {...field('include_tables')} />
+              <label for="ds-exclude">Skip these tables</label>
+              <input id="ds-exclude" placeholder="*_backup" aria-describedby="ds-patterns-hint" {...field('exclude_tables')} />
+              <label for="ds-sample">
+                Values sampled per column ({limits?.sample_size.min ?? 0}–{limits?.sample_size.max ?? 1000}, default {limits?.sample_size.default ?? 100})
+              </label>
+              <input id="ds-sample" type="number" min={limits?.sample_size.min ?? 0} max={limits?.sample_size.max ?? 1000} {...field('sample_size')} />
+              <label for="ds-interval">Scan automatically every … hours (empty: only when started)</label>
+              <input id="ds-interval" type="number" min={limits?.scan_interval_hours.min ?? 1} max={limits?.scan_interval_hours.max ?? 8760} {...field('interval')} />
             </fieldset>
           )}
           <div class="buttons">
