@@ -24,6 +24,7 @@ import {
   type SampleResult,
   type SampleTable,
 } from './connector.js';
+import { FETCH_TYPE_LENGTH } from './bounds.js';
 import { ConnectionFailure, ConnectionSpecError, toConnectionFailure } from './errors.js';
 import { filterConditions, type FilterDialect } from './patterns.js';
 import { readPrimaryKeyRanges } from './ranges.js';
@@ -159,7 +160,7 @@ export class SqliteConnector implements Connector {
     if (tables.length === 0) return [];
     const columns = db
       .prepare(
-        `SELECT m.name AS tbl, p.cid AS cid, p.name AS name, p.type AS type, p."notnull" AS not_null, p.pk AS pk
+        `SELECT m.name AS tbl, p.cid AS cid, p.name AS name, substr(p.type, 1, ${FETCH_TYPE_LENGTH}) AS type, p."notnull" AS not_null, p.pk AS pk
            FROM sqlite_schema m, pragma_table_info(m.name) p
           WHERE m.name IN (${tables.map(() => '?').join(', ')}) ORDER BY m.name, p.cid`,
       )
