@@ -9,6 +9,7 @@ import { NoPermission, ProblemNotice } from '../components/ProblemNotice';
 import { StatusLine } from '../components/Status';
 import { loadDatasources } from '../data';
 import { describeConnection } from './Datasources';
+import { notesSummary, ScanNotesList } from './ScanNotes';
 
 const POLL_MS = 1000;
 const active = (scan: Scan | undefined) => scan !== undefined && (scan.status === 'queued' || scan.status === 'running');
@@ -29,6 +30,7 @@ function ScanProgress({ scan }: { scan: Scan }) {
       <div class="usage">
         <span class="usage-label">
           Scan <span class={`scan-status scan-${scan.status}`}>{scan.status}</span>
+          {notesSummary(scan.notes) && <span data-testid="scan-notes-summary"> · {notesSummary(scan.notes)}</span>}
         </span>
         <progress max={1} value={share} aria-label={`Scan progress: ${tables_done} of ${tables_total} tables`} />
         <span class="usage-value">{Math.round(share * 100)} %</span>
@@ -43,6 +45,7 @@ function ScanProgress({ scan }: { scan: Scan }) {
           New {c.new}, changed {c.changed}, removed {c.removed}, unchanged {c.unchanged}; classified {c.classified}.
         </p>
       )}
+      <ScanNotesList notes={scan.notes} />
       {scan.error && (
         <div class="notice error" role="alert">
           <strong>The scan failed.</strong> {scan.error}
@@ -224,6 +227,7 @@ export function DatasourceDetailPage({ id }: { id: string }) {
                 <th scope="col">Removed</th>
                 <th scope="col">Unchanged</th>
                 <th scope="col">Classified</th>
+                <th scope="col">Not scanned whole</th>
                 <th scope="col">Error</th>
               </tr>
             </thead>
@@ -240,6 +244,7 @@ export function DatasourceDetailPage({ id }: { id: string }) {
                   <td class="num">{s.counts.removed}</td>
                   <td class="num">{s.counts.unchanged}</td>
                   <td class="num">{s.counts.classified}</td>
+                  <td class="details" data-testid="scan-history-notes">{notesSummary(s.notes)}</td>
                   <td class="details">{s.error ?? ''}</td>
                 </tr>
               ))}
