@@ -10,6 +10,8 @@ import BetterSqlite from 'better-sqlite3';
 import { adminToken, bearer, buildTestApp, json, type TestApp } from '../../helpers/app.js';
 import { describeEachDatabase } from '../../helpers/databases.js';
 import { createPgSource, type PgSource } from '../../connectors/sources.js';
+import { ScanWorker } from '../../../src/modules/scans/scan-worker.js';
+import type { FieldsForScans } from '../../../src/modules/scans/scan-runner.js';
 import { catalog, createScannable, getScan, scanNow, sqliteScanDir, startScan } from './helpers.js';
 
 interface Note {
@@ -169,5 +171,39 @@ describeEachDatabase('scanned metadata bounded, notes, resume by identity', (kin
     } finally {
       await src.dispose();
     }
+  });
+
+  it('a table whose fields the app database refuses is noted as not stored; the rest of its batch is written and the scan succeeds', async () => {
+    const file = path.join(dir, `refused-${kind}.db`);
+    const db = new BetterSqlite(file);
+    db.exec(`CREATE TABLE alpha (email TEXT); CREATE TABLE bad (phone TEXT); CREATE TABLE gamma (city TEXT);`);
+    db.close();
+    const id = await createScannable(t.app, token, { kind: 'sqlite', database: path.basename(file) });
+    const services = t.app.services;
+    // The app database refusing one table's rows as it would a value it cannot hold (PostgreSQL program limit 54000,
+    // e.g. "index row requires 15072 bytes"): only that table may be lost, not its batch.
+    const fields: FieldsForScans = {
+      scanBaseline: (ds) => services.fields.scanBaseline(ds),
+      prepareScanFields: (cols) => services.fields.prepareScanFields(cols),
+      removeScannedFields: (trx, ds, ids) => services.fields.removeScannedFields(trx, ds, ids),
+      applyScan: async (trx, ds, prepared) => {
+        if (prepared.rows.some((r) => r.table_name === 'bad')) throw Object.assign(new Error('index row requires 15072 bytes'), { code: '54000' });
+        return services.fields.applyScan(trx, ds, prepared);
+      },
+    };
+    const worker = new ScanWorker({ database: t.database, clock: t.clock, log: t.app.log, audit: services.audit, fields, datasources: services.datasources, scans: services.scans, options: { connector: services.datasources.connectorOptions() } });
+    const scan = await startScan(t.app, token, id);
+    await worker.drain();
+    const ended = await getScan(t.app, token, scan.id);
+    assert.equal(ended.status, 'succeeded', ended.error ?? '');
+    assert.deepEqual([...(await catalog(t.database, id)).keys()].sort(), ['alpha.email', 'gamma.city']);
+    const notes = (ended as unknown as { notes: Notes }).notes;
+    assert.equal(notes.tables_not_stored, 1);
+    assert.deepEqual(
+      notes.items.filter((n) => n.kind === 'table_not_stored').map((n) => [n.table, n.reason]),
+      [['bad', "the catalog's database refused its fields (54000)"]],
+    );
+    assert.deepEqual(ended.progress, { tables_done: 3, tables_total: 3, fields_done: 3, fields_total: 3 });
+    assert.equal(ended.counts.new, 2);
   });
 });
