@@ -30,7 +30,6 @@ function ScanProgress({ scan }: { scan: Scan }) {
       <div class="usage">
         <span class="usage-label">
           Scan <span class={`scan-status scan-${scan.status}`}>{scan.status}</span>
-          {notesSummary(scan.notes) && <span data-testid="scan-notes-summary"> · {notesSummary(scan.notes)}</span>}
         </span>
         <progress max={1} value={share} aria-label={`Scan progress: ${tables_done} of ${tables_total} tables`} />
         <span class="usage-value">{Math.round(share * 100)} %</span>

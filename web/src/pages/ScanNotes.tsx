@@ -36,7 +36,9 @@ export function ScanNotesList({ notes }: { notes: Notes }) {
   const total = notes.tables_not_sampled + notes.tables_not_stored + notes.tables_skipped + notes.columns_skipped + notes.metadata_cut;
   return (
     <div class="notice info" data-testid="scan-notes">
-      <strong>Not everything was scanned whole:</strong> {summary}.
+      <p>
+        <strong>Not everything was scanned whole:</strong> <span data-testid="scan-notes-summary">{summary}</span>.
+      </p>
       <table class="scan-notes">
         <thead>
           <tr>
