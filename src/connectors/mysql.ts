@@ -24,6 +24,7 @@ import {
   type SampleResult,
   type SampleTable,
 } from './connector.js';
+import { FETCH_COMMENT_LENGTH, FETCH_TYPE_LENGTH } from './bounds.js';
 import { toConnectionFailure, type FailureContext } from './errors.js';
 import { filterConditions, type FilterDialect } from './patterns.js';
 import { readPrimaryKeyRanges } from './ranges.js';
@@ -168,7 +169,7 @@ export class MysqlConnector implements Connector {
     // Names compare as bytes so that `Order` and `order` (distinct on a case-sensitive server) page correctly.
     if (after) parts.push(`(CAST(TABLE_SCHEMA AS BINARY), CAST(TABLE_NAME AS BINARY)) > (CAST(${d.param(after[0])} AS BINARY), CAST(${d.param(after[1])} AS BINARY))`);
     const [tables] = await conn.query<mysql.RowDataPacket[]>(
-      `SELECT TABLE_SCHEMA AS s, TABLE_NAME AS n, TABLE_TYPE AS t, TABLE_COMMENT AS c, TABLE_ROWS AS r
+      `SELECT TABLE_SCHEMA AS s, TABLE_NAME AS n, TABLE_TYPE AS t, LEFT(TABLE_COMMENT, ${FETCH_COMMENT_LENGTH}) AS c, TABLE_ROWS AS r
          FROM information_schema.TABLES
         WHERE ${parts.join(' AND ')}
         ORDER BY CAST(TABLE_SCHEMA AS BINARY), CAST(TABLE_NAME AS BINARY)
@@ -193,8 +194,8 @@ export class MysqlConnector implements Connector {
     for (const [schema, names] of bySchema) {
       const marks = names.map(() => '?').join(', ');
       const [cols] = await conn.query<mysql.RowDataPacket[]>(
-        `SELECT TABLE_SCHEMA AS s, TABLE_NAME AS n, COLUMN_NAME AS name, ORDINAL_POSITION AS ordinal, COLUMN_TYPE AS data_type,
-                IS_NULLABLE AS nullable, COLUMN_COMMENT AS comment
+        `SELECT TABLE_SCHEMA AS s, TABLE_NAME AS n, COLUMN_NAME AS name, ORDINAL_POSITION AS ordinal, LEFT(COLUMN_TYPE, ${FETCH_TYPE_LENGTH}) AS data_type,
+                IS_NULLABLE AS nullable, LEFT(COLUMN_COMMENT, ${FETCH_COMMENT_LENGTH}) AS comment
            FROM information_schema.COLUMNS WHERE TABLE_SCHEMA = ? AND TABLE_NAME IN (${marks})
           ORDER BY TABLE_NAME, ORDINAL_POSITION`,
         [schema, ...names],

@@ -5,7 +5,6 @@
  */
 import pg from 'pg';
 import {
-
   effectiveFilters,
   newStats,
   option,
@@ -22,6 +21,7 @@ import {
   type SampleResult,
   type SampleTable,
 } from './connector.js';
+import { FETCH_COMMENT_LENGTH, FETCH_TYPE_LENGTH } from './bounds.js';
 import { toConnectionFailure, type FailureContext } from './errors.js';
 import { filterConditions, type FilterDialect } from './patterns.js';
 import { binaryDescriptor, SampleCollector } from './values.js';
@@ -36,7 +36,8 @@ const types: pg.CustomTypesConfig = {
   }) as pg.CustomTypesConfig['getTypeParser'],
 };
 
-const NUMERIC_TYPES = /^(smallint|integer|bigint|real|double precision|numeric|oid)(\(|$)/;
+/** Read as they are: bounded in size. `numeric` is not: unconstrained, one value may hold 147,455 digits, so it is cut like text. */
+const NUMERIC_TYPES = /^(smallint|integer|bigint|real|double precision|oid)$/;
 
 export function quoteIdent(name: string): string {
   return `"${name.replace(/"/g, '""')}"`;
@@ -145,7 +146,7 @@ export class PostgresConnector implements Connector {
     // Partitions are scanned through their parent; foreign tables would read another server.
     const tables = await client.query<{ schema: string; name: string; oid: string; relkind: string; comment: string | null; estimate: number | null }>(
       `SELECT n.nspname AS schema, c.relname AS name, c.oid::int8 AS oid, c.relkind::text AS relkind,
-              obj_description(c.oid, 'pg_class') AS comment,
+              left(obj_description(c.oid, 'pg_class'), ${FETCH_COMMENT_LENGTH}) AS comment,
               CASE WHEN c.relkind IN ('r', 'm') AND c.reltuples >= 0 THEN c.reltuples::float8 END AS estimate
          FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace n ON n.oid = c.relnamespace
         WHERE c.relkind IN ('r', 'p', 'v', 'm') AND NOT c.relispartition
@@ -160,8 +161,8 @@ export class PostgresConnector implements Connector {
     if (tables.rows.length === 0) return [];
     const columns = await client.query<{ oid: string; name: string; ordinal: number; data_type: string; nullable: boolean; comment: string | null; pk_pos: number | null }>(
       `SELECT a.attrelid::int8 AS oid, a.attname AS name, a.attnum::int4 AS ordinal,
-              format_type(a.atttypid, a.atttypmod) AS data_type, NOT a.attnotnull AS nullable,
-              col_description(a.attrelid, a.attnum) AS comment,
+              left(format_type(a.atttypid, a.atttypmod), ${FETCH_TYPE_LENGTH}) AS data_type, NOT a.attnotnull AS nullable,
+              left(col_description(a.attrelid, a.attnum), ${FETCH_COMMENT_LENGTH}) AS comment,
               array_position(i.indkey::int2[], a.attnum) AS pk_pos
          FROM pg_catalog.pg_attribute a
          LEFT JOIN pg_catalog.pg_index i ON i.indrelid = a.attrelid AND i.indisprimary

@@ -11,6 +11,7 @@
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import { newStats, rowBound, sampleSizeOf, type CatalogFilters, type CatalogTable, type ConnectionSpec, type ConnectorOptions, type SampleColumn, type SampleResult, type SampleTable, type SampleValue } from './connector.js';
+import { FETCH_TYPE_LENGTH } from './bounds.js';
 import { toConnectionFailure, type ConnectionFailure } from './errors.js';
 import { filterConditions, type FilterDialect } from './patterns.js';
 import { readPrimaryKeyRanges } from './ranges.js';
@@ -109,7 +110,7 @@ export class SqliteReader {
     if (tables.length === 0) return [];
     const columns = db
       .prepare(
-        `SELECT m.name AS tbl, p.cid AS cid, p.name AS name, p.type AS type, p."notnull" AS not_null, p.pk AS pk
+        `SELECT m.name AS tbl, p.cid AS cid, p.name AS name, substr(p.type, 1, ${FETCH_TYPE_LENGTH}) AS type, p."notnull" AS not_null, p.pk AS pk
            FROM sqlite_schema m, pragma_table_info(m.name) p
           WHERE m.name IN (${tables.map(() => '?').join(', ')}) ORDER BY m.name, p.cid`,
       )

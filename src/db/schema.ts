@@ -254,6 +254,14 @@ export interface ScansTable {
   created_at: string;
   started_at: string | null;
   finished_at: string | null;
+  /** JSON of ScanNotes (scans.service.ts): what the scan could not sample, skipped or cut; null before any. */
+  notes: string | null;
+}
+
+/** The tables a scan has written, by the name their fields get: what a taken-over scan resumes by. */
+export interface ScanTablesTable {
+  scan_id: string;
+  table_name: string;
 }
 
 export interface DB {
@@ -273,6 +281,7 @@ export interface DB {
   reclassify_queue: ReclassifyQueueTable;
   catalog_changes: CatalogChangesTable;
   scans: ScansTable;
+  scan_tables: ScanTablesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -14,6 +14,7 @@ import { datasourceConnections } from './0011-datasource-connections.js';
 import { scans } from './0012-scans.js';
 import { outlierEvidence } from './0013-outlier-evidence.js';
 import { fieldListOrder } from './0014-field-list-order.js';
+import { scanNotes } from './0015-scan-notes.js';
 import { fieldScanChange } from './0016-field-scan-change.js';
 import { auditFilters } from './0017-audit-filters.js';
 
@@ -32,6 +33,7 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0012-scans', scans],
   ['0013-outlier-evidence', outlierEvidence],
   ['0014-field-list-order', fieldListOrder],
+  ['0015-scan-notes', scanNotes],
   ['0016-field-scan-change', fieldScanChange],
   ['0017-audit-filters', auditFilters],
 ];

@@ -15,7 +15,9 @@ import type { Database, Tx } from '../../db/database.js';
 import type { ScanRow, ScansTable } from '../../db/schema.js';
 import { formatSignature } from '../../embeddings/format-signature.js';
 import type { AuditService } from '../audit/audit.service.js';
-import type { FieldsService, ScanBaselineRow, ScannedColumn } from '../fields/fields.service.js';
+import { boundCatalogTable } from '../../connectors/bounds.js';
+import type { FieldsService, PreparedScan, ScanBaselineRow, ScannedColumn } from '../fields/fields.service.js';
+import { ScanNotesBuilder } from './scan-notes.js';
 import * as repo from './scans.repository.js';
 import { scanActor } from './scans.service.js';
 import type { Updateable } from 'kysely';
@@ -55,6 +57,31 @@ interface Counts {
 
 const key = (table: string, field: string): string => `${table}\u0000${field}`;
 
+interface TableCounts {
+  name: string;
+  fields: number;
+  count_new: number;
+  count_changed: number;
+  count_unchanged: number;
+  count_classified: number;
+}
+
+function errorCode(error: unknown): string | undefined {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' ? code.slice(0, 40) : undefined;
+}
+
+/**
+ * An error of the app's database that refuses the data written (PostgreSQL data exceptions, class 22, and program
+ * limits, class 54, e.g. an index row too large; SQLite's too big or mismatch), as opposed to the database being
+ * unavailable: only such an error is confined to the table that caused it.
+ */
+export function isRefusedData(error: unknown): boolean {
+  const code = errorCode(error);
+  if (code === undefined) return false;
+  return /^(22|54)[0-9A-Z]{3}$/.test(code) || code === 'SQLITE_TOOBIG' || code === 'SQLITE_MISMATCH';
+}
+
 /** The field's table name: `schema.table` on servers with schemas, the bare name for a SQLite file (one schema). */
 export function fieldTableName(connector: Pick<Connector, 'kind'>, table: Pick<CatalogTable, 'schema' | 'name'>): string {
   return connector.kind === 'sqlite' ? table.name : `${table.schema}.${table.name}`;
@@ -87,6 +114,7 @@ export class ScanRun {
   private tablesDone: number;
   private fieldsDone: number;
   private tablesNotSampled = 0;
+  private readonly notes: ScanNotesBuilder;
   /** A cancel seen inside a write transaction: the batch commits, then the run stops. */
   private cancelSeen = false;
 
@@ -100,11 +128,17 @@ export class ScanRun {
     this.counts = { count_new: scan.count_new, count_changed: scan.count_changed, count_removed: scan.count_removed, count_unchanged: scan.count_unchanged, count_classified: scan.count_classified };
     this.tablesDone = scan.tables_done;
     this.fieldsDone = scan.fields_done;
+    this.notes = new ScanNotesBuilder(scan.notes);
   }
 
   /** Tables whose samples could not be read (a missing grant, a broken view): catalogued from their metadata only. */
   get notSampled(): number {
     return this.tablesNotSampled;
+  }
+
+  /** The totals of the scan's notes (for its audit entry). */
+  get noteTotals(): ScanNotesBuilder['totals'] {
+    return this.notes.totals;
   }
 
   /** Runs the scan to its end; throws ScanStopped, ConnectionFailure, or an error of the app's database. */
@@ -114,25 +148,41 @@ export class ScanRun {
     this.checkSignal();
 
     await this.progress({ phase: 'listing' });
+    // Every listed table bounded as an import is (names, comments, types): what cannot be stored is skipped and noted.
     const tables: CatalogTable[] = [];
-    for await (const table of this.connector.listColumns()) {
-      tables.push(table);
+    for await (const listed of this.connector.listColumns()) {
+      const bounded = boundCatalogTable(listed, fieldTableName(this.connector, listed));
+      this.notes.addMetadata(bounded.notes);
+      if (bounded.table) tables.push(bounded.table);
       this.checkSignal();
     }
     const fieldsTotal = tables.reduce((n, t) => n + t.columns.length, 0);
-    await this.progress({ tables_total: tables.length, fields_total: fieldsTotal });
 
     const baseline = new Map<string, ScanBaselineRow>();
     for (const row of await this.deps.fields.scanBaseline(this.scan.datasource_id)) baseline.set(key(row.table_name, row.field_name), row);
     const seen = new Set<string>();
 
-    // A scan taken over resumes after the tables its earlier run wrote (their columns still count as seen).
-    const resumeAfter = Math.min(this.scan.tables_done, tables.length);
-    for (const table of tables.slice(0, resumeAfter)) for (const c of table.columns) seen.add(key(fieldTableName(this.connector, table), c.name));
+    // A scan taken over resumes by table identity: the tables its earlier runs wrote are done (their columns still
+    // count as seen); every other table of this listing is scanned, including one that appeared meanwhile.
+    const written = await repo.writtenTables(this.deps.database.db, this.scan.id);
+    const todo: CatalogTable[] = [];
+    this.tablesDone = 0;
+    this.fieldsDone = 0;
+    for (const table of tables) {
+      const name = fieldTableName(this.connector, table);
+      if (!written.has(name)) {
+        todo.push(table);
+        continue;
+      }
+      this.tablesDone++;
+      this.fieldsDone += table.columns.length;
+      for (const c of table.columns) seen.add(key(name, c.name));
+    }
+    await this.progress({ tables_total: tables.length, fields_total: fieldsTotal, tables_done: this.tablesDone, fields_done: this.fieldsDone, notes: this.notes.json() });
 
     let batch: CatalogTable[] = [];
     let batchColumns = 0;
-    for (const table of tables.slice(resumeAfter)) {
+    for (const table of todo) {
       if (batch.length > 0 && (batch.length >= BATCH_TABLES || batchColumns + table.columns.length > BATCH_COLUMNS)) {
         await this.runBatch(batch, baseline, seen);
         batch = [];
@@ -175,15 +225,17 @@ export class ScanRun {
 
     await this.progress({ phase: 'classifying' });
     const toWrite: ScannedColumn[] = [];
-    const counts = { count_new: 0, count_changed: 0, count_unchanged: 0, count_classified: 0 };
-    let fields = 0;
+    // Per table, so that a table the catalog refuses can be left out of the batch without the others.
+    const perTable: TableCounts[] = [];
     tables.forEach((table, i) => {
       const tableName = fieldTableName(this.connector, table);
       const values = samples[i];
+      const counts: TableCounts = { name: tableName, fields: 0, count_new: 0, count_changed: 0, count_unchanged: 0, count_classified: 0 };
+      perTable.push(counts);
       // Every column of the table, one array for all of them: the classifier reads the others as context.
       const tableColumns = table.columns.map((c) => c.name);
       for (const column of table.columns) {
-        fields++;
+        counts.fields++;
         const k = key(tableName, column.name);
         seen.add(k);
         const sampled = (values?.get(column.name) ?? []).map(String);
@@ -207,17 +259,44 @@ export class ScanRun {
     const prepared = toWrite.length > 0 ? await this.deps.fields.prepareScanFields(toWrite) : undefined;
     this.checkSignal();
 
+    try {
+      await this.writeTables(perTable, prepared?.rows ?? []);
+    } catch (error) {
+      if (perTable.length === 1 || !isRefusedData(error)) throw error;
+      // One table's metadata the catalog refuses must not cost the batch: write table by table, noting the refused.
+      for (const table of perTable) {
+        const rows = (prepared?.rows ?? []).filter((r) => r.table_name === table.name);
+        try {
+          await this.writeTables([table], rows);
+        } catch (tableError) {
+          if (!isRefusedData(tableError)) throw tableError;
+          this.deps.log.warn({ scan: this.scan.id, code: errorCode(tableError) }, 'scan: the catalog refused a table\'s fields; noted and skipped');
+          this.notes.notStored(table.name, `the catalog's database refused its fields (${errorCode(tableError) ?? 'error'})`);
+          await this.writeTables([{ ...table, count_new: 0, count_changed: 0, count_unchanged: 0, count_classified: 0 }], []);
+        }
+      }
+    }
+  }
+
+  /** Writes tables' prepared fields, marks them written and records the progress, in one transaction. */
+  private async writeTables(tables: readonly TableCounts[], rows: PreparedScan['rows']): Promise<void> {
+    const sum = (k: keyof Omit<TableCounts, 'name'>): number => tables.reduce((n, t) => n + t[k], 0);
     const next = {
-      count_new: this.counts.count_new + counts.count_new,
-      count_changed: this.counts.count_changed + counts.count_changed,
-      count_unchanged: this.counts.count_unchanged + counts.count_unchanged,
-      count_classified: this.counts.count_classified + counts.count_classified,
+      count_new: this.counts.count_new + sum('count_new'),
+      count_changed: this.counts.count_changed + sum('count_changed'),
+      count_unchanged: this.counts.count_unchanged + sum('count_unchanged'),
+      count_classified: this.counts.count_classified + sum('count_classified'),
       tables_done: this.tablesDone + tables.length,
-      fields_done: this.fieldsDone + fields,
+      fields_done: this.fieldsDone + sum('fields'),
     };
     await this.write(async (trx) => {
-      if (prepared) await this.deps.fields.applyScan(trx, this.scan.datasource_id, prepared, this.scan.id);
-      await this.progress({ phase: 'writing', ...next }, trx);
+      if (rows.length > 0) await this.deps.fields.applyScan(trx, this.scan.datasource_id, { rows }, this.scan.id);
+      await repo.markTablesWritten(
+        trx,
+        this.scan.id,
+        tables.map((t) => t.name),
+      );
+      await this.progress({ phase: 'writing', ...next, notes: this.notes.json() }, trx);
     });
     Object.assign(this.counts, { count_new: next.count_new, count_changed: next.count_changed, count_unchanged: next.count_unchanged, count_classified: next.count_classified });
     this.tablesDone = next.tables_done;
@@ -241,6 +320,7 @@ export class ScanRun {
           this.checkSignal();
           if (!(error instanceof ConnectionFailure) || FATAL_CAUSES.has(error.cause)) throw error;
           this.tablesNotSampled++;
+          this.notes.notSampled(fieldTableName(this.connector, table), `${error.cause}: ${error.detail}`);
           this.deps.log.warn({ scan: this.scan.id, table: `${table.schema}.${table.name}`, cause: error.cause, code: error.code }, 'scan: a table could not be sampled; catalogued from its metadata only');
         }
       }

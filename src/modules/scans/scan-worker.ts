@@ -123,7 +123,7 @@ export class ScanWorker {
       else controller.signal.addEventListener('abort', stopSource, { once: true });
       const run = new ScanRun(this.deps, scan, this.id, connector, controller.signal);
       await run.run();
-      await this.finish(scan, 'succeeded', null, run.notSampled);
+      await this.finish(scan, 'succeeded', null, run.noteTotals);
     } catch (error) {
       // A source read that failed because the run was stopped is the stop, not a failure of the source.
       const stopped = controller.signal.aborted && !(error instanceof ScanStopped) ? new ScanStopped((controller.signal.reason as ScanStopped['reason'] | undefined) ?? 'shutdown') : error;
@@ -180,18 +180,21 @@ export class ScanWorker {
   }
 
   /** Ends the scan with its audit entry in one transaction (fenced: nothing happens when the claim was lost). */
-  private async finish(scan: ScanRow, status: 'succeeded' | 'failed' | 'cancelled', error: string | null, notSampled = 0): Promise<void> {
+  private async finish(scan: ScanRow, status: 'succeeded' | 'failed' | 'cancelled', error: string | null, notes?: ScanRun['noteTotals']): Promise<void> {
     const change: Updateable<ScansTable> = { status, phase: 'done', error, finished_at: this.deps.clock.now().toISOString(), heartbeat_at: null };
     await this.deps.database.db.transaction().execute(async (trx) => {
       const result = await repo.updateClaimed(trx, scan.id, this.id, change);
       if (result === undefined) return;
+      await repo.forgetWrittenTables(trx, scan.id);
       const row = (await repo.findScan(trx, scan.id)) as ScanRow;
+      // Only the totals that are not zero: the entry names what the scan could not take whole.
+      const noted = Object.fromEntries(Object.entries(notes ?? {}).filter(([, n]) => n > 0));
       const action = status === 'succeeded' ? 'scan.finished' : status === 'failed' ? 'scan.failed' : 'scan.cancelled';
       await this.deps.audit.record(trx, scanActor(row), {
         action,
         targetType: 'scan',
         targetId: scan.id,
-        details: { datasource_id: scan.datasource_id, ...scanCounts(row), ...(notSampled > 0 ? { tables_not_sampled: notSampled } : {}), ...(error ? { error } : {}) },
+        details: { datasource_id: scan.datasource_id, ...scanCounts(row), ...noted, ...(error ? { error } : {}) },
       });
     });
   }

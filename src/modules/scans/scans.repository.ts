@@ -112,3 +112,26 @@ export async function countByStatus(db: Queryable): Promise<Map<string, number>>
   const rows = await db.selectFrom('scans').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
   return new Map(rows.map((r) => [r.status, Number(r.n)]));
 }
+
+/** The tables (by field table name) a scan has written so far: what a taken-over scan resumes by. */
+export async function writtenTables(db: Queryable, scanId: string): Promise<Set<string>> {
+  const rows = await db.selectFrom('scan_tables').select('table_name').where('scan_id', '=', scanId).execute();
+  return new Set(rows.map((r) => r.table_name));
+}
+
+/** Records tables as written by a scan, inside the transaction that writes their fields. */
+export async function markTablesWritten(trx: Tx, scanId: string, tableNames: readonly string[]): Promise<void> {
+  for (let i = 0; i < tableNames.length; i += 500) {
+    const part = tableNames.slice(i, i + 500);
+    await trx
+      .insertInto('scan_tables')
+      .values(part.map((table_name) => ({ scan_id: scanId, table_name })))
+      .onConflict((oc) => oc.columns(['scan_id', 'table_name']).doNothing())
+      .execute();
+  }
+}
+
+/** Forgets a finished scan's written tables (kept only while it may be resumed). */
+export async function forgetWrittenTables(trx: Tx, scanId: string): Promise<void> {
+  await trx.deleteFrom('scan_tables').where('scan_id', '=', scanId).execute();
+}

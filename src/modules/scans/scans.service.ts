@@ -13,6 +13,7 @@ import { AppError, conflict, notFound } from '../../http/errors.js';
 import { SYSTEM_ACTOR, type Actor, type AuditService } from '../audit/audit.service.js';
 import type { DatasourcesService } from '../datasources/datasources.service.js';
 import type { LicenseService } from '../license/license.service.js';
+import { parseNotes } from './scan-notes.js';
 import * as repo from './scans.repository.js';
 import type { ScanListQuery, ScanListResponse, ScanPhase, ScanResponse } from './scans.schemas.js';
 
@@ -28,6 +29,7 @@ export function toScanResponse(row: ScanRow): ScanResponse {
     phase: (active && row.cancel_requested === 1 ? 'cancelling' : row.phase) as ScanPhase,
     progress: { tables_done: row.tables_done, tables_total: row.tables_total, fields_done: row.fields_done, fields_total: row.fields_total },
     counts: { new: row.count_new, changed: row.count_changed, removed: row.count_removed, unchanged: row.count_unchanged, classified: row.count_classified },
+    notes: parseNotes(row.notes),
     error: row.error,
     requested_by: row.requested_by,
     created_at: row.created_at,

@@ -6021,6 +6021,33 @@ export interface operations {
                                 /** @description Fields the classifier classified (new, and changed ones no person decided) */
                                 classified: number;
                             };
+                            /** @description What the scan could not take whole. A succeeded scan with notes did not see everything: each note names the table and why */
+                            notes: {
+                                /** @description Tables whose values could not be read (a grant, a broken view, a timeout): classified from metadata only */
+                                tables_not_sampled: number;
+                                /** @description Tables whose fields the catalog could not store; the rest of their batch was stored */
+                                tables_not_stored: number;
+                                /** @description Tables skipped for their name */
+                                tables_skipped: number;
+                                /** @description Columns skipped for their name */
+                                columns_skipped: number;
+                                /** @description Comments and declared types cut or cleaned */
+                                metadata_cut: number;
+                                /** @description The first 50 notes of each kind (the totals count all) */
+                                items: {
+                                    /**
+                                     * @description table_not_sampled: catalogued from its metadata only (no values read); table_not_stored: the catalog refused its fields; table_skipped / column_skipped: a name over 128 characters or with control or bidirectional-override characters, not catalogued; comment_cut / data_type_cut: cut to 4,000 / 128 characters or cleaned
+                                     * @enum {string}
+                                     */
+                                    kind: "table_not_sampled" | "table_not_stored" | "table_skipped" | "column_skipped" | "comment_cut" | "data_type_cut";
+                                    /** @description The table as its fields name it; unsafe characters escaped as \u{…}, at most 80 characters and the full length */
+                                    table: string;
+                                    /** @description The column, for column notes; null for the table itself */
+                                    column: string | null;
+                                    /** @description Why, in words: the cause and what was being done; never a value or a secret */
+                                    reason: string;
+                                }[];
+                            };
                             /** @description Why the scan failed: the cause and what it was doing; never a secret or a value */
                             error: string | null;
                             /** @description The user who started it; null for a periodic scan */
@@ -6216,6 +6243,33 @@ export interface operations {
                             unchanged: number;
                             /** @description Fields the classifier classified (new, and changed ones no person decided) */
                             classified: number;
+                        };
+                        /** @description What the scan could not take whole. A succeeded scan with notes did not see everything: each note names the table and why */
+                        notes: {
+                            /** @description Tables whose values could not be read (a grant, a broken view, a timeout): classified from metadata only */
+                            tables_not_sampled: number;
+                            /** @description Tables whose fields the catalog could not store; the rest of their batch was stored */
+                            tables_not_stored: number;
+                            /** @description Tables skipped for their name */
+                            tables_skipped: number;
+                            /** @description Columns skipped for their name */
+                            columns_skipped: number;
+                            /** @description Comments and declared types cut or cleaned */
+                            metadata_cut: number;
+                            /** @description The first 50 notes of each kind (the totals count all) */
+                            items: {
+                                /**
+                                 * @description table_not_sampled: catalogued from its metadata only (no values read); table_not_stored: the catalog refused its fields; table_skipped / column_skipped: a name over 128 characters or with control or bidirectional-override characters, not catalogued; comment_cut / data_type_cut: cut to 4,000 / 128 characters or cleaned
+                                 * @enum {string}
+                                 */
+                                kind: "table_not_sampled" | "table_not_stored" | "table_skipped" | "column_skipped" | "comment_cut" | "data_type_cut";
+                                /** @description The table as its fields name it; unsafe characters escaped as \u{…}, at most 80 characters and the full length */
+                                table: string;
+                                /** @description The column, for column notes; null for the table itself */
+                                column: string | null;
+                                /** @description Why, in words: the cause and what was being done; never a value or a secret */
+                                reason: string;
+                            }[];
                         };
                         /** @description Why the scan failed: the cause and what it was doing; never a secret or a value */
                         error: string | null;
@@ -6460,6 +6514,33 @@ export interface operations {
                             /** @description Fields the classifier classified (new, and changed ones no person decided) */
                             classified: number;
                         };
+                        /** @description What the scan could not take whole. A succeeded scan with notes did not see everything: each note names the table and why */
+                        notes: {
+                            /** @description Tables whose values could not be read (a grant, a broken view, a timeout): classified from metadata only */
+                            tables_not_sampled: number;
+                            /** @description Tables whose fields the catalog could not store; the rest of their batch was stored */
+                            tables_not_stored: number;
+                            /** @description Tables skipped for their name */
+                            tables_skipped: number;
+                            /** @description Columns skipped for their name */
+                            columns_skipped: number;
+                            /** @description Comments and declared types cut or cleaned */
+                            metadata_cut: number;
+                            /** @description The first 50 notes of each kind (the totals count all) */
+                            items: {
+                                /**
+                                 * @description table_not_sampled: catalogued from its metadata only (no values read); table_not_stored: the catalog refused its fields; table_skipped / column_skipped: a name over 128 characters or with control or bidirectional-override characters, not catalogued; comment_cut / data_type_cut: cut to 4,000 / 128 characters or cleaned
+                                 * @enum {string}
+                                 */
+                                kind: "table_not_sampled" | "table_not_stored" | "table_skipped" | "column_skipped" | "comment_cut" | "data_type_cut";
+                                /** @description The table as its fields name it; unsafe characters escaped as \u{…}, at most 80 characters and the full length */
+                                table: string;
+                                /** @description The column, for column notes; null for the table itself */
+                                column: string | null;
+                                /** @description Why, in words: the cause and what was being done; never a value or a secret */
+                                reason: string;
+                            }[];
+                        };
                         /** @description Why the scan failed: the cause and what it was doing; never a secret or a value */
                         error: string | null;
                         /** @description The user who started it; null for a periodic scan */
@@ -6653,6 +6734,33 @@ export interface operations {
                             unchanged: number;
                             /** @description Fields the classifier classified (new, and changed ones no person decided) */
                             classified: number;
+                        };
+                        /** @description What the scan could not take whole. A succeeded scan with notes did not see everything: each note names the table and why */
+                        notes: {
+                            /** @description Tables whose values could not be read (a grant, a broken view, a timeout): classified from metadata only */
+                            tables_not_sampled: number;
+                            /** @description Tables whose fields the catalog could not store; the rest of their batch was stored */
+                            tables_not_stored: number;
+                            /** @description Tables skipped for their name */
+                            tables_skipped: number;
+                            /** @description Columns skipped for their name */
+                            columns_skipped: number;
+                            /** @description Comments and declared types cut or cleaned */
+                            metadata_cut: number;
+                            /** @description The first 50 notes of each kind (the totals count all) */
+                            items: {
+                                /**
+                                 * @description table_not_sampled: catalogued from its metadata only (no values read); table_not_stored: the catalog refused its fields; table_skipped / column_skipped: a name over 128 characters or with control or bidirectional-override characters, not catalogued; comment_cut / data_type_cut: cut to 4,000 / 128 characters or cleaned
+                                 * @enum {string}
+                                 */
+                                kind: "table_not_sampled" | "table_not_stored" | "table_skipped" | "column_skipped" | "comment_cut" | "data_type_cut";
+                                /** @description The table as its fields name it; unsafe characters escaped as \u{…}, at most 80 characters and the full length */
+                                table: string;
+                                /** @description The column, for column notes; null for the table itself */
+                                column: string | null;
+                                /** @description Why, in words: the cause and what was being done; never a value or a secret */
+                                reason: string;
+                            }[];
                         };
                         /** @description Why the scan failed: the cause and what it was doing; never a secret or a value */
                         error: string | null;

@@ -10,6 +10,7 @@ import { NoPermission, ProblemNotice } from '../components/ProblemNotice';
 import { StatusLine } from '../components/Status';
 import { loadDatasources } from '../data';
 import { describeConnection } from './Datasources';
+import { notesSummary, ScanNotesList } from './ScanNotes';
 
 const POLL_MS = 1000;
 const active = (scan: Scan | undefined) => scan !== undefined && (scan.status === 'queued' || scan.status === 'running');
@@ -44,6 +45,7 @@ function ScanProgress({ scan }: { scan: Scan }) {
           New {c.new}, changed {c.changed}, removed {c.removed}, unchanged {c.unchanged}; classified {c.classified}.
         </p>
       )}
+      <ScanNotesList notes={scan.notes} />
       {scan.error && (
         <div class="notice error" role="alert">
           <strong>The scan failed.</strong> {scan.error}
@@ -372,6 +374,7 @@ export function DatasourceDetailPage({ id }: { id: string }) {
                 <th scope="col">Removed</th>
                 <th scope="col">Unchanged</th>
                 <th scope="col">Classified</th>
+                <th scope="col">Not scanned whole</th>
                 <th scope="col">Error</th>
               </tr>
             </thead>
@@ -388,6 +391,7 @@ export function DatasourceDetailPage({ id }: { id: string }) {
                   <td class="num">{s.counts.removed}</td>
                   <td class="num">{s.counts.unchanged}</td>
                   <td class="num">{s.counts.classified}</td>
+                  <td class="details" data-testid="scan-history-notes">{notesSummary(s.notes)}</td>
                   <td class="details">{s.error ?? ''}</td>
                 </tr>
               ))}
