@@ -40,6 +40,8 @@ const TOTAL: Record<ScanNoteKind, keyof Omit<ScanNotes, 'items'>> = {
 export class ScanNotesBuilder {
   private notes: ScanNotes;
   private readonly kept = new Map<ScanNoteKind, number>();
+  /** Grows with every note: a writer stores the notes again only when it moved since its last committed write. */
+  version = 0;
 
   /** Starts from a taken-over scan's notes, keeping only what its runs noted (the listing is read again). */
   constructor(previous: string | null) {
@@ -69,6 +71,7 @@ export class ScanNotesBuilder {
   }
 
   private add(item: ScanNote): void {
+    this.version++;
     this.notes[TOTAL[item.kind]]++;
     this.keep({ ...item, reason: item.reason.length > REASON_MAX ? `${item.reason.slice(0, REASON_MAX)}…` : item.reason });
   }

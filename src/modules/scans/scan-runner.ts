@@ -115,6 +115,8 @@ export class ScanRun {
   private fieldsDone: number;
   private tablesNotSampled = 0;
   private readonly notes: ScanNotesBuilder;
+  /** The notes' version last committed with the scan's progress (-1: none yet this run). */
+  private notesWritten = -1;
   /** A cancel seen inside a write transaction: the batch commits, then the run stops. */
   private cancelSeen = false;
 
@@ -178,7 +180,9 @@ export class ScanRun {
       this.fieldsDone += table.columns.length;
       for (const c of table.columns) seen.add(key(name, c.name));
     }
+    const notesVersion = this.notes.version;
     await this.progress({ tables_total: tables.length, fields_total: fieldsTotal, tables_done: this.tablesDone, fields_done: this.fieldsDone, notes: this.notes.json() });
+    this.notesWritten = notesVersion;
 
     let batch: CatalogTable[] = [];
     let batchColumns = 0;
@@ -289,6 +293,9 @@ export class ScanRun {
       tables_done: this.tablesDone + tables.length,
       fields_done: this.fieldsDone + sum('fields'),
     };
+    // The notes (up to a few hundred entries) are written again only when they changed since the last commit.
+    const notesVersion = this.notes.version;
+    const notes = notesVersion !== this.notesWritten ? { notes: this.notes.json() } : {};
     await this.write(async (trx) => {
       if (rows.length > 0) await this.deps.fields.applyScan(trx, this.scan.datasource_id, { rows }, this.scan.id);
       await repo.markTablesWritten(
@@ -296,8 +303,9 @@ export class ScanRun {
         this.scan.id,
         tables.map((t) => t.name),
       );
-      await this.progress({ phase: 'writing', ...next, notes: this.notes.json() }, trx);
+      await this.progress({ phase: 'writing', ...next, ...notes }, trx);
     });
+    this.notesWritten = notesVersion;
     Object.assign(this.counts, { count_new: next.count_new, count_changed: next.count_changed, count_unchanged: next.count_unchanged, count_classified: next.count_classified });
     this.tablesDone = next.tables_done;
     this.fieldsDone = next.fields_done;

@@ -133,44 +133,59 @@ describeEachDatabase('scanned metadata bounded, notes, resume by identity', (kin
     }
   });
 
-  it('a scan taken over resumes by table identity: a table that appeared meanwhile is scanned, one dropped is removed, fields_done never exceeds fields_total', async () => {
-    const src = await createPgSource();
-    try {
-      await src.client.query(`CREATE TABLE m1 (id integer PRIMARY KEY, email text); CREATE TABLE m2 (id integer PRIMARY KEY, phone text);
-        INSERT INTO m1 VALUES (1, 'ann@example.com'); INSERT INTO m2 VALUES (1, '+49 30 1234567')`);
-      const id = await createScannable(t.app, token, pgConnection(src));
-      const first = await scanNow(t.app, token, id);
-      assert.equal(first.status, 'succeeded', first.error ?? '');
-      // A second scan whose instance died after writing m1 and m2 (4 fields): running, claimed, heartbeat stale.
-      const scan = await startScan(t.app, token, id);
-      const stale = new Date(t.clock.now().getTime() - 2 * 60_000).toISOString();
-      await t.database.db
-        .updateTable('scans')
-        .set({ status: 'running', phase: 'writing', claimed_by: 'dead-instance', heartbeat_at: stale, attempts: 1, started_at: stale, tables_done: 2, tables_total: 2, fields_done: 4, fields_total: 4, count_unchanged: 4 })
-        .where('id', '=', scan.id)
-        .execute();
-      await t.database.db
-        .insertInto('scan_tables')
-        .values([
-          { scan_id: scan.id, table_name: 'public.m1' },
-          { scan_id: scan.id, table_name: 'public.m2' },
-        ])
-        .execute();
-      // Meanwhile a table appears that sorts before the written ones, and m1 is dropped.
-      await src.client.query(`CREATE TABLE a_new (ssn text); INSERT INTO a_new VALUES ('078-05-1120'); DROP TABLE m1`);
-      await t.app.services.scanWorker.drain();
-      const ended = await getScan(t.app, token, scan.id);
-      assert.equal(ended.status, 'succeeded', ended.error ?? '');
-      const fields = await catalog(t.database, id);
-      assert.deepEqual([...fields.keys()].sort(), ['public.a_new.ssn', 'public.m2.id', 'public.m2.phone']);
-      assert.deepEqual(ended.progress, { tables_done: 2, tables_total: 2, fields_done: 3, fields_total: 3 });
-      assert.equal(ended.counts.new, 1);
-      assert.equal(ended.counts.removed, 2);
-      // A finished scan forgets its written tables.
-      assert.equal((await t.database.db.selectFrom('scan_tables').select('table_name').where('scan_id', '=', scan.id).execute()).length, 0);
-    } finally {
-      await src.dispose();
-    }
+  it('a scan taken over resumes by table identity: a table that appeared meanwhile is scanned, one dropped is removed, progress stays within its totals', async () => {
+    // 51 tables: the first batch (50) is written, then the instance hangs in the second and is taken for dead.
+    const file = path.join(dir, `resume-${kind}.db`);
+    const db = new BetterSqlite(file);
+    for (let i = 1; i <= 50; i++) db.exec(`CREATE TABLE b${String(i).padStart(2, '0')} (email TEXT); INSERT INTO b${String(i).padStart(2, '0')} VALUES ('p${i}@example.com');`);
+    db.exec(`CREATE TABLE z_last (phone TEXT); INSERT INTO z_last VALUES ('+49 30 1234567');`);
+    db.close();
+    const id = await createScannable(t.app, token, { kind: 'sqlite', database: path.basename(file) });
+    const services = t.app.services;
+    let hung!: () => void;
+    const reachedSecondBatch = new Promise<void>((resolve) => (hung = resolve));
+    let wake!: () => void;
+    const woken = new Promise<void>((resolve) => (wake = resolve));
+    const fields: FieldsForScans = {
+      scanBaseline: (ds) => services.fields.scanBaseline(ds),
+      prepareScanFields: async (cols) => {
+        if (cols.some((c) => c.table_name === 'z_last')) {
+          hung();
+          await woken;
+        }
+        return services.fields.prepareScanFields(cols);
+      },
+      removeScannedFields: (trx, ds, ids) => services.fields.removeScannedFields(trx, ds, ids),
+      applyScan: (trx, ds, prepared) => services.fields.applyScan(trx, ds, prepared),
+    };
+    const dying = new ScanWorker({ database: t.database, clock: t.clock, log: t.app.log, audit: services.audit, fields, datasources: services.datasources, scans: services.scans, options: { connector: services.datasources.connectorOptions() } });
+    const scan = await startScan(t.app, token, id);
+    const firstRun = dying.drain();
+    await reachedSecondBatch;
+    assert.equal((await getScan(t.app, token, scan.id)).progress.tables_done, 50, 'the first batch was written');
+    // Meanwhile a table appears that sorts before the written ones, and a written one is dropped.
+    const change = new BetterSqlite(file);
+    change.exec(`CREATE TABLE a_new (ssn TEXT); INSERT INTO a_new VALUES ('078-05-1120'); DROP TABLE b01;`);
+    change.close();
+    // The instance is taken for dead: its heartbeat is two minutes old.
+    const stale = new Date(t.clock.now().getTime() - 2 * 60_000).toISOString();
+    await t.database.db.updateTable('scans').set({ claimed_by: 'dead-instance', heartbeat_at: stale }).where('id', '=', scan.id).execute();
+    await services.scanWorker.drain();
+    wake();
+    await firstRun;
+
+    const ended = await getScan(t.app, token, scan.id);
+    assert.equal(ended.status, 'succeeded', ended.error ?? '');
+    const fieldsNow = await catalog(t.database, id);
+    assert.ok(fieldsNow.has('a_new.ssn'), 'the table that appeared meanwhile is scanned');
+    assert.ok(fieldsNow.has('z_last.phone'));
+    assert.equal(fieldsNow.has('b01.email'), false, 'the dropped table is removed');
+    assert.equal(fieldsNow.size, 51);
+    assert.deepEqual(ended.progress, { tables_done: 51, tables_total: 51, fields_done: 51, fields_total: 51 });
+    assert.equal(ended.counts.new, 52, '50 in the first run, a_new and z_last after the takeover');
+    assert.equal(ended.counts.removed, 1);
+    // A finished scan forgets its written tables.
+    assert.equal((await t.database.db.selectFrom('scan_tables').select('table_name').where('scan_id', '=', scan.id).execute()).length, 0);
   });
 
   it('a table whose fields the app database refuses is noted as not stored; the rest of its batch is written and the scan succeeds', async () => {
