@@ -156,7 +156,7 @@ describeEachDatabase('scanned metadata bounded, notes, resume by identity', (kin
         return services.fields.prepareScanFields(cols);
       },
       removeScannedFields: (trx, ds, ids) => services.fields.removeScannedFields(trx, ds, ids),
-      applyScan: (trx, ds, prepared) => services.fields.applyScan(trx, ds, prepared),
+      applyScan: (trx, ds, prepared, scanId) => services.fields.applyScan(trx, ds, prepared, scanId),
     };
     const dying = new ScanWorker({ database: t.database, clock: t.clock, log: t.app.log, audit: services.audit, fields, datasources: services.datasources, scans: services.scans, options: { connector: services.datasources.connectorOptions() } });
     const scan = await startScan(t.app, token, id);
