@@ -99,6 +99,11 @@ describe('console data-source form [sqlite]', () => {
     await assertAccessible(page, 'postgresql connection');
     await form.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('heading', { name: 'Pagila' }).waitFor();
+    // The data source's page shows what the scan will read.
+    assert.equal(
+      await page.getByTestId('connection').innerText(),
+      'postgresql · db.internal/pagila · schemas public, sales; skipping schemas tmp_*; tables customer, sales.order_*; skipping tables *_backup',
+    );
 
     const created = await stored(withFolder, 'Pagila');
     assert.equal(created?.type, 'postgresql');

@@ -4,6 +4,7 @@
  */
 import assert from 'node:assert/strict';
 import type { LightMyRequestResponse } from 'fastify';
+import { sql } from 'kysely';
 import { after, before, it } from 'node:test';
 import { adminToken, bearer, buildTestApp, createUser, json, problem, type TestApp } from '../../helpers/app.js';
 import { describeEachDatabase } from '../../helpers/databases.js';
@@ -133,6 +134,24 @@ describeEachDatabase('audit log names and filters', (kind) => {
     assert.deepEqual((await list(`action=${encodeURIComponent('pct%*')}`)).map((e) => e.action), ['pct%done']);
     assert.deepEqual((await list(`action=${encodeURIComponent('pct%done')}`)).map((e) => e.action), ['pct%done']);
     assert.deepEqual((await list(`action=${encodeURIComponent('%*')}`)).map((e) => e.action), []);
+  });
+
+  it('compares actions byte by byte, so the prefix range is exact under any database locale', async () => {
+    if (kind === 'postgres') {
+      // Migration 0017: the "C" collation on audit_log.action, whatever the database's default locale.
+      const { rows } = await sql<{ collation_name: string | null }>`select collation_name from information_schema.columns
+        where table_schema = current_schema() and table_name = 'audit_log' and column_name = 'action'`.execute(t.database.db);
+      assert.equal(rows[0]?.collation_name, 'C');
+    }
+    // Punctuation right after the prefix's last character sorts by its code, not by a locale's loose rules.
+    await recordEvents(t, [
+      { action: 'zz.a', targetType: null, targetId: null },
+      { action: 'zz-a', targetType: null, targetId: null },
+      { action: 'zz/a', targetType: null, targetId: null },
+      { action: 'zza', targetType: null, targetId: null },
+    ]);
+    assert.deepEqual((await list('action=zz.*')).map((e) => e.action), ['zz.a']);
+    assert.deepEqual((await list('action=zz*')).map((e) => e.action).sort(), ['zz-a', 'zz.a', 'zz/a', 'zza']);
   });
 
   it('refuses a * that is not at the end', async () => {

@@ -12,12 +12,22 @@ import { StatusLine } from '../components/Status';
 import { loadDatasources } from '../data';
 import { navigate } from '../router';
 
-/** "postgresql · db.example.com:5432/sales", or "–" for a source fed by the import API. */
+/**
+ * "postgresql · db.example.com:5432/sales", then the scan's filters when it has any ("schemas sales, crm; skipping
+ * tables *_backup"), or "–" for a source fed by the import API.
+ */
 export function describeConnection(d: Datasource): string {
   const c = d.connection;
   if (!c) return '–';
-  if (c.kind === 'sqlite') return `sqlite · ${c.database}`;
-  return `${c.kind} · ${c.host ?? ''}${c.port ? `:${c.port}` : ''}/${c.database}`;
+  const where = c.kind === 'sqlite' ? `sqlite · ${c.database}` : `${c.kind} · ${c.host ?? ''}${c.port ? `:${c.port}` : ''}/${c.database}`;
+  const list = (label: string, patterns: string[] | undefined) => (patterns && patterns.length > 0 ? `${label} ${patterns.join(', ')}` : '');
+  const filters = [
+    list('schemas', c.include_schemas),
+    list('skipping schemas', c.exclude_schemas),
+    list('tables', c.include_tables),
+    list('skipping tables', c.exclude_tables),
+  ].filter(Boolean);
+  return filters.length > 0 ? `${where} · ${filters.join('; ')}` : where;
 }
 
 type Kind = ConnectionBody['kind'];
