@@ -145,7 +145,7 @@ export class FieldsService {
   async getField(id: string, trx?: Tx): Promise<FieldResponse> {
     const row = await repo.findFieldById(trx ?? this.db, id);
     if (!row) throw notFound('Field');
-    return toFieldResponse(row, await this.lastScans(trx));
+    return toFieldResponse(row, row.last_scan_id === null ? new Map() : await this.lastScans(trx));
   }
 
   /** The last finished scan of each data source (for scan_change). */
@@ -272,15 +272,18 @@ export class FieldsService {
     if (query.level !== undefined) filter.level = query.level;
     if (query.tag_id !== undefined) filter.tag_id = query.tag_id;
     if (query.q !== undefined) filter.q = query.q;
-    const sources = await repo.listSourceStates(this.db);
-    const lastScans = new Map(sources.map((s) => [s.id, s.last_scan_id]));
-    if (query.changed === 'last_scan') filter.last_scan_ids = sources.flatMap((s) => (s.last_scan_id === null ? [] : [s.last_scan_id]));
-    if (!query.include_sample) filter.exclude_datasource_ids = sources.filter((s) => s.is_sample).map((s) => s.id);
+    // The data sources' states (sample or not, last finished scan): read once, and only when needed.
+    let sources: repo.SourceState[] | undefined;
+    const sourceStates = async () => (sources ??= await repo.listSourceStates(this.db));
+    if (query.changed === 'last_scan') filter.last_scan_ids = (await sourceStates()).flatMap((s) => (s.last_scan_id === null ? [] : [s.last_scan_id]));
+    if (!query.include_sample) filter.exclude_datasource_ids = (await sourceStates()).filter((s) => s.is_sample).map((s) => s.id);
     // One row more than asked tells whether a next page exists without a count.
     const rows = await repo.listFields(this.db, filter, sort, after, query.limit + 1);
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
     const next = rows.length > query.limit && last ? encodeFieldCursor(sort, { value: sortValue(sort, last), id: last.id }) : null;
+    // A page of fields no scan wrote needs no scan states (scan_change is null for each).
+    const lastScans = page.some((row) => row.last_scan_id !== null) ? new Map((await sourceStates()).map((s) => [s.id, s.last_scan_id])) : new Map<string, string | null>();
     return { items: page.map((row) => toFieldResponse(row, lastScans)), next_cursor: next };
   }
 

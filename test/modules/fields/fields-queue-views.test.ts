@@ -204,6 +204,15 @@ describeEachDatabase('field list: queue views', (kind) => {
       assert.deepEqual(await found('EMAIL', `&sort=${sort}`), ['billing.payer_email', 'crm.Contacts.Email_Address'], sort);
       assert.deepEqual(await found('contacts', `&sort=${sort}&review_status=unreviewed`), ['crm.Contacts.Email_Address', 'crm.contacts.phone'], sort);
     }
+    // Pages of a substring search in name order follow the name order.
+    const byName: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page: ListBody = await list(`datasource_id=${source}&q=ill&sort=name&limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      byName.push(...page.items.map((f) => f.field_name));
+      cursor = page.next_cursor;
+    } while (cursor);
+    assert.deepEqual(byName, ['payer_email', 'pct%_done', 'say "hi"']);
     assert.deepEqual(await found('%_d'), ['billing.pct%_done'], 'a % and _ are characters, not wildcards');
     assert.deepEqual(await found('_d'), ['billing.pct%_done', 'hr.people.birth_date'], 'two characters');
     assert.deepEqual(await found('"hi"'), ['billing.say "hi"']);
