@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN_PASSWORD, adminToken, bearer, buildTestApp, createUser, type TestApp } from '../helpers/app.js';
 import { recordEvents } from '../modules/audit/factories.js';
 import { createDatasource, importOk } from '../modules/fields/factories.js';
-import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations } from './harness.js';
+import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations, watchedPage } from './harness.js';
 
 describe('console audit page [sqlite]', () => {
   let t: TestApp;
@@ -54,17 +54,7 @@ describe('console audit page [sqlite]', () => {
     await t?.close();
   });
 
-  async function newPage(): Promise<{ page: Page; problems: string[] }> {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
-    contexts.push(context);
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (/Content.Security.Policy|Refused to/i.test(m.text())) problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    return { page, problems };
-  }
+  const newPage = (): Promise<{ page: Page; problems: string[] }> => watchedPage(browser, contexts, { acceptDownloads: true });
 
   const rows = (page: Page) => page.locator('table.audit tbody tr');
   const actions = async (page: Page) => (await rows(page).locator('td:nth-child(4)').allInnerTexts()).map((s) => s.trim());

@@ -13,7 +13,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN_PASSWORD, adminToken, bearer, buildTestApp, createUser, json, type TestApp } from '../helpers/app.js';
 import { createDatasource, importOk, manyFields, type FieldInput } from '../modules/fields/factories.js';
 import { issueLicense, keyPair } from '../modules/license/license.helpers.js';
-import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations } from './harness.js';
+import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations, watchedPage } from './harness.js';
 
 const EMAIL = 'Personal/Contact/Email address';
 const TIMESTAMP = 'Technical/Timestamp';
@@ -69,17 +69,7 @@ describe('web console [sqlite]', () => {
   });
 
   /** A fresh browser profile (empty sessionStorage) whose page fails the test on any CSP violation or page error. */
-  async function newPage(): Promise<{ page: Page; problems: string[] }> {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    contexts.push(context);
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (/Content.Security.Policy|Refused to/i.test(m.text())) problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    return { page, problems };
-  }
+  const newPage = (): Promise<{ page: Page; problems: string[] }> => watchedPage(browser, contexts);
 
   async function signIn(page: Page, username: string, password: string, path = '/queue'): Promise<void> {
     await page.goto(base + path);

@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN_PASSWORD, adminToken, bearer, buildTestApp, createUser, type TestApp } from '../helpers/app.js';
 import { createDatasource, importOk, type FieldInput } from '../modules/fields/factories.js';
-import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations } from './harness.js';
+import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations, watchedPage } from './harness.js';
 
 const EMAIL = 'Personal/Contact/Email address';
 const TIMESTAMP = 'Technical/Timestamp';
@@ -79,17 +79,7 @@ describe('field page [sqlite]', () => {
     await t?.close();
   });
 
-  async function newPage(): Promise<{ page: Page; problems: string[] }> {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 1000 } });
-    contexts.push(context);
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (/Content.Security.Policy|Refused to/i.test(m.text())) problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    return { page, problems };
-  }
+  const newPage = (): Promise<{ page: Page; problems: string[] }> => watchedPage(browser, contexts, { viewport: { width: 1400, height: 1000 } });
 
   async function signIn(page: Page, who: { username: string; password: string }, path: string): Promise<void> {
     await page.goto(base + path);

@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const WEB = path.join(ROOT, 'web');
@@ -49,6 +49,26 @@ export async function launchBrowser(): Promise<{ browser: Browser; close(): Prom
       await browser.close();
     },
   };
+}
+
+/**
+ * A page in a context of its own (pushed onto `contexts`, for the suite to close), collecting every
+ * Content-Security-Policy violation and page error in `problems`: a test ends by asserting that none happened.
+ */
+export async function watchedPage(
+  browser: Browser,
+  contexts: BrowserContext[],
+  options: { viewport?: { width: number; height: number }; acceptDownloads?: boolean } = {},
+): Promise<{ page: Page; problems: string[] }> {
+  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1400, height: 900 }, acceptDownloads: options.acceptDownloads ?? false });
+  contexts.push(context);
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (m) => {
+    if (/Content.Security.Policy|Refused to/i.test(m.text())) problems.push(m.text());
+  });
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  return { page, problems };
 }
 
 const AXE_SOURCE = fs.readFileSync(path.join(ROOT, 'node_modules', 'axe-core', 'axe.min.js'), 'utf8');

@@ -15,7 +15,7 @@ import { ADMIN_PASSWORD, adminToken, bearer, buildTestApp, createUser, type Test
 import { describeEachDatabase } from '../helpers/databases.js';
 import { createDatasource, importOk, manyFields, type FieldInput } from '../modules/fields/factories.js';
 import { createScannable, scanNow, sqliteScanDir } from '../modules/scans/helpers.js';
-import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations } from './harness.js';
+import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations, watchedPage } from './harness.js';
 
 const EMAIL = 'Personal/Contact/Email address';
 const TIMESTAMP = 'Technical/Timestamp';
@@ -86,17 +86,7 @@ describeEachDatabase('review queue in the browser', (kind) => {
     await t?.close();
   });
 
-  async function newPage(): Promise<{ page: Page; problems: string[] }> {
-    const context = await browser.newContext({ viewport: { width: 1400, height: 900 } });
-    contexts.push(context);
-    const page = await context.newPage();
-    const problems: string[] = [];
-    page.on('console', (m) => {
-      if (/Content.Security.Policy|Refused to/i.test(m.text())) problems.push(m.text());
-    });
-    page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
-    return { page, problems };
-  }
+  const newPage = (): Promise<{ page: Page; problems: string[] }> => watchedPage(browser, contexts);
 
   async function signIn(page: Page, where: string): Promise<void> {
     await page.goto(base + where);
