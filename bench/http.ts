@@ -4,7 +4,9 @@
  *   - FieldLens GET /healthz (framework overhead the project adds: hooks, request ids, logging),
  *   - FieldLens GET /api/v1/auth/me with a valid token (JWT verification + user lookup),
  * all in the same run on the same machine, then login requests/s and the server's event-loop delay
- * while logins run (Argon2id happens on libuv's thread pool).
+ * while logins run (Argon2id happens on libuv's thread pool), and the server's CPU time per failed login for an
+ * unknown user and for a wrong password (both must cost one Argon2id verification; the tests count the verifications,
+ * this measures what they cost).
  *
  * Each of the three GET targets is measured in `--rounds` interleaved rounds (bare, healthz, me, bare, …) so that
  * a burst of load from elsewhere on the machine hits all of them alike; the table shows each target's median round.
@@ -69,6 +71,30 @@ function pidOf(child: ChildProcess): number {
   return child.pid;
 }
 
+/**
+ * CPU time of the server per failed login, unknown user vs wrong password, one request at a time in alternating
+ * batches of 9 (the 10th consecutive failure would throttle the username; a successful login between the wrong-password
+ * batches resets it and is not counted).
+ */
+async function failedLoginCpu(base: string, pid: number, batches = 15): Promise<{ batches: number; unknownMs: number; wrongMs: number }> {
+  const post = (username: string, password: string) =>
+    fetch(`${base}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) }).then((r) => r.status);
+  const perAttempt = async (attempt: (i: number) => Promise<number>): Promise<number> => {
+    const before = processCpuMicros(pid);
+    for (let i = 0; i < 9; i++) if ((await attempt(i)) !== 401) throw new Error('a failed login was not answered 401');
+    return (processCpuMicros(pid) - before) / 9 / 1000;
+  };
+  const unknown: number[] = [];
+  const wrong: number[] = [];
+  for (let b = 0; b < batches; b++) {
+    unknown.push(await perAttempt((i) => post(`ghost-${b}-${i}`, 'wrong-password-123')));
+    wrong.push(await perAttempt(() => post('admin', 'wrong-password-123')));
+    if ((await post('admin', ADMIN_PASSWORD)) !== 200) throw new Error('the admin could not sign in between batches');
+  }
+  const mid = (xs: number[]) => [...xs].sort((x, y) => x - y)[Math.floor(xs.length / 2)] as number;
+  return { batches, unknownMs: mid(unknown), wrongMs: mid(wrong) };
+}
+
 const dir = mkdtempSync(path.join(os.tmpdir(), 'fieldlens-bench-'));
 const eldFile = path.join(dir, 'eld.json');
 const bare = await start(['--import', 'tsx', 'bench/support/bare-fastify.ts'], {}, path.join(dir, 'bare.log'));
@@ -119,6 +145,7 @@ try {
   });
   app.child.kill('SIGUSR2');
   await new Promise((r) => setTimeout(r, 300));
+  const failed = await failedLoginCpu(base, appPid);
   const eld = JSON.parse(readFileSync(eldFile, 'utf8')) as Record<string, number>;
 
   const rows = [
@@ -136,6 +163,10 @@ try {
   console.log(`\nFieldLens /healthz vs bare Fastify: ${((health.rps / bareHealth.rps) * 100).toFixed(1)}% of the throughput (overhead ${(100 - (health.rps / bareHealth.rps) * 100).toFixed(1)}%)`);
   console.log(`/auth/me vs /healthz: ${((me.rps / health.rps) * 100).toFixed(1)}% of the throughput`);
   console.log(`event-loop delay during logins (ms): mean ${eld.mean}, p50 ${eld.p50}, p99 ${eld.p99}, max ${eld.max}`);
+  console.log(
+    `failed login, server CPU per attempt (median of ${failed.batches} batches of 9): unknown user ${failed.unknownMs.toFixed(1)} ms, ` +
+      `wrong password ${failed.wrongMs.toFixed(1)} ms (ratio ${(failed.unknownMs / failed.wrongMs).toFixed(2)})`,
+  );
 } finally {
   bare.child.kill('SIGTERM');
   app.child.kill('SIGTERM');

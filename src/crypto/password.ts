@@ -32,6 +32,12 @@ export async function verifyPassword(passwordHash: string, password: string): Pr
 }
 
 /**
+ * The two operations as one object, which the services call through: a test counts the verifications a login
+ * runs (an unknown user must cost one, as a wrong password does) without timing anything.
+ */
+export const passwordHashing = { hash: hashPassword, verify: verifyPassword };
+
+/**
  * Returns why a password is refused, or undefined when it is acceptable. A password is "common"
  * when it, or it without its trailing digits and symbols (`password123456`), is in the list, or
  * when it is one character repeated.

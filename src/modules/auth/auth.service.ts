@@ -12,7 +12,7 @@ import { AppError } from '../../http/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
 import { findUserById, findUserByUsername, parseRoles, userForTokenReader, type TokenUserReader, type TokenUserRow } from '../users/users.service.js';
 import * as repo from './auth.repository.js';
-import { hashPassword, verifyPassword } from '../../crypto/password.js';
+import { passwordHashing } from '../../crypto/password.js';
 import { hashRefreshToken, invalidToken, newRefreshToken, type AccessTokenClaims, type AccessTokens } from './tokens.js';
 
 /** After this many consecutive failures a username is throttled. */
@@ -117,7 +117,7 @@ export class AuthService implements Authenticator {
 
     const user = await findUserByUsername(this.db, username);
     // An unknown user costs one Argon2 verification too, so timing does not tell which case it was.
-    const passwordOk = await verifyPassword(user?.password_hash ?? (await this.dummyPasswordHash()), password);
+    const passwordOk = await passwordHashing.verify(user?.password_hash ?? (await this.dummyPasswordHash()), password);
     if (!user || !passwordOk || user.disabled === 1) {
       await this.db.transaction().execute(async (trx) => {
         const { failures, lockSeconds } = await this.settleFailedAttempt(trx, usernameKey, this.deps.clock.now());
@@ -335,7 +335,7 @@ export class AuthService implements Authenticator {
   }
 
   private dummyPasswordHash(): Promise<string> {
-    this.dummyHash ??= hashPassword(randomBytes(24).toString('base64url'));
+    this.dummyHash ??= passwordHashing.hash(randomBytes(24).toString('base64url'));
     return this.dummyHash;
   }
 }
