@@ -400,14 +400,11 @@ describe('web console [sqlite]', () => {
     assert.deepEqual(problems, []);
   });
 
-  it('renders a queue page of 500 rows windowed: the grid tells its size, scrolling and j/k reach every row (time reported, not asserted)', async () => {
+  it('renders a queue page of 500 rows windowed: the grid tells its size, scrolling and j/k reach every row', async () => {
+    // How long the render takes is measured in bench/console.ts, not here.
     const { page, problems } = await newPage();
     await signIn(page, observer.username, observer.password, `/queue?datasource_id=${bulk}&limit=500&review_status=any`);
     await page.locator('body[data-queue-rows="500"]').waitFor();
-    const ms = (await page.evaluate(`performance.getEntriesByName('queue-render').at(-1).duration`)) as number;
-    const commit = (await page.evaluate(`performance.getEntriesByName('queue-commit').at(-1).startTime - performance.getEntriesByName('queue-render').at(-1).startTime`)) as number;
-    console.log(`# console: queue render of 500 rows ${ms.toFixed(1)} ms (DOM commit ${commit.toFixed(1)} ms)`);
-    assert.ok(ms > 0);
 
     // Only a screenful (and a margin) is in the page, but the grid says it has 500 rows and each row says which it is.
     const grid = page.getByRole('grid', { name: 'Fields to review' });
