@@ -104,7 +104,20 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
   const auditLog = new AuditLogService({ database, license });
 
   const embedder = createEmbedder(config.embeddings);
-  const taxonomy = new TaxonomyService({ database, clock, audit, embedder, levels: config.levels });
+  const taxonomy: TaxonomyService = new TaxonomyService({
+    database,
+    clock,
+    audit,
+    embedder,
+    levels: config.levels,
+    usage: {
+      countFields: (trx, tagIds): Promise<{ classified: number; suggested: number }> => fields.countFieldsOfTags(trx, tagIds),
+      moveFields: async (trx, fromTagIds, toTagId): Promise<number> => {
+        await metrics.retargetSuggestions(trx, fromTagIds, toTagId);
+        return fields.moveFieldsToTag(trx, fromTagIds, toTagId);
+      },
+    },
+  });
   const datasources = new DatasourcesService({
     database,
     clock,

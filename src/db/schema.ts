@@ -82,6 +82,8 @@ export interface TagsTable {
   /** JSON array of strings. */
   keywords: string;
   is_builtin: Bool;
+  /** A built-in tag's chain path in the default taxonomy, kept when it is renamed or moved; null for an organisation's own. */
+  builtin_path: string | null;
   created_at: string;
 }
 

@@ -1,4 +1,5 @@
 /** Small key/value settings shared by all instances and modules (signing key, trial start, clock high-water mark, first-start markers): infrastructure, like the work queue. */
+import { sql } from 'kysely';
 import type { Queryable } from './database.js';
 
 export async function getSetting(db: Queryable, key: string): Promise<string | undefined> {
@@ -35,5 +36,14 @@ export async function raiseSetting(db: Queryable, key: string, value: string, no
     .insertInto('settings')
     .values({ key, value, updated_at: now.toISOString() })
     .onConflict((oc) => oc.column('key').doUpdateSet({ value, updated_at: now.toISOString() }).where('settings.value', '<', value))
+    .execute();
+}
+
+/** Adds one to an integer setting (0 when absent), atomically: concurrent writers each count (the row is locked). */
+export async function incrementSetting(db: Queryable, key: string, now: Date): Promise<void> {
+  await db
+    .insertInto('settings')
+    .values({ key, value: '1', updated_at: now.toISOString() })
+    .onConflict((oc) => oc.column('key').doUpdateSet({ value: sql<string>`cast(cast(settings.value as integer) + 1 as text)`, updated_at: now.toISOString() }))
     .execute();
 }

@@ -49,7 +49,7 @@ export class ClassifierService {
       const levels = this.deps.taxonomy.listLevels().map((l) => l.code);
       const context = Promise.resolve(
         buildClassifierContext(
-          anchors.index.tags.map((tag, i) => ({ id: tag.id, chain_path: tag.chain_path, default_level: tag.default_level, keywords: tag.keywords, anchor: unit(anchors.vectors[i]) })),
+          anchors.index.tags.map((tag, i) => ({ id: tag.id, chain_path: tag.chain_path, builtin_path: tag.builtin_path, default_level: tag.default_level, keywords: tag.keywords, anchor: unit(anchors.vectors[i]) })),
           { levels },
         ),
       );

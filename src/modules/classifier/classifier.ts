@@ -51,6 +51,8 @@ export interface ClassifierTag {
   readonly keywords?: readonly string[] | string | null;
   /** Unit-length anchor embedding of the tag, when the caller has one. */
   readonly anchor?: Float32Array | null;
+  /** A built-in tag's chain path in the default taxonomy: the rules know it by that name after a rename. */
+  readonly builtin_path?: string | null;
 }
 
 export interface ConfirmedNeighbour {
@@ -150,7 +152,8 @@ export function buildClassifierContext(tags: readonly ClassifierTag[], options: 
   const extra: Array<[string, string]> = [];
   for (const t of tags) {
     if (parents.has(t.chain_path)) continue;
-    const name = t.chain_path.slice(t.chain_path.lastIndexOf('/') + 1);
+    const known_as = t.builtin_path ?? t.chain_path;
+    const name = known_as.slice(known_as.lastIndexOf('/') + 1);
     const leaf: ContextLeaf = { id: t.id, name, chain_path: t.chain_path, default_level: t.default_level, anchor: t.anchor ?? null };
     leaves.push(leaf);
     byId.set(t.id, leaf);

@@ -708,3 +708,30 @@ export async function deleteScannedFields(trx: Tx, datasourceId: string, ids: re
   }
   return out;
 }
+
+/** How many fields carry one of the tags (as their classification or as their suggestion). */
+export async function countFieldsOfTags(db: Queryable, tagIds: readonly number[]): Promise<{ classified: number; suggested: number }> {
+  if (tagIds.length === 0) return { classified: 0, suggested: 0 };
+  const row = await db
+    .selectFrom('fields')
+    .select((eb) => [
+      eb.fn.sum<number>(eb.case().when('tag_id', 'in', tagIds).then(1).else(0).end()).as('classified'),
+      eb.fn.sum<number>(eb.case().when('suggested_tag_id', 'in', tagIds).then(1).else(0).end()).as('suggested'),
+    ])
+    .where((eb) => eb.or([eb('tag_id', 'in', tagIds), eb('suggested_tag_id', 'in', tagIds)]))
+    .executeTakeFirstOrThrow();
+  return { classified: Number(row.classified ?? 0), suggested: Number(row.suggested ?? 0) };
+}
+
+/**
+ * Moves the fields of the tags (and suggestions naming them) to another tag; returns how many fields were moved.
+ * With `toTagId` null no field may carry the tags (the caller checked): their suggestions are dropped.
+ */
+export async function moveFieldsToTag(trx: Tx, fromTagIds: readonly number[], toTagId: number | null, now: string): Promise<number> {
+  if (fromTagIds.length === 0) return 0;
+  let moved = 0;
+  if (toTagId !== null) moved = Number((await trx.updateTable('fields').set({ tag_id: toTagId, updated_at: now }).where('tag_id', 'in', fromTagIds).executeTakeFirst()).numUpdatedRows);
+  const suggestion = toTagId === null ? { suggested_tag_id: null, suggested_level: null, suggested_confidence: null } : { suggested_tag_id: toTagId };
+  await trx.updateTable('fields').set(suggestion).where('suggested_tag_id', 'in', fromTagIds).execute();
+  return moved;
+}

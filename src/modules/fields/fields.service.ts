@@ -213,6 +213,20 @@ export class FieldsService {
   // ------------------------------------------------------------ the metrics' view of the catalog
 
   /** How many fields the catalog holds. */
+  /** How many fields carry one of the tags as their classification, and how many as their suggestion. */
+  async countFieldsOfTags(trx: Tx, tagIds: readonly number[]): Promise<{ classified: number; suggested: number }> {
+    return repo.countFieldsOfTags(trx, tagIds);
+  }
+
+  /**
+   * Moves the fields classified with (or suggested) one of the tags to another tag, keeping their level and review
+   * state, in the caller's transaction (a tag deleted with a replacement; null: no field carries them, and suggestions
+   * naming them are dropped). The change log recomputes their metrics.
+   */
+  async moveFieldsToTag(trx: Tx, fromTagIds: readonly number[], toTagId: number | null): Promise<number> {
+    return repo.moveFieldsToTag(trx, fromTagIds, toTagId, this.deps.clock.now().toISOString());
+  }
+
   async countFields(): Promise<number> {
     return repo.countFields(this.db);
   }

@@ -4,7 +4,7 @@
  * (`catalog_changes`). The `fields` table is the fields module's: this module reads and writes it through its service.
  */
 import { CompiledQuery, sql } from 'kysely';
-import type { Database, DialectKind, Queryable } from '../../db/database.js';
+import type { Database, DialectKind, Queryable, Tx } from '../../db/database.js';
 import type { FieldMetricsTable } from '../../db/schema.js';
 import { RAW_COLUMNS, SCORE_COLUMNS } from './axes.js';
 
@@ -243,4 +243,11 @@ export async function markExpanded(db: Queryable, seqs: readonly number[]): Prom
 /** Marks every change up to `maxSeq` expanded (after enqueueing the whole catalog). */
 export async function markExpandedUpTo(db: Queryable, maxSeq: number): Promise<void> {
   await db.updateTable('catalog_changes').set({ expanded: 1 }).where('expanded', '=', 0).where('seq', '<=', maxSeq).execute();
+}
+
+/** Stored suggestions naming one of the tags name `toTagId` instead (a tag deleted with a replacement), or none (null). */
+export async function retargetSuggestions(trx: Tx, fromTagIds: readonly number[], toTagId: number | null): Promise<void> {
+  if (fromTagIds.length === 0) return;
+  const change = toTagId === null ? { suggested_tag_id: null, suggested_level: null, suggested_confidence: null } : { suggested_tag_id: toTagId };
+  await trx.updateTable('field_metrics').set(change).where('suggested_tag_id', 'in', fromTagIds).execute();
 }

@@ -4,7 +4,7 @@
  * background (metrics-worker.ts) from this instance's replica of the catalog (catalog-replica.ts); what a change
  * makes stale is derived from the catalog change log (staleness.ts). docs/metrics.md describes the model.
  */
-import { decodeVector, type Database } from '../../db/database.js';
+import { decodeVector, type Database, type Tx } from '../../db/database.js';
 import type { FieldsService } from '../fields/fields.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
@@ -144,6 +144,11 @@ export class MetricsService {
   async status(): Promise<MetricsStatusResponse> {
     const db = this.deps.database.db;
     return { pending: await this.deps.staleness.pending(), fields: await this.deps.fields.countFields(), last_updated_at: await repo.lastComputedAt(db) };
+  }
+
+  /** Stored suggestions naming deleted tags name their replacement (null: no suggestion), in the deleting transaction. */
+  async retargetSuggestions(trx: Tx, fromTagIds: readonly number[], toTagId: number | null): Promise<void> {
+    await repo.retargetSuggestions(trx, fromTagIds, toTagId);
   }
 }
 

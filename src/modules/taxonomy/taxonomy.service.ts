@@ -1,20 +1,20 @@
 /**
  * The classification scheme: the configured levels and the tag tree. Loads the default taxonomy at
- * first start, creates tags, and keeps each tag's embedding anchor (name, chain path, description,
- * keywords) for automatic classification and the metrics.
+ * first start, creates, edits and deletes tags, and keeps each tag's embedding anchor (name, chain path,
+ * description, keywords) for automatic classification and the metrics.
  */
 import type { Clock } from '../../clock.js';
 import type { LevelDefinition } from '../../config.js';
-import type { Database } from '../../db/database.js';
+import type { Database, Tx } from '../../db/database.js';
 import type { TagRow } from '../../db/schema.js';
 import type { Embedder } from '../../embeddings/embedder.js';
 import type { Caller } from '../../http/access.js';
-import { unprocessable, type ProblemFieldError } from '../../http/errors.js';
+import { conflict, notFound, unprocessable, type ProblemFieldError } from '../../http/errors.js';
 import { SYSTEM_ACTOR, type AuditService } from '../audit/audit.service.js';
 import { getSetting, putSetting } from '../../db/settings.js';
 import { flattenTaxonomy } from './default-taxonomy.js';
 import * as repo from './taxonomy.repository.js';
-import type { CreateTagBody, LevelResponse, TagResponse } from './taxonomy.schemas.js';
+import type { CreateTagBody, DeleteTagQuery, LevelResponse, TagResponse, UpdateTagBody } from './taxonomy.schemas.js';
 
 // The default taxonomy's shape, for modules that build catalogs against it (the sample data).
 export { flattenTaxonomy, leafChainPaths, type LevelCode } from './default-taxonomy.js';
@@ -23,7 +23,7 @@ const DEFAULT_TAXONOMY_MARKER = 'taxonomy.default_loaded';
 /** Ranks of the built-in level codes the default taxonomy and the sample catalog are written in. */
 const BUILTIN_LEVEL_RANKS: Readonly<Record<string, number>> = { L1: 1, L2: 2, L3: 3, L4: 4, L5: 5 };
 
-/** The tags at one moment, indexed for resolution. Tags are only ever added, so a snapshot never lies about a tag. */
+/** The tags at one moment, indexed for resolution; `version` changes with every tag added, edited or deleted. */
 export interface TagIndex {
   readonly version: string;
   readonly tags: readonly TagRow[];
@@ -108,12 +108,22 @@ function buildIndex(version: string, tags: TagRow[]): TagIndex {
   };
 }
 
+/**
+ * What other modules hold of a tag, for a tag deleted with its fields moved (the fields and metrics modules, wired by
+ * the composition root; the taxonomy module does not reach their tables).
+ */
+export interface TagUsage {
+  countFields(trx: Tx, tagIds: readonly number[]): Promise<{ classified: number; suggested: number }>;
+  /** Moves the fields classified with or suggested one of the tags to `toTagId`; null: only suggestions are dropped. */
+  moveFields(trx: Tx, fromTagIds: readonly number[], toTagId: number | null): Promise<number>;
+}
+
 export class TaxonomyService {
   private indexCache: TagIndex | undefined;
   private anchorsCache: { version: string; anchors: Promise<TagAnchors> } | undefined;
 
   constructor(
-    private readonly deps: { database: Database; clock: Clock; audit: AuditService; embedder: Embedder; levels: readonly LevelDefinition[] },
+    private readonly deps: { database: Database; clock: Clock; audit: AuditService; embedder: Embedder; levels: readonly LevelDefinition[]; usage: TagUsage },
   ) {}
 
   private get db() {
@@ -253,36 +263,147 @@ export class TaxonomyService {
   }
 
   /**
-   * Loads the default taxonomy at first start, and on later starts adds the built-in tags a newer release brought
-   * (tags are only ever added, so an existing one is never touched), under a lock so several instances starting
-   * together on PostgreSQL add them exactly once. Audited as `taxonomy.default_loaded` / `taxonomy.builtin_tags_added`.
+   * Renames, moves (no cycles), re-levels or re-describes a tag; its descendants' chain paths follow. The taxonomy's
+   * version changes, so fields the classifier (or a rule) classified are re-evaluated in the background with the new
+   * names and default levels, and the metrics of the tag's fields are recomputed. 404 for an unknown tag, 422 for an
+   * unknown parent or level or a parent that would make a cycle, 409 when the new chain path is taken. Audited as
+   * `tag.updated` with what changed and how many descendants moved.
+   */
+  async updateTag(caller: Caller, id: number, body: UpdateTagBody): Promise<TagResponse> {
+    if (body.default_level !== undefined && !this.isLevel(body.default_level)) {
+      throw unprocessable(`Unknown level "${body.default_level}"`, [{ path: '/default_level', message: `is not one of ${this.levelCodes()}` }]);
+    }
+    const updated = await this.db.transaction().execute(async (trx) => {
+      await this.deps.database.lock(trx, 'fieldlens.taxonomy');
+      const tags = await repo.listTags(trx);
+      const tag = tags.find((t) => t.id === id);
+      if (!tag) throw notFound(`Tag ${id}`);
+      const parentId = body.parent_id === undefined ? tag.parent_id : body.parent_id;
+      const subtree = subtreeOf(tags, id);
+      let parentPath: string | null = null;
+      if (parentId !== null) {
+        const parent = tags.find((t) => t.id === parentId);
+        if (!parent) throw unprocessable(`No tag has the id ${parentId}`, [{ path: '/parent_id', message: 'names no existing tag' }]);
+        if (subtree.some((t) => t.id === parentId)) {
+          throw unprocessable(`Tag ${parentId} is ${parentId === id ? 'the tag itself' : 'below this tag'}: a tag cannot be moved under itself`, [
+            { path: '/parent_id', message: 'would make a cycle' },
+          ]);
+        }
+        parentPath = parent.chain_path;
+      }
+      const name = body.name ?? tag.name;
+      const chainPath = parentPath === null ? name : `${parentPath}/${name}`;
+      const descendants = subtree.filter((t) => t.id !== id);
+      const row = await repo.updateTag(trx, id, {
+        name,
+        parent_id: parentId,
+        chain_path: chainPath,
+        default_level: body.default_level ?? tag.default_level,
+        description: body.description === undefined ? tag.description : body.description,
+        keywords: body.keywords === undefined ? tag.keywords : JSON.stringify(body.keywords),
+      });
+      if (chainPath !== tag.chain_path) await repo.renameDescendantPaths(trx, descendants, `${tag.chain_path}/`, `${chainPath}/`);
+      await repo.bumpRevision(trx, this.deps.clock.now());
+      const changed = (['name', 'parent_id', 'chain_path', 'default_level', 'description', 'keywords'] as const).filter((k) => row[k] !== tag[k]);
+      await this.deps.audit.record(trx, caller, {
+        action: 'tag.updated',
+        targetType: 'tag',
+        targetId: String(id),
+        details: {
+          chain_path: row.chain_path,
+          changed: Object.fromEntries(changed.map((k) => [k, { from: k === 'keywords' ? parseKeywords(tag[k]) : tag[k], to: k === 'keywords' ? parseKeywords(row[k]) : row[k] }])),
+          descendants_moved: chainPath !== tag.chain_path ? descendants.length : 0,
+        },
+      });
+      return row;
+    });
+    this.indexCache = undefined;
+    return toTagResponse(updated);
+  }
+
+  /**
+   * Deletes a tag and its descendants. Fields classified with any of them move to `replace_with` (keeping their level
+   * and review state; suggestions naming them too); without a replacement, a tag still classifying fields → 409.
+   * The replacement must exist and not be deleted with it (422). A deleted built-in tag is not added again by a later
+   * start. Audited as `tag.deleted` with the tags deleted and the counts moved.
+   */
+  async deleteTag(caller: Caller, id: number, query: DeleteTagQuery): Promise<void> {
+    const replaceWith = query.replace_with ?? null;
+    await this.db.transaction().execute(async (trx) => {
+      await this.deps.database.lock(trx, 'fieldlens.taxonomy');
+      const tags = await repo.listTags(trx);
+      if (!tags.some((t) => t.id === id)) throw notFound(`Tag ${id}`);
+      const doomed = subtreeOf(tags, id);
+      const doomedIds = doomed.map((t) => t.id);
+      const replacement = replaceWith === null ? null : tags.find((t) => t.id === replaceWith);
+      if (replaceWith !== null && !replacement) {
+        throw unprocessable(`No tag has the id ${replaceWith}`, [{ path: '/replace_with', message: 'names no existing tag' }]);
+      }
+      if (replacement && doomedIds.includes(replacement.id)) {
+        throw unprocessable(`Tag ${replacement.id} (${replacement.chain_path}) is deleted with this tag`, [{ path: '/replace_with', message: 'is deleted with the tag' }]);
+      }
+      const used = await this.deps.usage.countFields(trx, doomedIds);
+      if (used.classified > 0 && !replacement) {
+        throw conflict(`${used.classified} field(s) are classified with this tag or a tag below it: give replace_with, the tag they move to`);
+      }
+      const moved = await this.deps.usage.moveFields(trx, doomedIds, replacement?.id ?? null);
+      await repo.deleteTags(trx, doomed);
+      const now = this.deps.clock.now();
+      await repo.rememberDeletedBuiltins(trx, doomed.map((t) => t.builtin_path).filter((p): p is string => p !== null), now);
+      await repo.bumpRevision(trx, now);
+      await this.deps.audit.record(trx, caller, {
+        action: 'tag.deleted',
+        targetType: 'tag',
+        targetId: String(id),
+        details: {
+          chain_path: doomed.find((t) => t.id === id)?.chain_path ?? null,
+          tags_deleted: doomed.map((t) => t.chain_path),
+          replace_with: replacement ? { id: replacement.id, chain_path: replacement.chain_path } : null,
+          fields_moved: moved,
+          suggestions_moved: used.suggested,
+        },
+      });
+    });
+    this.indexCache = undefined;
+  }
+
+  /**
+   * Loads the default taxonomy at first start, and on later starts adds the built-in tags a newer release brought,
+   * under a lock so several instances starting together on PostgreSQL add them exactly once. A built-in tag is known by
+   * the chain path it was shipped with (`builtin_path`): one an organisation renamed or moved is not added again, nor
+   * one it deleted; a new built-in tag goes under its parent wherever that parent is now. Audited as
+   * `taxonomy.default_loaded` / `taxonomy.builtin_tags_added`.
    */
   async ensureDefaultTaxonomy(): Promise<void> {
     const flat = flattenTaxonomy();
     const missing = (present: ReadonlySet<string>) => flat.filter((spec) => !present.has(spec.chain_path));
-    if (missing(new Set((await this.tagIndex()).byPath.keys())).length === 0) return;
+    const known = (tags: readonly TagRow[], deleted: ReadonlySet<string>) => new Set([...tags.map((t) => t.builtin_path ?? t.chain_path), ...deleted]);
+    if (missing(known((await this.tagIndex()).tags, await repo.deletedBuiltins(this.db))).length === 0) return;
     await this.db.transaction().execute(async (trx) => {
       await this.deps.database.lock(trx, 'fieldlens.taxonomy');
       const existing = await repo.listTags(trx);
-      const toAdd = missing(new Set(existing.map((t) => t.chain_path)));
+      const deleted = await repo.deletedBuiltins(trx);
+      const toAdd = missing(known(existing, deleted));
       if (toAdd.length === 0) return;
       const firstLoad = (await getSetting(trx, DEFAULT_TAXONOMY_MARKER)) === undefined;
       const now = this.deps.clock.now();
-      const ids = new Map<string, number>(existing.map((t) => [t.chain_path, t.id]));
-      for (const spec of flat) {
-        if (ids.has(spec.chain_path)) continue;
-        const parentId = spec.parent_path === null ? null : (ids.get(spec.parent_path) ?? null);
+      // Built-in path → the tag that is it now (renamed or moved, perhaps).
+      const byBuiltin = new Map<string, TagRow>(existing.map((t) => [t.builtin_path ?? t.chain_path, t]));
+      for (const spec of toAdd) {
+        const parent = spec.parent_path === null ? undefined : byBuiltin.get(spec.parent_path);
+        if (spec.parent_path !== null && !parent) continue; // its parent was deleted: so is it
         const row = await repo.insertTagIfAbsent(trx, {
           name: spec.name,
-          parent_id: parentId,
-          chain_path: spec.chain_path,
+          parent_id: parent?.id ?? null,
+          chain_path: parent ? `${parent.chain_path}/${spec.name}` : spec.name,
           default_level: this.configuredLevel(spec.default_level),
           description: spec.description,
           keywords: JSON.stringify(spec.keywords),
           is_builtin: 1,
+          builtin_path: spec.chain_path,
           created_at: now.toISOString(),
         });
-        ids.set(spec.chain_path, row.id);
+        byBuiltin.set(spec.chain_path, row);
       }
       if (firstLoad) await putSetting(trx, DEFAULT_TAXONOMY_MARKER, now.toISOString(), now);
       await this.deps.audit.record(trx, SYSTEM_ACTOR, {
@@ -299,3 +420,18 @@ export class TaxonomyService {
     return this.deps.levels.map((l) => l.code).join(', ');
   }
 }
+
+/** The tag and every tag below it (by parent, whatever the chain paths say). */
+function subtreeOf(tags: readonly TagRow[], id: number): TagRow[] {
+  const children = new Map<number, TagRow[]>();
+  for (const t of tags) if (t.parent_id !== null) children.set(t.parent_id, [...(children.get(t.parent_id) ?? []), t]);
+  const out: TagRow[] = [];
+  const stack = tags.filter((t) => t.id === id);
+  while (stack.length > 0) {
+    const t = stack.pop() as TagRow;
+    out.push(t);
+    stack.push(...(children.get(t.id) ?? []));
+  }
+  return out;
+}
+
