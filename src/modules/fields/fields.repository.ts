@@ -7,6 +7,7 @@
  * Upserts (imports, scans) find rows by key, so they first lock the existing rows they will update in id order
  * (lockExistingInIdOrder), and their INSERT … ON CONFLICT then only updates rows the transaction already holds.
  */
+import { createHash } from 'node:crypto';
 import { sql, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { isForeignKeyViolation, isPostgres, type Queryable, type Tx } from '../../db/database.js';
 import type { ClassificationSource, DB, FieldRow, NewFieldRow, ScanChange } from '../../db/schema.js';
@@ -411,11 +412,23 @@ export async function findCatalogFields(db: Queryable, ids: readonly string[]): 
   return out;
 }
 
-/** When each of the given fields was last reviewed (null: never). */
-export async function findReviewedAt(db: Queryable, ids: readonly string[]): Promise<Map<string, string | null>> {
-  const out = new Map<string, string | null>();
+/**
+ * What a confirmation of each of the given fields was about: when it was last reviewed and what the field itself is
+ * (a digest of its table and column names, declared type, comment and value formats). A later change of any of them
+ * is the field itself changing, which reopens its review; nothing else does.
+ */
+export async function findReviewBases(db: Queryable, ids: readonly string[]): Promise<Map<string, { reviewedAt: string | null; self: string }>> {
+  const out = new Map<string, { reviewedAt: string | null; self: string }>();
   for (const part of sortedChunks(ids)) {
-    for (const r of await db.selectFrom('fields').select(['id', 'reviewed_at']).where('id', 'in', part).execute()) out.set(r.id, r.reviewed_at);
+    const rows = await db
+      .selectFrom('fields')
+      .select(['id', 'reviewed_at', 'table_name', 'field_name', 'data_type', 'comment', 'format_signature'])
+      .where('id', 'in', part)
+      .execute();
+    for (const r of rows) {
+      const self = createHash('sha256').update(JSON.stringify([r.table_name, r.field_name, r.data_type, r.comment, r.format_signature])).digest('base64url').slice(0, 16);
+      out.set(r.id, { reviewedAt: r.reviewed_at, self });
+    }
   }
   return out;
 }

@@ -251,9 +251,9 @@ export class FieldsService {
     return repo.findFieldNames(this.db, ids);
   }
 
-  /** When each of the given fields was last reviewed (null: never); for the metrics' confirmed-field basis. */
-  async reviewedAt(ids: readonly string[]): Promise<Map<string, string | null>> {
-    return repo.findReviewedAt(this.db, ids);
+  /** When each field was last reviewed and a digest of what it is itself (names, type, comment, value formats). */
+  async reviewBases(ids: readonly string[]): Promise<Map<string, { reviewedAt: string | null; self: string }>> {
+    return repo.findReviewBases(this.db, ids);
   }
 
   /** Which of the given ids name a field. */

@@ -50,7 +50,7 @@ export interface MetricsWorkerDeps {
   queue: WorkQueue;
   replica: CatalogReplica;
   staleness: Staleness;
-  fields: Pick<FieldsService, 'fieldNames' | 'lockForMetrics' | 'setOutlierScores' | 'reviewedAt'>;
+  fields: Pick<FieldsService, 'fieldNames' | 'lockForMetrics' | 'setOutlierScores' | 'reviewBases'>;
   taxonomy: Pick<TaxonomyService, 'tagAnchors' | 'listLevels'>;
   severity: SeverityThresholds;
 }
@@ -86,9 +86,6 @@ interface Measured extends FieldMeasurement {
  * likely wrong (a lone field in a small catalog, known only from its own name and formats) still shows the alternative.
  */
 export const SUGGEST_FROM = 0.15;
-
-/** Nearest fields whose classifications make up a confirmed field's neighbourhood (its basis). */
-const BASIS_NEIGHBOURS = 5;
 
 export class MetricsWorker {
   private readonly times = { expandMs: 0, claimMs: 0, computeMs: 0, saveMs: 0, fields: 0 };
@@ -429,10 +426,15 @@ export class MetricsWorker {
     if (!this.distributions || this.computedSinceBuild > 0.05 * Math.max(this.rawsAtBuild, 1)) this.rebuildDistributions(state);
     // Names are read for the reasons only (the replica keeps no names: ~60 bytes per field at 1M fields).
     const names = await this.deps.fields.fieldNames([...new Set(pre.flatMap((m) => (m.nearest ? [m.nearest.id] : [])))]);
-    // A confirmed field's basis: when it was reviewed and the classifications of its nearest fields. While it holds,
-    // the reviewer has seen this evidence and the field stays off the top of the queue.
+    // A confirmed field's basis: when it was reviewed, its classification and what the field itself is (names, type,
+    // comment, value formats). While it holds the reviewer's decision stands and the field stays off the top of the
+    // queue, whatever its neighbours do (a rescan, a re-evaluation, new look-alikes elsewhere); the field changing
+    // itself, or another classification, reopens it.
     const confirmedIds = pre.filter((m) => m.confirmed).map((m) => m.id);
-    const [previousBasis, reviewedAt] = confirmedIds.length > 0 ? await Promise.all([repo.findConfirmedBasis(this.deps.database.db, confirmedIds), this.deps.fields.reviewedAt(confirmedIds)]) : [new Map<string, string | null>(), new Map<string, string | null>()];
+    const [previousBasis, reviewBases] =
+      confirmedIds.length > 0
+        ? await Promise.all([repo.findConfirmedBasis(this.deps.database.db, confirmedIds), this.deps.fields.reviewBases(confirmedIds)])
+        : [new Map<string, string | null>(), new Map<string, { reviewedAt: string | null; self: string }>()];
     const distributions = this.distributions as AxisDistributions;
     const computedAt = this.deps.clock.now().toISOString();
     this.times.computeMs += performance.now() - started;
@@ -440,14 +442,12 @@ export class MetricsWorker {
       let basis: string | null = null;
       let confirmedUnchanged = false;
       if (confirmed) {
-        const now = `${reviewedAt.get(id) ?? ''}|${tagId}:${level}|${neighbours
-          .slice(0, BASIS_NEIGHBOURS)
-          .map((n) => `${n.tag_id}:${n.level}`)
-          .sort()
-          .join(',')}`;
+        const review = reviewBases.get(id);
+        const now = `${review?.reviewedAt ?? ''}|${tagId}:${level}|field:${review?.self ?? ''}`;
         const before = previousBasis.get(id) ?? null;
-        // A new confirmation (another reviewed_at) starts a new basis; otherwise the first one is kept.
-        basis = before !== null && before.split('|')[0] === now.split('|')[0] ? before : now;
+        // A new confirmation (another reviewed_at) starts a new basis, as does one stored in the earlier form (the
+        // classifications of the nearest fields); otherwise the first one is kept.
+        basis = before !== null && before.split('|')[0] === now.split('|')[0] && before.includes('|field:') ? before : now;
         confirmedUnchanged = basis === now;
       }
       const scores = normalizeAxes(axes.raw, distributions);
