@@ -34,6 +34,7 @@ import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { reviewRoutes } from './modules/review/review.routes.js';
 import { scansRoutes } from './modules/scans/scans.routes.js';
 import { taxonomyRoutes } from './modules/taxonomy/taxonomy.routes.js';
+import { rulesRoutes } from './modules/rules/rules.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { createServices, type Services } from './services.js';
 import { VERSION } from './version.js';
@@ -135,6 +136,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(usersRoutes, { services });
       await api.register(licenseRoutes, { services });
       await api.register(taxonomyRoutes, { services });
+      await api.register(rulesRoutes, { services });
       await api.register(datasourcesRoutes, { services });
       await api.register(fieldsRoutes, { services });
       await api.register(auditRoutes, { services });

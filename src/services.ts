@@ -32,6 +32,7 @@ import { ScansService } from './modules/scans/scans.service.js';
 import { putSettingIfAbsent } from './db/settings.js';
 import { SampleDataService } from './modules/sample-data/sample-data.service.js';
 import { TaxonomyService } from './modules/taxonomy/taxonomy.service.js';
+import { RulesService } from './modules/rules/rules.service.js';
 import { UsersService } from './modules/users/users.service.js';
 
 export interface Services {
@@ -42,6 +43,7 @@ export interface Services {
   readonly users: UsersService;
   readonly embedder: Embedder;
   readonly taxonomy: TaxonomyService;
+  readonly rules: RulesService;
   readonly datasources: DatasourcesService;
   readonly fields: FieldsService;
   readonly review: ReviewService;
@@ -112,6 +114,8 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     levels: config.levels,
     usage: {
       countFields: (trx, tagIds): Promise<{ classified: number; suggested: number }> => fields.countFieldsOfTags(trx, tagIds),
+      countRules: (trx, tagIds): Promise<number> => rules.countRulesOfTags(trx, tagIds),
+      moveRules: (trx, fromTagIds, toTagId): Promise<number> => rules.moveRulesToTag(trx, fromTagIds, toTagId),
       moveFields: async (trx, fromTagIds, toTagId): Promise<number> => {
         await metrics.retargetSuggestions(trx, fromTagIds, toTagId);
         return fields.moveFieldsToTag(trx, fromTagIds, toTagId);
@@ -129,8 +133,16 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     connector: { statementTimeoutMs: config.scanStatementTimeoutMs, ownDatabaseFiles: ownDatabaseFiles(config.database) },
     allowSockets: config.scanAllowSockets,
   });
-  const classifier: ClassifierService = new ClassifierService({ taxonomy, confirmedNeighbours: (embeddings): Promise<ConfirmedNeighbour[][]> => metrics.confirmedNeighbours(embeddings) });
-  const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, classifier });
+  const rules: RulesService = new RulesService({
+    database,
+    clock,
+    audit,
+    taxonomy,
+    datasources,
+    fields: { ruleCandidates: (after, limit, datasourceId): ReturnType<FieldsService['ruleCandidates']> => fields.ruleCandidates(after, limit, datasourceId) },
+  });
+  const classifier: ClassifierService = new ClassifierService({ taxonomy, rules, confirmedNeighbours: (embeddings): Promise<ConfirmedNeighbour[][]> => metrics.confirmedNeighbours(embeddings) });
+  const fields: FieldsService = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, classifier });
   const review = new ReviewService({ database, clock, audit, auditLog, fields, catalog: fields, taxonomy, license });
   const sampleData = new SampleDataService({ database, clock, audit, taxonomy, datasources, fields });
 
@@ -153,6 +165,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     users,
     embedder,
     taxonomy,
+    rules,
     datasources,
     fields,
     review,

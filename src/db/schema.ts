@@ -141,7 +141,7 @@ export interface FieldsTable {
 /** What a scan did to a field: created it, saw its column change, or saw it change and re-classified it. */
 export type ScanChange = 'new' | 'changed' | 'reclassified';
 
-export type ClassificationSource = 'import' | 'classifier' | 'reviewer';
+export type ClassificationSource = 'import' | 'classifier' | 'rule' | 'reviewer';
 
 export interface AuditLogTable {
   seq: number;
@@ -203,6 +203,25 @@ export type FieldMetricsTable = { [C in `raw_${MetricsAxisKey}` | `score_${Metri
 
 /** Fields to classify again after the classifier or the taxonomy changed (a WorkQueue table). */
 export type ReclassifyQueueTable = MetricsQueueTable;
+
+/** An organisation's classification rule (rules module); `match` and `datasource_ids` are JSON text. */
+export interface ClassificationRulesTable {
+  id: string;
+  name: string;
+  description: string | null;
+  tag_id: number;
+  /** null: the tag's default level. */
+  level: string | null;
+  priority: number;
+  enabled: Bool;
+  match: string;
+  /** JSON array of data source ids; null: every data source. */
+  datasource_ids: string | null;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export type ClassificationRuleRow = Selectable<ClassificationRulesTable>;
 
 /** Fields whose stored metrics are stale; shared by every instance (a WorkQueue table, src/db/work-queue.ts). */
 export interface MetricsQueueTable {
@@ -279,6 +298,7 @@ export interface DB {
   audit_head: AuditHeadTable;
   licenses: LicensesTable;
   field_metrics: FieldMetricsTable;
+  classification_rules: ClassificationRulesTable;
   metrics_queue: MetricsQueueTable;
   reclassify_queue: ReclassifyQueueTable;
   catalog_changes: CatalogChangesTable;

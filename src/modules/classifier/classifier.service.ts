@@ -2,7 +2,8 @@
  * The classifier as the other modules use it: the pure classifier (classifier.ts) over the current taxonomy, its
  * context built once per taxonomy version, the tag anchors and the configured levels supplied, and the organisation's
  * confirmed fields nearest to each field found by the metrics' replica of the catalog (so every confirmation teaches
- * it). No database of its own; sample values stay in memory.
+ * it), and the organisation's own rules on top: the first matching rule decides a field instead of the classifier.
+ * No database of its own; sample values stay in memory.
  */
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import { buildClassifierContext, CLASSIFIER_VERSION, classifyField, type Classification, type ClassifierContext, type ClassifyInput, type ConfirmedNeighbour } from './classifier.js';
@@ -10,14 +11,32 @@ import { buildClassifierContext, CLASSIFIER_VERSION, classifyField, type Classif
 /** Finds, for each unit embedding, the confirmed fields nearest to it (empty lists when it cannot tell yet). */
 export type ConfirmedNeighbourFinder = (embeddings: readonly Float32Array[]) => Promise<ConfirmedNeighbour[][]>;
 
+/** An organisation's rule as the classifier applies it (the rules module compiles them). */
+export interface DecidingRule {
+  readonly id: string;
+  readonly name: string;
+  readonly tag_id: number;
+  readonly level: string | null;
+  matches(field: { datasource_id: string | null; table_name: string; field_name: string; data_type?: string | null; comment?: string | null; sample_values?: readonly unknown[] | null }): boolean;
+}
+
 export interface ClassifierServiceDeps {
   taxonomy: Pick<TaxonomyService, 'tagAnchors' | 'listLevels' | 'configuredLevel'>;
   confirmedNeighbours: ConfirmedNeighbourFinder;
+  /** The enabled rules in the order they are tried, and their version. */
+  rules: { activeRules(): Promise<{ version: string; rules: readonly DecidingRule[] }> };
 }
 
 export interface ClassifyRequest extends ClassifyInput {
   /** The field's unit embedding (the same embedder as the tag anchors). */
   readonly embedding: Float32Array;
+  /** The field's data source (rules may be scoped to sources); null: none known. */
+  readonly datasource_id?: string | null;
+}
+
+/** How a field is classified: by the classifier, or by the first rule that matches it. */
+export interface Decision extends Classification {
+  readonly source: 'classifier' | 'rule';
 }
 
 export class ClassifierService {
@@ -25,21 +44,41 @@ export class ClassifierService {
 
   constructor(private readonly deps: ClassifierServiceDeps) {}
 
-  /** What the classification depends on besides the field: the classifier and the taxonomy (fields classified with another are re-evaluated). */
+  /** What the classification depends on besides the field: the classifier, the taxonomy and the rules (fields classified with another are re-evaluated). */
   async versionKey(): Promise<string> {
-    const anchors = await this.deps.taxonomy.tagAnchors();
-    return `${CLASSIFIER_VERSION}|tags:${anchors.index.version}|embedder:${anchors.embedderVersion}`;
+    const [anchors, rules] = await Promise.all([this.deps.taxonomy.tagAnchors(), this.deps.rules.activeRules()]);
+    return key(anchors.index.version, anchors.embedderVersion, rules.version);
   }
 
-  /** Classifies the fields (in order), each with its confirmed neighbours; levels are configured level codes. */
-  async classify(requests: readonly ClassifyRequest[]): Promise<{ results: Classification[]; versionKey: string }> {
-    if (requests.length === 0) return { results: [], versionKey: await this.versionKey() };
-    const [context, versionKey, confirmed] = await Promise.all([this.context(), this.versionKey(), this.deps.confirmedNeighbours(requests.map((r) => r.embedding))]);
+  /**
+   * Classifies the fields (in order), each with its confirmed neighbours; levels are configured level codes.
+   * `results` is the classifier's own view of each field (kept as its prediction, which the outlier model weighs);
+   * `decisions` what a field the classifier decides is classified as — a matching rule's tag and level, else that view.
+   */
+  async classify(requests: readonly ClassifyRequest[]): Promise<{ results: Classification[]; decisions: Decision[]; versionKey: string }> {
+    const [anchors, rules] = await Promise.all([this.deps.taxonomy.tagAnchors(), this.deps.rules.activeRules()]);
+    const versionKey = key(anchors.index.version, anchors.embedderVersion, rules.version);
+    if (requests.length === 0) return { results: [], decisions: [], versionKey };
+    const [context, confirmed] = await Promise.all([this.context(), this.deps.confirmedNeighbours(requests.map((r) => r.embedding))]);
     const results = requests.map((request, i) => {
       const result = classifyField({ ...request, confirmed: confirmed[i] ?? [] }, context);
       return { ...result, level: this.deps.taxonomy.configuredLevel(result.level) };
     });
-    return { results, versionKey };
+    const decisions = requests.map((request, i): Decision => {
+      const own = results[i] as Classification;
+      const rule = rules.rules.length === 0 ? undefined : rules.rules.find((r) => r.matches({ ...request, datasource_id: request.datasource_id ?? null }));
+      const tag = rule ? anchors.index.byId.get(rule.tag_id) : undefined;
+      if (!rule || !tag) return { ...own, source: 'classifier' };
+      return {
+        tag_id: tag.id,
+        chain_path: tag.chain_path,
+        level: this.deps.taxonomy.configuredLevel(rule.level ?? tag.default_level),
+        confidence: 1,
+        evidence: [{ factor: 'rule', score: 1, detail: `rule ${rule.name}` }],
+        source: 'rule',
+      };
+    });
+    return { results, decisions, versionKey };
   }
 
   private async context(): Promise<ClassifierContext> {
@@ -66,4 +105,8 @@ function unit(v: Float32Array | undefined): Float32Array | null {
   if (n === 0) return null;
   const s = 1 / Math.sqrt(n);
   return Float32Array.from(v, (x) => x * s);
+}
+
+function key(tagsVersion: string, embedderVersion: string, rulesVersion: string): string {
+  return `${CLASSIFIER_VERSION}|tags:${tagsVersion}|embedder:${embedderVersion}|rules:${rulesVersion}`;
 }

@@ -82,3 +82,10 @@ export async function countDatasources(db: Queryable, options: { billableOnly: b
 export async function listSampleDatasources(db: Queryable): Promise<DatasourceRow[]> {
   return db.selectFrom('datasources').selectAll().where('is_sample', '=', 1).orderBy('name').execute();
 }
+
+/** Which of the given ids name a data source. */
+export async function existingDatasourceIds(db: Queryable, ids: readonly string[]): Promise<Set<string>> {
+  if (ids.length === 0) return new Set();
+  const rows = await db.selectFrom('datasources').select('id').where('id', 'in', ids).execute();
+  return new Set(rows.map((r) => r.id));
+}

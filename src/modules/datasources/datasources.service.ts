@@ -111,6 +111,11 @@ export class DatasourcesService {
   }
 
   /** The data source, or 404. */
+  /** Which of the given ids name a data source (rules scoped to sources check theirs). */
+  async existingDatasourceIds(ids: readonly string[]): Promise<Set<string>> {
+    return repo.existingDatasourceIds(this.db, ids);
+  }
+
   async getDatasource(id: string, trx?: Tx): Promise<DatasourceRow> {
     const row = await repo.findDatasourceById(trx ?? this.db, id);
     if (!row) throw notFound('Data source');

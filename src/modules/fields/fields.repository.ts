@@ -95,7 +95,7 @@ export async function findFieldById(db: Queryable, id: string): Promise<FieldLis
  * Returns the stored id of every row (an updated row keeps its original id).
  */
 /** An existing field keeps its classification on re-import: locked, or given by a person and now only guessed. */
-const KEEP = sql`(fields.locked = 1 or (excluded.classification_source = 'classifier' and fields.classification_source <> 'classifier'))`;
+const KEEP = sql`(fields.locked = 1 or (excluded.classification_source in ('classifier', 'rule') and fields.classification_source not in ('classifier', 'rule')))`;
 
 /** The classification columns of an upsert: the stored ones where `keep` holds, else the incoming ones. */
 function classificationUnless(keep: RawBuilder<unknown>) {
@@ -501,7 +501,7 @@ export async function setOutlierScores(trx: Tx, rows: readonly OutlierMirror[]):
 // ---------------------------------------------------------------- re-evaluation by the classifier
 
 /** The fields the classifier may classify again: chosen by it, neither confirmed nor locked. */
-const RECLASSIFIABLE = sql<boolean>`classification_source = 'classifier' and locked = 0 and review_status <> 'confirmed'`;
+const RECLASSIFIABLE = sql<boolean>`classification_source in ('classifier', 'rule') and locked = 0 and review_status <> 'confirmed'`;
 
 /** The classifier's view of the field was made with another classifier or taxonomy than `key` (or never). */
 const VIEW_OUTDATED = (key: string) => sql<boolean>`(predicted_with is null or predicted_with <> ${key})`;
@@ -584,9 +584,18 @@ export async function applyPrediction(
 export async function applyReclassification(
   trx: Tx,
   id: string,
-  change: { tag_id: number; level: string; confidence: number; evidence: string; classified_with: string; updated_at: string },
+  change: {
+    source: 'classifier' | 'rule';
+    tag_id: number;
+    level: string;
+    confidence: number;
+    evidence: string;
+    /** The classifier's own view (the classification itself, unless a rule decided). */
+    predicted: { tag_id: number; level: string; confidence: number };
+    classified_with: string;
+    updated_at: string;
+  },
 ): Promise<'changed' | 'same' | 'skipped'> {
-  // The classifier's view is the new classification itself (a field it chose).
   const before = await trx.selectFrom('fields').select(['tag_id', 'level']).where('id', '=', id).where(RECLASSIFIABLE).executeTakeFirst();
   if (!before) return 'skipped';
   const moved = before.tag_id !== change.tag_id || before.level !== change.level;
@@ -595,12 +604,13 @@ export async function applyReclassification(
     .set({
       tag_id: change.tag_id,
       level: change.level,
+      classification_source: change.source,
       classification_confidence: change.confidence,
       classification_evidence: change.evidence,
       classified_with: change.classified_with,
-      predicted_tag_id: change.tag_id,
-      predicted_level: change.level,
-      predicted_confidence: change.confidence,
+      predicted_tag_id: change.predicted.tag_id,
+      predicted_level: change.predicted.level,
+      predicted_confidence: change.predicted.confidence,
       predicted_with: change.classified_with,
       ...(moved ? { review_status: 'unreviewed' as const, updated_at: change.updated_at } : {}),
     })
@@ -638,7 +648,7 @@ export async function listScanBaseline(db: Queryable, datasourceId: string, page
  * A scan keeps a field's classification when a person decided it (confirmed, locked) or an import gave it; only a
  * classification the classifier chose is replaced, and the field then goes back to `unreviewed`.
  */
-const KEEP_ON_SCAN = sql`(fields.locked = 1 or fields.review_status = 'confirmed' or fields.classification_source <> 'classifier')`;
+const KEEP_ON_SCAN = sql`(fields.locked = 1 or fields.review_status = 'confirmed' or fields.classification_source not in ('classifier', 'rule'))`;
 
 /**
  * Inserts new and updates changed columns found by a scan (upsert on data source, table and field name), in chunks,
@@ -747,4 +757,28 @@ export async function moveFieldsToTag(trx: Tx, fromTagIds: readonly number[], to
   const suggestion = toTagId === null ? { suggested_tag_id: null, suggested_level: null, suggested_confidence: null } : { suggested_tag_id: toTagId };
   await trx.updateTable('fields').set(suggestion).where('suggested_tag_id', 'in', fromTagIds).execute();
   return moved;
+}
+
+/** A field a rule could take (the classifier would classify it), as a rule preview reads it. */
+export interface RuleCandidateRow {
+  id: string;
+  datasource_id: string;
+  table_name: string;
+  field_name: string;
+  data_type: string | null;
+  comment: string | null;
+  chain_path: string;
+  level: string;
+}
+
+/** Fields the classifier (or a rule) decides — not import-given, confirmed or locked — in id order, a page at a time. */
+export async function listRuleCandidates(db: Queryable, afterId: string | null, limit: number, datasourceId?: string): Promise<RuleCandidateRow[]> {
+  let q = db
+    .selectFrom('fields')
+    .innerJoin('tags', 'tags.id', 'fields.tag_id')
+    .select(['fields.id', 'fields.datasource_id', 'fields.table_name', 'fields.field_name', 'fields.data_type', 'fields.comment', 'tags.chain_path', 'fields.level'])
+    .where(sql<boolean>`fields.classification_source in ('classifier', 'rule') and fields.locked = 0 and fields.review_status <> 'confirmed'`);
+  if (datasourceId !== undefined) q = q.where('fields.datasource_id', '=', datasourceId);
+  if (afterId !== null) q = q.where('fields.id', '>', afterId);
+  return q.orderBy('fields.id').limit(limit).execute();
 }

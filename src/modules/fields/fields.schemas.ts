@@ -7,8 +7,8 @@ export const SEVERITIES = ['low', 'medium', 'high'] as const;
 export const FIELD_SORTS = ['outlier_score', 'name', 'updated_at', 'risk'] as const;
 export const SCAN_CHANGES = ['new', 'changed', 'reclassified'] as const;
 export const CHANGED_VIEWS = ['last_scan'] as const;
-export const CLASSIFICATION_SOURCES = ['import', 'classifier', 'reviewer'] as const;
-export const EVIDENCE_FACTORS = ['name', 'table', 'context', 'comment', 'data_type', 'values', 'confirmed_fields', 'anchor'] as const;
+export const CLASSIFICATION_SOURCES = ['import', 'classifier', 'rule', 'reviewer'] as const;
+export const EVIDENCE_FACTORS = ['name', 'table', 'context', 'comment', 'data_type', 'values', 'confirmed_fields', 'anchor', 'rule'] as const;
 
 export const ClassificationEvidence = Type.Object({
   factor: Type.Enum(EVIDENCE_FACTORS),

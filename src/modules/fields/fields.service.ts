@@ -17,6 +17,7 @@ import type { Actor, AuditService } from '../audit/audit.service.js';
 import type { DatasourcesService } from '../datasources/datasources.service.js';
 import type { ClassifierService } from '../classifier/classifier.service.js';
 import { formatFingerprint, type Classification } from '../classifier/index.js';
+import type { Decision } from '../classifier/classifier.service.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import * as repo from './fields.repository.js';
 
@@ -78,8 +79,8 @@ export function toFieldResponse(row: repo.FieldListRow, lastScans: ReadonlyMap<s
         ? { tag_id: row.suggested_tag_id, chain_path: row.suggested_chain_path, level: row.suggested_level, confidence: round3(row.suggested_confidence ?? 0) }
         : null,
     classification_source: row.classification_source,
-    classification_confidence: row.classification_source === 'classifier' ? round3OrNull(row.classification_confidence) : null,
-    classification_evidence: row.classification_source === 'classifier' ? parseEvidence(row.classification_evidence) : [],
+    classification_confidence: row.classification_source === 'classifier' || row.classification_source === 'rule' ? round3OrNull(row.classification_confidence) : null,
+    classification_evidence: row.classification_source === 'classifier' || row.classification_source === 'rule' ? parseEvidence(row.classification_evidence) : [],
     scan_change: row.last_scan_id !== null && lastScans.get(row.datasource_id) === row.last_scan_id ? row.scan_change : null,
     updated_at: row.updated_at,
   };
@@ -177,8 +178,11 @@ export class FieldsService {
     return repo.listScanBaseline(this.db, datasourceId);
   }
 
-  /** Embeds and classifies new or changed scanned columns, outside any transaction (the samples stay in memory). */
-  async prepareScanFields(columns: readonly ScannedColumn[]): Promise<PreparedScan> {
+  /**
+   * Embeds and classifies new or changed scanned columns, outside any transaction (the samples stay in memory); rules
+   * scoped to data sources apply when `datasourceId` is given.
+   */
+  async prepareScanFields(columns: readonly ScannedColumn[], datasourceId = ''): Promise<PreparedScan> {
     const items: ImportFieldItem[] = columns.map((c) => ({
       table_name: c.table_name,
       field_name: c.field_name,
@@ -186,7 +190,7 @@ export class FieldsService {
       comment: c.comment,
       sample_values: c.sample_values,
     }));
-    return { rows: (await this.prepareImport('', items, (i) => columns[i]?.table_columns)).rows };
+    return { rows: (await this.prepareImport(datasourceId, items, (i) => columns[i]?.table_columns)).rows };
   }
 
   /**
@@ -213,6 +217,11 @@ export class FieldsService {
   // ------------------------------------------------------------ the metrics' view of the catalog
 
   /** How many fields the catalog holds. */
+  /** A page of the fields a classification rule could take (the classifier decides them), in id order. */
+  async ruleCandidates(afterId: string | null, limit: number, datasourceId?: string): Promise<repo.RuleCandidateRow[]> {
+    return repo.listRuleCandidates(this.db, afterId, limit, datasourceId);
+  }
+
   /** How many fields carry one of the tags as their classification, and how many as their suggestion. */
   async countFieldsOfTags(trx: Tx, tagIds: readonly number[]): Promise<{ classified: number; suggested: number }> {
     return repo.countFieldsOfTags(trx, tagIds);
@@ -408,18 +417,19 @@ export class FieldsService {
         sample_values: item.sample_values ?? null,
         embedding: embeddings[i] as Float32Array,
         table_columns: tableColumnsOf ? (tableColumnsOf(i) ?? null) : (columns?.get(item.table_name) ?? null),
+        datasource_id: datasourceId === '' ? null : datasourceId,
       })),
     );
     const auto = items.flatMap((item, i) => (resolved[i]?.tag === null ? [i] : []));
-    const byItem = new Map(auto.map((i) => [i, classified.results[i] as Classification]));
+    const byItem = new Map(auto.map((i) => [i, classified.decisions[i] as Decision]));
 
     const now = this.deps.clock.now().toISOString();
     const rows = items.map((item, i): NewFieldRow => {
       const embedding = embeddings[i] as Float32Array;
       const given = resolved[i] as { tag: TagRow | null; level: string | null };
       const auto = byItem.get(i);
-      const tagId = given.tag?.id ?? (auto as Classification).tag_id;
-      const level = given.level ?? (given.tag ? this.deps.taxonomy.configuredLevel(given.tag.default_level) : (auto as Classification).level);
+      const tagId = given.tag?.id ?? (auto as Decision).tag_id;
+      const level = given.level ?? (given.tag ? this.deps.taxonomy.configuredLevel(given.tag.default_level) : (auto as Decision).level);
       return {
         id: randomUUID(),
         datasource_id: datasourceId,
@@ -440,7 +450,7 @@ export class FieldsService {
         predicted_confidence: (classified.results[i] as Classification).confidence,
         predicted_with: classified.versionKey,
         ...(auto
-          ? { classification_source: 'classifier', classification_confidence: auto.confidence, classification_evidence: JSON.stringify(auto.evidence), classified_with: classified.versionKey }
+          ? { classification_source: auto.source, classification_confidence: auto.confidence, classification_evidence: JSON.stringify(auto.evidence), classified_with: classified.versionKey }
           : { classification_source: 'import', classification_confidence: null, classification_evidence: null, classified_with: null }),
         created_at: now,
         updated_at: now,

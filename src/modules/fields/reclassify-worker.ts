@@ -97,7 +97,7 @@ export class ReclassifyWorker {
   private async reclassify(claims: readonly Claim[]): Promise<void> {
     const rows = (await repo.findForReclassification(this.deps.database.db, claims.map((c) => c.key))).filter((r) => r.embedding !== null);
     const columns = await this.tableColumns(rows);
-    const { results, versionKey } = await this.deps.classifier.classify(
+    const { results, decisions, versionKey } = await this.deps.classifier.classify(
       rows.map((r) => ({
         table_columns: columns.get(r.datasource_id)?.get(r.table_name) ?? null,
         table_name: r.table_name,
@@ -106,6 +106,7 @@ export class ReclassifyWorker {
         comment: r.comment,
         value_summary: summaryFromFingerprint(r.value_summary),
         embedding: decodeVector(r.embedding as Uint8Array),
+        datasource_id: r.datasource_id,
       })),
     );
     await this.deps.database.db.transaction().execute(async (trx) => {
@@ -114,16 +115,19 @@ export class ReclassifyWorker {
       let changed = 0;
       for (const [i, row] of rows.entries()) {
         const result = results[i];
-        if (!result) continue;
+        const decision = decisions[i];
+        if (!result || !decision) continue;
         if (!row.reclassifiable) {
           await repo.applyPrediction(trx, row, { tag_id: result.tag_id, level: result.level, confidence: result.confidence, predicted_with: versionKey });
           continue;
         }
         const updated = await repo.applyReclassification(trx, row.id, {
-          tag_id: result.tag_id,
-          level: result.level,
-          confidence: result.confidence,
-          evidence: JSON.stringify(result.evidence),
+          source: decision.source,
+          tag_id: decision.tag_id,
+          level: decision.level,
+          confidence: decision.confidence,
+          evidence: JSON.stringify(decision.evidence),
+          predicted: { tag_id: result.tag_id, level: result.level, confidence: result.confidence },
           classified_with: versionKey,
           updated_at: now,
         });

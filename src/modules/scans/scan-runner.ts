@@ -106,7 +106,7 @@ export function columnChanged(field: Pick<ScanBaselineRow, 'data_type' | 'commen
 
 /** A scan keeps the classification of a field a person decided or an import gave. */
 function keepsClassification(field: ScanBaselineRow): boolean {
-  return field.locked === 1 || field.review_status === 'confirmed' || field.classification_source !== 'classifier';
+  return field.locked === 1 || field.review_status === 'confirmed' || (field.classification_source !== 'classifier' && field.classification_source !== 'rule');
 }
 
 export class ScanRun {
@@ -260,7 +260,7 @@ export class ScanRun {
       }
     });
     // Embeddings and classification outside the transaction, so it stays short; the samples go out of scope here.
-    const prepared = toWrite.length > 0 ? await this.deps.fields.prepareScanFields(toWrite) : undefined;
+    const prepared = toWrite.length > 0 ? await this.deps.fields.prepareScanFields(toWrite, this.scan.datasource_id) : undefined;
     this.checkSignal();
 
     try {

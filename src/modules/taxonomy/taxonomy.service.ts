@@ -116,6 +116,8 @@ export interface TagUsage {
   countFields(trx: Tx, tagIds: readonly number[]): Promise<{ classified: number; suggested: number }>;
   /** Moves the fields classified with or suggested one of the tags to `toTagId`; null: only suggestions are dropped. */
   moveFields(trx: Tx, fromTagIds: readonly number[], toTagId: number | null): Promise<number>;
+  countRules(trx: Tx, tagIds: readonly number[]): Promise<number>;
+  moveRules(trx: Tx, fromTagIds: readonly number[], toTagId: number): Promise<number>;
 }
 
 export class TaxonomyService {
@@ -323,7 +325,7 @@ export class TaxonomyService {
 
   /**
    * Deletes a tag and its descendants. Fields classified with any of them move to `replace_with` (keeping their level
-   * and review state; suggestions naming them too); without a replacement, a tag still classifying fields → 409.
+   * and review state; suggestions and rules naming them too); without a replacement, a tag still used → 409.
    * The replacement must exist and not be deleted with it (422). A deleted built-in tag is not added again by a later
    * start. Audited as `tag.deleted` with the tags deleted and the counts moved.
    */
@@ -343,10 +345,12 @@ export class TaxonomyService {
         throw unprocessable(`Tag ${replacement.id} (${replacement.chain_path}) is deleted with this tag`, [{ path: '/replace_with', message: 'is deleted with the tag' }]);
       }
       const used = await this.deps.usage.countFields(trx, doomedIds);
-      if (used.classified > 0 && !replacement) {
-        throw conflict(`${used.classified} field(s) are classified with this tag or a tag below it: give replace_with, the tag they move to`);
+      const ruled = await this.deps.usage.countRules(trx, doomedIds);
+      if ((used.classified > 0 || ruled > 0) && !replacement) {
+        throw conflict(`${used.classified} field(s) and ${ruled} rule(s) use this tag or a tag below it: give replace_with, the tag they move to`);
       }
       const moved = await this.deps.usage.moveFields(trx, doomedIds, replacement?.id ?? null);
+      const rulesMoved = replacement ? await this.deps.usage.moveRules(trx, doomedIds, replacement.id) : 0;
       await repo.deleteTags(trx, doomed);
       const now = this.deps.clock.now();
       await repo.rememberDeletedBuiltins(trx, doomed.map((t) => t.builtin_path).filter((p): p is string => p !== null), now);
@@ -360,6 +364,7 @@ export class TaxonomyService {
           tags_deleted: doomed.map((t) => t.chain_path),
           replace_with: replacement ? { id: replacement.id, chain_path: replacement.chain_path } : null,
           fields_moved: moved,
+          rules_moved: rulesMoved,
           suggestions_moved: used.suggested,
         },
       });

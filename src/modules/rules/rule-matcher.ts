@@ -1,0 +1,120 @@
+/**
+ * Matching an organisation's classification rules against a field: pure functions, no I/O. Patterns run on RE2's
+ * linear-time engine (re2js), so no pattern can stall the event loop however it is written: a pattern RE2 cannot run
+ * in linear time (backreferences, lookaround) is refused when the rule is saved.
+ */
+import { RE2JS } from 're2js';
+import { typeFamily } from '../classifier/index.js';
+
+export const TYPE_FAMILIES = ['text', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'uuid', 'binary', 'json'] as const;
+export type RuleTypeFamily = (typeof TYPE_FAMILIES)[number];
+
+export interface RuleMatch {
+  column_name?: string;
+  table_name?: string;
+  comment?: string;
+  data_type_family?: RuleTypeFamily[];
+  values?: { pattern?: string; in?: string[]; min_share?: number };
+}
+
+export interface MatchableField {
+  readonly datasource_id: string | null;
+  readonly table_name: string;
+  readonly field_name: string;
+  readonly data_type?: string | null;
+  readonly comment?: string | null;
+  /** Samples, when the caller has them (import, scan); never stored. */
+  readonly sample_values?: readonly unknown[] | null;
+}
+
+export interface CompiledRule {
+  readonly id: string;
+  readonly name: string;
+  readonly tag_id: number;
+  readonly level: string | null;
+  readonly priority: number;
+  readonly created_at: string;
+  readonly datasourceIds: ReadonlySet<string> | null;
+  readonly hasValues: boolean;
+  matches(field: MatchableField): boolean;
+}
+
+/** Compiles a pattern case-insensitively, or answers why it cannot be run in linear time. */
+export function compilePattern(pattern: string): { ok: true; re: RE2JS } | { ok: false; reason: string } {
+  try {
+    return { ok: true, re: RE2JS.compile(pattern, RE2JS.CASE_INSENSITIVE) };
+  } catch (error) {
+    const message = error instanceof Error ? error.message : String(error);
+    return { ok: false, reason: message.replace(/^error parsing regexp: /, '') };
+  }
+}
+
+/** The family a declared type belongs to, in the rules' vocabulary (null: unknown or none of them). */
+export function ruleTypeFamily(dataType: string | null | undefined): RuleTypeFamily | null {
+  const family = typeFamily(dataType ?? null);
+  return (TYPE_FAMILIES as readonly string[]).includes(family) ? (family as RuleTypeFamily) : null;
+}
+
+/**
+ * Compiles a stored rule; throws on a pattern that does not compile (the service refuses such rules when they are
+ * saved, so this only happens to a rule written to the database by hand).
+ */
+export function compileRule(rule: { id: string; name: string; tag_id: number; level: string | null; priority: number; created_at: string; datasource_ids: readonly string[] | null; match: RuleMatch }): CompiledRule {
+  const re = (pattern: string | undefined): RE2JS | null => {
+    if (pattern === undefined) return null;
+    const compiled = compilePattern(pattern);
+    if (!compiled.ok) throw new Error(`rule ${rule.name}: ${compiled.reason}`);
+    return compiled.re;
+  };
+  const column = re(rule.match.column_name);
+  const table = re(rule.match.table_name);
+  const comment = re(rule.match.comment);
+  const families = rule.match.data_type_family ? new Set<string>(rule.match.data_type_family) : null;
+  const values = rule.match.values;
+  const valuePattern = re(values?.pattern);
+  const valueSet = values?.in ? new Set(values.in.map((v) => v.toLowerCase())) : null;
+  const minShare = values?.min_share ?? 0.8;
+  const datasourceIds = rule.datasource_ids ? new Set(rule.datasource_ids) : null;
+  return {
+    id: rule.id,
+    name: rule.name,
+    tag_id: rule.tag_id,
+    level: rule.level,
+    priority: rule.priority,
+    created_at: rule.created_at,
+    datasourceIds,
+    hasValues: values !== undefined,
+    matches(field: MatchableField): boolean {
+      if (datasourceIds && (field.datasource_id === null || !datasourceIds.has(field.datasource_id))) return false;
+      if (column && !column.matcher(field.field_name).find()) return false;
+      if (table && !table.matcher(field.table_name).find()) return false;
+      if (comment && !comment.matcher(field.comment ?? '').find()) return false;
+      if (families) {
+        const family = ruleTypeFamily(field.data_type);
+        if (family === null || !families.has(family)) return false;
+      }
+      if (values) {
+        // Value parts are judged on samples only: without samples (a re-evaluation, a preview) they do not hold.
+        const samples = (field.sample_values ?? []).filter((v) => v !== null && v !== undefined && String(v).trim() !== '').map((v) => String(v));
+        if (samples.length === 0) return false;
+        let hits = 0;
+        for (const s of samples) {
+          if ((valuePattern === null || valuePattern.matcher(s).find()) && (valueSet === null || valueSet.has(s.trim().toLowerCase()))) hits++;
+        }
+        if (hits / samples.length < minShare) return false;
+      }
+      return true;
+    },
+  };
+}
+
+/** Highest priority first, then the older rule: the order in which rules are tried. */
+export function ruleOrder(a: CompiledRule, b: CompiledRule): number {
+  return b.priority - a.priority || a.created_at.localeCompare(b.created_at) || a.id.localeCompare(b.id);
+}
+
+/** The first rule (in ruleOrder) that matches the field, or undefined. `rules` must be sorted by ruleOrder. */
+export function decidingRule(rules: readonly CompiledRule[], field: MatchableField): CompiledRule | undefined {
+  for (const rule of rules) if (rule.matches(field)) return rule;
+  return undefined;
+}
