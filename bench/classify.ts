@@ -389,8 +389,10 @@ async function printPublicSets(ctx: ClassifierContext, embedder: ReturnType<type
       sensitiveRight: sum((r) => r.sensitiveRight * r.fields) / fields,
     });
   }
-  const worst = rows.filter((x) => x.half === 'held-out').sort((a, b) => a.r.accuracy - b.r.accuracy)[0];
-  if (worst) console.log(`Worst held-out source: ${worst.source} (top-1 ${fmt(worst.r.accuracy)})`);
+  for (const half of ['held-out', 'development']) {
+    const worst = rows.filter((x) => x.half === half).sort((a, b) => a.r.accuracy - b.r.accuracy).slice(0, 3);
+    if (worst.length > 0) console.log(`Worst ${half} sources: ${worst.map((w) => `${w.source} (top-1 ${fmt(w.r.accuracy)})`).join(', ')}`);
+  }
   printCalibration('Calibration, public schemas, held-out half (scored fields)', bucketize(rows.filter((x) => x.half === 'held-out').flatMap((x) => x.r.confidences)));
   if (args.has('--errors')) {
     for (const { source, r } of rows.filter((x) => x.half === 'development')) {
