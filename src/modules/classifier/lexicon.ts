@@ -51,7 +51,7 @@ export const TRANSLATE: Readonly<Record<string, string>> = {
   postalcode: 'postal code', phonenumber: 'phone number', creditcard: 'credit card', cardnumber: 'card number',
   ipaddress: 'ip address', useragent: 'user agent', createdat: 'created at', updatedat: 'updated at',
   mrchnt: 'merchant', cntct: 'contact', emrg: 'emergency', emerg: 'emergency', rtng: 'routing', brnch: 'branch', crd: 'credit', scr: 'score',
-  cid: 'cvv', seg: 'segment', env: 'environment', clienti: 'customer', anagrafica: 'registry', filepath: 'file path',
+  cid: 'cvv', seg: 'segment', cod: 'code', env: 'environment', clienti: 'customer', anagrafica: 'registry', filepath: 'file path',
   filename: 'filename', timezone: 'timezone', tzname: 'tz name',
   // German
   gesamt: 'total', liefer: 'delivery', bestell: 'order', eintritts: 'hire', eintritt: 'hire', ablauf: 'expiry', caducidad: 'expiry', vencimiento: 'expiry', validade: 'expiry',

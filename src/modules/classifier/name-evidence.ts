@@ -95,6 +95,12 @@ const NUMERIC_FAMILIES: ReadonlySet<string> = new Set(['integer', 'decimal']);
 const UNIT_WORDS = new Set(['department', 'division', 'team']);
 /** A run-together legacy key: 2–5 letters of abbreviation, then the key word (`STRID`, `ACCTKEY`, `CUSTNO`). */
 const LEGACY_KEY = /^([A-Za-z]{2,5})(?:id|key|no|nr)$/i;
+/** A structural word glued to the front of an unknown one: `idlinea`, `codagente`, `totalirpf`. */
+const GLUED_HEAD = /^(id|fk|cod|total)([a-z]{3,})$/;
+/** English words that start like a glued key but are not one (`idle`, `identity`, `codec`, `totally`). */
+const NOT_GLUED = /^(id(ea|le|ly|io|ol|em|ent|yl)|cod(e|ec|a|ex|ing|on)|total(ly|ity|s|ed|led|izer))/;
+/** Romance "code of …" at the start of a name (`cod_aluno`, `codcliente`, `codigo_pedido`): a reference to that row. */
+const ROMANCE_CODE = /^(cod|codigo|codice)(?:$|[_\s-]|[a-z]{3,}$)/i;
 /** `strName`, `szTitle`: a string-type prefix in camelCase before a capitalised word. */
 const HUNGARIAN_PREFIX = /^(str|sz)(?=[A-Z][a-z])/;
 /** A character column of at most three: a code (`char(2)`, `varchar(3)`), not a name. */
@@ -191,6 +197,14 @@ export class NameMatcher {
     const pieces = this.segment(w);
     if (pieces) {
       for (const p of pieces) this.push(p, out);
+      return;
+    }
+    // `idcontacto`, `codcliente`, `totaliva`: a structural word glued to a word the vocabulary does not know (a key,
+    // a Romance "code of", a total). The known head is kept; the rest is read on its own.
+    const glued = GLUED_HEAD.exec(w);
+    if (glued && !NOT_GLUED.test(w)) {
+      this.push(glued[1] as string, out);
+      this.canonicalWord(glued[2] as string, out);
       return;
     }
     out.push(w);
@@ -328,11 +342,17 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
   // The head of the name decides: `customer_email_id` is a key, `email_sent_at` a time, `is_email_verified` a flag.
   let structural: 'key' | 'time' | 'flag' | 'by' | 'head' | null = null;
   let keyWord: string | undefined;
+  const colMatches = col.length > 0 ? matcher.match(col) : [];
   if (n >= 2 && last !== undefined && KEY_WORDS.has(last)) {
     structural = 'key';
     keyWord = last;
   } else if (n >= 2 && first === 'id') {
-    // `id_cliente`, `id_client`: the Romance order of `client_id`.
+    // `id_cliente`, `id_client`, `idcontacto`: the Romance order of `client_id`.
+    structural = 'key';
+    keyWord = first;
+  } else if (n >= 2 && first === 'code' && ROMANCE_CODE.test(rawField) && !NOT_GLUED.test(rawField.toLowerCase()) && !colMatches.some((m) => m.phrase.words.length >= 2 && m.phrase.words.includes('code'))) {
+    // `cod_aluno`, `codagente`, `codigo_pedido`: Romance "code of" a row is a reference to it, unless the words
+    // make a known code together (`codigo_postal`, `codpais`).
     structural = 'key';
     keyWord = first;
   } else if (n >= 2 && (last === 'at' || last === 'on')) structural = 'time';
@@ -341,7 +361,6 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
   else if (n >= 2 && last !== undefined && HEAD_KINDS.has(last)) structural = 'head';
 
   const prefixIsTable = n >= 2 && table.includes(first as string);
-  const colMatches = col.length > 0 ? matcher.match(col) : [];
   // `passport_id`, `licencia_id`: the identifier of a document is its number, not a key to another row.
   const documentKey =
     structural === 'key' && !prefixIsTable && !NUMERIC_FAMILIES.has(typeFamily(input.data_type ?? null)) && colMatches.some((m) => DOCUMENT_LEAVES.has(m.phrase.leaf) && m.phrase.weight >= 2.4 && !m.phrase.words.includes(keyWord as string));

@@ -497,3 +497,20 @@ test('a weak embedding anchor never brings in a tag on its own', () => {
   const r = classifyField({ table_name: 'store_staff', field_name: 'sid', data_type: 'integer', embedding }, actx);
   assert.notEqual(r.chain_path.split('/').pop(), 'National ID number', `got ${r.chain_path} ${JSON.stringify(r.evidence)}`);
 });
+
+test('a key word glued to an unknown word is a key; Romance "code of" a row is a reference unless the words make a known code', () => {
+  const key = ['Foreign key', 'Record ID'];
+  assert.ok(key.includes(leafOf({ table_name: 'bodegas', field_name: 'idbodega', data_type: 'integer' })));
+  assert.ok(key.includes(leafOf({ table_name: 'pedidos', field_name: 'idtransportista', data_type: 'integer' })));
+  assert.ok(key.includes(leafOf({ table_name: 'pedidos', field_name: 'codtransportista', data_type: 'varchar(10)' })));
+  assert.ok(key.includes(leafOf({ table_name: 'matriculas', field_name: 'cod_turma', data_type: 'integer' })));
+  assert.equal(leafOf({ table_name: 'pedidos', field_name: 'totalportes', data_type: 'decimal(12,2)' }), 'Monetary amount');
+  // Known codes stay what they are; English words that begin like a glued key are not keys.
+  assert.equal(leafOf({ table_name: 'direcciones', field_name: 'codigo_postal', data_type: 'varchar(10)' }), 'Postal code');
+  assert.equal(leafOf({ table_name: 'direcciones', field_name: 'codpais', data_type: 'varchar(3)' }), 'Country code');
+  assert.notEqual(leafOf({ table_name: 'sessions', field_name: 'idle_timeout', data_type: 'integer' }), 'Foreign key');
+  assert.notEqual(leafOf({ table_name: 'media', field_name: 'codec', data_type: 'varchar(20)' }), 'Foreign key');
+  const m = new NameMatcher(buildPhrases());
+  assert.deepEqual(m.words('identity'), ['identity']);
+  assert.deepEqual(m.words('idbodega').slice(0, 1), ['id']);
+});
