@@ -95,6 +95,8 @@ const NUMERIC_FAMILIES: ReadonlySet<string> = new Set(['integer', 'decimal']);
 const UNIT_WORDS = new Set(['department', 'division', 'team']);
 /** A run-together legacy key: 2–5 letters of abbreviation, then the key word (`STRID`, `ACCTKEY`, `CUSTNO`). */
 const LEGACY_KEY = /^([A-Za-z]{2,5})(?:id|key|no|nr)$/i;
+/** Declared types that hold a calendar date. */
+const DATE_FAMILIES: ReadonlySet<string> = new Set(['date', 'datetime']);
 /** A structural word glued to the front of an unknown one: `idlinea`, `codagente`, `totalirpf`. */
 const GLUED_HEAD = /^(id|fk|cod|total)([a-z]{3,})$/;
 /** English words that start like a glued key but are not one (`idle`, `identity`, `codec`, `totally`). */
@@ -325,7 +327,9 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
   // Callers validate types; a missing name still must not throw in the middle of a scan.
   // Hungarian notation (`strName`, `szPayGrade`): the type prefix is not a word of the name (`str` is not a street).
   const rawField = typeof input.field_name === 'string' ? input.field_name : '';
-  const col = matcher.words(HUNGARIAN_PREFIX.test(rawField) ? rawField.replace(HUNGARIAN_PREFIX, '') : rawField);
+  const written = matcher.words(HUNGARIAN_PREFIX.test(rawField) ? rawField.replace(HUNGARIAN_PREFIX, '') : rawField);
+  // `data_nascimento`, `data_cad` in a date column: the Portuguese and Italian `data` is a date, said first.
+  const col = written.length >= 2 && written[0] === 'data' && DATE_FAMILIES.has(typeFamily(input.data_type ?? null)) ? ['date', ...written.slice(1)] : written;
   const table = matcher.words(typeof input.table_name === 'string' ? input.table_name : '');
   const byName = new Map<string, NameMatch>();
   const byTable = new Map<string, NameMatch>();

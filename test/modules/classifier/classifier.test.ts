@@ -514,3 +514,18 @@ test('a key word glued to an unknown word is a key; Romance "code of" a row is a
   assert.deepEqual(m.words('identity'), ['identity']);
   assert.deepEqual(m.words('idbodega').slice(0, 1), ['id']);
 });
+
+test('Portuguese and Spanish schema words: a date said first, relatives, health words; English tombstones and nicknames', () => {
+  assert.equal(leafOf({ table_name: 'titulares', field_name: 'data_nasc_titular', data_type: 'date' }), 'Date of birth');
+  assert.equal(leafOf({ table_name: 'contratos', field_name: 'data_assinatura', data_type: 'timestamp' }), 'Timestamp');
+  // An English `data_…` column that holds no date is not read as one.
+  assert.notEqual(leafOf({ table_name: 'exports', field_name: 'data_source', data_type: 'varchar(50)' }), 'Timestamp');
+  assert.equal(leafOf({ table_name: 'dependentes', field_name: 'nome_do_pai', data_type: 'varchar(120)' }), 'Full name');
+  assert.equal(leafOf({ table_name: 'dependentes', field_name: 'nome_mae', data_type: 'varchar(120)' }), 'Full name');
+  assert.equal(leafOf({ table_name: 'prontuario', field_name: 'doenca_cronica', data_type: 'varchar(200)' }), 'Diagnosis');
+  assert.equal(leafOf({ table_name: 'prontuario', field_name: 'medicamento_uso_continuo', data_type: 'varchar(200)' }), 'Medication');
+  assert.equal(leafOf({ table_name: 'doadores', field_name: 'grupo_sanguineo', data_type: 'varchar(3)' }), 'Lab result');
+  assert.equal(leafOf({ table_name: 'proveedores', field_name: 'razonsocial', data_type: 'varchar(100)' }), 'Organisation name');
+  assert.equal(leafOf({ table_name: 'ledger_entries', field_name: 'tombstone', data_type: 'integer' }), 'Status flag');
+  assert.equal(leafOf({ table_name: 'members', field_name: 'nick', data_type: 'varchar(30)' }), 'Username');
+});
