@@ -44,6 +44,8 @@ export interface TableColumnsSignal {
   /** Columns by their canonical words (a column's own entry is left out when it is read). */
   readonly person: ReadonlyMap<string, string>;
   readonly address: ReadonlyMap<string, string>;
+  /** The first word most of the table's columns share (`eec` of `eec_name`, `eec_relationship` …): a namespace, or null. */
+  readonly prefix: string | null;
 }
 
 /** Canonical words that, as a column's head, name a person's particulars. */
@@ -95,6 +97,8 @@ const NUMERIC_FAMILIES: ReadonlySet<string> = new Set(['integer', 'decimal']);
 const UNIT_WORDS = new Set(['department', 'division', 'team']);
 /** A run-together legacy key: 2–5 letters of abbreviation, then the key word (`STRID`, `ACCTKEY`, `CUSTNO`). */
 const LEGACY_KEY = /^([A-Za-z]{2,5})(?:id|key|no|nr)$/i;
+/** A leading word of 2–8 letters and an underscore: a column namespace when most columns of a table share it. */
+const NAMESPACE_PREFIX = /^([A-Za-z]{2,8})_/;
 /** Declared types that hold a calendar date. */
 const DATE_FAMILIES: ReadonlySet<string> = new Set(['date', 'datetime']);
 /** A structural word glued to the front of an unknown one: `idlinea`, `codagente`, `totalirpf`. */
@@ -281,8 +285,14 @@ export interface NameEvidenceInput {
 export function tableColumnsSignal(matcher: NameMatcher, columnNames: readonly string[]): TableColumnsSignal {
   const person = new Map<string, string>();
   const address = new Map<string, string>();
+  const firsts = new Map<string, number>();
+  let read = 0;
   for (const name of columnNames.slice(0, MAX_TABLE_COLUMNS)) {
     if (typeof name !== 'string') continue;
+    read++;
+    const lead = NAMESPACE_PREFIX.exec(name)?.[1]?.toLowerCase();
+    // `id_…`, `is_…`, `fk_…` before most columns are conventions of keys and flags, not a namespace.
+    if (lead !== undefined && !KEY_WORDS.has(lead) && !FLAG_PREFIX.has(lead) && lead !== 'fk' && lead !== 'id') firsts.set(lead, (firsts.get(lead) ?? 0) + 1);
     const w = matcher.words(name);
     const last = w[w.length - 1];
     if (last === undefined || KEY_WORDS.has(last) || (w.length >= 2 && FLAG_PREFIX.has(w[0] as string))) continue;
@@ -290,7 +300,9 @@ export function tableColumnsSignal(matcher: NameMatcher, columnNames: readonly s
     if (w.some((x) => PERSON_DETAIL_HEADS.has(x)) || (last === 'name' && (w.includes('first') || w.includes('last') || w.includes('middle')))) person.set(name, name);
     else if (w.some((x) => ADDRESS_PART_WORDS.has(x))) address.set(name, name);
   }
-  return { person, address };
+  let prefix: string | null = null;
+  for (const [lead, count] of firsts) if (count >= 3 && count >= 0.6 * read && (prefix === null || count > (firsts.get(prefix) ?? 0))) prefix = lead;
+  return { person, address, prefix };
 }
 
 /** The table's person or address columns other than `own`. */
@@ -327,10 +339,23 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
   // Callers validate types; a missing name still must not throw in the middle of a scan.
   // Hungarian notation (`strName`, `szPayGrade`): the type prefix is not a word of the name (`str` is not a street).
   const rawField = typeof input.field_name === 'string' ? input.field_name : '';
-  const written = matcher.words(HUNGARIAN_PREFIX.test(rawField) ? rawField.replace(HUNGARIAN_PREFIX, '') : rawField);
+  const table = matcher.words(typeof input.table_name === 'string' ? input.table_name : '');
+  let written = matcher.words(HUNGARIAN_PREFIX.test(rawField) ? rawField.replace(HUNGARIAN_PREFIX, '') : rawField);
+  // A namespace before every column (`user_regdate` in `phpbb_users`, `eec_name` beside `eec_relationship`): the word
+  // that repeats the table, or that most of the table's columns start with, is read as what it is, not as the meaning
+  // — unless it makes a phrase with the next words (`user_name`, `customer_id`, `session_id` keep theirs).
+  const lead = NAMESPACE_PREFIX.exec(rawField)?.[1]?.toLowerCase();
+  const repeatsTable = written.length >= 2 && table.includes(written[0] as string);
+  const namespace = written.length < 2 ? 0 : repeatsTable ? 1 : lead !== undefined && input.columns?.prefix === lead ? matcher.words(lead).length : 0;
+  if (namespace > 0 && namespace < written.length) {
+    const rest = written.slice(namespace);
+    // The rest must stand on its own: not a lone key word (`customer_sk`), nor a name or title that needs the table's
+    // word as its modifier (`attendee_name_cached` in `attendee_profiles`; an opaque `eec_` before `name` is no modifier).
+    const standsAlone = !(rest.length === 1 && KEY_WORDS.has(rest[0] as string)) && !(repeatsTable && (rest.includes('name') || rest.includes('title')));
+    if (standsAlone && !matcher.match(written).some((m) => m.phrase.words.length >= 2 && m.phrase.words.includes(written[0] as string))) written = rest;
+  }
   // `data_nascimento`, `data_cad` in a date column: the Portuguese and Italian `data` is a date, said first.
   const col = written.length >= 2 && written[0] === 'data' && DATE_FAMILIES.has(typeFamily(input.data_type ?? null)) ? ['date', ...written.slice(1)] : written;
-  const table = matcher.words(typeof input.table_name === 'string' ? input.table_name : '');
   const byName = new Map<string, NameMatch>();
   const byTable = new Map<string, NameMatch>();
   const byComment = new Map<string, NameMatch>();

@@ -529,3 +529,17 @@ test('Portuguese and Spanish schema words: a date said first, relatives, health 
   assert.equal(leafOf({ table_name: 'ledger_entries', field_name: 'tombstone', data_type: 'integer' }), 'Status flag');
   assert.equal(leafOf({ table_name: 'members', field_name: 'nick', data_type: 'varchar(30)' }), 'Username');
 });
+
+test("a namespace before the columns is not their meaning: the table's own word, or a prefix most of its columns share", () => {
+  const kin = ['kn_name', 'kn_relation', 'kn_phone', 'kn_birthdate', 'kn_notes', 'emp_number'];
+  assert.equal(leafOf({ table_name: 'staff_next_of_kin', field_name: 'kn_name', data_type: 'varchar(100)', table_columns: kin }), 'Full name');
+  const members = ['member_id', 'member_regdate', 'member_lastlogin', 'member_posts', 'member_email', 'member_name'];
+  assert.equal(leafOf({ table_name: 'club_members', field_name: 'member_regdate', data_type: 'int(11)', table_columns: members }), 'Timestamp');
+  assert.equal(leafOf({ table_name: 'club_members', field_name: 'member_email', data_type: 'varchar(100)', table_columns: members }), 'Email address');
+  // A phrase the namespace word is part of keeps it; a lone key word left over stays the table's key.
+  assert.equal(leafOf({ table_name: 'users', field_name: 'user_name', data_type: 'varchar(50)' }), 'Username');
+  assert.equal(leafOf({ table_name: 'dim_vendor', field_name: 'vendor_sk', data_type: 'bigint' }), 'Record ID');
+  // `id_` and `is_` before most columns are conventions, not a namespace.
+  const keyed = ['id_basket', 'id_shopper', 'id_voucher', 'is_paid'];
+  assert.ok(['Foreign key', 'Customer ID'].includes(leafOf({ table_name: 'baskets_vouchers', field_name: 'id_shopper', data_type: 'int(10)', table_columns: keyed })));
+});
