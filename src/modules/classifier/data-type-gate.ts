@@ -35,6 +35,20 @@ const WORD_FAMILY: Readonly<Record<string, TypeFamily>> = {
   geometry: 'geo', geography: 'geo', point: 'geo', polygon: 'geo', geojson: 'geo',
 };
 
+/**
+ * Words of ORM field types (Django `BooleanField`, Laravel `unsignedTinyInteger`, Frappe `Check` / `Link` / `Data`,
+ * Mongoose `Mixed`, .NET `Guid`): read only when no SQL type word names the family.
+ */
+const ORM_FAMILY: Readonly<Record<string, TypeFamily>> = {
+  ...WORD_FAMILY,
+  char: 'text', email: 'text', url: 'text', slug: 'text', ip: 'inet', genericipaddress: 'inet', ipaddress: 'inet',
+  integer: 'integer', positiveinteger: 'integer', positivesmallinteger: 'integer', positivebiginteger: 'integer',
+  biginteger: 'integer', smallinteger: 'integer', auto: 'integer', bigauto: 'integer', increments: 'integer',
+  float: 'decimal', decimal: 'decimal', duration: 'interval',
+  boolean: 'boolean', nullboolean: 'boolean', check: 'boolean', datetime: 'datetime', date: 'date', time: 'time',
+  uuid: 'uuid', guid: 'uuid', json: 'json', mixed: 'json', file: 'text', image: 'text', link: 'text', data: 'text', select: 'text',
+};
+
 /** Longest declared type read: a type name is a few words; the rest of an overlong string cannot change its family. */
 const MAX_TYPE_LENGTH = 256;
 
@@ -53,6 +67,18 @@ export function typeFamily(dataType: string | null | undefined): TypeFamily {
   // so the first word that names a family — the element type of an array — decides.
   for (const w of lower.replace(/\([^()]*\)/g, ' ').split(/[^a-z0-9_]+/)) {
     if (w && Object.hasOwn(WORD_FAMILY, w)) return WORD_FAMILY[w] as TypeFamily;
+  }
+  // ORM and framework type names (`PositiveIntegerField`, `DateTimeField`, `unsignedTinyInteger`, `FallbackJSONField`):
+  // a `Field` suffix dropped, then the camelCase parts read from the last (the head of the name) to the first.
+  for (const token of dataType.slice(0, MAX_TYPE_LENGTH).replace(/\([^()]*\)/g, ' ').split(/[^A-Za-z0-9]+/)) {
+    const bare = token.replace(/Field$/, '');
+    if (bare === '') continue;
+    if (Object.hasOwn(ORM_FAMILY, bare.toLowerCase())) return ORM_FAMILY[bare.toLowerCase()] as TypeFamily;
+    const parts = bare.split(/(?<=[a-z])(?=[A-Z])/);
+    for (let i = parts.length - 1; i >= 0; i--) {
+      const part = (parts[i] as string).toLowerCase();
+      if (Object.hasOwn(ORM_FAMILY, part)) return ORM_FAMILY[part] as TypeFamily;
+    }
   }
   return 'unknown';
 }

@@ -543,3 +543,23 @@ test("a namespace before the columns is not their meaning: the table's own word,
   const keyed = ['id_basket', 'id_shopper', 'id_voucher', 'is_paid'];
   assert.ok(['Foreign key', 'Customer ID'].includes(leafOf({ table_name: 'baskets_vouchers', field_name: 'id_shopper', data_type: 'int(10)', table_columns: keyed })));
 });
+
+test('ORM and framework field types name their family: Django, Laravel, Frappe, Mongoose, .NET', () => {
+  assert.equal(typeFamily('BooleanField'), 'boolean');
+  assert.equal(typeFamily('PositiveIntegerField'), 'integer');
+  assert.equal(typeFamily('DateTimeField'), 'datetime');
+  assert.equal(typeFamily('DecimalField(10,2)'), 'decimal');
+  assert.equal(typeFamily('CharField(max_length=80)'), 'text');
+  assert.equal(typeFamily('FallbackJSONField'), 'json');
+  assert.equal(typeFamily('unsignedTinyInteger'), 'integer');
+  assert.equal(typeFamily('Check'), 'boolean');
+  assert.equal(typeFamily('Link'), 'text');
+  assert.equal(typeFamily('Mixed'), 'json');
+  assert.equal(typeFamily('Guid?'), 'uuid');
+  // An entity type named after a thing is no family; SQL words still come first.
+  assert.equal(typeFamily('ShopCurrency'), 'unknown');
+  assert.equal(typeFamily('ForeignKey'), 'unknown');
+  assert.equal(typeFamily('timestamp with time zone'), 'datetime');
+  // A reminder flag stored as a Django boolean is a flag, not the time it names.
+  assert.equal(leafOf({ table_name: 'bookings', field_name: 'followup_reminder_sent', data_type: 'BooleanField' }), 'Status flag');
+});
