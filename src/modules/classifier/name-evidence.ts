@@ -167,20 +167,23 @@ export class NameMatcher {
       for (let j = Math.max(0, i - 16); j < i; j++) {
         const b = best[j];
         if (!b) continue;
-        if (!this.known(word.slice(j, i))) continue;
-        const cand = b.pieces + 1;
+        const piece = word.slice(j, i);
+        if (!this.known(piece)) continue;
+        // A stop word as a piece costs more, so `lastip` is `last ip`, not `las tip`.
+        const cand = b.pieces + (DROP.has(piece) ? 1.5 : 1);
         const cur = best[i];
         if (!cur || cand < cur.pieces) best[i] = { pieces: cand, prev: j };
       }
     }
     const end = best[n];
-    if (!end || end.pieces < 2 || end.pieces > 4) return null;
+    if (!end || end.pieces < 2) return null;
     const out: string[] = [];
     for (let i = n; i > 0; ) {
       const b = best[i] as { pieces: number; prev: number };
       out.unshift(word.slice(b.prev, i));
       i = b.prev;
     }
+    if (out.length > 4) return null;
     return out;
   }
 

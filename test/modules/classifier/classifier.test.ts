@@ -38,6 +38,8 @@ test('names are split as real schemas write them', () => {
   assert.deepEqual(m.words('Geburtsdatum'), ['birth', 'date']);
   assert.deepEqual(m.words('telefonnummer'), ['phone', 'number']);
   assert.deepEqual(m.words('fecha_nacimiento'), ['date', 'birth']);
+  // A stop word as a piece costs more: `lastip` is last ip, not `las tip`.
+  assert.deepEqual(m.words('lastip'), ['last', 'ip']);
   assert.deepEqual(m.words('customer_addresses'), ['customer', 'address']);
 });
 
