@@ -191,3 +191,20 @@ export const TYPE_PRIOR: Readonly<Partial<Record<TypeFamily, string>>> = {
   json: 'Configuration setting',
   binary: 'Hash or checksum',
 };
+
+/** Class names that are values, not entities, though written like one. */
+const VALUE_CLASSES: ReadonlySet<string> = new Set(['instant', 'duration', 'money', 'locale', 'currency', 'url', 'uri', 'email', 'any', 'period', 'zoneid', 'color', 'colour', 'buffer', 'record', 'dictionary', 'hash', 'list', 'collection', 'enumerable', 'optional', 'nullable', 'array', 'vector', 'tuple', 'sequence', 'iterable']);
+/** Last words of an enumeration's class name (`DeviceType`, `OrderStatus`). */
+const ENUM_CLASS = /(Type|Kind|Status|Enum|Mode|Level|State|Category|Method)$/;
+
+/**
+ * An ORM relation or enumeration typed by its class (`office: Office`, `savingsAccount: SavingsAccount`,
+ * `gateway: GatewayType?`): `entity` for a reference to another row, `enum` for a list of named values, else null.
+ * Only a single PascalCase word that names no family counts.
+ */
+export function declaredClass(dataType: string | null | undefined): { kind: 'entity' | 'enum'; name: string } | null {
+  if (typeof dataType !== 'string' || dataType.length > 64) return null;
+  const name = dataType.trim().replace(/\?$/, '');
+  if (!/^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)*$/.test(name) || typeFamily(name) !== 'unknown' || VALUE_CLASSES.has(name.toLowerCase())) return null;
+  return { kind: ENUM_CLASS.test(name) ? 'enum' : 'entity', name };
+}

@@ -565,3 +565,15 @@ test('ORM and framework field types name their family: Django, Laravel, Frappe, 
   // A reminder flag stored as a Django boolean is a flag, not the time it names.
   assert.equal(leafOf({ table_name: 'bookings', field_name: 'followup_reminder_sent', data_type: 'BooleanField' }), 'Status flag');
 });
+
+test('a column typed by an entity class is a reference to it, by an enumeration class a category; the name still leads', () => {
+  assert.equal(leafOf({ table_name: 'loan_notes', field_name: 'branch', data_type: 'Branch' }), 'Foreign key');
+  assert.equal(leafOf({ table_name: 'loan_notes', field_name: 'guarantor', data_type: 'Guarantor' }), 'Foreign key');
+  assert.equal(leafOf({ table_name: 'payments', field_name: 'channel', data_type: 'SettlementChannelType?' }), 'Category');
+  // A class named after personal data holds that data; a telling name beats the class.
+  assert.equal(leafOf({ table_name: 'borrowers', field_name: 'address', data_type: 'Address' }), 'Postal address');
+  assert.equal(leafOf({ table_name: 'borrowers', field_name: 'gender', data_type: 'CodeValue' }), 'Gender');
+  // Value classes and known families are not entities.
+  assert.notEqual(leafOf({ table_name: 'loans', field_name: 'disbursedOn', data_type: 'LocalDate' }), 'Foreign key');
+  assert.notEqual(leafOf({ table_name: 'loans', field_name: 'graceTime', data_type: 'Duration' }), 'Foreign key');
+});
