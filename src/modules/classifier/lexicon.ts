@@ -145,7 +145,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ['Passport number', 'passport|passport number'],
   ['Driver licence number', 'driver license|driving license|drivers license|dl number|dl|license number*3|driver licence|license driver|dl*3'],
   ['Tax identification number', 'tax id|tax number|taxpayer|tin|vat number|vat id|ein|itin|nif|cif|tax identification|fiscal number|fiscal code|code fiscal|cnpj|rfc|tax code|utr|tax reference|vat registration'],
-  ['Email address', 'email|email address|mail*2.6|email electronic|e mail|mail address|mailing email|contact email'],
+  ['Email address', 'email|email address|mail*2.6|email electronic|e mail|mail address|mailing email|contact email|bcc'],
   ['Phone number', 'phone|phone number|telephone|mobile|mobile number|cell|cell phone|fax|msisdn|contact number|gsm|landline|phone home|work phone|extension*2.6'],
   ['Postal address', 'address|street|street address|address line|house number|po box|mailing address|billing address|shipping address|home address|residence|domicile|apartment|street name|street number|line address|delivery address|district*2.2|house*2.8|pobox'],
   ['Postal code', 'postal code|postcode|zip|zip code|post code|pin code|postal'],
@@ -156,7 +156,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ['Cookie ID', 'cookie|cookie id|session id|visitor id|anonymous id|tracking id|browser id|session*2.6|session key|fingerprint browser|sid'],
   ['Username', 'username|user name|login|login name|handle|screen name|nickname|account name*3|user login|login id|user handle|alias'],
   ['Password hash', 'password|password hash|password digest|encrypted password|hashed password|passcode|pin*2.8|pin code*3.6|password salt|salt*2.8|mot password'],
-  ['API key or token', 'api key|token|access token|refresh token|secret|client secret|private key|auth token|session token|bearer|otp secret|mfa secret|totp|secret key|signing key|webhook secret|credential|reset token|api secret|access key|secret token|verification token|confirmation token|oauth token|key api'],
+  ['API key or token', 'api key|token|access token|refresh token|secret|client secret|private key|auth token|session token|bearer|otp secret|mfa secret|totp|secret key|signing key|webhook secret|credential|reset token|api secret|access key|secret token|verification token|confirmation token|oauth token|key api|confirmation code*3.5|verification code*3.5|recovery code*3.5|activation code*3.5|activation key*3.5|reset code*3.5|access code*3.5|otp*2.6|one time password'],
   ['Security question', 'security question|security answer|secret question|secret answer|recovery question|recovery answer|memorable word|challenge question|challenge answer'],
   ['Payment card number', 'card number|credit card|pan|cc number|card*2.4|debit card|credit card number|cc*2.8|primary account number|card no|card masked*3.5|payment card'],
   ['Card expiry date', 'card expiry|expiry card|card expiration|expiry month|expiry year|valid thru|cc expiry|expiry date card|card exp|expiration month|expiration year|cc expiration|exp month card'],
@@ -241,6 +241,8 @@ export const PRODUCT_WORDS: ReadonlySet<string> = new Set('product item article 
 export const PLACE_WORDS: ReadonlySet<string> = new Set('city country state province region street town district county site warehouse store location branch office'.split(' '));
 /** Words that signal a health context. */
 export const HEALTH_WORDS: ReadonlySet<string> = new Set('patient health medical clinical clinic hospital encounter diagnosis prescription lab vitals ehr emr claim physician doctor nurse treatment therapy'.split(' '));
+/** Table words of mail and messages, where `to`, `cc` and `bcc` are recipients' addresses. */
+export const MAIL_WORDS: ReadonlySet<string> = new Set('mail email message thread conversation inbox outbox envelope notification newsletter'.split(' '));
 /** Words that signal a payment card context. */
 export const CARD_WORDS: ReadonlySet<string> = new Set('card cc credit debit payment pan'.split(' '));
 /** Words that signal an address context (where `state` is a region, not a status). */

@@ -11,6 +11,7 @@ import {
   FLAG_PREFIX,
   HEALTH_WORDS,
   KEY_WORDS,
+  MAIL_WORDS,
   NON_PAYMENT_CARD,
   ORG_WORDS,
   PERSON_WORDS,
@@ -134,7 +135,7 @@ function buildVocabulary(phrases: readonly Phrase[]): Set<string> {
   const v = new Set<string>();
   for (const p of phrases) for (const w of p.words) v.add(w);
   for (const k of TRANSLATIONS.keys()) v.add(k);
-  for (const set of [PERSON_WORDS, ORG_WORDS, PRODUCT_WORDS, PLACE_WORDS, HEALTH_WORDS, CARD_WORDS, ADDRESS_WORDS]) for (const w of set) v.add(w);
+  for (const set of [PERSON_WORDS, ORG_WORDS, PRODUCT_WORDS, PLACE_WORDS, HEALTH_WORDS, CARD_WORDS, ADDRESS_WORDS, MAIL_WORDS]) for (const w of set) v.add(w);
   for (const w of DROP) if (w.length >= 2) v.add(w);
   return v;
 }
@@ -515,6 +516,10 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
       keep(byTable, { leaf: 'Approximate location', score: 4.0, factor: 'table', detail: `'state' next to address words: a region, not a status` });
     } else if (n === 1 && (last === 'state' || last === 'province' || last === 'county' || last === 'region') && addressColumns.length > 0) {
       keep(byContext, { leaf: 'Approximate location', score: 4.0, factor: 'context', detail: `'${last}' among columns ${quoteColumns(addressColumns)}: a region of an address, not a status` });
+    }
+    // `threads.cc`, `messages.to`, `emails.bcc`: in a table of mail the recipients are addresses, not a card.
+    if (n === 1 && (last === 'cc' || last === 'bcc' || last === 'to' || last === 'recipients') && anyIn(table, MAIL_WORDS)) {
+      keep(byTable, { leaf: 'Email address', score: 4.0, factor: 'table', detail: `'${last}' in a table of mail or messages: recipients' addresses` });
     }
     if ((col.includes('expiry') || col.includes('expiration') || col.includes('expires')) && anyIn(all, CARD_WORDS)) {
       keep(byTable, { leaf: 'Card expiry date', score: 4.6, factor: 'table', detail: `expiry in a payment card context` });

@@ -577,3 +577,14 @@ test('a column typed by an entity class is a reference to it, by an enumeration 
   assert.notEqual(leafOf({ table_name: 'loans', field_name: 'disbursedOn', data_type: 'LocalDate' }), 'Foreign key');
   assert.notEqual(leafOf({ table_name: 'loans', field_name: 'graceTime', data_type: 'Duration' }), 'Foreign key');
 });
+
+test('one-time codes are secrets, not card codes; cc, bcc and to in a table of mail are addresses, not cards', () => {
+  assert.equal(leafOf({ table_name: 'signups', field_name: 'email_confirmation_code', data_type: 'varchar(12)' }), 'API key or token');
+  assert.equal(leafOf({ table_name: 'accounts', field_name: 'backupRecoveryCode', data_type: 'string(32)' }), 'API key or token');
+  assert.equal(leafOf({ table_name: 'logins', field_name: 'otp', data_type: 'varchar(8)' }), 'API key or token');
+  assert.equal(leafOf({ table_name: 'outbox_messages', field_name: 'cc', data_type: 'text' }), 'Email address');
+  assert.equal(leafOf({ table_name: 'outbox_messages', field_name: 'to', data_type: 'text' }), 'Email address');
+  assert.equal(leafOf({ table_name: 'drafts', field_name: 'bcc', data_type: 'text' }), 'Email address');
+  // Outside mail a card's security code is still one.
+  assert.equal(leafOf({ table_name: 'payment_cards', field_name: 'security_code', data_type: 'varchar(4)' }), 'Card verification code');
+});
