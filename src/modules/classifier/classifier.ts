@@ -271,7 +271,9 @@ export function scoreField(
 
   // The declared type: a weak prior when it is telling (boolean → flag, timestamp → time).
   const named = perLeaf.size > 0;
-  const prior = TYPE_PRIOR[family] ?? (!named && (family === 'integer' || family === 'decimal') ? 'Metric value' : undefined);
+  // A MySQL-style tiny integer holds flags and small enumerations far more often than measures.
+  const numericDefault = TINY_INTEGER.test(input.data_type ?? '') ? 'Status flag' : 'Metric value';
+  const prior = TYPE_PRIOR[family] ?? (!named && (family === 'integer' || family === 'decimal') ? numericDefault : undefined);
   if (prior !== undefined) add(prior, 'data_type', named ? 0.3 : 0.9, `declared type ${family} suggests ${prior.toLowerCase()}`);
   // An ORM relation typed by its entity (`office: Office`) holds a reference to that row; an enumeration's class
   // (`gateway: GatewayType`) a category. Not when the class names personal data itself (`address: Address`).
@@ -355,6 +357,9 @@ export function scoreField(
     corroborated,
   };
 }
+
+/** `tinyint(4)`, `TINYINT UNSIGNED`, `unsignedTinyInteger`: a tiny integer (a `tinyint(1)` is already a boolean). */
+const TINY_INTEGER = /tiny_?int/i;
 
 /** Roots whose tags are data about a person; a class named after one (`Address`, `PhoneNumber`) holds that data. */
 const PERSONAL_ROOTS: ReadonlySet<string> = new Set(['Personal', 'Credentials & secrets', 'Health', 'Location']);

@@ -588,3 +588,10 @@ test('one-time codes are secrets, not card codes; cc, bcc and to in a table of m
   // Outside mail a card's security code is still one.
   assert.equal(leafOf({ table_name: 'payment_cards', field_name: 'security_code', data_type: 'varchar(4)' }), 'Card verification code');
 });
+
+test('a tiny integer that nothing else speaks for is a flag, a wider one a metric; names still decide', () => {
+  assert.equal(leafOf({ table_name: 'widgets', field_name: 'zorblat', data_type: 'tinyint(4)' }), 'Status flag');
+  assert.equal(leafOf({ table_name: 'widgets', field_name: 'zorblat', data_type: 'TINYINT UNSIGNED' }), 'Status flag');
+  assert.equal(leafOf({ table_name: 'widgets', field_name: 'zorblat', data_type: 'int(11)' }), 'Metric value');
+  assert.equal(leafOf({ table_name: 'widgets', field_name: 'retry_count', data_type: 'tinyint(4)' }), 'Metric value');
+});
