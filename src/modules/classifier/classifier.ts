@@ -277,7 +277,7 @@ export function scoreField(
   if (prior !== undefined) add(prior, 'data_type', named ? 0.3 : 0.9, `declared type ${family} suggests ${prior.toLowerCase()}`);
   // An ORM relation typed by its entity (`office: Office`) holds a reference to that row; an enumeration's class
   // (`gateway: GatewayType`) a category. Not when the class names personal data itself (`address: Address`).
-  const cls = family === 'unknown' ? declaredClass(input.data_type) : null;
+  const cls = family === 'unknown' || family === 'text' ? declaredClass(input.data_type) : null;
   if (cls !== null && !namesPersonalData(ctx, cls.name)) {
     if (cls.kind === 'entity') add('Foreign key', 'data_type', named ? 1.2 : 3.0, `declared type '${cls.name.slice(0, 40)}' is another entity: a reference to it`);
     else add('Category', 'data_type', named ? 1.0 : 2.0, `declared type '${cls.name.slice(0, 40)}' is a list of named values`);

@@ -205,6 +205,8 @@ const ENUM_CLASS = /(Type|Kind|Status|Enum|Mode|Level|State|Category|Method)$/;
 export function declaredClass(dataType: string | null | undefined): { kind: 'entity' | 'enum'; name: string } | null {
   if (typeof dataType !== 'string' || dataType.length > 64) return null;
   const name = dataType.trim().replace(/\?$/, '');
+  // Frappe's `Link` and `Dynamic Link` fields hold the name of another document: a reference.
+  if (/^(Dynamic )?Link$/.test(name)) return { kind: 'entity', name };
   if (!/^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)*$/.test(name) || typeFamily(name) !== 'unknown' || VALUE_CLASSES.has(name.toLowerCase())) return null;
   return { kind: ENUM_CLASS.test(name) ? 'enum' : 'entity', name };
 }

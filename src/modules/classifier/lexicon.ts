@@ -229,7 +229,8 @@ export const PERSON_WORDS: ReadonlySet<string> = new Set(
     'prospect donor volunteer agent manager supervisor spouse parent child emergency father mother guardian ' +
     'individual people participant attendee worker worker employee account_holder shopper consumer pupil ' +
     'caregiver relative witness victim suspect claimant insuree subscriber cardholder signer reviewer requester ' +
-    'assignee approver receiver rider consignee shipper emergency contact spouse patient').split(' '),
+    'assignee approver receiver rider consignee shipper emergency contact spouse patient practitioner clinician ' +
+    'therapist dentist pharmacist surgeon responsible dependent dependant inviter invitee').split(' '),
 );
 /** Words naming organisations. */
 export const ORG_WORDS: ReadonlySet<string> = new Set(

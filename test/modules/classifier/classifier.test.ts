@@ -595,3 +595,12 @@ test('a tiny integer that nothing else speaks for is a flag, a wider one a metri
   assert.equal(leafOf({ table_name: 'widgets', field_name: 'zorblat', data_type: 'int(11)' }), 'Metric value');
   assert.equal(leafOf({ table_name: 'widgets', field_name: 'retry_count', data_type: 'tinyint(4)' }), 'Metric value');
 });
+
+test("Frappe's Link fields are references; a clinician's or a dependant's name is a person's", () => {
+  assert.equal(leafOf({ table_name: 'tabTreatment Plan', field_name: 'physiotherapist', data_type: 'Link' }), 'Foreign key');
+  assert.equal(leafOf({ table_name: 'tabTreatment Plan', field_name: 'linked_entry', data_type: 'Dynamic Link' }), 'Foreign key');
+  assert.equal(leafOf({ table_name: 'tabTreatment Plan', field_name: 'clinician_name', data_type: 'Data' }), 'Full name');
+  assert.equal(leafOf({ table_name: 'benefits', field_name: 'dependant_name', data_type: 'varchar(100)' }), 'Full name');
+  // A Link whose name says what it holds keeps it.
+  assert.equal(leafOf({ table_name: 'tabTreatment Plan', field_name: 'currency', data_type: 'Link' }), 'Currency code');
+});
