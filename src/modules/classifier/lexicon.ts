@@ -116,6 +116,8 @@ export const TRANSLATE: Readonly<Record<string, string>> = {
   sanguineo: 'blood', grupo: 'group', saude: 'health', renda: 'income', ocupacao: 'occupation', foto: 'photo',
   situacao: 'status', operacao: 'operation', origem: 'source', justificativa: 'reason', fone: 'phone', uf: 'state',
   sigla: 'code', nacionalidade: 'nationality',
+  epiletico: 'epileptic', hemofilico: 'hemophiliac', hipertenso: 'hypertensive', asmatico: 'asthmatic',
+  diabetico: 'diabetic', fumante: 'smoker', gestante: 'pregnant',
   // Dutch
   leeftijd: 'age', burgerlijke: 'civil', staat: 'status', bestand: 'file', tijdzone: 'timezone',
   voornaam: 'first name', achternaam: 'last name', tussenvoegsel: 'last name prefix', naam: 'name',
@@ -168,7 +170,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ['Salary', 'salary*3.4|wage*3.4|compensation|bonus*3.4|gross pay|annual salary|hourly rate|pay rate|payroll|income|commission|earnings|pay grade*4.2|annual income|net pay|pay*2.6'],
   ['Credit score', 'credit score|fico|credit rating|schufa|creditworthiness|credit risk'],
   ['Insurance policy number', 'policy number|policy number id*1|insurance policy|policy|policy no'],
-  ['Diagnosis', 'diagnosis|icd|icd10|condition*2.6|allergy|allergies|disease|illness|symptom|medical condition|disability|diagnosis code'],
+  ['Diagnosis', 'diagnosis|icd|icd10|condition*2.6|allergy|allergies|disease|illness|symptom|medical condition|disability|diagnosis code|diabetes|diabetic|asthma|asthmatic|epilepsy|epileptic|hypertension|hypertensive|hemophilia|haemophilia|hemophiliac|heart attack|smoker*2.6|pregnant|pregnancy|cancer|hiv|tuberculosis|medical history|surgical history|chronic illness'],
   ['Medication', 'medication|drug|prescription|dosage|dose|ndc|medicine|drug name'],
   ['Medical record number', 'medical record|mrn|patient id|patient number|chart number|health record|emr id|ehr id|medical record number|patient|nhs number'],
   ['Health insurance number', 'health insurance|insurance id|insurance number|medicare|medicaid|health card|health insurance number|insurance member|insured id'],

@@ -604,3 +604,11 @@ test("Frappe's Link fields are references; a clinician's or a dependant's name i
   // A Link whose name says what it holds keeps it.
   assert.equal(leafOf({ table_name: 'tabTreatment Plan', field_name: 'currency', data_type: 'Link' }), 'Currency code');
 });
+
+test("a person's named conditions are diagnoses, in English and Portuguese; a drawing's stroke is not", () => {
+  assert.equal(leafOf({ table_name: 'applicants_health', field_name: 'diabetic', data_type: 'varchar(1)' }), 'Diagnosis');
+  assert.equal(leafOf({ table_name: 'intake_forms', field_name: 'asthma', data_type: 'varchar(3)' }), 'Diagnosis');
+  assert.equal(leafOf({ table_name: 'triagem', field_name: 'hipertenso', data_type: 'char(1)' }), 'Diagnosis');
+  assert.equal(leafOf({ table_name: 'candidates', field_name: 'family_medical_history', data_type: 'text' }), 'Diagnosis');
+  assert.notEqual(leafOf({ table_name: 'canvas_shapes', field_name: 'stroke', data_type: 'varchar(20)' }), 'Diagnosis');
+});
