@@ -3,7 +3,8 @@
 // (bench/classify/own-set.txt) and on the shared external sets (read in place, never copied into the repository).
 //
 //   npx tsx bench/classify.ts            measure every set
-//   npx tsx bench/classify.ts --fit      also fit the isotonic calibration on the own set and print the table
+//   npx tsx bench/classify.ts --fit      also fit the isotonic calibration on the own set and the public development
+//                                        half (never the held-out half nor the shared sets) and print the tables
 //   npx tsx bench/classify.ts --errors   list the misses of the own set and of the public schemas of the development half
 //                                        (never the shared sets' nor the held-out half's: they stay held out)
 //   npx tsx bench/classify.ts --check-labels   parse the public-schema sets and count them, classifying nothing
@@ -356,10 +357,10 @@ function bucketize(confs: ReadonlyArray<{ c: number; right: boolean }>): SetResu
  * fitted on the own set), so each source's figure is already a leave-one-source-out figure; the held-out half is the
  * estimate for a schema no one has looked at. Misses are listed (--errors) for the development half only.
  */
-async function printPublicSets(ctx: ClassifierContext, embedder: ReturnType<typeof createEmbedder>, withAnchor: boolean): Promise<void> {
+async function printPublicSets(ctx: ClassifierContext, embedder: ReturnType<typeof createEmbedder>, withAnchor: boolean): Promise<PublicRow[]> {
   const sources = loadPublicSets();
-  if (sources.length === 0) return;
-  const rows: Array<{ source: string; half: string; r: SetResult }> = [];
+  if (sources.length === 0) return [];
+  const rows: PublicRow[] = [];
   for (const s of sources) {
     const embeddings = withAnchor
       ? await embedder.embedFields(s.fields.map((f) => ({ table_name: f.input.table_name, field_name: f.input.field_name, comment: f.input.comment ?? null, data_type: f.input.data_type ?? null })))
@@ -389,15 +390,26 @@ async function printPublicSets(ctx: ClassifierContext, embedder: ReturnType<type
       sensitiveRight: sum((r) => r.sensitiveRight * r.fields) / fields,
     });
   }
-  const worst = rows.filter((x) => x.half === 'held-out').sort((a, b) => a.r.accuracy - b.r.accuracy)[0];
-  if (worst) console.log(`Worst held-out source: ${worst.source} (top-1 ${fmt(worst.r.accuracy)})`);
-  printCalibration('Calibration, public schemas, held-out half (scored fields)', bucketize(rows.filter((x) => x.half === 'held-out').flatMap((x) => x.r.confidences)));
+  for (const half of ['held-out', 'development']) {
+    const worst = rows.filter((x) => x.half === half).sort((a, b) => a.r.accuracy - b.r.accuracy).slice(0, 3);
+    if (worst.length > 0) console.log(`Worst ${half} sources: ${worst.map((w) => `${w.source} (top-1 ${fmt(w.r.accuracy)})`).join(', ')}`);
+  }
+  for (const half of ['held-out', 'development']) {
+    printCalibration(`Calibration, public schemas, ${half} half, as shipped (scored fields)`, bucketize(rows.filter((x) => x.half === half).flatMap((x) => x.r.confidences)));
+  }
   if (args.has('--errors')) {
     for (const { source, r } of rows.filter((x) => x.half === 'development')) {
       console.log(`\nMisses, ${source} (development half, ${r.misses.length}):`);
       for (const m of r.misses) console.log(`  ${m}`);
     }
   }
+  return rows;
+}
+
+interface PublicRow {
+  source: string;
+  half: 'development' | 'held-out';
+  r: SetResult;
 }
 
 function printCalibration(title: string, rows: SetResult['calibration']): void {
@@ -461,7 +473,7 @@ async function main(): Promise<void> {
   for (const r of results) {
     console.log(`| ${r.name} | ${r.fields} | ${r.scored} | ${fmt(r.accuracy)} | ${fmt(r.baselineAccuracy)} | ${r.negatives} | ${fmt(r.fpRate)} | ${fmt(r.baselineFpRate)} | ${fmt(r.sensitiveRight)} | ${Math.round(r.fieldsPerSecond).toLocaleString('en')} |`);
   }
-  await printPublicSets(ctx, embedder, anchors !== null);
+  const publicRows = await printPublicSets(ctx, embedder, anchors !== null);
   if (taught.length > 0) {
     console.log(`\nWith confirmations (every other labelled field of the set confirmed; the nearest ${CONFIRMED_NEIGHBOURS} vote):`);
     console.log('| set | scored | top-1 cold | top-1 with confirmations | answers changed |');
@@ -471,27 +483,42 @@ async function main(): Promise<void> {
   for (const r of results) printCalibration(`Calibration, ${r.name} (scored fields)`, r.calibration);
   const ownResult = results[0] as SetResult;
   const namesOnly = results[1] as SetResult;
-  // Two tables: answers corroborated by samples, type or confirmations (fitted on those own-set fields as they are),
-  // and answers that rest on names alone (fitted on the own set with types and samples withheld). The shipped tables
-  // are fitted on the whole own set; two-fold cross-validation shows them out of sample.
-  const fitTables = (keep: (i: number) => boolean): { rich: ReturnType<typeof fitIsotonic>; thin: ReturnType<typeof fitIsotonic> } => ({
-    rich: fitIsotonic(ownResult.points.filter((p, i) => keep(i) && p.corroborated), 30),
-    // Both populations the name-only table serves: the own set read by names alone, and its fields that are not corroborated as they are.
-    thin: fitIsotonic([...namesOnly.points.filter((_, i) => keep(i)), ...ownResult.points.filter((p, i) => keep(i) && !p.corroborated)], 20),
+  // Two tables: answers corroborated by samples, type or confirmations, and answers that rest on names alone (fitted
+  // on the own set with types and samples withheld, and the fields not corroborated as they are). The shipped tables
+  // are fitted on the whole own set and the public schemas' development half, never on the held-out half nor the
+  // shared sets; two-fold cross-validation on the own set and leave-one-source-out on the public schemas show them
+  // out of sample.
+  type Point = SetResult['points'][number];
+  const devRows = publicRows.filter((x) => x.half === 'development');
+  const fitTables = (keepOwn: (i: number) => boolean, publicPoints: readonly Point[]): { rich: ReturnType<typeof fitIsotonic>; thin: ReturnType<typeof fitIsotonic> } => ({
+    rich: fitIsotonic([...ownResult.points.filter((p, i) => keepOwn(i) && p.corroborated), ...publicPoints.filter((p) => p.corroborated)], 30),
+    // Both populations the name-only table serves: the own set read by names alone, and the fields that are not corroborated as they are.
+    thin: fitIsotonic(
+      [...namesOnly.points.filter((_, i) => keepOwn(i)), ...ownResult.points.filter((p, i) => keepOwn(i) && !p.corroborated), ...publicPoints.filter((p) => !p.corroborated)],
+      20,
+    ),
   });
+  const devPoints = (except?: string): Point[] => devRows.filter((x) => x.source !== except).flatMap((x) => x.r.points);
+  const reread = (points: readonly Point[], t: ReturnType<typeof fitTables>): Array<{ c: number; right: boolean }> =>
+    points.map((p) => ({ c: calibrate(p.raw, p.corroborated ? t.rich : t.thin), right: p.right }));
   const cv: Array<{ c: number; right: boolean }> = [];
   const cvNames: Array<{ c: number; right: boolean }> = [];
   for (const fold of [0, 1]) {
-    const { rich, thin } = fitTables((i) => i % 2 !== fold);
-    ownResult.points.forEach((p, i) => {
-      if (i % 2 === fold) cv.push({ c: calibrate(p.raw, p.corroborated ? rich : thin), right: p.right });
-    });
-    namesOnly.points.forEach((p, i) => {
-      if (i % 2 === fold) cvNames.push({ c: calibrate(p.raw, thin), right: p.right });
-    });
+    const t = fitTables((i) => i % 2 !== fold, devPoints());
+    cv.push(...reread(ownResult.points.filter((_, i) => i % 2 === fold), t));
+    cvNames.push(...reread(namesOnly.points.filter((_, i) => i % 2 === fold), t));
   }
-  printCalibration('Calibration, own set, two-fold cross-validated (fit on one half, measured on the other)', bucketize(cv));
+  printCalibration('Calibration, own set, two-fold cross-validated (fit on one half and the development schemas, measured on the other)', bucketize(cv));
   printCalibration('Calibration, own set names only, two-fold cross-validated', bucketize(cvNames));
+  if (publicRows.length > 0) {
+    // Leave one source out: a development source is measured with the tables refitted without it; a held-out source
+    // was never in the fit, so the full fit is already its leave-one-out fit.
+    const full = fitTables(() => true, devPoints());
+    const loso = (half: 'development' | 'held-out', t: (source: string) => ReturnType<typeof fitTables>): Array<{ c: number; right: boolean }> =>
+      publicRows.filter((x) => x.half === half).flatMap((x) => reread(x.r.points, t(x.source)));
+    printCalibration('Calibration, public schemas, development half, leave-one-source-out (refit without the source, measured on it)', bucketize(loso('development', (src) => fitTables(() => true, devPoints(src)))));
+    printCalibration('Calibration, public schemas, held-out half, with the tables fitted on the own set and the development half', bucketize(loso('held-out', () => full)));
+  }
   const corroboratedShare = (r: SetResult): string => `${r.points.filter((p) => p.corroborated).length} of ${r.points.length}`;
   console.log('\nScored fields whose answer is corroborated beyond the name (samples, type or confirmations):');
   for (const r of results) console.log(`  ${r.name}: ${corroboratedShare(r)}`);
@@ -500,8 +527,9 @@ async function main(): Promise<void> {
     for (const m of ownResult.misses) console.log(`  ${m}`);
   }
   if (args.has('--fit')) {
-    const { rich, thin } = fitTables(() => true);
-    console.log('\nIsotonic calibration fitted on the own set (paste into src/modules/classifier/calibration.ts):');
+    const { rich, thin } = fitTables(() => true, devPoints());
+    const fitted = `${ownResult.points.filter((p) => p.corroborated).length + devPoints().filter((p) => p.corroborated).length} / ${namesOnly.points.length + ownResult.points.filter((p) => !p.corroborated).length + devPoints().filter((p) => !p.corroborated).length} points`;
+    console.log(`\nIsotonic calibration fitted on the own set and the public development half (${fitted}; paste into src/modules/classifier/calibration.ts):`);
     console.log(`CALIBRATION (corroborated answers): ${JSON.stringify(rich)}`);
     console.log(`CALIBRATION_NAME_ONLY (names alone): ${JSON.stringify(thin)}`);
     console.log(`(shipped: ${JSON.stringify(CALIBRATION)} / ${JSON.stringify(CALIBRATION_NAME_ONLY)})`);

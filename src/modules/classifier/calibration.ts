@@ -1,37 +1,56 @@
 // Calibrated confidence: the classifier's raw margin (how far the winning tag is ahead of the runner-up, plus a
 // little of its absolute score) is turned into "share of fields with this margin that are classified right" by an
-// isotonic (monotone, pool-adjacent-violators) fit on FieldLens's own labelled set only (bench/classify).
-// The shared external sets are never used to fit it; they only measure it.
+// isotonic (monotone, pool-adjacent-violators) fit on FieldLens's own labelled set and the development half of the
+// public-schema sets (bench/classify). The held-out half and the shared external sets are never used to fit it;
+// they only measure it.
 
 /** Monotone step points (raw score → probability right), ascending in both. */
 export type CalibrationTable = ReadonlyArray<readonly [number, number]>;
 
-/** Fitted by `npx tsx bench/classify.ts --fit` on bench/classify/own-set; re-fit when the rules change. */
+/** Fitted by `npx tsx bench/classify.ts --fit` on the own set and the public development half; re-fit when the rules change. */
 export const CALIBRATION: CalibrationTable = [
-  // Fitted 2026-11-24 on the 254 own-set fields (of 849) whose answer samples, type or confirmations bear out.
-  [1.157, 0.8],
-  [2.801, 0.99],
-  [11.689, 0.99],
+  // Fitted 2026-11-26 on the 1,059 fields (252 of the own set, 807 of the development half) whose answer samples,
+  // type or confirmations bear out. Until 1.4 it was fitted on the own set alone, whose rules were written against
+  // it, and on schemas no one had seen it was 6–26 points over-confident (docs/benchmarks.md).
+  [0.178, 0.333],
+  [0.891, 0.471],
+  [1.396, 0.733],
+  [1.85, 0.867],
+  [2.397, 0.867],
+  [2.719, 0.983],
+  [3.178, 0.989],
+  [4.373, 0.99],
+  [11.789, 0.99],
 ];
 
 /**
  * For answers that rest on the words of the name alone (no samples, no telling type, no confirmations): fitted on
- * the own set read that way (every field's type and samples withheld) together with the own-set fields that are not
- * corroborated as they are, in blocks of about 20.
+ * the own set read that way (every field's type and samples withheld), the own-set fields that are not corroborated
+ * as they are, and the development half's fields that are not, in blocks of about 20.
  */
 export const CALIBRATION_NAME_ONLY: CalibrationTable = [
-  // Fitted 2026-11-24 (849 + 595 points). Where nothing speaks (score 0) the technical default was never the
-  // labelled tag: a confidence of 0 says "unclassified, look at it".
-  [0, 0],
-  [0.532, 0.6],
-  [0.91, 0.829],
-  [1.264, 0.875],
-  [1.495, 0.917],
-  [1.871, 0.941],
-  [2.504, 0.958],
-  [3.363, 0.977],
-  [4.534, 0.99],
-  [5.449, 0.99],
+  // Fitted 2026-11-26 (849 + 597 + 2,403 points). Where nothing speaks (score 0) the technical default is almost
+  // never the labelled tag: a confidence near 0 says "unclassified, look at it".
+  [0, 0.004],
+  [0.12, 0.15],
+  [0.397, 0.244],
+  [0.589, 0.35],
+  [0.714, 0.35],
+  [0.816, 0.579],
+  [0.899, 0.617],
+  [1.075, 0.659],
+  [1.294, 0.705],
+  [1.606, 0.79],
+  [2.265, 0.829],
+  [2.889, 0.864],
+  [2.943, 0.9],
+  [3.348, 0.906],
+  [3.984, 0.924],
+  [4.158, 0.939],
+  [4.244, 0.977],
+  [4.655, 0.984],
+  [5.34, 0.99],
+  [6.203, 0.99],
 ];
 
 /** The raw confidence score from the winner's and the runner-up's totals. */

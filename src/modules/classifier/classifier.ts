@@ -4,14 +4,14 @@
 // confidence is calibrated. Technical and public tags are real answers: a column with nothing sensitive in it
 // gets one of them. No I/O, no logging; sample values are read in memory and never copied into the output.
 import { calibrate, CALIBRATION, CALIBRATION_NAME_ONLY, rawConfidence } from './calibration.js';
-import { TYPE_PRIOR, typeAllows, typeFamily, type TypeFamily } from './data-type-gate.js';
+import { declaredClass, TYPE_PRIOR, typeAllows, typeFamily, type TypeFamily } from './data-type-gate.js';
 import { KIND_PHRASE, summarizeValues, type ValueKind, type ValueSummary } from './detectors.js';
 import { HEALTH_WORDS, PERSON_WORDS, RULES } from './lexicon.js';
 import { buildPhrases, NameMatcher, nameEvidence, tableColumnsSignal, type NameMatch, type TableColumnsSignal } from './name-evidence.js';
 import { KIND_RULES } from './value-evidence.js';
 
 /** Bumped whenever the classifier's output can change for the same input, so stored results are re-evaluated. */
-export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.4.0';
+export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.5.0';
 
 export type EvidenceFactor = 'name' | 'table' | 'context' | 'comment' | 'data_type' | 'values' | 'confirmed_fields' | 'anchor' | 'rule';
 
@@ -274,8 +274,17 @@ export function scoreField(
 
   // The declared type: a weak prior when it is telling (boolean → flag, timestamp → time).
   const named = perLeaf.size > 0;
-  const prior = TYPE_PRIOR[family] ?? (!named && (family === 'integer' || family === 'decimal') ? 'Metric value' : undefined);
+  // A MySQL-style tiny integer holds flags and small enumerations far more often than measures.
+  const numericDefault = TINY_INTEGER.test(input.data_type ?? '') ? 'Status flag' : 'Metric value';
+  const prior = TYPE_PRIOR[family] ?? (!named && (family === 'integer' || family === 'decimal') ? numericDefault : undefined);
   if (prior !== undefined) add(prior, 'data_type', named ? 0.3 : 0.9, `declared type ${family} suggests ${prior.toLowerCase()}`);
+  // An ORM relation typed by its entity (`office: Office`) holds a reference to that row; an enumeration's class
+  // (`gateway: GatewayType`) a category. Not when the class names personal data itself (`address: Address`).
+  const cls = family === 'unknown' || family === 'text' ? declaredClass(input.data_type) : null;
+  if (cls !== null && !namesPersonalData(ctx, cls.name)) {
+    if (cls.kind === 'entity') add('Foreign key', 'data_type', named ? 1.2 : 3.0, `declared type '${cls.name.slice(0, 40)}' is another entity: a reference to it`);
+    else add('Category', 'data_type', named ? 1.0 : 2.0, `declared type '${cls.name.slice(0, 40)}' is a list of named values`);
+  }
 
   // Confirmed neighbours vote, weighted by similarity: each confirmation teaches the classifier.
   const confirmed = input.confirmed ?? ctx.confirmed ?? [];
@@ -350,6 +359,19 @@ export function scoreField(
     raw_score: raw,
     corroborated,
   };
+}
+
+/** `tinyint(4)`, `TINYINT UNSIGNED`, `unsignedTinyInteger`: a tiny integer (a `tinyint(1)` is already a boolean). */
+const TINY_INTEGER = /tiny_?int/i;
+
+/** Roots whose tags are data about a person; a class named after one (`Address`, `PhoneNumber`) holds that data. */
+const PERSONAL_ROOTS: ReadonlySet<string> = new Set(['Personal', 'Credentials & secrets', 'Health', 'Location']);
+function namesPersonalData(ctx: ClassifierContext, className: string): boolean {
+  return ctx.matcher.match(ctx.matcher.words(className)).some((m) => {
+    if (m.phrase.weight < 2.4) return false;
+    const leaf = resolveLeaf(ctx, m.phrase.leaf);
+    return leaf !== undefined && PERSONAL_ROOTS.has(leaf.chain_path.split('/')[0] as string);
+  });
 }
 
 /** The strongest evidence for and against the best runners-up (the candidates the chosen tag beat), each marked with its tag. */

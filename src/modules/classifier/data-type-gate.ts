@@ -35,6 +35,20 @@ const WORD_FAMILY: Readonly<Record<string, TypeFamily>> = {
   geometry: 'geo', geography: 'geo', point: 'geo', polygon: 'geo', geojson: 'geo',
 };
 
+/**
+ * Words of ORM field types (Django `BooleanField`, Laravel `unsignedTinyInteger`, Frappe `Check` / `Link` / `Data`,
+ * Mongoose `Mixed`, .NET `Guid`): read only when no SQL type word names the family.
+ */
+const ORM_FAMILY: Readonly<Record<string, TypeFamily>> = {
+  ...WORD_FAMILY,
+  char: 'text', email: 'text', url: 'text', slug: 'text', ip: 'inet', genericipaddress: 'inet', ipaddress: 'inet',
+  integer: 'integer', positiveinteger: 'integer', positivesmallinteger: 'integer', positivebiginteger: 'integer',
+  biginteger: 'integer', smallinteger: 'integer', auto: 'integer', bigauto: 'integer', increments: 'integer',
+  float: 'decimal', decimal: 'decimal', duration: 'interval',
+  boolean: 'boolean', nullboolean: 'boolean', check: 'boolean', datetime: 'datetime', date: 'date', time: 'time',
+  uuid: 'uuid', guid: 'uuid', json: 'json', mixed: 'json', file: 'text', image: 'text', link: 'text', data: 'text', select: 'text',
+};
+
 /** Longest declared type read: a type name is a few words; the rest of an overlong string cannot change its family. */
 const MAX_TYPE_LENGTH = 256;
 
@@ -53,6 +67,18 @@ export function typeFamily(dataType: string | null | undefined): TypeFamily {
   // so the first word that names a family — the element type of an array — decides.
   for (const w of lower.replace(/\([^()]*\)/g, ' ').split(/[^a-z0-9_]+/)) {
     if (w && Object.hasOwn(WORD_FAMILY, w)) return WORD_FAMILY[w] as TypeFamily;
+  }
+  // ORM and framework type names (`PositiveIntegerField`, `DateTimeField`, `unsignedTinyInteger`, `FallbackJSONField`):
+  // a `Field` suffix dropped, then the camelCase parts read from the last (the head of the name) to the first.
+  for (const token of dataType.slice(0, MAX_TYPE_LENGTH).replace(/\([^()]*\)/g, ' ').split(/[^A-Za-z0-9]+/)) {
+    const bare = token.replace(/Field$/, '');
+    if (bare === '') continue;
+    if (Object.hasOwn(ORM_FAMILY, bare.toLowerCase())) return ORM_FAMILY[bare.toLowerCase()] as TypeFamily;
+    const parts = bare.split(/(?<=[a-z])(?=[A-Z])/);
+    for (let i = parts.length - 1; i >= 0; i--) {
+      const part = (parts[i] as string).toLowerCase();
+      if (Object.hasOwn(ORM_FAMILY, part)) return ORM_FAMILY[part] as TypeFamily;
+    }
   }
   return 'unknown';
 }
@@ -165,3 +191,22 @@ export const TYPE_PRIOR: Readonly<Partial<Record<TypeFamily, string>>> = {
   json: 'Configuration setting',
   binary: 'Hash or checksum',
 };
+
+/** Class names that are values, not entities, though written like one. */
+const VALUE_CLASSES: ReadonlySet<string> = new Set(['instant', 'duration', 'money', 'locale', 'currency', 'url', 'uri', 'email', 'any', 'period', 'zoneid', 'color', 'colour', 'buffer', 'record', 'dictionary', 'hash', 'list', 'collection', 'enumerable', 'optional', 'nullable', 'array', 'vector', 'tuple', 'sequence', 'iterable']);
+/** Last words of an enumeration's class name (`DeviceType`, `OrderStatus`). */
+const ENUM_CLASS = /(Type|Kind|Status|Enum|Mode|Level|State|Category|Method)$/;
+
+/**
+ * An ORM relation or enumeration typed by its class (`office: Office`, `savingsAccount: SavingsAccount`,
+ * `gateway: GatewayType?`): `entity` for a reference to another row, `enum` for a list of named values, else null.
+ * Only a single PascalCase word that names no family counts.
+ */
+export function declaredClass(dataType: string | null | undefined): { kind: 'entity' | 'enum'; name: string } | null {
+  if (typeof dataType !== 'string' || dataType.length > 64) return null;
+  const name = dataType.trim().replace(/\?$/, '');
+  // Frappe's `Link` and `Dynamic Link` fields hold the name of another document: a reference.
+  if (/^(Dynamic )?Link$/.test(name)) return { kind: 'entity', name };
+  if (!/^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)*$/.test(name) || typeFamily(name) !== 'unknown' || VALUE_CLASSES.has(name.toLowerCase())) return null;
+  return { kind: ENUM_CLASS.test(name) ? 'enum' : 'entity', name };
+}

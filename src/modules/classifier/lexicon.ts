@@ -50,8 +50,8 @@ export const TRANSLATE: Readonly<Record<string, string>> = {
   birthdate: 'birth date', birthday: 'birthday', dateofbirth: 'birth date', postcode: 'postcode',
   postalcode: 'postal code', phonenumber: 'phone number', creditcard: 'credit card', cardnumber: 'card number',
   ipaddress: 'ip address', useragent: 'user agent', createdat: 'created at', updatedat: 'updated at',
-  mrchnt: 'merchant', cntct: 'contact', emrg: 'emergency', emerg: 'emergency', rtng: 'routing', brnch: 'branch', crd: 'credit', scr: 'score',
-  cid: 'cvv', seg: 'segment', env: 'environment', clienti: 'customer', anagrafica: 'registry', filepath: 'file path',
+  nick: 'nickname', reg: 'registration', mrchnt: 'merchant', cntct: 'contact', emrg: 'emergency', emerg: 'emergency', rtng: 'routing', brnch: 'branch', crd: 'credit', scr: 'score',
+  cid: 'cvv', seg: 'segment', cod: 'code', env: 'environment', clienti: 'customer', anagrafica: 'registry', filepath: 'file path',
   filename: 'filename', timezone: 'timezone', tzname: 'tz name',
   // German
   gesamt: 'total', liefer: 'delivery', bestell: 'order', eintritts: 'hire', eintritt: 'hire', ablauf: 'expiry', caducidad: 'expiry', vencimiento: 'expiry', validade: 'expiry',
@@ -101,6 +101,8 @@ export const TRANSLATE: Readonly<Record<string, string>> = {
   idioma: 'language', moneda: 'currency', tarjeta: 'card', licencia: 'license', conducir: 'driver', pasaporte: 'passport',
   estado: 'status', activo: 'active', categoria: 'category', tipo: 'type', dni: 'dni', nie: 'nie', nif: 'nif',
   cif: 'cif', curp: 'curp', rfc: 'rfc', genero: 'gender', sexo: 'sex', seguridad: 'security', social: 'social',
+  agente: 'agent', pago: 'payment', apartado: 'po box', iva: 'vat', divisa: 'currency',
+  linea: 'line', razonsocial: 'company name',
   // Portuguese
   idade: 'age', arquivo: 'file', caminho: 'path',
   nome: 'name', sobrenome: 'last name', apelido: 'last name', data: 'data', nascimento: 'birth', endereco: 'address',
@@ -108,6 +110,14 @@ export const TRANSLATE: Readonly<Record<string, string>> = {
   preco: 'price', quantidade: 'quantity', fatura: 'invoice', funcionario: 'employee',   criado: 'created', criacao: 'creation', atualizado: 'updated', atualizacao: 'update', alterado: 'modified',
   moeda: 'currency', cartao: 'card', passaporte: 'passport', ativo: 'active', cpf: 'cpf', rg: 'rg', cnpj: 'cnpj',
   cnh: 'driver license', pis: 'pis', observacao: 'remark',
+  nasc: 'birth', mae: 'mother', pai: 'father', conjuge: 'spouse', responsavel: 'guardian', pessoa: 'person',
+  contato: 'contact', aluno: 'student', doenca: 'disease', alergia: 'allergy', medicamento: 'medication',
+  medicacao: 'medication', medica: 'medical', medico: 'medical', peso: 'weight', altura: 'height', sangue: 'blood',
+  sanguineo: 'blood', grupo: 'group', saude: 'health', renda: 'income', ocupacao: 'occupation', foto: 'photo',
+  situacao: 'status', operacao: 'operation', origem: 'source', justificativa: 'reason', fone: 'phone', uf: 'state',
+  sigla: 'code', nacionalidade: 'nationality',
+  epiletico: 'epileptic', hemofilico: 'hemophiliac', hipertenso: 'hypertensive', asmatico: 'asthmatic',
+  diabetico: 'diabetic', fumante: 'smoker', gestante: 'pregnant',
   // Dutch
   leeftijd: 'age', burgerlijke: 'civil', staat: 'status', bestand: 'file', tijdzone: 'timezone',
   voornaam: 'first name', achternaam: 'last name', tussenvoegsel: 'last name prefix', naam: 'name',
@@ -137,7 +147,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ['Passport number', 'passport|passport number'],
   ['Driver licence number', 'driver license|driving license|drivers license|dl number|dl|license number*3|driver licence|license driver|dl*3'],
   ['Tax identification number', 'tax id|tax number|taxpayer|tin|vat number|vat id|ein|itin|nif|cif|tax identification|fiscal number|fiscal code|code fiscal|cnpj|rfc|tax code|utr|tax reference|vat registration'],
-  ['Email address', 'email|email address|mail*2.6|email electronic|e mail|mail address|mailing email|contact email'],
+  ['Email address', 'email|email address|mail*2.6|email electronic|e mail|mail address|mailing email|contact email|bcc'],
   ['Phone number', 'phone|phone number|telephone|mobile|mobile number|cell|cell phone|fax|msisdn|contact number|gsm|landline|phone home|work phone|extension*2.6'],
   ['Postal address', 'address|street|street address|address line|house number|po box|mailing address|billing address|shipping address|home address|residence|domicile|apartment|street name|street number|line address|delivery address|district*2.2|house*2.8|pobox'],
   ['Postal code', 'postal code|postcode|zip|zip code|post code|pin code|postal'],
@@ -148,7 +158,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ['Cookie ID', 'cookie|cookie id|session id|visitor id|anonymous id|tracking id|browser id|session*2.6|session key|fingerprint browser|sid'],
   ['Username', 'username|user name|login|login name|handle|screen name|nickname|account name*3|user login|login id|user handle|alias'],
   ['Password hash', 'password|password hash|password digest|encrypted password|hashed password|passcode|pin*2.8|pin code*3.6|password salt|salt*2.8|mot password'],
-  ['API key or token', 'api key|token|access token|refresh token|secret|client secret|private key|auth token|session token|bearer|otp secret|mfa secret|totp|secret key|signing key|webhook secret|credential|reset token|api secret|access key|secret token|verification token|confirmation token|oauth token|key api'],
+  ['API key or token', 'api key|token|access token|refresh token|secret|client secret|private key|auth token|session token|bearer|otp secret|mfa secret|totp|secret key|signing key|webhook secret|credential|reset token|api secret|access key|secret token|verification token|confirmation token|oauth token|key api|confirmation code*3.5|verification code*3.5|recovery code*3.5|activation code*3.5|activation key*3.5|reset code*3.5|access code*3.5|otp*2.6|one time password'],
   ['Security question', 'security question|security answer|secret question|secret answer|recovery question|recovery answer|memorable word|challenge question|challenge answer'],
   ['Payment card number', 'card number|credit card|pan|cc number|card*2.4|debit card|credit card number|cc*2.8|primary account number|card no|card masked*3.5|payment card'],
   ['Card expiry date', 'card expiry|expiry card|card expiration|expiry month|expiry year|valid thru|cc expiry|expiry date card|card exp|expiration month|expiration year|cc expiration|exp month card'],
@@ -160,11 +170,11 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ['Salary', 'salary*3.4|wage*3.4|compensation|bonus*3.4|gross pay|annual salary|hourly rate|pay rate|payroll|income|commission|earnings|pay grade*4.2|annual income|net pay|pay*2.6'],
   ['Credit score', 'credit score|fico|credit rating|schufa|creditworthiness|credit risk'],
   ['Insurance policy number', 'policy number|policy number id*1|insurance policy|policy|policy no'],
-  ['Diagnosis', 'diagnosis|icd|icd10|condition*2.6|allergy|allergies|disease|illness|symptom|medical condition|disability|diagnosis code'],
+  ['Diagnosis', 'diagnosis|icd|icd10|condition*2.6|allergy|allergies|disease|illness|symptom|medical condition|disability|diagnosis code|diabetes|diabetic|asthma|asthmatic|epilepsy|epileptic|hypertension|hypertensive|hemophilia|haemophilia|hemophiliac|heart attack|smoker*2.6|pregnant|pregnancy|cancer|hiv|tuberculosis|medical history|surgical history|chronic illness'],
   ['Medication', 'medication|drug|prescription|dosage|dose|ndc|medicine|drug name'],
   ['Medical record number', 'medical record|mrn|patient id|patient number|chart number|health record|emr id|ehr id|medical record number|patient|nhs number'],
   ['Health insurance number', 'health insurance|insurance id|insurance number|medicare|medicaid|health card|health insurance number|insurance member|insured id'],
-  ['Lab result', 'lab result|test result|result value|loinc|specimen|hba1c|glucose|cholesterol|lab value|lab test'],
+  ['Lab result', 'blood group|lab result|test result|result value|loinc|specimen|hba1c|glucose|cholesterol|lab value|lab test'],
   ['Clinical measurement', 'blood pressure|heart rate|pulse|bmi|vitals|spo2|systolic|diastolic|respiratory rate|blood type|patient weight|patient height|body weight|body temperature'],
   ['Geo coordinates', 'latitude|longitude|coordinates|geo point|gps|geolocation|geom*3|geometry*3|location point|lat long|geo location|position gps'],
   ['Precise location', 'location history|gps trace|last known location|current location|current position|pickup location|dropoff location|geohash|trajectory|last location'],
@@ -187,7 +197,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ['Record ID', 'id*2|pk|uuid|guid|row id|record id|oid|rowid|identifier*2.4|primary key|surrogate key|object id|uid*2.4'],
   ['Foreign key', 'fk|parent id|reference*2.4|created by|updated by|modified by|deleted by|owner*2.6|assigned to|user*2.2|author*2.4|reference number*3|lookup|approved by|changed by|inserted by|parent|reports*2.6'],
   ['Timestamp', 'timestamp|created|updated|modified|deleted*2.2|date*2.4|time*2.4|datetime|expires|expiry*2.6|expiration*2.6|last login|last seen|scheduled|due date|start date|end date|start*2|end*2|period|year*2.6|month*2.6|day*2.4|week|hour|quarter|epoch|since|until|valid from|valid to|effective date|last updated|last modified|creation|modification|update|inserted*2|changed*2|completed*2|processed*2|sent*2|received*2|shipped*2|delivered*2|paid date|opened*2|closed*2|hired*2|hire date|terminated*2|registered*2|registration date|signup|joined*2|cancelled*2|logged*2|occurred*2|published date|last activity|ttl*2.4|effective*2.6|effective from|effective to|utc*2.2|date utc|time utc'],
-  ['Status flag', 'status*3|state*2.2|flag|active|enabled|disabled|verified|confirmed|approved|archived|visible|hidden|locked|blocked|published|indicator|opt in|opted|consent|subscribed|valid*2.6|deleted flag|is*3|has*3|can*2.6|allow|allowed|marketing consent|newsletter|paid*2|default*2.4|primary*2.4|success|failed|completed flag|suspended|draft|live|test mode|sandbox|not contact|not call|not email|not mail|not disturb|opt out|opted out|unsubscribed'],
+  ['Status flag', 'status*3|state*2.2|flag|active|enabled|disabled|verified|confirmed|approved|archived|visible|hidden|locked|blocked|published|indicator|opt in|opted|consent|subscribed|valid*2.6|deleted flag|is*3|has*3|can*2.6|allow|allowed|marketing consent|newsletter|paid*2|default*2.4|primary*2.4|success|failed|completed flag|suspended|draft|live|test mode|sandbox|not contact|not call|not email|not mail|not disturb|opt out|opted out|unsubscribed|tombstone'],
   ['Version', 'version|revision|schema version|etag|build|release|lock version|row version|build number|version number'],
   ['Hash or checksum', 'hash|checksum|digest|fingerprint|check digit|hash value|content hash|file hash'],
   ['Log message', 'log|message|error|stack trace|exception|trace|error message|log line|output|stderr|stdout|log message|payload*2.4|request body|response body|debug|error code*3.5|failure reason|http status'],
@@ -221,7 +231,8 @@ export const PERSON_WORDS: ReadonlySet<string> = new Set(
     'prospect donor volunteer agent manager supervisor spouse parent child emergency father mother guardian ' +
     'individual people participant attendee worker worker employee account_holder shopper consumer pupil ' +
     'caregiver relative witness victim suspect claimant insuree subscriber cardholder signer reviewer requester ' +
-    'assignee approver receiver rider consignee shipper emergency contact spouse patient').split(' '),
+    'assignee approver receiver rider consignee shipper emergency contact spouse patient practitioner clinician ' +
+    'therapist dentist pharmacist surgeon responsible dependent dependant inviter invitee').split(' '),
 );
 /** Words naming organisations. */
 export const ORG_WORDS: ReadonlySet<string> = new Set(
@@ -233,6 +244,8 @@ export const PRODUCT_WORDS: ReadonlySet<string> = new Set('product item article 
 export const PLACE_WORDS: ReadonlySet<string> = new Set('city country state province region street town district county site warehouse store location branch office'.split(' '));
 /** Words that signal a health context. */
 export const HEALTH_WORDS: ReadonlySet<string> = new Set('patient health medical clinical clinic hospital encounter diagnosis prescription lab vitals ehr emr claim physician doctor nurse treatment therapy'.split(' '));
+/** Table words of mail and messages, where `to`, `cc` and `bcc` are recipients' addresses. */
+export const MAIL_WORDS: ReadonlySet<string> = new Set('mail email message thread conversation inbox outbox envelope notification newsletter'.split(' '));
 /** Words that signal a payment card context. */
 export const CARD_WORDS: ReadonlySet<string> = new Set('card cc credit debit payment pan'.split(' '));
 /** Words that signal an address context (where `state` is a region, not a status). */

@@ -11,6 +11,7 @@ import {
   FLAG_PREFIX,
   HEALTH_WORDS,
   KEY_WORDS,
+  MAIL_WORDS,
   NON_PAYMENT_CARD,
   ORG_WORDS,
   PERSON_WORDS,
@@ -44,6 +45,8 @@ export interface TableColumnsSignal {
   /** Columns by their canonical words (a column's own entry is left out when it is read). */
   readonly person: ReadonlyMap<string, string>;
   readonly address: ReadonlyMap<string, string>;
+  /** The first word most of the table's columns share (`eec` of `eec_name`, `eec_relationship` …): a namespace, or null. */
+  readonly prefix: string | null;
 }
 
 /** Canonical words that, as a column's head, name a person's particulars. */
@@ -95,6 +98,16 @@ const NUMERIC_FAMILIES: ReadonlySet<string> = new Set(['integer', 'decimal']);
 const UNIT_WORDS = new Set(['department', 'division', 'team']);
 /** A run-together legacy key: 2–5 letters of abbreviation, then the key word (`STRID`, `ACCTKEY`, `CUSTNO`). */
 const LEGACY_KEY = /^([A-Za-z]{2,5})(?:id|key|no|nr)$/i;
+/** A leading word of 2–8 letters and an underscore: a column namespace when most columns of a table share it. */
+const NAMESPACE_PREFIX = /^([A-Za-z]{2,8})_/;
+/** Declared types that hold a calendar date. */
+const DATE_FAMILIES: ReadonlySet<string> = new Set(['date', 'datetime']);
+/** A structural word glued to the front of an unknown one: `idlinea`, `codagente`, `totalirpf`. */
+const GLUED_HEAD = /^(id|fk|cod|total)([a-z]{3,})$/;
+/** English words that start like a glued key but are not one (`idle`, `identity`, `codec`, `totally`). */
+const NOT_GLUED = /^(id(ea|le|ly|io|ol|em|ent|yl)|cod(e|ec|a|ex|ing|on)|total(ly|ity|s|ed|led|izer))/;
+/** Romance "code of …" at the start of a name (`cod_aluno`, `codcliente`, `codigo_pedido`): a reference to that row. */
+const ROMANCE_CODE = /^(cod|codigo|codice)(?:$|[_\s-]|[a-z]{3,}$)/i;
 /** `strName`, `szTitle`: a string-type prefix in camelCase before a capitalised word. */
 const HUNGARIAN_PREFIX = /^(str|sz)(?=[A-Z][a-z])/;
 /** A character column of at most three: a code (`char(2)`, `varchar(3)`), not a name. */
@@ -122,7 +135,7 @@ function buildVocabulary(phrases: readonly Phrase[]): Set<string> {
   const v = new Set<string>();
   for (const p of phrases) for (const w of p.words) v.add(w);
   for (const k of TRANSLATIONS.keys()) v.add(k);
-  for (const set of [PERSON_WORDS, ORG_WORDS, PRODUCT_WORDS, PLACE_WORDS, HEALTH_WORDS, CARD_WORDS, ADDRESS_WORDS]) for (const w of set) v.add(w);
+  for (const set of [PERSON_WORDS, ORG_WORDS, PRODUCT_WORDS, PLACE_WORDS, HEALTH_WORDS, CARD_WORDS, ADDRESS_WORDS, MAIL_WORDS]) for (const w of set) v.add(w);
   for (const w of DROP) if (w.length >= 2) v.add(w);
   return v;
 }
@@ -155,20 +168,23 @@ export class NameMatcher {
       for (let j = Math.max(0, i - 16); j < i; j++) {
         const b = best[j];
         if (!b) continue;
-        if (!this.known(word.slice(j, i))) continue;
-        const cand = b.pieces + 1;
+        const piece = word.slice(j, i);
+        if (!this.known(piece)) continue;
+        // A stop word as a piece costs more, so `lastip` is `last ip`, not `las tip`.
+        const cand = b.pieces + (DROP.has(piece) ? 1.5 : 1);
         const cur = best[i];
         if (!cur || cand < cur.pieces) best[i] = { pieces: cand, prev: j };
       }
     }
     const end = best[n];
-    if (!end || end.pieces < 2 || end.pieces > 4) return null;
+    if (!end || end.pieces < 2) return null;
     const out: string[] = [];
     for (let i = n; i > 0; ) {
       const b = best[i] as { pieces: number; prev: number };
       out.unshift(word.slice(b.prev, i));
       i = b.prev;
     }
+    if (out.length > 4) return null;
     return out;
   }
 
@@ -191,6 +207,14 @@ export class NameMatcher {
     const pieces = this.segment(w);
     if (pieces) {
       for (const p of pieces) this.push(p, out);
+      return;
+    }
+    // `idcontacto`, `codcliente`, `totaliva`: a structural word glued to a word the vocabulary does not know (a key,
+    // a Romance "code of", a total). The known head is kept; the rest is read on its own.
+    const glued = GLUED_HEAD.exec(w);
+    if (glued && !NOT_GLUED.test(w)) {
+      this.push(glued[1] as string, out);
+      this.canonicalWord(glued[2] as string, out);
       return;
     }
     out.push(w);
@@ -265,8 +289,14 @@ export interface NameEvidenceInput {
 export function tableColumnsSignal(matcher: NameMatcher, columnNames: readonly string[]): TableColumnsSignal {
   const person = new Map<string, string>();
   const address = new Map<string, string>();
+  const firsts = new Map<string, number>();
+  let read = 0;
   for (const name of columnNames.slice(0, MAX_TABLE_COLUMNS)) {
     if (typeof name !== 'string') continue;
+    read++;
+    const lead = NAMESPACE_PREFIX.exec(name)?.[1]?.toLowerCase();
+    // `id_…`, `is_…`, `fk_…` before most columns are conventions of keys and flags, not a namespace.
+    if (lead !== undefined && !KEY_WORDS.has(lead) && !FLAG_PREFIX.has(lead) && lead !== 'fk' && lead !== 'id') firsts.set(lead, (firsts.get(lead) ?? 0) + 1);
     const w = matcher.words(name);
     const last = w[w.length - 1];
     if (last === undefined || KEY_WORDS.has(last) || (w.length >= 2 && FLAG_PREFIX.has(w[0] as string))) continue;
@@ -274,7 +304,9 @@ export function tableColumnsSignal(matcher: NameMatcher, columnNames: readonly s
     if (w.some((x) => PERSON_DETAIL_HEADS.has(x)) || (last === 'name' && (w.includes('first') || w.includes('last') || w.includes('middle')))) person.set(name, name);
     else if (w.some((x) => ADDRESS_PART_WORDS.has(x))) address.set(name, name);
   }
-  return { person, address };
+  let prefix: string | null = null;
+  for (const [lead, count] of firsts) if (count >= 3 && count >= 0.6 * read && (prefix === null || count > (firsts.get(prefix) ?? 0))) prefix = lead;
+  return { person, address, prefix };
 }
 
 /** The table's person or address columns other than `own`. */
@@ -311,8 +343,23 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
   // Callers validate types; a missing name still must not throw in the middle of a scan.
   // Hungarian notation (`strName`, `szPayGrade`): the type prefix is not a word of the name (`str` is not a street).
   const rawField = typeof input.field_name === 'string' ? input.field_name : '';
-  const col = matcher.words(HUNGARIAN_PREFIX.test(rawField) ? rawField.replace(HUNGARIAN_PREFIX, '') : rawField);
   const table = matcher.words(typeof input.table_name === 'string' ? input.table_name : '');
+  let written = matcher.words(HUNGARIAN_PREFIX.test(rawField) ? rawField.replace(HUNGARIAN_PREFIX, '') : rawField);
+  // A namespace before every column (`user_regdate` in `phpbb_users`, `eec_name` beside `eec_relationship`): the word
+  // that repeats the table, or that most of the table's columns start with, is read as what it is, not as the meaning
+  // — unless it makes a phrase with the next words (`user_name`, `customer_id`, `session_id` keep theirs).
+  const lead = NAMESPACE_PREFIX.exec(rawField)?.[1]?.toLowerCase();
+  const repeatsTable = written.length >= 2 && table.includes(written[0] as string);
+  const namespace = written.length < 2 ? 0 : repeatsTable ? 1 : lead !== undefined && input.columns?.prefix === lead ? matcher.words(lead).length : 0;
+  if (namespace > 0 && namespace < written.length) {
+    const rest = written.slice(namespace);
+    // The rest must stand on its own: not a lone key word (`customer_sk`), nor a name or title that needs the table's
+    // word as its modifier (`attendee_name_cached` in `attendee_profiles`; an opaque `eec_` before `name` is no modifier).
+    const standsAlone = !(rest.length === 1 && KEY_WORDS.has(rest[0] as string)) && !(repeatsTable && (rest.includes('name') || rest.includes('title')));
+    if (standsAlone && !matcher.match(written).some((m) => m.phrase.words.length >= 2 && m.phrase.words.includes(written[0] as string))) written = rest;
+  }
+  // `data_nascimento`, `data_cad` in a date column: the Portuguese and Italian `data` is a date, said first.
+  const col = written.length >= 2 && written[0] === 'data' && DATE_FAMILIES.has(typeFamily(input.data_type ?? null)) ? ['date', ...written.slice(1)] : written;
   const byName = new Map<string, NameMatch>();
   const byTable = new Map<string, NameMatch>();
   const byComment = new Map<string, NameMatch>();
@@ -328,11 +375,17 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
   // The head of the name decides: `customer_email_id` is a key, `email_sent_at` a time, `is_email_verified` a flag.
   let structural: 'key' | 'time' | 'flag' | 'by' | 'head' | null = null;
   let keyWord: string | undefined;
+  const colMatches = col.length > 0 ? matcher.match(col) : [];
   if (n >= 2 && last !== undefined && KEY_WORDS.has(last)) {
     structural = 'key';
     keyWord = last;
   } else if (n >= 2 && first === 'id') {
-    // `id_cliente`, `id_client`: the Romance order of `client_id`.
+    // `id_cliente`, `id_client`, `idcontacto`: the Romance order of `client_id`.
+    structural = 'key';
+    keyWord = first;
+  } else if (n >= 2 && first === 'code' && ROMANCE_CODE.test(rawField) && !NOT_GLUED.test(rawField.toLowerCase()) && !colMatches.some((m) => m.phrase.words.length >= 2 && m.phrase.words.includes('code'))) {
+    // `cod_aluno`, `codagente`, `codigo_pedido`: Romance "code of" a row is a reference to it, unless the words
+    // make a known code together (`codigo_postal`, `codpais`).
     structural = 'key';
     keyWord = first;
   } else if (n >= 2 && (last === 'at' || last === 'on')) structural = 'time';
@@ -341,7 +394,6 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
   else if (n >= 2 && last !== undefined && HEAD_KINDS.has(last)) structural = 'head';
 
   const prefixIsTable = n >= 2 && table.includes(first as string);
-  const colMatches = col.length > 0 ? matcher.match(col) : [];
   // `passport_id`, `licencia_id`: the identifier of a document is its number, not a key to another row.
   const documentKey =
     structural === 'key' && !prefixIsTable && !NUMERIC_FAMILIES.has(typeFamily(input.data_type ?? null)) && colMatches.some((m) => DOCUMENT_LEAVES.has(m.phrase.leaf) && m.phrase.weight >= 2.4 && !m.phrase.words.includes(keyWord as string));
@@ -464,6 +516,10 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
       keep(byTable, { leaf: 'Approximate location', score: 4.0, factor: 'table', detail: `'state' next to address words: a region, not a status` });
     } else if (n === 1 && (last === 'state' || last === 'province' || last === 'county' || last === 'region') && addressColumns.length > 0) {
       keep(byContext, { leaf: 'Approximate location', score: 4.0, factor: 'context', detail: `'${last}' among columns ${quoteColumns(addressColumns)}: a region of an address, not a status` });
+    }
+    // `threads.cc`, `messages.to`, `emails.bcc`: in a table of mail the recipients are addresses, not a card.
+    if (n === 1 && (last === 'cc' || last === 'bcc' || last === 'to' || last === 'recipients') && anyIn(table, MAIL_WORDS)) {
+      keep(byTable, { leaf: 'Email address', score: 4.0, factor: 'table', detail: `'${last}' in a table of mail or messages: recipients' addresses` });
     }
     if ((col.includes('expiry') || col.includes('expiration') || col.includes('expires')) && anyIn(all, CARD_WORDS)) {
       keep(byTable, { leaf: 'Card expiry date', score: 4.6, factor: 'table', detail: `expiry in a payment card context` });

@@ -38,6 +38,8 @@ test('names are split as real schemas write them', () => {
   assert.deepEqual(m.words('Geburtsdatum'), ['birth', 'date']);
   assert.deepEqual(m.words('telefonnummer'), ['phone', 'number']);
   assert.deepEqual(m.words('fecha_nacimiento'), ['date', 'birth']);
+  // A stop word as a piece costs more: `lastip` is last ip, not `las tip`.
+  assert.deepEqual(m.words('lastip'), ['last', 'ip']);
   assert.deepEqual(m.words('customer_addresses'), ['customer', 'address']);
 });
 
@@ -496,4 +498,117 @@ test('a weak embedding anchor never brings in a tag on its own', () => {
   // `sid` names a session id (a cookie id), which the integer type rules out: nothing else speaks for any tag.
   const r = classifyField({ table_name: 'store_staff', field_name: 'sid', data_type: 'integer', embedding }, actx);
   assert.notEqual(r.chain_path.split('/').pop(), 'National ID number', `got ${r.chain_path} ${JSON.stringify(r.evidence)}`);
+});
+
+test('a key word glued to an unknown word is a key; Romance "code of" a row is a reference unless the words make a known code', () => {
+  const key = ['Foreign key', 'Record ID'];
+  assert.ok(key.includes(leafOf({ table_name: 'bodegas', field_name: 'idbodega', data_type: 'integer' })));
+  assert.ok(key.includes(leafOf({ table_name: 'pedidos', field_name: 'idtransportista', data_type: 'integer' })));
+  assert.ok(key.includes(leafOf({ table_name: 'pedidos', field_name: 'codtransportista', data_type: 'varchar(10)' })));
+  assert.ok(key.includes(leafOf({ table_name: 'matriculas', field_name: 'cod_turma', data_type: 'integer' })));
+  assert.equal(leafOf({ table_name: 'pedidos', field_name: 'totalportes', data_type: 'decimal(12,2)' }), 'Monetary amount');
+  // Known codes stay what they are; English words that begin like a glued key are not keys.
+  assert.equal(leafOf({ table_name: 'direcciones', field_name: 'codigo_postal', data_type: 'varchar(10)' }), 'Postal code');
+  assert.equal(leafOf({ table_name: 'direcciones', field_name: 'codpais', data_type: 'varchar(3)' }), 'Country code');
+  assert.notEqual(leafOf({ table_name: 'sessions', field_name: 'idle_timeout', data_type: 'integer' }), 'Foreign key');
+  assert.notEqual(leafOf({ table_name: 'media', field_name: 'codec', data_type: 'varchar(20)' }), 'Foreign key');
+  const m = new NameMatcher(buildPhrases());
+  assert.deepEqual(m.words('identity'), ['identity']);
+  assert.deepEqual(m.words('idbodega').slice(0, 1), ['id']);
+});
+
+test('Portuguese and Spanish schema words: a date said first, relatives, health words; English tombstones and nicknames', () => {
+  assert.equal(leafOf({ table_name: 'titulares', field_name: 'data_nasc_titular', data_type: 'date' }), 'Date of birth');
+  assert.equal(leafOf({ table_name: 'contratos', field_name: 'data_assinatura', data_type: 'timestamp' }), 'Timestamp');
+  // An English `data_…` column that holds no date is not read as one.
+  assert.notEqual(leafOf({ table_name: 'exports', field_name: 'data_source', data_type: 'varchar(50)' }), 'Timestamp');
+  assert.equal(leafOf({ table_name: 'dependentes', field_name: 'nome_do_pai', data_type: 'varchar(120)' }), 'Full name');
+  assert.equal(leafOf({ table_name: 'dependentes', field_name: 'nome_mae', data_type: 'varchar(120)' }), 'Full name');
+  assert.equal(leafOf({ table_name: 'prontuario', field_name: 'doenca_cronica', data_type: 'varchar(200)' }), 'Diagnosis');
+  assert.equal(leafOf({ table_name: 'prontuario', field_name: 'medicamento_uso_continuo', data_type: 'varchar(200)' }), 'Medication');
+  assert.equal(leafOf({ table_name: 'doadores', field_name: 'grupo_sanguineo', data_type: 'varchar(3)' }), 'Lab result');
+  assert.equal(leafOf({ table_name: 'proveedores', field_name: 'razonsocial', data_type: 'varchar(100)' }), 'Organisation name');
+  assert.equal(leafOf({ table_name: 'ledger_entries', field_name: 'tombstone', data_type: 'integer' }), 'Status flag');
+  assert.equal(leafOf({ table_name: 'members', field_name: 'nick', data_type: 'varchar(30)' }), 'Username');
+});
+
+test("a namespace before the columns is not their meaning: the table's own word, or a prefix most of its columns share", () => {
+  const kin = ['kn_name', 'kn_relation', 'kn_phone', 'kn_birthdate', 'kn_notes', 'emp_number'];
+  assert.equal(leafOf({ table_name: 'staff_next_of_kin', field_name: 'kn_name', data_type: 'varchar(100)', table_columns: kin }), 'Full name');
+  const members = ['member_id', 'member_regdate', 'member_lastlogin', 'member_posts', 'member_email', 'member_name'];
+  assert.equal(leafOf({ table_name: 'club_members', field_name: 'member_regdate', data_type: 'int(11)', table_columns: members }), 'Timestamp');
+  assert.equal(leafOf({ table_name: 'club_members', field_name: 'member_email', data_type: 'varchar(100)', table_columns: members }), 'Email address');
+  // A phrase the namespace word is part of keeps it; a lone key word left over stays the table's key.
+  assert.equal(leafOf({ table_name: 'users', field_name: 'user_name', data_type: 'varchar(50)' }), 'Username');
+  assert.equal(leafOf({ table_name: 'dim_vendor', field_name: 'vendor_sk', data_type: 'bigint' }), 'Record ID');
+  // `id_` and `is_` before most columns are conventions, not a namespace.
+  const keyed = ['id_basket', 'id_shopper', 'id_voucher', 'is_paid'];
+  assert.ok(['Foreign key', 'Customer ID'].includes(leafOf({ table_name: 'baskets_vouchers', field_name: 'id_shopper', data_type: 'int(10)', table_columns: keyed })));
+});
+
+test('ORM and framework field types name their family: Django, Laravel, Frappe, Mongoose, .NET', () => {
+  assert.equal(typeFamily('BooleanField'), 'boolean');
+  assert.equal(typeFamily('PositiveIntegerField'), 'integer');
+  assert.equal(typeFamily('DateTimeField'), 'datetime');
+  assert.equal(typeFamily('DecimalField(10,2)'), 'decimal');
+  assert.equal(typeFamily('CharField(max_length=80)'), 'text');
+  assert.equal(typeFamily('FallbackJSONField'), 'json');
+  assert.equal(typeFamily('unsignedTinyInteger'), 'integer');
+  assert.equal(typeFamily('Check'), 'boolean');
+  assert.equal(typeFamily('Link'), 'text');
+  assert.equal(typeFamily('Mixed'), 'json');
+  assert.equal(typeFamily('Guid?'), 'uuid');
+  // An entity type named after a thing is no family; SQL words still come first.
+  assert.equal(typeFamily('ShopCurrency'), 'unknown');
+  assert.equal(typeFamily('ForeignKey'), 'unknown');
+  assert.equal(typeFamily('timestamp with time zone'), 'datetime');
+  // A reminder flag stored as a Django boolean is a flag, not the time it names.
+  assert.equal(leafOf({ table_name: 'bookings', field_name: 'followup_reminder_sent', data_type: 'BooleanField' }), 'Status flag');
+});
+
+test('a column typed by an entity class is a reference to it, by an enumeration class a category; the name still leads', () => {
+  assert.equal(leafOf({ table_name: 'loan_notes', field_name: 'branch', data_type: 'Branch' }), 'Foreign key');
+  assert.equal(leafOf({ table_name: 'loan_notes', field_name: 'guarantor', data_type: 'Guarantor' }), 'Foreign key');
+  assert.equal(leafOf({ table_name: 'payments', field_name: 'channel', data_type: 'SettlementChannelType?' }), 'Category');
+  // A class named after personal data holds that data; a telling name beats the class.
+  assert.equal(leafOf({ table_name: 'borrowers', field_name: 'address', data_type: 'Address' }), 'Postal address');
+  assert.equal(leafOf({ table_name: 'borrowers', field_name: 'gender', data_type: 'CodeValue' }), 'Gender');
+  // Value classes and known families are not entities.
+  assert.notEqual(leafOf({ table_name: 'loans', field_name: 'disbursedOn', data_type: 'LocalDate' }), 'Foreign key');
+  assert.notEqual(leafOf({ table_name: 'loans', field_name: 'graceTime', data_type: 'Duration' }), 'Foreign key');
+});
+
+test('one-time codes are secrets, not card codes; cc, bcc and to in a table of mail are addresses, not cards', () => {
+  assert.equal(leafOf({ table_name: 'signups', field_name: 'email_confirmation_code', data_type: 'varchar(12)' }), 'API key or token');
+  assert.equal(leafOf({ table_name: 'accounts', field_name: 'backupRecoveryCode', data_type: 'string(32)' }), 'API key or token');
+  assert.equal(leafOf({ table_name: 'logins', field_name: 'otp', data_type: 'varchar(8)' }), 'API key or token');
+  assert.equal(leafOf({ table_name: 'outbox_messages', field_name: 'cc', data_type: 'text' }), 'Email address');
+  assert.equal(leafOf({ table_name: 'outbox_messages', field_name: 'to', data_type: 'text' }), 'Email address');
+  assert.equal(leafOf({ table_name: 'drafts', field_name: 'bcc', data_type: 'text' }), 'Email address');
+  // Outside mail a card's security code is still one.
+  assert.equal(leafOf({ table_name: 'payment_cards', field_name: 'security_code', data_type: 'varchar(4)' }), 'Card verification code');
+});
+
+test('a tiny integer that nothing else speaks for is a flag, a wider one a metric; names still decide', () => {
+  assert.equal(leafOf({ table_name: 'widgets', field_name: 'zorblat', data_type: 'tinyint(4)' }), 'Status flag');
+  assert.equal(leafOf({ table_name: 'widgets', field_name: 'zorblat', data_type: 'TINYINT UNSIGNED' }), 'Status flag');
+  assert.equal(leafOf({ table_name: 'widgets', field_name: 'zorblat', data_type: 'int(11)' }), 'Metric value');
+  assert.equal(leafOf({ table_name: 'widgets', field_name: 'retry_count', data_type: 'tinyint(4)' }), 'Metric value');
+});
+
+test("Frappe's Link fields are references; a clinician's or a dependant's name is a person's", () => {
+  assert.equal(leafOf({ table_name: 'tabTreatment Plan', field_name: 'physiotherapist', data_type: 'Link' }), 'Foreign key');
+  assert.equal(leafOf({ table_name: 'tabTreatment Plan', field_name: 'linked_entry', data_type: 'Dynamic Link' }), 'Foreign key');
+  assert.equal(leafOf({ table_name: 'tabTreatment Plan', field_name: 'clinician_name', data_type: 'Data' }), 'Full name');
+  assert.equal(leafOf({ table_name: 'benefits', field_name: 'dependant_name', data_type: 'varchar(100)' }), 'Full name');
+  // A Link whose name says what it holds keeps it.
+  assert.equal(leafOf({ table_name: 'tabTreatment Plan', field_name: 'currency', data_type: 'Link' }), 'Currency code');
+});
+
+test("a person's named conditions are diagnoses, in English and Portuguese; a drawing's stroke is not", () => {
+  assert.equal(leafOf({ table_name: 'applicants_health', field_name: 'diabetic', data_type: 'varchar(1)' }), 'Diagnosis');
+  assert.equal(leafOf({ table_name: 'intake_forms', field_name: 'asthma', data_type: 'varchar(3)' }), 'Diagnosis');
+  assert.equal(leafOf({ table_name: 'triagem', field_name: 'hipertenso', data_type: 'char(1)' }), 'Diagnosis');
+  assert.equal(leafOf({ table_name: 'candidates', field_name: 'family_medical_history', data_type: 'text' }), 'Diagnosis');
+  assert.notEqual(leafOf({ table_name: 'canvas_shapes', field_name: 'stroke', data_type: 'varchar(20)' }), 'Diagnosis');
 });
