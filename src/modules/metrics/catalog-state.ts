@@ -13,7 +13,7 @@ import { ThreadedNearestIndex, type Neighbours } from './ann-threads.js';
 import { AXIS_KEYS, type RawAxes } from './axes.js';
 import { addInto, normalizeInto } from './vectors.js';
 import type { CatalogFieldRow } from '../fields/fields.service.js';
-import { NOT_INDEXED, sameVector, Twins } from './twins.js';
+import { hashVector, NOT_INDEXED, sameVector, Twins } from './twins.js';
 
 /** Peer statistics use at most this many same-tag fields, chosen by a hash of the field id (deterministic). */
 export const PEER_SAMPLE_SIZE = 256;
@@ -119,6 +119,13 @@ export class CatalogState {
   private predTag = new Int32Array(0);
   private predLevel = new Uint8Array(0);
   private predConf = new Float32Array(0);
+  /** 1 when the field's classification is the classifier's own answer (fields.classification_source = classifier). */
+  private selfClassified = new Uint8Array(0);
+  /**
+   * Confirmed fields by the hash of their embedding: a confirmed twin (same embedding) speaks for or against every
+   * other twin, however many twins there are (a field's 10 nearest may all be unreviewed twins).
+   */
+  private readonly confirmedByHash = new Map<number, number[]>();
   hashOf = new Uint32Array(0);
   private tagPosition = new Int32Array(0);
   private levelPosition = new Int32Array(0);
@@ -185,6 +192,24 @@ export class CatalogState {
     return this.confirmed[slot] === 1;
   }
 
+  /** Whether the field's classification is the classifier's own answer, not yet confirmed by a reviewer. */
+  isSelfClassified(slot: number): boolean {
+    return this.selfClassified[slot] === 1;
+  }
+
+  /** The confirmed fields with the same embedding as the field in this slot (itself excluded). */
+  confirmedTwins(slot: number): number[] {
+    const e = this.embedding(slot);
+    const list = this.confirmedByHash.get(hashVector(e));
+    if (!list) return [];
+    return list.filter((other) => other !== slot && sameVector(this.embedding(other), e));
+  }
+
+  /** The field's twins (same embedding, itself excluded), at most `limit` of them. */
+  twinsOf(slot: number, limit?: number): number[] {
+    return this.twins.twinsOf(slot, limit);
+  }
+
   level(slot: number): string {
     return this.levelNames[this.levelOf[slot] as number] as string;
   }
@@ -239,6 +264,7 @@ export class CatalogState {
     this.tagOf[slot] = row.tag_id;
     this.levelOf[slot] = this.levelNumber(row.level);
     this.confirmed[slot] = row.review_status === 'confirmed' ? 1 : 0;
+    this.selfClassified[slot] = row.classification_source === 'classifier' && row.review_status !== 'confirmed' ? 1 : 0;
     const predicted = row.predicted_tag_id !== null && row.predicted_tag_id !== undefined && row.predicted_level ? row.predicted_tag_id : 0;
     this.predTag[slot] = predicted;
     this.predLevel[slot] = predicted === 0 ? 0 : this.levelNumber(row.predicted_level as string);
@@ -356,6 +382,10 @@ export class CatalogState {
     if (this.confirmed[slot] === 1) {
       addInto(tag.confirmedSum, e, 1);
       tag.confirmedCount++;
+      const h = hashVector(e);
+      const list = this.confirmedByHash.get(h);
+      if (list) list.push(slot);
+      else this.confirmedByHash.set(h, [slot]);
     }
     const level = this.levels[this.levelOf[slot] as number] as GroupState;
     addInto(level.sum, e, 1);
@@ -378,6 +408,10 @@ export class CatalogState {
       if (this.confirmed[slot] === 1) {
         addInto(tag.confirmedSum, e, -1);
         tag.confirmedCount--;
+        const h = hashVector(e);
+        const list = this.confirmedByHash.get(h)?.filter((other) => other !== slot) ?? [];
+        if (list.length > 0) this.confirmedByHash.set(h, list);
+        else this.confirmedByHash.delete(h);
       }
       if (tag.count === 0) this.tags.delete(tagId);
     }
@@ -423,6 +457,7 @@ export class CatalogState {
     this.predTag = widen(this.predTag, (n) => new Int32Array(n));
     this.predLevel = widen(this.predLevel, (n) => new Uint8Array(n));
     this.predConf = widen(this.predConf, (n) => new Float32Array(n));
+    this.selfClassified = widen(this.selfClassified, (n) => new Uint8Array(n));
     this.hashOf = widen(this.hashOf, (n) => new Uint32Array(n));
     this.tagPosition = widen(this.tagPosition, (n) => new Int32Array(n));
     this.levelPosition = widen(this.levelPosition, (n) => new Int32Array(n));

@@ -223,6 +223,11 @@ export interface ClassificationEvidenceInput {
   rank: LevelRank;
   /** Top-level group of a tag (for "far" disagreements). */
   groupOf: (tagId: number) => string;
+  /**
+   * The field's classification is the classifier's own answer (not given by an import, not confirmed): its agreement
+   * with itself is no evidence, its doubt is.
+   */
+  selfClassified?: boolean;
 }
 
 export interface ClassificationEvidence {
@@ -241,6 +246,10 @@ export interface ClassificationEvidence {
   overClassifier: number;
   /** classifierOther for a field alone in its tag (no peers or neighbours of its tag can speak for or against it). */
   classifierOtherAlone: number;
+  /** The field's classification is the classifier's own answer (see ClassificationEvidenceInput.selfClassified). */
+  selfClassified?: boolean;
+  /** For a self-classified field, 1 − the classifier's calibrated confidence in it (its own probability of being wrong); else 0. */
+  selfDoubt?: number;
 }
 
 /**
@@ -286,7 +295,57 @@ export function classificationEvidence(x: ClassificationEvidenceInput): Classifi
     underClassifier: own < 0 || pr < 0 ? 0 : Math.max(0, pr - own) * (p?.confidence ?? 0),
     overClassifier: own < 0 || pr < 0 ? 0 : Math.max(0, own - pr) * (p?.confidence ?? 0),
     classifierOtherAlone: x.tagLevels.reduce((n, l) => n + l.count, 0) <= 1 ? classifierOther : 0,
+    selfClassified: x.selfClassified === true,
+    selfDoubt: x.selfClassified === true && p !== null && !other ? clamp(1 - p.confidence, 0, 1) : 0,
   };
+}
+
+// ---------------------------------------------------------------- what reviewers said nearby
+
+export interface ReviewedEvidence {
+  /** Similarity-weighted count of confirmed nearest fields with another classification (tag, or level), in [0, k]. */
+  confirmedOther: number;
+  /** … and with the same classification. */
+  confirmedAgrees: number;
+  /**
+   * A confirmed field with the same embedding (a twin: the same column in another table, shard or source) and
+   * another classification — the reviewer's correction of one applies to the others — or null.
+   */
+  twin: { tagId: number; level: string } | null;
+}
+
+/**
+ * What reviewers decided about the fields nearest to this one: confirmed neighbours that disagree or agree with its
+ * classification, and a confirmed twin with another classification (the most common one among its confirmed twins,
+ * ties to the higher level). Independent of the classifier's answer; a correction teaches it at once.
+ */
+export function reviewedEvidence(neighbours: readonly Neighbour[], self: { tag_id: number; level: string }, confirmedTwins: ReadonlyArray<{ tag_id: number; level: string }>, rank: LevelRank): ReviewedEvidence {
+  let confirmedOther = 0;
+  let confirmedAgrees = 0;
+  for (const n of neighbours) {
+    if (!n.confirmed || !Number.isFinite(n.similarity)) continue;
+    const w = Math.max(0, n.similarity);
+    if (n.tag_id === self.tag_id && n.level === self.level) confirmedAgrees += w;
+    else confirmedOther += w;
+  }
+  const votes = new Map<string, { tagId: number; level: string; n: number }>();
+  for (const t of confirmedTwins) {
+    if (t.tag_id === self.tag_id && t.level === self.level) continue;
+    const key = `${t.tag_id}/${t.level}`;
+    const v = votes.get(key) ?? { tagId: t.tag_id, level: t.level, n: 0 };
+    v.n++;
+    votes.set(key, v);
+  }
+  const agreeing = confirmedTwins.filter((t) => t.tag_id === self.tag_id && t.level === self.level).length;
+  let twin: ReviewedEvidence['twin'] = null;
+  let best = agreeing;
+  for (const v of votes.values()) {
+    if (v.n > best || (twin !== null && v.n === best && rank(v.level) > rank(twin.level))) {
+      best = v.n;
+      twin = { tagId: v.tagId, level: v.level };
+    }
+  }
+  return { confirmedOther, confirmedAgrees, twin };
 }
 
 export interface FieldMeasurement {

@@ -17,7 +17,7 @@ import type { Neighbours } from './ann-threads.js';
 import { buildAxisDistributions, normalizeAxes, perAxis, type AxisDistributions } from './axes.js';
 import type { CatalogReplica } from './catalog-replica.js';
 import { hashSampleLimit, type CatalogState, type RememberedRaw } from './catalog-state.js';
-import { classificationEvidence, marginScale, measureField, type ClassificationEvidence, type FieldMeasurement, type Neighbour, type TagStats } from './measure-field.js';
+import { classificationEvidence, marginScale, measureField, reviewedEvidence, type ClassificationEvidence, type FieldMeasurement, type Neighbour, type ReviewedEvidence, type TagStats } from './measure-field.js';
 import * as repo from './metrics.repository.js';
 import { outlierScore, outlierTerms, severityOf, type OutlierInput, type SeverityThresholds } from './outlier-model.js';
 import { REASON_NEIGHBOURS, reasonFor, type ReasonInput, type ReasonNeighbour } from './reason.js';
@@ -78,6 +78,7 @@ interface Measured extends FieldMeasurement {
   evidence: ClassificationEvidence;
   predicted: { tagId: number; level: string; confidence: number } | null;
   confirmed: boolean;
+  reviewed: ReviewedEvidence;
 }
 
 /**
@@ -393,7 +394,9 @@ export class MetricsWorker {
         }
       });
       const predicted = state.predicted(slot);
-      const evidence = classificationEvidence({ tagId, level, neighbours, predicted, tagLevels: state.tagLevels(tagId), defaultLevel: defaultLevel(tagId), rank, groupOf });
+      const evidence = classificationEvidence({ tagId, level, neighbours, predicted, tagLevels: state.tagLevels(tagId), defaultLevel: defaultLevel(tagId), rank, groupOf, selfClassified: state.isSelfClassified(slot) });
+      const twins = state.confirmedTwins(slot).map((t) => ({ tag_id: state.tagOf[t] as number, level: state.level(t) }));
+      const reviewed = reviewedEvidence(neighbours, { tag_id: tagId, level }, twins, rank);
       const measured = measureField({
         embedding: state.embedding(slot),
         tagId,
@@ -408,7 +411,7 @@ export class MetricsWorker {
         tagStats: stats,
       });
       state.remember(slot, { raw: measured.axes.raw, peer: measured.margins.peerMargin, anchor: measured.margins.anchorMargin });
-      return { ...measured, id, tagId, level, nearest: neighbours[0], neighbours, evidence, predicted, confirmed: state.isConfirmed(slot) };
+      return { ...measured, id, tagId, level, nearest: neighbours[0], neighbours, evidence, predicted, confirmed: state.isConfirmed(slot), reviewed };
     };
 
     const pre: Measured[] = [];
@@ -436,7 +439,7 @@ export class MetricsWorker {
     const distributions = this.distributions as AxisDistributions;
     const computedAt = this.deps.clock.now().toISOString();
     this.times.computeMs += performance.now() - started;
-    const computed = pre.map(({ id, tagId, level, axes, nearest, neighbours, margins, disagreement, nearestRatio, evidence, predicted, confirmed }) => {
+    const computed = pre.map(({ id, tagId, level, axes, nearest, neighbours, margins, disagreement, nearestRatio, evidence, predicted, confirmed, reviewed }) => {
       let basis: string | null = null;
       let confirmedUnchanged = false;
       if (confirmed) {
@@ -459,6 +462,7 @@ export class MetricsWorker {
         nearestRatio,
         evidence,
         confirmedUnchanged,
+        reviewed,
         ...(this.scales ? { scales: this.scales } : {}),
       };
       this.featureLog?.set(id, input);
