@@ -11,7 +11,7 @@ import { auroc, precisionAtK } from './measures.js';
 import { drawCorrections, importSelfClassified, isWrong, type FieldState, type SelfField } from './self-classified.js';
 
 type Feature = (typeof OUTLIER_FEATURES)[number];
-const SELF: Feature[] = ['selfBias', 'selfDoubt', 'selfDisagreement', 'selfNearestRatio', 'selfPeerMargin', 'selfAnchorMargin'];
+const SELF: Feature[] = ['selfBias', 'selfDoubt', 'selfDisagreement', 'selfNearestRatio', 'selfPeerMargin', 'selfAnchorMargin', 'selfLooseTag'];
 const REVIEWED: Feature[] = ['confirmedOther', 'confirmedAgrees', 'twinOther'];
 const seed = Number(process.env.QUALITY_CORRECT_SEED ?? 25);
 
@@ -65,13 +65,11 @@ try {
   };
   const before = await catalog.read();
   const self = stage(before, new Set(), SELF, new Map());
-  const wrongIds = fields
-    .filter((f: SelfField) => {
-      const s = before.get(f.id) as FieldState;
-      return isWrong(f, s.tagPath, s.level, rank);
-    })
-    .map((f) => f.id);
-  const corrected = drawCorrections(wrongIds, seed);
+  const wrong = fields.filter((f: SelfField) => {
+    const s = before.get(f.id) as FieldState;
+    return isWrong(f, s.tagPath, s.level, rank);
+  });
+  const corrected = drawCorrections(wrong, seed);
   await catalog.correct([...corrected]);
   const after = await catalog.read();
   stage(after, corrected, REVIEWED, self);

@@ -10,6 +10,7 @@
 // the worker drained again, and the same printed for the fields not corrected.
 // Run: npx tsx bench/quality/self-classified.ts   Knobs: QUALITY_CORRECT_SEED (default 25), QUALITY_HALVES
 // (default "development,held-out").
+import type { Database } from '../../src/db/database.js';
 import type { Caller } from '../../src/http/access.js';
 import type { OutlierInput } from '../../src/modules/metrics/outlier-model.js';
 import { loadPublicSets, type BenchField } from '../classify/sets.js';
@@ -50,6 +51,7 @@ export interface SelfClassifiedCatalog {
   /** The worker's record of every stored field's model input (when asked for). */
   featureLog: Map<string, OutlierInput> | null;
   rank(level: string): number;
+  database: Database;
   close(): Promise<void>;
 }
 
@@ -99,6 +101,7 @@ export async function importSelfClassified(options: { record?: boolean } = {}): 
       fields,
       featureLog: app.services.metricsWorker.featureLog,
       rank,
+      database,
       async read() {
         const rows = await database.db
           .selectFrom('fields')
@@ -196,12 +199,13 @@ export function printFigures(title: string, rows: ReadonlyArray<[string, HalfFig
   }
 }
 
-/** A seeded third of the wrong fields (the reviewer's corrections). */
-export function drawCorrections(wrongIds: readonly string[], seed: number): Set<string> {
+/** A seeded third of the wrong fields (the reviewer's corrections), drawn in the order of their names (ids are random). */
+export function drawCorrections(wrong: ReadonlyArray<Pick<SelfField, 'id' | 'source' | 'truth'>>, seed: number): Set<string> {
   const rng = mulberry32(seed);
-  const order = [...wrongIds].sort().map((id) => ({ id, r: rng() }));
+  const key = (f: Pick<SelfField, 'source' | 'truth'>): string => `${f.source}\u0000${f.truth.input.table_name}\u0000${f.truth.input.field_name}`;
+  const order = [...wrong].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)).map((f) => ({ id: f.id, r: rng() }));
   order.sort((a, b) => a.r - b.r);
-  return new Set(order.slice(0, Math.round(wrongIds.length / 3)).map((o) => o.id));
+  return new Set(order.slice(0, Math.round(wrong.length / 3)).map((o) => o.id));
 }
 
 async function main(): Promise<void> {
@@ -216,14 +220,14 @@ async function main(): Promise<void> {
     const rows = (state: Map<string, FieldState>, skip: ReadonlySet<string>): Array<[string, HalfFigures]> =>
       halves.map((half) => [half, figures(fields.filter((f) => f.half === half && !skip.has(f.id)).map((f) => ({ f, s: state.get(f.id) as FieldState })), rank)]);
     printFigures('Before corrections (the classifier\'s own answers)', rows(before, new Set()));
-    const wrongIds = fields.filter((f) => halves.includes(f.half)).filter((f) => {
+    const wrong = fields.filter((f) => halves.includes(f.half)).filter((f) => {
       const s = before.get(f.id) as FieldState;
       return isWrong(f, s.tagPath, s.level, rank);
-    }).map((f) => f.id);
-    const corrected = drawCorrections(wrongIds, seed);
+    });
+    const corrected = drawCorrections(wrong, seed);
     await catalog.correct([...corrected]);
     const after = await catalog.read();
-    printFigures(`After a reviewer corrects ${corrected.size} of the ${wrongIds.length} wrong fields (seed ${seed}); the figures of the fields not corrected`, rows(after, corrected));
+    printFigures(`After a reviewer corrects ${corrected.size} of the ${wrong.length} wrong fields (seed ${seed}); the figures of the fields not corrected`, rows(after, corrected));
   } finally {
     await catalog.close();
   }

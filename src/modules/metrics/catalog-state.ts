@@ -11,6 +11,7 @@
 import { decodeVector } from '../../db/database.js';
 import { ThreadedNearestIndex, type Neighbours } from './ann-threads.js';
 import { AXIS_KEYS, type RawAxes } from './axes.js';
+import { classifierSupport } from './measure-field.js';
 import { addInto, normalizeInto } from './vectors.js';
 import type { CatalogFieldRow } from '../fields/fields.service.js';
 import { hashVector, NOT_INDEXED, sameVector, Twins } from './twins.js';
@@ -126,6 +127,14 @@ export class CatalogState {
    * other twin, however many twins there are (a field's 10 nearest may all be unreviewed twins).
    */
   private readonly confirmedByHash = new Map<number, number[]>();
+  /** What a self-classified field's answer rested on (classifierSupport): word points, runner-up share, runner-up path (index into runnerPaths, −1 none). */
+  private supportWords = new Float32Array(0);
+  private supportRunnerUp = new Float32Array(0);
+  private supportRunnerPath = new Int32Array(0);
+  private readonly runnerPaths: string[] = [];
+  private readonly runnerPathIndex = new Map<string, number>();
+  /** Per tag the classifier predicted: how many of those fields reviewers confirmed as predicted, how many they corrected, and to what. */
+  private readonly answerReviewsByTag = new Map<number, { kept: number; corrected: number; to: Map<string, number> }>();
   hashOf = new Uint32Array(0);
   private tagPosition = new Int32Array(0);
   private levelPosition = new Int32Array(0);
@@ -205,6 +214,30 @@ export class CatalogState {
     return list.filter((other) => other !== slot && sameVector(this.embedding(other), e));
   }
 
+  /** What a self-classified field's answer rested on; null when unknown or the field is not self-classified. */
+  support(slot: number): { words: number; runnerUp: number; runnerUpPath: string | null } | null {
+    if (this.selfClassified[slot] !== 1 || Number.isNaN(this.supportWords[slot] as number)) return null;
+    const p = this.supportRunnerPath[slot] as number;
+    return { words: this.supportWords[slot] as number, runnerUp: this.supportRunnerUp[slot] as number, runnerUpPath: p >= 0 ? (this.runnerPaths[p] as string) : null };
+  }
+
+  /**
+   * How reviewers treated the fields the classifier gave this tag: kept as predicted or corrected, and the most
+   * common correction (tag id and level) with its count; null when none was reviewed.
+   */
+  answerReviews(predictedTagId: number): { kept: number; corrected: number; top: { tagId: number; level: string; count: number } | null } | null {
+    const r = this.answerReviewsByTag.get(predictedTagId);
+    if (!r || r.kept + r.corrected === 0) return null;
+    let top: { tagId: number; level: string; count: number } | null = null;
+    for (const [key, count] of r.to) {
+      if (count > 0 && (!top || count > top.count)) {
+        const [tagId, level] = key.split('\u0000');
+        top = { tagId: Number(tagId), level: level as string, count };
+      }
+    }
+    return { kept: r.kept, corrected: r.corrected, top };
+  }
+
   /** The field's twins (same embedding, itself excluded), at most `limit` of them. */
   twinsOf(slot: number, limit?: number): number[] {
     return this.twins.twinsOf(slot, limit);
@@ -265,6 +298,10 @@ export class CatalogState {
     this.levelOf[slot] = this.levelNumber(row.level);
     this.confirmed[slot] = row.review_status === 'confirmed' ? 1 : 0;
     this.selfClassified[slot] = row.classification_source === 'classifier' && row.review_status !== 'confirmed' ? 1 : 0;
+    const support = this.selfClassified[slot] === 1 ? classifierSupport(row.classification_evidence) : null;
+    this.supportWords[slot] = support ? support.words : Number.NaN;
+    this.supportRunnerUp[slot] = support ? support.runnerUp : 0;
+    this.supportRunnerPath[slot] = support?.runnerUpPath ? this.internPath(support.runnerUpPath) : -1;
     const predicted = row.predicted_tag_id !== null && row.predicted_tag_id !== undefined && row.predicted_level ? row.predicted_tag_id : 0;
     this.predTag[slot] = predicted;
     this.predLevel[slot] = predicted === 0 ? 0 : this.levelNumber(row.predicted_level as string);
@@ -386,6 +423,7 @@ export class CatalogState {
       const list = this.confirmedByHash.get(h);
       if (list) list.push(slot);
       else this.confirmedByHash.set(h, [slot]);
+      this.countReview(slot, 1);
     }
     const level = this.levels[this.levelOf[slot] as number] as GroupState;
     addInto(level.sum, e, 1);
@@ -412,6 +450,7 @@ export class CatalogState {
         const list = this.confirmedByHash.get(h)?.filter((other) => other !== slot) ?? [];
         if (list.length > 0) this.confirmedByHash.set(h, list);
         else this.confirmedByHash.delete(h);
+        this.countReview(slot, -1);
       }
       if (tag.count === 0) this.tags.delete(tagId);
     }
@@ -428,6 +467,30 @@ export class CatalogState {
     const t: TagState = { sum: new Float32Array(this.dimensions), count: 0, members: new SlotList(), levelCounts: new Map(), confirmedSum: new Float32Array(this.dimensions), confirmedCount: 0, sample: null };
     this.tags.set(tagId, t);
     return t;
+  }
+
+  private internPath(path: string): number {
+    let i = this.runnerPathIndex.get(path);
+    if (i === undefined) {
+      i = this.runnerPaths.length;
+      this.runnerPaths.push(path);
+      this.runnerPathIndex.set(path, i);
+    }
+    return i;
+  }
+
+  /** Counts a confirmed field's treatment of the classifier's view (kept or corrected), +1 on attach, −1 on detach. */
+  private countReview(slot: number, delta: number): void {
+    const predicted = this.predTag[slot] as number;
+    if (predicted === 0) return;
+    const r = this.answerReviewsByTag.get(predicted) ?? { kept: 0, corrected: 0, to: new Map<string, number>() };
+    if (this.tagOf[slot] === predicted && this.levelOf[slot] === this.predLevel[slot]) r.kept += delta;
+    else {
+      r.corrected += delta;
+      const key = `${this.tagOf[slot] as number}\u0000${this.level(slot)}`;
+      r.to.set(key, (r.to.get(key) ?? 0) + delta);
+    }
+    this.answerReviewsByTag.set(predicted, r);
   }
 
   private levelNumber(level: string): number {
@@ -458,6 +521,9 @@ export class CatalogState {
     this.predLevel = widen(this.predLevel, (n) => new Uint8Array(n));
     this.predConf = widen(this.predConf, (n) => new Float32Array(n));
     this.selfClassified = widen(this.selfClassified, (n) => new Uint8Array(n));
+    this.supportWords = widen(this.supportWords, (n) => new Float32Array(n));
+    this.supportRunnerUp = widen(this.supportRunnerUp, (n) => new Float32Array(n));
+    this.supportRunnerPath = widen(this.supportRunnerPath, (n) => new Int32Array(n));
     this.hashOf = widen(this.hashOf, (n) => new Uint32Array(n));
     this.tagPosition = widen(this.tagPosition, (n) => new Int32Array(n));
     this.levelPosition = widen(this.levelPosition, (n) => new Int32Array(n));

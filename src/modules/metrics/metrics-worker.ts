@@ -17,7 +17,7 @@ import type { Neighbours } from './ann-threads.js';
 import { buildAxisDistributions, normalizeAxes, perAxis, type AxisDistributions } from './axes.js';
 import type { CatalogReplica } from './catalog-replica.js';
 import { hashSampleLimit, type CatalogState, type RememberedRaw } from './catalog-state.js';
-import { classificationEvidence, marginScale, measureField, reviewedEvidence, type ClassificationEvidence, type FieldMeasurement, type Neighbour, type ReviewedEvidence, type TagStats } from './measure-field.js';
+import { classificationEvidence, groupCohesion, marginScale, measureField, reviewedEvidence, type ClassificationEvidence, type FieldMeasurement, type Neighbour, type ReviewedEvidence, type TagStats } from './measure-field.js';
 import * as repo from './metrics.repository.js';
 import { outlierScore, outlierTerms, severityOf, type OutlierInput, type SeverityThresholds } from './outlier-model.js';
 import { REASON_NEIGHBOURS, reasonFor, type ReasonInput, type ReasonNeighbour } from './reason.js';
@@ -331,6 +331,7 @@ export class MetricsWorker {
     label: (tagId: number, level: string | null) => string;
     defaultLevel: (tagId: number) => string | null;
     groupOf: (tagId: number) => string;
+    tagIdOf: (chainPath: string) => number | undefined;
   }> {
     const anchors = await this.deps.taxonomy.tagAnchors();
     const tagIndex = anchors.index;
@@ -363,14 +364,15 @@ export class MetricsWorker {
       const i = path.indexOf('/');
       return i < 0 ? path : path.slice(0, i);
     };
-    return { stats, anchorOf, label, defaultLevel, groupOf };
+    const tagIdOf = (chainPath: string): number | undefined => tagIndex.byPath.get(chainPath)?.id;
+    return { stats, anchorOf, label, defaultLevel, groupOf, tagIdOf };
   }
 
   /** Computes the metrics of the given fields from the in-memory catalog (fields it does not hold are skipped). */
   private async computeFields(prepared: Prepared): Promise<Array<repo.FieldMetricsRow & { risk: number }>> {
     const { state } = prepared;
     const started = performance.now();
-    const { stats, anchorOf, label, defaultLevel, groupOf } = await this.tagStats(state);
+    const { stats, anchorOf, label, defaultLevel, groupOf, tagIdOf } = await this.tagStats(state);
     const levelRanks = new Map(this.deps.taxonomy.listLevels().map((l, i) => [l.code, i]));
     const rank = (level: string): number => levelRanks.get(level) ?? -1;
     const usualLevel = (tagId: number): string | null => {
@@ -394,7 +396,7 @@ export class MetricsWorker {
         }
       });
       const predicted = state.predicted(slot);
-      const evidence = classificationEvidence({ tagId, level, neighbours, predicted, tagLevels: state.tagLevels(tagId), defaultLevel: defaultLevel(tagId), rank, groupOf, selfClassified: state.isSelfClassified(slot) });
+      const evidence = classificationEvidence({ tagId, level, neighbours, predicted, tagLevels: state.tagLevels(tagId), defaultLevel: defaultLevel(tagId), rank, groupOf, selfClassified: state.isSelfClassified(slot), tagCohesion: groupCohesion(tag?.sum, tag?.count ?? 0) });
       const twins = state.confirmedTwins(slot).map((t) => ({ tag_id: state.tagOf[t] as number, level: state.level(t) }));
       const reviewed = reviewedEvidence(neighbours, { tag_id: tagId, level }, twins, rank);
       const measured = measureField({
@@ -468,7 +470,24 @@ export class MetricsWorker {
       this.featureLog?.set(id, input);
       const score = outlierScore(input);
       const severity = severityOf(score, this.deps.severity);
-      const suggestion = suggestClassification({ tagId, level, neighbours, predicted, margins, evidence, outlierScore: score, threshold: Math.min(SUGGEST_FROM, this.deps.severity.medium), usualLevel, rank });
+      const slot = state.slot(id);
+      const support = slot === undefined ? null : state.support(slot);
+      const reviews = predicted && evidence.selfClassified ? state.answerReviews(predicted.tagId) : null;
+      const suggestion = suggestClassification({
+        tagId,
+        level,
+        neighbours,
+        predicted,
+        margins,
+        evidence,
+        outlierScore: score,
+        threshold: Math.min(SUGGEST_FROM, this.deps.severity.medium),
+        usualLevel,
+        rank,
+        twin: reviewed.twin,
+        runnerUpTagId: support?.runnerUpPath ? (tagIdOf(support.runnerUpPath) ?? null) : null,
+        corrections: reviews?.top ? { tagId: reviews.top.tagId, level: reviews.top.level, share: reviews.top.count / (reviews.kept + reviews.corrected) } : null,
+      });
       const risk = riskOf(score, severity, level, suggestion, rank);
       // A nearest field deleted since the search has no name (and its deletion makes this field stale again).
       const nearestName = nearest ? names.get(nearest.id) : undefined;

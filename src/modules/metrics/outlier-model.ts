@@ -60,23 +60,25 @@ export const OUTLIER_WEIGHTS = {
   // nothing, so its own doubt and the evidence independent of its answer weigh instead. Fitted by
   // bench/quality/fit-self.ts on the development half of the public schemas, on top of the terms above.
   /** log-odds added to every self-classified field */
-  selfBias: 0,
+  selfBias: 6.05,
   /** per unit of the classifier's doubt (1 − confidence) in its own answer */
-  selfDoubt: 0,
+  selfDoubt: 7.3,
   /** per unit of neighbour disagreement, for a self-classified field (on top of `disagreement`) */
-  selfDisagreement: 0,
+  selfDisagreement: -1.55,
   /** per unit of the nearest-field ratio, for a self-classified field (on top of `nearestRatio`) */
-  selfNearestRatio: 0,
+  selfNearestRatio: -1.1,
   /** per robust-scale unit of peer margin, for a self-classified field */
-  selfPeerMargin: 0,
+  selfPeerMargin: -0.55,
   /** per robust-scale unit of anchor margin, for a self-classified field */
-  selfAnchorMargin: 0,
+  selfAnchorMargin: -0.35,
+  /** per unit of 1 − the tag's cohesion, for a self-classified field */
+  selfLooseTag: 2.45,
   /** per similarity-weighted confirmed neighbour with another classification (capped at confirmedClip) */
-  confirmedOther: 0,
+  confirmedOther: 0.35,
   /** per similarity-weighted confirmed neighbour with the same classification (capped) */
-  confirmedAgrees: 0,
+  confirmedAgrees: -0.95,
   /** a confirmed twin (same embedding) with another classification */
-  twinOther: 0,
+  twinOther: 6,
   /** confirmed-neighbour counts are capped here */
   confirmedClip: 3,
   /** log-odds taken off a confirmed field whose neighbourhood has not changed since its confirmation */
@@ -111,6 +113,7 @@ export interface OutlierTerms {
   selfNearestRatio: number;
   selfPeerMargin: number;
   selfAnchorMargin: number;
+  selfLooseTag: number;
   confirmedOther: number;
   confirmedAgrees: number;
   twinOther: number;
@@ -137,6 +140,7 @@ export const OUTLIER_FEATURES = [
   'selfNearestRatio',
   'selfPeerMargin',
   'selfAnchorMargin',
+  'selfLooseTag',
   'confirmedOther',
   'confirmedAgrees',
   'twinOther',
@@ -183,6 +187,7 @@ export function outlierSignals(input: OutlierInput): OutlierTerms {
     selfNearestRatio: self * ratio,
     selfPeerMargin: self * peer,
     selfAnchorMargin: self * anchor,
+    selfLooseTag: self * clamp(finiteOr(e?.selfLooseTag ?? 0, 0), 0, 2),
     confirmedOther: c(r?.confirmedOther),
     confirmedAgrees: c(r?.confirmedAgrees),
     twinOther: r?.twin ? 1 : 0,

@@ -33,7 +33,7 @@ export interface ReasonInput {
   /** Another tag that fits better than the field's own (negative margin), if any; used only when it is the suggestion. */
   betterTag?: { classification: string; by: 'anchor' | 'peers' } | null;
   /** The suggested classification's label and what chose it. */
-  suggestion?: { classification: string; sameTag: boolean; by: 'classifier' | 'neighbours' | 'margins' | 'level' } | null;
+  suggestion?: { classification: string; sameTag: boolean; by: 'classifier' | 'neighbours' | 'margins' | 'level' | 'twin' | 'corrections' } | null;
   /** The classifier's view when it disagrees with the tag: its label and confidence. */
   classifier?: { classification: string; confidence: number } | null;
   /**
