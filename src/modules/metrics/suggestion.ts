@@ -62,7 +62,8 @@ export function suggestClassification(x: SuggestionInput): Suggestion | null {
   // A self-classified field's own tag IS the classifier's answer: its confidence is already in the score, and counting
   // it again as support for the current tag would hide every alternative.
   if (x.predicted && !(x.evidence.selfClassified && x.predicted.tagId === x.tagId)) add(x.predicted.tagId, x.predicted.confidence);
-  if (x.runnerUpTagId !== null && x.runnerUpTagId !== undefined && x.runnerUpTagId !== x.tagId) add(x.runnerUpTagId, RUNNER_UP_SUPPORT);
+  // The runner-up of the classifier's own answer (an imported label was not its answer: its view counts above).
+  if (x.evidence.selfClassified && x.runnerUpTagId !== null && x.runnerUpTagId !== undefined && x.runnerUpTagId !== x.tagId) add(x.runnerUpTagId, RUNNER_UP_SUPPORT);
   if (x.corrections && x.corrections.tagId !== x.tagId) add(x.corrections.tagId, x.corrections.share);
   const m = x.margins;
   if (m.peerMargin !== null) add(m.peerMargin < 0 ? m.bestOtherPeerTagId : x.tagId, 0.5);
