@@ -527,6 +527,8 @@ export class MetricsWorker {
         terms: outlierTerms(input),
         severity,
         confirmedUnchanged,
+        selfConfidence: evidence.selfClassified && predicted ? predicted.confidence : null,
+        twin: reviewed.twin ? { classification: label(reviewed.twin.tagId, reviewed.twin.level) } : null,
       };
       // The nearest fields a suspicious field's reason counts; a deleted one (no name) is left out, as for the nearest.
       const counted = severity === 'low' ? [] : neighbours.slice(0, REASON_NEIGHBOURS);

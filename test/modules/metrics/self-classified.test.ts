@@ -1,7 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { classificationEvidence, classifierSupport, groupCohesion, reviewedEvidence, type ClassificationEvidenceInput, type TagMargins } from '../../../src/modules/metrics/measure-field.js';
-import { outlierScore, type OutlierInput } from '../../../src/modules/metrics/outlier-model.js';
+import { outlierScore, outlierTerms, type OutlierInput } from '../../../src/modules/metrics/outlier-model.js';
+import { reasonFor } from '../../../src/modules/metrics/reason.js';
 import { suggestClassification, type SuggestionInput } from '../../../src/modules/metrics/suggestion.js';
 import { AXIS_KEYS, type AxisScores } from '../../../src/modules/metrics/axes.js';
 import { adminToken, bearer, buildTestApp, json, type TestApp } from '../../helpers/app.js';
@@ -76,6 +77,36 @@ describe('self-classified fields: the signals', () => {
     const plain = { scores: uniform(0.5), neighbourDisagreement: 0 };
     const logit = (p: number): number => Math.log(p / (1 - p));
     assert.ok(logit(outlierScore({ ...plain, reviewed: r })) - logit(outlierScore(plain)) > 4);
+  });
+});
+
+describe('self-classified fields: reasons', () => {
+  const evidence = classificationEvidence({ tagId: 11, level: 'L1', neighbours: [], predicted: { tagId: 11, level: 'L1', confidence: 0.35 }, tagLevels: [{ level: 'L1', count: 5 }], defaultLevel: 'L1', rank, groupOf, selfClassified: true, tagCohesion: 0.2 });
+  const input: OutlierInput = { scores: uniform(0.5), neighbourDisagreement: 0, evidence };
+
+  it("says how sure the classifier was of its own answer, and its second choice when that is the suggestion", () => {
+    const text = reasonFor({
+      classification: 'Technical/Object name (L1)',
+      scores: uniform(0.5),
+      terms: outlierTerms(input),
+      severity: 'high',
+      selfConfidence: 0.35,
+      suggestion: { classification: 'Technical/Foreign key (L1)', sameTag: false, by: 'classifier' },
+    });
+    assert.match(text, /^FieldLens classified it Technical\/Object name \(L1\) itself, only 35% sure from its name, table, type and values; its second choice was Technical\/Foreign key \(L1\)\./);
+  });
+
+  it("names a twin's confirmation", () => {
+    const reviewed = { confirmedOther: 0, confirmedAgrees: 0, twin: { tagId: 2, level: 'L4' } };
+    const text = reasonFor({
+      classification: 'Technical/Timestamp (L1)',
+      scores: uniform(0.5),
+      terms: outlierTerms({ scores: uniform(0.5), neighbourDisagreement: 0, reviewed }),
+      severity: 'high',
+      twin: { classification: 'Personal/Identity/Date of birth (L4)' },
+      suggestion: { classification: 'Personal/Identity/Date of birth (L4)', sameTag: false, by: 'twin' },
+    });
+    assert.match(text, /^A reviewer confirmed the same column elsewhere as Personal\/Identity\/Date of birth \(L4\); it is Technical\/Timestamp \(L1\)\./);
   });
 });
 
