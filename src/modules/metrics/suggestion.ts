@@ -37,6 +37,9 @@ export interface SuggestionInput {
   corrections?: { tagId: number; level: string; share: number } | null;
 }
 
+/** From this outlier score on, a self-classified field is offered its best-supported other tag whatever its own tag's support. */
+export const SELF_ALTERNATIVE_FROM = 0.5;
+
 /** Support of a self-classified field's runner-up tag (the classifier's second choice). */
 export const RUNNER_UP_SUPPORT = 1;
 
@@ -77,7 +80,9 @@ export function suggestClassification(x: SuggestionInput): Suggestion | null {
       bestSupport = s;
     }
   }
-  if (best !== null && bestSupport > own) {
+  // A self-classified field the score calls more likely wrong than right shows its best alternative even when its own
+  // tag has more support: that support comes mostly from the same classifier's answers around it.
+  if (best !== null && (bestSupport > own || (x.evidence.selfClassified === true && x.outlierScore >= SELF_ALTERNATIVE_FROM))) {
     const fromClassifier = x.predicted !== null && x.predicted.tagId === best;
     const fromCorrections = !fromClassifier && x.corrections?.tagId === best;
     const level = fromClassifier ? (x.predicted as { level: string }).level : fromCorrections ? (x.corrections as { level: string }).level : (x.usualLevel(best) ?? x.level);

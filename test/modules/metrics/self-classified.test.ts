@@ -139,6 +139,10 @@ describe('self-classified fields: suggestions', () => {
     assert.equal(runner?.by, 'classifier');
     const corrected = suggestClassification({ ...base, runnerUpTagId: 2, corrections: { tagId: 3, level: 'L3', share: 1 }, neighbours: [{ similarity: 0.9, tag_id: 3, level: 'L3', confirmed: true }] });
     assert.deepEqual({ tagId: corrected?.tagId, level: corrected?.level, by: corrected?.by }, { tagId: 3, level: 'L3', by: 'corrections' });
+    // Its own tag better supported by its neighbours: the alternative is shown only once the score calls it likely wrong.
+    const crowd = Array.from({ length: 5 }, () => ({ similarity: 0.9, tag_id: 11, level: 'L1' }));
+    assert.equal(suggestClassification({ ...base, runnerUpTagId: 2, neighbours: crowd, outlierScore: 0.3 }), null);
+    assert.equal(suggestClassification({ ...base, runnerUpTagId: 2, neighbours: crowd, outlierScore: 0.6 })?.tagId, 2);
     // A field imported with this label: the classifier agreeing with it still counts for the label.
     const imported = classificationEvidence({ tagId: 11, level: 'L1', neighbours: [], predicted: { tagId: 11, level: 'L1', confidence: 0.8 }, tagLevels: [{ level: 'L1', count: 5 }], defaultLevel: 'L1', rank, groupOf });
     assert.equal(suggestClassification({ ...base, evidence: imported, runnerUpTagId: 2 }), null);
