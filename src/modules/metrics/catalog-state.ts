@@ -127,9 +127,7 @@ export class CatalogState {
    * other twin, however many twins there are (a field's 10 nearest may all be unreviewed twins).
    */
   private readonly confirmedByHash = new Map<number, number[]>();
-  /** What a self-classified field's answer rested on (classifierSupport): word points, runner-up share, runner-up path (index into runnerPaths, −1 none). */
-  private supportWords = new Float32Array(0);
-  private supportRunnerUp = new Float32Array(0);
+  /** A self-classified field's runner-up tag as its evidence names it (classifierSupport): index into runnerPaths, −1 none. */
   private supportRunnerPath = new Int32Array(0);
   private readonly runnerPaths: string[] = [];
   private readonly runnerPathIndex = new Map<string, number>();
@@ -214,11 +212,11 @@ export class CatalogState {
     return list.filter((other) => other !== slot && sameVector(this.embedding(other), e));
   }
 
-  /** What a self-classified field's answer rested on; null when unknown or the field is not self-classified. */
-  support(slot: number): { words: number; runnerUp: number; runnerUpPath: string | null } | null {
-    if (this.selfClassified[slot] !== 1 || Number.isNaN(this.supportWords[slot] as number)) return null;
+  /** The chain path of a self-classified field's runner-up (the classifier's second choice); null when none or not self-classified. */
+  runnerUpPath(slot: number): string | null {
+    if (this.selfClassified[slot] !== 1) return null;
     const p = this.supportRunnerPath[slot] as number;
-    return { words: this.supportWords[slot] as number, runnerUp: this.supportRunnerUp[slot] as number, runnerUpPath: p >= 0 ? (this.runnerPaths[p] as string) : null };
+    return p >= 0 ? (this.runnerPaths[p] as string) : null;
   }
 
   /**
@@ -299,8 +297,6 @@ export class CatalogState {
     this.confirmed[slot] = row.review_status === 'confirmed' ? 1 : 0;
     this.selfClassified[slot] = row.classification_source === 'classifier' && row.review_status !== 'confirmed' ? 1 : 0;
     const support = this.selfClassified[slot] === 1 ? classifierSupport(row.classification_evidence) : null;
-    this.supportWords[slot] = support ? support.words : Number.NaN;
-    this.supportRunnerUp[slot] = support ? support.runnerUp : 0;
     this.supportRunnerPath[slot] = support?.runnerUpPath ? this.internPath(support.runnerUpPath) : -1;
     const predicted = row.predicted_tag_id !== null && row.predicted_tag_id !== undefined && row.predicted_level ? row.predicted_tag_id : 0;
     this.predTag[slot] = predicted;
@@ -521,8 +517,6 @@ export class CatalogState {
     this.predLevel = widen(this.predLevel, (n) => new Uint8Array(n));
     this.predConf = widen(this.predConf, (n) => new Float32Array(n));
     this.selfClassified = widen(this.selfClassified, (n) => new Uint8Array(n));
-    this.supportWords = widen(this.supportWords, (n) => new Float32Array(n));
-    this.supportRunnerUp = widen(this.supportRunnerUp, (n) => new Float32Array(n));
     this.supportRunnerPath = widen(this.supportRunnerPath, (n) => new Int32Array(n));
     this.hashOf = widen(this.hashOf, (n) => new Uint32Array(n));
     this.tagPosition = widen(this.tagPosition, (n) => new Int32Array(n));

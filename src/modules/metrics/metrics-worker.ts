@@ -471,7 +471,7 @@ export class MetricsWorker {
       const score = outlierScore(input);
       const severity = severityOf(score, this.deps.severity);
       const slot = state.slot(id);
-      const support = slot === undefined ? null : state.support(slot);
+      const runnerUpPath = slot === undefined ? null : state.runnerUpPath(slot);
       const reviews = predicted && evidence.selfClassified ? state.answerReviews(predicted.tagId) : null;
       const suggestion = suggestClassification({
         tagId,
@@ -485,7 +485,7 @@ export class MetricsWorker {
         usualLevel,
         rank,
         twin: reviewed.twin,
-        runnerUpTagId: support?.runnerUpPath ? (tagIdOf(support.runnerUpPath) ?? null) : null,
+        runnerUpTagId: runnerUpPath ? (tagIdOf(runnerUpPath) ?? null) : null,
         corrections: reviews?.top ? { tagId: reviews.top.tagId, level: reviews.top.level, share: reviews.top.count / (reviews.kept + reviews.corrected) } : null,
       });
       const risk = riskOf(score, severity, level, suggestion, rank);
