@@ -13,150 +13,18 @@
 // Besides the cold figures it prints top-1 "with confirmations": each labelled field classified as if the organisation
 // had confirmed every other labelled field of the same set (leave one out; the nearest CONFIRMED_NEIGHBOURS by
 // embedding, as the service finds them), i.e. how far the classifier follows an organisation's own conventions.
-import { createHash } from 'node:crypto';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEmbedder } from '../src/embeddings/embedder.js';
 import { calibrate, CALIBRATION, CALIBRATION_NAME_ONLY, fitIsotonic } from '../src/modules/classifier/calibration.js';
-import { buildClassifierContext, scoreField, type ClassifierContext, type ClassifyInput, type ConfirmedNeighbour } from '../src/modules/classifier/classifier.js';
-import { flattenTaxonomy, leafChainPaths } from '../src/modules/taxonomy/default-taxonomy.js';
-import { samplesFor } from './classify/samples.js';
+import { buildClassifierContext, scoreField, type ClassifierContext, type ConfirmedNeighbour } from '../src/modules/classifier/classifier.js';
+import { flattenTaxonomy } from '../src/modules/taxonomy/default-taxonomy.js';
+import { CATEGORY_LEAVES, loadOwnSet, loadPublicSets, SENSITIVE_ROOTS, withTableColumns, type BenchField } from './classify/sets.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const externalDir = process.env.FIELDLENS_EXTERNAL_LABELS ?? path.resolve(repoRoot, '../shared/data/external-labels');
 const args = new Set(process.argv.slice(2));
-
-/** Category keys → default leaves that count as right (the external-labels README's table). */
-const CATEGORY_LEAVES: Readonly<Record<string, readonly string[]>> = {
-  'personal.identity.full_name': ['Full name', 'First name', 'Last name'],
-  'personal.identity.national_id_number': ['National ID number'],
-  'personal.identity.passport_number': ['Passport number'],
-  'personal.identity.driver_license_number': ['Driver licence number'],
-  'personal.identity.date_of_birth': ['Date of birth'],
-  'personal.identity.gender': ['Gender'],
-  'personal.contact.email': ['Email address'],
-  'personal.contact.phone': ['Phone number'],
-  'personal.contact.postal_address': ['Postal address', 'Postal code'],
-  'personal.contact.ip_address': ['IP address'],
-  'personal.credentials.password_hash': ['Password hash'],
-  'personal.credentials.api_key_or_secret_token': ['API key or token'],
-  'personal.credentials.security_question_answer': ['Security question'],
-  'financial.bank_account_number': ['Bank account number'],
-  'financial.payment_card_number': ['Payment card number', 'Card expiry date', 'Card verification code'],
-  'financial.salary_income': ['Salary'],
-  'financial.tax_identifier': ['Tax identification number'],
-  'financial.transaction_amount': ['Monetary amount', 'Account balance'],
-  'health.diagnosis': ['Diagnosis'],
-  'health.medication': ['Medication'],
-  'health.medical_record_number': ['Medical record number'],
-  'health.insurance_member_id': ['Health insurance number', 'Insurance policy number'],
-  'location.gps_coordinates': ['Geo coordinates', 'Precise location'],
-  'location.city_region': ['City', 'Country', 'Approximate location', 'Postal code'],
-  'business.order_details': ['Order ID', 'Quantity', 'Shipment tracking number', 'Invoice number', 'Discount code'],
-  'business.product_catalog': ['Product SKU', 'Public product description', 'Category'],
-  'business.price_cost': ['Price', 'Monetary amount'],
-  'business.supplier_partner': ['Organisation name'],
-  'business.contract_terms': ['Contract reference'],
-  'technical.surrogate_key': ['Record ID', 'Foreign key', 'Customer ID', 'Order ID', 'Employee ID', 'Transaction ID'],
-  'technical.record_timestamp': ['Timestamp'],
-  'technical.status_flag': ['Status flag'],
-  'technical.version_metadata': ['Version', 'Hash or checksum', 'Configuration setting'],
-  'technical.log_message': ['Log message', 'Event name', 'User agent'],
-  'public.reference_code': ['Country code', 'Currency code', 'Language code', 'Unit of measure', 'Category'],
-  'public.marketing_content': ['Public product description'],
-};
-const SENSITIVE_ROOTS = new Set(['Personal', 'Credentials & secrets', 'Financial', 'Health', 'Location']);
-
-interface BenchField {
-  input: ClassifyInput;
-  /** Leaves that count as right; empty when the source gives no category. */
-  accept: readonly string[];
-  /** The source says: not personal (a negative). */
-  negative: boolean;
-  /** The label is personal or otherwise sensitive data (undefined: the source does not say). */
-  sensitive?: boolean;
-}
-
-// ------------------------------------------------------------------------------------------------------------
-// Sets
-
-/**
- * Parses a labelled set in the own-set format: `@table` lines, then `column | data type | leaf[/other leaf…] |
- * sample generator | comment`. Other leaves of the same category count as right too, as for the external sets.
- */
-function parseLabelled(text: string, origin: string): BenchField[] {
-  const flat = flattenTaxonomy();
-  const leafByName = new Map(leafChainPaths(flat).map((p) => [p.slice(p.lastIndexOf('/') + 1), p]));
-  const out: BenchField[] = [];
-  let table = '';
-  let seq = 0;
-  for (const raw of text.split('\n')) {
-    const line = raw.trim();
-    if (line === '' || line.startsWith('#')) continue;
-    if (line.startsWith('@')) {
-      table = line.slice(1).trim();
-      continue;
-    }
-    const [field, type, label, gen, comment] = line.split('|').map((s) => s.trim());
-    if (!field || !label) throw new Error(`${origin}: bad line: ${line}`);
-    const leaves = label.split('/').map((l) => l.trim());
-    const paths = leaves.map((leaf) => {
-      const p = leafByName.get(leaf);
-      if (!p) throw new Error(`${origin}: label ${leaf} is not a default leaf`);
-      return p;
-    });
-    seq++;
-    const cats = Object.values(CATEGORY_LEAVES).filter((l) => leaves.some((leaf) => l.includes(leaf)));
-    const accept = [...new Set([...leaves, ...cats.flat()])];
-    const sensitive = SENSITIVE_ROOTS.has((paths[0] as string).split('/')[0] as string);
-    out.push({
-      input: { table_name: table, field_name: field, data_type: type || null, comment: comment || null, sample_values: gen ? samplesFor(gen, seq) : undefined },
-      accept,
-      negative: !sensitive,
-      sensitive,
-    });
-  }
-  return withTableColumns(out, (f) => f.input.table_name);
-}
-
-function loadOwnSet(): BenchField[] {
-  return parseLabelled(readFileSync(path.join(repoRoot, 'bench/classify/own-set.txt'), 'utf8'), 'own-set.txt');
-}
-
-/**
- * The public-schema sets (bench/classify/public/*.txt, one real schema each, labelled by bench/classify/LABELLING.md).
- * Each file is its own source. Its half is drawn from a hash of its file name, never chosen by hand: development
- * (misses may be read with --errors and rules written against them) or held-out (only its figures are ever printed).
- */
-function loadPublicSets(): Array<{ source: string; half: 'development' | 'held-out'; fields: BenchField[] }> {
-  const dir = path.join(repoRoot, 'bench/classify/public');
-  if (!existsSync(dir)) return [];
-  return readdirSync(dir)
-    .filter((f) => f.endsWith('.txt'))
-    .sort()
-    .map((file) => ({
-      source: file.replace(/\.txt$/, ''),
-      half: ((createHash('sha256').update(file).digest()[0] as number) % 2 === 0 ? 'development' : 'held-out') as 'development' | 'held-out',
-      fields: parseLabelled(readFileSync(path.join(dir, file), 'utf8'), file),
-    }));
-}
-
-/**
- * Gives every field the names of its table's columns, as import and scan do (the other columns are context), unless
- * `--no-context` asks for the classifier without them (to compare in one run).
- */
-function withTableColumns(fields: BenchField[], key: (f: BenchField) => string): BenchField[] {
-  if (process.argv.includes('--no-context')) return fields;
-  const byTable = new Map<string, string[]>();
-  for (const f of fields) {
-    const k = key(f);
-    const list = byTable.get(k) ?? [];
-    list.push(f.input.field_name);
-    byTable.set(k, list);
-  }
-  return fields.map((f) => ({ ...f, input: { ...f.input, table_columns: byTable.get(key(f)) ?? null } }));
-}
 
 interface ExternalRow {
   dataset?: string;

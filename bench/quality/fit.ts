@@ -5,8 +5,9 @@
 // in metrics.math.ts score. Only tuning seeds belong here; held-out seeds are for run.ts alone.
 // Run: npx tsx bench/quality/fit.ts   Knob: QUALITY_TUNING (default "1/7,2/12,3/13"), QUALITY_SHARE (0.1).
 import { auroc, precisionAtK } from './measures.js';
-import { OUTLIER_FEATURES, OUTLIER_WEIGHTS, outlierScore, outlierTerms, type OutlierInput } from '../../src/modules/metrics/outlier-model.js';
+import { OUTLIER_FEATURES, OUTLIER_WEIGHTS, outlierScore, outlierSignals, type OutlierInput } from '../../src/modules/metrics/outlier-model.js';
 import { ERROR_MODES, type ErrorMode } from './catalog.js';
+import { fitLogistic } from './logistic.js';
 import { importFlippedCatalog } from './setup.js';
 
 const TUNING = (process.env.QUALITY_TUNING ?? '1/7,2/12,3/13').split(',').map((s) => s.split('/').map(Number) as [number, number]);
@@ -23,10 +24,10 @@ interface SeedData {
   stored: number[];
 }
 
-/** The unweighted signals, exactly as outlierTerms() clips and defaults them: each term divided by its weight. */
+/** The unweighted signals, exactly as outlierTerms() clips and defaults them. */
 function featuresOf(input: OutlierInput): number[] {
-  const terms = outlierTerms(input);
-  return FEATURES.map((f) => terms[f] / OUTLIER_WEIGHTS[f]);
+  const signals = outlierSignals(input);
+  return FEATURES.map((f) => signals[f]);
 }
 
 /** The catalog of one seed and mode, imported and drained with the worker recording every field's model input. */
@@ -40,50 +41,6 @@ async function collect(seed: number, flipSeed: number, mode: ErrorMode): Promise
   } finally {
     await close();
   }
-}
-
-/** Solves A x = b (Gaussian elimination with partial pivoting); A is small and symmetric positive definite here. */
-function solve(a: number[][], b: number[]): number[] {
-  const n = b.length;
-  const m = a.map((row, i) => [...row, b[i]!]);
-  for (let c = 0; c < n; c++) {
-    let p = c;
-    for (let r = c + 1; r < n; r++) if (Math.abs(m[r]![c]!) > Math.abs(m[p]![c]!)) p = r;
-    [m[c], m[p]] = [m[p]!, m[c]!];
-    for (let r = 0; r < n; r++) {
-      if (r === c) continue;
-      const f = m[r]![c]! / m[c]![c]!;
-      for (let k = c; k <= n; k++) m[r]![k]! -= f * m[c]![k]!;
-    }
-  }
-  return m.map((row, i) => row[n]! / row[i]!);
-}
-
-/** Logistic regression by Newton's method; returns [intercept, ...weights]. */
-function fitLogistic(x: number[][], y: boolean[], ridge = 1e-3): number[] {
-  const d = x[0]!.length + 1;
-  let w = new Array<number>(d).fill(0);
-  for (let iter = 0; iter < 100; iter++) {
-    const g = new Array<number>(d).fill(0);
-    const h = Array.from({ length: d }, () => new Array<number>(d).fill(0));
-    x.forEach((row, i) => {
-      const xi = [1, ...row];
-      const p = 1 / (1 + Math.exp(-xi.reduce((s, v, k) => s + v * w[k]!, 0)));
-      const r = p - (y[i] ? 1 : 0);
-      for (let a = 0; a < d; a++) {
-        g[a]! += r * xi[a]!;
-        for (let b = 0; b < d; b++) h[a]![b]! += p * (1 - p) * xi[a]! * xi[b]!;
-      }
-    });
-    for (let a = 1; a < d; a++) {
-      g[a]! += ridge * w[a]!;
-      h[a]![a]! += ridge;
-    }
-    const step = solve(h, g);
-    w = w.map((v, k) => v - step[k]!);
-    if (Math.max(...step.map(Math.abs)) < 1e-9) break;
-  }
-  return w;
 }
 
 const linear = (w: number[], row: number[]): number => row.reduce((s, v, k) => s + v * w[k + 1]!, w[0]!);

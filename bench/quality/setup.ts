@@ -24,13 +24,12 @@ export interface ImportedCatalog {
   close(): Promise<void>;
 }
 
-export async function importFlippedCatalog(
-  seed: number,
-  flipSeed: number,
-  share: number,
-  mode: ErrorMode = 'random',
-  prepare?: (worker: ImportedCatalog['app']['services']['metricsWorker']) => void,
-): Promise<ImportedCatalog> {
+/** A fresh service on a temporary SQLite database (no sample data), bootstrapped; close() removes it. */
+export async function openQualityApp(prepare?: (worker: Awaited<ReturnType<typeof buildApp>>['services']['metricsWorker']) => void): Promise<{
+  app: Awaited<ReturnType<typeof buildApp>>;
+  database: Database;
+  close(): Promise<void>;
+}> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-quality-'));
   const config = loadConfig({ DATABASE_URL: `sqlite:${path.join(dir, 'q.db')}`, FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_ADMIN_PASSWORD: 'quality-bench-passphrase-0001', LOG_LEVEL: 'warn' });
   const database = openDatabase(config.database);
@@ -42,6 +41,25 @@ export async function importFlippedCatalog(
     await database.close();
     fs.rmSync(dir, { recursive: true, force: true });
   };
+  return { app, database, close };
+}
+
+/** Adds a data source directly, as a sample source so that the trial's quota of 3 does not apply; its fields go through the service. */
+export async function addBenchDataSource(database: Database, name: string): Promise<string> {
+  const id = randomUUID();
+  const now = new Date().toISOString();
+  await database.db.insertInto('datasources').values({ id, name, type: 'postgresql', description: null, is_sample: 1, created_at: now, updated_at: now }).execute();
+  return id;
+}
+
+export async function importFlippedCatalog(
+  seed: number,
+  flipSeed: number,
+  share: number,
+  mode: ErrorMode = 'random',
+  prepare?: (worker: ImportedCatalog['app']['services']['metricsWorker']) => void,
+): Promise<ImportedCatalog> {
+  const { app, database, close } = await openQualityApp(prepare);
   try {
     const catalog = buildQualityCatalog(seed);
     const { fields, flipped } = seededErrors(catalog, mode, share, flipSeed);
@@ -50,10 +68,7 @@ export async function importFlippedCatalog(
     const ids: string[] = new Array<string>(fields.length);
     const t0 = performance.now();
     for (const [name, list] of bySource) {
-      // Data sources inserted directly as sample sources so the trial's quota of 3 does not apply; fields go through the service.
-      const id = randomUUID();
-      const now = new Date().toISOString();
-      await database.db.insertInto('datasources').values({ id, name, type: 'postgresql', description: null, is_sample: 1, created_at: now, updated_at: now }).execute();
+      const id = await addBenchDataSource(database, name);
       for (let s = 0; s < list.length; s += 5000) {
         const part = list.slice(s, s + 5000);
         const res = await app.services.fields.importFields(SYSTEM_ACTOR, {

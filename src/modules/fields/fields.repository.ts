@@ -378,9 +378,13 @@ export interface CatalogFieldRow {
   predicted_tag_id?: number | null;
   predicted_level?: string | null;
   predicted_confidence?: number | null;
+  /** How the classification was given (import, classifier, reviewer); absent when unknown. */
+  classification_source?: FieldRow['classification_source'];
+  /** The classifier's evidence (JSON) when it gave the classification; read for what its answer rested on. */
+  classification_evidence?: string | null;
 }
 
-const CATALOG_COLUMNS = ['id', 'tag_id', 'level', 'review_status', 'embedding', 'predicted_tag_id', 'predicted_level', 'predicted_confidence'] as const;
+const CATALOG_COLUMNS = ['id', 'tag_id', 'level', 'review_status', 'embedding', 'predicted_tag_id', 'predicted_level', 'predicted_confidence', 'classification_source', 'classification_evidence'] as const;
 
 export async function countFields(db: Queryable): Promise<number> {
   const row = await db.selectFrom('fields').select((s) => s.fn.countAll<number>().as('n')).executeTakeFirst();

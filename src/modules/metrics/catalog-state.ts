@@ -11,9 +11,10 @@
 import { decodeVector } from '../../db/database.js';
 import { ThreadedNearestIndex, type Neighbours } from './ann-threads.js';
 import { AXIS_KEYS, type RawAxes } from './axes.js';
+import { classifierSupport } from './measure-field.js';
 import { addInto, normalizeInto } from './vectors.js';
 import type { CatalogFieldRow } from '../fields/fields.service.js';
-import { NOT_INDEXED, sameVector, Twins } from './twins.js';
+import { hashVector, NOT_INDEXED, sameVector, Twins } from './twins.js';
 
 /** Peer statistics use at most this many same-tag fields, chosen by a hash of the field id (deterministic). */
 export const PEER_SAMPLE_SIZE = 256;
@@ -119,6 +120,19 @@ export class CatalogState {
   private predTag = new Int32Array(0);
   private predLevel = new Uint8Array(0);
   private predConf = new Float32Array(0);
+  /** 1 when the field's classification is the classifier's own answer (fields.classification_source = classifier). */
+  private selfClassified = new Uint8Array(0);
+  /**
+   * Confirmed fields by the hash of their embedding: a confirmed twin (same embedding) speaks for or against every
+   * other twin, however many twins there are (a field's 10 nearest may all be unreviewed twins).
+   */
+  private readonly confirmedByHash = new Map<number, number[]>();
+  /** A self-classified field's runner-up tag as its evidence names it (classifierSupport): index into runnerPaths, −1 none. */
+  private supportRunnerPath = new Int32Array(0);
+  private readonly runnerPaths: string[] = [];
+  private readonly runnerPathIndex = new Map<string, number>();
+  /** Per tag the classifier predicted: how many of those fields reviewers confirmed as predicted, how many they corrected, and to what. */
+  private readonly answerReviewsByTag = new Map<number, { kept: number; corrected: number; to: Map<string, number> }>();
   hashOf = new Uint32Array(0);
   private tagPosition = new Int32Array(0);
   private levelPosition = new Int32Array(0);
@@ -185,6 +199,48 @@ export class CatalogState {
     return this.confirmed[slot] === 1;
   }
 
+  /** Whether the field's classification is the classifier's own answer, not yet confirmed by a reviewer. */
+  isSelfClassified(slot: number): boolean {
+    return this.selfClassified[slot] === 1;
+  }
+
+  /** The confirmed fields with the same embedding as the field in this slot (itself excluded). */
+  confirmedTwins(slot: number): number[] {
+    const e = this.embedding(slot);
+    const list = this.confirmedByHash.get(hashVector(e));
+    if (!list) return [];
+    return list.filter((other) => other !== slot && sameVector(this.embedding(other), e));
+  }
+
+  /** The chain path of a self-classified field's runner-up (the classifier's second choice); null when none or not self-classified. */
+  runnerUpPath(slot: number): string | null {
+    if (this.selfClassified[slot] !== 1) return null;
+    const p = this.supportRunnerPath[slot] as number;
+    return p >= 0 ? (this.runnerPaths[p] as string) : null;
+  }
+
+  /**
+   * How reviewers treated the fields the classifier gave this tag: kept as predicted or corrected, and the most
+   * common correction (tag id and level) with its count; null when none was reviewed.
+   */
+  answerReviews(predictedTagId: number): { kept: number; corrected: number; top: { tagId: number; level: string; count: number } | null } | null {
+    const r = this.answerReviewsByTag.get(predictedTagId);
+    if (!r || r.kept + r.corrected === 0) return null;
+    let top: { tagId: number; level: string; count: number } | null = null;
+    for (const [key, count] of r.to) {
+      if (count > 0 && (!top || count > top.count)) {
+        const [tagId, level] = key.split('\u0000');
+        top = { tagId: Number(tagId), level: level as string, count };
+      }
+    }
+    return { kept: r.kept, corrected: r.corrected, top };
+  }
+
+  /** The field's twins (same embedding, itself excluded), at most `limit` of them. */
+  twinsOf(slot: number, limit?: number): number[] {
+    return this.twins.twinsOf(slot, limit);
+  }
+
   level(slot: number): string {
     return this.levelNames[this.levelOf[slot] as number] as string;
   }
@@ -239,6 +295,9 @@ export class CatalogState {
     this.tagOf[slot] = row.tag_id;
     this.levelOf[slot] = this.levelNumber(row.level);
     this.confirmed[slot] = row.review_status === 'confirmed' ? 1 : 0;
+    this.selfClassified[slot] = row.classification_source === 'classifier' && row.review_status !== 'confirmed' ? 1 : 0;
+    const support = this.selfClassified[slot] === 1 ? classifierSupport(row.classification_evidence) : null;
+    this.supportRunnerPath[slot] = support?.runnerUpPath ? this.internPath(support.runnerUpPath) : -1;
     const predicted = row.predicted_tag_id !== null && row.predicted_tag_id !== undefined && row.predicted_level ? row.predicted_tag_id : 0;
     this.predTag[slot] = predicted;
     this.predLevel[slot] = predicted === 0 ? 0 : this.levelNumber(row.predicted_level as string);
@@ -356,6 +415,11 @@ export class CatalogState {
     if (this.confirmed[slot] === 1) {
       addInto(tag.confirmedSum, e, 1);
       tag.confirmedCount++;
+      const h = hashVector(e);
+      const list = this.confirmedByHash.get(h);
+      if (list) list.push(slot);
+      else this.confirmedByHash.set(h, [slot]);
+      this.countReview(slot, 1);
     }
     const level = this.levels[this.levelOf[slot] as number] as GroupState;
     addInto(level.sum, e, 1);
@@ -378,6 +442,11 @@ export class CatalogState {
       if (this.confirmed[slot] === 1) {
         addInto(tag.confirmedSum, e, -1);
         tag.confirmedCount--;
+        const h = hashVector(e);
+        const list = this.confirmedByHash.get(h)?.filter((other) => other !== slot) ?? [];
+        if (list.length > 0) this.confirmedByHash.set(h, list);
+        else this.confirmedByHash.delete(h);
+        this.countReview(slot, -1);
       }
       if (tag.count === 0) this.tags.delete(tagId);
     }
@@ -394,6 +463,30 @@ export class CatalogState {
     const t: TagState = { sum: new Float32Array(this.dimensions), count: 0, members: new SlotList(), levelCounts: new Map(), confirmedSum: new Float32Array(this.dimensions), confirmedCount: 0, sample: null };
     this.tags.set(tagId, t);
     return t;
+  }
+
+  private internPath(path: string): number {
+    let i = this.runnerPathIndex.get(path);
+    if (i === undefined) {
+      i = this.runnerPaths.length;
+      this.runnerPaths.push(path);
+      this.runnerPathIndex.set(path, i);
+    }
+    return i;
+  }
+
+  /** Counts a confirmed field's treatment of the classifier's view (kept or corrected), +1 on attach, −1 on detach. */
+  private countReview(slot: number, delta: number): void {
+    const predicted = this.predTag[slot] as number;
+    if (predicted === 0) return;
+    const r = this.answerReviewsByTag.get(predicted) ?? { kept: 0, corrected: 0, to: new Map<string, number>() };
+    if (this.tagOf[slot] === predicted && this.levelOf[slot] === this.predLevel[slot]) r.kept += delta;
+    else {
+      r.corrected += delta;
+      const key = `${this.tagOf[slot] as number}\u0000${this.level(slot)}`;
+      r.to.set(key, (r.to.get(key) ?? 0) + delta);
+    }
+    this.answerReviewsByTag.set(predicted, r);
   }
 
   private levelNumber(level: string): number {
@@ -423,6 +516,8 @@ export class CatalogState {
     this.predTag = widen(this.predTag, (n) => new Int32Array(n));
     this.predLevel = widen(this.predLevel, (n) => new Uint8Array(n));
     this.predConf = widen(this.predConf, (n) => new Float32Array(n));
+    this.selfClassified = widen(this.selfClassified, (n) => new Uint8Array(n));
+    this.supportRunnerPath = widen(this.supportRunnerPath, (n) => new Int32Array(n));
     this.hashOf = widen(this.hashOf, (n) => new Uint32Array(n));
     this.tagPosition = widen(this.tagPosition, (n) => new Int32Array(n));
     this.levelPosition = widen(this.levelPosition, (n) => new Int32Array(n));

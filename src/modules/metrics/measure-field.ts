@@ -223,6 +223,13 @@ export interface ClassificationEvidenceInput {
   rank: LevelRank;
   /** Top-level group of a tag (for "far" disagreements). */
   groupOf: (tagId: number) => string;
+  /**
+   * The field's classification is the classifier's own answer (not given by an import, not confirmed): its agreement
+   * with itself is no evidence, its doubt is.
+   */
+  selfClassified?: boolean;
+  /** Mean similarity between two fields of the tag (from its running sum), null below two fields: low for a catch-all tag. */
+  tagCohesion?: number | null;
 }
 
 export interface ClassificationEvidence {
@@ -241,6 +248,12 @@ export interface ClassificationEvidence {
   overClassifier: number;
   /** classifierOther for a field alone in its tag (no peers or neighbours of its tag can speak for or against it). */
   classifierOtherAlone: number;
+  /** The field's classification is the classifier's own answer (see ClassificationEvidenceInput.selfClassified). */
+  selfClassified?: boolean;
+  /** For a self-classified field, 1 − the classifier's calibrated confidence in it (its own probability of being wrong); else 0. */
+  selfDoubt?: number;
+  /** For a self-classified field: 1 − its tag's cohesion (a tag the classifier fills with unlike fields is a catch-all). */
+  selfLooseTag?: number;
 }
 
 /**
@@ -286,7 +299,108 @@ export function classificationEvidence(x: ClassificationEvidenceInput): Classifi
     underClassifier: own < 0 || pr < 0 ? 0 : Math.max(0, pr - own) * (p?.confidence ?? 0),
     overClassifier: own < 0 || pr < 0 ? 0 : Math.max(0, own - pr) * (p?.confidence ?? 0),
     classifierOtherAlone: x.tagLevels.reduce((n, l) => n + l.count, 0) <= 1 ? classifierOther : 0,
+    selfClassified: x.selfClassified === true,
+    selfDoubt: x.selfClassified === true && p !== null && !other ? clamp(1 - p.confidence, 0, 1) : 0,
+    selfLooseTag: x.selfClassified === true && x.tagCohesion !== null && x.tagCohesion !== undefined ? clamp(1 - x.tagCohesion, 0, 2) : 0,
   };
+}
+
+// ---------------------------------------------------------------- how much the classifier had to go on
+
+/** What the classifier's answer rested on, read from its evidence list (fields.classification_evidence). */
+export interface ClassifierSupport {
+  /** Points the chosen tag got from the words of the name, table, columns and comment, the values and confirmed fields (not the type prior or the anchor). */
+  words: number;
+  /** The best runner-up's points (its strongest evidence items, as listed) over the chosen tag's points, in [0, 1]; 0 when none is listed. */
+  runnerUp: number;
+  /** Chain path of the best runner-up, or null. */
+  runnerUpPath: string | null;
+}
+
+const WORD_FACTORS = new Set(['name', 'table', 'context', 'comment', 'values', 'confirmed_fields']);
+
+/**
+ * Reads what the classifier's answer rested on from its evidence (JSON array of {factor, score, detail, for?}; items
+ * with `for` speak for a runner-up). Null when the text is absent or not such an array.
+ */
+export function classifierSupport(evidenceJson: string | null | undefined): ClassifierSupport | null {
+  if (!evidenceJson) return null;
+  let items: unknown;
+  try {
+    items = JSON.parse(evidenceJson);
+  } catch {
+    return null;
+  }
+  if (!Array.isArray(items)) return null;
+  let words = 0;
+  let total = 0;
+  const runners = new Map<string, number>();
+  for (const item of items as Array<{ factor?: unknown; score?: unknown; for?: unknown }>) {
+    const score = typeof item.score === 'number' && Number.isFinite(item.score) ? item.score : 0;
+    if (score <= 0) continue;
+    if (typeof item.for === 'string') runners.set(item.for, (runners.get(item.for) ?? 0) + score);
+    else {
+      total += score;
+      if (typeof item.factor === 'string' && WORD_FACTORS.has(item.factor)) words += score;
+    }
+  }
+  let runnerUpPath: string | null = null;
+  let best = 0;
+  for (const [path, score] of runners) {
+    if (score > best) {
+      best = score;
+      runnerUpPath = path;
+    }
+  }
+  return { words, runnerUp: total > 0 ? clamp(best / total, 0, 1) : runnerUpPath !== null ? 1 : 0, runnerUpPath };
+}
+
+// ---------------------------------------------------------------- what reviewers said nearby
+
+export interface ReviewedEvidence {
+  /** Similarity-weighted count of confirmed nearest fields with another classification (tag, or level), in [0, k]. */
+  confirmedOther: number;
+  /** … and with the same classification. */
+  confirmedAgrees: number;
+  /**
+   * A confirmed field with the same embedding (a twin: the same column in another table, shard or source) and
+   * another classification — the reviewer's correction of one applies to the others — or null.
+   */
+  twin: { tagId: number; level: string } | null;
+}
+
+/**
+ * What reviewers decided about the fields nearest to this one: confirmed neighbours that disagree or agree with its
+ * classification, and a confirmed twin with another classification (the most common one among its confirmed twins,
+ * ties to the higher level). Independent of the classifier's answer; a correction teaches it at once.
+ */
+export function reviewedEvidence(neighbours: readonly Neighbour[], self: { tag_id: number; level: string }, confirmedTwins: ReadonlyArray<{ tag_id: number; level: string }>, rank: LevelRank): ReviewedEvidence {
+  let confirmedOther = 0;
+  let confirmedAgrees = 0;
+  for (const n of neighbours) {
+    if (!n.confirmed || !Number.isFinite(n.similarity)) continue;
+    const w = Math.max(0, n.similarity);
+    if (n.tag_id === self.tag_id && n.level === self.level) confirmedAgrees += w;
+    else confirmedOther += w;
+  }
+  const votes = new Map<string, { tagId: number; level: string; n: number }>();
+  for (const t of confirmedTwins) {
+    if (t.tag_id === self.tag_id && t.level === self.level) continue;
+    const key = `${t.tag_id}/${t.level}`;
+    const v = votes.get(key) ?? { tagId: t.tag_id, level: t.level, n: 0 };
+    v.n++;
+    votes.set(key, v);
+  }
+  const agreeing = confirmedTwins.filter((t) => t.tag_id === self.tag_id && t.level === self.level).length;
+  let twin: ReviewedEvidence['twin'] = null;
+  let best = agreeing;
+  for (const v of votes.values()) {
+    if (v.n > best || (twin !== null && v.n === best && rank(v.level) > rank(twin.level))) {
+      best = v.n;
+      twin = { tagId: v.tagId, level: v.level };
+    }
+  }
+  return { confirmedOther, confirmedAgrees, twin };
 }
 
 export interface FieldMeasurement {
@@ -294,6 +408,12 @@ export interface FieldMeasurement {
   margins: TagMargins;
   disagreement: number;
   nearestRatio: number | null;
+}
+
+/** Mean cosine between two distinct members of a group from the sum of their unit vectors: (|S|² − n) / (n(n − 1)); null below two. */
+export function groupCohesion(sum: Float32Array | null | undefined, count: number): number | null {
+  if (!sum || count < 2) return null;
+  return clamp((dot(sum, sum) - count) / (count * (count - 1)), -1, 1);
 }
 
 /** The six raw axes, the tag margins, neighbour disagreement and the nearest-field ratio of one field. */

@@ -17,7 +17,7 @@ import type { Neighbours } from './ann-threads.js';
 import { buildAxisDistributions, normalizeAxes, perAxis, type AxisDistributions } from './axes.js';
 import type { CatalogReplica } from './catalog-replica.js';
 import { hashSampleLimit, type CatalogState, type RememberedRaw } from './catalog-state.js';
-import { classificationEvidence, marginScale, measureField, type ClassificationEvidence, type FieldMeasurement, type Neighbour, type TagStats } from './measure-field.js';
+import { classificationEvidence, groupCohesion, marginScale, measureField, reviewedEvidence, type ClassificationEvidence, type FieldMeasurement, type Neighbour, type ReviewedEvidence, type TagStats } from './measure-field.js';
 import * as repo from './metrics.repository.js';
 import { outlierScore, outlierTerms, severityOf, type OutlierInput, type SeverityThresholds } from './outlier-model.js';
 import { REASON_NEIGHBOURS, reasonFor, type ReasonInput, type ReasonNeighbour } from './reason.js';
@@ -78,6 +78,7 @@ interface Measured extends FieldMeasurement {
   evidence: ClassificationEvidence;
   predicted: { tagId: number; level: string; confidence: number } | null;
   confirmed: boolean;
+  reviewed: ReviewedEvidence;
 }
 
 /**
@@ -327,6 +328,7 @@ export class MetricsWorker {
     label: (tagId: number, level: string | null) => string;
     defaultLevel: (tagId: number) => string | null;
     groupOf: (tagId: number) => string;
+    tagIdOf: (chainPath: string) => number | undefined;
   }> {
     const anchors = await this.deps.taxonomy.tagAnchors();
     const tagIndex = anchors.index;
@@ -359,14 +361,15 @@ export class MetricsWorker {
       const i = path.indexOf('/');
       return i < 0 ? path : path.slice(0, i);
     };
-    return { stats, anchorOf, label, defaultLevel, groupOf };
+    const tagIdOf = (chainPath: string): number | undefined => tagIndex.byPath.get(chainPath)?.id;
+    return { stats, anchorOf, label, defaultLevel, groupOf, tagIdOf };
   }
 
   /** Computes the metrics of the given fields from the in-memory catalog (fields it does not hold are skipped). */
   private async computeFields(prepared: Prepared): Promise<Array<repo.FieldMetricsRow & { risk: number }>> {
     const { state } = prepared;
     const started = performance.now();
-    const { stats, anchorOf, label, defaultLevel, groupOf } = await this.tagStats(state);
+    const { stats, anchorOf, label, defaultLevel, groupOf, tagIdOf } = await this.tagStats(state);
     const levelRanks = new Map(this.deps.taxonomy.listLevels().map((l, i) => [l.code, i]));
     const rank = (level: string): number => levelRanks.get(level) ?? -1;
     const usualLevel = (tagId: number): string | null => {
@@ -390,7 +393,9 @@ export class MetricsWorker {
         }
       });
       const predicted = state.predicted(slot);
-      const evidence = classificationEvidence({ tagId, level, neighbours, predicted, tagLevels: state.tagLevels(tagId), defaultLevel: defaultLevel(tagId), rank, groupOf });
+      const evidence = classificationEvidence({ tagId, level, neighbours, predicted, tagLevels: state.tagLevels(tagId), defaultLevel: defaultLevel(tagId), rank, groupOf, selfClassified: state.isSelfClassified(slot), tagCohesion: groupCohesion(tag?.sum, tag?.count ?? 0) });
+      const twins = state.confirmedTwins(slot).map((t) => ({ tag_id: state.tagOf[t] as number, level: state.level(t) }));
+      const reviewed = reviewedEvidence(neighbours, { tag_id: tagId, level }, twins, rank);
       const measured = measureField({
         embedding: state.embedding(slot),
         tagId,
@@ -405,7 +410,7 @@ export class MetricsWorker {
         tagStats: stats,
       });
       state.remember(slot, { raw: measured.axes.raw, peer: measured.margins.peerMargin, anchor: measured.margins.anchorMargin });
-      return { ...measured, id, tagId, level, nearest: neighbours[0], neighbours, evidence, predicted, confirmed: state.isConfirmed(slot) };
+      return { ...measured, id, tagId, level, nearest: neighbours[0], neighbours, evidence, predicted, confirmed: state.isConfirmed(slot), reviewed };
     };
 
     const pre: Measured[] = [];
@@ -438,7 +443,7 @@ export class MetricsWorker {
     const distributions = this.distributions as AxisDistributions;
     const computedAt = this.deps.clock.now().toISOString();
     this.times.computeMs += performance.now() - started;
-    const computed = pre.map(({ id, tagId, level, axes, nearest, neighbours, margins, disagreement, nearestRatio, evidence, predicted, confirmed }) => {
+    const computed = pre.map(({ id, tagId, level, axes, nearest, neighbours, margins, disagreement, nearestRatio, evidence, predicted, confirmed, reviewed }) => {
       let basis: string | null = null;
       let confirmedUnchanged = false;
       if (confirmed) {
@@ -459,12 +464,30 @@ export class MetricsWorker {
         nearestRatio,
         evidence,
         confirmedUnchanged,
+        reviewed,
         ...(this.scales ? { scales: this.scales } : {}),
       };
       this.featureLog?.set(id, input);
       const score = outlierScore(input);
       const severity = severityOf(score, this.deps.severity);
-      const suggestion = suggestClassification({ tagId, level, neighbours, predicted, margins, evidence, outlierScore: score, threshold: Math.min(SUGGEST_FROM, this.deps.severity.medium), usualLevel, rank });
+      const slot = state.slot(id);
+      const runnerUpPath = slot === undefined ? null : state.runnerUpPath(slot);
+      const reviews = predicted && evidence.selfClassified ? state.answerReviews(predicted.tagId) : null;
+      const suggestion = suggestClassification({
+        tagId,
+        level,
+        neighbours,
+        predicted,
+        margins,
+        evidence,
+        outlierScore: score,
+        threshold: Math.min(SUGGEST_FROM, this.deps.severity.medium),
+        usualLevel,
+        rank,
+        twin: reviewed.twin,
+        runnerUpTagId: runnerUpPath ? (tagIdOf(runnerUpPath) ?? null) : null,
+        corrections: reviews?.top ? { tagId: reviews.top.tagId, level: reviews.top.level, share: reviews.top.count / (reviews.kept + reviews.corrected) } : null,
+      });
       const risk = riskOf(score, severity, level, suggestion, rank);
       // A nearest field deleted since the search has no name (and its deletion makes this field stale again).
       const nearestName = nearest ? names.get(nearest.id) : undefined;
@@ -504,6 +527,8 @@ export class MetricsWorker {
         terms: outlierTerms(input),
         severity,
         confirmedUnchanged,
+        selfConfidence: evidence.selfClassified && predicted ? predicted.confidence : null,
+        twin: reviewed.twin ? { classification: label(reviewed.twin.tagId, reviewed.twin.level) } : null,
       };
       // The nearest fields a suspicious field's reason counts; a deleted one (no name) is left out, as for the nearest.
       const counted = severity === 'low' ? [] : neighbours.slice(0, REASON_NEIGHBOURS);

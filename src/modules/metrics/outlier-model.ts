@@ -1,7 +1,7 @@
 // The outlier model: how the measured signals combine into an outlier score in [0, 1], and its severity.
 // docs/metrics.md ("Outlier model") explains the weights; bench/quality/fit.ts fits them.
 import type { AxisScores } from './axes.js';
-import { DEFAULT_MARGIN_SCALE, type ClassificationEvidence } from './measure-field.js';
+import { DEFAULT_MARGIN_SCALE, type ClassificationEvidence, type ReviewedEvidence } from './measure-field.js';
 import { clamp, finiteOr } from './vectors.js';
 
 export interface OutlierInput {
@@ -20,6 +20,8 @@ export interface OutlierInput {
   evidence?: ClassificationEvidence | null;
   /** A confirmed field whose neighbourhood has not changed since its confirmation. */
   confirmedUnchanged?: boolean;
+  /** reviewedEvidence(): confirmed neighbours and twins; absent = none. */
+  reviewed?: ReviewedEvidence | null;
 }
 
 /**
@@ -54,6 +56,31 @@ export const OUTLIER_WEIGHTS = {
   overClassifier: 4.0,
   /** per unit of classifier confidence naming another tag, for a field alone in its tag */
   classifierOtherAlone: 5.45,
+  // A field the classifier classified itself (docs/metrics.md, "Self-classified fields"): its agreement with itself says
+  // nothing, so its own doubt and the evidence independent of its answer weigh instead. Fitted by
+  // bench/quality/fit-self.ts on the development half of the public schemas, on top of the terms above.
+  /** log-odds added to every self-classified field */
+  selfBias: 6.05,
+  /** per unit of the classifier's doubt (1 − confidence) in its own answer */
+  selfDoubt: 7.3,
+  /** per unit of neighbour disagreement, for a self-classified field (on top of `disagreement`) */
+  selfDisagreement: -1.55,
+  /** per unit of the nearest-field ratio, for a self-classified field (on top of `nearestRatio`) */
+  selfNearestRatio: -1.1,
+  /** per robust-scale unit of peer margin, for a self-classified field */
+  selfPeerMargin: -0.55,
+  /** per robust-scale unit of anchor margin, for a self-classified field */
+  selfAnchorMargin: -0.35,
+  /** per unit of 1 − the tag's cohesion, for a self-classified field */
+  selfLooseTag: 2.45,
+  /** per similarity-weighted confirmed neighbour with another classification (capped at confirmedClip) */
+  confirmedOther: 0.35,
+  /** per similarity-weighted confirmed neighbour with the same classification (capped) */
+  confirmedAgrees: -0.95,
+  /** a confirmed twin (same embedding) with another classification */
+  twinOther: 6,
+  /** confirmed-neighbour counts are capped here */
+  confirmedClip: 3,
   /** log-odds taken off a confirmed field whose neighbourhood has not changed since its confirmation */
   confirmedUnchanged: 8,
   /** margins are clipped to ±marginClip scale units so one extreme signal cannot dominate */
@@ -80,6 +107,16 @@ export interface OutlierTerms {
   underClassifier: number;
   overClassifier: number;
   classifierOtherAlone: number;
+  selfBias: number;
+  selfDoubt: number;
+  selfDisagreement: number;
+  selfNearestRatio: number;
+  selfPeerMargin: number;
+  selfAnchorMargin: number;
+  selfLooseTag: number;
+  confirmedOther: number;
+  confirmedAgrees: number;
+  twinOther: number;
 }
 
 /** The fitted signals, in the order bench/quality/fit.ts fits them. */
@@ -97,10 +134,23 @@ export const OUTLIER_FEATURES = [
   'underClassifier',
   'overClassifier',
   'classifierOtherAlone',
+  'selfBias',
+  'selfDoubt',
+  'selfDisagreement',
+  'selfNearestRatio',
+  'selfPeerMargin',
+  'selfAnchorMargin',
+  'selfLooseTag',
+  'confirmedOther',
+  'confirmedAgrees',
+  'twinOther',
 ] as const satisfies ReadonlyArray<keyof OutlierTerms>;
 
-/** The additive contributions (log-odds) of each signal; the largest positive one is the strongest evidence. */
-export function outlierTerms(input: OutlierInput): OutlierTerms {
+/**
+ * The signals before weighting, clipped and defaulted as the model reads them (what bench/quality fits the weights
+ * on); the sign is that of the contribution: margins enter negated (a negative margin is suspicious).
+ */
+export function outlierSignals(input: OutlierInput): OutlierTerms {
   const w = OUTLIER_WEIGHTS;
   const z = (m: number | null | undefined, scale: number | undefined): number => {
     if (m === null || m === undefined || !Number.isFinite(m)) return 0;
@@ -112,21 +162,44 @@ export function outlierTerms(input: OutlierInput): OutlierTerms {
   const fit = (finiteOr(input.scores.peer_mean, 0.5) + finiteOr(input.scores.category_anchor, 0.5)) / 2;
   const e = input.evidence;
   const v = (x: number | undefined): number => clamp(finiteOr(x ?? 0, 0), 0, 4);
+  const self = e?.selfClassified === true ? 1 : 0;
+  const peer = -z(input.peerMargin, input.scales?.peer);
+  const anchor = -z(input.anchorMargin, input.scales?.anchor);
+  const r = input.reviewed;
+  const c = (x: number | undefined): number => clamp(finiteOr(x ?? 0, 0), 0, w.confirmedClip);
   return {
-    disagreement: w.disagreement * d,
-    peerMargin: -w.peerMargin * z(input.peerMargin, input.scales?.peer),
-    anchorMargin: -w.anchorMargin * z(input.anchorMargin, input.scales?.anchor),
-    nearestRatio: w.nearestRatio * ratio,
-    axisFit: w.axisFit * (0.5 - clamp(fit, 0, 1)),
-    classifierOther: w.classifierOther * v(e?.classifierOther),
-    classifierFar: w.classifierFar * v(e?.classifierFar),
-    classifierAgrees: w.classifierAgrees * v(e?.classifierAgrees),
-    under: w.under * v(e?.under),
-    over: w.over * v(e?.over),
-    underClassifier: w.underClassifier * v(e?.underClassifier),
-    overClassifier: w.overClassifier * v(e?.overClassifier),
-    classifierOtherAlone: w.classifierOtherAlone * v(e?.classifierOtherAlone),
+    disagreement: d,
+    peerMargin: peer,
+    anchorMargin: anchor,
+    nearestRatio: ratio,
+    axisFit: 0.5 - clamp(fit, 0, 1),
+    classifierOther: v(e?.classifierOther),
+    classifierFar: v(e?.classifierFar),
+    classifierAgrees: v(e?.classifierAgrees),
+    under: v(e?.under),
+    over: v(e?.over),
+    underClassifier: v(e?.underClassifier),
+    overClassifier: v(e?.overClassifier),
+    classifierOtherAlone: v(e?.classifierOtherAlone),
+    selfBias: self,
+    selfDoubt: self * clamp(finiteOr(e?.selfDoubt ?? 0, 0), 0, 1),
+    selfDisagreement: self * d,
+    selfNearestRatio: self * ratio,
+    selfPeerMargin: self * peer,
+    selfAnchorMargin: self * anchor,
+    selfLooseTag: self * clamp(finiteOr(e?.selfLooseTag ?? 0, 0), 0, 2),
+    confirmedOther: c(r?.confirmedOther),
+    confirmedAgrees: c(r?.confirmedAgrees),
+    twinOther: r?.twin ? 1 : 0,
   };
+}
+
+/** The additive contributions (log-odds) of each signal; the largest positive one is the strongest evidence. */
+export function outlierTerms(input: OutlierInput): OutlierTerms {
+  const x = outlierSignals(input);
+  const out = {} as OutlierTerms;
+  for (const f of OUTLIER_FEATURES) out[f] = OUTLIER_WEIGHTS[f] * x[f];
+  return out;
 }
 
 /**

@@ -33,7 +33,7 @@ export interface ReasonInput {
   /** Another tag that fits better than the field's own (negative margin), if any; used only when it is the suggestion. */
   betterTag?: { classification: string; by: 'anchor' | 'peers' } | null;
   /** The suggested classification's label and what chose it. */
-  suggestion?: { classification: string; sameTag: boolean; by: 'classifier' | 'neighbours' | 'margins' | 'level' } | null;
+  suggestion?: { classification: string; sameTag: boolean; by: 'classifier' | 'neighbours' | 'margins' | 'level' | 'twin' | 'corrections' } | null;
   /** The classifier's view when it disagrees with the tag: its label and confidence. */
   classifier?: { classification: string; confidence: number } | null;
   /**
@@ -46,6 +46,10 @@ export interface ReasonInput {
   severity?: Severity;
   /** A confirmed field whose neighbourhood has not changed since. */
   confirmedUnchanged?: boolean;
+  /** When the classification is the classifier's own answer: how sure it was of it (its calibrated confidence). */
+  selfConfidence?: number | null;
+  /** A reviewer confirmed a field with the same name, table, comment and type (a twin) as this classification. */
+  twin?: { classification: string } | null;
 }
 
 /** How many of the nearest fields a reason counts ("4 of its 5 nearest fields …"). */
@@ -82,7 +86,7 @@ export function weakAxisPhrase(axis: AxisKey, tag: string | undefined, level: st
   }
 }
 
-type Kind = 'neighbours' | 'classifier' | 'level' | 'anchor';
+type Kind = 'neighbours' | 'classifier' | 'level' | 'anchor' | 'reviewed' | 'self';
 
 /** The evidence kinds ordered by their contribution to the score (largest first), positive ones only. */
 function strongestKinds(t: OutlierTerms | undefined): Kind[] {
@@ -92,6 +96,8 @@ function strongestKinds(t: OutlierTerms | undefined): Kind[] {
     ['classifier', t.classifierOther + t.classifierFar],
     ['level', t.under + t.over + t.underClassifier + t.overClassifier],
     ['anchor', Math.max(0, t.anchorMargin)],
+    ['reviewed', t.twinOther + Math.max(0, t.confirmedOther)],
+    ['self', t.selfDoubt + Math.max(0, t.selfLooseTag)],
   ];
   return sums.filter(([, v]) => v > 0.5).sort((a, b) => b[1] - a[1]).map(([k]) => k);
 }
@@ -158,6 +164,11 @@ export function reasonFor(input: ReasonInput): string {
               ? `The default level of ${tag} is ${e.level}`
               : `Fields like it are classified ${e.level}`;
         sentences.push(`${basis}, so at ${input.level} it looks ${e.under ? 'under-classified' : 'over-classified'}.`);
+      } else if (kind === 'reviewed' && input.twin) {
+        sentences.push(`A reviewer confirmed the same column elsewhere as ${input.twin.classification}; it is ${own}.`);
+      } else if (kind === 'self' && input.selfConfidence !== null && input.selfConfidence !== undefined) {
+        const alternative = s && !s.sameTag && s.by === 'classifier' ? `; its second choice was ${s.classification}` : '';
+        sentences.push(`FieldLens classified it ${own} itself, only ${Math.round(input.selfConfidence * 100)}% sure from its name, table, type and values${alternative}.`);
       } else if (kind === 'anchor' && input.betterTag && (!s || (!s.sameTag && s.classification.startsWith(input.betterTag.classification)))) {
         sentences.push(`Its name, type and comment fit what ${input.betterTag.classification} describes better than its own tag.`);
       }

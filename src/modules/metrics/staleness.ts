@@ -11,6 +11,7 @@
  *   neighbour disagreement and nearest-field ratio weigh F);
  * - a rotating sample of PEERS_PER_CHANGE fields of F's tag and level, before and after (their peer axes, centroid
  *   and tag margins move with F);
+ * - F's twins (fields with the same embedding), up to TWINS_PER_CHANGE: a confirmed twin weighs for or against each;
  * a new or changed tag T affects the fields of T and the neighbours of T's anchor (tag margins compare anchors).
  *
  * `pending` counts the queue and the changes not yet expanded, so it is never 0 while a committed change has not
@@ -33,6 +34,8 @@ export const BACKGROUND_LOCK_WAIT_MS = 250;
 export const NEIGHBOURS_K = 10;
 /** Peers re-enqueued per affected tag or level on a change (rotating, so repeated changes reach different peers). */
 export const PEERS_PER_CHANGE = 32;
+/** Twins (fields with the same embedding) re-enqueued per changed field, besides its nearest neighbours. */
+export const TWINS_PER_CHANGE = 1000;
 /** Changes expanded per transaction. */
 const BATCH = 2000;
 /** Fields per neighbour-search request to the index threads. */
@@ -98,7 +101,14 @@ export class Staleness {
       const before = this.deps.replica.takeDeparted(id);
       if (before) queries.push(before);
       const slot = state.slot(id);
-      if (slot !== undefined) queries.push(state.embedding(slot));
+      if (slot !== undefined) {
+        queries.push(state.embedding(slot));
+        // Its twins (same embedding) beyond the nearest 10: a confirmed twin speaks for or against each of them.
+        for (const twin of state.twinsOf(slot, TWINS_PER_CHANGE)) {
+          const tid = state.ids[twin];
+          if (tid !== undefined) affected.add(tid);
+        }
+      }
     }
     for (const id of await repo.fieldsNamingNearest(db, [...changedFields])) affected.add(id);
     if (changedTags.size > 0) {

@@ -7,8 +7,11 @@ export interface Suggestion {
   tagId: number;
   level: string;
   confidence: number;
-  /** What chose the tag: the classifier's view, the neighbours, or (same tag) the level evidence. */
-  by: 'classifier' | 'neighbours' | 'margins' | 'level';
+  /**
+   * What chose the tag: the classifier's view, the neighbours, (same tag) the level evidence, a reviewer's decision
+   * on a twin (same embedding), or the reviewers' corrections of the classifier's earlier answers of this tag.
+   */
+  by: 'classifier' | 'neighbours' | 'margins' | 'level' | 'twin' | 'corrections';
 }
 
 export interface SuggestionInput {
@@ -24,7 +27,21 @@ export interface SuggestionInput {
   /** The usual level of a tag's fields (its most common level, else its default). */
   usualLevel: (tagId: number) => string | null;
   rank: LevelRank;
+  /** A confirmed twin's other classification (reviewedEvidence().twin): suggested as it is. */
+  twin?: { tagId: number; level: string } | null;
+  /**
+   * For a field the classifier classified itself: its runner-up tag, and what reviewers most often corrected its
+   * answers of this tag to (with the share of the reviewed answers so corrected).
+   */
+  runnerUpTagId?: number | null;
+  corrections?: { tagId: number; level: string; share: number } | null;
 }
+
+/** From this outlier score on, a self-classified field is offered its best-supported other tag whatever its own tag's support. */
+export const SELF_ALTERNATIVE_FROM = 0.5;
+
+/** Support of a self-classified field's runner-up tag (the classifier's second choice). */
+export const RUNNER_UP_SUPPORT = 1;
 
 /**
  * The best-supported other classification, or null when the current one is best. Support for a tag: the similarity-
@@ -35,6 +52,8 @@ export interface SuggestionInput {
  */
 export function suggestClassification(x: SuggestionInput): Suggestion | null {
   if (!(x.outlierScore >= x.threshold)) return null;
+  // A reviewer decided its twin (the same column elsewhere) otherwise: that decision is the suggestion.
+  if (x.twin && (x.twin.tagId !== x.tagId || x.twin.level !== x.level)) return { tagId: x.twin.tagId, level: x.twin.level, confidence: round3(x.outlierScore), by: 'twin' };
   const support = new Map<number, number>();
   const add = (tagId: number | null | undefined, w: number): void => {
     if (tagId === null || tagId === undefined || !(w > 0)) return;
@@ -43,7 +62,12 @@ export function suggestClassification(x: SuggestionInput): Suggestion | null {
   let total = 0;
   for (const n of x.neighbours) total += Math.max(0, n.similarity) * (n.confirmed ? CONFIRMED_WEIGHT : 1);
   if (total > 0) for (const n of x.neighbours) add(n.tag_id, (Math.max(0, n.similarity) * (n.confirmed ? CONFIRMED_WEIGHT : 1)) / total);
-  if (x.predicted) add(x.predicted.tagId, x.predicted.confidence);
+  // A self-classified field's own tag IS the classifier's answer: its confidence is already in the score, and counting
+  // it again as support for the current tag would hide every alternative.
+  if (x.predicted && !(x.evidence.selfClassified && x.predicted.tagId === x.tagId)) add(x.predicted.tagId, x.predicted.confidence);
+  // The runner-up of the classifier's own answer (an imported label was not its answer: its view counts above).
+  if (x.evidence.selfClassified && x.runnerUpTagId !== null && x.runnerUpTagId !== undefined && x.runnerUpTagId !== x.tagId) add(x.runnerUpTagId, RUNNER_UP_SUPPORT);
+  if (x.corrections && x.corrections.tagId !== x.tagId) add(x.corrections.tagId, x.corrections.share);
   const m = x.margins;
   if (m.peerMargin !== null) add(m.peerMargin < 0 ? m.bestOtherPeerTagId : x.tagId, 0.5);
   if (m.anchorMargin !== null) add(m.anchorMargin < 0 ? m.bestOtherAnchorTagId : x.tagId, 0.5);
@@ -56,10 +80,13 @@ export function suggestClassification(x: SuggestionInput): Suggestion | null {
       bestSupport = s;
     }
   }
-  if (best !== null && bestSupport > own) {
+  // A self-classified field the score calls more likely wrong than right shows its best alternative even when its own
+  // tag has more support: that support comes mostly from the same classifier's answers around it.
+  if (best !== null && (bestSupport > own || (x.evidence.selfClassified === true && x.outlierScore >= SELF_ALTERNATIVE_FROM))) {
     const fromClassifier = x.predicted !== null && x.predicted.tagId === best;
-    const level = fromClassifier ? (x.predicted as { level: string }).level : (x.usualLevel(best) ?? x.level);
-    const by = fromClassifier ? 'classifier' : m.bestOtherPeerTagId === best || m.bestOtherAnchorTagId === best ? (total > 0 ? 'neighbours' : 'margins') : 'neighbours';
+    const fromCorrections = !fromClassifier && x.corrections?.tagId === best;
+    const level = fromClassifier ? (x.predicted as { level: string }).level : fromCorrections ? (x.corrections as { level: string }).level : (x.usualLevel(best) ?? x.level);
+    const by = fromClassifier || (x.runnerUpTagId === best && !fromCorrections) ? 'classifier' : fromCorrections ? 'corrections' : m.bestOtherPeerTagId === best || m.bestOtherAnchorTagId === best ? (total > 0 ? 'neighbours' : 'margins') : 'neighbours';
     return { tagId: best, level, confidence: round3(x.outlierScore * (bestSupport / (bestSupport + own))), by };
   }
   const expected = x.evidence.expectedLevel;

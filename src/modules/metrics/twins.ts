@@ -20,7 +20,7 @@ export const NOT_INDEXED = -2;
 export const NO_SUCCESSOR = -1;
 
 /** FNV-1a over the float bits. */
-function hashVector(v: Float32Array): number {
+export function hashVector(v: Float32Array): number {
   const bits = new Uint32Array(v.buffer, v.byteOffset, v.length);
   let h = 0x811c9dc5;
   for (let i = 0; i < bits.length; i++) h = Math.imul(h ^ (bits[i] as number), 0x01000193);
@@ -106,6 +106,13 @@ export class Twins {
     this.table[at] = DELETED;
     this.representatives--;
     return NO_SUCCESSOR;
+  }
+
+  /** The slot's twins (itself excluded), at most `limit` of them. */
+  twinsOf(slot: number, limit = Infinity): number[] {
+    const out: number[] = [];
+    for (let t = this.next[slot] as number; t !== slot && out.length < limit; t = this.next[t] as number) out.push(t);
+    return out;
   }
 
   /** Whether the slot has twins. */

@@ -13,7 +13,7 @@ import { describeEachDatabase } from '../../helpers/databases.js';
 import { createDatasource, importOk, type FieldInput } from '../fields/factories.js';
 
 const uniform = (s: number): AxisScores => Object.fromEntries(AXIS_KEYS.map((k) => [k, s])) as AxisScores;
-const zero: OutlierTerms = { disagreement: 0, peerMargin: 0, anchorMargin: 0, nearestRatio: 0, axisFit: 0, classifierOther: 0, classifierFar: 0, classifierAgrees: 0, under: 0, over: 0, underClassifier: 0, overClassifier: 0, classifierOtherAlone: 0 };
+const zero: OutlierTerms = { disagreement: 0, peerMargin: 0, anchorMargin: 0, nearestRatio: 0, axisFit: 0, classifierOther: 0, classifierFar: 0, classifierAgrees: 0, under: 0, over: 0, underClassifier: 0, overClassifier: 0, classifierOtherAlone: 0, selfBias: 0, selfDoubt: 0, selfDisagreement: 0, selfNearestRatio: 0, selfPeerMargin: 0, selfAnchorMargin: 0, selfLooseTag: 0, confirmedOther: 0, confirmedAgrees: 0, twinOther: 0 };
 /** What a reviewer cannot act on: percentiles and catalog shares. */
 const STATISTIC = /percentile|lowest \d+ ?%|of the catalog/;
 

@@ -1,0 +1,236 @@
+// Quality benchmark, "self-classified" mode (issue 25): does the outlier score find the classifier's OWN mistakes?
+// The catalog is the labelled public schemas of bench/classify/public (each schema one data source; the labels are
+// the truth), imported through the real FieldsService WITHOUT a classification, so the service's classifier decides
+// every field as a new user's import or scan would. After the metrics worker drains, a field counts as wrong when the
+// classifier's tag is not one its label accepts, or its level is two or more steps from the label's default level.
+// Printed per half of bench/classify's hash split (development: may be tuned on; held-out: only ever measured):
+// outlier AUROC and precision@k (k = number wrong), how many wrong fields are severity high, how many carry a
+// suggestion and how many of those are right; the classifier's own confidence ranked the same way for comparison.
+// Then a seeded third of the wrong fields is confirmed with its correction (the labelled tag at its default level),
+// the worker drained again, and the same printed for the fields not corrected.
+// Run: npx tsx bench/quality/self-classified.ts   Knobs: QUALITY_CORRECT_SEED (default 25), QUALITY_HALVES
+// (default "development,held-out").
+import type { Database } from '../../src/db/database.js';
+import type { Caller } from '../../src/http/access.js';
+import type { OutlierInput } from '../../src/modules/metrics/outlier-model.js';
+import { loadPublicSets, type BenchField } from '../classify/sets.js';
+import { mulberry32 } from '../support/random.js';
+import { auroc, precisionAtK } from './measures.js';
+import { addBenchDataSource, openQualityApp } from './setup.js';
+
+export type Half = 'development' | 'held-out';
+
+/** One labelled field of the catalog with the service's id for it. */
+export interface SelfField {
+  id: string;
+  half: Half;
+  source: string;
+  truth: BenchField;
+  /** Chain path and default level of the first labelled leaf: the correction a reviewer makes. */
+  truthPath: string;
+  truthLevel: string;
+}
+
+/** What the service holds for a field after the worker drained. */
+export interface FieldState {
+  tagPath: string;
+  level: string;
+  outlier: number;
+  severity: string;
+  confidence: number | null;
+  suggestedPath: string | null;
+  suggestedLevel: string | null;
+  confirmed: boolean;
+}
+
+export interface SelfClassifiedCatalog {
+  fields: SelfField[];
+  read(): Promise<Map<string, FieldState>>;
+  /** Confirms each field with its labelled classification (the reviewer's correction) and drains the worker. */
+  correct(ids: readonly string[]): Promise<void>;
+  /** The worker's record of every stored field's model input (when asked for). */
+  featureLog: Map<string, OutlierInput> | null;
+  rank(level: string): number;
+  database: Database;
+  close(): Promise<void>;
+}
+
+const leafOf = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
+
+/** Imports every public-schema set without classifications and drains the metrics worker. */
+export async function importSelfClassified(options: { record?: boolean } = {}): Promise<SelfClassifiedCatalog> {
+  const { app, database, close } = await openQualityApp(options.record ? (worker) => (worker.featureLog = new Map()) : undefined);
+  try {
+    const tags = await database.db.selectFrom('tags').select(['id', 'chain_path', 'default_level']).execute();
+    const tagByPath = new Map(tags.map((t) => [t.chain_path, t]));
+    const pathById = new Map(tags.map((t) => [t.id, t.chain_path]));
+    const levels = app.services.taxonomy.listLevels().map((l) => l.code);
+    const rank = (level: string): number => levels.indexOf(level);
+    const fields: SelfField[] = [];
+    for (const set of loadPublicSets()) {
+      const datasourceId = await addBenchDataSource(database, set.source);
+      for (let s = 0; s < set.fields.length; s += 5000) {
+        const part = set.fields.slice(s, s + 5000);
+        const res = await app.services.fields.importFields(
+          { id: null, username: 'system', requestId: null },
+          {
+            datasource_id: datasourceId,
+            fields: part.map(({ input }) => ({
+              table_name: input.table_name,
+              field_name: input.field_name,
+              ...(input.data_type ? { data_type: input.data_type } : {}),
+              ...(input.comment ? { comment: input.comment } : {}),
+              ...(input.sample_values ? { sample_values: input.sample_values.map(String) } : {}),
+            })),
+          },
+        );
+        res.field_ids.forEach((id, j) => {
+          const truth = part[j] as BenchField;
+          const truthPath = (truth.labels as readonly string[])[0] as string;
+          const tag = tagByPath.get(truthPath);
+          if (!tag) throw new Error(`no tag ${truthPath}`);
+          fields.push({ id, half: set.half, source: set.source, truth, truthPath, truthLevel: tag.default_level });
+        });
+      }
+    }
+    await app.services.metricsWorker.drain(600_000);
+    const admin = await database.db.selectFrom('users').select(['id', 'username']).where('username', '=', 'admin').executeTakeFirstOrThrow();
+    const caller: Caller = { id: admin.id, username: admin.username, email: 'admin@example.com', roles: ['superadmin'], requestId: 'bench-self-classified' };
+    const byId = new Map(fields.map((f) => [f.id, f]));
+    return {
+      fields,
+      featureLog: app.services.metricsWorker.featureLog,
+      rank,
+      database,
+      async read() {
+        const rows = await database.db
+          .selectFrom('fields')
+          .select(['id', 'tag_id', 'level', 'outlier_score', 'severity', 'classification_confidence', 'suggested_tag_id', 'suggested_level', 'review_status'])
+          .execute();
+        return new Map(
+          rows.map((r) => [
+            r.id,
+            {
+              tagPath: pathById.get(r.tag_id) ?? '',
+              level: r.level,
+              outlier: r.outlier_score ?? 0,
+              severity: r.severity ?? 'low',
+              confidence: r.classification_confidence,
+              suggestedPath: r.suggested_tag_id === null ? null : (pathById.get(r.suggested_tag_id) ?? null),
+              suggestedLevel: r.suggested_level,
+              confirmed: r.review_status === 'confirmed',
+            },
+          ]),
+        );
+      },
+      async correct(ids) {
+        for (const id of ids) {
+          const f = byId.get(id) as SelfField;
+          await app.services.review.confirmField(caller, id, { classification_chain_path: f.truthPath, lock_level: f.truthLevel });
+        }
+        await app.services.metricsWorker.drain(600_000);
+      },
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Whether a classification is wrong for the labelled field: a tag its label does not accept, or a level 2+ steps off. */
+export function isWrong(f: SelfField, tagPath: string, level: string, rank: (level: string) => number): boolean {
+  if (!f.truth.accept.includes(leafOf(tagPath))) return true;
+  return Math.abs(rank(level) - rank(f.truthLevel)) >= 2;
+}
+
+export interface HalfFigures {
+  fields: number;
+  wrong: number;
+  auroc: number;
+  pAtK: number;
+  /** The classifier's own confidence ranked the same way (1 − confidence), for comparison. */
+  confidenceAuroc: number;
+  confidencePAtK: number;
+  high: number;
+  highPrecision: number;
+  wrongHigh: number;
+  wrongSuggested: number;
+  wrongSuggestedRight: number;
+  suggestedRightOfAll: number;
+}
+
+/** The figures over the given fields (each with its state). */
+export function figures(list: ReadonlyArray<{ f: SelfField; s: FieldState }>, rank: (level: string) => number): HalfFigures {
+  const wrong = list.map(({ f, s }) => isWrong(f, s.tagPath, s.level, rank));
+  const scores = list.map(({ s }) => s.outlier);
+  const doubt = list.map(({ s }) => 1 - (s.confidence ?? 1));
+  const k = wrong.filter(Boolean).length;
+  const wrongOnes = list.filter((_, i) => wrong[i]);
+  const suggested = wrongOnes.filter(({ s }) => s.suggestedPath !== null);
+  const right = suggested.filter(({ f, s }) => !isWrong(f, s.suggestedPath as string, s.suggestedLevel as string, rank));
+  const high = list.filter(({ s }) => s.severity === 'high');
+  return {
+    fields: list.length,
+    wrong: k,
+    auroc: auroc(scores, wrong),
+    pAtK: precisionAtK(scores, wrong, k),
+    confidenceAuroc: auroc(doubt, wrong),
+    confidencePAtK: precisionAtK(doubt, wrong, k),
+    high: high.length,
+    highPrecision: high.length ? list.filter(({ s }, i) => s.severity === 'high' && wrong[i]).length / high.length : Number.NaN,
+    wrongHigh: wrongOnes.filter(({ s }) => s.severity === 'high').length,
+    wrongSuggested: suggested.length,
+    wrongSuggestedRight: right.length,
+    suggestedRightOfAll: k ? right.length / k : Number.NaN,
+  };
+}
+
+const fmt = (x: number): string => (Number.isNaN(x) ? '—' : x.toFixed(3));
+
+export function printFigures(title: string, rows: ReadonlyArray<[string, HalfFigures]>): void {
+  console.log(`\n${title}`);
+  console.log('| half | fields | wrong | outlier AUROC | P@k | 1 − confidence AUROC / P@k | wrong at high | high (share wrong) | wrong with a suggestion | right suggestions (share of wrong) |');
+  console.log('|---|---|---|---|---|---|---|---|---|---|');
+  for (const [half, r] of rows) {
+    console.log(
+      `| ${half} | ${r.fields} | ${r.wrong} | ${fmt(r.auroc)} | ${fmt(r.pAtK)} | ${fmt(r.confidenceAuroc)} / ${fmt(r.confidencePAtK)} | ${r.wrongHigh} | ${r.high} (${fmt(r.highPrecision)}) | ${r.wrongSuggested} | ${r.wrongSuggestedRight} (${fmt(r.suggestedRightOfAll)}) |`,
+    );
+  }
+}
+
+/** A seeded third of the wrong fields (the reviewer's corrections), drawn in the order of their names (ids are random). */
+export function drawCorrections(wrong: ReadonlyArray<Pick<SelfField, 'id' | 'source' | 'truth'>>, seed: number): Set<string> {
+  const rng = mulberry32(seed);
+  const key = (f: Pick<SelfField, 'source' | 'truth'>): string => `${f.source}\u0000${f.truth.input.table_name}\u0000${f.truth.input.field_name}`;
+  const order = [...wrong].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)).map((f) => ({ id: f.id, r: rng() }));
+  order.sort((a, b) => a.r - b.r);
+  return new Set(order.slice(0, Math.round(wrong.length / 3)).map((o) => o.id));
+}
+
+async function main(): Promise<void> {
+  const seed = Number(process.env.QUALITY_CORRECT_SEED ?? 25);
+  const halves = (process.env.QUALITY_HALVES ?? 'development,held-out').split(',') as Half[];
+  const t0 = performance.now();
+  const catalog = await importSelfClassified();
+  try {
+    const { fields, rank } = catalog;
+    console.log(`self-classified: ${fields.length} fields from ${new Set(fields.map((f) => f.source)).size} public schemas, imported and drained in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    const before = await catalog.read();
+    const rows = (state: Map<string, FieldState>, skip: ReadonlySet<string>): Array<[string, HalfFigures]> =>
+      halves.map((half) => [half, figures(fields.filter((f) => f.half === half && !skip.has(f.id)).map((f) => ({ f, s: state.get(f.id) as FieldState })), rank)]);
+    printFigures('Before corrections (the classifier\'s own answers)', rows(before, new Set()));
+    const wrong = fields.filter((f) => halves.includes(f.half)).filter((f) => {
+      const s = before.get(f.id) as FieldState;
+      return isWrong(f, s.tagPath, s.level, rank);
+    });
+    const corrected = drawCorrections(wrong, seed);
+    await catalog.correct([...corrected]);
+    const after = await catalog.read();
+    printFigures(`After a reviewer corrects ${corrected.size} of the ${wrong.length} wrong fields (seed ${seed}); the figures of the fields not corrected`, rows(after, corrected));
+  } finally {
+    await catalog.close();
+  }
+}
+
+if (process.argv[1]?.endsWith('self-classified.ts')) await main();

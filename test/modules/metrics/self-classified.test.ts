@@ -1,0 +1,206 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { classificationEvidence, classifierSupport, groupCohesion, reviewedEvidence, type ClassificationEvidenceInput, type TagMargins } from '../../../src/modules/metrics/measure-field.js';
+import { outlierScore, outlierTerms, type OutlierInput } from '../../../src/modules/metrics/outlier-model.js';
+import { reasonFor } from '../../../src/modules/metrics/reason.js';
+import { suggestClassification, type SuggestionInput } from '../../../src/modules/metrics/suggestion.js';
+import { AXIS_KEYS, type AxisScores } from '../../../src/modules/metrics/axes.js';
+import { adminToken, bearer, buildTestApp, json, type TestApp } from '../../helpers/app.js';
+import { describeEachDatabase } from '../../helpers/databases.js';
+import { createDatasource, importOk, type FieldInput } from '../fields/factories.js';
+
+const rank = (level: string): number => ['L1', 'L2', 'L3', 'L4', 'L5'].indexOf(level);
+const groupOf = (tagId: number): string => (tagId < 10 ? 'Personal' : 'Technical');
+const uniform = (s: number): AxisScores => Object.fromEntries(AXIS_KEYS.map((k) => [k, s])) as AxisScores;
+
+describe('self-classified fields: the signals', () => {
+  const base: ClassificationEvidenceInput = { tagId: 11, level: 'L1', neighbours: [], predicted: { tagId: 11, level: 'L1', confidence: 0.6 }, tagLevels: [{ level: 'L1', count: 20 }], defaultLevel: 'L1', rank, groupOf };
+
+  it("takes the classifier's doubt in its own answer as evidence, and its agreement with itself as none", () => {
+    const self = classificationEvidence({ ...base, selfClassified: true, tagCohesion: 0.3 });
+    assert.equal(self.selfClassified, true);
+    assert.ok(Math.abs((self.selfDoubt ?? 0) - 0.4) < 1e-9);
+    assert.ok(Math.abs((self.selfLooseTag ?? 0) - 0.7) < 1e-9);
+    const imported = classificationEvidence({ ...base, tagCohesion: 0.3 });
+    assert.equal(imported.selfDoubt, 0);
+    assert.equal(imported.selfLooseTag, 0);
+    // The same field, more doubted by the classifier, scores higher; an imported label the classifier agrees with does not move.
+    const input = (confidence: number, selfClassified: boolean): OutlierInput => ({
+      scores: uniform(0.5),
+      neighbourDisagreement: 0,
+      evidence: classificationEvidence({ ...base, predicted: { tagId: 11, level: 'L1', confidence }, selfClassified, tagCohesion: 0.3 }),
+    });
+    assert.ok(outlierScore(input(0.3, true)) > outlierScore(input(0.95, true)) + 0.1);
+    assert.ok(outlierScore(input(0.3, true)) > outlierScore(input(0.3, false)));
+  });
+
+  it('measures how alike the fields of a tag are from its running sum', () => {
+    const a = Float32Array.from([1, 0]);
+    assert.equal(groupCohesion(a, 1), null);
+    assert.ok(Math.abs((groupCohesion(Float32Array.from([2, 0]), 2) as number) - 1) < 1e-9);
+    assert.ok(Math.abs(groupCohesion(Float32Array.from([1, 1]), 2) as number) < 1e-9);
+  });
+
+  it("reads what the classifier's answer rested on from its evidence", () => {
+    const s = classifierSupport(
+      JSON.stringify([
+        { factor: 'name', score: 2, detail: 'x' },
+        { factor: 'anchor', score: 0.5, detail: 'x' },
+        { factor: 'name', score: 1, detail: 'x', for: 'Personal/Identity/Full name' },
+        { factor: 'anchor', score: 0.25, detail: 'x', for: 'Personal/Identity/Full name' },
+        { factor: 'anchor', score: 0.4, detail: 'x', for: 'Technical/Category' },
+      ]),
+    );
+    assert.deepEqual(s, { words: 2, runnerUp: 0.5, runnerUpPath: 'Personal/Identity/Full name' });
+    assert.equal(classifierSupport('not json'), null);
+    assert.equal(classifierSupport(null), null);
+    assert.deepEqual(classifierSupport('[{"factor":"data_type","score":0.9,"detail":"x"}]'), { words: 0, runnerUp: 0, runnerUpPath: null });
+  });
+
+  it('counts confirmed neighbours for and against, and a confirmed twin with another classification', () => {
+    const r = reviewedEvidence(
+      [
+        { similarity: 1, tag_id: 2, level: 'L4', confirmed: true },
+        { similarity: 0.8, tag_id: 11, level: 'L1', confirmed: true },
+        { similarity: 0.9, tag_id: 3, level: 'L2' },
+      ],
+      { tag_id: 11, level: 'L1' },
+      [{ tag_id: 2, level: 'L4' }],
+      rank,
+    );
+    assert.equal(r.confirmedOther, 1);
+    assert.equal(r.confirmedAgrees, 0.8);
+    assert.deepEqual(r.twin, { tagId: 2, level: 'L4' });
+    // Twins confirmed as it is classified outvote one that is not.
+    const agreed = reviewedEvidence([], { tag_id: 11, level: 'L1' }, [{ tag_id: 2, level: 'L4' }, { tag_id: 11, level: 'L1' }, { tag_id: 11, level: 'L1' }], rank);
+    assert.equal(agreed.twin, null);
+    const plain = { scores: uniform(0.5), neighbourDisagreement: 0 };
+    const logit = (p: number): number => Math.log(p / (1 - p));
+    assert.ok(logit(outlierScore({ ...plain, reviewed: r })) - logit(outlierScore(plain)) > 4);
+  });
+});
+
+describe('self-classified fields: reasons', () => {
+  const evidence = classificationEvidence({ tagId: 11, level: 'L1', neighbours: [], predicted: { tagId: 11, level: 'L1', confidence: 0.35 }, tagLevels: [{ level: 'L1', count: 5 }], defaultLevel: 'L1', rank, groupOf, selfClassified: true, tagCohesion: 0.2 });
+  const input: OutlierInput = { scores: uniform(0.5), neighbourDisagreement: 0, evidence };
+
+  it("says how sure the classifier was of its own answer, and its second choice when that is the suggestion", () => {
+    const text = reasonFor({
+      classification: 'Technical/Object name (L1)',
+      scores: uniform(0.5),
+      terms: outlierTerms(input),
+      severity: 'high',
+      selfConfidence: 0.35,
+      suggestion: { classification: 'Technical/Foreign key (L1)', sameTag: false, by: 'classifier' },
+    });
+    assert.match(text, /^FieldLens classified it Technical\/Object name \(L1\) itself, only 35% sure from its name, table, type and values; its second choice was Technical\/Foreign key \(L1\)\./);
+  });
+
+  it("names a twin's confirmation", () => {
+    const reviewed = { confirmedOther: 0, confirmedAgrees: 0, twin: { tagId: 2, level: 'L4' } };
+    const text = reasonFor({
+      classification: 'Technical/Timestamp (L1)',
+      scores: uniform(0.5),
+      terms: outlierTerms({ scores: uniform(0.5), neighbourDisagreement: 0, reviewed }),
+      severity: 'high',
+      twin: { classification: 'Personal/Identity/Date of birth (L4)' },
+      suggestion: { classification: 'Personal/Identity/Date of birth (L4)', sameTag: false, by: 'twin' },
+    });
+    assert.match(text, /^A reviewer confirmed the same column elsewhere as Personal\/Identity\/Date of birth \(L4\); it is Technical\/Timestamp \(L1\)\./);
+  });
+});
+
+describe('self-classified fields: suggestions', () => {
+  // Neither the anchors nor the members of another tag fit better, nor worse: no margin speaks.
+  const margins: TagMargins = { anchorMargin: null, bestOtherAnchorTagId: null, bestOtherAnchorSimilarity: null, peerMargin: null, bestOtherPeerTagId: null };
+  const evidence = classificationEvidence({ tagId: 11, level: 'L1', neighbours: [], predicted: { tagId: 11, level: 'L1', confidence: 0.8 }, tagLevels: [{ level: 'L1', count: 5 }], defaultLevel: 'L1', rank, groupOf, selfClassified: true });
+  const base: SuggestionInput = {
+    tagId: 11,
+    level: 'L1',
+    neighbours: [],
+    predicted: { tagId: 11, level: 'L1', confidence: 0.8 },
+    margins,
+    evidence,
+    outlierScore: 0.8,
+    threshold: 0.15,
+    usualLevel: (tagId) => (tagId === 2 ? 'L4' : 'L1'),
+    rank,
+  };
+
+  it("suggests a confirmed twin's classification as it is", () => {
+    assert.deepEqual(suggestClassification({ ...base, twin: { tagId: 2, level: 'L4' } }), { tagId: 2, level: 'L4', confidence: 0.8, by: 'twin' });
+    assert.equal(suggestClassification({ ...base, twin: { tagId: 2, level: 'L4' }, outlierScore: 0.1 }), null);
+  });
+
+  it("offers the classifier's runner-up, or what reviewers corrected its answers of this tag to", () => {
+    const runner = suggestClassification({ ...base, runnerUpTagId: 2 });
+    assert.equal(runner?.tagId, 2);
+    assert.equal(runner?.level, 'L4');
+    assert.equal(runner?.by, 'classifier');
+    const corrected = suggestClassification({ ...base, runnerUpTagId: 2, corrections: { tagId: 3, level: 'L3', share: 1 }, neighbours: [{ similarity: 0.9, tag_id: 3, level: 'L3', confirmed: true }] });
+    assert.deepEqual({ tagId: corrected?.tagId, level: corrected?.level, by: corrected?.by }, { tagId: 3, level: 'L3', by: 'corrections' });
+    // Its own tag better supported by its neighbours: the alternative is shown only once the score calls it likely wrong.
+    const crowd = Array.from({ length: 5 }, () => ({ similarity: 0.9, tag_id: 11, level: 'L1' }));
+    assert.equal(suggestClassification({ ...base, runnerUpTagId: 2, neighbours: crowd, outlierScore: 0.3 }), null);
+    assert.equal(suggestClassification({ ...base, runnerUpTagId: 2, neighbours: crowd, outlierScore: 0.6 })?.tagId, 2);
+    // A field imported with this label: the classifier agreeing with it still counts for the label.
+    const imported = classificationEvidence({ tagId: 11, level: 'L1', neighbours: [], predicted: { tagId: 11, level: 'L1', confidence: 0.8 }, tagLevels: [{ level: 'L1', count: 5 }], defaultLevel: 'L1', rank, groupOf });
+    assert.equal(suggestClassification({ ...base, evidence: imported, runnerUpTagId: 2 }), null);
+  });
+});
+
+interface Item {
+  id: string;
+  classification_chain_path: string;
+  level: string;
+  outlier_score: number | null;
+  severity: string | null;
+  suggested_classification: { chain_path: string; level: string } | null;
+}
+
+describeEachDatabase('a correction flags the same column in another data source', (kind) => {
+  let t: TestApp;
+  let token: string;
+
+  before(async () => {
+    t = await buildTestApp(kind);
+    token = await adminToken(t.app);
+  });
+  after(async () => t.close());
+
+  it("gives the twins of a corrected field the correction as their suggestion, and a high score", async () => {
+    // No classification given: the classifier decides, as after a scan.
+    const columns: FieldInput[] = [
+      { table_name: 'Employee', field_name: 'BirthDate', data_type: 'datetime' },
+      { table_name: 'Employee', field_name: 'HireDate', data_type: 'datetime' },
+      { table_name: 'Employee', field_name: 'Email', data_type: 'nvarchar(60)' },
+      { table_name: 'Employee', field_name: 'EmployeeId', data_type: 'integer' },
+      { table_name: 'Invoice', field_name: 'InvoiceDate', data_type: 'datetime' },
+      { table_name: 'Invoice', field_name: 'Total', data_type: 'numeric(10,2)' },
+    ];
+    const a = await createDatasource(t.app, token, 'chinook-a');
+    const b = await createDatasource(t.app, token, 'chinook-b');
+    const idsA = (await importOk(t.app, token, a, columns)).field_ids;
+    const idsB = (await importOk(t.app, token, b, columns)).field_ids;
+    await t.app.services.metricsWorker.drain();
+    const get = async (id: string): Promise<Item> => json<Item>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${id}`, headers: bearer(token) }));
+    const twin = await get(idsB[0]!);
+    const correction = twin.classification_chain_path === 'Personal/Identity/Date of birth' ? { path: 'Technical/Timestamp', level: 'L1' } : { path: 'Personal/Identity/Date of birth', level: 'L4' };
+    const confirm = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/classify/fields/${idsA[0]}/confirm`,
+      headers: bearer(token),
+      payload: { classification_chain_path: correction.path, lock_level: correction.level },
+    });
+    assert.equal(confirm.statusCode, 200, confirm.body);
+    await t.app.services.metricsWorker.drain();
+    const after = await get(idsB[0]!);
+    assert.equal(after.classification_chain_path, twin.classification_chain_path, 'the twin keeps its classification until reviewed');
+    assert.deepEqual(after.suggested_classification && { path: after.suggested_classification.chain_path, level: after.suggested_classification.level }, correction);
+    assert.equal(after.severity, 'high');
+    assert.ok((after.outlier_score ?? 0) > (twin.outlier_score ?? 0));
+    // A field of the other source that is not its twin is not flagged by it.
+    const other = await get(idsB[1]!);
+    assert.notDeepEqual(other.suggested_classification && { path: other.suggested_classification.chain_path, level: other.suggested_classification.level }, correction);
+  });
+});
