@@ -11,20 +11,29 @@ import { buildClassifierContext, CLASSIFIER_VERSION, classifyField, type Classif
 /** Finds, for each unit embedding, the confirmed fields nearest to it (empty lists when it cannot tell yet). */
 export type ConfirmedNeighbourFinder = (embeddings: readonly Float32Array[]) => Promise<ConfirmedNeighbour[][]>;
 
+/** What a rule is matched against. */
+export interface RuleField {
+  readonly datasource_id: string | null;
+  readonly table_name: string;
+  readonly field_name: string;
+  readonly data_type?: string | null;
+  readonly comment?: string | null;
+  readonly sample_values?: readonly unknown[] | null;
+}
+
 /** An organisation's rule as the classifier applies it (the rules module compiles them). */
 export interface DecidingRule {
   readonly id: string;
   readonly name: string;
   readonly tag_id: number;
   readonly level: string | null;
-  matches(field: { datasource_id: string | null; table_name: string; field_name: string; data_type?: string | null; comment?: string | null; sample_values?: readonly unknown[] | null }): boolean;
 }
 
 export interface ClassifierServiceDeps {
   taxonomy: Pick<TaxonomyService, 'tagAnchors' | 'listLevels' | 'configuredLevel'>;
   confirmedNeighbours: ConfirmedNeighbourFinder;
-  /** The enabled rules in the order they are tried, and their version. */
-  rules: { activeRules(): Promise<{ version: string; rules: readonly DecidingRule[] }> };
+  /** The enabled rules (the first that matches a field decides it), and their version. */
+  rules: { activeRules(): Promise<{ version: string; rules: { decide(field: RuleField): DecidingRule | undefined } }> };
 }
 
 export interface ClassifyRequest extends ClassifyInput {
@@ -66,7 +75,7 @@ export class ClassifierService {
     });
     const decisions = requests.map((request, i): Decision => {
       const own = results[i] as Classification;
-      const rule = rules.rules.length === 0 ? undefined : rules.rules.find((r) => r.matches({ ...request, datasource_id: request.datasource_id ?? null }));
+      const rule = rules.rules.decide({ ...request, datasource_id: request.datasource_id ?? null });
       const tag = rule ? anchors.index.byId.get(rule.tag_id) : undefined;
       if (!rule || !tag) return { ...own, source: 'classifier' };
       return {

@@ -14,7 +14,7 @@ import type { AuditService } from '../audit/audit.service.js';
 import type { DatasourcesService } from '../datasources/datasources.service.js';
 import type { FieldsService } from '../fields/fields.service.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
-import { compilePattern, compileRule, ruleOrder, type CompiledRule, type RuleMatch } from './rule-matcher.js';
+import { compilePattern, compileRule, compileRuleSet, type RuleMatch, type RuleSet } from './rule-matcher.js';
 import * as repo from './rules.repository.js';
 import { MAX_RULES, type CreateRuleBody, type PreviewRuleBody, type PreviewRuleResponse, type RuleResponse, type UpdateRuleBody } from './rules.schemas.js';
 
@@ -30,7 +30,7 @@ export interface RulesServiceDeps {
 const PREVIEW_PAGE = 5000;
 
 export class RulesService {
-  private compiled: { version: string; rules: Promise<readonly CompiledRule[]> } | undefined;
+  private compiled: { version: string; rules: Promise<RuleSet> } | undefined;
 
   constructor(private readonly deps: RulesServiceDeps) {}
 
@@ -145,22 +145,25 @@ export class RulesService {
     return { matched, items };
   }
 
-  /** The enabled rules compiled, in the order they are tried, and the version they are of (cached per version). */
-  async activeRules(): Promise<{ version: string; rules: readonly CompiledRule[] }> {
+  /** The enabled rules compiled into a set, in the order they are tried, and the version they are of (cached per version). */
+  async activeRules(): Promise<{ version: string; rules: RuleSet }> {
     const version = await repo.rulesVersion(this.db);
     if (this.compiled?.version !== version) {
-      const rules = repo.listRules(this.db).then((rows) =>
-        rows
+      const rules = repo.listRules(this.db).then((rows) => {
+        const patterns = new Map<string, RuleMatch>();
+        const compiled = rows
           .filter((r) => r.enabled === 1)
           .flatMap((r) => {
             try {
-              return [compileRule({ id: r.id, name: r.name, tag_id: r.tag_id, level: r.level, priority: r.priority, created_at: r.created_at, datasource_ids: parseIds(r.datasource_ids), match: JSON.parse(r.match) as RuleMatch })];
+              const match = JSON.parse(r.match) as RuleMatch;
+              patterns.set(r.id, match);
+              return [compileRule({ id: r.id, name: r.name, tag_id: r.tag_id, level: r.level, priority: r.priority, created_at: r.created_at, datasource_ids: parseIds(r.datasource_ids), match })];
             } catch {
               return []; // a rule written by hand with a pattern RE2 refuses decides nothing
             }
-          })
-          .sort(ruleOrder),
-      );
+          });
+        return compileRuleSet(compiled, patterns);
+      });
       this.compiled = { version, rules };
       rules.catch(() => {
         if (this.compiled?.rules === rules) this.compiled = undefined;
