@@ -60,7 +60,7 @@ export async function watchedPage(
   contexts: BrowserContext[],
   options: { viewport?: { width: number; height: number }; acceptDownloads?: boolean } = {},
 ): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1400, height: 900 }, acceptDownloads: options.acceptDownloads ?? false });
+  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1400, height: 900 }, acceptDownloads: options.acceptDownloads ?? true });
   contexts.push(context);
   const page = await context.newPage();
   const problems: string[] = [];
