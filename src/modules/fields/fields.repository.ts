@@ -255,6 +255,27 @@ export async function listFields(db: Queryable, filter: FieldFilter, sort: Field
   return q.limit(limit).execute();
 }
 
+/** Where an export page ended: the catalog key of its last row. */
+export interface ExportKeyset {
+  datasource_id: string;
+  table_name: string;
+  field_name: string;
+}
+
+/**
+ * One page of an export: the rows after `after` in catalog-key order (data source, table, field), which the unique
+ * index on that key serves (a stable order that groups each table's fields, whatever changes between pages).
+ */
+export async function listFieldsForExport(db: Queryable, filter: FieldFilter, after: ExportKeyset | undefined, limit: number): Promise<FieldListRow[]> {
+  let q = applyFilter(selectFields(db), filter, !isPostgres(db));
+  if (after) {
+    q = q.where((eb) =>
+      eb(eb.refTuple('fields.datasource_id', 'fields.table_name', 'fields.field_name'), '>', eb.tuple(after.datasource_id, after.table_name, after.field_name)),
+    );
+  }
+  return q.orderBy('fields.datasource_id').orderBy('fields.table_name').orderBy('fields.field_name').limit(limit).execute();
+}
+
 /** Keyset for "<column> desc nulls last, id desc" (outlier_score or risk, both `real`). */
 function afterOutlier(eb: ExpressionBuilder<DB, 'fields' | 'tags'>, after: FieldKeyset, column: 'fields.outlier_score' | 'fields.risk') {
   if (after.value === null) return eb.and([eb(column, 'is', null), eb('fields.id', '<', after.id)]);
