@@ -419,6 +419,43 @@ export async function countConfirmedByDay(db: Queryable): Promise<Array<{ day: s
   return rows.map((r) => ({ day: r.day, n: Number(r.n) }));
 }
 
+/** Fields of one data source at one level, by review state; `high_risk`: unreviewed with severity high. */
+export interface InventoryCell {
+  datasource_id: string;
+  level: string;
+  fields: number;
+  confirmed: number;
+  deferred: number;
+  high_risk: number;
+}
+
+/** The catalog counted by data source and level in one aggregate pass (no field is loaded). */
+export async function countByDatasourceAndLevel(db: Queryable): Promise<InventoryCell[]> {
+  const rows = await db
+    .selectFrom('fields')
+    .select((eb) => [
+      'datasource_id',
+      'level',
+      eb.fn.countAll<number | string>().as('fields'),
+      sql<number | string>`sum(case when review_status = 'confirmed' then 1 else 0 end)`.as('confirmed'),
+      sql<number | string>`sum(case when review_status = 'deferred' then 1 else 0 end)`.as('deferred'),
+      sql<number | string>`sum(case when review_status = 'unreviewed' and severity = 'high' then 1 else 0 end)`.as('high_risk'),
+    ])
+    .groupBy(['datasource_id', 'level'])
+    .execute();
+  return rows.map((r) => ({ datasource_id: r.datasource_id, level: r.level, fields: Number(r.fields), confirmed: Number(r.confirmed), deferred: Number(r.deferred), high_risk: Number(r.high_risk) }));
+}
+
+/** The catalog counted by tag (served by the tag-led indexes). */
+export async function countByTag(db: Queryable): Promise<Array<{ tag_id: number; fields: number }>> {
+  const rows = await db
+    .selectFrom('fields')
+    .select((eb) => ['tag_id', eb.fn.countAll<number | string>().as('fields')])
+    .groupBy('tag_id')
+    .execute();
+  return rows.map((r) => ({ tag_id: r.tag_id, fields: Number(r.fields) }));
+}
+
 /** One page of fields in id order (keyset), for building an in-memory replica of the catalog. */
 export async function listCatalogFields(db: Queryable, afterId: string | null, limit: number): Promise<CatalogFieldRow[]> {
   let q = db.selectFrom('fields').select(CATALOG_COLUMNS).orderBy('id').limit(limit);

@@ -20,7 +20,7 @@ import { formatFingerprint, type Classification } from '../classifier/index.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import * as repo from './fields.repository.js';
 
-export type { CatalogFieldRow, RemovedFieldRow, ReviewState, ScanBaselineRow } from './fields.repository.js';
+export type { CatalogFieldRow, InventoryCell, RemovedFieldRow, ReviewState, ScanBaselineRow } from './fields.repository.js';
 
 /** A column a scan found, with its sampled values: held in memory only, never stored (only their format is). */
 export interface ScannedColumn {
@@ -222,6 +222,16 @@ export class FieldsService {
   /** How many fields the catalog holds. */
   async countFields(): Promise<number> {
     return repo.countFields(this.db);
+  }
+
+  /** The catalog counted by data source and level (fields, confirmed, deferred, high risk), from one aggregate query. */
+  async countByDatasourceAndLevel(): Promise<repo.InventoryCell[]> {
+    return repo.countByDatasourceAndLevel(this.db);
+  }
+
+  /** The catalog counted by tag, from one aggregate query. */
+  async countByTag(): Promise<Array<{ tag_id: number; fields: number }>> {
+    return repo.countByTag(this.db);
   }
 
   /** The fields confirmed now, counted by the UTC day of their confirmation (YYYY-MM-DD). */
