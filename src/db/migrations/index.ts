@@ -17,6 +17,7 @@ import { fieldListOrder } from './0014-field-list-order.js';
 import { scanNotes } from './0015-scan-notes.js';
 import { fieldScanChange } from './0016-field-scan-change.js';
 import { auditFilters } from './0017-audit-filters.js';
+import { fieldInventory } from './0018-field-inventory.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
 export type MigrationFactory = (kind: DialectKind) => Migration;
@@ -36,4 +37,5 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0015-scan-notes', scanNotes],
   ['0016-field-scan-change', fieldScanChange],
   ['0017-audit-filters', auditFilters],
+  ['0018-field-inventory', fieldInventory],
 ];

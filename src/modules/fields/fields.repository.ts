@@ -191,10 +191,15 @@ export async function upsertFields(db: Queryable, rows: readonly NewFieldRow[]):
  * written `+column = ?`, which SQLite does not use an index for: it reads the selective index and sorts its few rows.
  * PostgreSQL weighs its statistics and gets the plain terms.
  */
-function applyFilter(query: SelectQueryBuilder<DB, 'fields' | 'tags', FieldListRow>, filter: FieldFilter, sqlite: boolean) {
+function applyFilter(query: SelectQueryBuilder<DB, 'fields' | 'tags', FieldListRow>, filter: FieldFilter, sqlite: boolean, keyOrder = false) {
   let q = query;
   const selective = sqlite && (filter.tag_id !== undefined || filter.last_scan_ids !== undefined || (filter.q !== undefined && [...filter.q].length >= 3));
-  const broad = (column: 'review_status' | 'level' | 'severity' | 'datasource_id') => (selective ? sql<string>`+${sql.ref(`fields.${column}`)}` : sql.ref<string>(`fields.${column}`));
+  // In the export's catalog-key order (keyOrder), the natural-key index (datasource_id, table_name, field_name) serves
+  // both the order and a data-source filter; an index on a broad filter would make SQLite sort everything after the
+  // keyset again for every page (quadratic over an export), so those filters are only checked on the rows it reads.
+  const unindexed = (column: 'review_status' | 'level' | 'severity' | 'datasource_id') => selective || (sqlite && keyOrder && column !== 'datasource_id');
+  const broad = (column: 'review_status' | 'level' | 'severity' | 'datasource_id') =>
+    unindexed(column) ? sql<string>`+${sql.ref(`fields.${column}`)}` : sql.ref<string>(`fields.${column}`);
   if (filter.datasource_id !== undefined) q = q.where(broad('datasource_id'), '=', filter.datasource_id);
   if (filter.review_status !== undefined) q = q.where(broad('review_status'), '=', filter.review_status);
   if (filter.severity !== undefined) q = q.where(broad('severity'), '=', filter.severity);
@@ -267,7 +272,7 @@ export interface ExportKeyset {
  * index on that key serves (a stable order that groups each table's fields, whatever changes between pages).
  */
 export async function listFieldsForExport(db: Queryable, filter: FieldFilter, after: ExportKeyset | undefined, limit: number): Promise<FieldListRow[]> {
-  let q = applyFilter(selectFields(db), filter, !isPostgres(db));
+  let q = applyFilter(selectFields(db), filter, !isPostgres(db), true);
   if (after) {
     q = q.where((eb) =>
       eb(eb.refTuple('fields.datasource_id', 'fields.table_name', 'fields.field_name'), '>', eb.tuple(after.datasource_id, after.table_name, after.field_name)),
