@@ -362,6 +362,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/fields/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export fields as CSV or NDJSON
+         * @description Every field matching the filters of GET /fields, streamed as a download in a stable order (data source, table, field). format=csv|ndjson, or when absent the Accept header (text/csv, application/x-ndjson), else CSV. CSV follows RFC 4180 with a header row; cells starting with =, +, -, @, tab or CR get a leading apostrophe so a spreadsheet shows them as text. Add the columns action and reason, edit, and upload the file to POST /fields/decisions.
+         */
+        get: operations["getFieldsExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/fields/{id}": {
         parameters: {
             query?: never;
@@ -482,6 +502,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/fields/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply the decisions of an edited CSV (confirm or defer many fields)
+         * @description A text/csv body (RFC 4180) with the header field_id,action,chain_path,level,reason and at most 10,000 rows; action is confirm or defer. A confirm row is a single confirm: chain_path and level empty keep the current tag and level, and the classification is locked. A defer row needs a reason and keeps the classification. An exported file comes back as it is once the columns action and reason are added: id is read as field_id, the other export columns are ignored, a row without an action is left alone (ignored), and the apostrophe the export puts before a cell starting with =, +, -, @ is taken off. All rows are checked first: any bad row → 400 validation_failed with errors [{row, message}] for every bad row (the header is row 1) and nothing applied. Otherwise all rows are applied in one transaction, one audit entry per field. Needs the license feature batch_confirm.
+         */
+        post: operations["postFieldsDecisions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/classify/fields/{field_id}/defer": {
         parameters: {
             query?: never;
@@ -496,6 +536,26 @@ export interface paths {
          * @description Sets review_status to deferred from any state, keeps the classification (and its lock) as it is, and writes a field.deferred audit entry with the reason.
          */
         post: operations["deferField"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Inventory report: what is held, where, and how much a person has checked
+         * @description Totals by review state, fields and confirmations per level, per data source (fields per level, confirmed, high_risk = unreviewed fields of severity high) and per tag. Counted by aggregate queries over the whole catalog (sample data sources included, marked is_sample). Read-only.
+         */
+        get: operations["getReportsInventory"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -629,6 +689,8 @@ export interface components {
                 /** @example /field_ids/3 */
                 path: string;
                 message: string;
+                /** @description For an uploaded file (POST /fields/decisions): the row of the problem, the header being row 1 */
+                row?: number;
             }[];
         };
     };
@@ -4260,6 +4322,131 @@ export interface operations {
             };
         };
     };
+    getFieldsExport: {
+        parameters: {
+            query?: {
+                /** @description UUID */
+                datasource_id?: string;
+                review_status?: "unreviewed" | "confirmed" | "deferred";
+                severity?: "low" | "medium" | "high";
+                level?: string;
+                tag_id?: number;
+                /** @description Substring of the table or field name (case-insensitive) */
+                q?: string;
+                /** @description last_scan: only fields the last finished scan of their data source created, changed or re-classified (see scan_change) */
+                changed?: "last_scan";
+                /** @description false leaves out the fields of the built-in sample data sources (is_sample) */
+                include_sample?: boolean;
+                /** @description csv or ndjson; when absent, the Accept header decides (text/csv or application/x-ndjson), else csv */
+                format?: "csv" | "ndjson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV (text/csv) or NDJSON (application/x-ndjson) body */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     getField: {
         parameters: {
             query?: never;
@@ -5343,6 +5530,164 @@ export interface operations {
             };
         };
     };
+    postFieldsDecisions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The CSV file */
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Rows applied as confirmations (one field.confirmed audit entry each) */
+                        confirmed: number;
+                        /** @description Rows applied as deferrals (one field.deferred audit entry each) */
+                        deferred: number;
+                        /** @description Rows left without an action (an exported row nobody decided): nothing written for them */
+                        ignored: number;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     deferField: {
         parameters: {
             query?: never;
@@ -5496,6 +5841,145 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "The Content-Type is not accepted here",
                      *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReportsInventory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        generated_at: string;
+                        /** @description The configured levels, least sensitive first: the keys and the order of the by_level counts */
+                        levels: {
+                            code: string;
+                            name: string;
+                        }[];
+                        totals: {
+                            fields: number;
+                            confirmed: number;
+                            unreviewed: number;
+                            deferred: number;
+                        };
+                        /** @description Every configured level (least sensitive first, zero counts included), then any stored level no longer configured */
+                        by_level: {
+                            level: string;
+                            fields: number;
+                            confirmed: number;
+                        }[];
+                        /** @description Every data source (empty ones included), by name */
+                        by_datasource: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            datasource_id: string;
+                            name: string;
+                            is_sample: boolean;
+                            fields: number;
+                            confirmed: number;
+                            /** @description Fields per level code; every configured level is present */
+                            by_level: {
+                                [key: string]: number;
+                            };
+                            /** @description Unreviewed fields whose severity is high: likely misclassified and not yet checked by a person */
+                            high_risk: number;
+                        }[];
+                        /** @description Tags that classify at least one field, most fields first (ties by chain path) */
+                        by_tag: {
+                            tag_id: number;
+                            chain_path: string;
+                            fields: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
