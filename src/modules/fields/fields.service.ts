@@ -320,16 +320,12 @@ export class FieldsService {
   async exportFields(query: FieldListFilters, format: ExportFormat): Promise<AsyncIterable<string>> {
     const { filter } = await this.listFilter(query);
     const db = this.db;
-    let names = new Map((await this.deps.datasources.listDatasourceNames()).map((d) => [d.id, d.name]));
-    const nameOf = async (id: string): Promise<string> => {
-      // A data source created during the export: read the names again once.
-      if (!names.has(id)) names = new Map((await this.deps.datasources.listDatasourceNames()).map((d) => [d.id, d.name]));
-      return names.get(id) ?? '';
-    };
-    const toRecords = async (rows: readonly repo.FieldListRow[]) => {
-      const out: FieldExportRecord[] = [];
-      for (const row of rows) out.push(toExportRecord(row, await nameOf(row.datasource_id)));
-      return out;
+    const readNames = async () => new Map((await this.deps.datasources.listDatasourceNames()).map((d) => [d.id, d.name]));
+    let names = await readNames();
+    const toRecords = async (rows: readonly repo.FieldListRow[]): Promise<FieldExportRecord[]> => {
+      // A data source created during the export: its names are read again, once for the page.
+      if (rows.some((row) => !names.has(row.datasource_id))) names = await readNames();
+      return rows.map((row) => toExportRecord(row, names.get(row.datasource_id) ?? ''));
     };
     const encode = format === 'csv' ? csvRecords : ndjsonRecords;
     const first = await repo.listFieldsForExport(db, filter, undefined, EXPORT_PAGE_SIZE);
