@@ -147,6 +147,9 @@ describeEachDatabase('decisions upload', (kind) => {
     assert.deepEqual(extraCells.errors!.map((e) => e.row), [2]);
     const tooMany = await refusedWithNothingApplied(ids, lines(...Array.from({ length: 10_001 }, () => `${id},confirm,,,`)));
     assert.match(tooMany.detail, /At most 10,000 rows/);
+    // Over the service's body limit (FIELDLENS_BODY_LIMIT, 8 MiB by default), as for every other body: 413.
+    const huge = await refusedWithNothingApplied(ids, lines(...Array.from({ length: 5000 }, () => `${id},defer,,,"${'x'.repeat(1900)}"`)), 413);
+    assert.equal(huge.code, 'payload_too_large');
     const asJson = await t.app.inject({ method: 'POST', url: '/api/v1/fields/decisions', headers: bearer(reviewer.token), payload: { field_id: id } });
     assert.equal(asJson.statusCode, 415);
     assert.equal(problem(asJson).code, 'unsupported_media_type');
