@@ -172,7 +172,9 @@ export class ReviewService {
       const reason = row.reason.replace(/\r\n?/g, '\n');
       if (row.action === 'confirm' && reason.trim() !== '') problems.push('reason is for a defer; a confirm takes none (leave it empty)');
       if (row.action === 'defer') {
-        if (reason.length === 0 || reason.length > MAX_DEFER_REASON || !DEFER_REASON.test(reason)) {
+        // Counted in code points, as the single defer's schema counts them.
+        const length = [...reason].length;
+        if (length === 0 || length > MAX_DEFER_REASON || !DEFER_REASON.test(reason)) {
           problems.push(`a defer needs a reason of 1–${MAX_DEFER_REASON} characters, not only spaces, without control characters other than tab and line break`);
         }
       }
