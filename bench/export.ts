@@ -7,7 +7,9 @@
 // Run: npx tsx bench/export.ts   Knobs: BENCH_FIELDS (default 1,000,000), BENCH_REPORTS (inventory calls, default 10),
 //   BENCH_DATABASE_URL=postgres://… (a throw-away schema, dropped afterwards; else a SQLite file),
 //   BENCH_FILTERED=0 to skip the filtered exports, BENCH_SQLITE_FILE=path: keep the SQLite catalog in that file and
-//   reuse it on the next run (building 1M fields takes minutes; migrations added since run on the kept file at start).
+//   reuse it on the next run (building 1M fields takes minutes; migrations added since run on the kept file at start),
+//   BENCH_ACCEPT_ENCODING=identity: ask for the export uncompressed (by default fetch asks for gzip/br and decompresses
+//   in this same process, so the figures include the server's compression and the client's decompression).
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -22,6 +24,7 @@ const FIELDS = Number(process.env.BENCH_FIELDS ?? 1_000_000);
 const REPORTS = Number(process.env.BENCH_REPORTS ?? 10);
 const PG_URL = process.env.BENCH_DATABASE_URL;
 const FILTERED = process.env.BENCH_FILTERED !== '0';
+const ACCEPT_ENCODING = process.env.BENCH_ACCEPT_ENCODING;
 const KEEP_FILE = PG_URL ? undefined : process.env.BENCH_SQLITE_FILE;
 const reuse = KEEP_FILE !== undefined && fs.existsSync(KEEP_FILE);
 const PASSWORD = 'export-bench-passphrase-of-the-boss-01';
@@ -144,7 +147,7 @@ try {
     let records = 0;
     let firstByteMs = 0;
     try {
-      const res = await fetch(`${base}/api/v1/fields/export?${query}`, { headers });
+      const res = await fetch(`${base}/api/v1/fields/export?${query}`, { headers: { ...headers, ...(ACCEPT_ENCODING ? { 'accept-encoding': ACCEPT_ENCODING } : {}) } });
       if (res.status !== 200 || !res.body) throw new Error(`export ${query}: ${res.status} ${await res.text()}`);
       for await (const chunk of res.body) {
         if (bytes === 0) firstByteMs = performance.now() - t;
@@ -160,7 +163,7 @@ try {
     const rows = query.includes('ndjson') ? records : records - 1;
     const check = expected === undefined ? '' : rows === expected ? ' (every field)' : ` (EXPECTED ${expected})`;
     console.log(
-      `export ?${query}: ${rows.toLocaleString('en')} records${check}, ${(bytes / MB).toFixed(0)} MB in ${s.toFixed(1)} s (${(rows / s / 1000).toFixed(0)} k rows/s, first byte ${firstByteMs.toFixed(0)} ms); ` +
+      `export ?${query}${ACCEPT_ENCODING ? ` (Accept-Encoding: ${ACCEPT_ENCODING})` : ''}: ${rows.toLocaleString('en')} records${check}, ${(bytes / MB).toFixed(0)} MB in ${s.toFixed(1)} s (${(rows / s / 1000).toFixed(0)} k rows/s, first byte ${firstByteMs.toFixed(0)} ms); ` +
         `RSS ${(rss0 / MB).toFixed(0)} → peak ${(peak / MB).toFixed(0)} MB (growth ${((peak - rss0) / MB).toFixed(0)} MB)`,
     );
   }
