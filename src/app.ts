@@ -31,6 +31,7 @@ import { fieldsRoutes } from './modules/fields/fields.routes.js';
 import { healthRoutes } from './modules/health/health.routes.js';
 import { licenseRoutes } from './modules/license/license.routes.js';
 import { metricsRoutes } from './modules/metrics/metrics.routes.js';
+import { reportsRoutes } from './modules/reports/reports.routes.js';
 import { reviewRoutes } from './modules/review/review.routes.js';
 import { scansRoutes } from './modules/scans/scans.routes.js';
 import { taxonomyRoutes } from './modules/taxonomy/taxonomy.routes.js';
@@ -141,6 +142,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(fieldsRoutes, { services });
       await api.register(auditRoutes, { services });
       await api.register(reviewRoutes, { services });
+      await api.register(reportsRoutes, { services });
       await api.register(metricsRoutes, { services });
       await api.register(scansRoutes, { services });
     },

@@ -26,6 +26,7 @@ import { CatalogReplica } from './modules/metrics/catalog-replica.js';
 import { MetricsWorker } from './modules/metrics/metrics-worker.js';
 import { MetricsService } from './modules/metrics/metrics.service.js';
 import { Staleness } from './modules/metrics/staleness.js';
+import { ReportsService } from './modules/reports/reports.service.js';
 import { ReviewService } from './modules/review/review.service.js';
 import { ScanWorker } from './modules/scans/scan-worker.js';
 import { ScansService } from './modules/scans/scans.service.js';
@@ -47,6 +48,7 @@ export interface Services {
   readonly datasources: DatasourcesService;
   readonly fields: FieldsService;
   readonly review: ReviewService;
+  readonly reports: ReportsService;
   readonly sampleData: SampleDataService;
   readonly metrics: MetricsService;
   readonly metricsWorker: MetricsWorker;
@@ -144,6 +146,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
   const classifier: ClassifierService = new ClassifierService({ taxonomy, rules, confirmedNeighbours: (embeddings): Promise<ConfirmedNeighbour[][]> => metrics.confirmedNeighbours(embeddings) });
   const fields: FieldsService = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, classifier });
   const review = new ReviewService({ database, clock, audit, auditLog, fields, catalog: fields, taxonomy, license });
+  const reports = new ReportsService({ clock, fields, datasources, taxonomy });
   const sampleData = new SampleDataService({ database, clock, audit, taxonomy, datasources, fields });
 
   const metricsQueue = new WorkQueue(database, { table: 'metrics_queue', key: 'field_id', abandonedAfterMs: CLAIM_ABANDONED_MS });
@@ -169,6 +172,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     datasources,
     fields,
     review,
+    reports,
     sampleData,
     metrics,
     metricsWorker,

@@ -36,6 +36,8 @@ export type ErrorCode = keyof typeof ERROR_CODES;
 export interface ProblemFieldError {
   path: string;
   message: string;
+  /** For an uploaded file (POST /fields/decisions): the row the problem is in, the header being row 1. */
+  row?: number;
 }
 
 export interface Problem {

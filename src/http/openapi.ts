@@ -111,7 +111,15 @@ const PROBLEM_SCHEMA: JsonObject = {
     errors: {
       type: 'array',
       description: 'For validation failures: where and what',
-      items: { type: 'object', required: ['path', 'message'], properties: { path: { type: 'string', example: '/field_ids/3' }, message: { type: 'string' } } },
+      items: {
+        type: 'object',
+        required: ['path', 'message'],
+        properties: {
+          path: { type: 'string', example: '/field_ids/3' },
+          message: { type: 'string' },
+          row: { type: 'integer', minimum: 1, description: 'For an uploaded file (POST /fields/decisions): the row of the problem, the header being row 1' },
+        },
+      },
     },
   },
 };

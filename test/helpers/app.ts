@@ -124,7 +124,7 @@ export function bearer(token: string): { authorization: string } {
 }
 
 /** Asserts the RFC 9457 problem shape (docs/api.md) and returns the body. */
-export function problem(response: LightMyRequestResponse): { code: string; status: number; title: string; detail: string; type: string; errors?: Array<{ path: string; message: string }> } {
+export function problem(response: LightMyRequestResponse): { code: string; status: number; title: string; detail: string; type: string; errors?: Array<{ path: string; message: string; row?: number }> } {
   const body = json<{ code: string; status: number; title: string; detail: string; type: string }>(response);
   if (!String(response.headers['content-type']).startsWith('application/problem+json')) {
     throw new Error(`expected problem+json, got ${String(response.headers['content-type'])}: ${response.body}`);

@@ -8,6 +8,7 @@ import { AuditPage } from './pages/Audit';
 import { DatasourceDetailPage } from './pages/DatasourceDetail';
 import { DatasourcesPage } from './pages/Datasources';
 import { FieldDetailPage } from './pages/FieldDetail';
+import { InventoryPage } from './pages/Inventory';
 import { LicensePage } from './pages/License';
 import { OverviewPage } from './pages/Overview';
 import { QueuePage } from './pages/Queue';
@@ -19,6 +20,7 @@ import './styles.css';
 const NAV: Array<{ href: string; label: string; permission: string }> = [
   { href: '/queue', label: 'Review queue', permission: 'field:read' },
   { href: '/overview', label: 'Overview', permission: 'field:read' },
+  { href: '/inventory', label: 'Inventory', permission: 'field:read' },
   { href: '/datasources', label: 'Data sources', permission: 'datasource:read' },
   { href: '/audit', label: 'Audit log', permission: 'audit:read' },
   { href: '/license', label: 'License', permission: 'license:read' },
@@ -35,6 +37,8 @@ function Page({ path }: { path: string }) {
       return <QueuePage />;
     case '/overview':
       return <OverviewPage />;
+    case '/inventory':
+      return <InventoryPage />;
     case '/datasources':
       return <DatasourcesPage />;
     case '/audit':

@@ -18,6 +18,7 @@ import { scanNotes } from './0015-scan-notes.js';
 import { fieldScanChange } from './0016-field-scan-change.js';
 import { auditFilters } from './0017-audit-filters.js';
 import { tagEditing } from './0018-tag-editing.js';
+import { fieldInventory } from './0019-field-inventory.js';
 import { classificationRules } from './0020-classification-rules.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
@@ -39,5 +40,6 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0016-field-scan-change', fieldScanChange],
   ['0017-audit-filters', auditFilters],
   ['0018-tag-editing', tagEditing],
+  ['0019-field-inventory', fieldInventory],
   ['0020-classification-rules', classificationRules],
 ];

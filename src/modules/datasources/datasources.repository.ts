@@ -29,6 +29,12 @@ export async function findDatasourceWithCount(db: Queryable, id: string): Promis
   return row && { ...row, field_count: Number(row.field_count ?? 0) };
 }
 
+/** Id, name and sample flag of every data source (no field counts: for naming sources in exports and reports). */
+export async function listDatasourceNames(db: Queryable): Promise<Array<{ id: string; name: string; is_sample: boolean }>> {
+  const rows = await db.selectFrom('datasources').select(['id', 'name', 'is_sample']).orderBy('name').execute();
+  return rows.map((r) => ({ id: r.id, name: r.name, is_sample: Number(r.is_sample) === 1 }));
+}
+
 export async function findDatasourceById(db: Queryable, id: string): Promise<DatasourceRow | undefined> {
   return db.selectFrom('datasources').selectAll().where('id', '=', id).executeTakeFirst();
 }

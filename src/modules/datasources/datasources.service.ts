@@ -110,6 +110,11 @@ export class DatasourcesService {
     return (await repo.listDatasources(this.db)).map(toDatasourceResponse);
   }
 
+  /** Id, name and sample flag of every data source, by name: cheap (no field counts), for exports and reports. */
+  async listDatasourceNames(): Promise<Array<{ id: string; name: string; is_sample: boolean }>> {
+    return repo.listDatasourceNames(this.db);
+  }
+
   /** The data source, or 404. */
   /** Which of the given ids name a data source (rules scoped to sources check theirs). */
   async existingDatasourceIds(ids: readonly string[]): Promise<Set<string>> {

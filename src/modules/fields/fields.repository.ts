@@ -192,10 +192,15 @@ export async function upsertFields(db: Queryable, rows: readonly NewFieldRow[]):
  * written `+column = ?`, which SQLite does not use an index for: it reads the selective index and sorts its few rows.
  * PostgreSQL weighs its statistics and gets the plain terms.
  */
-function applyFilter(query: SelectQueryBuilder<DB, 'fields' | 'tags', FieldListRow>, filter: FieldFilter, sqlite: boolean) {
+function applyFilter(query: SelectQueryBuilder<DB, 'fields' | 'tags', FieldListRow>, filter: FieldFilter, sqlite: boolean, keyOrder = false) {
   let q = query;
   const selective = sqlite && (filter.tag_id !== undefined || filter.last_scan_ids !== undefined || (filter.q !== undefined && [...filter.q].length >= 3));
-  const broad = (column: 'review_status' | 'level' | 'severity' | 'datasource_id') => (selective ? sql<string>`+${sql.ref(`fields.${column}`)}` : sql.ref<string>(`fields.${column}`));
+  // In the export's catalog-key order (keyOrder), the natural-key index (datasource_id, table_name, field_name) serves
+  // both the order and a data-source filter; an index on a broad filter would make SQLite sort everything after the
+  // keyset again for every page (quadratic over an export), so those filters are only checked on the rows it reads.
+  const unindexed = (column: 'review_status' | 'level' | 'severity' | 'datasource_id') => selective || (sqlite && keyOrder && column !== 'datasource_id');
+  const broad = (column: 'review_status' | 'level' | 'severity' | 'datasource_id') =>
+    unindexed(column) ? sql<string>`+${sql.ref(`fields.${column}`)}` : sql.ref<string>(`fields.${column}`);
   if (filter.datasource_id !== undefined) q = q.where(broad('datasource_id'), '=', filter.datasource_id);
   if (filter.review_status !== undefined) q = q.where(broad('review_status'), '=', filter.review_status);
   if (filter.severity !== undefined) q = q.where(broad('severity'), '=', filter.severity);
@@ -254,6 +259,27 @@ export async function listFields(db: Queryable, filter: FieldFilter, sort: Field
       break;
   }
   return q.limit(limit).execute();
+}
+
+/** Where an export page ended: the catalog key of its last row. */
+export interface ExportKeyset {
+  datasource_id: string;
+  table_name: string;
+  field_name: string;
+}
+
+/**
+ * One page of an export: the rows after `after` in catalog-key order (data source, table, field), which the unique
+ * index on that key serves (a stable order that groups each table's fields, whatever changes between pages).
+ */
+export async function listFieldsForExport(db: Queryable, filter: FieldFilter, after: ExportKeyset | undefined, limit: number): Promise<FieldListRow[]> {
+  let q = applyFilter(selectFields(db), filter, !isPostgres(db), true);
+  if (after) {
+    q = q.where((eb) =>
+      eb(eb.refTuple('fields.datasource_id', 'fields.table_name', 'fields.field_name'), '>', eb.tuple(after.datasource_id, after.table_name, after.field_name)),
+    );
+  }
+  return q.orderBy('fields.datasource_id').orderBy('fields.table_name').orderBy('fields.field_name').limit(limit).execute();
 }
 
 /** Keyset for "<column> desc nulls last, id desc" (outlier_score or risk, both `real`). */
@@ -401,6 +427,43 @@ export async function countConfirmedByDay(db: Queryable): Promise<Array<{ day: s
     .groupBy(day)
     .execute();
   return rows.map((r) => ({ day: r.day, n: Number(r.n) }));
+}
+
+/** Fields of one data source at one level, by review state; `high_risk`: unreviewed with severity high. */
+export interface InventoryCell {
+  datasource_id: string;
+  level: string;
+  fields: number;
+  confirmed: number;
+  deferred: number;
+  high_risk: number;
+}
+
+/** The catalog counted by data source and level in one aggregate pass (no field is loaded). */
+export async function countByDatasourceAndLevel(db: Queryable): Promise<InventoryCell[]> {
+  const rows = await db
+    .selectFrom('fields')
+    .select((eb) => [
+      'datasource_id',
+      'level',
+      eb.fn.countAll<number | string>().as('fields'),
+      sql<number | string>`sum(case when review_status = 'confirmed' then 1 else 0 end)`.as('confirmed'),
+      sql<number | string>`sum(case when review_status = 'deferred' then 1 else 0 end)`.as('deferred'),
+      sql<number | string>`sum(case when review_status = 'unreviewed' and severity = 'high' then 1 else 0 end)`.as('high_risk'),
+    ])
+    .groupBy(['datasource_id', 'level'])
+    .execute();
+  return rows.map((r) => ({ datasource_id: r.datasource_id, level: r.level, fields: Number(r.fields), confirmed: Number(r.confirmed), deferred: Number(r.deferred), high_risk: Number(r.high_risk) }));
+}
+
+/** The catalog counted by tag (served by the tag-led indexes). */
+export async function countByTag(db: Queryable): Promise<Array<{ tag_id: number; fields: number }>> {
+  const rows = await db
+    .selectFrom('fields')
+    .select((eb) => ['tag_id', eb.fn.countAll<number | string>().as('fields')])
+    .groupBy('tag_id')
+    .execute();
+  return rows.map((r) => ({ tag_id: r.tag_id, fields: Number(r.fields) }));
 }
 
 /** One page of fields in id order (keyset), for building an in-memory replica of the catalog. */

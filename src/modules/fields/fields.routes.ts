@@ -1,7 +1,10 @@
+import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { callerOf } from '../../http/authentication.js';
 import type { Services } from '../../services.js';
-import { FieldIdParams, FieldListQuery, FieldListResponse, FieldResponse, ImportFieldsBody, ImportFieldsResponse } from './fields.schemas.js';
+import { EXPORT_CONTENT_TYPES, negotiateExportFormat } from './fields-export.js';
+import { FieldExportQuery, FieldIdParams, FieldListQuery, FieldListResponse, FieldResponse, ImportFieldsBody, ImportFieldsResponse } from './fields.schemas.js';
 
 export const fieldsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { fields } = services;
@@ -40,6 +43,36 @@ export const fieldsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       },
     },
     async (request) => fields.listFields(request.query),
+  );
+
+  app.get(
+    '/fields/export',
+    {
+      config: { access: 'field:read' },
+      schema: {
+        summary: 'Export fields as CSV or NDJSON',
+        description:
+          'Every field matching the filters of GET /fields, streamed as a download in a stable order (data source, table, field). ' +
+          'format=csv|ndjson, or when absent the Accept header (text/csv, application/x-ndjson), else CSV. CSV follows RFC 4180 with a header row; ' +
+          'cells starting with =, +, -, @, tab or CR get a leading apostrophe so a spreadsheet shows them as text. ' +
+          'Add the columns action and reason, edit, and upload the file to POST /fields/decisions.',
+        tags: ['fields'],
+        querystring: FieldExportQuery,
+        // The body is a stream, sent as is: the schema documents it for OpenAPI and is never a serializer.
+        response: { 200: Type.Unsafe<Readable>({ type: 'string', description: 'CSV (text/csv) or NDJSON (application/x-ndjson) body' }) },
+      },
+    },
+    async (request, reply) => {
+      const { format: asked, ...filters } = request.query;
+      const format = negotiateExportFormat(asked, request.headers.accept);
+      const chunks = await fields.exportFields(filters, format);
+      const stamp = new Date().toISOString().replace(/[:.]/g, '-');
+      return reply
+        .type(EXPORT_CONTENT_TYPES[format])
+        .header('content-disposition', `attachment; filename="fieldlens-fields-${stamp}.${format}"`)
+        .header('cache-control', 'no-store')
+        .send(Readable.from(chunks, { objectMode: false, highWaterMark: 64 * 1024 }));
+    },
   );
 
   app.get(

@@ -110,18 +110,23 @@ export const FieldResponse = Type.Object({
 });
 export type FieldResponse = Static<typeof FieldResponse>;
 
+/** The list's filters, shared by the list and the export. */
+const LIST_FILTERS = {
+  datasource_id: Type.Optional(Uuid),
+  review_status: Type.Optional(Type.Enum(REVIEW_STATUSES)),
+  severity: Type.Optional(Type.Enum(SEVERITIES)),
+  level: Type.Optional(Type.String({ minLength: 1, maxLength: 16 })),
+  tag_id: Type.Optional(Type.Integer({ minimum: 1 })),
+  q: Type.Optional(PlainText({ minLength: 1, maxLength: 128, description: 'Substring of the table or field name (case-insensitive)' })),
+  changed: Type.Optional(
+    Type.Enum(CHANGED_VIEWS, { description: 'last_scan: only fields the last finished scan of their data source created, changed or re-classified (see scan_change)' }),
+  ),
+  include_sample: Type.Boolean({ default: true, description: "false leaves out the fields of the built-in sample data sources (is_sample)" }),
+};
+
 export const FieldListQuery = Type.Object(
   {
-    datasource_id: Type.Optional(Uuid),
-    review_status: Type.Optional(Type.Enum(REVIEW_STATUSES)),
-    severity: Type.Optional(Type.Enum(SEVERITIES)),
-    level: Type.Optional(Type.String({ minLength: 1, maxLength: 16 })),
-    tag_id: Type.Optional(Type.Integer({ minimum: 1 })),
-    q: Type.Optional(PlainText({ minLength: 1, maxLength: 128, description: 'Substring of the table or field name (case-insensitive)' })),
-    changed: Type.Optional(
-      Type.Enum(CHANGED_VIEWS, { description: 'last_scan: only fields the last finished scan of their data source created, changed or re-classified (see scan_change)' }),
-    ),
-    include_sample: Type.Boolean({ default: true, description: "false leaves out the fields of the built-in sample data sources (is_sample)" }),
+    ...LIST_FILTERS,
     sort: Type.Enum(FIELD_SORTS, {
       default: 'name',
       description:
@@ -142,3 +147,38 @@ export const FieldListResponse = Type.Object({
 export type FieldListResponse = Static<typeof FieldListResponse>;
 
 export const FieldIdParams = IdParams;
+
+export const EXPORT_FORMATS = ['csv', 'ndjson'] as const;
+export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+
+export const FieldExportQuery = Type.Object(
+  {
+    ...LIST_FILTERS,
+    format: Type.Optional(
+      Type.Enum(EXPORT_FORMATS, { description: 'csv or ndjson; when absent, the Accept header decides (text/csv or application/x-ndjson), else csv' }),
+    ),
+  },
+  { additionalProperties: false },
+);
+export type FieldExportQuery = Static<typeof FieldExportQuery>;
+
+/** The columns of an export (CSV header, NDJSON keys), in order (CONTRACT §13). */
+export const EXPORT_COLUMNS = [
+  'id',
+  'datasource',
+  'table_name',
+  'field_name',
+  'data_type',
+  'chain_path',
+  'level',
+  'lock_level',
+  'review_status',
+  'classification_source',
+  'classification_confidence',
+  'outlier_score',
+  'severity',
+  'suggested_chain_path',
+  'suggested_level',
+  'updated_at',
+] as const;
+export type FieldExportRecord = Record<(typeof EXPORT_COLUMNS)[number], string | number | null>;

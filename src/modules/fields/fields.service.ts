@@ -21,7 +21,7 @@ import type { Decision } from '../classifier/classifier.service.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import * as repo from './fields.repository.js';
 
-export type { CatalogFieldRow, RemovedFieldRow, ReviewState, ScanBaselineRow } from './fields.repository.js';
+export type { CatalogFieldRow, InventoryCell, RemovedFieldRow, ReviewState, ScanBaselineRow } from './fields.repository.js';
 
 /** A column a scan found, with its sampled values: held in memory only, never stored (only their format is). */
 export interface ScannedColumn {
@@ -38,7 +38,14 @@ export interface ScannedColumn {
 export interface PreparedScan {
   readonly rows: readonly NewFieldRow[];
 }
-import { FIELD_SORTS, type FieldListQuery, type FieldListResponse, type FieldResponse, type FieldSort, type ImportFieldItem, type ImportFieldsBody, type ImportFieldsResponse } from './fields.schemas.js';
+import { csvHeader, csvRecords, ndjsonRecords, toExportRecord } from './fields-export.js';
+import { FIELD_SORTS, type ExportFormat, type FieldExportRecord, type FieldListQuery, type FieldListResponse, type FieldResponse, type FieldSort, type ImportFieldItem, type ImportFieldsBody, type ImportFieldsResponse } from './fields.schemas.js';
+
+/** The filters of the list (and the export): its query without sort and paging. */
+export type FieldListFilters = Omit<FieldListQuery, 'sort' | 'limit' | 'cursor'>;
+
+/** Fields per page of an export: one query and one text chunk each. */
+export const EXPORT_PAGE_SIZE = 1000;
 
 /** A bad import names at most this many problems (enough to fix a file; bounded for a 5000-row body). */
 const MAX_REPORTED_ERRORS = 100;
@@ -240,6 +247,16 @@ export class FieldsService {
     return repo.countFields(this.db);
   }
 
+  /** The catalog counted by data source and level (fields, confirmed, deferred, high risk), from one aggregate query. */
+  async countByDatasourceAndLevel(): Promise<repo.InventoryCell[]> {
+    return repo.countByDatasourceAndLevel(this.db);
+  }
+
+  /** The catalog counted by tag, from one aggregate query. */
+  async countByTag(): Promise<Array<{ tag_id: number; fields: number }>> {
+    return repo.countByTag(this.db);
+  }
+
   /** The fields confirmed now, counted by the UTC day of their confirmation (YYYY-MM-DD). */
   async confirmedByDay(): Promise<Array<{ day: string; n: number }>> {
     return repo.countConfirmedByDay(this.db);
@@ -288,18 +305,7 @@ export class FieldsService {
   async listFields(query: FieldListQuery): Promise<FieldListResponse> {
     const sort = query.sort;
     const after = query.cursor === undefined ? undefined : decodeFieldCursor(sort, query.cursor);
-    const filter: repo.FieldFilter = {};
-    if (query.datasource_id !== undefined) filter.datasource_id = query.datasource_id;
-    if (query.review_status !== undefined) filter.review_status = query.review_status;
-    if (query.severity !== undefined) filter.severity = query.severity;
-    if (query.level !== undefined) filter.level = query.level;
-    if (query.tag_id !== undefined) filter.tag_id = query.tag_id;
-    if (query.q !== undefined) filter.q = query.q;
-    // The data sources' states (sample or not, last finished scan): read once, and only when needed.
-    let sources: repo.SourceState[] | undefined;
-    const sourceStates = async () => (sources ??= await repo.listSourceStates(this.db));
-    if (query.changed === 'last_scan') filter.last_scan_ids = (await sourceStates()).flatMap((s) => (s.last_scan_id === null ? [] : [s.last_scan_id]));
-    if (!query.include_sample) filter.exclude_datasource_ids = (await sourceStates()).filter((s) => s.is_sample).map((s) => s.id);
+    const { filter, sourceStates } = await this.listFilter(query);
     // One row more than asked tells whether a next page exists without a count.
     const rows = await repo.listFields(this.db, filter, sort, after, query.limit + 1);
     const page = rows.slice(0, query.limit);
@@ -311,6 +317,52 @@ export class FieldsService {
   }
 
 
+
+  /** The list's filters as repository terms, and the data sources' states (read once, and only when needed). */
+  private async listFilter(query: FieldListFilters): Promise<{ filter: repo.FieldFilter; sourceStates: () => Promise<repo.SourceState[]> }> {
+    const filter: repo.FieldFilter = {};
+    if (query.datasource_id !== undefined) filter.datasource_id = query.datasource_id;
+    if (query.review_status !== undefined) filter.review_status = query.review_status;
+    if (query.severity !== undefined) filter.severity = query.severity;
+    if (query.level !== undefined) filter.level = query.level;
+    if (query.tag_id !== undefined) filter.tag_id = query.tag_id;
+    if (query.q !== undefined) filter.q = query.q;
+    let sources: repo.SourceState[] | undefined;
+    const sourceStates = async () => (sources ??= await repo.listSourceStates(this.db));
+    if (query.changed === 'last_scan') filter.last_scan_ids = (await sourceStates()).flatMap((s) => (s.last_scan_id === null ? [] : [s.last_scan_id]));
+    if (!query.include_sample) filter.exclude_datasource_ids = (await sourceStates()).filter((s) => s.is_sample).map((s) => s.id);
+    return { filter, sourceStates };
+  }
+
+  /**
+   * Every field matching the list's filters, as text chunks of `format` (one per page of EXPORT_PAGE_SIZE fields, CSV
+   * with its header first), in catalog-key order (data source, table, field). Pages are read lazily by keyset, so the
+   * consumer's pace sets the reading pace and memory stays flat whatever the catalog's size. The first page is read
+   * before this returns: a bad filter or an unreachable database is still an error answer, not a cut download.
+   */
+  async exportFields(query: FieldListFilters, format: ExportFormat): Promise<AsyncIterable<string>> {
+    const { filter } = await this.listFilter(query);
+    const db = this.db;
+    const readNames = async () => new Map((await this.deps.datasources.listDatasourceNames()).map((d) => [d.id, d.name]));
+    let names = await readNames();
+    const toRecords = async (rows: readonly repo.FieldListRow[]): Promise<FieldExportRecord[]> => {
+      // A data source created during the export: its names are read again, once for the page.
+      if (rows.some((row) => !names.has(row.datasource_id))) names = await readNames();
+      return rows.map((row) => toExportRecord(row, names.get(row.datasource_id) ?? ''));
+    };
+    const encode = format === 'csv' ? csvRecords : ndjsonRecords;
+    const first = await repo.listFieldsForExport(db, filter, undefined, EXPORT_PAGE_SIZE);
+    return (async function* pages() {
+      if (format === 'csv') yield csvHeader();
+      let page = first;
+      while (page.length > 0) {
+        yield encode(await toRecords(page));
+        const last = page[page.length - 1];
+        if (!last || page.length < EXPORT_PAGE_SIZE) return;
+        page = await repo.listFieldsForExport(db, filter, { datasource_id: last.datasource_id, table_name: last.table_name, field_name: last.field_name }, EXPORT_PAGE_SIZE);
+      }
+    })();
+  }
 
   /**
    * Imports up to 5000 fields into a data source in one transaction (upsert on table + field name);

@@ -1,7 +1,9 @@
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
+import { Type } from 'typebox';
 import { callerOf } from '../../http/authentication.js';
 import type { Services } from '../../services.js';
-import { BatchConfirmBody, BatchConfirmResponse, ConfirmResponse, DecisionBody, DeferBody, DeferResponse, FieldIdParams, ReviewProgressQuery, ReviewProgressResponse } from './review.schemas.js';
+import { MAX_DECISION_ROWS } from './decisions-csv.js';
+import { BatchConfirmBody, BatchConfirmResponse, ConfirmResponse, DecisionBody, DecisionsResponse, DeferBody, DeferResponse, FieldIdParams, ReviewProgressQuery, ReviewProgressResponse } from './review.schemas.js';
 
 
 const DECISION_RULES =
@@ -67,6 +69,37 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     },
     async (request) => review.confirmField(callerOf(request), request.params.field_id, request.body),
   );
+
+  // Scoped to this plugin: the decisions upload takes a text/csv body (within the app's body limit) and nothing else (415).
+  const uploads: FastifyPluginAsyncTypebox = async (upload) => {
+    upload.removeAllContentTypeParsers();
+    upload.addContentTypeParser('text/csv', { parseAs: 'string' }, (_request, body, done) => {
+      done(null, body);
+    });
+    upload.post(
+      '/fields/decisions',
+      {
+        config: { access: 'field:review' },
+        schema: {
+          summary: 'Apply the decisions of an edited CSV (confirm or defer many fields)',
+          description:
+            `A text/csv body (RFC 4180) with the header field_id,action,chain_path,level,reason and at most ${MAX_DECISION_ROWS.toLocaleString('en')} rows; ` +
+            'action is confirm or defer. A confirm row is a single confirm: chain_path and level empty keep the current tag and level, and the classification is locked. ' +
+            'A defer row needs a reason and keeps the classification. An exported file comes back as it is once the columns action and reason are added: ' +
+            'id is read as field_id, the other export columns are ignored, a row without an action is left alone (ignored), and the apostrophe the export puts ' +
+            'before a cell starting with =, +, -, @ is taken off. All rows are checked first: any bad row → 400 validation_failed with errors [{row, message}] for ' +
+            'every bad row (the header is row 1) and nothing applied. Otherwise all rows are applied in one transaction, one audit entry per field. ' +
+            'Needs the license feature batch_confirm.',
+          tags: ['review'],
+          consumes: ['text/csv'],
+          body: Type.String({ minLength: 1, description: 'The CSV file' }),
+          response: { 200: DecisionsResponse },
+        },
+      },
+      async (request) => review.applyDecisions(callerOf(request), request.body),
+    );
+  };
+  await app.register(uploads);
 
   app.post(
     '/classify/fields/:field_id/defer',

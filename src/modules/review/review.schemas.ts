@@ -3,6 +3,8 @@ import { PlainText, Timestamp, Uuid } from '../../http/schemas.js';
 
 export const MAX_BATCH_FIELDS = 500;
 export const MAX_DEFER_REASON = 2000;
+/** A deferral's reason: at least one visible character; line breaks and tabs allowed, other control characters not. */
+export const DEFER_REASON_PATTERN = '^(?=[\\s\\S]*\\S)[^\\u0000-\\u0008\\u000b-\\u001f\\u007f]*$';
 
 export const FieldIdParams = Type.Object({ field_id: Uuid });
 export type FieldIdParams = Static<typeof FieldIdParams>;
@@ -57,7 +59,7 @@ export const DeferBody = Type.Object(
       minLength: 1,
       maxLength: MAX_DEFER_REASON,
       // At least one visible character; line breaks and tabs allowed, other control characters not.
-      pattern: '^(?=[\\s\\S]*\\S)[^\\u0000-\\u0008\\u000b-\\u001f\\u007f]*$',
+      pattern: DEFER_REASON_PATTERN,
       description: 'Why the decision is deferred: 1–2000 characters, not only whitespace; line breaks and tabs allowed, other control characters not',
     }),
   },
@@ -100,3 +102,10 @@ export const ReviewProgressResponse = Type.Object({
   buckets: Type.Array(ReviewProgressBucket, { description: 'Oldest first; the last one holds today' }),
 });
 export type ReviewProgressResponse = Static<typeof ReviewProgressResponse>;
+
+export const DecisionsResponse = Type.Object({
+  confirmed: Type.Integer({ minimum: 0, description: 'Rows applied as confirmations (one field.confirmed audit entry each)' }),
+  deferred: Type.Integer({ minimum: 0, description: 'Rows applied as deferrals (one field.deferred audit entry each)' }),
+  ignored: Type.Integer({ minimum: 0, description: 'Rows left without an action (an exported row nobody decided): nothing written for them' }),
+});
+export type DecisionsResponse = Static<typeof DecisionsResponse>;

@@ -9,13 +9,16 @@
 import type { Clock } from '../../clock.js';
 import type { Database, Tx } from '../../db/database.js';
 import type { Caller } from '../../http/access.js';
-import { notFound } from '../../http/errors.js';
+import { AppError, notFound, type ProblemFieldError } from '../../http/errors.js';
+import { EXPORT_COLUMNS } from '../fields/fields.schemas.js';
+import { parseDecisionsCsv, rowError } from './decisions-csv.js';
 import type { AuditLogService } from '../audit/audit-log.service.js';
 import type { AuditEvent, AuditService } from '../audit/audit.service.js';
 import type { FieldsService, ReviewState } from '../fields/fields.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
-import type { BatchConfirmBody, BatchConfirmResponse, ConfirmResponse, DecisionBody, DeferBody, DeferResponse, ProgressBucket, ReviewProgressQuery, ReviewProgressResponse } from './review.schemas.js';
+import { DEFER_REASON_PATTERN, MAX_DEFER_REASON } from './review.schemas.js';
+import type { BatchConfirmBody, BatchConfirmResponse, ConfirmResponse, DecisionBody, DecisionsResponse, DeferBody, DeferResponse, ProgressBucket, ReviewProgressQuery, ReviewProgressResponse } from './review.schemas.js';
 
 /** The decision after resolution: each null when the body left it out (then the field's own value is kept). */
 interface Decision {
@@ -34,6 +37,20 @@ interface ClassificationSnapshot {
   locked: boolean;
 }
 
+/** One checked row of an uploaded decisions file, ready to apply. */
+interface PlannedDecision {
+  row: number;
+  id: string;
+  action: 'confirm' | 'defer';
+  tagId: number | null;
+  level: string | null;
+  chainPath: string;
+  reason: string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+const DEFER_REASON = new RegExp(DEFER_REASON_PATTERN, 'u');
+
 /** Review writes are serialised: the audit chain serialises their commits anyway, and it rules out lock-order deadlocks between batches. */
 const REVIEW_LOCK = 'fieldlens.review';
 
@@ -47,7 +64,7 @@ export class ReviewService {
       /** What the progress over time is read from (read-only). */
       catalog: Pick<FieldsService, 'confirmedByDay' | 'countFields'>;
       auditLog: Pick<AuditLogService, 'countActionsByDay'>;
-      taxonomy: Pick<TaxonomyService, 'tagIndex' | 'resolveClassification'>;
+      taxonomy: Pick<TaxonomyService, 'tagIndex' | 'resolveClassification' | 'resolveWith'>;
       license: Pick<LicenseGate, 'assertFeature'>;
     },
   ) {}
@@ -60,7 +77,7 @@ export class ReviewService {
       const [state] = await this.deps.fields.lockReviewStates(trx, [fieldId]);
       if (!state) throw notFound('Field');
       // A repeated identical confirmation is still recorded: the reviewer attests the decision again.
-      await this.applyConfirmations(trx, caller, [state], decision, false);
+      await this.applyConfirmations(trx, caller, [{ state, decision }], {});
     });
     return { status: 'confirmed', field_id: fieldId, review_status: 'confirmed' };
   }
@@ -91,7 +108,12 @@ export class ReviewService {
           result.confirmed.push(id);
         }
       }
-      await this.applyConfirmations(trx, caller, toConfirm, decision, true);
+      await this.applyConfirmations(
+        trx,
+        caller,
+        toConfirm.map((state) => ({ state, decision })),
+        { batch: true },
+      );
       return result;
     });
   }
@@ -104,17 +126,102 @@ export class ReviewService {
       const [state] = await this.deps.fields.lockReviewStates(trx, [fieldId]);
       if (!state) throw notFound('Field');
       await this.deps.fields.deferField(trx, fieldId, { reason: body.reason, reviewed_at: deferredAt, reviewed_by: caller.id });
-      await this.deps.audit.record(trx, caller, {
-        action: 'field.deferred',
-        targetType: 'field',
-        targetId: fieldId,
-        details: {
-          before: { review_status: state.review_status, reason: state.review_reason },
-          after: { review_status: 'deferred', reason: body.reason },
-        },
-      });
+      await this.deps.audit.record(trx, caller, deferredEvent(state, body.reason, {}));
     });
     return { field_id: fieldId, review_status: 'deferred', reason: body.reason, deferred_at: deferredAt };
+  }
+
+  /**
+   * Applies the decisions of an uploaded CSV (CONTRACT §13, feature batch_confirm): every row is checked first — the
+   * file's shape, ids, actions, tags, levels, reasons, repeated fields, fields that do not exist — and any bad row is a
+   * 400 naming every bad row (nothing applied); otherwise every row is applied in one transaction, each confirmation
+   * and deferral exactly as the single-field endpoints make it, with its own audit entry (details `upload: true`).
+   */
+  async applyDecisions(caller: Caller, csv: string): Promise<DecisionsResponse> {
+    await this.deps.license.assertFeature('batch_confirm');
+    const parsed = parseDecisionsCsv(csv, EXPORT_COLUMNS);
+    if (!parsed.ok) throw new AppError('validation_failed', parsed.detail, { errors: parsed.errors });
+    // Read outside the review transaction: on SQLite a second query on the database handle would wait for it forever.
+    const index = await this.deps.taxonomy.tagIndex();
+    const pathOf = (tagId: number) => index.byId.get(tagId)?.chain_path ?? null;
+    const errors: ProblemFieldError[] = [];
+    const firstRowOf = new Map<string, number>();
+    const planned: PlannedDecision[] = [];
+    let ignored = 0;
+    for (const row of parsed.rows) {
+      const problems: string[] = [];
+      const id = row.field_id.toLowerCase();
+      if (row.action === '') {
+        // An exported row nobody decided: left alone, but a half-filled row is a mistake worth naming.
+        if (row.reason.trim() !== '') errors.push(rowError(row.row, 'has a reason but no action (confirm or defer)'));
+        else ignored += 1;
+        continue;
+      }
+      if (!UUID.test(id)) problems.push(`field_id "${row.field_id}" is not a field id (a UUID)`);
+      else if (firstRowOf.has(id)) problems.push(`repeats the field of row ${firstRowOf.get(id)}`);
+      else firstRowOf.set(id, row.row);
+      if (row.action !== 'confirm' && row.action !== 'defer') problems.push(`action "${row.action}" is not confirm or defer`);
+      const resolveErrors: ProblemFieldError[] = [];
+      const resolved = this.deps.taxonomy.resolveWith(
+        index,
+        { chain_path: row.chain_path === '' ? null : row.chain_path, level: row.level === '' ? null : row.level },
+        { tag_id: 'field_id', chain_path: 'chain_path', level: 'level' },
+        resolveErrors,
+      );
+      for (const e of resolveErrors) problems.push(`${e.path} ${e.message}`);
+      const reason = row.reason.replace(/\r\n?/g, '\n');
+      if (row.action === 'confirm' && reason.trim() !== '') problems.push('reason is for a defer; a confirm takes none (leave it empty)');
+      if (row.action === 'defer') {
+        // Counted in code points, as the single defer's schema counts them.
+        const length = [...reason].length;
+        if (length === 0 || length > MAX_DEFER_REASON || !DEFER_REASON.test(reason)) {
+          problems.push(`a defer needs a reason of 1–${MAX_DEFER_REASON} characters, not only spaces, without control characters other than tab and line break`);
+        }
+      }
+      if (problems.length > 0) {
+        errors.push(rowError(row.row, problems.join('; ')));
+        continue;
+      }
+      planned.push({ row: row.row, id, action: row.action as 'confirm' | 'defer', tagId: resolved.tag?.id ?? null, level: resolved.level, chainPath: row.chain_path, reason });
+    }
+
+    const result: DecisionsResponse = { confirmed: 0, deferred: 0, ignored };
+    await this.deps.database.db.transaction().execute(async (trx) => {
+      await this.deps.database.lock(trx, REVIEW_LOCK);
+      // Under the review lock: what the fields are now, which is what each decision is checked against and applied to.
+      const states = new Map((await this.deps.fields.lockReviewStates(trx, planned.map((p) => p.id))).map((s) => [s.id, s]));
+      for (const p of planned) {
+        const state = states.get(p.id);
+        if (!state) errors.push(rowError(p.row, `no field has the id ${p.id}`));
+        // A deferral keeps the classification: the exported chain_path and level may stay in the row, a change may not.
+        else if (p.action === 'defer' && ((p.tagId !== null && p.tagId !== state.tag_id) || (p.level !== null && p.level !== state.level))) {
+          errors.push(rowError(p.row, `a defer keeps the classification (${pathOf(state.tag_id) ?? state.tag_id}, ${state.level}): leave chain_path and level as they are, or confirm instead`));
+        }
+      }
+      if (errors.length > 0) {
+        errors.sort((a, b) => (a.row ?? 0) - (b.row ?? 0));
+        throw new AppError('validation_failed', `${errors.length} row(s) of the file cannot be applied; nothing was applied`, { errors });
+      }
+      const confirmations = planned
+        .filter((p) => p.action === 'confirm')
+        .map((p) => ({
+          state: states.get(p.id) as ReviewState,
+          decision: { tagId: p.tagId, level: p.level, pathOf, body: { classification_chain_path: p.chainPath === '' ? null : p.chainPath, lock_level: p.level } },
+        }));
+      await this.applyConfirmations(trx, caller, confirmations, { upload: true });
+      const deferredAt = this.deps.clock.now().toISOString();
+      const deferrals: AuditEvent[] = [];
+      for (const p of planned) {
+        if (p.action !== 'defer') continue;
+        const state = states.get(p.id) as ReviewState;
+        await this.deps.fields.deferField(trx, p.id, { reason: p.reason, reviewed_at: deferredAt, reviewed_by: caller.id });
+        deferrals.push(deferredEvent(state, p.reason, { upload: true }));
+      }
+      if (deferrals.length > 0) await this.deps.audit.record(trx, caller, deferrals);
+      result.confirmed = confirmations.length;
+      result.deferred = deferrals.length;
+    });
+    return result;
   }
 
   /** Resolves tag id / path / level through the catalog; 422 when they name nothing or disagree. */
@@ -172,15 +279,19 @@ export class ReviewService {
     return { tagId: resolved.tag?.id ?? null, level: resolved.level, body, pathOf: (tagId) => index.byId.get(tagId)?.chain_path ?? null };
   }
 
-  private async applyConfirmations(trx: Tx, caller: Caller, states: readonly ReviewState[], decision: Decision, batch: boolean): Promise<void> {
-    if (states.length === 0) return;
+  /**
+   * Confirms each field to its decision (the same rules for one field, a batch and an uploaded file); one audit entry
+   * per field, with `extra` in its details (batch: true, upload: true).
+   */
+  private async applyConfirmations(trx: Tx, caller: Caller, items: ReadonlyArray<{ state: ReviewState; decision: Decision }>, extra: Record<string, unknown>): Promise<void> {
+    if (items.length === 0) return;
     const now = this.deps.clock.now().toISOString();
-    const { pathOf } = decision;
 
     // One UPDATE per distinct target (tag, level): a batch with one decision is usually a single statement.
     const groups = new Map<string, { tagId: number; level: string; ids: string[] }>();
     const events: AuditEvent[] = [];
-    for (const state of states) {
+    for (const { state, decision } of items) {
+      const { pathOf } = decision;
       const tagId = decision.tagId ?? state.tag_id;
       const level = decision.level ?? state.level;
       const key = `${tagId}\u0000${level}`;
@@ -199,7 +310,7 @@ export class ReviewService {
         action: 'field.confirmed',
         targetType: 'field',
         targetId: state.id,
-        details: { before, after, decision: decisionDetails(decision.body), ...(batch ? { batch: true } : {}) },
+        details: { before, after, decision: decisionDetails(decision.body), ...extra },
       });
     }
     for (const group of groups.values()) {
@@ -207,6 +318,20 @@ export class ReviewService {
     }
     await this.deps.audit.record(trx, caller, events);
   }
+}
+
+/** The audit entry of a deferral: the review state and reason before and after. */
+function deferredEvent(state: ReviewState, reason: string, extra: Record<string, unknown>): AuditEvent {
+  return {
+    action: 'field.deferred',
+    targetType: 'field',
+    targetId: state.id,
+    details: {
+      before: { review_status: state.review_status, reason: state.review_reason },
+      after: { review_status: 'deferred', reason },
+      ...extra,
+    },
+  };
 }
 
 /** Already confirmed and locked with exactly the classification this decision would give. */

@@ -234,6 +234,98 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/classification/tags/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a classification tag
+         * @description Deletes the tag and every tag below it. The fields classified with them (and suggestions naming them) move to replace_with, keeping their level and review state; without replace_with a tag still classifying fields answers 409. 422 when replace_with names no tag or one deleted with it. A deleted built-in tag is not added back by a later start. Audit-logged as tag.deleted with the counts moved.
+         */
+        delete: operations["deleteClassificationTagsById"];
+        options?: never;
+        head?: never;
+        /**
+         * Edit a classification tag
+         * @description Renames, moves (parent_id; null = the root), re-levels or re-describes a tag, built-in or not; the chain paths of its descendants follow. Fields the classifier or a rule classified are re-evaluated in the background with the new taxonomy (GET /metrics/status counts them in pending). 404 for an unknown tag, 422 for an unknown parent or level or a parent that would make a cycle, 409 when the new chain path is taken. Audit-logged as tag.updated.
+         */
+        patch: operations["patchClassificationTagsById"];
+        trace?: never;
+    };
+    "/api/v1/classification/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List classification rules
+         * @description Every rule, in the order they are tried (priority, then age). A rule decides the fields the classifier would classify (not import-given, confirmed or locked ones): the enabled rule of highest priority whose every match part holds gives its tag and level (null: the tag's default), with classification_source "rule", confidence 1 and evidence naming the rule. Patterns are RE2 regular expressions matched case-insensitively (a pattern that cannot run in linear time → 400). A change re-evaluates those fields in the background (GET /metrics/status counts them in pending).
+         */
+        get: operations["getClassificationRules"];
+        put?: never;
+        /**
+         * Create a classification rule
+         * @description A rule decides the fields the classifier would classify (not import-given, confirmed or locked ones): the enabled rule of highest priority whose every match part holds gives its tag and level (null: the tag's default), with classification_source "rule", confidence 1 and evidence naming the rule. Patterns are RE2 regular expressions matched case-insensitively (a pattern that cannot run in linear time → 400). A change re-evaluates those fields in the background (GET /metrics/status counts them in pending). 422 for an unknown tag, level or data source; 409 for a taken name or beyond 200 rules. Audit-logged as rule.created.
+         */
+        post: operations["postClassificationRules"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classification/rules/preview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Preview a classification rule
+         * @description Which catalog fields the rule would take, by name, table, comment and type (value parts are judged at the next import or scan); changes nothing.
+         */
+        post: operations["postClassificationRulesPreview"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/classification/rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Delete a classification rule
+         * @description The fields it decided are re-evaluated in the background. Audit-logged as rule.deleted.
+         */
+        delete: operations["deleteClassificationRulesById"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a classification rule
+         * @description Any of the rule's attributes; the others stay. A rule decides the fields the classifier would classify (not import-given, confirmed or locked ones): the enabled rule of highest priority whose every match part holds gives its tag and level (null: the tag's default), with classification_source "rule", confidence 1 and evidence naming the rule. Patterns are RE2 regular expressions matched case-insensitively (a pattern that cannot run in linear time → 400). A change re-evaluates those fields in the background (GET /metrics/status counts them in pending). Audit-logged as rule.updated with before and after.
+         */
+        patch: operations["patchClassificationRulesById"];
+        trace?: never;
+    };
     "/api/v1/datasources": {
         parameters: {
             query?: never;
@@ -362,6 +454,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/fields/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export fields as CSV or NDJSON
+         * @description Every field matching the filters of GET /fields, streamed as a download in a stable order (data source, table, field). format=csv|ndjson, or when absent the Accept header (text/csv, application/x-ndjson), else CSV. CSV follows RFC 4180 with a header row; cells starting with =, +, -, @, tab or CR get a leading apostrophe so a spreadsheet shows them as text. Add the columns action and reason, edit, and upload the file to POST /fields/decisions.
+         */
+        get: operations["getFieldsExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/fields/{id}": {
         parameters: {
             query?: never;
@@ -482,6 +594,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/v1/fields/decisions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Apply the decisions of an edited CSV (confirm or defer many fields)
+         * @description A text/csv body (RFC 4180) with the header field_id,action,chain_path,level,reason and at most 10,000 rows; action is confirm or defer. A confirm row is a single confirm: chain_path and level empty keep the current tag and level, and the classification is locked. A defer row needs a reason and keeps the classification. An exported file comes back as it is once the columns action and reason are added: id is read as field_id, the other export columns are ignored, a row without an action is left alone (ignored), and the apostrophe the export puts before a cell starting with =, +, -, @ is taken off. All rows are checked first: any bad row → 400 validation_failed with errors [{row, message}] for every bad row (the header is row 1) and nothing applied. Otherwise all rows are applied in one transaction, one audit entry per field. Needs the license feature batch_confirm.
+         */
+        post: operations["postFieldsDecisions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/classify/fields/{field_id}/defer": {
         parameters: {
             query?: never;
@@ -496,6 +628,26 @@ export interface paths {
          * @description Sets review_status to deferred from any state, keeps the classification (and its lock) as it is, and writes a field.deferred audit entry with the reason.
          */
         post: operations["deferField"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/reports/inventory": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Inventory report: what is held, where, and how much a person has checked
+         * @description Totals by review state, fields and confirmations per level, per data source (fields per level, confirmed, high_risk = unreviewed fields of severity high) and per tag. Counted by aggregate queries over the whole catalog (sample data sources included, marked is_sample). Read-only.
+         */
+        get: operations["getReportsInventory"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -629,6 +781,8 @@ export interface components {
                 /** @example /field_ids/3 */
                 path: string;
                 message: string;
+                /** @description For an uploaded file (POST /fields/decisions): the row of the problem, the header being row 1 */
+                row?: number;
             }[];
         };
     };
@@ -2639,6 +2793,1283 @@ export interface operations {
             };
         };
     };
+    deleteClassificationTagsById: {
+        parameters: {
+            query?: {
+                /** @description The tag that the fields of the deleted tags move to */
+                replace_with?: number;
+            };
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchClassificationTagsById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: number;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description 1–100 characters; no "/", no control characters, no leading or trailing spaces */
+                    name?: string;
+                    /** @description The new parent; null moves the tag to the root */
+                    parent_id?: number | null;
+                    /** @description A configured level code, e.g. L3 */
+                    default_level?: string;
+                    description?: string | null;
+                    keywords?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        id: number;
+                        name: string;
+                        parent_id: number | null;
+                        /** @description Tag names from the root joined by "/" */
+                        chain_path: string;
+                        /** @description Level given to fields classified with this tag when no level is named */
+                        default_level: string;
+                        description: string | null;
+                        keywords: string[];
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getClassificationRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            name: string;
+                            description: string | null;
+                            tag_id: number;
+                            chain_path: string;
+                            level: string | null;
+                            priority: number;
+                            enabled: boolean;
+                            /** @description Every part given must hold; at least one part */
+                            match: {
+                                /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                                column_name?: string;
+                                /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                                table_name?: string;
+                                /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                                comment?: string;
+                                /** @description The declared type is of one of these families */
+                                data_type_family?: ("text" | "integer" | "decimal" | "boolean" | "date" | "datetime" | "uuid" | "binary" | "json")[];
+                                /** @description Judged on the samples of an import or scan, in memory only */
+                                values?: {
+                                    /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                                    pattern?: string;
+                                    /** @description Values (compared case-insensitively, trimmed) */
+                                    in?: string[];
+                                    /** @description Share of the non-empty samples that must match (default 0.8) */
+                                    min_share?: number;
+                                };
+                            };
+                            datasource_ids: string[] | null;
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            created_by: string | null;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp (ISO 8601)
+                             */
+                            created_at: string;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp (ISO 8601)
+                             */
+                            updated_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postClassificationRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name: string;
+                    description?: string | null;
+                    tag_id: number;
+                    /** @description A configured level code; null: the tag's default level */
+                    level?: string | null;
+                    /** @description Higher first (default 0) */
+                    priority?: number;
+                    enabled?: boolean;
+                    /** @description Every part given must hold; at least one part */
+                    match: {
+                        /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                        column_name?: string;
+                        /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                        table_name?: string;
+                        /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                        comment?: string;
+                        /** @description The declared type is of one of these families */
+                        data_type_family?: ("text" | "integer" | "decimal" | "boolean" | "date" | "datetime" | "uuid" | "binary" | "json")[];
+                        /** @description Judged on the samples of an import or scan, in memory only */
+                        values?: {
+                            /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                            pattern?: string;
+                            /** @description Values (compared case-insensitively, trimmed) */
+                            in?: string[];
+                            /** @description Share of the non-empty samples that must match (default 0.8) */
+                            min_share?: number;
+                        };
+                    };
+                    /** @description null: every data source */
+                    datasource_ids?: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        name: string;
+                        description: string | null;
+                        tag_id: number;
+                        chain_path: string;
+                        level: string | null;
+                        priority: number;
+                        enabled: boolean;
+                        /** @description Every part given must hold; at least one part */
+                        match: {
+                            /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                            column_name?: string;
+                            /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                            table_name?: string;
+                            /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                            comment?: string;
+                            /** @description The declared type is of one of these families */
+                            data_type_family?: ("text" | "integer" | "decimal" | "boolean" | "date" | "datetime" | "uuid" | "binary" | "json")[];
+                            /** @description Judged on the samples of an import or scan, in memory only */
+                            values?: {
+                                /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                                pattern?: string;
+                                /** @description Values (compared case-insensitively, trimmed) */
+                                in?: string[];
+                                /** @description Share of the non-empty samples that must match (default 0.8) */
+                                min_share?: number;
+                            };
+                        };
+                        datasource_ids: string[] | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        created_by: string | null;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postClassificationRulesPreview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    rule: {
+                        name: string;
+                        description?: string | null;
+                        tag_id: number;
+                        /** @description A configured level code; null: the tag's default level */
+                        level?: string | null;
+                        /** @description Higher first (default 0) */
+                        priority?: number;
+                        enabled?: boolean;
+                        /** @description Every part given must hold; at least one part */
+                        match: {
+                            /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                            column_name?: string;
+                            /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                            table_name?: string;
+                            /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                            comment?: string;
+                            /** @description The declared type is of one of these families */
+                            data_type_family?: ("text" | "integer" | "decimal" | "boolean" | "date" | "datetime" | "uuid" | "binary" | "json")[];
+                            /** @description Judged on the samples of an import or scan, in memory only */
+                            values?: {
+                                /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                                pattern?: string;
+                                /** @description Values (compared case-insensitively, trimmed) */
+                                in?: string[];
+                                /** @description Share of the non-empty samples that must match (default 0.8) */
+                                min_share?: number;
+                            };
+                        };
+                        /** @description null: every data source */
+                        datasource_ids?: string[] | null;
+                    };
+                    /**
+                     * Format: uuid
+                     * @description UUID
+                     */
+                    datasource_id?: string;
+                    /** @description Items listed (default 50); matched counts them all */
+                    limit?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Fields the rule would take, by name, table, comment and type (value parts are judged at the next import or scan) */
+                        matched: number;
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            field_id: string;
+                            table_name: string;
+                            field_name: string;
+                            current_chain_path: string;
+                            current_level: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteClassificationRulesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    patchClassificationRulesById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    name?: string;
+                    description?: string | null;
+                    tag_id?: number;
+                    /** @description A configured level code; null: the tag's default level */
+                    level?: string | null;
+                    /** @description Higher first (default 0) */
+                    priority?: number;
+                    enabled?: boolean;
+                    /** @description Every part given must hold; at least one part */
+                    match?: {
+                        /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                        column_name?: string;
+                        /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                        table_name?: string;
+                        /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                        comment?: string;
+                        /** @description The declared type is of one of these families */
+                        data_type_family?: ("text" | "integer" | "decimal" | "boolean" | "date" | "datetime" | "uuid" | "binary" | "json")[];
+                        /** @description Judged on the samples of an import or scan, in memory only */
+                        values?: {
+                            /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                            pattern?: string;
+                            /** @description Values (compared case-insensitively, trimmed) */
+                            in?: string[];
+                            /** @description Share of the non-empty samples that must match (default 0.8) */
+                            min_share?: number;
+                        };
+                    };
+                    /** @description null: every data source */
+                    datasource_ids?: string[] | null;
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        name: string;
+                        description: string | null;
+                        tag_id: number;
+                        chain_path: string;
+                        level: string | null;
+                        priority: number;
+                        enabled: boolean;
+                        /** @description Every part given must hold; at least one part */
+                        match: {
+                            /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                            column_name?: string;
+                            /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                            table_name?: string;
+                            /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                            comment?: string;
+                            /** @description The declared type is of one of these families */
+                            data_type_family?: ("text" | "integer" | "decimal" | "boolean" | "date" | "datetime" | "uuid" | "binary" | "json")[];
+                            /** @description Judged on the samples of an import or scan, in memory only */
+                            values?: {
+                                /** @description A regular expression (RE2 syntax), matched case-insensitively anywhere in the text; ≤ 1,000 characters */
+                                pattern?: string;
+                                /** @description Values (compared case-insensitively, trimmed) */
+                                in?: string[];
+                                /** @description Share of the non-empty samples that must match (default 0.8) */
+                                min_share?: number;
+                            };
+                        };
+                        datasource_ids: string[] | null;
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        created_by: string | null;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        created_at: string;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        updated_at: string;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     listDatasources: {
         parameters: {
             query?: never;
@@ -4141,13 +5572,13 @@ export interface operations {
                              * @description How the field got its classification: given by an import, chosen by the classifier, or confirmed by a reviewer
                              * @enum {unknown}
                              */
-                            classification_source: "import" | "classifier" | "reviewer";
+                            classification_source: "import" | "classifier" | "rule" | "reviewer";
                             /** @description The classifier's calibrated confidence (the share of its answers at this confidence that are right); null when given by an import or a reviewer */
                             classification_confidence: number | null;
                             /** @description What the classifier weighed, strongest first (empty when given by an import or a reviewer); never a sample value */
                             classification_evidence: {
                                 /** @enum {unknown} */
-                                factor: "name" | "table" | "context" | "comment" | "data_type" | "values" | "confirmed_fields" | "anchor";
+                                factor: "name" | "table" | "context" | "comment" | "data_type" | "values" | "confirmed_fields" | "anchor" | "rule";
                                 /** @description points this factor gave the chosen tag (negative: against it, or a tag it ruled out) */
                                 score: number;
                                 /** @description a short sentence for the reviewer */
@@ -4166,6 +5597,131 @@ export interface operations {
                         /** @description Pass as cursor for the next page; null on the last page */
                         next_cursor: string | null;
                     };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getFieldsExport: {
+        parameters: {
+            query?: {
+                /** @description UUID */
+                datasource_id?: string;
+                review_status?: "unreviewed" | "confirmed" | "deferred";
+                severity?: "low" | "medium" | "high";
+                level?: string;
+                tag_id?: number;
+                /** @description Substring of the table or field name (case-insensitive) */
+                q?: string;
+                /** @description last_scan: only fields the last finished scan of their data source created, changed or re-classified (see scan_change) */
+                changed?: "last_scan";
+                /** @description false leaves out the fields of the built-in sample data sources (is_sample) */
+                include_sample?: boolean;
+                /** @description csv or ndjson; when absent, the Accept header decides (text/csv or application/x-ndjson), else csv */
+                format?: "csv" | "ndjson";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description CSV (text/csv) or NDJSON (application/x-ndjson) body */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": string;
                 };
             };
             /** @description The request does not match the schema (body, path or query), or is malformed */
@@ -4354,13 +5910,13 @@ export interface operations {
                          * @description How the field got its classification: given by an import, chosen by the classifier, or confirmed by a reviewer
                          * @enum {unknown}
                          */
-                        classification_source: "import" | "classifier" | "reviewer";
+                        classification_source: "import" | "classifier" | "rule" | "reviewer";
                         /** @description The classifier's calibrated confidence (the share of its answers at this confidence that are right); null when given by an import or a reviewer */
                         classification_confidence: number | null;
                         /** @description What the classifier weighed, strongest first (empty when given by an import or a reviewer); never a sample value */
                         classification_evidence: {
                             /** @enum {unknown} */
-                            factor: "name" | "table" | "context" | "comment" | "data_type" | "values" | "confirmed_fields" | "anchor";
+                            factor: "name" | "table" | "context" | "comment" | "data_type" | "values" | "confirmed_fields" | "anchor" | "rule";
                             /** @description points this factor gave the chosen tag (negative: against it, or a tag it ruled out) */
                             score: number;
                             /** @description a short sentence for the reviewer */
@@ -5343,6 +6899,164 @@ export interface operations {
             };
         };
     };
+    postFieldsDecisions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** @description The CSV file */
+        requestBody: {
+            content: {
+                "text/csv": string;
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @description Rows applied as confirmations (one field.confirmed audit entry each) */
+                        confirmed: number;
+                        /** @description Rows applied as deferrals (one field.deferred audit entry each) */
+                        deferred: number;
+                        /** @description Rows left without an action (an exported row nobody decided): nothing written for them */
+                        ignored: number;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
     deferField: {
         parameters: {
             query?: never;
@@ -5496,6 +7210,145 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "The Content-Type is not accepted here",
                      *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getReportsInventory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        generated_at: string;
+                        /** @description The configured levels, least sensitive first: the keys and the order of the by_level counts */
+                        levels: {
+                            code: string;
+                            name: string;
+                        }[];
+                        totals: {
+                            fields: number;
+                            confirmed: number;
+                            unreviewed: number;
+                            deferred: number;
+                        };
+                        /** @description Every configured level (least sensitive first, zero counts included), then any stored level no longer configured */
+                        by_level: {
+                            level: string;
+                            fields: number;
+                            confirmed: number;
+                        }[];
+                        /** @description Every data source (empty ones included), by name */
+                        by_datasource: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            datasource_id: string;
+                            name: string;
+                            is_sample: boolean;
+                            fields: number;
+                            confirmed: number;
+                            /** @description Fields per level code; every configured level is present */
+                            by_level: {
+                                [key: string]: number;
+                            };
+                            /** @description Unreviewed fields whose severity is high: likely misclassified and not yet checked by a person */
+                            high_risk: number;
+                        }[];
+                        /** @description Tags that classify at least one field, most fields first (ties by chain path) */
+                        by_tag: {
+                            tag_id: number;
+                            chain_path: string;
+                            fields: number;
+                        }[];
+                    };
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];

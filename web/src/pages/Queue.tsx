@@ -22,6 +22,7 @@ import { ProblemNotice, explain } from '../components/ProblemNotice';
 import { StatusLine } from '../components/Status';
 import { loadDatasources, loadLevels, loadTags } from '../data';
 import { navigate, useLocation } from '../router';
+import { ExportButtons, UploadDecisionsDialog } from '../components/QueueTransfer';
 
 type ReviewStatus = 'unreviewed' | 'confirmed' | 'deferred';
 type Severity = 'low' | 'medium' | 'high';
@@ -74,6 +75,14 @@ function filtersOf(query: URLSearchParams): Filters {
   };
 }
 
+/** The queue's filters as the export's query: what the list shows, every page of it (no sort, limit or cursor). */
+function exportQuery(f: Filters, sampleShown: boolean): Record<string, string> {
+  const q: Record<string, string> = { include_sample: String(f.include_sample ?? sampleShown) };
+  for (const key of ['datasource_id', 'severity', 'level', 'review_status', 'q', 'changed'] as const) if (f[key]) q[key] = f[key];
+  if (f.tag_id) q.tag_id = String(f.tag_id);
+  return q;
+}
+
 function urlOf(query: URLSearchParams, changes: Record<string, string | undefined>): string {
   const next = new URLSearchParams(query);
   for (const [k, v] of Object.entries(changes)) {
@@ -120,6 +129,9 @@ export function QueuePage() {
   // Whether the list shows the built-in sample data, and whether there is any to show.
   const [sampleShown, setSampleShown] = useState(true);
   const [hasSample, setHasSample] = useState(false);
+  // Bumped after an upload of decisions: the list is read again with the same filters.
+  const [reloads, setReloads] = useState(0);
+  const [uploading, setUploading] = useState(false);
   const [searchText, setSearchText] = useState(filters.q ?? '');
   const table = useRef<HTMLDivElement>(null);
   const searchInput = useRef<HTMLInputElement>(null);
@@ -186,7 +198,7 @@ export function QueuePage() {
     return () => {
       cancelled = true;
     };
-  }, [filtersKey]);
+  }, [filtersKey, reloads]);
 
   // Typed elsewhere (back, a link): the search box shows the address's text, unless the reviewer is typing in it.
   useEffect(() => {
@@ -510,6 +522,24 @@ export function QueuePage() {
         )}
       </form>
 
+      <div class="toolbar" role="toolbar" aria-label="Spreadsheet">
+        <ExportButtons query={exportQuery(filters, sampleShown)} onStatus={setStatus} onError={setError} />
+        {canReview && (
+          <button type="button" onClick={() => setUploading(true)}>
+            Upload decisions…
+          </button>
+        )}
+      </div>
+      {uploading && (
+        <UploadDecisionsDialog
+          onClose={() => setUploading(false)}
+          onApplied={(r) => {
+            setUploading(false);
+            setStatus(`Applied the file: ${r.confirmed} confirmed, ${r.deferred} deferred, ${r.ignored} rows without an action left alone.`);
+            setReloads((n) => n + 1);
+          }}
+        />
+      )}
       {canReview && (
         <div class="toolbar" role="toolbar" aria-label="Selection">
           <span data-testid="selected-count">{selectedShown.length} selected</span>
