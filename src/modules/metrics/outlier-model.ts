@@ -58,27 +58,28 @@ export const OUTLIER_WEIGHTS = {
   classifierOtherAlone: 5.45,
   // A field the classifier classified itself (docs/metrics.md, "Self-classified fields"): its agreement with itself says
   // nothing, so its own doubt and the evidence independent of its answer weigh instead. Fitted by
-  // bench/quality/fit-self.ts on the development half of the public schemas, on top of the terms above.
+  // bench/quality/fit-self.ts on the development half of the public schemas, on top of the terms above (refitted
+  // against classifier 1.5.0's recalibrated confidences, 2026-11-26).
   /** log-odds added to every self-classified field */
-  selfBias: 6.05,
+  selfBias: 5.95,
   /** per unit of the classifier's doubt (1 − confidence) in its own answer */
-  selfDoubt: 7.3,
+  selfDoubt: 4.05,
   /** per unit of neighbour disagreement, for a self-classified field (on top of `disagreement`) */
-  selfDisagreement: -1.55,
+  selfDisagreement: -1.5,
   /** per unit of the nearest-field ratio, for a self-classified field (on top of `nearestRatio`) */
-  selfNearestRatio: -1.1,
+  selfNearestRatio: -1.0,
   /** per robust-scale unit of peer margin, for a self-classified field */
-  selfPeerMargin: -0.55,
+  selfPeerMargin: -0.5,
   /** per robust-scale unit of anchor margin, for a self-classified field */
-  selfAnchorMargin: -0.35,
+  selfAnchorMargin: -0.65,
   /** per unit of 1 − the tag's cohesion, for a self-classified field */
-  selfLooseTag: 2.45,
+  selfLooseTag: 1.75,
   /** per similarity-weighted confirmed neighbour with another classification (capped at confirmedClip) */
   confirmedOther: 0.35,
   /** per similarity-weighted confirmed neighbour with the same classification (capped) */
-  confirmedAgrees: -0.95,
+  confirmedAgrees: -1.15,
   /** a confirmed twin (same embedding) with another classification */
-  twinOther: 6,
+  twinOther: 6.45,
   /** confirmed-neighbour counts are capped here */
   confirmedClip: 3,
   /** log-odds taken off a confirmed field whose neighbourhood has not changed since its confirmation */
