@@ -28,7 +28,7 @@ describeEachDatabase('access matrix', (kind) => {
     assert.equal(byRoute.get('POST /api/v1/auth/login'), 'public');
     assert.equal(byRoute.get('POST /api/v1/auth/refresh'), 'public');
     assert.equal(byRoute.get('GET /api/v1/auth/me'), 'authenticated');
-    // Reports and bulk decisions (CONTRACT §13): whoever may list fields may export them and read the inventory;
+    // Reports and bulk decisions: whoever may list fields may export them and read the inventory;
     // uploading decisions is reviewing.
     assert.equal(byRoute.get('GET /api/v1/fields/export'), 'field:read');
     assert.equal(byRoute.get('GET /api/v1/reports/inventory'), 'field:read');

@@ -1,5 +1,5 @@
 /**
- * Text formats of the field export (CONTRACT §13). CSV goes through csv-stringify: RFC 4180 quoting (quotes doubled,
+ * Text formats of the field export. CSV goes through csv-stringify: RFC 4180 quoting (quotes doubled,
  * cells holding a comma, quote or line break quoted), CRLF record ends, a header row, and cells a spreadsheet would
  * run as a formula (a leading =, +, -, @, tab or CR) prefixed with ' (OWASP CSV injection). NDJSON is one JSON
  * object per line with the same keys.

@@ -162,7 +162,7 @@ export const FieldExportQuery = Type.Object(
 );
 export type FieldExportQuery = Static<typeof FieldExportQuery>;
 
-/** The columns of an export (CSV header, NDJSON keys), in order (CONTRACT §13). */
+/** The columns of an export (CSV header, NDJSON keys), in order. */
 export const EXPORT_COLUMNS = [
   'id',
   'datasource',

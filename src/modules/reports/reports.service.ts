@@ -1,5 +1,5 @@
 /**
- * Reports over the catalog for a data-protection officer (CONTRACT §13): what sensitive data is held, where, and how
+ * Reports over the catalog for a data-protection officer: what sensitive data is held, where, and how
  * much of it a person has checked. Read-only, from aggregate queries of the fields module (never by loading fields),
  * named through the data-source and taxonomy services.
  */

@@ -1,5 +1,5 @@
 /**
- * Reading the decisions file a reviewer edits in a spreadsheet (CONTRACT §13): csv-parse, RFC 4180, a header row.
+ * Reading the decisions file a reviewer edits in a spreadsheet: csv-parse, RFC 4180, a header row.
  * Pure: it turns text into rows numbered as a spreadsheet numbers them (the header is row 1), or names what is wrong.
  * The rules of the decisions themselves (ids, tags, levels, reasons) are the review service's.
  */

@@ -132,7 +132,7 @@ export class ReviewService {
   }
 
   /**
-   * Applies the decisions of an uploaded CSV (CONTRACT §13, feature batch_confirm): every row is checked first — the
+   * Applies the decisions of an uploaded CSV (feature batch_confirm): every row is checked first — the
    * file's shape, ids, actions, tags, levels, reasons, repeated fields, fields that do not exist — and any bad row is a
    * 400 naming every bad row (nothing applied); otherwise every row is applied in one transaction, each confirmation
    * and deferral exactly as the single-field endpoints make it, with its own audit entry (details `upload: true`).

@@ -89,7 +89,7 @@ export function FieldDetailPage({ id }: { id: string }) {
   if (error) return <ProblemNotice error={error} />;
   if (!field) return <p aria-busy="true">Loading…</p>;
   const x = { ...extras(metric ?? undefined), ...Object.fromEntries(Object.entries(extras(field)).filter(([, v]) => v !== undefined)) };
-  // A confirmation settles the field: its suggestion is withdrawn (CONTRACT §11), even before the metrics catch up.
+  // A confirmation settles the field: its suggestion is withdrawn, even before the metrics catch up.
   const suggestion = field.review_status === 'confirmed' ? null : (x.suggested_classification ?? null);
   const evidence = (x.classification_evidence ?? []) as EvidenceItem[];
   return (
