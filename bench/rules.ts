@@ -29,7 +29,6 @@ const inputs = fields.map((f, i) => ({ ...f, embedding: embeddings[i] as Float32
 // Rules of the shapes organisations write: a column pattern (prefixes, alternations, anchored codes), half with a
 // table pattern, a fifth with a type family, none matching most columns.
 const words = ['treuekarte', 'bonus', 'kunden', 'member', 'loyalty', 'vertrag', 'policy', 'claim', 'patient', 'badge', 'locker', 'vehicle', 'plate', 'iban', 'tax'];
-const patterns = new Map<string, RuleMatch>();
 const compiled = Array.from({ length: ruleCount }, (_, i) => {
   const w = words[i % words.length] as string;
   const match: RuleMatch = {
@@ -37,10 +36,9 @@ const compiled = Array.from({ length: ruleCount }, (_, i) => {
     ...(i % 2 === 0 ? { table_name: `^(${w}|${w}_${i})` } : {}),
     ...(i % 5 === 0 ? { data_type_family: ['text' as const] } : {}),
   };
-  patterns.set(String(i), match);
   return compileRule({ id: String(i), name: `rule ${i}`, tag_id: 1, level: null, priority: i % 7, created_at: new Date(i).toISOString(), datasource_ids: null, match });
 });
-const set = compileRuleSet(compiled, patterns);
+const set = compileRuleSet(compiled);
 const naive = [...compiled].sort(ruleOrder);
 
 const time = (f: () => number): { us: number; hits: number } => {

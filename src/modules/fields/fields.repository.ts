@@ -12,7 +12,7 @@ import { sql, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder }
 import { isForeignKeyViolation, isPostgres, type Queryable, type Tx } from '../../db/database.js';
 import type { ClassificationSource, DB, FieldRow, NewFieldRow, ScanChange } from '../../db/schema.js';
 import { notFound } from '../../http/errors.js';
-import type { FieldSort } from './fields.schemas.js';
+import { AUTOMATIC_SOURCES, type FieldSort } from './fields.schemas.js';
 
 /**
  * A field as the API shows it: the columns its answer needs (not the embedding, the value summary or the review
@@ -95,7 +95,9 @@ export async function findFieldById(db: Queryable, id: string): Promise<FieldLis
  * Returns the stored id of every row (an updated row keeps its original id).
  */
 /** An existing field keeps its classification on re-import: locked, or given by a person and now only guessed. */
-const KEEP = sql`(fields.locked = 1 or (excluded.classification_source in ('classifier', 'rule') and fields.classification_source not in ('classifier', 'rule')))`;
+/** `classification_source in (…)` of the sources FieldLens gave itself (AUTOMATIC_SOURCES). */
+const AUTOMATIC = sql.raw(`(${AUTOMATIC_SOURCES.map((s) => `'${s}'`).join(', ')})`);
+const KEEP = sql`(fields.locked = 1 or (excluded.classification_source in ${AUTOMATIC} and fields.classification_source not in ${AUTOMATIC}))`;
 
 /** The classification columns of an upsert: the stored ones where `keep` holds, else the incoming ones. */
 function classificationUnless(keep: RawBuilder<unknown>) {
@@ -568,7 +570,7 @@ export async function setOutlierScores(trx: Tx, rows: readonly OutlierMirror[]):
 // ---------------------------------------------------------------- re-evaluation by the classifier
 
 /** The fields the classifier may classify again: chosen by it, neither confirmed nor locked. */
-const RECLASSIFIABLE = sql<boolean>`classification_source in ('classifier', 'rule') and locked = 0 and review_status <> 'confirmed'`;
+const RECLASSIFIABLE = sql<boolean>`classification_source in ${AUTOMATIC} and locked = 0 and review_status <> 'confirmed'`;
 
 /** The classifier's view of the field was made with another classifier or taxonomy than `key` (or never). */
 const VIEW_OUTDATED = (key: string) => sql<boolean>`(predicted_with is null or predicted_with <> ${key})`;
@@ -715,7 +717,7 @@ export async function listScanBaseline(db: Queryable, datasourceId: string, page
  * A scan keeps a field's classification when a person decided it (confirmed, locked) or an import gave it; only a
  * classification the classifier chose is replaced, and the field then goes back to `unreviewed`.
  */
-const KEEP_ON_SCAN = sql`(fields.locked = 1 or fields.review_status = 'confirmed' or fields.classification_source not in ('classifier', 'rule'))`;
+const KEEP_ON_SCAN = sql`(fields.locked = 1 or fields.review_status = 'confirmed' or fields.classification_source not in ${AUTOMATIC})`;
 
 /**
  * Inserts new and updates changed columns found by a scan (upsert on data source, table and field name), in chunks,
@@ -844,7 +846,7 @@ export async function listRuleCandidates(db: Queryable, afterId: string | null, 
     .selectFrom('fields')
     .innerJoin('tags', 'tags.id', 'fields.tag_id')
     .select(['fields.id', 'fields.datasource_id', 'fields.table_name', 'fields.field_name', 'fields.data_type', 'fields.comment', 'tags.chain_path', 'fields.level'])
-    .where(sql<boolean>`fields.classification_source in ('classifier', 'rule') and fields.locked = 0 and fields.review_status <> 'confirmed'`);
+    .where(sql<boolean>`fields.classification_source in ${AUTOMATIC} and fields.locked = 0 and fields.review_status <> 'confirmed'`);
   if (datasourceId !== undefined) q = q.where('fields.datasource_id', '=', datasourceId);
   if (afterId !== null) q = q.where('fields.id', '>', afterId);
   return q.orderBy('fields.id').limit(limit).execute();

@@ -8,6 +8,9 @@ export const FIELD_SORTS = ['outlier_score', 'name', 'updated_at', 'risk'] as co
 export const SCAN_CHANGES = ['new', 'changed', 'reclassified'] as const;
 export const CHANGED_VIEWS = ['last_scan'] as const;
 export const CLASSIFICATION_SOURCES = ['import', 'classifier', 'rule', 'reviewer'] as const;
+/** Sources of a classification FieldLens gave itself: re-evaluated, rescanned and shown with evidence; nobody decided them. */
+export const AUTOMATIC_SOURCES = ['classifier', 'rule'] as const;
+export const isAutomaticSource = (source: string): boolean => (AUTOMATIC_SOURCES as readonly string[]).includes(source);
 export const EVIDENCE_FACTORS = ['name', 'table', 'context', 'comment', 'data_type', 'values', 'confirmed_fields', 'anchor', 'rule'] as const;
 
 export const ClassificationEvidence = Type.Object({

@@ -39,7 +39,7 @@ export interface PreparedScan {
   readonly rows: readonly NewFieldRow[];
 }
 import { csvHeader, csvRecords, ndjsonRecords, toExportRecord } from './fields-export.js';
-import { FIELD_SORTS, type ExportFormat, type FieldExportRecord, type FieldListQuery, type FieldListResponse, type FieldResponse, type FieldSort, type ImportFieldItem, type ImportFieldsBody, type ImportFieldsResponse } from './fields.schemas.js';
+import { FIELD_SORTS, isAutomaticSource, type ExportFormat, type FieldExportRecord, type FieldListQuery, type FieldListResponse, type FieldResponse, type FieldSort, type ImportFieldItem, type ImportFieldsBody, type ImportFieldsResponse } from './fields.schemas.js';
 
 /** The filters of the list (and the export): its query without sort and paging. */
 export type FieldListFilters = Omit<FieldListQuery, 'sort' | 'limit' | 'cursor'>;
@@ -86,8 +86,8 @@ export function toFieldResponse(row: repo.FieldListRow, lastScans: ReadonlyMap<s
         ? { tag_id: row.suggested_tag_id, chain_path: row.suggested_chain_path, level: row.suggested_level, confidence: round3(row.suggested_confidence ?? 0) }
         : null,
     classification_source: row.classification_source,
-    classification_confidence: row.classification_source === 'classifier' || row.classification_source === 'rule' ? round3OrNull(row.classification_confidence) : null,
-    classification_evidence: row.classification_source === 'classifier' || row.classification_source === 'rule' ? parseEvidence(row.classification_evidence) : [],
+    classification_confidence: isAutomaticSource(row.classification_source) ? round3OrNull(row.classification_confidence) : null,
+    classification_evidence: isAutomaticSource(row.classification_source) ? parseEvidence(row.classification_evidence) : [],
     scan_change: row.last_scan_id !== null && lastScans.get(row.datasource_id) === row.last_scan_id ? row.scan_change : null,
     updated_at: row.updated_at,
   };

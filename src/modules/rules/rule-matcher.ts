@@ -4,6 +4,7 @@
  * in linear time (backreferences, lookaround) is refused when the rule is saved.
  */
 import { RE2JS } from 're2js';
+import type { RuleField } from '../classifier/classifier.service.js';
 import { typeFamily } from '../classifier/index.js';
 
 export const TYPE_FAMILIES = ['text', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'uuid', 'binary', 'json'] as const;
@@ -17,15 +18,8 @@ export interface RuleMatch {
   values?: { pattern?: string; in?: string[]; min_share?: number };
 }
 
-export interface MatchableField {
-  readonly datasource_id: string | null;
-  readonly table_name: string;
-  readonly field_name: string;
-  readonly data_type?: string | null;
-  readonly comment?: string | null;
-  /** Samples, when the caller has them (import, scan); never stored. */
-  readonly sample_values?: readonly unknown[] | null;
-}
+/** What a rule is matched against (samples only when the caller has them: an import or a scan; never stored). */
+export type MatchableField = RuleField;
 
 export interface CompiledRule {
   readonly id: string;
@@ -34,6 +28,8 @@ export interface CompiledRule {
   readonly level: string | null;
   readonly priority: number;
   readonly created_at: string;
+  /** The parts it was compiled from. */
+  readonly match: RuleMatch;
   readonly datasourceIds: ReadonlySet<string> | null;
   readonly hasValues: boolean;
   matches(field: MatchableField): boolean;
@@ -82,6 +78,7 @@ export function compileRule(rule: { id: string; name: string; tag_id: number; le
     level: rule.level,
     priority: rule.priority,
     created_at: rule.created_at,
+    match: rule.match,
     datasourceIds,
     hasValues: values !== undefined,
     matches(field: MatchableField): boolean {
@@ -126,11 +123,11 @@ export interface RuleSet {
  * into one alternation each (one linear-time pass over the name); a rule with a column (table) part is only tried when
  * its union matches. A union RE2 cannot compile (too large) is simply not used.
  */
-export function compileRuleSet(rules: readonly CompiledRule[], patterns: ReadonlyMap<string, RuleMatch>): RuleSet {
+export function compileRuleSet(rules: readonly CompiledRule[]): RuleSet {
   const ordered = [...rules].sort(ruleOrder);
   const union = (part: 'column_name' | 'table_name'): RE2JS | null => {
     const all = ordered.flatMap((r) => {
-      const p = patterns.get(r.id)?.[part];
+      const p = r.match[part];
       return p === undefined ? [] : [`(?:${p})`];
     });
     if (all.length < 2) return null;
@@ -139,19 +136,17 @@ export function compileRuleSet(rules: readonly CompiledRule[], patterns: Readonl
   };
   const columnUnion = union('column_name');
   const tableUnion = union('table_name');
-  const needs = new Map(ordered.map((r) => [r.id, { column: patterns.get(r.id)?.column_name !== undefined, table: patterns.get(r.id)?.table_name !== undefined }]));
   return {
     rules: ordered,
     decide(field: MatchableField): CompiledRule | undefined {
       let columnAny: boolean | undefined;
       let tableAny: boolean | undefined;
       for (const rule of ordered) {
-        const need = needs.get(rule.id);
-        if (need?.column && columnUnion) {
+        if (columnUnion && rule.match.column_name !== undefined) {
           columnAny ??= columnUnion.test(field.field_name);
           if (!columnAny) continue;
         }
-        if (need?.table && tableUnion) {
+        if (tableUnion && rule.match.table_name !== undefined) {
           tableAny ??= tableUnion.test(field.table_name);
           if (!tableAny) continue;
         }

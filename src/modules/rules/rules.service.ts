@@ -149,21 +149,19 @@ export class RulesService {
   async activeRules(): Promise<{ version: string; rules: RuleSet }> {
     const version = await repo.rulesVersion(this.db);
     if (this.compiled?.version !== version) {
-      const rules = repo.listRules(this.db).then((rows) => {
-        const patterns = new Map<string, RuleMatch>();
-        const compiled = rows
-          .filter((r) => r.enabled === 1)
-          .flatMap((r) => {
-            try {
-              const match = JSON.parse(r.match) as RuleMatch;
-              patterns.set(r.id, match);
-              return [compileRule({ id: r.id, name: r.name, tag_id: r.tag_id, level: r.level, priority: r.priority, created_at: r.created_at, datasource_ids: parseIds(r.datasource_ids), match })];
-            } catch {
-              return []; // a rule written by hand with a pattern RE2 refuses decides nothing
-            }
-          });
-        return compileRuleSet(compiled, patterns);
-      });
+      const rules = repo.listRules(this.db).then((rows) =>
+        compileRuleSet(
+          rows
+            .filter((r) => r.enabled === 1)
+            .flatMap((r) => {
+              try {
+                return [compileRule({ id: r.id, name: r.name, tag_id: r.tag_id, level: r.level, priority: r.priority, created_at: r.created_at, datasource_ids: parseIds(r.datasource_ids), match: JSON.parse(r.match) as RuleMatch })];
+              } catch {
+                return []; // a rule written by hand with a pattern RE2 refuses decides nothing
+              }
+            }),
+        ),
+      );
       this.compiled = { version, rules };
       rules.catch(() => {
         if (this.compiled?.rules === rules) this.compiled = undefined;

@@ -17,6 +17,7 @@ import { formatSignature } from '../../embeddings/format-signature.js';
 import type { AuditService } from '../audit/audit.service.js';
 import { boundCatalogTable } from '../../connectors/bounds.js';
 import type { FieldsService, PreparedScan, ScanBaselineRow, ScannedColumn } from '../fields/fields.service.js';
+import { isAutomaticSource } from '../fields/fields.schemas.js';
 import { ScanNotesBuilder } from './scan-notes.js';
 import * as repo from './scans.repository.js';
 import { scanActor } from './scans.service.js';
@@ -106,7 +107,7 @@ export function columnChanged(field: Pick<ScanBaselineRow, 'data_type' | 'commen
 
 /** A scan keeps the classification of a field a person decided or an import gave. */
 function keepsClassification(field: ScanBaselineRow): boolean {
-  return field.locked === 1 || field.review_status === 'confirmed' || (field.classification_source !== 'classifier' && field.classification_source !== 'rule');
+  return field.locked === 1 || field.review_status === 'confirmed' || !isAutomaticSource(field.classification_source);
 }
 
 export class ScanRun {
