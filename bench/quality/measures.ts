@@ -101,3 +101,47 @@ export function precisionAtK(scores: readonly number[], labels: readonly boolean
   }
   return hits / kk;
 }
+
+/** What the six axis scores say on their own (issue 25): can a reviewer read a wrong field from its bars? */
+export interface AxesFigures {
+  /** AUROC of (1 − the mean of the six scores) for wrong vs right fields: low bars = suspicious. */
+  meanAuroc: number;
+  /** Median of the mean of the six scores over the right fields, and over the wrong ones. */
+  medianRight: number;
+  medianWrong: number;
+  /** The single axis whose (1 − score) ranks the wrong fields best, with its AUROC. */
+  best: { axis: string; auroc: number };
+}
+
+const median = (values: readonly number[]): number => {
+  const s = [...values].sort((a, b) => a - b);
+  if (s.length === 0) return Number.NaN;
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+export function axesFigures(scores: ReadonlyArray<Readonly<Record<string, number>>>, wrong: readonly boolean[]): AxesFigures {
+  const axes = Object.keys(scores[0] ?? {});
+  const means = scores.map((s) => axes.reduce((sum, a) => sum + (s[a] as number), 0) / Math.max(axes.length, 1));
+  let best = { axis: '', auroc: Number.NaN };
+  for (const axis of axes) {
+    const a = auroc(
+      scores.map((s) => 1 - (s[axis] as number)),
+      wrong,
+    );
+    if (!(a <= best.auroc)) best = { axis, auroc: a };
+  }
+  return {
+    meanAuroc: auroc(
+      means.map((m) => 1 - m),
+      wrong,
+    ),
+    medianRight: median(means.filter((_, i) => !wrong[i])),
+    medianWrong: median(means.filter((_, i) => wrong[i])),
+    best,
+  };
+}
+
+export function formatAxesFigures(f: AxesFigures): string {
+  return `mean-of-six-axes AUROC ${f.meanAuroc.toFixed(3)}, median right ${f.medianRight.toFixed(2)} vs wrong ${f.medianWrong.toFixed(2)}, best axis ${f.best.axis} ${f.best.auroc.toFixed(3)}`;
+}

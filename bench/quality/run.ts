@@ -7,7 +7,7 @@
 // QUALITY_MODES (comma list, default all five).
 import { decodeVector } from '../../src/db/database.js';
 import { ERROR_MODES, type ErrorMode } from './catalog.js';
-import { auroc, knnDisagreementBaseline, precisionAtK } from './measures.js';
+import { auroc, axesFigures, formatAxesFigures, knnDisagreementBaseline, precisionAtK } from './measures.js';
 import { importFlippedCatalog } from './setup.js';
 
 const SEED = Number(process.env.QUALITY_SEED ?? 1);
@@ -20,12 +20,14 @@ async function runMode(mode: ErrorMode): Promise<void> {
   try {
     const outlier: number[] = new Array<number>(fields.length);
     const severity: string[] = new Array<string>(fields.length);
+    const axisScores: Array<Record<string, number>> = new Array<Record<string, number>>(fields.length);
     const pos = new Map(ids.map((id, i) => [id, i]));
     for (let s = 0; s < ids.length; s += 500) {
       const res = await app.services.metrics.minibars({ field_ids: ids.slice(s, s + 500) });
       for (const item of res.items) {
         outlier[pos.get(item.field_id)!] = item.outlier_score;
         severity[pos.get(item.field_id)!] = item.severity;
+        axisScores[pos.get(item.field_id)!] = item.scores;
       }
     }
     const rows = await database.db.selectFrom('fields').select(['id', 'embedding', 'tag_id', 'level']).execute();
@@ -49,6 +51,7 @@ async function runMode(mode: ErrorMode): Promise<void> {
     };
     console.log(`[${mode}] catalog seed ${SEED}, flip seed ${FLIP_SEED}: ${fields.length} fields, ${dataSources} data sources, ${k} errors; import ${importSeconds.toFixed(1)} s, drain ${drainSeconds.toFixed(1)} s`);
     console.log(`[${mode}]   outlier_score AUROC ${fmt(auroc(outlier, flipped))} P@${k} ${fmt(precisionAtK(outlier, flipped, k))} | kNN baseline AUROC ${fmt(auroc(baseline, flipped))} P@${k} ${fmt(precisionAtK(baseline, flipped, k))}`);
+    console.log(`[${mode}]   axes: ${formatAxesFigures(axesFigures(axisScores, flipped))}`);
     console.log(`[${mode}]   severity: ${bySeverity('high')}; ${bySeverity('medium')}; ${bySeverity('low')}`);
   } finally {
     await close();

@@ -15,7 +15,8 @@ import type { Caller } from '../../src/http/access.js';
 import type { OutlierInput } from '../../src/modules/metrics/outlier-model.js';
 import { loadPublicSets, type BenchField } from '../classify/sets.js';
 import { mulberry32 } from '../support/random.js';
-import { auroc, precisionAtK } from './measures.js';
+import { auroc, axesFigures, formatAxesFigures, precisionAtK, type AxesFigures } from './measures.js';
+import { AXIS_KEYS } from '../../src/modules/metrics/axes.js';
 import { addBenchDataSource, openQualityApp } from './setup.js';
 
 export type Half = 'development' | 'held-out';
@@ -41,6 +42,8 @@ export interface FieldState {
   suggestedPath: string | null;
   suggestedLevel: string | null;
   confirmed: boolean;
+  /** The six axis scores as stored (null before the worker measured the field). */
+  axes: Record<string, number> | null;
 }
 
 export interface SelfClassifiedCatalog {
@@ -107,6 +110,8 @@ export async function importSelfClassified(options: { record?: boolean } = {}): 
           .selectFrom('fields')
           .select(['id', 'tag_id', 'level', 'outlier_score', 'severity', 'classification_confidence', 'suggested_tag_id', 'suggested_level', 'review_status'])
           .execute();
+        const metricRows = await database.db.selectFrom('field_metrics').select(['field_id', ...AXIS_KEYS.map((k) => `score_${k}` as const)]).execute();
+        const axesById = new Map(metricRows.map((m) => [m.field_id, Object.fromEntries(AXIS_KEYS.map((k) => [k, m[`score_${k}`]]))]));
         return new Map(
           rows.map((r) => [
             r.id,
@@ -119,6 +124,7 @@ export async function importSelfClassified(options: { record?: boolean } = {}): 
               suggestedPath: r.suggested_tag_id === null ? null : (pathById.get(r.suggested_tag_id) ?? null),
               suggestedLevel: r.suggested_level,
               confirmed: r.review_status === 'confirmed',
+              axes: axesById.get(r.id) ?? null,
             },
           ]),
         );
@@ -158,6 +164,7 @@ export interface HalfFigures {
   wrongSuggested: number;
   wrongSuggestedRight: number;
   suggestedRightOfAll: number;
+  axes: AxesFigures;
 }
 
 /** The figures over the given fields (each with its state). */
@@ -183,6 +190,10 @@ export function figures(list: ReadonlyArray<{ f: SelfField; s: FieldState }>, ra
     wrongSuggested: suggested.length,
     wrongSuggestedRight: right.length,
     suggestedRightOfAll: k ? right.length / k : Number.NaN,
+    axes: axesFigures(
+      list.map(({ s }) => s.axes ?? {}),
+      wrong,
+    ),
   };
 }
 
@@ -197,6 +208,7 @@ export function printFigures(title: string, rows: ReadonlyArray<[string, HalfFig
       `| ${half} | ${r.fields} | ${r.wrong} | ${fmt(r.auroc)} | ${fmt(r.pAtK)} | ${fmt(r.confidenceAuroc)} / ${fmt(r.confidencePAtK)} | ${r.wrongHigh} | ${r.high} (${fmt(r.highPrecision)}) | ${r.wrongSuggested} | ${r.wrongSuggestedRight} (${fmt(r.suggestedRightOfAll)}) |`,
     );
   }
+  for (const [half, r] of rows) console.log(`${half} axes: ${formatAxesFigures(r.axes)}`);
 }
 
 /** A seeded third of the wrong fields (the reviewer's corrections), drawn in the order of their names (ids are random). */
