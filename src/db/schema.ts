@@ -178,7 +178,7 @@ export interface LicensesTable {
 /** The six axes' columns, named here so the schema depends on no module (the metrics module checks it names the same axes). */
 export type MetricsAxisKey = 'category_anchor' | 'centroid' | 'peer_mean' | 'nearest' | 'lower_quartile' | 'farthest';
 
-/** Stored metrics of one field (metrics module): raw axes are cosine distances, scores percentile ranks. */
+/** Stored metrics of one field (metrics module): raw axes are cosine distances, scores calibrated fit scores in [0, 1] (metrics/fit-scores.ts). */
 export type FieldMetricsTable = { [C in `raw_${MetricsAxisKey}` | `score_${MetricsAxisKey}`]: number } & {
   field_id: string;
   category_similarity: number;

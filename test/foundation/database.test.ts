@@ -81,3 +81,40 @@ describeEachDatabase('migration 0007: the nearest field name is stored with the 
     }
   });
 });
+
+describeEachDatabase('migration 0023: stored scores change meaning, so every measured field is recomputed', (kind) => {
+  it('queues every field with stored metrics (a claimed entry released), and leaves fields without metrics alone', async () => {
+    const test = await createTestDatabase(kind);
+    const database = test.open();
+    try {
+      await migrateTo(database, '0020-classification-rules');
+      const now = new Date().toISOString();
+      const source = '00000000-0000-4000-8000-000000000001';
+      await sql`insert into datasources (id, name, type, description, is_sample, created_at, updated_at) values (${source}, 'crm', 'postgresql', null, 0, ${now}, ${now})`.execute(database.db);
+      const tag = (await sql<{ id: number }>`insert into tags (name, chain_path, default_level, created_at) values ('Email', 'Test/Email', 'L3', ${now}) returning id`.execute(database.db)).rows[0]!.id;
+      const [a, b, c] = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b', '00000000-0000-4000-8000-00000000000c'];
+      for (const [id, name] of [[a, 'email'], [b, 'mail'], [c, 'notes']] as const) {
+        await sql`insert into fields (id, datasource_id, table_name, field_name, tag_id, level, created_at, updated_at) values (${id}, ${source}, 'users', ${name}, ${tag}, 'L3', ${now}, ${now})`.execute(database.db);
+      }
+      for (const id of [a, b]) {
+        await sql`insert into field_metrics (field_id, raw_category_anchor, score_category_anchor, raw_centroid, score_centroid, raw_peer_mean, score_peer_mean,
+              raw_nearest, score_nearest, raw_lower_quartile, score_lower_quartile, raw_farthest, score_farthest, category_similarity, centroid_similarity,
+              neighbour_disagreement, outlier_score, severity, reason, computed_at)
+            values (${id}, 0, 0.5, 0, 0.5, 0, 0.5, 0, 0.5, 0, 0.5, 0, 0.5, 0, 0, 0, 0, 'low', 'r', ${now})`.execute(database.db);
+      }
+      await sql`delete from metrics_queue`.execute(database.db);
+      await sql`insert into metrics_queue (field_id, token, enqueued_at, claimed_by, claimed_at) values (${b}, 'old', ${now}, 'worker-1', ${now})`.execute(database.db);
+
+      await migrateToLatest(database);
+      const queued = await database.db.selectFrom('metrics_queue').select(['field_id', 'token', 'claimed_by', 'claimed_at']).orderBy('field_id').execute();
+      assert.deepEqual(
+        queued.map((q) => q.field_id),
+        [a, b],
+      );
+      for (const q of queued) assert.deepEqual([q.token !== 'old', q.claimed_by, q.claimed_at], [true, null, null]);
+    } finally {
+      await database.close();
+      await test.dispose();
+    }
+  });
+});

@@ -10,7 +10,7 @@ export const AXES = {
   category_anchor: { description: "fit to the anchor of the field's tag" },
   centroid: { description: 'consistency with the centroid of same-level fields' },
   peer_mean: { description: 'average similarity to same-tag fields' },
-  nearest: { description: 'closeness to the nearest field in the catalog' },
+  nearest: { description: 'agreement of the nearest fields in the catalog with its classification' },
   lower_quartile: { description: 'lower quartile of the similarity to same-tag fields' },
   farthest: { description: 'similarity to the farthest same-tag field' },
 } as const;
@@ -23,7 +23,7 @@ void AXES_MATCH_SCHEMA;
 export const AXIS_KEYS = Object.keys(AXES) as readonly AxisKey[] as readonly [AxisKey, ...AxisKey[]];
 /** Raw cosine distances (1 − cos) in [0, 2]; lower = closer. */
 export type RawAxes = Record<AxisKey, number>;
-/** Normalised scores in [0, 1]; higher = fits its classification better. */
+/** Scores in [0, 1]; higher = fits its classification better (catalog percentiles for the outlier model, fit scores for the bars). */
 export type AxisScores = Record<AxisKey, number>;
 
 /** The stored columns of an axis: its raw distance and its normalised score. */

@@ -259,6 +259,25 @@ export class CatalogState {
     return [...t.levelCounts].flatMap(([n, count]) => (count > 0 ? [{ level: this.levelNames[n] as string, count }] : []));
   }
 
+  /** The levels the catalog holds, with their groups. */
+  levelGroups(): Array<{ level: string; group: GroupState }> {
+    return this.levelNames.flatMap((level, i) => ((this.levels[i] as GroupState).count > 0 ? [{ level, group: this.levels[i] as GroupState }] : []));
+  }
+
+  /** The tag's peer sample: up to `limit` of its members (smallest id hash first) and every sampled member's embedding. */
+  tagSample(tagId: number, limit: number): { slots: number[]; embeddings: readonly Float32Array[] } {
+    const sample = this.peerSample(tagId);
+    return sample ? { slots: sample.slots.slice(0, limit), embeddings: sample.embeddings } : { slots: [], embeddings: [] };
+  }
+
+  /** About `size` slots of the whole catalog, those with the smallest id hash, in hash order (a stable uniform sample). */
+  hashSample(size: number): number[] {
+    const limit = hashSampleLimit(size, this.size);
+    const slots: number[] = [];
+    for (let slot = 0; slot < this.ids.length; slot++) if (this.ids[slot] !== undefined && (this.hashOf[slot] as number) < limit) slots.push(slot);
+    return slots.sort((a, b) => (this.hashOf[a] as number) - (this.hashOf[b] as number) || a - b);
+  }
+
   levelGroup(level: string): GroupState | undefined {
     const i = this.levelIndex.get(level);
     return i === undefined ? undefined : this.levels[i];

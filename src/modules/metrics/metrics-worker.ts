@@ -17,6 +17,7 @@ import type { Neighbours } from './ann-threads.js';
 import { buildAxisDistributions, normalizeAxes, perAxis, type AxisDistributions } from './axes.js';
 import type { CatalogReplica } from './catalog-replica.js';
 import { hashSampleLimit, type CatalogState, type RememberedRaw } from './catalog-state.js';
+import { buildFitCalibration, FIT_SAMPLE, fitScores, type FitCalibration, type FitSource } from './fit-scores.js';
 import { classificationEvidence, groupCohesion, marginScale, measureField, reviewedEvidence, type ClassificationEvidence, type FieldMeasurement, type Neighbour, type ReviewedEvidence, type TagStats } from './measure-field.js';
 import * as repo from './metrics.repository.js';
 import { outlierScore, outlierTerms, severityOf, type OutlierInput, type SeverityThresholds } from './outlier-model.js';
@@ -91,6 +92,9 @@ export const SUGGEST_FROM = 0.15;
 export class MetricsWorker {
   private readonly times = { expandMs: 0, claimMs: 0, computeMs: 0, saveMs: 0, fields: 0 };
   private distributions: AxisDistributions | null = null;
+  /** The bars' calibration (fit-scores.ts), rebuilt with the distributions, and the distributions it was built with. */
+  private fit: FitCalibration | null = null;
+  private fitFor: AxisDistributions | null = null;
   private scales: Scales | undefined;
   private rawsAtBuild = 0;
   private computedSinceBuild = 0;
@@ -429,6 +433,11 @@ export class MetricsWorker {
     }
     // Rebuilt once 5% of the remembered values have changed since the last build.
     if (!this.distributions || this.computedSinceBuild > 0.05 * Math.max(this.rawsAtBuild, 1)) this.rebuildDistributions(state);
+    if (this.fitFor !== this.distributions) {
+      this.fitFor = this.distributions;
+      this.fit = await buildFitCalibration(fitSource(state, anchorOf), () => new Promise((resolve) => setImmediate(resolve)));
+    }
+    const fit = this.fit;
     // Names are read for the reasons only (the replica keeps no names: ~60 bytes per field at 1M fields).
     const names = await this.deps.fields.fieldNames([...new Set(pre.flatMap((m) => (m.nearest ? [m.nearest.id] : [])))]);
     // A confirmed field's basis: when it was reviewed, its classification and what the field itself is (names, type,
@@ -455,9 +464,13 @@ export class MetricsWorker {
         basis = before !== null && before.split('|')[0] === now.split('|')[0] && before.includes('|field:') ? before : now;
         confirmedUnchanged = basis === now;
       }
-      const scores = normalizeAxes(axes.raw, distributions);
+      // The outlier model weighs the catalog percentiles (its weights were fitted on them); the stored bars are the
+      // calibrated fit scores a reviewer reads.
+      const percentiles = normalizeAxes(axes.raw, distributions);
+      const tagCount = state.tags.get(tagId)?.count ?? 0;
+      const { scores } = fitScores(axes.raw, { tagId, level }, neighbours, tagCount - 1, fit);
       const input: OutlierInput = {
-        scores,
+        scores: percentiles,
         neighbourDisagreement: disagreement,
         anchorMargin: margins.anchorMargin,
         peerMargin: margins.peerMargin,
@@ -571,4 +584,44 @@ export class MetricsWorker {
     const found = more.length > 0 ? await this.deps.fields.fieldNames([...new Set(more)]) : new Map<string, { name: string; datasource: string }>();
     return computed.map(({ row, reasonInput, reasonNeighbours }) => ({ ...row, reason: reasonFor({ ...reasonInput, neighbours: reasonNeighbours(found) }) }));
   }
+}
+
+/** Hash-sampled fields of the whole catalog that the bars' calibration draws its non-members from. */
+const FIT_POOL = 4096;
+
+/** What the bars' calibration measures, read from the replica: per tag its sampled members and other fields, per level the same. */
+function fitSource(state: CatalogState, anchorOf: ReadonlyMap<number, Float32Array>): FitSource {
+  const pool = state.hashSample(FIT_POOL);
+  // Each tag (level) takes its non-members from another place in the pool, so the pooled sample is not 64 fields.
+  const othersOf = (offset: number, keep: (slot: number) => boolean): number[] => {
+    const out: number[] = [];
+    for (let i = 0; i < pool.length && out.length < FIT_SAMPLE; i++) {
+      const slot = pool[(offset + i) % pool.length] as number;
+      if (keep(slot)) out.push(slot);
+    }
+    return out;
+  };
+  const tags: Array<FitSource['tags'][number]> = [];
+  let n = 0;
+  for (const [tagId, tag] of state.tags) {
+    if (tag.count === 0) continue;
+    const sample = state.tagSample(tagId, FIT_SAMPLE);
+    tags.push({
+      tagId,
+      anchor: anchorOf.get(tagId) ?? null,
+      sum: tag.sum,
+      count: tag.count,
+      members: sample.slots,
+      peersOf: (slot) => state.peersOf(slot),
+      peers: sample.embeddings,
+      others: othersOf(n++ * FIT_SAMPLE, (slot) => state.tagOf[slot] !== tagId),
+    });
+  }
+  const levels = state.levelGroups().map(({ level, group }, i) => {
+    const members = othersOf(0, (slot) => state.level(slot) === level);
+    // A rare level has few fields in the pool: its own members fill up the sample.
+    for (let j = 0; j < group.members.size && members.length < FIT_SAMPLE; j++) if (!members.includes(group.members.at(j))) members.push(group.members.at(j));
+    return { level, sum: group.sum, count: group.count, members, others: othersOf(i * FIT_SAMPLE, (slot) => state.level(slot) !== level) };
+  });
+  return { embedding: (slot) => state.embedding(slot), tags, levels };
 }

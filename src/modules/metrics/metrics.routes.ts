@@ -12,7 +12,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       schema: {
         summary: 'Six-axis metrics, outlier score and nearest field for up to 500 fields',
         description:
-          'For each field: six axis scores (percentile in the catalog, higher = fits its classification better) and their raw cosine distances, ' +
+          'For each field: six axis scores in [0, 1] (how well it fits its current classification on that signal, calibrated against the fields that carry it and those that do not: near 1 fits, near 0 does not) and their raw cosine distances, ' +
           'similarity to its tag anchor and level centroid, mean similarity to the other listed fields, an outlier score in [0, 1] with its ' +
           'severity, the nearest field in the catalog and a plain-language reason. Unknown ids are listed in missing_field_ids. ' +
           'baseline_scores are the means of the returned scores. Needs the license feature embedding_metrics.',

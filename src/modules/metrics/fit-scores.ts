@@ -1,0 +1,197 @@
+// The six bars a reviewer reads (issue 25): for each axis, how well the field fits its CURRENT classification on that
+// signal, in [0, 1], high = fits, low = does not. A catalog percentile cannot say that (a right field's percentile sits
+// near 0.5 by construction, and a level error moves none of them), so each axis is calibrated against two samples
+// of the same measurement: fields that carry the classification (its tag; its level for `centroid`) and fields that
+// do not, each measured as if they did. No I/O: the worker builds the samples from its in-memory catalog.
+import { AXIS_KEYS, computeAxes, type AxisKey, type AxisScores, type RawAxes } from './axes.js';
+import { neighbourDisagreement, type Neighbour } from './measure-field.js';
+
+/** The axes calibrated against a tag's fields (`centroid` is calibrated by level, `nearest` by its neighbours). */
+export const TAG_AXES = ['category_anchor', 'peer_mean', 'lower_quartile', 'farthest'] as const satisfies readonly AxisKey[];
+type TagAxis = (typeof TAG_AXES)[number];
+
+/** Members and non-members measured per tag and per level (each way): ~2 ms a tag at 256 peers and 100 dimensions. */
+export const FIT_SAMPLE = 64;
+/** Below this many members a tag's (or level's) own sample is too thin: the pooled one of every tag stands in. */
+export const FIT_MIN_MEMBERS = 8;
+/** A bar with no evidence either way (nothing to compare with). */
+export const NO_EVIDENCE_FIT = 0.5;
+
+/** Two sorted samples of one raw axis (a cosine distance, lower = closer): members' values and non-members'. */
+export interface FitSample {
+  members: Float64Array;
+  others: Float64Array;
+}
+
+/**
+ * The fit score of a raw distance `x` against a sample, in (0, 1):
+ *   A = share of the members at least as far as x      (low: farther than the fields that carry the label)
+ *   B = share of the non-members at least as close as x (high: as close as fields that do not carry it)
+ *   fit = A / (A + B)
+ * with half a count added to each share so that neither is ever 0. A field as close as a typical member and closer
+ * than nearly every non-member scores near 1; one that sits among the non-members scores near 0; where the two
+ * samples overlap, near 0.5. It is the probability of "member" with equal priors when each sample is summarised by its
+ * tail beyond x, so it reads the same for a tight tag and a loose one and for any catalog size. Monotone: a larger
+ * distance never fits better.
+ */
+export function fitScore(x: number, sample: FitSample): number {
+  const m = sample.members;
+  const o = sample.others;
+  if (m.length === 0 || o.length === 0 || !Number.isFinite(x)) return NO_EVIDENCE_FIT;
+  const a = (m.length - lowerBound(m, x) + 0.5) / (m.length + 1);
+  const b = (upperBound(o, x) + 0.5) / (o.length + 1);
+  return a / (a + b);
+}
+
+/** First index whose value is ≥ x (values sorted ascending). */
+function lowerBound(values: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((values[mid] as number) < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/** First index whose value is > x (values sorted ascending). */
+function upperBound(values: Float64Array, x: number): number {
+  let lo = 0;
+  let hi = values.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if ((values[mid] as number) <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+const sorted = (values: readonly number[]): Float64Array => Float64Array.from(values).sort();
+
+/** What the calibration reads of the catalog (the worker's in-memory replica). */
+export interface FitSource {
+  /** Unit embedding of a slot. */
+  embedding(slot: number): Float32Array;
+  tags: ReadonlyArray<{
+    tagId: number;
+    /** Unit anchor, or null. */
+    anchor: Float32Array | null;
+    /** Sum of the members' unit embeddings and their count. */
+    sum: Float32Array;
+    count: number;
+    /** Up to FIT_SAMPLE members, and the peers each is compared with (never itself). */
+    members: readonly number[];
+    peersOf(slot: number): readonly Float32Array[];
+    /** The tag's peer sample (what a non-member is compared with). */
+    peers: readonly Float32Array[];
+    /** Up to FIT_SAMPLE fields of other tags. */
+    others: readonly number[];
+  }>;
+  levels: ReadonlyArray<{ level: string; sum: Float32Array; count: number; members: readonly number[]; others: readonly number[] }>;
+}
+
+export interface FitCalibration {
+  tags: Map<number, Record<TagAxis, FitSample>>;
+  levels: Map<string, FitSample>;
+  /** Every tag's (level's) samples together: the stand-in for a tag (level) with fewer than FIT_MIN_MEMBERS members. */
+  pooledTag: Record<TagAxis, FitSample>;
+  pooledLevel: FitSample;
+}
+
+const withMember = (sum: Float32Array, e: Float32Array): Float32Array => {
+  const out = Float32Array.from(sum);
+  for (let i = 0; i < out.length; i++) (out[i] as number) += e[i] as number;
+  return out;
+};
+
+/**
+ * Measures the samples: a member as it is measured for itself (computeAxes with its own tag's sums and peers), a
+ * non-member as if it carried the tag (its embedding added to the sums, compared with the tag's peer sample).
+ * `pause` is awaited between tags so a large taxonomy does not hold the event loop.
+ */
+export async function buildFitCalibration(source: FitSource, pause: () => Promise<void> = async () => undefined): Promise<FitCalibration> {
+  const tags = new Map<number, Record<TagAxis, FitSample>>();
+  const pooled = Object.fromEntries(TAG_AXES.map((k) => [k, { members: [] as number[], others: [] as number[] }])) as Record<TagAxis, { members: number[]; others: number[] }>;
+  for (const tag of source.tags) {
+    const values = Object.fromEntries(TAG_AXES.map((k) => [k, { members: [] as number[], others: [] as number[] }])) as Record<TagAxis, { members: number[]; others: number[] }>;
+    const measure = (raw: RawAxes, side: 'members' | 'others'): void => {
+      for (const k of TAG_AXES) {
+        values[k][side].push(raw[k]);
+        pooled[k][side].push(raw[k]);
+      }
+    };
+    for (const slot of tag.members) {
+      const embedding = source.embedding(slot);
+      measure(computeAxes({ embedding, anchor: tag.anchor, levelSum: null, levelCount: 0, tagSum: tag.sum, tagCount: tag.count, peerSample: tag.peersOf(slot), nearest: null }).raw, 'members');
+    }
+    for (const slot of tag.others) {
+      const embedding = source.embedding(slot);
+      measure(
+        computeAxes({ embedding, anchor: tag.anchor, levelSum: null, levelCount: 0, tagSum: withMember(tag.sum, embedding), tagCount: tag.count + 1, peerSample: tag.peers, nearest: null }).raw,
+        'others',
+      );
+    }
+    if (tag.members.length >= FIT_MIN_MEMBERS) {
+      tags.set(tag.tagId, Object.fromEntries(TAG_AXES.map((k) => [k, { members: sorted(values[k].members), others: sorted(values[k].others) }])) as Record<TagAxis, FitSample>);
+    } else if (tag.others.length > 0) {
+      // Too few members of its own: the pooled members, against this tag's own non-members.
+      tags.set(tag.tagId, Object.fromEntries(TAG_AXES.map((k) => [k, { members: new Float64Array(0), others: sorted(values[k].others) }])) as Record<TagAxis, FitSample>);
+    }
+    await pause();
+  }
+  const pooledTag = Object.fromEntries(TAG_AXES.map((k) => [k, { members: sorted(pooled[k].members), others: sorted(pooled[k].others) }])) as Record<TagAxis, FitSample>;
+  for (const sample of tags.values()) for (const k of TAG_AXES) if (sample[k].members.length === 0) sample[k] = { members: pooledTag[k].members, others: sample[k].others };
+
+  const levels = new Map<string, FitSample>();
+  const pooledLevel = { members: [] as number[], others: [] as number[] };
+  const centroidDistance = (embedding: Float32Array, sum: Float32Array, count: number): number =>
+    computeAxes({ embedding, anchor: null, levelSum: sum, levelCount: count, peerSample: [], nearest: null }).raw.centroid;
+  for (const level of source.levels) {
+    const members = level.members.map((slot) => centroidDistance(source.embedding(slot), level.sum, level.count));
+    const others = level.others.map((slot) => {
+      const e = source.embedding(slot);
+      return centroidDistance(e, withMember(level.sum, e), level.count + 1);
+    });
+    pooledLevel.members.push(...members);
+    pooledLevel.others.push(...others);
+    levels.set(level.level, { members: sorted(level.members.length >= FIT_MIN_MEMBERS ? members : []), others: sorted(others) });
+  }
+  const pooledLevelSample = { members: sorted(pooledLevel.members), others: sorted(pooledLevel.others) };
+  for (const [level, sample] of levels) if (sample.members.length === 0) levels.set(level, { members: pooledLevelSample.members, others: sample.others });
+  return { tags, levels, pooledTag, pooledLevel: pooledLevelSample };
+}
+
+/**
+ * The six bars of one field. `nearest` is not a distance here: it is the similarity-weighted share of the field's
+ * nearest classified fields that agree with its classification (another tag disagrees, the same tag at another level
+ * half; confirmed neighbours weigh double; a small tag's unavoidable strangers are not held against it), so a field
+ * whose closest fields all carry another label sits low however close they are.
+ */
+export function fitScores(
+  raw: RawAxes,
+  self: { tagId: number; level: string },
+  neighbours: readonly Neighbour[],
+  otherMembers: number,
+  calibration: FitCalibration | null,
+): { scores: AxisScores; fallbacks: AxisKey[] } {
+  const fallbacks: AxisKey[] = [];
+  const tag = calibration?.tags.get(self.tagId) ?? calibration?.pooledTag ?? null;
+  const level = calibration?.levels.get(self.level) ?? calibration?.pooledLevel ?? null;
+  const scores = {} as AxisScores;
+  for (const k of AXIS_KEYS) {
+    if (k === 'nearest') continue;
+    const sample = k === 'centroid' ? level : (tag?.[k as TagAxis] ?? null);
+    if (!sample || sample.members.length === 0 || sample.others.length === 0) {
+      fallbacks.push(k);
+      scores[k] = NO_EVIDENCE_FIT;
+    } else scores[k] = fitScore(raw[k], sample);
+  }
+  if (neighbours.length === 0 || otherMembers <= 0) {
+    fallbacks.push('nearest');
+    scores.nearest = NO_EVIDENCE_FIT;
+  } else {
+    scores.nearest = 1 - neighbourDisagreement(neighbours, { tag_id: self.tagId, level: self.level }, otherMembers);
+  }
+  return { scores, fallbacks };
+}
