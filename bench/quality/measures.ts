@@ -111,6 +111,8 @@ export interface AxesFigures {
   medianWrong: number;
   /** The single axis whose (1 − score) ranks the wrong fields best, with its AUROC. */
   best: { axis: string; auroc: number };
+  /** Every axis's AUROC on its own. */
+  perAxis: Record<string, number>;
 }
 
 const median = (values: readonly number[]): number => {
@@ -124,11 +126,13 @@ export function axesFigures(scores: ReadonlyArray<Readonly<Record<string, number
   const axes = Object.keys(scores[0] ?? {});
   const means = scores.map((s) => axes.reduce((sum, a) => sum + (s[a] as number), 0) / Math.max(axes.length, 1));
   let best = { axis: '', auroc: Number.NaN };
+  const perAxis: Record<string, number> = {};
   for (const axis of axes) {
     const a = auroc(
       scores.map((s) => 1 - (s[axis] as number)),
       wrong,
     );
+    perAxis[axis] = a;
     if (!(a <= best.auroc)) best = { axis, auroc: a };
   }
   return {
@@ -139,9 +143,12 @@ export function axesFigures(scores: ReadonlyArray<Readonly<Record<string, number
     medianRight: median(means.filter((_, i) => !wrong[i])),
     medianWrong: median(means.filter((_, i) => wrong[i])),
     best,
+    perAxis,
   };
 }
 
 export function formatAxesFigures(f: AxesFigures): string {
-  return `mean-of-six-axes AUROC ${f.meanAuroc.toFixed(3)}, median right ${f.medianRight.toFixed(2)} vs wrong ${f.medianWrong.toFixed(2)}, best axis ${f.best.axis} ${f.best.auroc.toFixed(3)}`;
+  return `mean-of-six-axes AUROC ${f.meanAuroc.toFixed(3)}, median right ${f.medianRight.toFixed(2)} vs wrong ${f.medianWrong.toFixed(2)}, best axis ${f.best.axis} ${f.best.auroc.toFixed(3)} (${Object.entries(f.perAxis)
+    .map(([a, v]) => `${a} ${v.toFixed(2)}`)
+    .join(', ')})`;
 }

@@ -13,6 +13,14 @@ import { createDatasource, importOk, type FieldInput } from '../modules/fields/f
 import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations, watchedPage } from './harness.js';
 
 const EMAIL = 'Personal/Contact/Email address';
+const LABELS: Record<string, string> = {
+  category_anchor: 'Category anchor',
+  centroid: 'Level centroid',
+  peer_mean: 'Peer mean',
+  nearest: 'Nearest field',
+  lower_quartile: 'Lower quartile',
+  farthest: 'Farthest peer',
+};
 const TIMESTAMP = 'Technical/Timestamp';
 
 interface ApiField {
@@ -235,13 +243,13 @@ describe('field page [sqlite]', () => {
     assert.deepEqual(problems, []);
   });
 
-  it("colours the minibars by the field's own fit: red below 0.10, amber below 0.25, none for a field rated low", async () => {
+  it("colours the minibars by the field's own fit (red below 0.10, amber below 0.25, none for a field rated low) and says which are low", async () => {
     const items = await minibars([...byName.values()].map((f) => f.id));
     const min = (m: ApiMinibar) => Math.min(...Object.values(m.scores));
-    const lowButWeak = items.find((m) => m.severity === 'low' && min(m) < 0.1);
-    const suspicious = items.find((m) => m.severity !== 'low' && min(m) < 0.1);
-    assert.ok(lowButWeak, 'a field rated low with an axis below 0.10');
-    assert.ok(suspicious, 'a suspicious field with an axis below 0.10');
+    const lowButWeak = items.find((m) => m.severity === 'low' && min(m) < 0.25);
+    const suspicious = items.find((m) => m.severity !== 'low' && min(m) < 0.25);
+    assert.ok(lowButWeak, 'a field rated low with an axis below 0.25');
+    assert.ok(suspicious, 'a suspicious field with an axis below 0.25');
     const { page, problems } = await newPage();
     await signIn(page, observer, `/fields/${lowButWeak.field_id}`);
     await page.locator('svg.minibars').waitFor();
@@ -253,6 +261,21 @@ describe('field page [sqlite]', () => {
       const expected = score < 0.1 ? 'bar poor' : score < 0.25 ? 'bar weak' : 'bar';
       assert.equal(await page.locator(`svg.minibars rect[data-axis="${axis}"]`).getAttribute('class'), expected, `${axis} ${score}`);
     }
+    // The page says in words which bars are low, lowest first, and what each one means for this field.
+    const low = Object.entries(suspicious.scores)
+      .filter(([, score]) => score < 0.25)
+      .sort((a, b) => a[1] - b[1]);
+    const phrases = await page.getByTestId('low-axes').locator('li').allTextContents();
+    assert.equal(phrases.length, low.length, phrases.join(' | '));
+    low.forEach(([axis, score], i) => assert.ok(phrases[i]!.startsWith(`${LABELS[axis]} (${score.toFixed(2)}): `), `${phrases[i]} for ${axis}`));
+    assert.match(await page.locator('.legend').first().innerText(), /near 1 it looks like the fields that carry\s+this classification, near 0 like the fields that do not/);
+
+    // A field whose bars are all high says so.
+    const fits = items.find((m) => Math.min(...Object.values(m.scores)) >= 0.25);
+    assert.ok(fits, 'a field with no low bar');
+    await page.goto(`${base}/fields/${fits.field_id}`);
+    await page.getByTestId('low-axes').waitFor();
+    assert.match(await page.getByTestId('low-axes').innerText(), /^No bar is low/);
     assert.deepEqual(problems, []);
   });
 });

@@ -4,7 +4,7 @@
 // of the same measurement: fields that carry the classification (its tag; its level for `centroid`) and fields that
 // do not, each measured as if they did. No I/O: the worker builds the samples from its in-memory catalog.
 import { AXIS_KEYS, computeAxes, type AxisKey, type AxisScores, type RawAxes } from './axes.js';
-import { neighbourDisagreement, type Neighbour } from './measure-field.js';
+import { CONFIRMED_WEIGHT, neighbourDisagreement, type Neighbour } from './measure-field.js';
 
 /** The axes calibrated against a tag's fields (`centroid` is calibrated by level, `nearest` by its neighbours). */
 export const TAG_AXES = ['category_anchor', 'peer_mean', 'lower_quartile', 'farthest'] as const satisfies readonly AxisKey[];
@@ -13,7 +13,7 @@ type TagAxis = (typeof TAG_AXES)[number];
 /** Members and non-members measured per tag and per level (each way): ~2 ms a tag at 256 peers and 100 dimensions. */
 export const FIT_SAMPLE = 64;
 /** Below this many members a tag's (or level's) own sample is too thin: the pooled one of every tag stands in. */
-export const FIT_MIN_MEMBERS = 8;
+export const FIT_MIN_MEMBERS = 4;
 /** A bar with no evidence either way (nothing to compare with). */
 export const NO_EVIDENCE_FIT = 0.5;
 
@@ -174,6 +174,7 @@ export function fitScores(
   neighbours: readonly Neighbour[],
   otherMembers: number,
   calibration: FitCalibration | null,
+  rank?: (level: string) => number,
 ): { scores: AxisScores; fallbacks: AxisKey[] } {
   const fallbacks: AxisKey[] = [];
   const tag = calibration?.tags.get(self.tagId) ?? calibration?.pooledTag ?? null;
@@ -187,6 +188,15 @@ export function fitScores(
       scores[k] = NO_EVIDENCE_FIT;
     } else scores[k] = fitScore(raw[k], sample);
   }
+  // The level bar: the catalog-wide level centroids barely separate levels (every level holds every kind of field),
+  // so where the field has neighbours it is the centroid of its neighbourhood's levels — whether the fields most
+  // like it sit at its level (one step away counts half, two or more nothing).
+  const local = rank ? levelAgreement(neighbours, self.level, rank) : null;
+  if (local !== null) {
+    scores.centroid = local;
+    const i = fallbacks.indexOf('centroid');
+    if (i >= 0) fallbacks.splice(i, 1);
+  }
   if (neighbours.length === 0 || otherMembers <= 0) {
     fallbacks.push('nearest');
     scores.nearest = NO_EVIDENCE_FIT;
@@ -194,4 +204,23 @@ export function fitScores(
     scores.nearest = 1 - neighbourDisagreement(neighbours, { tag_id: self.tagId, level: self.level }, otherMembers);
   }
   return { scores, fallbacks };
+}
+
+/**
+ * Similarity-weighted share of the neighbours at the field's level: 1 at the same level, 0.5 one step away, 0 two or
+ * more; confirmed neighbours weigh CONFIRMED_WEIGHT times. Null without neighbours of positive similarity or with an unranked level.
+ */
+export function levelAgreement(neighbours: readonly Neighbour[], level: string, rank: (level: string) => number): number | null {
+  const own = rank(level);
+  if (own < 0) return null;
+  let w = 0;
+  let agree = 0;
+  for (const n of neighbours) {
+    const weight = (Number.isFinite(n.similarity) ? Math.max(0, n.similarity) : 0) * (n.confirmed ? CONFIRMED_WEIGHT : 1);
+    const r = rank(n.level);
+    if (weight <= 0 || r < 0) continue;
+    w += weight;
+    agree += weight * Math.max(0, 1 - Math.abs(r - own) / 2);
+  }
+  return w > 0 ? agree / w : null;
 }

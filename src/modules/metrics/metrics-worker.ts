@@ -468,7 +468,7 @@ export class MetricsWorker {
       // calibrated fit scores a reviewer reads.
       const percentiles = normalizeAxes(axes.raw, distributions);
       const tagCount = state.tags.get(tagId)?.count ?? 0;
-      const { scores } = fitScores(axes.raw, { tagId, level }, neighbours, tagCount - 1, fit);
+      const { scores } = fitScores(axes.raw, { tagId, level }, neighbours, tagCount - 1, fit, rank);
       const input: OutlierInput = {
         scores: percentiles,
         neighbourDisagreement: disagreement,

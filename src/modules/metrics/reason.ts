@@ -74,11 +74,11 @@ export function weakAxisPhrase(axis: AxisKey, tag: string | undefined, level: st
     case 'category_anchor':
       return `its name, type and comment are far from what ${t} describes`;
     case 'centroid':
-      return `it is unlike most fields at ${level ?? 'its level'}`;
+      return `it looks more like fields at other levels than like those at ${level ?? 'its level'}`;
     case 'peer_mean':
       return `it is unlike the other fields tagged ${t}`;
     case 'nearest':
-      return 'no other field in the catalog is close to it';
+      return 'the fields closest to it carry other classifications';
     case 'lower_quartile':
       return `it sits at the edge of the fields tagged ${t}`;
     case 'farthest':

@@ -10,6 +10,28 @@ export const AXIS_LABELS: Record<Axis, string> = {
   farthest: 'Farthest peer',
 };
 
+/**
+ * What a low bar means, in words a reviewer can check against the field (the server's reasons use the same words):
+ * each bar is how well the field fits its current classification on one signal — near 1 it looks like the fields
+ * that carry that classification, near 0 like the fields that do not.
+ */
+export function lowAxisPhrase(axis: Axis, tag: string, level: string): string {
+  switch (axis) {
+    case 'category_anchor':
+      return `its name, type and comment are far from what ${tag} describes`;
+    case 'centroid':
+      return `it looks more like fields at other levels than like those at ${level}`;
+    case 'peer_mean':
+      return `it is unlike the other fields tagged ${tag}`;
+    case 'nearest':
+      return 'the fields closest to it carry other classifications';
+    case 'lower_quartile':
+      return `it sits at the edge of the fields tagged ${tag}`;
+    case 'farthest':
+      return `some fields tagged ${tag} are very unlike it`;
+  }
+}
+
 const W = 10;
 const GAP = 3;
 const H = 24;

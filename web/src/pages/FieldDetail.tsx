@@ -7,7 +7,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, extras, ok, type AuditEntry, type FieldItem, type Level, type MinibarItem } from '../api/client';
 import { session } from '../api/session';
 import { FieldDecisions } from '../components/decisions';
-import { AXES, AXIS_LABELS, Minibars, POOR_FIT, WEAK_FIT, fitOf } from '../components/Minibars';
+import { AXES, AXIS_LABELS, Minibars, POOR_FIT, WEAK_FIT, fitOf, lowAxisPhrase } from '../components/Minibars';
 import { NoPermission, ProblemNotice, explain } from '../components/ProblemNotice';
 import { StatusLine } from '../components/Status';
 import { loadDatasources, loadLevels } from '../data';
@@ -173,9 +173,11 @@ export function FieldDetailPage({ id }: { id: string }) {
           </p>
           <Minibars scores={metric.scores} baseline={undefined} severity={metric.severity} />
           <p class="muted legend">
-            A bar is red below {POOR_FIT.toFixed(2)} and amber below {WEAK_FIT.toFixed(2)}
+            Each bar is how well this field fits {field.classification_chain_path} ({field.level}) on one signal: near 1 it looks like the fields that carry
+            this classification, near 0 like the fields that do not. A bar is red below {POOR_FIT.toFixed(2)} and amber below {WEAK_FIT.toFixed(2)}
             {metric.severity === 'low' ? '; this field is rated low, so its weak axes are not counted against it and no bar is coloured.' : '.'}
           </p>
+          <LowAxes scores={metric.scores} tag={field.classification_chain_path} level={field.level} />
           <table class="axes">
             <caption>Six axes: score (0–1, higher fits better) and raw cosine distance (0–2, lower is closer)</caption>
             <thead>
@@ -332,5 +334,25 @@ function EvidenceTable({ caption, items, testId }: { caption: string; items: Evi
         ))}
       </tbody>
     </table>
+  );
+}
+
+/** Which bars are low, in words (the legend above says what a bar is). */
+function LowAxes({ scores, tag, level }: { scores: Record<(typeof AXES)[number], number>; tag: string; level: string }) {
+  const low = AXES.filter((a) => scores[a] < WEAK_FIT).sort((a, b) => scores[a] - scores[b]);
+  if (low.length === 0) return <p data-testid="low-axes">No bar is low: on every signal it looks like the fields classified {tag} ({level}).</p>;
+  return (
+    <div data-testid="low-axes">
+      <p>
+        {low.length === 1 ? 'One bar is low:' : `${low.length} bars are low:`}
+      </p>
+      <ul>
+        {low.map((a) => (
+          <li key={a}>
+            <strong>{AXIS_LABELS[a]}</strong> ({scores[a].toFixed(2)}): {lowAxisPhrase(a, tag, level)}.
+          </li>
+        ))}
+      </ul>
+    </div>
   );
 }

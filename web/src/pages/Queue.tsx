@@ -17,7 +17,7 @@ import { session } from '../api/session';
 import { Dialog } from '../components/Dialog';
 import { LockIcon } from '../components/icons';
 import { acceptBody, confirmField, confirmFields, ConfirmAsDialog, deferFields, DeferDialog, type ConfirmBody } from '../components/decisions';
-import { Minibars } from '../components/Minibars';
+import { AXES, AXIS_LABELS, Minibars } from '../components/Minibars';
 import { ProblemNotice, explain } from '../components/ProblemNotice';
 import { StatusLine } from '../components/Status';
 import { loadDatasources, loadLevels, loadTags } from '../data';
@@ -575,6 +575,13 @@ export function QueuePage() {
         </p>
       )}
       {rows?.length === 0 && stale && <p aria-busy="true">Loading…</p>}
+      {rows && rows.length > 0 && !metricsError && (
+        <p class="muted legend" data-testid="bars-legend">
+          Axes: six bars, left to right {AXES.map((a) => AXIS_LABELS[a].toLowerCase()).join(', ')}. A tall bar: the field looks like the fields that carry its
+          classification on that signal; a short one: like the fields that do not. The tick is this page's average. Bars turn amber or red only on fields
+          rated medium or high.
+        </p>
+      )}
       {rows && rows.length > 0 && (
         <div
           class={`${canReview ? 'queue review' : 'queue readonly'}${stale ? ' stale' : ''}`}
