@@ -41,6 +41,7 @@ export interface FieldState {
   confidence: number | null;
   suggestedPath: string | null;
   suggestedLevel: string | null;
+  suggestedConfidence: number | null;
   confirmed: boolean;
   /** The six axis scores as stored (null before the worker measured the field). */
   axes: Record<string, number> | null;
@@ -53,6 +54,8 @@ export interface SelfClassifiedCatalog {
   correct(ids: readonly string[]): Promise<void>;
   /** The worker's record of every stored field's model input (when asked for). */
   featureLog: Map<string, OutlierInput> | null;
+  /** The worker's record of every stored suggestion's source and raw confidence (when asked for). */
+  suggestionLog: Map<string, { by: string; raw: number }> | null;
   rank(level: string): number;
   database: Database;
   close(): Promise<void>;
@@ -62,7 +65,14 @@ const leafOf = (path: string): string => path.slice(path.lastIndexOf('/') + 1);
 
 /** Imports every public-schema set without classifications and drains the metrics worker. */
 export async function importSelfClassified(options: { record?: boolean } = {}): Promise<SelfClassifiedCatalog> {
-  const { app, database, close } = await openQualityApp(options.record ? (worker) => (worker.featureLog = new Map()) : undefined);
+  const { app, database, close } = await openQualityApp(
+    options.record
+      ? (worker) => {
+          worker.featureLog = new Map();
+          worker.suggestionLog = new Map();
+        }
+      : undefined,
+  );
   try {
     const tags = await database.db.selectFrom('tags').select(['id', 'chain_path', 'default_level']).execute();
     const tagByPath = new Map(tags.map((t) => [t.chain_path, t]));
@@ -103,12 +113,13 @@ export async function importSelfClassified(options: { record?: boolean } = {}): 
     return {
       fields,
       featureLog: app.services.metricsWorker.featureLog,
+      suggestionLog: app.services.metricsWorker.suggestionLog,
       rank,
       database,
       async read() {
         const rows = await database.db
           .selectFrom('fields')
-          .select(['id', 'tag_id', 'level', 'outlier_score', 'severity', 'classification_confidence', 'suggested_tag_id', 'suggested_level', 'review_status'])
+          .select(['id', 'tag_id', 'level', 'outlier_score', 'severity', 'classification_confidence', 'suggested_tag_id', 'suggested_level', 'suggested_confidence', 'review_status'])
           .execute();
         const metricRows = await database.db.selectFrom('field_metrics').select(['field_id', ...AXIS_KEYS.map((k) => `score_${k}` as const)]).execute();
         const axesById = new Map(metricRows.map((m) => [m.field_id, Object.fromEntries(AXIS_KEYS.map((k) => [k, m[`score_${k}`]]))]));
@@ -123,6 +134,7 @@ export async function importSelfClassified(options: { record?: boolean } = {}): 
               confidence: r.classification_confidence,
               suggestedPath: r.suggested_tag_id === null ? null : (pathById.get(r.suggested_tag_id) ?? null),
               suggestedLevel: r.suggested_level,
+              suggestedConfidence: r.suggested_confidence,
               confirmed: r.review_status === 'confirmed',
               axes: axesById.get(r.id) ?? null,
             },

