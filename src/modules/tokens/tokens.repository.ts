@@ -25,15 +25,42 @@ export async function deleteToken(trx: Tx, id: string): Promise<boolean> {
   return Number(result.numDeletedRows) > 0;
 }
 
-/** What authenticating a request reads of a token: everything but its name. */
-export type TokenAuthRow = Pick<ApiTokenRow, 'id' | 'user_id' | 'token_hash' | 'permissions' | 'expires_at' | 'last_used_at'>;
+/**
+ * What authenticating a request reads: the token (not its name) and its user's current row (no password hash). The
+ * user is joined in, so a token costs one query per request like a login's access token (whose lookup joins the
+ * session to the user); the one read of `users` outside the users module here, on the hottest path there is.
+ */
+export interface TokenAuthRow {
+  id: string;
+  user_id: string;
+  token_hash: string;
+  permissions: string | null;
+  expires_at: string;
+  last_used_at: string | null;
+  username: string;
+  email: string;
+  roles: string;
+  disabled: number;
+}
 
 /** The lookup of every request that presents an API token, by the unique index on the hash; compiled once. */
 export function tokenByHashReader(db: Kdb): (tokenHash: string) => Promise<TokenAuthRow | undefined> {
   const compiled = db
     .selectFrom('api_tokens')
-    .select(['id', 'user_id', 'token_hash', 'permissions', 'expires_at', 'last_used_at'])
-    .where('token_hash', '=', '')
+    .innerJoin('users', 'users.id', 'api_tokens.user_id')
+    .select([
+      'api_tokens.id',
+      'api_tokens.user_id',
+      'api_tokens.token_hash',
+      'api_tokens.permissions',
+      'api_tokens.expires_at',
+      'api_tokens.last_used_at',
+      'users.username',
+      'users.email',
+      'users.roles',
+      'users.disabled',
+    ])
+    .where('api_tokens.token_hash', '=', '')
     .compile();
   return async (tokenHash) => {
     const query: typeof compiled = { ...compiled, parameters: [tokenHash] };

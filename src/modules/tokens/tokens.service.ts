@@ -194,9 +194,9 @@ export class ApiTokensService {
         headers: { 'www-authenticate': 'Bearer error="invalid_token", error_description="expired"' },
       });
     }
-    const user = await findUserById(this.db, row.user_id);
-    if (!user || user.disabled === 1) throw invalidApiToken();
-    const roles = Object.freeze(parseRoles(user.roles));
+    // A deleted user's tokens are deleted with it (the lookup finds nothing); a disabled one's are refused.
+    if (row.disabled === 1) throw invalidApiToken();
+    const roles = Object.freeze(parseRoles(row.roles));
     const given = parsePermissions(row.permissions);
     const held = permissionsOf(roles);
     const permissions = Object.freeze(given === null ? held : held.filter((p) => given.includes(p)));
@@ -204,7 +204,7 @@ export class ApiTokensService {
       // When it was last used is for the owner's information: a failed write does not refuse the request.
       await repo.touchToken(this.db, row.id, now.toISOString(), new Date(now.getTime() - TOUCH_EVERY_MS).toISOString()).catch(() => undefined);
     }
-    return Object.freeze({ id: user.id, username: user.username, email: user.email, roles, apiToken: Object.freeze({ id: row.id, permissions }) });
+    return Object.freeze({ id: row.user_id, username: row.username, email: row.email, roles, apiToken: Object.freeze({ id: row.id, permissions }) });
   }
 }
 
