@@ -9,6 +9,7 @@ import { after, before, it } from 'node:test';
 import { adminToken, bearer, buildTestApp, createUser, json, problem, type TestApp } from '../../helpers/app.js';
 import { describeEachDatabase } from '../../helpers/databases.js';
 import { importLicense, issueLicense, keyPair } from '../license/license.helpers.js';
+import { newApiToken, tokenHashKey } from '../../../src/modules/tokens/tokens.service.js';
 
 interface Created {
   id: string;
@@ -323,5 +324,49 @@ describeEachDatabase('API tokens', (kind) => {
       assert.ok(!logs.includes(body), 'a secret in the logs');
     }
     assert.ok(logs.includes('request completed'), 'the logs were captured');
+  });
+});
+
+it('new tokens are flk_ + 32 base62 characters, all distinct, every character used; the hash key is an HKDF subkey, not the signing key', () => {
+  const tokens = Array.from({ length: 2000 }, () => newApiToken());
+  assert.equal(new Set(tokens).size, tokens.length);
+  for (const token of tokens) assert.match(token, /^flk_[0-9A-Za-z]{32}$/);
+  const counts = new Map<string, number>();
+  for (const token of tokens) for (const c of token.slice(4)) counts.set(c, (counts.get(c) ?? 0) + 1);
+  assert.equal(counts.size, 62);
+  // 64,000 characters over 62 symbols: ~1032 each; a biased draw (e.g. byte % 62 without rejection) skews the first 8.
+  for (const [c, n] of counts) assert.ok(n > 850 && n < 1220, `${c}: ${n}`);
+  const signingKey = new Uint8Array(32).fill(7);
+  const key = tokenHashKey(signingKey);
+  assert.equal(key.length, 32);
+  assert.notDeepEqual(new Uint8Array(key), signingKey);
+  assert.deepEqual(tokenHashKey(signingKey), key, 'deterministic: every instance derives the same key');
+  assert.notDeepEqual(tokenHashKey(new Uint8Array(32).fill(8)), key);
+});
+
+describeEachDatabase('API tokens in the logs', (kind) => {
+  it('at trace level, no line carries a token: created, used (header and query string), refused, revoked, or a malformed one', async () => {
+    const t = await buildTestApp(kind, { env: { LOG_LEVEL: 'trace' } });
+    try {
+      const admin = await adminToken(t.app);
+      const created = await t.app.inject({ method: 'POST', url: '/api/v1/tokens', headers: bearer(admin), payload: { name: 'logged?', expires_in_days: 1, permissions: ['field:read'] } });
+      assert.equal(created.statusCode, 201);
+      const { id, token } = json<Created>(created);
+      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/fields', headers: bearer(token) })).statusCode, 200);
+      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/users', headers: bearer(token) })).statusCode, 403);
+      assert.equal((await t.app.inject({ method: 'GET', url: `/api/v1/fields?access_token=${token}` })).statusCode, 401);
+      const unknown = `flk_${'Z'.repeat(32)}`;
+      const malformed = `flk_${'Y'.repeat(20)}`;
+      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/fields', headers: bearer(unknown) })).statusCode, 401);
+      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/fields', headers: bearer(malformed) })).statusCode, 401);
+      assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/tokens/${id}`, headers: bearer(token) })).statusCode, 204);
+      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/fields', headers: bearer(token) })).statusCode, 401);
+      t.app.log.info({ body: { token }, headers: { authorization: `Bearer ${token}` } }, 'a line that would carry one');
+      const logs = t.logs.join('');
+      assert.ok(logs.includes('/api/v1/tokens'), 'the requests were logged');
+      for (const secret of [token, token.slice(4), unknown, malformed]) assert.ok(!logs.includes(secret), t.logs.find((l) => l.includes(secret))?.slice(0, 400));
+    } finally {
+      await t.close();
+    }
   });
 });
