@@ -241,6 +241,23 @@ describeEachDatabase('API tokens', (kind) => {
     assert.deepEqual(details, { name: 'to revoke', prefix: created.prefix, permissions: ['field:read'], expires_at: created.expires_at, user_id: owner.id });
   });
 
+  it('a second instance on the same database accepts the token (same derived key) and refuses it at once once revoked on the first', async () => {
+    const user = await createUser(t.app, ['observer']);
+    const created = await newToken(user.token);
+    const second = await buildTestApp(kind, { testDatabase: t.testDatabase, clock: t.clock, env: { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem } });
+    try {
+      const onSecond = () => second.app.inject({ method: 'GET', url: '/api/v1/fields', headers: bearer(created.token) });
+      assert.equal((await onSecond()).statusCode, 200);
+      assert.equal((await onSecond()).statusCode, 200);
+      assert.equal((await revoke(user.token, created.id)).statusCode, 204);
+      const refused = await onSecond();
+      assert.equal(refused.statusCode, 401);
+      assert.equal(problem(refused).code, 'unauthorized');
+    } finally {
+      await second.close();
+    }
+  });
+
   it('an expired token is 401 token_expired', async () => {
     const user = await createUser(t.app, ['observer']);
     const created = await newToken(user.token, { expires_in_days: 1 });
