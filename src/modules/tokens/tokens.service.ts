@@ -28,6 +28,8 @@ const SHOWN_CHARACTERS = 6;
 /** last_used_at is written at most this often per token. */
 const TOUCH_EVERY_MS = 60_000;
 const DAY_MS = 24 * 60 * 60 * 1000;
+/** Tokens whose last recorded use this instance remembers (forgotten all at once beyond). */
+const TOUCHED_MEMORY = 10_000;
 /** HKDF `info` of the token-hash subkey: the signing key itself never keys anything but JWTs. */
 const HASH_KEY_INFO = 'fieldlens api-token hash v1';
 
@@ -96,6 +98,8 @@ export interface ApiTokensServiceDeps {
 
 export class ApiTokensService {
   private readonly tokenByHash: ReturnType<typeof repo.tokenByHashReader>;
+  /** When this instance last recorded each token's use (ms of the clock). */
+  private readonly touchedAt = new Map<string, number>();
 
   constructor(private readonly deps: ApiTokensServiceDeps) {
     if (deps.hashKey.byteLength < 32) throw new Error('The API token hash key must be at least 256 bits');
@@ -104,6 +108,18 @@ export class ApiTokensService {
 
   private get db() {
     return this.deps.database.db;
+  }
+
+  /**
+   * Whether this request records the token's use: requests in flight together all read the old last_used_at, so
+   * without this each would send the (conditional, harmless) update; this instance sends one a minute per token.
+   */
+  private claimTouch(id: string, nowMs: number): boolean {
+    const last = this.touchedAt.get(id);
+    if (last !== undefined && nowMs - last < TOUCH_EVERY_MS && nowMs >= last) return false;
+    if (this.touchedAt.size >= TOUCHED_MEMORY) this.touchedAt.clear();
+    this.touchedAt.set(id, nowMs);
+    return true;
   }
 
   private hash(token: string): string {
@@ -200,7 +216,7 @@ export class ApiTokensService {
     const given = parsePermissions(row.permissions);
     const held = permissionsOf(roles);
     const permissions = Object.freeze(given === null ? held : held.filter((p) => given.includes(p)));
-    if (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= TOUCH_EVERY_MS) {
+    if ((row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= TOUCH_EVERY_MS) && this.claimTouch(row.id, now.getTime())) {
       // When it was last used is for the owner's information: a failed write does not refuse the request.
       await repo.touchToken(this.db, row.id, now.toISOString(), new Date(now.getTime() - TOUCH_EVERY_MS).toISOString()).catch(() => undefined);
     }
