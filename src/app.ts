@@ -37,6 +37,7 @@ import { scansRoutes } from './modules/scans/scans.routes.js';
 import { taxonomyRoutes } from './modules/taxonomy/taxonomy.routes.js';
 import { rulesRoutes } from './modules/rules/rules.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
+import { tokensRoutes } from './modules/tokens/tokens.routes.js';
 import { createServices, type Services } from './services.js';
 import { VERSION } from './version.js';
 
@@ -126,7 +127,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const counts = await services.scans.countByStatus();
     for (const status of ['queued', 'running', 'succeeded', 'failed', 'cancelled']) set({ status }, counts.get(status) ?? 0);
   });
-  registerAuthentication(app, services.auth);
+  registerAuthentication(app, services.bearer);
   await registerRateLimits(app, config.rateLimit);
   await registerOpenApi(app, VERSION);
 
@@ -135,6 +136,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     async (api) => {
       await api.register(authRoutes, { services });
       await api.register(usersRoutes, { services });
+      await api.register(tokensRoutes, { services });
       await api.register(licenseRoutes, { services });
       await api.register(taxonomyRoutes, { services });
       await api.register(rulesRoutes, { services });

@@ -35,6 +35,8 @@ import { SampleDataService } from './modules/sample-data/sample-data.service.js'
 import { TaxonomyService } from './modules/taxonomy/taxonomy.service.js';
 import { RulesService } from './modules/rules/rules.service.js';
 import { UsersService } from './modules/users/users.service.js';
+import { ApiTokensService, bearerAuthenticator, tokenHashKey } from './modules/tokens/tokens.service.js';
+import type { Authenticator } from './http/authentication.js';
 
 export interface Services {
   readonly license: LicenseService;
@@ -42,6 +44,9 @@ export interface Services {
   readonly auditLog: AuditLogService;
   readonly auth: AuthService;
   readonly users: UsersService;
+  readonly tokens: ApiTokensService;
+  /** The bearer check of every protected route: API tokens (`flk_…`) and login access tokens. */
+  readonly bearer: Authenticator;
   readonly embedder: Embedder;
   readonly taxonomy: TaxonomyService;
   readonly rules: RulesService;
@@ -84,7 +89,8 @@ async function signingKey(deps: ServiceDeps): Promise<Uint8Array> {
 export async function createServices(deps: ServiceDeps): Promise<Services> {
   const { config, database, clock, log } = deps;
   const audit = new AuditService(database, clock);
-  const tokens = new AccessTokens(await signingKey(deps), {
+  const key = await signingKey(deps);
+  const tokens = new AccessTokens(key, {
     issuer: config.auth.issuer,
     audience: config.auth.audience,
     ttlSeconds: config.auth.accessTokenTtlSeconds,
@@ -105,6 +111,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
   });
   const auth = new AuthService({ database, clock, config: config.auth, audit, tokens, currentTier: () => license.currentTier() });
   const users = new UsersService({ database, clock, audit, auth, gate: license, config: config.auth });
+  const apiTokens = new ApiTokensService({ database, clock, audit, hashKey: tokenHashKey(key) });
   const auditLog = new AuditLogService({ database, license });
 
   const embedder = createEmbedder(config.embeddings);
@@ -166,6 +173,8 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     auditLog,
     auth,
     users,
+    tokens: apiTokens,
+    bearer: bearerAuthenticator(apiTokens, auth),
     embedder,
     taxonomy,
     rules,

@@ -223,6 +223,23 @@ export interface ClassificationRulesTable {
 }
 export type ClassificationRuleRow = Selectable<ClassificationRulesTable>;
 
+/** A user's API token (the tokens module). Only the keyed hash of the secret is stored. */
+export interface ApiTokensTable {
+  id: string;
+  user_id: string;
+  name: string;
+  /** `flk_` and the first characters of the secret: what lists show so a user recognises a token. */
+  prefix: string;
+  /** HMAC-SHA256 of the whole token under a subkey of the signing key, hex. */
+  token_hash: string;
+  /** JSON array of permission names; null: every permission the user holds at use time. */
+  permissions: string | null;
+  expires_at: string;
+  last_used_at: string | null;
+  created_at: string;
+}
+export type ApiTokenRow = Selectable<ApiTokensTable>;
+
 /** Fields whose stored metrics are stale; shared by every instance (a WorkQueue table, src/db/work-queue.ts). */
 export interface MetricsQueueTable {
   field_id: string;
@@ -299,6 +316,7 @@ export interface DB {
   licenses: LicensesTable;
   field_metrics: FieldMetricsTable;
   classification_rules: ClassificationRulesTable;
+  api_tokens: ApiTokensTable;
   metrics_queue: MetricsQueueTable;
   reclassify_queue: ReclassifyQueueTable;
   catalog_changes: CatalogChangesTable;

@@ -40,6 +40,10 @@ export function rolesGrant(roles: readonly Role[], permission: Permission): bool
   return (ACCESS_TABLE[permission] as readonly Role[]).some((r) => roles.includes(r));
 }
 
+export function isPermission(value: string): value is Permission {
+  return Object.hasOwn(ACCESS_TABLE, value);
+}
+
 export function isRole(value: string): value is Role {
   return (ROLES as readonly string[]).includes(value);
 }
@@ -50,6 +54,21 @@ export interface Principal {
   readonly username: string;
   readonly email: string;
   readonly roles: readonly Role[];
+  /**
+   * Set when the caller authenticated with an API token: the token's id and the permissions it may use (already the
+   * token's permissions ∩ the user's roles' now). Absent for a login's access token (the roles decide alone).
+   */
+  readonly apiToken?: { readonly id: string; readonly permissions: readonly Permission[] };
+}
+
+/** Whether the caller may use the permission: its roles grant it and, for an API token, the token was given it. */
+export function callerGrants(principal: Principal, permission: Permission): boolean {
+  return rolesGrant(principal.roles, permission) && (principal.apiToken === undefined || principal.apiToken.permissions.includes(permission));
+}
+
+/** The permissions the caller may use now (see callerGrants), in table order. */
+export function callerPermissions(principal: Principal): Permission[] {
+  return principal.apiToken === undefined ? permissionsOf(principal.roles) : permissionsOf(principal.roles).filter((p) => principal.apiToken?.permissions.includes(p));
 }
 
 /** A principal acting through one request: what services need for rules and the audit log. */

@@ -4,7 +4,7 @@
  * about the body's validity. API routes must declare `config.access`; one without it fails the start.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest, HookHandlerDoneFunction } from 'fastify';
-import { rolesGrant, type Caller, type Principal, type RouteAccess } from './access.js';
+import { callerGrants, type Caller, type Principal, type RouteAccess } from './access.js';
 import { AppError, forbidden } from './errors.js';
 
 /** Resolves a bearer token to the caller. */
@@ -85,7 +85,7 @@ function authorizer(authenticator: Authenticator, access: Exclude<RouteAccess, '
 
 function bearerToken(header: string | undefined): string {
   if (header === undefined || header === '') {
-    throw new AppError('unauthorized', 'This endpoint needs a bearer access token', {
+    throw new AppError('unauthorized', 'This endpoint needs a bearer access token or API token', {
       headers: { 'www-authenticate': 'Bearer' },
     });
   }
@@ -101,7 +101,9 @@ function bearerToken(header: string | undefined): string {
 /** Sets the request's principal; answers the 403 to pass on when its roles do not grant `access`. */
 function admit(request: FastifyRequest, principal: Principal, access: Exclude<RouteAccess, 'public'>): AppError | undefined {
   request.principal = principal;
-  if (access !== 'authenticated' && !rolesGrant(principal.roles, access)) return forbidden(`Your roles do not grant the permission ${access}`);
+  if (access !== 'authenticated' && !callerGrants(principal, access)) {
+    return forbidden(principal.apiToken === undefined ? `Your roles do not grant the permission ${access}` : `This API token does not grant the permission ${access}`);
+  }
   return undefined;
 }
 
@@ -114,5 +116,12 @@ export function principalOf(request: FastifyRequest): Principal {
 /** The caller of a protected route with the request id: what services take for rules and the audit log. */
 export function callerOf(request: FastifyRequest): Caller {
   const principal = principalOf(request);
-  return { id: principal.id, username: principal.username, email: principal.email, roles: principal.roles, requestId: request.id };
+  return {
+    id: principal.id,
+    username: principal.username,
+    email: principal.email,
+    roles: principal.roles,
+    ...(principal.apiToken === undefined ? {} : { apiToken: principal.apiToken }),
+    requestId: request.id,
+  };
 }

@@ -15,8 +15,8 @@ import type { SerializerFn } from 'pino';
 
 export const CENSORED = '[redacted]';
 
-/** Secret fields at the top level of a logged object or of a body. */
-export const SECRET_FIELDS: readonly string[] = ['password', 'current_password', 'access_token', 'refresh_token'];
+/** Secret fields at the top level of a logged object or of a body (`token`: a new API token's secret, in its 201). */
+export const SECRET_FIELDS: readonly string[] = ['password', 'current_password', 'access_token', 'refresh_token', 'token'];
 /** Secret request headers (Node lowercases header names). */
 export const SECRET_HEADERS: readonly string[] = ['authorization', 'cookie'];
 /**

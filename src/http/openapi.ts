@@ -233,7 +233,14 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
           'tamper-evident audit log, users and roles, signed licenses. Errors are RFC 9457 problem+json.',
       },
       components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT' } },
+        securitySchemes: {
+          bearer: {
+            type: 'http',
+            scheme: 'bearer',
+            bearerFormat: 'JWT or API token',
+            description: 'The access token of POST /auth/login (a JWT), or an API token (`flk_…`, POST /tokens)',
+          },
+        },
       },
     },
     transformObject: (documentObject) =>

@@ -27,7 +27,7 @@ const serialize = (key: string, value: unknown): unknown => {
 describe('log serializers', () => {
   it('censor secret fields at the top level, in body, payload and req.body, and secret headers', async () => {
     const { log, lines } = capture();
-    const secrets = { password: 's1', current_password: 's2', access_token: 's3', refresh_token: 's4' };
+    const secrets = { password: 's1', current_password: 's2', access_token: 's3', refresh_token: 's4', token: 's8' };
     const censored = Object.fromEntries(SECRET_FIELDS.map((field) => [field, CENSORED]));
     log.info({ ...secrets, username: 'kept', body: { ...secrets, username: 'kept' }, payload: { ...secrets }, req: { method: 'POST', body: { ...secrets }, headers: { authorization: 'Bearer s5', cookie: 's6', accept: 'kept' } }, headers: { authorization: 'Bearer s7', 'content-type': 'kept' } }, 'probe');
     await new Promise((resolve) => setImmediate(resolve));
@@ -39,7 +39,7 @@ describe('log serializers', () => {
     assert.deepEqual(line.payload, censored);
     assert.deepEqual(line.req, { method: 'POST', body: censored, headers: { authorization: CENSORED, cookie: CENSORED, accept: 'kept' } });
     assert.deepEqual(line.headers, { authorization: CENSORED, 'content-type': 'kept' });
-    assert.ok(!/"s[1-7]"|Bearer/.test(JSON.stringify(line)));
+    assert.ok(!/"s[1-8]"|Bearer/.test(JSON.stringify(line)));
   });
 
   it('hand back the very object when it holds no secret, and never change the logged object', () => {

@@ -33,6 +33,10 @@ describeEachDatabase('access matrix', (kind) => {
     assert.equal(byRoute.get('GET /api/v1/fields/export'), 'field:read');
     assert.equal(byRoute.get('GET /api/v1/reports/inventory'), 'field:read');
     assert.equal(byRoute.get('POST /api/v1/fields/decisions'), 'field:review');
+    // API tokens: any signed-in user manages its own (the service checks user:read / user:write for others').
+    assert.equal(byRoute.get('POST /api/v1/tokens'), 'authenticated');
+    assert.equal(byRoute.get('GET /api/v1/tokens'), 'authenticated');
+    assert.equal(byRoute.get('DELETE /api/v1/tokens/:id'), 'authenticated');
   });
 
   it('grants scan:run to superadmin, admin and dba, and scan:read to every role', () => {
@@ -76,6 +80,19 @@ describeEachDatabase('access matrix', (kind) => {
         if (allowed) assert.ok(response.statusCode !== 401 && response.statusCode !== 403, where);
         else assert.equal(response.statusCode, 403, where);
       }
+    }
+
+    // An API token of the superadmin given two permissions passes only the routes those permissions (or any sign-in)
+    // open: the token narrows the matrix, whatever the user's roles.
+    const created = await t.app.inject({ method: 'POST', url: '/api/v1/tokens', headers: bearer(admin), payload: { name: 'matrix', expires_in_days: 1, permissions: ['field:read', 'scan:read'] } });
+    assert.equal(created.statusCode, 201);
+    const apiToken = (JSON.parse(created.body) as { token: string }).token;
+    for (const route of routes) {
+      const response = await probe(route.method, route.url, bearer(apiToken));
+      const allowed = route.access === 'authenticated' || route.access === 'field:read' || route.access === 'scan:read';
+      const where = `API token → ${route.method} ${route.url} (${route.access}) answered ${response.statusCode} ${response.body.slice(0, 120)}`;
+      if (allowed) assert.ok(response.statusCode !== 401 && response.statusCode !== 403, where);
+      else assert.equal(response.statusCode, 403, where);
     }
   });
 });

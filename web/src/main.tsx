@@ -13,6 +13,7 @@ import { LicensePage } from './pages/License';
 import { OverviewPage } from './pages/Overview';
 import { QueuePage } from './pages/Queue';
 import { SignInForm, SignInPage } from './pages/SignIn';
+import { TokensPage } from './pages/Tokens';
 import { UsersPage } from './pages/Users';
 import { navigate, onLinkClick, useLocation } from './router';
 import './styles.css';
@@ -25,6 +26,7 @@ const NAV: Array<{ href: string; label: string; permission: string }> = [
   { href: '/audit', label: 'Audit log', permission: 'audit:read' },
   { href: '/license', label: 'License', permission: 'license:read' },
   { href: '/users', label: 'Users', permission: 'user:read' },
+  { href: '/tokens', label: 'API tokens', permission: '' },
 ];
 
 function Page({ path }: { path: string }) {
@@ -47,6 +49,8 @@ function Page({ path }: { path: string }) {
       return <LicensePage />;
     case '/users':
       return <UsersPage />;
+    case '/tokens':
+      return <TokensPage />;
     default:
       return (
         <section>
@@ -94,7 +98,7 @@ function App() {
         <span class="brand">FieldLens</span>
         <nav aria-label="Main">
           <ul>
-            {NAV.filter((n) => session.can(n.permission)).map((n) => (
+            {NAV.filter((n) => n.permission === '' || session.can(n.permission)).map((n) => (
               <li key={n.href}>
                 <a href={n.href} aria-current={path === n.href || (n.href === '/queue' && path.startsWith('/fields/')) || (n.href === '/datasources' && path.startsWith('/datasources/')) ? 'page' : undefined}>
                   {n.label}

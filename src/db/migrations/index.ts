@@ -20,6 +20,7 @@ import { auditFilters } from './0017-audit-filters.js';
 import { tagEditing } from './0018-tag-editing.js';
 import { fieldInventory } from './0019-field-inventory.js';
 import { classificationRules } from './0020-classification-rules.js';
+import { apiTokens } from './0021-api-tokens.js';
 import { fitScores } from './0023-fit-scores.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
@@ -43,5 +44,6 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0018-tag-editing', tagEditing],
   ['0019-field-inventory', fieldInventory],
   ['0020-classification-rules', classificationRules],
+  ['0021-api-tokens', apiTokens],
   ['0023-fit-scores', fitScores],
 ];

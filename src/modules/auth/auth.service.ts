@@ -6,7 +6,7 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { Config } from '../../config.js';
 import type { Database, Queryable, Tx } from '../../db/database.js';
-import { permissionsOf, type Caller, type Permission, type Principal, type Role } from '../../http/access.js';
+import { callerPermissions, type Caller, type Permission, type Principal, type Role } from '../../http/access.js';
 import type { Authenticator } from '../../http/authentication.js';
 import { AppError } from '../../http/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
@@ -310,7 +310,7 @@ export class AuthService implements Authenticator {
       username: caller.username,
       email: caller.email,
       roles: caller.roles.map((role) => ({ role, scope: 'global' })),
-      permissions: permissionsOf(caller.roles),
+      permissions: callerPermissions(caller),
       sku_tier: await this.deps.currentTier(),
     };
   }

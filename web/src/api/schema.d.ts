@@ -150,6 +150,50 @@ export interface paths {
         patch: operations["updateUser"];
         trace?: never;
     };
+    "/api/v1/tokens": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List API tokens
+         * @description Your tokens, newest first, expired ones included; with user_id, another user's (needs user:read). The secret is never listed.
+         */
+        get: operations["getTokens"];
+        put?: never;
+        /**
+         * Create an API token
+         * @description A token for a script or scanner, shown once in this answer (only a keyed hash is stored). Use a token as `Authorization: Bearer flk_…` wherever an access token is accepted. It acts as its user with the permissions it was given, never more than the user holds at that moment; disabling or deleting the user or revoking the token ends it at once; an expired one is answered 401 token_expired. permissions must be among your own (403 otherwise; an unknown name is 400); omitted, the token has all your permissions at each use. An API token cannot create tokens (403): sign in. At most 50 tokens per user (409). Audit-logged as token.created (never the secret).
+         */
+        post: operations["postTokens"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/v1/tokens/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API token
+         * @description Your own token, or any with user:write; it stops working at once. 404 for a token you may not revoke. Audit-logged as token.revoked.
+         */
+        delete: operations["deleteTokensById"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/v1/license/status": {
         parameters: {
             query?: never;
@@ -2041,6 +2085,453 @@ export interface operations {
                      *       "status": 415,
                      *       "detail": "The Content-Type is not accepted here",
                      *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    getTokens: {
+        parameters: {
+            query?: {
+                /** @description Another user's tokens (needs user:read) */
+                user_id?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        items: {
+                            /**
+                             * Format: uuid
+                             * @description UUID
+                             */
+                            id: string;
+                            name: string;
+                            /** @description `flk_` and the first characters of the token, to recognise it */
+                            prefix: string;
+                            /** @description The permissions the token was given (it uses them only while its user holds them); null: all the user's permissions at use time */
+                            permissions: ("field:read" | "field:review" | "field:import" | "taxonomy:write" | "datasource:read" | "datasource:write" | "scan:run" | "scan:read" | "user:read" | "user:write" | "audit:read" | "license:read" | "license:write")[] | null;
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp (ISO 8601)
+                             */
+                            expires_at: string;
+                            /** @description Last use, to the minute (recorded at most once a minute) */
+                            last_used_at: string | (never | null);
+                            /**
+                             * Format: date-time
+                             * @description UTC timestamp (ISO 8601)
+                             */
+                            created_at: string;
+                        }[];
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    postTokens: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description What the token is for, e.g. "nightly scanner" */
+                    name: string;
+                    /** @description Days until the token expires (1–365) */
+                    expires_in_days: number;
+                    /** @description A subset of your own permissions; omitted: all your permissions at use time (they follow your roles) */
+                    permissions?: ("field:read" | "field:review" | "field:import" | "taxonomy:write" | "datasource:read" | "datasource:write" | "scan:run" | "scan:read" | "user:read" | "user:write" | "audit:read" | "license:read" | "license:write")[];
+                };
+            };
+        };
+        responses: {
+            /** @description Default Response */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /**
+                         * Format: uuid
+                         * @description UUID
+                         */
+                        id: string;
+                        name: string;
+                        /** @description `flk_` and the first characters of the token, to recognise it */
+                        prefix: string;
+                        /** @description The permissions the token was given (it uses them only while its user holds them); null: all the user's permissions at use time */
+                        permissions: ("field:read" | "field:review" | "field:import" | "taxonomy:write" | "datasource:read" | "datasource:write" | "scan:run" | "scan:read" | "user:read" | "user:write" | "audit:read" | "license:read" | "license:write")[] | null;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        expires_at: string;
+                        /** @description The secret (`flk_` + 32 base62 characters). Shown only in this answer: it cannot be read again. */
+                        token: string;
+                        /**
+                         * Format: date-time
+                         * @description UTC timestamp (ISO 8601)
+                         */
+                        created_at: string;
+                    };
+                };
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The body is larger than the server accepts */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/payload_too_large",
+                     *       "title": "Payload too large",
+                     *       "status": 413,
+                     *       "detail": "The body is larger than the server accepts",
+                     *       "code": "payload_too_large"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The Content-Type is not accepted here */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unsupported_media_type",
+                     *       "title": "Unsupported media type",
+                     *       "status": 415,
+                     *       "detail": "The Content-Type is not accepted here",
+                     *       "code": "unsupported_media_type"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Too many requests (per client address, per user, or failed logins); see Retry-After */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/rate_limited",
+                     *       "title": "Too many requests",
+                     *       "status": 429,
+                     *       "detail": "Too many requests",
+                     *       "code": "rate_limited"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The database is not reachable, or the instance is shutting down */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unavailable",
+                     *       "title": "Service unavailable",
+                     *       "status": 503,
+                     *       "detail": "The database is not reachable, or the instance is shutting down",
+                     *       "code": "unavailable"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    deleteTokensById: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description UUID */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Default Response */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request does not match the schema (body, path or query), or is malformed */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/validation_failed",
+                     *       "title": "Request validation failed",
+                     *       "status": 400,
+                     *       "detail": "The request does not match the schema",
+                     *       "code": "validation_failed"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/unauthorized",
+                     *       "title": "Authentication required",
+                     *       "status": 401,
+                     *       "detail": "No valid access token",
+                     *       "code": "unauthorized"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/forbidden",
+                     *       "title": "Forbidden",
+                     *       "status": 403,
+                     *       "detail": "The caller’s roles do not grant this",
+                     *       "code": "forbidden"
+                     *     }
+                     */
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Nothing has this id */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "type": "https://fieldlens.dev/problems/not_found",
+                     *       "title": "Not found",
+                     *       "status": 404,
+                     *       "detail": "Nothing has this id",
+                     *       "code": "not_found"
                      *     }
                      */
                     "application/problem+json": components["schemas"]["Problem"];
