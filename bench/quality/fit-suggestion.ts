@@ -1,11 +1,12 @@
 // Fits the suggestion confidence (docs/metrics.md, "Suggested classification"): the calibrated probability that a
 // reviewer accepts a suggestion. The catalog is the labelled public schemas as the classifier leaves them
 // (self-classified.ts), before and after a seeded third of its mistakes is corrected; a suggestion counts as right when
-// its tag is one the field's label accepts and its level is within one step of the label's. Platt scaling with an
-// intercept per source of the suggestion (`by`) is fitted on the DEVELOPMENT half only; the held-out half is only
-// read, to print the reliability per confidence bucket (observed share right vs mean confidence) before and after.
+// its tag is one the field's label accepts and its level is within one step of the label's. A logistic model —
+// an intercept per source of the suggestion (`by`), logit(outlier score), the suggestion's share of the support — is
+// fitted on the DEVELOPMENT half only; the held-out half is only read, to print the reliability per confidence bucket
+// (observed share right vs mean confidence) before and after.
 // Run: npx tsx bench/quality/fit-suggestion.ts   Knob: QUALITY_CORRECT_SEED (default 25).
-import { SUGGESTION_CALIBRATION, suggestionConfidence, type Suggestion } from '../../src/modules/metrics/suggestion.js';
+import { suggestionConfidence, type Suggestion } from '../../src/modules/metrics/suggestion.js';
 import { fitLogistic } from './logistic.js';
 import { drawCorrections, importSelfClassified, isWrong, type FieldState, type Half, type SelfField } from './self-classified.js';
 
@@ -14,7 +15,8 @@ const SOURCES: ReadonlyArray<Suggestion['by']> = ['classifier', 'neighbours', 'm
 interface Row {
   half: Half;
   by: Suggestion['by'];
-  raw: number;
+  score: number;
+  share: number;
   stored: number;
   right: boolean;
 }
@@ -23,12 +25,12 @@ const logit = (p: number): number => {
   return Math.log(r / (1 - r));
 };
 
-function rowsOf(fields: readonly SelfField[], state: Map<string, FieldState>, log: Map<string, { by: string; raw: number }>, rank: (l: string) => number, skip: ReadonlySet<string>): Row[] {
+function rowsOf(fields: readonly SelfField[], state: Map<string, FieldState>, log: Map<string, { by: string; score: number; share: number }>, rank: (l: string) => number, skip: ReadonlySet<string>): Row[] {
   return fields.flatMap((f) => {
     const s = state.get(f.id) as FieldState;
     const l = log.get(f.id);
     if (skip.has(f.id) || s.suggestedPath === null || s.suggestedLevel === null || !l) return [];
-    return [{ half: f.half, by: l.by as Suggestion['by'], raw: l.raw, stored: s.suggestedConfidence ?? Number.NaN, right: !isWrong(f, s.suggestedPath, s.suggestedLevel, rank) }];
+    return [{ half: f.half, by: l.by as Suggestion['by'], score: l.score, share: l.share, stored: s.suggestedConfidence ?? Number.NaN, right: !isWrong(f, s.suggestedPath, s.suggestedLevel, rank) }];
   });
 }
 
@@ -52,7 +54,7 @@ function reliability(title: string, rows: readonly Row[], p: (r: Row) => number)
 const catalog = await importSelfClassified({ record: true });
 try {
   const { fields, rank } = catalog;
-  const log = catalog.suggestionLog as Map<string, { by: string; raw: number }>;
+  const log = catalog.suggestionLog as Map<string, { by: string; score: number; share: number }>;
   const before = await catalog.read();
   const beforeRows = rowsOf(fields, before, log, rank, new Set());
   const wrong = fields.filter((f) => {
@@ -66,24 +68,24 @@ try {
 
   const dev = [...beforeRows, ...afterRows].filter((r) => r.half === 'development');
   const present = SOURCES.filter((by) => dev.some((r) => r.by === by));
-  // logit(raw), then one indicator per source but the first present (its intercept is the model's).
-  const x = (r: Row): number[] => [logit(r.raw), ...present.slice(1).map((by) => (r.by === by ? 1 : 0))];
+  // logit(score), share, then one indicator per source but the first present (its intercept is the model's).
+  const x = (r: Row): number[] => [logit(r.score), r.share, ...present.slice(1).map((by) => (r.by === by ? 1 : 0))];
   const w = fitLogistic(
     dev.map(x),
     dev.map((r) => r.right),
     1e-2,
   );
-  const intercept = Object.fromEntries(SOURCES.map((by) => [by, (w[0] as number) + (present.indexOf(by) > 0 ? (w[1 + present.indexOf(by)] as number) : 0)])) as Record<Suggestion['by'], number>;
-  console.log(`fitted on ${dev.length} development suggestions: slope ${(w[1] as number).toFixed(3)}; intercepts ${SOURCES.map((by) => `${by} ${intercept[by].toFixed(3)}${present.includes(by) ? '' : ' (none seen: the base)'}`).join(', ')}`);
-  const fitted = (r: Row): number => 1 / (1 + Math.exp(-(intercept[r.by] + (w[1] as number) * logit(r.raw))));
+  const intercept = Object.fromEntries(SOURCES.map((by) => [by, (w[0] as number) + (present.indexOf(by) > 0 ? (w[2 + present.indexOf(by)] as number) : 0)])) as Record<Suggestion['by'], number>;
+  console.log(`fitted on ${dev.length} development suggestions: score ${(w[1] as number).toFixed(3)}, share ${(w[2] as number).toFixed(3)}; intercepts ${SOURCES.map((by) => `${by} ${intercept[by].toFixed(3)}${present.includes(by) ? '' : ' (none seen: the base)'}`).join(', ')}`);
+  const fitted = (r: Row): number => 1 / (1 + Math.exp(-(intercept[r.by] + (w[1] as number) * logit(r.score) + (w[2] as number) * r.share)));
   for (const half of ['development', 'held-out'] as const) {
     for (const [stage, rows] of [
       ['before corrections', beforeRows],
       ['after corrections', afterRows],
     ] as const) {
       const part = rows.filter((r) => r.half === half);
-      reliability(`${half}, ${stage}, raw confidence`, part, (r) => r.raw);
-      reliability(`${half}, ${stage}, as stored (SUGGESTION_CALIBRATION in use: slope ${SUGGESTION_CALIBRATION.slope})`, part, (r) => suggestionConfidence(r.raw, r.by));
+      reliability(`${half}, ${stage}, the outlier score (the confidence before 2026-11-26)`, part, (r) => r.score);
+      reliability(`${half}, ${stage}, SUGGESTION_CALIBRATION in use`, part, (r) => suggestionConfidence(r.score, r.share, r.by));
       reliability(`${half}, ${stage}, fitted now`, part, fitted);
     }
   }

@@ -54,8 +54,8 @@ export interface SelfClassifiedCatalog {
   correct(ids: readonly string[]): Promise<void>;
   /** The worker's record of every stored field's model input (when asked for). */
   featureLog: Map<string, OutlierInput> | null;
-  /** The worker's record of every stored suggestion's source and raw confidence (when asked for). */
-  suggestionLog: Map<string, { by: string; raw: number }> | null;
+  /** The worker's record of every stored suggestion's source, outlier score and share of the support (when asked for). */
+  suggestionLog: Map<string, { by: string; score: number; share: number }> | null;
   rank(level: string): number;
   database: Database;
   close(): Promise<void>;

@@ -110,8 +110,8 @@ export class MetricsWorker {
   private waiters: Array<() => void> = [];
   /** When set (bench/quality/fit.ts), every stored field's outlier-model input is recorded here by field id. */
   featureLog: Map<string, OutlierInput> | null = null;
-  /** Set with featureLog (bench/quality/fit-suggestion.ts): every stored suggestion's source and raw confidence by field id. */
-  suggestionLog: Map<string, { by: string; raw: number }> | null = null;
+  /** Set with featureLog (bench/quality/fit-suggestion.ts): every stored suggestion's source, outlier score and share of the support by field id. */
+  suggestionLog: Map<string, { by: string; score: number; share: number }> | null = null;
 
   constructor(private readonly deps: MetricsWorkerDeps) {
     this.rounds = new Rounds('metrics worker', deps.log, async (background) => {
@@ -503,7 +503,7 @@ export class MetricsWorker {
         runnerUpTagId: runnerUpPath ? (tagIdOf(runnerUpPath) ?? null) : null,
         corrections: reviews?.top ? { tagId: reviews.top.tagId, level: reviews.top.level, share: reviews.top.count / (reviews.kept + reviews.corrected) } : null,
       });
-      if (suggestion) this.suggestionLog?.set(id, { by: suggestion.by, raw: suggestion.raw });
+      if (suggestion) this.suggestionLog?.set(id, { by: suggestion.by, score, share: suggestion.share });
       const risk = riskOf(score, severity, level, suggestion, rank);
       // A nearest field deleted since the search has no name (and its deletion makes this field stale again).
       const nearestName = nearest ? names.get(nearest.id) : undefined;

@@ -6,10 +6,10 @@ import type { Severity } from './outlier-model.js';
 export interface Suggestion {
   tagId: number;
   level: string;
-  /** The calibrated probability that a reviewer accepts the suggestion (suggestionConfidence of `raw`). */
+  /** The calibrated probability that a reviewer accepts the suggestion (suggestionConfidence). */
   confidence: number;
-  /** Before calibration: the outlier score times the suggestion's share of the support (the score alone for twin and level). */
-  raw: number;
+  /** The suggestion's share of the support against the current tag's (1 for a twin's decision and a level suggestion). */
+  share: number;
   /**
    * What chose the tag: the classifier's view, the neighbours, (same tag) the level evidence, a reviewer's decision
    * on a twin (same embedding), or the reviewers' corrections of the classifier's earlier answers of this tag.
@@ -56,7 +56,7 @@ export const RUNNER_UP_SUPPORT = 1;
 export function suggestClassification(x: SuggestionInput): Suggestion | null {
   if (!(x.outlierScore >= x.threshold)) return null;
   // A reviewer decided its twin (the same column elsewhere) otherwise: that decision is the suggestion.
-  if (x.twin && (x.twin.tagId !== x.tagId || x.twin.level !== x.level)) return withConfidence({ tagId: x.twin.tagId, level: x.twin.level, by: 'twin' }, x.outlierScore);
+  if (x.twin && (x.twin.tagId !== x.tagId || x.twin.level !== x.level)) return withConfidence({ tagId: x.twin.tagId, level: x.twin.level, by: 'twin' }, x.outlierScore, 1);
   const support = new Map<number, number>();
   const add = (tagId: number | null | undefined, w: number): void => {
     if (tagId === null || tagId === undefined || !(w > 0)) return;
@@ -90,11 +90,11 @@ export function suggestClassification(x: SuggestionInput): Suggestion | null {
     const fromCorrections = !fromClassifier && x.corrections?.tagId === best;
     const level = fromClassifier ? (x.predicted as { level: string }).level : fromCorrections ? (x.corrections as { level: string }).level : (x.usualLevel(best) ?? x.level);
     const by = fromClassifier || (x.runnerUpTagId === best && !fromCorrections) ? 'classifier' : fromCorrections ? 'corrections' : m.bestOtherPeerTagId === best || m.bestOtherAnchorTagId === best ? (total > 0 ? 'neighbours' : 'margins') : 'neighbours';
-    return withConfidence({ tagId: best, level, by }, x.outlierScore * (bestSupport / (bestSupport + own)));
+    return withConfidence({ tagId: best, level, by }, x.outlierScore, bestSupport / (bestSupport + own));
   }
   const expected = x.evidence.expectedLevel;
   if (expected !== null && expected !== x.level && (x.evidence.under > 0 || x.evidence.over > 0)) {
-    return withConfidence({ tagId: x.tagId, level: expected, by: 'level' }, x.outlierScore);
+    return withConfidence({ tagId: x.tagId, level: expected, by: 'level' }, x.outlierScore, 1);
   }
   return null;
 }
@@ -102,24 +102,34 @@ export function suggestClassification(x: SuggestionInput): Suggestion | null {
 const round3 = (v: number): number => Math.round(Math.min(1, Math.max(0, v)) * 1000) / 1000;
 
 /**
- * Platt scaling of the raw confidence, with an intercept per source of the suggestion: logit(p) = intercept[by] +
- * slope × logit(raw). Fitted by bench/quality/fit-suggestion.ts on the development half of the public schemas (the
- * classifier's own answers, before and after a third of its mistakes is corrected): `p` is the share of such
- * suggestions a reviewer accepts. docs/metrics.md gives the held-out reliability.
+ * The suggestion's confidence is a logistic model of what a reviewer accepts: logit(p) = intercept[by] +
+ * score × logit(outlier score) + share × (its share of the support). Fitted by bench/quality/fit-suggestion.ts on the
+ * development half of the public schemas (the classifier's own answers, before and after a third of its mistakes is
+ * corrected): `p` is the share of such suggestions whose tag the field's label accepts at a level within one step.
+ * docs/metrics.md gives the held-out reliability per bucket.
  */
-export const SUGGESTION_CALIBRATION: { slope: number; intercept: Record<Suggestion['by'], number> } = {
-  slope: 1,
-  intercept: { classifier: 0, neighbours: 0, margins: 0, level: 0, twin: 0, corrections: 0 },
+export const SUGGESTION_CALIBRATION: { score: number; share: number; intercept: Record<Suggestion['by'], number> } = {
+  // Fitted 2026-11-26 on 2,281 development-half suggestions (rounded): a higher outlier score does not make the
+  // suggestion likelier right (the doubt is about the current label, not for this alternative); a larger share of the
+  // support does. `margins` was never the source there: it takes the base (classifier) intercept.
+  score: -0.28,
+  share: 1.31,
+  intercept: { classifier: -1.5, neighbours: -3.52, margins: -1.5, level: 3.53, twin: 6.22, corrections: -2.08 },
 };
 
-/** The calibrated probability that a suggestion from `by` with this raw confidence is right. */
-export function suggestionConfidence(raw: number, by: Suggestion['by']): number {
-  const r = Math.min(0.999, Math.max(0.001, Number.isFinite(raw) ? raw : 0));
-  const z = SUGGESTION_CALIBRATION.intercept[by] + SUGGESTION_CALIBRATION.slope * Math.log(r / (1 - r));
+const logit = (p: number): number => {
+  const r = Math.min(0.999, Math.max(0.001, Number.isFinite(p) ? p : 0));
+  return Math.log(r / (1 - r));
+};
+
+/** The calibrated probability that a suggestion from `by`, at this outlier score and share of the support, is right. */
+export function suggestionConfidence(score: number, share: number, by: Suggestion['by']): number {
+  const c = SUGGESTION_CALIBRATION;
+  const z = c.intercept[by] + c.score * logit(score) + c.share * (Number.isFinite(share) ? share : 0);
   return round3(1 / (1 + Math.exp(-z)));
 }
 
-const withConfidence = (s: Omit<Suggestion, 'confidence' | 'raw'>, raw: number): Suggestion => ({ ...s, raw: round3(raw), confidence: suggestionConfidence(raw, s.by) });
+const withConfidence = (s: Omit<Suggestion, 'confidence' | 'share'>, score: number, share: number): Suggestion => ({ ...s, share: round3(share), confidence: suggestionConfidence(score, share, s.by) });
 
 /**
  * The review-order key of `GET /fields?sort=risk` (descending): severity high first, then medium, then low; within

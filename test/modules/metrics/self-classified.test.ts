@@ -128,7 +128,10 @@ describe('self-classified fields: suggestions', () => {
   };
 
   it("suggests a confirmed twin's classification as it is", () => {
-    assert.deepEqual(suggestClassification({ ...base, twin: { tagId: 2, level: 'L4' } }), { tagId: 2, level: 'L4', confidence: 0.8, by: 'twin' });
+    const twin = suggestClassification({ ...base, twin: { tagId: 2, level: 'L4' } });
+    assert.deepEqual({ tagId: twin?.tagId, level: twin?.level, by: twin?.by, share: twin?.share }, { tagId: 2, level: 'L4', by: 'twin', share: 1 });
+    // A reviewer's decision on an identical field is the most trusted suggestion there is.
+    assert.ok(twin!.confidence > 0.95, `${twin?.confidence}`);
     assert.equal(suggestClassification({ ...base, twin: { tagId: 2, level: 'L4' }, outlierScore: 0.1 }), null);
   });
 

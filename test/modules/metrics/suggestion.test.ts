@@ -1,7 +1,7 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { classificationEvidence, computeTagMargins, neighbourDisagreement, type ClassificationEvidenceInput, type TagMargins } from '../../../src/modules/metrics/measure-field.js';
-import { riskOf, suggestClassification, type SuggestionInput } from '../../../src/modules/metrics/suggestion.js';
+import { riskOf, suggestClassification, suggestionConfidence, type SuggestionInput } from '../../../src/modules/metrics/suggestion.js';
 
 const rank = (level: string): number => ['L1', 'L2', 'L3', 'L4', 'L5'].indexOf(level);
 const groupOf = (tagId: number): string => (tagId < 10 ? 'Personal' : 'Technical');
@@ -102,5 +102,23 @@ describe('suggestClassification and riskOf', () => {
     const mediumNone = riskOf(0.69, 'medium', 'L1', null, rank);
     const low = riskOf(0.39, 'low', 'L1', { level: 'L5' }, rank);
     assert.ok(highUnder > highOver && highOver > mediumUnder && mediumUnder > mediumNone && mediumNone > low);
+  });
+});
+
+describe('suggestionConfidence', () => {
+  it('is a probability of its own, not the outlier score: it rises with the share of the support and depends on the source', () => {
+    for (const by of ['classifier', 'neighbours', 'margins', 'level', 'twin', 'corrections'] as const) {
+      let previous = -1;
+      for (let share = 0; share <= 1; share += 0.1) {
+        const p = suggestionConfidence(0.7, share, by);
+        assert.ok(p >= 0 && p <= 1 && p >= previous, `${by} ${share} ${p}`);
+        previous = p;
+      }
+    }
+    // A reviewer's decision on a twin is accepted far more often than a neighbours' vote at the same score and share.
+    assert.ok(suggestionConfidence(0.7, 0.6, 'twin') > suggestionConfidence(0.7, 0.6, 'neighbours') + 0.5);
+    // Not a copy of the outlier score.
+    assert.notEqual(suggestionConfidence(0.9, 1, 'level'), 0.9);
+    assert.ok(Number.isFinite(suggestionConfidence(Number.NaN, Number.NaN, 'classifier')));
   });
 });
