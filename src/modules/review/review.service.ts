@@ -6,6 +6,7 @@
  * Transitions of review_status: unreviewed | confirmed | deferred → confirmed (confirm, batch-confirm);
  * unreviewed | confirmed | deferred → deferred (defer). Confirm always locks the classification.
  */
+import validator from 'validator';
 import type { Clock } from '../../clock.js';
 import type { Database, Tx } from '../../db/database.js';
 import type { Caller } from '../../http/access.js';
@@ -48,7 +49,6 @@ interface PlannedDecision {
   reason: string;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const DEFER_REASON = new RegExp(DEFER_REASON_PATTERN, 'u');
 
 /** Review writes are serialised: the audit chain serialises their commits anyway, and it rules out lock-order deadlocks between batches. */
@@ -157,7 +157,7 @@ export class ReviewService {
         else ignored += 1;
         continue;
       }
-      if (!UUID.test(id)) problems.push(`field_id "${row.field_id}" is not a field id (a UUID)`);
+      if (!validator.isUUID(id)) problems.push(`field_id "${row.field_id}" is not a field id (a UUID)`);
       else if (firstRowOf.has(id)) problems.push(`repeats the field of row ${firstRowOf.get(id)}`);
       else firstRowOf.set(id, row.row);
       if (row.action !== 'confirm' && row.action !== 'defer') problems.push(`action "${row.action}" is not confirm or defer`);
