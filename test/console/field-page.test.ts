@@ -278,4 +278,29 @@ describe('field page [sqlite]', () => {
     assert.match(await page.getByTestId('low-axes').innerText(), /^No bar is low/);
     assert.deepEqual(problems, []);
   });
+  it('shows a level error on the level bar, in words, with a screenshot', async () => {
+    const token = await adminToken(t.app);
+    const archive = await createDatasource(t.app, token, 'archive-db');
+    // An e-mail address filed at L1 while every other e-mail field is at its tag's level: the tag is right, the level is not.
+    await importOk(t.app, token, archive, [{ table_name: 'lead_archive', field_name: 'email', data_type: 'varchar', classification_chain_path: EMAIL, level: 'L1' }]);
+    await t.app.services.metricsWorker.drain();
+    const listed = (await t.app.inject({ method: 'GET', url: `/api/v1/fields?datasource_id=${archive}&limit=10`, headers: bearer(token) })).json<{ items: ApiField[] }>().items;
+    const wrongLevel = listed[0]!;
+    assert.equal(wrongLevel.level, 'L1');
+    const right = known('leads.email');
+    assert.notEqual(right.level, 'L1');
+    const [bars, rightBars] = await Promise.all([minibars([wrongLevel.id]), minibars([right.id])]);
+    // The level bar is low for the field at the wrong level (its neighbours here include the two e-mail fields filed as
+    // timestamps, at L1: it is not 0) and high for its twin at the right one.
+    assert.ok(bars[0]!.scores.centroid! < 0.25, `centroid ${bars[0]!.scores.centroid}`);
+    assert.ok(rightBars[0]!.scores.centroid! > 0.6, `centroid of leads.email ${rightBars[0]!.scores.centroid}`);
+
+    const { page, problems } = await newPage();
+    await signIn(page, reviewer, `/fields/${wrongLevel.id}`);
+    await page.getByTestId('low-axes').waitFor();
+    const text = await page.getByTestId('low-axes').innerText();
+    assert.match(text, /Level centroid \(0\.\d\d\): it looks more like fields at other levels than like those at L1/);
+    await screenshot(page, 'field-level-error');
+    assert.deepEqual(problems, []);
+  });
 });

@@ -19,6 +19,11 @@ export interface RuleField {
   readonly data_type?: string | null;
   readonly comment?: string | null;
   readonly sample_values?: readonly unknown[] | null;
+  /**
+   * Without samples (a re-evaluation): the rule that decided the field on its samples at its last import or scan, and
+   * when the field was last written. That rule's value part is taken to hold still, unless the rule changed since.
+   */
+  readonly held_value_rule?: { readonly name: string; readonly since: string } | null;
 }
 
 /** An organisation's rule as the classifier applies it (the rules module compiles them). */
@@ -41,6 +46,8 @@ export interface ClassifyRequest extends ClassifyInput {
   readonly embedding: Float32Array;
   /** The field's data source (rules may be scoped to sources); null: none known. */
   readonly datasource_id?: string | null;
+  /** See RuleField.held_value_rule. */
+  readonly held_value_rule?: RuleField['held_value_rule'];
 }
 
 /** How a field is classified: by the classifier, or by the first rule that matches it. */

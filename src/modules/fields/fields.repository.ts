@@ -610,7 +610,10 @@ export async function listTableColumnNames(db: Queryable, datasourceId: string, 
   return out;
 }
 
-export type ReclassificationRow = Pick<FieldRow, 'id' | 'datasource_id' | 'table_name' | 'field_name' | 'data_type' | 'comment' | 'value_summary' | 'embedding' | 'predicted_tag_id' | 'predicted_level'> & {
+export type ReclassificationRow = Pick<
+  FieldRow,
+  'id' | 'datasource_id' | 'table_name' | 'field_name' | 'data_type' | 'comment' | 'value_summary' | 'embedding' | 'predicted_tag_id' | 'predicted_level' | 'classification_source' | 'classification_evidence' | 'updated_at'
+> & {
   /** Whether the classifier may change its classification (else only its view is refreshed). */
   reclassifiable: boolean;
 };
@@ -621,7 +624,21 @@ export async function findForReclassification(db: Queryable, ids: readonly strin
   for (const part of sortedChunks(ids)) {
     const rows = await db
       .selectFrom('fields')
-      .select(['id', 'datasource_id', 'table_name', 'field_name', 'data_type', 'comment', 'value_summary', 'embedding', 'predicted_tag_id', 'predicted_level', sql<number>`case when ${RECLASSIFIABLE} then 1 else 0 end`.as('reclassifiable')])
+      .select([
+        'id',
+        'datasource_id',
+        'table_name',
+        'field_name',
+        'data_type',
+        'comment',
+        'value_summary',
+        'embedding',
+        'predicted_tag_id',
+        'predicted_level',
+        'classification_source',
+        'classification_evidence',
+        'updated_at',
+        sql<number>`case when ${RECLASSIFIABLE} then 1 else 0 end`.as('reclassifiable')])
       .where('id', 'in', part)
       .execute();
     out.push(...rows.map((r) => ({ ...r, reclassifiable: Number(r.reclassifiable) === 1 })));

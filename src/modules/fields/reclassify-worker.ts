@@ -107,6 +107,7 @@ export class ReclassifyWorker {
         value_summary: summaryFromFingerprint(r.value_summary),
         embedding: decodeVector(r.embedding as Uint8Array),
         datasource_id: r.datasource_id,
+        held_value_rule: heldValueRule(r),
       })),
     );
     await this.deps.database.db.transaction().execute(async (trx) => {
@@ -143,5 +144,20 @@ export class ReclassifyWorker {
       }
       await this.deps.queue.complete(trx, claims);
     });
+  }
+}
+
+/**
+ * The rule that decided a field (its evidence names it: `rule <name>`), so that a re-evaluation, which has no samples,
+ * keeps a value part that held on the samples of the field's last import or scan (rule-matcher.ts).
+ */
+function heldValueRule(row: Pick<repo.ReclassificationRow, 'classification_source' | 'classification_evidence' | 'updated_at'>): { name: string; since: string } | null {
+  if (row.classification_source !== 'rule' || row.classification_evidence === null) return null;
+  try {
+    const evidence = JSON.parse(row.classification_evidence) as Array<{ factor?: unknown; detail?: unknown }>;
+    const item = Array.isArray(evidence) ? evidence.find((e) => e.factor === 'rule' && typeof e.detail === 'string' && e.detail.startsWith('rule ')) : undefined;
+    return item ? { name: (item.detail as string).slice('rule '.length), since: row.updated_at } : null;
+  } catch {
+    return null;
   }
 }

@@ -55,7 +55,7 @@ export function ruleTypeFamily(dataType: string | null | undefined): RuleTypeFam
  * Compiles a stored rule; throws on a pattern that does not compile (the service refuses such rules when they are
  * saved, so this only happens to a rule written to the database by hand).
  */
-export function compileRule(rule: { id: string; name: string; tag_id: number; level: string | null; priority: number; created_at: string; datasource_ids: readonly string[] | null; match: RuleMatch }): CompiledRule {
+export function compileRule(rule: { id: string; name: string; tag_id: number; level: string | null; priority: number; created_at: string; updated_at?: string; datasource_ids: readonly string[] | null; match: RuleMatch }): CompiledRule {
   const re = (pattern: string | undefined): RE2JS | null => {
     if (pattern === undefined) return null;
     const compiled = compilePattern(pattern);
@@ -91,9 +91,14 @@ export function compileRule(rule: { id: string; name: string; tag_id: number; le
         if (family === null || !families.has(family)) return false;
       }
       if (values) {
-        // Value parts are judged on samples only: without samples (a re-evaluation, a preview) they do not hold.
+        // Value parts are judged on samples only (never stored). Without samples (a re-evaluation, a preview) they do
+        // not hold — except for the rule that decided the field on its samples last time, when the rule has not
+        // changed since: a re-evaluation must not undo what the last scan's values showed.
         const samples = (field.sample_values ?? []).filter((v) => v !== null && v !== undefined && String(v).trim() !== '').map((v) => String(v));
-        if (samples.length === 0) return false;
+        if (samples.length === 0) {
+          const held = field.held_value_rule;
+          return held !== null && held !== undefined && held.name === rule.name && (rule.updated_at ?? rule.created_at) <= held.since;
+        }
         let hits = 0;
         for (const s of samples) {
           if ((valuePattern === null || valuePattern.matcher(s).find()) && (valueSet === null || valueSet.has(s.trim().toLowerCase()))) hits++;

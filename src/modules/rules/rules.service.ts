@@ -155,7 +155,7 @@ export class RulesService {
             .filter((r) => r.enabled === 1)
             .flatMap((r) => {
               try {
-                return [compileRule({ id: r.id, name: r.name, tag_id: r.tag_id, level: r.level, priority: r.priority, created_at: r.created_at, datasource_ids: parseIds(r.datasource_ids), match: JSON.parse(r.match) as RuleMatch })];
+                return [compileRule({ id: r.id, name: r.name, tag_id: r.tag_id, level: r.level, priority: r.priority, created_at: r.created_at, updated_at: r.updated_at, datasource_ids: parseIds(r.datasource_ids), match: JSON.parse(r.match) as RuleMatch })];
               } catch {
                 return []; // a rule written by hand with a pattern RE2 refuses decides nothing
               }

@@ -160,6 +160,21 @@ describeEachDatabase('classification rules', (kind) => {
     assert.notEqual((await field(here.field_ids[1] as string)).classification_source, 'rule', 'no samples: a value part does not hold');
     assert.notEqual((await field(here.field_ids[2] as string)).classification_source, 'rule', '2 of 5 is below min_share');
     assert.notEqual((await field(there.field_ids[0] as string)).classification_source, 'rule', 'another data source');
+
+    // A re-evaluation has no samples: another rule's arrival re-evaluates every field, and the field the value part
+    // took on its import's samples stays the rule's (it would otherwise fall back to the classifier until a rescan).
+    const unrelated = await createRule({ name: 'unrelated', tag_id: loyalty, match: { column_name: '^nothing_matches_this$' } });
+    await settle();
+    const kept = await field(here.field_ids[0] as string);
+    assert.equal(kept.classification_source, 'rule', 'a value judgment survives a re-evaluation');
+    assert.equal(kept.classification_chain_path, 'Loyalty card number');
+    assert.notEqual((await field(here.field_ids[1] as string)).classification_source, 'rule', 'still no samples, still not held');
+    // Once the value rule itself changes, its old judgment no longer stands: back to the classifier until a scan.
+    t.clock.advance(60_000);
+    assert.equal((await patchRule(rule.id, { match: { values: { pattern: '^TK-\\d{7}$', min_share: 0.8 } } })).statusCode, 200);
+    await settle();
+    assert.equal((await field(here.field_ids[0] as string)).classification_source, 'classifier', 'the changed rule is not judged on old samples');
+    assert.equal((await deleteRule(unrelated.id)).statusCode, 204);
     assert.equal((await deleteRule(rule.id)).statusCode, 204);
   });
 
