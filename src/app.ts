@@ -37,6 +37,7 @@ import { scansRoutes } from './modules/scans/scans.routes.js';
 import { taxonomyRoutes } from './modules/taxonomy/taxonomy.routes.js';
 import { rulesRoutes } from './modules/rules/rules.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { createServices, type Services } from './services.js';
 import { VERSION } from './version.js';
 
@@ -145,6 +146,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(reportsRoutes, { services });
       await api.register(metricsRoutes, { services });
       await api.register(scansRoutes, { services });
+      await api.register(webhooksRoutes, { services });
     },
     { prefix: '/api/v1' },
   );

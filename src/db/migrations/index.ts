@@ -20,6 +20,7 @@ import { auditFilters } from './0017-audit-filters.js';
 import { tagEditing } from './0018-tag-editing.js';
 import { fieldInventory } from './0019-field-inventory.js';
 import { classificationRules } from './0020-classification-rules.js';
+import { webhooks } from './0022-webhooks.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
 export type MigrationFactory = (kind: DialectKind) => Migration;
@@ -42,4 +43,5 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0018-tag-editing', tagEditing],
   ['0019-field-inventory', fieldInventory],
   ['0020-classification-rules', classificationRules],
+  ['0022-webhooks', webhooks],
 ];
