@@ -14,6 +14,7 @@ import { OverviewPage } from './pages/Overview';
 import { QueuePage } from './pages/Queue';
 import { SignInForm, SignInPage } from './pages/SignIn';
 import { UsersPage } from './pages/Users';
+import { WebhooksPage } from './pages/Webhooks';
 import { navigate, onLinkClick, useLocation } from './router';
 import './styles.css';
 
@@ -25,6 +26,7 @@ const NAV: Array<{ href: string; label: string; permission: string }> = [
   { href: '/audit', label: 'Audit log', permission: 'audit:read' },
   { href: '/license', label: 'License', permission: 'license:read' },
   { href: '/users', label: 'Users', permission: 'user:read' },
+  { href: '/webhooks', label: 'Webhooks', permission: 'webhook:write' },
 ];
 
 function Page({ path }: { path: string }) {
@@ -47,6 +49,8 @@ function Page({ path }: { path: string }) {
       return <LicensePage />;
     case '/users':
       return <UsersPage />;
+    case '/webhooks':
+      return <WebhooksPage />;
     default:
       return (
         <section>
