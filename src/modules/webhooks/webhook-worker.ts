@@ -23,7 +23,11 @@ export const RETRY_DELAYS_S = [10, 30, 120, 600, 1800, 3600, 7200, 14_400] as co
 export const DELIVERY_WINDOW_MS = 24 * 60 * 60 * 1000;
 /** A claim older than this was left by an instance that died mid-attempt (well over the 10 s attempt deadline). */
 export const DELIVERY_LEASE_MS = 60_000;
+/** Deliveries claimed per query. */
 const BATCH = 16;
+/** Attempts one instance makes at once, and at most this many to one webhook (a slow receiver holds only its own). */
+export const MAX_IN_FLIGHT = 64;
+export const PER_WEBHOOK_IN_FLIGHT = 16;
 
 /** When to try again after `attempts` failed attempts: the schedule's delay plus up to 50 % jitter (so the first retry comes within 15 s). */
 export function nextAttemptDelayMs(attempts: number, random: () => number = Math.random): number {
@@ -45,6 +49,9 @@ export interface WebhookWorkerDeps {
 export class WebhookWorker {
   readonly id = randomUUID();
   private readonly rounds: Rounds;
+  /** Attempts in progress, and how many per webhook. */
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly perWebhook = new Map<string, number>();
 
   constructor(private readonly deps: WebhookWorkerDeps) {
     this.rounds = new Rounds('webhooks', deps.log, () => this.round());
@@ -54,23 +61,56 @@ export class WebhookWorker {
     this.rounds.start(intervalMs);
   }
 
-  /** Stops claiming and waits for the attempts in progress. */
+  /** Stops claiming and waits for the attempts in progress (each ends by its deadline). */
   async stop(): Promise<void> {
     await this.rounds.stop();
+    await Promise.all([...this.inFlight]);
   }
 
-  /** Makes every attempt that is due now (tests, benchmarks). */
+  /** Makes every attempt that is due now, and waits for them (tests, benchmarks). */
   async drain(): Promise<void> {
-    await this.rounds.runNow();
+    for (;;) {
+      await this.rounds.runNow();
+      if (this.inFlight.size === 0) return;
+      await Promise.all([...this.inFlight]);
+    }
   }
 
+  /**
+   * Claims due deliveries while this instance has room (MAX_IN_FLIGHT attempts, PER_WEBHOOK_IN_FLIGHT per webhook) and
+   * starts their attempts without waiting for them: a slow receiver holds its own slots, not the others' deliveries.
+   */
   private async round(): Promise<void> {
     for (;;) {
       if (this.rounds.stopped) return;
+      const room = MAX_IN_FLIGHT - this.inFlight.size;
+      if (room <= 0) return;
+      const full = [...this.perWebhook].filter(([, n]) => n >= PER_WEBHOOK_IN_FLIGHT).map(([id]) => id);
       const now = this.deps.clock.now();
-      const claimed = await repo.claimDue(this.deps.database, this.id, now.toISOString(), new Date(now.getTime() - DELIVERY_LEASE_MS).toISOString(), BATCH);
+      const leaseBefore = new Date(now.getTime() - DELIVERY_LEASE_MS).toISOString();
+      const claimed = await repo.claimDue(this.deps.database, this.id, now.toISOString(), leaseBefore, Math.min(room, BATCH), full);
       if (claimed.length === 0) return;
-      await Promise.all(claimed.map((delivery) => this.attempt(delivery)));
+      const overflow: string[] = [];
+      for (const delivery of claimed) {
+        const busy = this.perWebhook.get(delivery.webhook_id) ?? 0;
+        if (busy >= PER_WEBHOOK_IN_FLIGHT) {
+          overflow.push(delivery.id);
+          continue;
+        }
+        this.perWebhook.set(delivery.webhook_id, busy + 1);
+        const running: Promise<void> = this.attempt(delivery)
+          .catch((error: unknown) => this.deps.log.warn({ err: error, deliveryId: delivery.id }, 'webhook delivery attempt failed to record'))
+          .finally(() => {
+            this.inFlight.delete(running);
+            const left = (this.perWebhook.get(delivery.webhook_id) ?? 1) - 1;
+            if (left <= 0) this.perWebhook.delete(delivery.webhook_id);
+            else this.perWebhook.set(delivery.webhook_id, left);
+          });
+        this.inFlight.add(running);
+      }
+      // Claimed beyond a webhook's share: given back at once, for this or another instance.
+      if (overflow.length > 0) await repo.releaseClaims(this.deps.database.db, overflow, this.id);
+      if (overflow.length === claimed.length) return;
     }
   }
 

@@ -66,9 +66,10 @@ export interface ClaimedDelivery {
  * claimed before `leaseBefore` (the claimant died mid-attempt). PostgreSQL reads them `FOR UPDATE SKIP LOCKED`, so two
  * instances never claim one delivery; the UPDATE repeats the condition. SQLite's single writer serialises claims.
  */
-export async function claimDue(database: Database, worker: string, now: string, leaseBefore: string, limit: number): Promise<ClaimedDelivery[]> {
+export async function claimDue(database: Database, worker: string, now: string, leaseBefore: string, limit: number, skipWebhooks: readonly string[] = []): Promise<ClaimedDelivery[]> {
   const lock = database.kind === 'postgres' ? sql`for update of d skip locked` : sql``;
-  const due = sql`d.status = 'pending' and d.next_attempt_at <= ${now} and (d.claimed_at is null or d.claimed_at < ${leaseBefore})`;
+  const skip = skipWebhooks.length > 0 ? sql` and d.webhook_id not in (${sql.join(skipWebhooks)})` : sql``;
+  const due = sql`d.status = 'pending' and d.next_attempt_at <= ${now} and (d.claimed_at is null or d.claimed_at < ${leaseBefore})${skip}`;
   return database.db.transaction().execute(async (trx) => {
     const wanted = await sql<{ id: string }>`select d.id from webhook_deliveries d join webhooks w on w.id = d.webhook_id
       where ${due} and w.enabled = 1 order by d.next_attempt_at, d.id limit ${limit} ${lock}`.execute(trx);
@@ -99,6 +100,12 @@ export async function recordAttempt(db: Queryable, id: string, worker: string, c
     .where('status', '=', 'pending')
     .executeTakeFirst();
   return Number(result.numUpdatedRows) > 0;
+}
+
+/** Gives claims back unworked (claimable at once by any instance). */
+export async function releaseClaims(db: Queryable, ids: readonly string[], worker: string): Promise<void> {
+  if (ids.length === 0) return;
+  await db.updateTable('webhook_deliveries').set({ claimed_by: null, claimed_at: null }).where('id', 'in', ids).where('claimed_by', '=', worker).execute();
 }
 
 /** Deliveries by status (monitoring, tests). */
