@@ -395,3 +395,34 @@ describeEachDatabase('webhooks without a secret key', (kind) => {
     }
   });
 });
+
+describeEachDatabase('webhook delivery with a slow receiver', (kind) => {
+  it('a slow receiver holds up neither requests nor another webhook\'s deliveries', async () => {
+    const slow = await startReceiver();
+    const fast = await startReceiver();
+    slow.fallback = { status: 204, delayMs: 4000 };
+    const t = await buildTestApp(kind, { env: OPEN_ENV, workers: true });
+    try {
+      const token = await adminToken(t.app);
+      const hook = async (url: string) => json<Webhook>(await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(token), payload: { url, events: ['field.confirmed'] } }));
+      await hook(`${slow.url}/slow`);
+      await hook(`${fast.url}/fast`);
+      const ids = await newFields(t.app, token, 20, 'Technical/Record ID');
+      const started = performance.now();
+      for (const id of ids) {
+        const before = performance.now();
+        const response = await t.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${id}/confirm`, headers: bearer(token), payload: {} });
+        assert.equal(response.statusCode, 200);
+        assert.ok(performance.now() - before < 2000, 'a confirmation does not wait for a receiver');
+      }
+      for (let i = 0; i < 60 && fast.received.length < ids.length; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(fast.received.length, ids.length, 'the fast receiver got every event');
+      assert.ok(performance.now() - started < 3500, 'before the slow receiver answered its first request');
+      assert.ok(slow.received.length > 0 && slow.received.length <= 16, `the slow receiver holds at most 16 attempts (${slow.received.length})`);
+    } finally {
+      await t.close();
+      await slow.close();
+      await fast.close();
+    }
+  });
+});
