@@ -119,7 +119,7 @@ export class WebhookWorker {
     const now = this.deps.clock.now();
     const attempts = delivery.attempts + 1;
     if (result.ok) {
-      await repo.recordAttempt(this.deps.database.db, delivery.id, this.id, {
+      await this.record(delivery.id, {
         status: 'delivered',
         attempts,
         last_status_code: result.statusCode,
@@ -131,7 +131,7 @@ export class WebhookWorker {
     }
     const next = now.getTime() + nextAttemptDelayMs(attempts);
     const giveUp = next > Date.parse(delivery.created_at) + DELIVERY_WINDOW_MS;
-    await repo.recordAttempt(this.deps.database.db, delivery.id, this.id, {
+    await this.record(delivery.id, {
       status: giveUp ? 'failed' : 'pending',
       attempts,
       last_status_code: result.statusCode,
@@ -139,6 +139,22 @@ export class WebhookWorker {
       next_attempt_at: giveUp ? null : new Date(next).toISOString(),
     });
     if (giveUp) this.deps.log.warn({ webhookId: delivery.webhook_id, deliveryId: delivery.id, attempts }, 'webhook delivery failed for good after 24 h of retries');
+  }
+
+  /**
+   * Records an attempt's outcome, tried again twice when the database does not answer (a full pool under load): a
+   * delivered attempt left unrecorded would be sent again once its lease runs out.
+   */
+  private async record(id: string, change: Parameters<typeof repo.recordAttempt>[3]): Promise<void> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await repo.recordAttempt(this.deps.database.db, id, this.id, change);
+        return;
+      } catch (error) {
+        if (attempt >= 3) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 500 * attempt));
+      }
+    }
   }
 
   private async send(delivery: repo.ClaimedDelivery): Promise<AttemptResult> {
