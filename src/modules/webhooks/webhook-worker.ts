@@ -1,7 +1,7 @@
 /**
  * The webhook delivery worker, on every instance: every second it claims due deliveries (webhooks.repository.ts
  * `claimDue`: a lease in the row, `FOR UPDATE SKIP LOCKED` on PostgreSQL, so any instance delivers and no two send one
- * attempt), checks the URL's addresses again, sends each attempt (webhook-sender.ts) outside any transaction and
+ * attempt) while it has room (MAX_IN_FLIGHT, PER_WEBHOOK_IN_FLIGHT), checks the URL's addresses again, sends each attempt (webhook-sender.ts) outside any transaction and
  * records the outcome fenced by its claim. A failed attempt (non-2xx, redirect, timeout, refused address) is tried
  * again after an exponential backoff with jitter — about 10 s, 30 s, 2 min, 10 min, 30 min, 1 h, 2 h, then every 4 h —
  * until 24 h after the event, then the delivery is failed. An instance that dies mid-attempt leaves its lease, which

@@ -350,6 +350,33 @@ describeEachDatabase('webhook URLs with the switches off (SSRF)', (kind) => {
     assert.equal(list.items.length, 0);
     assert.equal((await auditActions(t.database, 'webhook.created')).length, 0);
   });
+
+  it('checks a changed URL like a new one, and checks again before each delivery', async () => {
+    const receiver = await startReceiver();
+    try {
+      // A public address literal needs no DNS: allowed with the switches off.
+      const created = await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(token), payload: { url: 'https://93.184.216.34/hook', events: ['scan.finished'] } });
+      assert.equal(created.statusCode, 201, created.body);
+      const hook = json<Webhook>(created);
+      const patched = await t.app.inject({ method: 'PATCH', url: `/api/v1/webhooks/${hook.id}`, headers: bearer(token), payload: { url: 'https://169.254.169.254/latest' } });
+      assert.equal(problem(patched).status, 422);
+      const listed = json<{ items: Webhook[] }>(await t.app.inject({ method: 'GET', url: '/api/v1/webhooks', headers: bearer(token) })).items;
+      assert.equal(listed.find((w) => w.id === hook.id)?.url, 'https://93.184.216.34/hook', 'unchanged');
+
+      // The stored URL now points at a loopback address (as a name re-resolved later would): the delivery refuses it.
+      await t.database.db.updateTable('webhooks').set({ url: receiver.url.replace('http:', 'https:') }).where('id', '=', hook.id).execute();
+      const queued = await t.app.inject({ method: 'POST', url: `/api/v1/webhooks/${hook.id}/test`, headers: bearer(token) });
+      assert.equal(queued.statusCode, 202);
+      await t.app.services.webhookWorker.drain();
+      assert.equal(receiver.received.length, 0);
+      const [d] = (await t.app.services.webhooks.listDeliveries(hook.id, {})).items;
+      assert.equal(d?.status, 'pending');
+      assert.equal(d?.attempts, 1);
+      assert.match(d?.last_error ?? '', /^refused: .*127\.0\.0\.1, a loopback address/);
+    } finally {
+      await receiver.close();
+    }
+  });
 });
 
 describeEachDatabase('webhook delivery across a restart', (kind) => {
