@@ -3,7 +3,8 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { checkWebhookUrl, embeddedIPv4, nonPublicKind, WebhookUrlRefused } from '../../../src/modules/webhooks/webhook-address.js';
 import { nextAttemptDelayMs, RETRY_DELAYS_S } from '../../../src/modules/webhooks/webhook-worker.js';
-import { signWebhook } from '../../../src/modules/webhooks/webhook-sender.js';
+import { sendWebhook, signWebhook } from '../../../src/modules/webhooks/webhook-sender.js';
+import { startReceiver } from './receiver.js';
 
 const CLOSED = { allowHttp: false, allowPrivate: false };
 
@@ -71,5 +72,21 @@ describe('webhook retry schedule and signature', () => {
     const secret = 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw';
     const signature = signWebhook(secret, 'msg_p5jXN8AQM9LWM0D4loKWxJek', 1614265330, '{"test": 2432232314}');
     assert.equal(signature, 'v1,g0hM9SsE+OTPJTGt/tmIKtSyZlE3uFJELVlNIOLJ1OE=');
+  });
+});
+
+describe('webhook sender', () => {
+  it('connects to the checked address, never resolving the name again (DNS rebinding)', async () => {
+    const receiver = await startReceiver();
+    try {
+      const port = new URL(receiver.url).port;
+      // A name nothing resolves: the request can only arrive through the pinned address.
+      const result = await sendWebhook({ target: { url: new URL(`http://rebound.invalid:${port}/pinned`), address: '127.0.0.1', family: 4 }, id: 'msg_1', timestamp: 1, body: '{}', secret: 'whsec_AAAA' });
+      assert.deepEqual(result, { ok: true, statusCode: 204, error: null });
+      assert.equal(receiver.received[0]?.path, '/pinned');
+      assert.equal(receiver.received[0]?.headers.host, `rebound.invalid:${port}`, 'the Host header (and TLS name) stay the URL\'s');
+    } finally {
+      await receiver.close();
+    }
   });
 });
