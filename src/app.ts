@@ -127,6 +127,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const counts = await services.scans.countByStatus();
     for (const status of ['queued', 'running', 'succeeded', 'failed', 'cancelled']) set({ status }, counts.get(status) ?? 0);
   });
+  app.prometheus?.registerGauge('fieldlens_webhook_deliveries', 'Webhook deliveries by status', ['status'], async (set) => {
+    const counts = await services.webhooks.countDeliveriesByStatus();
+    for (const status of ['pending', 'delivered', 'failed']) set({ status }, counts.get(status) ?? 0);
+  });
   registerAuthentication(app, services.auth);
   await registerRateLimits(app, config.rateLimit);
   await registerOpenApi(app, VERSION);

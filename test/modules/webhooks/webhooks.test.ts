@@ -15,6 +15,7 @@ import { newFields } from '../review/factories.js';
 import { startReceiver, verifySignature, type Receiver } from './receiver.js';
 
 const SECRET_KEY = randomBytes(32).toString('base64');
+const METRICS_ENV = { FIELDLENS_METRICS: 'on', FIELDLENS_METRICS_TOKEN: 'metrics-token-of-the-webhook-tests' };
 const OPEN_ENV = { FIELDLENS_SECRET_KEY: SECRET_KEY, FIELDLENS_WEBHOOK_ALLOW_HTTP: 'on', FIELDLENS_WEBHOOK_ALLOW_PRIVATE: 'on' };
 
 interface Webhook {
@@ -44,7 +45,7 @@ describeEachDatabase('webhooks', (kind) => {
   let receiver: Receiver;
 
   before(async () => {
-    t = await buildTestApp(kind, { env: OPEN_ENV, clock: new ManualClock(new Date('2026-03-02T09:00:00.000Z')) });
+    t = await buildTestApp(kind, { env: { ...OPEN_ENV, ...METRICS_ENV }, clock: new ManualClock(new Date('2026-03-02T09:00:00.000Z')) });
     token = await adminToken(t.app);
     receiver = await startReceiver();
   });
@@ -291,6 +292,10 @@ describeEachDatabase('webhooks', (kind) => {
     const third = await deliveries(hook.id, `?limit=2&cursor=${second.next_cursor}`);
     assert.deepEqual(third.items.map((d) => d.id), [ids[0]]);
     assert.equal(third.next_cursor, null);
+    // The five are pending (no drain yet): counted on /metrics, all instances' deliveries read from the database.
+    const scraped = await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(METRICS_ENV.FIELDLENS_METRICS_TOKEN) });
+    const pending = /^fieldlens_webhook_deliveries\{status="pending"\} (\d+)$/m.exec(scraped.body);
+    assert.equal(Number(pending?.[1]), 5, scraped.body.split('\n').filter((l) => l.includes('webhook')).join('\n'));
     assert.equal(problem(await t.app.inject({ method: 'GET', url: `/api/v1/webhooks/${hook.id}/deliveries?cursor=bogus`, headers: bearer(token) })).code, 'validation_failed');
     await remove(hook.id);
   });
