@@ -126,7 +126,16 @@ export function parseWebhookUrl(raw: string, policy: AddressPolicy): URL {
 
 export type Resolver = (hostname: string) => Promise<Array<{ address: string; family: number }>>;
 
-const systemResolver: Resolver = (hostname) => dns.lookup(hostname, { all: true, verbatim: true });
+/** How long a name may take to resolve before the URL is refused (the system resolver's own timeouts are far longer). */
+const RESOLVE_TIMEOUT_MS = 5000;
+
+const systemResolver: Resolver = (hostname) => {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error('timeout')), RESOLVE_TIMEOUT_MS);
+  });
+  return Promise.race([dns.lookup(hostname, { all: true, verbatim: true }), timeout]).finally(() => clearTimeout(timer));
+};
 
 /**
  * Resolves the URL's host and checks every address it resolves to (one non-public address refuses the URL: a name
@@ -142,7 +151,7 @@ export async function checkWebhookUrl(raw: string, policy: AddressPolicy, resolv
     try {
       addresses = await resolve(host);
     } catch {
-      throw new WebhookUrlRefused(`The host name ${host} does not resolve`);
+      throw new WebhookUrlRefused(`The host name ${host} does not resolve (within ${RESOLVE_TIMEOUT_MS / 1000} s)`);
     }
     if (addresses.length === 0) throw new WebhookUrlRefused(`The host name ${host} does not resolve`);
   }
