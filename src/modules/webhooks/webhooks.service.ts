@@ -4,7 +4,7 @@
  * back one never sent), the delivery log and the test event. Delivery itself is the worker's (webhook-worker.ts).
  * The signing secret is shown once, on creation, and stored sealed with the service's secret key.
  */
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import type { Clock } from '../../clock.js';
 import type { SecretBox } from '../../crypto/secret-box.js';
 import type { Database, Tx } from '../../db/database.js';
@@ -222,9 +222,19 @@ function toResponse(row: WebhookRow): WebhookResponse {
   };
 }
 
-/** What the audit log keeps of a webhook: never its secret. */
+/**
+ * What the audit log keeps of a webhook: never its secret, and of its URL only the origin and a fingerprint — a
+ * receiver's URL often carries its own credential in the path or query (chat and incident tools' incoming webhooks).
+ */
 function auditView(row: WebhookRow): Record<string, unknown> {
-  return { url: row.url, events: parseEvents(row.events), enabled: row.enabled === 1, description: row.description };
+  let origin: string;
+  try {
+    origin = new URL(row.url).origin;
+  } catch {
+    origin = '';
+  }
+  const fingerprint = createHash('sha256').update(row.url).digest('hex').slice(0, 16);
+  return { url_origin: origin, url_sha256: fingerprint, events: parseEvents(row.events), enabled: row.enabled === 1, description: row.description };
 }
 
 function toDeliveryResponse(row: WebhookDeliveryRow): DeliveryResponse {

@@ -86,7 +86,7 @@ describeEachDatabase('webhooks', (kind) => {
   };
 
   it('creates, lists, changes and deletes webhooks; the secret is shown once and audited never', async () => {
-    const created = await create({ url: `${receiver.url}/hook`, events: ['field.confirmed', 'scan.failed'], description: 'pager' });
+    const created = await create({ url: `${receiver.url}/hook/T0001/B0002/incoming-credential?token=url-credential`, events: ['field.confirmed', 'scan.failed'], description: 'pager' });
     assert.match(created.secret ?? '', /^whsec_[A-Za-z0-9+/]+={0,2}$/);
     assert.ok(Buffer.from((created.secret as string).slice(6), 'base64').length >= 24);
     assert.deepEqual(created.events, ['field.confirmed', 'scan.failed']);
@@ -117,7 +117,11 @@ describeEachDatabase('webhooks', (kind) => {
     const entries = [...(await auditActions(t.database, 'webhook.created')), ...(await auditActions(t.database, 'webhook.updated')), ...(await auditActions(t.database, 'webhook.deleted'))].filter((e) => e.target_id === created.id);
     assert.equal(entries.length, 3);
     const secretPart = (created.secret as string).slice(6);
-    for (const e of entries) assert.ok(!JSON.stringify(e.details).includes(secretPart), 'no secret in the audit log');
+    for (const e of entries) {
+      assert.ok(!JSON.stringify(e.details).includes(secretPart), 'no secret in the audit log');
+      assert.ok(!JSON.stringify(e.details).includes('credential'), "nor the URL's path or query, which may hold the receiver's credential");
+    }
+    assert.equal((entries[0]?.details.webhook as { url_origin: string }).url_origin, receiver.url);
     assert.ok(!t.logs.join('').includes(secretPart), 'no secret in the logs');
   });
 
