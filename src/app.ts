@@ -38,6 +38,7 @@ import { taxonomyRoutes } from './modules/taxonomy/taxonomy.routes.js';
 import { rulesRoutes } from './modules/rules/rules.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
 import { tokensRoutes } from './modules/tokens/tokens.routes.js';
+import { webhooksRoutes } from './modules/webhooks/webhooks.routes.js';
 import { createServices, type Services } from './services.js';
 import { VERSION } from './version.js';
 
@@ -127,6 +128,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     const counts = await services.scans.countByStatus();
     for (const status of ['queued', 'running', 'succeeded', 'failed', 'cancelled']) set({ status }, counts.get(status) ?? 0);
   });
+  app.prometheus?.registerGauge('fieldlens_webhook_deliveries', 'Webhook deliveries by status', ['status'], async (set) => {
+    const counts = await services.webhooks.countDeliveriesByStatus();
+    for (const status of ['pending', 'delivered', 'failed']) set({ status }, counts.get(status) ?? 0);
+  });
   registerAuthentication(app, services.bearer);
   await registerRateLimits(app, config.rateLimit);
   await registerOpenApi(app, VERSION);
@@ -147,6 +152,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
       await api.register(reportsRoutes, { services });
       await api.register(metricsRoutes, { services });
       await api.register(scansRoutes, { services });
+      await api.register(webhooksRoutes, { services });
     },
     { prefix: '/api/v1' },
   );

@@ -57,6 +57,11 @@ export interface Config {
   readonly scanStatementTimeoutMs: number;
   /** FIELDLENS_SCAN_ALLOW_SOCKETS: whether a PostgreSQL connection's host may be a Unix socket folder (a path); off refuses it. */
   readonly scanAllowSockets: boolean;
+  /**
+   * Webhook URLs (FIELDLENS_WEBHOOK_ALLOW_HTTP, FIELDLENS_WEBHOOK_ALLOW_PRIVATE): plain `http` allowed, and addresses
+   * that are loopback, private, link-local or otherwise not public allowed. Both off by default (tests, closed networks).
+   */
+  readonly webhooks: { readonly allowHttp: boolean; readonly allowPrivate: boolean };
   readonly embeddings:
     | { readonly provider: 'builtin' }
     | { readonly provider: 'openai'; readonly url: string; readonly model: string; readonly apiKey?: string };
@@ -256,6 +261,10 @@ export function loadConfig(env: Env = process.env): Config {
     scanSqliteDir: readScanSqliteDir(env),
     scanStatementTimeoutMs: readInt(env, 'FIELDLENS_SCAN_STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
     scanAllowSockets: readOnOff(env, 'FIELDLENS_SCAN_ALLOW_SOCKETS', false),
+    webhooks: {
+      allowHttp: readOnOff(env, 'FIELDLENS_WEBHOOK_ALLOW_HTTP', false),
+      allowPrivate: readOnOff(env, 'FIELDLENS_WEBHOOK_ALLOW_PRIVATE', false),
+    },
     embeddings: readEmbeddings(env),
   };
   return deepFreeze(config);

@@ -37,6 +37,8 @@ import { RulesService } from './modules/rules/rules.service.js';
 import { UsersService } from './modules/users/users.service.js';
 import { ApiTokensService, bearerAuthenticator, tokenHashKey } from './modules/tokens/tokens.service.js';
 import type { Authenticator } from './http/authentication.js';
+import { WebhookWorker } from './modules/webhooks/webhook-worker.js';
+import { WebhooksService } from './modules/webhooks/webhooks.service.js';
 
 export interface Services {
   readonly license: LicenseService;
@@ -60,9 +62,11 @@ export interface Services {
   readonly reclassifyWorker: ReclassifyWorker;
   readonly scans: ScansService;
   readonly scanWorker: ScanWorker;
+  readonly webhooks: WebhooksService;
+  readonly webhookWorker: WebhookWorker;
   /** First-start seeding: the trial clock, the default taxonomy, the first admin, the sample data. Idempotent. */
   bootstrap(): Promise<void>;
-  /** Starts the background work: the metrics, re-classification and scan workers and the pruning of expired sessions. */
+  /** Starts the background work: the metrics, re-classification, scan and webhook delivery workers and the pruning of expired sessions. */
   startWorkers(): void;
   /** Stops background work (workers, timers) and releases the metrics replica. */
   stop(): Promise<void>;
@@ -89,6 +93,10 @@ async function signingKey(deps: ServiceDeps): Promise<Uint8Array> {
 export async function createServices(deps: ServiceDeps): Promise<Services> {
   const { config, database, clock, log } = deps;
   const audit = new AuditService(database, clock);
+  const secretBox = config.secretKey ? createSecretBox(config.secretKey) : undefined;
+  // Events of the review, scans, metrics and license modules reach webhooks through this one service (WebhookEvents).
+  const webhooks = new WebhooksService({ database, clock, audit, secretBox, policy: config.webhooks });
+  const webhookWorker = new WebhookWorker({ database, clock, log, secretBox, policy: config.webhooks });
   const key = await signingKey(deps);
   const tokens = new AccessTokens(key, {
     issuer: config.auth.issuer,
@@ -103,6 +111,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     audit,
     log,
     publicKeyPem: config.licensePublicKeyPem,
+    webhooks,
     usage: {
       countActiveUsers: (trx): Promise<number> => users.countActiveUsers(trx),
       countBillableDatasources: (trx): Promise<number> => datasources.countBillableDatasources(trx),
@@ -137,7 +146,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     audit,
     gate: license,
     fields: { deleteFieldsOfDatasource: (trx, id): Promise<number> => fields.deleteFieldsOfDatasource(trx, id) },
-    secretBox: config.secretKey ? createSecretBox(config.secretKey) : undefined,
+    secretBox,
     scanSqliteDir: config.scanSqliteDir,
     connector: { statementTimeoutMs: config.scanStatementTimeoutMs, ownDatabaseFiles: ownDatabaseFiles(config.database) },
     allowSockets: config.scanAllowSockets,
@@ -152,18 +161,18 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
   });
   const classifier: ClassifierService = new ClassifierService({ taxonomy, rules, confirmedNeighbours: (embeddings): Promise<ConfirmedNeighbour[][]> => metrics.confirmedNeighbours(embeddings) });
   const fields: FieldsService = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, classifier });
-  const review = new ReviewService({ database, clock, audit, auditLog, fields, catalog: fields, taxonomy, license });
+  const review = new ReviewService({ database, clock, audit, auditLog, fields, catalog: fields, taxonomy, license, webhooks });
   const reports = new ReportsService({ clock, fields, datasources, taxonomy });
   const sampleData = new SampleDataService({ database, clock, audit, taxonomy, datasources, fields });
 
   const metricsQueue = new WorkQueue(database, { table: 'metrics_queue', key: 'field_id', abandonedAfterMs: CLAIM_ABANDONED_MS });
   const replica = new CatalogReplica({ database, log, fields, dimensions: embedder.dimensions, indexThreads: config.indexThreads });
   const staleness = new Staleness({ database, clock, queue: metricsQueue, replica, fields, taxonomy });
-  const metricsWorker = new MetricsWorker({ database, clock, log, queue: metricsQueue, replica, staleness, fields, taxonomy, severity: config.severity });
+  const metricsWorker = new MetricsWorker({ database, clock, log, queue: metricsQueue, replica, staleness, fields, taxonomy, severity: config.severity, webhooks });
   const reclassifyQueue = new WorkQueue(database, { table: 'reclassify_queue', key: 'field_id', abandonedAfterMs: CLAIM_ABANDONED_MS });
   const reclassifyWorker = new ReclassifyWorker({ database, clock, log, audit, queue: reclassifyQueue, classifier });
   const scans = new ScansService({ database, clock, audit, datasources, license });
-  const scanWorker = new ScanWorker({ database, clock, log, audit, fields, datasources, scans, options: { connector: datasources.connectorOptions() } });
+  const scanWorker = new ScanWorker({ database, clock, log, audit, fields, datasources, scans, webhooks, options: { connector: datasources.connectorOptions() } });
   const metrics = new MetricsService({ database, replica, worker: metricsWorker, staleness, fields, license, taxonomy, dimensions: embedder.dimensions });
 
   let pruneTimer: NodeJS.Timeout | undefined;
@@ -188,6 +197,8 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     reclassifyWorker,
     scans,
     scanWorker,
+    webhooks,
+    webhookWorker,
     async bootstrap() {
       await license.start();
       await users.ensureFirstAdmin(log);
@@ -205,10 +216,12 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
       metricsWorker.start();
       reclassifyWorker.start();
       scanWorker.start();
+      webhookWorker.start();
     },
     async stop() {
       clearInterval(pruneTimer);
       await scanWorker.stop();
+      await webhookWorker.stop();
       await reclassifyWorker.stop();
       await metricsWorker.stop();
       await replica.close();

@@ -240,6 +240,38 @@ export interface ApiTokensTable {
 }
 export type ApiTokenRow = Selectable<ApiTokensTable>;
 
+/** A webhook subscription (webhooks module); `events` is a JSON array, `secret` the sealed signing secret. */
+export interface WebhooksTable {
+  id: string;
+  url: string;
+  events: string;
+  enabled: Bool;
+  description: string | null;
+  secret: string;
+  created_by: string | null;
+  created_at: string;
+  updated_at: string;
+}
+export type WebhookRow = Selectable<WebhooksTable>;
+
+/** One event for one webhook, and its own queue entry (leased by claimed_by/claimed_at). */
+export interface WebhookDeliveriesTable {
+  id: string;
+  webhook_id: string;
+  event: string;
+  payload: string;
+  status: 'pending' | 'delivered' | 'failed';
+  attempts: Generated<number>;
+  next_attempt_at: string | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  claimed_by: string | null;
+  claimed_at: string | null;
+  created_at: string;
+  delivered_at: string | null;
+}
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;
+
 /** Fields whose stored metrics are stale; shared by every instance (a WorkQueue table, src/db/work-queue.ts). */
 export interface MetricsQueueTable {
   field_id: string;
@@ -322,6 +354,8 @@ export interface DB {
   catalog_changes: CatalogChangesTable;
   scans: ScansTable;
   scan_tables: ScanTablesTable;
+  webhooks: WebhooksTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -19,6 +19,7 @@ export const ACCESS_TABLE = {
   'audit:read': ['superadmin', 'admin'],
   'license:read': ['superadmin'],
   'license:write': ['superadmin'],
+  'webhook:write': ['superadmin', 'admin'],
 } as const satisfies Record<string, readonly Role[]>;
 
 export type Permission = keyof typeof ACCESS_TABLE;

@@ -44,6 +44,14 @@ describeEachDatabase('access matrix', (kind) => {
     assert.deepEqual([...ACCESS_TABLE['scan:read']], [...ROLES]);
   });
 
+  it('grants webhook:write to superadmin and admin only, and the webhook routes need it', () => {
+    assert.deepEqual([...ACCESS_TABLE['webhook:write']], ['superadmin', 'admin']);
+    const byRoute = new Map(t.app.accessRules.map((r) => [`${r.method} ${r.url}`, r.access]));
+    for (const route of ['GET /api/v1/webhooks', 'POST /api/v1/webhooks', 'PATCH /api/v1/webhooks/:id', 'DELETE /api/v1/webhooks/:id', 'GET /api/v1/webhooks/:id/deliveries', 'POST /api/v1/webhooks/:id/test']) {
+      assert.equal(byRoute.get(route), 'webhook:write', route);
+    }
+  });
+
   it('answers 401 without a token, 403 without the permission, and lets the permitted roles through', async () => {
     const routes = t.app.accessRules.filter((r) => r.url.startsWith('/api/') && r.method !== 'HEAD' && r.access !== 'public');
     const probe = (method: string, url: string, headers: Record<string, string> = {}) =>

@@ -15,6 +15,7 @@ import { QueuePage } from './pages/Queue';
 import { SignInForm, SignInPage } from './pages/SignIn';
 import { TokensPage } from './pages/Tokens';
 import { UsersPage } from './pages/Users';
+import { WebhooksPage } from './pages/Webhooks';
 import { navigate, onLinkClick, useLocation } from './router';
 import './styles.css';
 
@@ -27,6 +28,7 @@ const NAV: Array<{ href: string; label: string; permission: string }> = [
   { href: '/license', label: 'License', permission: 'license:read' },
   { href: '/users', label: 'Users', permission: 'user:read' },
   { href: '/tokens', label: 'API tokens', permission: '' },
+  { href: '/webhooks', label: 'Webhooks', permission: 'webhook:write' },
 ];
 
 function Page({ path }: { path: string }) {
@@ -51,6 +53,8 @@ function Page({ path }: { path: string }) {
       return <UsersPage />;
     case '/tokens':
       return <TokensPage />;
+    case '/webhooks':
+      return <WebhooksPage />;
     default:
       return (
         <section>

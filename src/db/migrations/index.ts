@@ -21,6 +21,7 @@ import { tagEditing } from './0018-tag-editing.js';
 import { fieldInventory } from './0019-field-inventory.js';
 import { classificationRules } from './0020-classification-rules.js';
 import { apiTokens } from './0021-api-tokens.js';
+import { webhooks } from './0022-webhooks.js';
 import { fitScores } from './0023-fit-scores.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
@@ -45,5 +46,6 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0019-field-inventory', fieldInventory],
   ['0020-classification-rules', classificationRules],
   ['0021-api-tokens', apiTokens],
+  ['0022-webhooks', webhooks],
   ['0023-fit-scores', fitScores],
 ];

@@ -549,6 +549,23 @@ export interface OutlierMirror {
   suggested_confidence: number | null;
 }
 
+/** Of the rows about to be mirrored, the unreviewed fields whose severity becomes `high` now (it was not before). */
+export async function becomingHighRisk(trx: Tx, rows: readonly OutlierMirror[]): Promise<string[]> {
+  const high = rows.filter((r) => r.severity === 'high').map((r) => r.id);
+  const out: string[] = [];
+  for (const part of sortedChunks(high)) {
+    const found = await trx
+      .selectFrom('fields')
+      .select('id')
+      .where('id', 'in', part)
+      .where('review_status', '=', 'unreviewed')
+      .where((eb) => eb.or([eb('severity', 'is', null), eb('severity', '<>', 'high')]))
+      .execute();
+    for (const r of found) out.push(r.id);
+  }
+  return out;
+}
+
 export async function setOutlierScores(trx: Tx, rows: readonly OutlierMirror[]): Promise<void> {
   const sorted = [...rows].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
   for (let i = 0; i < sorted.length; i += CHUNK) {

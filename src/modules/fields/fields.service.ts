@@ -295,9 +295,14 @@ export class FieldsService {
     return repo.lockForMetrics(trx, ids);
   }
 
-  /** Mirrors outlier score and severity onto the field rows (locked with lockForMetrics in the same transaction). */
-  async setOutlierScores(trx: Tx, rows: readonly repo.OutlierMirror[]): Promise<void> {
+  /**
+   * Mirrors outlier score and severity onto the field rows (locked with lockForMetrics in the same transaction);
+   * answers the unreviewed fields whose severity became `high` by it (a finding.high_risk each).
+   */
+  async setOutlierScores(trx: Tx, rows: readonly repo.OutlierMirror[]): Promise<string[]> {
+    const becameHigh = await repo.becomingHighRisk(trx, rows);
     await repo.setOutlierScores(trx, rows);
+    return becameHigh;
   }
 
 

@@ -14,7 +14,8 @@ import type { Database, Queryable, Tx } from '../../db/database.js';
 import type { Caller } from '../../http/access.js';
 import { AppError } from '../../http/errors.js';
 import type { Actor, AuditService } from '../audit/audit.service.js';
-import { putSettingIfAbsent } from '../../db/settings.js';
+import { getSetting, putSettingIfAbsent } from '../../db/settings.js';
+import type { WebhookEvents } from '../webhooks/webhooks.service.js';
 import type { LicenseGate, QuotaResource } from './license.gate.js';
 import { LICENSE_FILE_EXTENSION, LicenseFileError, isIsoTimestamp, verifyLicenseFile, type FeatureKey, type LicensePayload, type SkuTier } from './license-file.js';
 import * as repo from './license.repository.js';
@@ -25,6 +26,9 @@ import { computeLicenseState, effectiveFeatures, tierOf, type LicenseState } fro
 export const LICENSE_CACHE_TTL_MS = 1_000;
 /** The high-water mark is written only when the clock has moved at least this far past it: not a write per request. */
 export const HIGH_WATER_MARK_STEP_MS = 60_000;
+/** license.expiring goes out this many days before the license (or the trial) expires, once per threshold. */
+export const EXPIRING_THRESHOLDS_DAYS = [14, 7, 1] as const;
+const DAY_MS = 24 * 60 * 60 * 1000;
 
 /** Why an import failed, as recorded in the audit log. */
 export type ImportFailureReason =
@@ -115,6 +119,8 @@ export class LicenseService implements LicenseGate {
   private cache: { inputs: LicenseInputs; loadedAt: number } | undefined;
   private refreshing: Promise<LicenseInputs> | undefined;
   private timer: NodeJS.Timeout | undefined;
+  /** Expiry thresholds already announced (markers seen), so a refresh reads none again. */
+  private readonly announced = new Set<string>();
 
   constructor(
     private readonly deps: {
@@ -125,6 +131,8 @@ export class LicenseService implements LicenseGate {
       /** The trusted Ed25519 public key (PEM). */
       publicKeyPem: string;
       log: FastifyBaseLogger;
+      /** license.expiring goes out through it. */
+      webhooks?: WebhookEvents;
     },
   ) {}
 
@@ -384,7 +392,40 @@ export class LicenseService implements LicenseGate {
       inputs.highWaterMark = now;
     }
     this.cache = { inputs, loadedAt: this.deps.clock.monotonicMs() };
+    await this.announceExpiry(inputs, now);
     return inputs;
+  }
+
+  /**
+   * Emits license.expiring when the license in force (or the trial) comes within 14, 7 or 1 days of its expiry: once
+   * per license and threshold across all instances (a settings marker written with the event in one transaction);
+   * when several thresholds are crossed at once (a license imported with 5 days left), one event for the nearest.
+   */
+  private async announceExpiry(inputs: LicenseInputs, now: Date): Promise<void> {
+    const webhooks = this.deps.webhooks;
+    if (!webhooks || this.trialStartedAt === undefined) return;
+    const state = this.stateOf(inputs);
+    if (state.expires_at === null || state.is_expired) return;
+    const left = Date.parse(state.expires_at) - now.getTime();
+    const crossed = EXPIRING_THRESHOLDS_DAYS.filter((days) => left <= days * DAY_MS);
+    if (crossed.length === 0) return;
+    const licenseId = inputs.payload?.license_id ?? 'trial';
+    const key = (days: number) => `license.expiring_announced.${licenseId}.${days}`;
+    const nearest = crossed[crossed.length - 1] as number;
+    if (this.announced.has(key(nearest))) return;
+    if ((await getSetting(this.db, key(nearest))) !== undefined) {
+      this.announced.add(key(nearest));
+      return;
+    }
+    await this.db.transaction().execute(async (trx) => {
+      await this.deps.database.lock(trx, 'fieldlens.license.expiring');
+      if ((await getSetting(trx, key(nearest))) !== undefined) return;
+      for (const days of crossed) await putSettingIfAbsent(trx, key(days), now.toISOString(), now);
+      await webhooks.emit(trx, [
+        { type: 'license.expiring', data: { license_id: inputs.payload?.license_id ?? null, sku_tier: state.sku_tier, expires_at: state.expires_at, days_before: nearest } },
+      ]);
+    });
+    this.announced.add(key(nearest));
   }
 
   private async cachedInputs(): Promise<LicenseInputs> {

@@ -12,6 +12,7 @@ import { Rounds } from '../../background/rounds.js';
 import { yieldLocksAfter, type Database } from '../../db/database.js';
 import type { Claim, WorkQueue } from '../../db/work-queue.js';
 import type { FieldsService } from '../fields/fields.service.js';
+import type { WebhookEvents } from '../webhooks/webhooks.service.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import type { Neighbours } from './ann-threads.js';
 import { buildAxisDistributions, normalizeAxes, perAxis, type AxisDistributions } from './axes.js';
@@ -54,6 +55,8 @@ export interface MetricsWorkerDeps {
   fields: Pick<FieldsService, 'fieldNames' | 'lockForMetrics' | 'setOutlierScores' | 'reviewBases'>;
   taxonomy: Pick<TaxonomyService, 'tagAnchors' | 'listLevels'>;
   severity: SeverityThresholds;
+  /** finding.high_risk goes out through it, in the storing transaction. */
+  webhooks?: WebhookEvents;
 }
 
 /** A claimed batch whose neighbour searches have been sent to the index threads. */
@@ -238,7 +241,7 @@ export class MetricsWorker {
       const locked = await this.deps.fields.lockForMetrics(trx, rows.map((r) => r.field_id));
       const kept = rows.filter((r) => locked.has(r.field_id));
       await repo.saveMetrics(trx, this.deps.database.kind, kept.map(({ risk: _risk, ...row }) => row));
-      await this.deps.fields.setOutlierScores(
+      const becameHigh = await this.deps.fields.setOutlierScores(
         trx,
         kept.map((r) => ({
           id: r.field_id,
@@ -250,6 +253,16 @@ export class MetricsWorker {
           suggested_confidence: r.suggested_confidence,
         })),
       );
+      if (becameHigh.length > 0 && this.deps.webhooks) {
+        const byId = new Map(kept.map((r) => [r.field_id, r]));
+        await this.deps.webhooks.emit(
+          trx,
+          becameHigh.map((id) => {
+            const r = byId.get(id);
+            return { type: 'finding.high_risk' as const, data: { field_id: id, severity: 'high', outlier_score: r?.outlier_score ?? null, risk: r?.risk ?? null, suggested_level: r?.suggested_level ?? null } };
+          }),
+        );
+      }
       const computed = new Set(kept.map((r) => r.field_id));
       const skipped = new Set(rows.filter((r) => !locked.has(r.field_id)).map((r) => r.field_id));
       // A claimed field that no longer exists (or is not in the replica yet) is done: its deletion or insertion is its own change.

@@ -18,6 +18,7 @@ import type { AuditEvent, AuditService } from '../audit/audit.service.js';
 import type { FieldsService, ReviewState } from '../fields/fields.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
+import type { WebhookEvent, WebhookEvents } from '../webhooks/webhooks.service.js';
 import { DEFER_REASON_PATTERN, MAX_DEFER_REASON } from './review.schemas.js';
 import type { BatchConfirmBody, BatchConfirmResponse, ConfirmResponse, DecisionBody, DecisionsResponse, DeferBody, DeferResponse, ProgressBucket, ReviewProgressQuery, ReviewProgressResponse } from './review.schemas.js';
 
@@ -66,6 +67,8 @@ export class ReviewService {
       auditLog: Pick<AuditLogService, 'countActionsByDay'>;
       taxonomy: Pick<TaxonomyService, 'tagIndex' | 'resolveClassification' | 'resolveWith'>;
       license: Pick<LicenseGate, 'assertFeature'>;
+      /** field.confirmed and field.level_changed go out through it, in the confirming transaction. */
+      webhooks?: WebhookEvents;
     },
   ) {}
 
@@ -290,6 +293,7 @@ export class ReviewService {
     // One UPDATE per distinct target (tag, level): a batch with one decision is usually a single statement.
     const groups = new Map<string, { tagId: number; level: string; ids: string[] }>();
     const events: AuditEvent[] = [];
+    const hooks: WebhookEvent[] = [];
     for (const { state, decision } of items) {
       const { pathOf } = decision;
       const tagId = decision.tagId ?? state.tag_id;
@@ -312,11 +316,15 @@ export class ReviewService {
         targetId: state.id,
         details: { before, after, decision: decisionDetails(decision.body), ...extra },
       });
+      const data = { field_id: state.id, chain_path: after.chain_path, level, previous: { chain_path: before.chain_path, level: before.level, review_status: before.review_status }, by: caller.username };
+      hooks.push({ type: 'field.confirmed', data });
+      if (level !== state.level) hooks.push({ type: 'field.level_changed', data });
     }
     for (const group of groups.values()) {
       await this.deps.fields.confirmFields(trx, group.ids, { tag_id: group.tagId, level: group.level, reviewed_at: now, reviewed_by: caller.id });
     }
     await this.deps.audit.record(trx, caller, events);
+    await this.deps.webhooks?.emit(trx, hooks);
   }
 }
 

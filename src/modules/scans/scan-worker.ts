@@ -16,6 +16,7 @@ import type { Database } from '../../db/database.js';
 import type { ScanRow, ScansTable } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
+import type { WebhookEvents } from '../webhooks/webhooks.service.js';
 import { ScanRun, ScanStopped, type FieldsForScans } from './scan-runner.js';
 import * as repo from './scans.repository.js';
 import { scanActor, scanCounts, type ScansService, type ScanTargets } from './scans.service.js';
@@ -43,6 +44,8 @@ export interface ScanWorkerDeps {
   fields: FieldsForScans;
   datasources: Pick<ScanTargets, 'getScanTarget'>;
   scans: Pick<ScansService, 'queueDueScans'>;
+  /** scan.finished and scan.failed go out through it, in the finishing transaction. */
+  webhooks?: WebhookEvents;
   options?: ScanWorkerOptions;
 }
 
@@ -196,6 +199,9 @@ export class ScanWorker {
         targetId: scan.id,
         details: { datasource_id: scan.datasource_id, ...scanCounts(row), ...noted, ...(error ? { error } : {}) },
       });
+      if (status !== 'cancelled') {
+        await this.deps.webhooks?.emit(trx, [{ type: action as 'scan.finished' | 'scan.failed', data: { scan_id: scan.id, datasource_id: scan.datasource_id, ...scanCounts(row), ...(error ? { error } : {}) } }]);
+      }
     });
   }
 
