@@ -459,13 +459,13 @@ export async function countByDatasourceAndLevel(db: Queryable): Promise<Inventor
 }
 
 /** The catalog counted by tag (served by the tag-led indexes). */
-export async function countByTag(db: Queryable): Promise<Array<{ tag_id: number; fields: number }>> {
+export async function countByTag(db: Queryable): Promise<Array<{ tag_id: number; level: string; fields: number }>> {
   const rows = await db
     .selectFrom('fields')
-    .select((eb) => ['tag_id', eb.fn.countAll<number | string>().as('fields')])
-    .groupBy('tag_id')
+    .select((eb) => ['tag_id', 'level', eb.fn.countAll<number | string>().as('fields')])
+    .groupBy(['tag_id', 'level'])
     .execute();
-  return rows.map((r) => ({ tag_id: r.tag_id, fields: Number(r.fields) }));
+  return rows.map((r) => ({ tag_id: r.tag_id, level: r.level, fields: Number(r.fields) }));
 }
 
 /** One page of fields in id order (keyset), for building an in-memory replica of the catalog. */

@@ -252,8 +252,8 @@ export class FieldsService {
     return repo.countByDatasourceAndLevel(this.db);
   }
 
-  /** The catalog counted by tag, from one aggregate query. */
-  async countByTag(): Promise<Array<{ tag_id: number; fields: number }>> {
+  /** The catalog counted by tag and level, from one aggregate query. */
+  async countByTag(): Promise<Array<{ tag_id: number; level: string; fields: number }>> {
     return repo.countByTag(this.db);
   }
 
