@@ -1,0 +1,98 @@
+// Rule preview benchmark (issue 26): POST /api/v1/classification/rules/preview over a synthetic catalog of
+// BENCH_FIELDS (default 100,000) fields on SQLite, bulk-inserted straight into the database (most of them decided by
+// the classifier, so the preview reads them all; a tenth confirmed or locked, which it skips). Requests go through
+// Fastify's inject (routing, validation, the SQL pages, the compiled rule, serialization; no sockets).
+// Two rules: a column-name pattern alone, and a column name + table name + type family rule.
+//
+//   npx tsx bench/rules-preview.ts      Knobs: BENCH_FIELDS, BENCH_RUNS (default 7)
+import { randomUUID } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { buildApp } from '../src/app.js';
+import { loadConfig } from '../src/config.js';
+import { openDatabase } from '../src/db/database.js';
+import { mulberry32 } from './support/random.js';
+
+const FIELDS = Number(process.env.BENCH_FIELDS ?? 100_000);
+const RUNS = Number(process.env.BENCH_RUNS ?? 7);
+const PASSWORD = 'rules-preview-bench-passphrase-01';
+const NAMES = ['email', 'created_at', 'full_name', 'id', 'phone_number', 'amount', 'status', 'customer_ref', 'birth_date', 'iban', 'street', 'treuekarte_nr', 'postcode', 'notes', 'updated_by', 'sku'];
+const TYPES = ['text', 'varchar(40)', 'integer', 'numeric(10,2)', 'timestamp', 'uuid', 'boolean', 'date'];
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-bench-preview-'));
+const config = loadConfig({ DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}`, FIELDLENS_ADMIN_PASSWORD: PASSWORD, FIELDLENS_SAMPLE_DATA: 'off', LOG_LEVEL: 'warn' });
+const database = openDatabase(config.database);
+const app = await buildApp({ config, database });
+await app.services.bootstrap();
+// The background workers would compete with the measurement for the one SQLite connection.
+await app.services.metricsWorker.stop();
+try {
+  const db = database.db;
+  const tags = await db.selectFrom('tags').select(['id', 'default_level']).orderBy('id').execute();
+  const rng = mulberry32(26);
+  const sources: string[] = [];
+  const t0 = new Date('2026-01-01T00:00:00Z').toISOString();
+  for (let s = 0; s < 4; s++) {
+    const id = randomUUID();
+    await db.insertInto('datasources').values({ id, name: `bench-${s}`, type: 'postgresql', description: null, is_sample: 0, created_at: t0, updated_at: t0 }).execute();
+    sources.push(id);
+  }
+  const started = performance.now();
+  for (let start = 0; start < FIELDS; start += 1000) {
+    const rows = [];
+    for (let i = start; i < Math.min(FIELDS, start + 1000); i++) {
+      const t = tags[Math.floor(rng() * tags.length)]!;
+      const settled = rng() < 0.1;
+      rows.push({
+        id: randomUUID(),
+        datasource_id: sources[i % sources.length]!,
+        table_name: `${i % 5 === 0 ? 'kunden' : 'schema'}_${i % 37}.table_${i % 997}`,
+        field_name: `${NAMES[i % NAMES.length]}_${i}`,
+        data_type: TYPES[i % TYPES.length]!,
+        comment: i % 4 === 0 ? `column ${i} of the ${NAMES[i % NAMES.length]} kind` : null,
+        format_signature: null,
+        tag_id: t.id,
+        level: t.default_level,
+        locked: settled ? (1 as const) : (0 as const),
+        review_status: (settled ? 'confirmed' : 'unreviewed') as 'unreviewed',
+        classification_source: 'classifier' as const,
+        embedding: null,
+        embedder_version: null,
+        created_at: t0,
+        updated_at: t0,
+      });
+    }
+    await db.insertInto('fields').values(rows as never).execute();
+  }
+  console.log(`${FIELDS.toLocaleString('en')} fields inserted in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+  const login = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: PASSWORD } });
+  const token = (JSON.parse(login.body) as { access_token: string }).access_token;
+  const tagId = tags[0]!.id;
+  const rules = {
+    'column name pattern': { column_name: '^(treuekarte|bonuskarte)_?(nr|no)' },
+    'column name + table name + type family': { column_name: 'treuekarte|iban', table_name: '^kunden_', data_type_family: ['text'] },
+  };
+  const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${RUNS} runs per rule (after one warm-up)`);
+  console.log('| rule | matched | p50 ms | max ms |');
+  console.log('|---|---:|---:|---:|');
+  for (const [label, match] of Object.entries(rules)) {
+    const times: number[] = [];
+    let matched = 0;
+    for (let r = 0; r <= RUNS; r++) {
+      const t = performance.now();
+      const response = await app.inject({ method: 'POST', url: '/api/v1/classification/rules/preview', headers: { authorization: `Bearer ${token}` }, payload: { rule: { name: 'bench', tag_id: tagId, match }, limit: 20 } });
+      const elapsed = performance.now() - t;
+      if (response.statusCode !== 200) throw new Error(`preview answered ${response.statusCode}: ${response.body}`);
+      matched = (JSON.parse(response.body) as { matched: number }).matched;
+      if (r > 0) times.push(elapsed);
+    }
+    console.log(`| ${label} | ${matched.toLocaleString('en')} | ${pct(times, 50).toFixed(0)} | ${Math.max(...times).toFixed(0)} |`);
+  }
+  console.log(`load after: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+} finally {
+  await app.close();
+  await database.close();
+  fs.rmSync(dir, { recursive: true, force: true });
+}
