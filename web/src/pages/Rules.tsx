@@ -207,6 +207,12 @@ export function RulesPage() {
     });
   };
 
+  /** Enable or disable at once on screen; the list is read again either way (a refusal puts the box back). */
+  const toggle = (rule: Rule) => {
+    setRules((list) => list?.map((r) => (r.id === rule.id ? { ...r, enabled: !rule.enabled } : r)) ?? null);
+    void run(`${rule.enabled ? 'Disabled' : 'Enabled'} ${rule.name}.`, () => patch(rule, { enabled: !rule.enabled })).then((done) => (done ? undefined : load()));
+  };
+
   const sourceName = (id: string) => sources.find((s) => s.id === id)?.name ?? id.slice(0, 8);
   const levelText = (rule: Rule) => rule.level ?? `tag default (${tags.find((t) => t.id === rule.tag_id)?.default_level ?? '?'})`;
 
@@ -278,7 +284,7 @@ export function RulesPage() {
                 <td>
                   {canWrite ? (
                     <label class="inline">
-                      <input type="checkbox" checked={rule.enabled} onChange={() => void run(`${rule.enabled ? 'Disabled' : 'Enabled'} ${rule.name}.`, () => patch(rule, { enabled: !rule.enabled }))} />{' '}
+                      <input type="checkbox" checked={rule.enabled} onChange={() => toggle(rule)} />{' '}
                       {rule.enabled ? 'on' : 'off'}
                       <span class="sr-only"> (rule {rule.name})</span>
                     </label>
@@ -324,7 +330,7 @@ export function RulesPage() {
             >
               Delete
             </button>
-            <button type="button" onClick={() => setDeleting(null)}>
+            <button type="button" autoFocus onClick={() => setDeleting(null)}>
               Cancel
             </button>
           </div>
@@ -405,146 +411,149 @@ function RuleForm({ initial, levels, sources, onCancel, onSaved }: { initial: Fo
   return (
     <form class="card rule-form" onSubmit={(e) => void submit(e)} aria-labelledby="rule-form-title">
       <h2 id="rule-form-title">{form.id ? `Edit rule ${initial.name}` : 'New rule'}</h2>
-      <div class="form-row">
-        <label for="rule-name">Name</label>
-        <input id="rule-name" required maxLength={100} value={form.name} onInput={(e) => set({ name: (e.target as HTMLInputElement).value })} />
-        <FieldError id="rule-name-error" message={errorAt('/name')} />
-      </div>
-      <div class="form-row">
-        <label for="rule-description">Description</label>
-        <input id="rule-description" maxLength={1000} value={form.description} onInput={(e) => set({ description: (e.target as HTMLInputElement).value })} />
-      </div>
-      <TagPicker label="Tag" value={form.tag} onChange={(tag) => set({ tag })} />
-      <FieldError id="rule-tag-error" message={errorAt('/tag_id')} />
-      <div class="form-row">
-        <label for="rule-level">Level</label>
-        <select id="rule-level" value={form.level} onChange={(e) => set({ level: (e.target as HTMLSelectElement).value })}>
-          <option value="">Tag default{defaultLevel ? ` (${defaultLevel})` : ''}</option>
-          {levels.map((l) => (
-            <option key={l.code} value={l.code}>
-              {l.code} · {l.name}
-            </option>
-          ))}
-        </select>
-      </div>
-      <div class="form-row">
-        <label for="rule-priority">Priority (higher is tried first)</label>
-        <input id="rule-priority" type="number" step={1} value={form.priority} onInput={(e) => set({ priority: (e.target as HTMLInputElement).value })} />
-      </div>
-      <label class="inline">
-        <input type="checkbox" checked={form.enabled} onChange={() => set({ enabled: !form.enabled })} /> Enabled
-      </label>
-      <fieldset>
-        <legend>Matches when (every part given must hold)</legend>
-        {text('rule-column', 'Column name pattern', 'column', '/match/column_name', 'e.g. ^(treuekarte|bonuskarte)')}
-        {text('rule-table', 'Table name pattern', 'table', '/match/table_name', 'e.g. kunden|mitglieder')}
-        {text('rule-comment', 'Comment pattern', 'comment', '/match/comment', 'e.g. loyalty card')}
-        <fieldset class="families">
-          <legend>Type families</legend>
-          {FAMILIES.map((f) => (
-            <label key={f} class="inline">
-              <input
-                type="checkbox"
-                checked={form.families.has(f)}
-                onChange={() => {
-                  const families = new Set(form.families);
-                  if (families.has(f)) families.delete(f);
-                  else families.add(f);
-                  set({ families });
-                }}
-              />{' '}
-              {f}
+      <div class="rule-form-grid">
+        <div class="rule-fields">
+          <div class="form-row">
+            <label for="rule-name">Name</label>
+            <input id="rule-name" required maxLength={100} value={form.name} onInput={(e) => set({ name: (e.target as HTMLInputElement).value })} />
+            <FieldError id="rule-name-error" message={errorAt('/name')} />
+          </div>
+          <div class="form-row">
+            <label for="rule-description">Description</label>
+            <input id="rule-description" maxLength={1000} value={form.description} onInput={(e) => set({ description: (e.target as HTMLInputElement).value })} />
+          </div>
+          <TagPicker label="Tag" value={form.tag} onChange={(tag) => set({ tag })} />
+          <FieldError id="rule-tag-error" message={errorAt('/tag_id')} />
+          <div class="form-row">
+            <label for="rule-level">Level</label>
+            <select id="rule-level" value={form.level} onChange={(e) => set({ level: (e.target as HTMLSelectElement).value })}>
+              <option value="">Tag default{defaultLevel ? ` (${defaultLevel})` : ''}</option>
+              {levels.map((l) => (
+                <option key={l.code} value={l.code}>
+                  {l.code} · {l.name}
+                </option>
+              ))}
+            </select>
+          </div>
+          <div class="form-row">
+            <label for="rule-priority">Priority (higher is tried first)</label>
+            <input id="rule-priority" type="number" step={1} value={form.priority} onInput={(e) => set({ priority: (e.target as HTMLInputElement).value })} />
+          </div>
+          <label class="inline">
+            <input type="checkbox" checked={form.enabled} onChange={() => set({ enabled: !form.enabled })} /> Enabled
+          </label>
+          <fieldset>
+            <legend>Matches when (every part given must hold)</legend>
+            {text('rule-column', 'Column name pattern', 'column', '/match/column_name', 'e.g. ^(treuekarte|bonuskarte)')}
+            {text('rule-table', 'Table name pattern', 'table', '/match/table_name', 'e.g. kunden|mitglieder')}
+            {text('rule-comment', 'Comment pattern', 'comment', '/match/comment', 'e.g. loyalty card')}
+            <fieldset class="families">
+              <legend>Type families</legend>
+              {FAMILIES.map((f) => (
+                <label key={f} class="inline">
+                  <input
+                    type="checkbox"
+                    checked={form.families.has(f)}
+                    onChange={() => {
+                      const families = new Set(form.families);
+                      if (families.has(f)) families.delete(f);
+                      else families.add(f);
+                      set({ families });
+                    }}
+                  />{' '}
+                  {f}
+                </label>
+              ))}
+            </fieldset>
+            {text('rule-values-pattern', 'Value pattern', 'valuesPattern', '/match/values/pattern', 'e.g. ^TK-\\d{6}$')}
+            <div class="form-row">
+              <label for="rule-values-in">Value list (one a line)</label>
+              <textarea id="rule-values-in" rows={3} value={form.valuesIn} onInput={(e) => set({ valuesIn: (e.target as HTMLTextAreaElement).value })} />
+              <FieldError id="rule-values-in-error" message={errorAt('/match/values/in')} />
+            </div>
+            <div class="form-row">
+              <label for="rule-min-share">Share of the samples that must match (0–1)</label>
+              <input id="rule-min-share" type="number" min={0} max={1} step={0.05} value={form.minShare} onInput={(e) => set({ minShare: (e.target as HTMLInputElement).value })} />
+            </div>
+            <p class="muted small">Value parts are judged on samples at the next import or scan; the preview leaves them out.</p>
+          </fieldset>
+          <fieldset>
+            <legend>Data sources</legend>
+            <label class="inline">
+              <input type="radio" name="rule-scope" checked={form.everySource} onChange={() => set({ everySource: true })} /> Every data source
             </label>
-          ))}
-        </fieldset>
-        {text('rule-values-pattern', 'Value pattern', 'valuesPattern', '/match/values/pattern', 'e.g. ^TK-\\d{6}$')}
-        <div class="form-row">
-          <label for="rule-values-in">Value list (one a line)</label>
-          <textarea id="rule-values-in" rows={3} value={form.valuesIn} onInput={(e) => set({ valuesIn: (e.target as HTMLTextAreaElement).value })} />
-          <FieldError id="rule-values-in-error" message={errorAt('/match/values/in')} />
-        </div>
-        <div class="form-row">
-          <label for="rule-min-share">Share of the samples that must match (0–1)</label>
-          <input id="rule-min-share" type="number" min={0} max={1} step={0.05} value={form.minShare} onInput={(e) => set({ minShare: (e.target as HTMLInputElement).value })} />
-        </div>
-        <p class="muted small">Value parts are judged on samples at the next import or scan; the preview leaves them out.</p>
-      </fieldset>
-      <fieldset>
-        <legend>Data sources</legend>
-        <label class="inline">
-          <input type="radio" name="rule-scope" checked={form.everySource} onChange={() => set({ everySource: true })} /> Every data source
-        </label>
-        <label class="inline">
-          <input type="radio" name="rule-scope" checked={!form.everySource} onChange={() => set({ everySource: false })} /> Only these:
-        </label>
-        {!form.everySource &&
-          sources.map((s) => (
-            <label key={s.id} class="inline">
-              <input
-                type="checkbox"
-                checked={form.sources.has(s.id)}
-                onChange={() => {
-                  const next = new Set(form.sources);
-                  if (next.has(s.id)) next.delete(s.id);
-                  else next.add(s.id);
-                  set({ sources: next });
-                }}
-              />{' '}
-              {s.name}
+            <label class="inline">
+              <input type="radio" name="rule-scope" checked={!form.everySource} onChange={() => set({ everySource: false })} /> Only these:
             </label>
-          ))}
-      </fieldset>
+            {!form.everySource &&
+              sources.map((s) => (
+                <label key={s.id} class="inline">
+                  <input
+                    type="checkbox"
+                    checked={form.sources.has(s.id)}
+                    onChange={() => {
+                      const next = new Set(form.sources);
+                      if (next.has(s.id)) next.delete(s.id);
+                      else next.add(s.id);
+                      set({ sources: next });
+                    }}
+                  />{' '}
+                  {s.name}
+                </label>
+              ))}
+          </fieldset>
+          <ProblemNotice error={error} />
+          <div class="buttons">
+            <button type="submit" class="primary" disabled={saving || !('body' in built) || !form.name.trim()}>
+              {form.id ? 'Save rule' : 'Create rule'}
+            </button>
+            <button type="button" onClick={onCancel}>
+              Cancel
+            </button>
+          </div>
+        </div>
 
-      <section class="preview" aria-labelledby="rule-preview-title" aria-busy={preview.loading}>
-        <h3 id="rule-preview-title">Preview</h3>
-        {'missing' in built ? (
-          <p class="muted">{built.missing}</p>
-        ) : preview.error ? (
-          <ProblemNotice error={preview.error} />
-        ) : preview.result ? (
-          <>
-            <p data-testid="preview-count" role="status">
-              {preview.result.matched === 1 ? '1 field' : `${preview.result.matched.toLocaleString('en')} fields`} in the catalog would be decided by this rule
-              {preview.result.matched > preview.result.items.length && `; the first ${preview.result.items.length}:`}
-            </p>
-            {preview.result.items.length > 0 && (
-              <table class="preview-items">
-                <thead>
-                  <tr>
-                    <th scope="col">Table</th>
-                    <th scope="col">Column</th>
-                    <th scope="col">Now</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {preview.result.items.map((f) => (
-                    <tr key={f.field_id}>
-                      <td>{f.table_name}</td>
-                      <td>
-                        <a href={`/fields/${f.field_id}`}>{f.field_name}</a>
-                      </td>
-                      <td>
-                        {f.current_chain_path} <span class="level">{f.current_level}</span>
-                      </td>
+        <section class="preview" aria-labelledby="rule-preview-title" aria-busy={preview.loading}>
+          <h3 id="rule-preview-title">Preview</h3>
+          {'missing' in built ? (
+            <p class="muted">{built.missing}</p>
+          ) : preview.error ? (
+            <ProblemNotice error={preview.error} />
+          ) : preview.result ? (
+            <>
+              <p data-testid="preview-count" role="status">
+                {preview.result.matched === 1 ? '1 field' : `${preview.result.matched.toLocaleString('en')} fields`} in the catalog would be decided by this rule
+                {preview.result.matched > preview.result.items.length && `; the first ${preview.result.items.length}:`}
+              </p>
+              {preview.result.items.length > 0 && (
+                <table class="preview-items">
+                  <thead>
+                    <tr>
+                      <th scope="col">Table</th>
+                      <th scope="col">Column</th>
+                      <th scope="col">Now</th>
                     </tr>
-                  ))}
-                </tbody>
-              </table>
-            )}
-          </>
-        ) : (
-          <p class="muted">Looking at the catalog…</p>
-        )}
-      </section>
-
-      <ProblemNotice error={error} />
-      <div class="buttons">
-        <button type="submit" class="primary" disabled={saving || !('body' in built) || !form.name.trim()}>
-          {form.id ? 'Save rule' : 'Create rule'}
-        </button>
-        <button type="button" onClick={onCancel}>
-          Cancel
-        </button>
+                  </thead>
+                  <tbody>
+                    {preview.result.items.map((f) => (
+                      <tr key={f.field_id}>
+                        <td>{f.table_name}</td>
+                        <td>
+                          <a href={`/fields/${f.field_id}`}>{f.field_name}</a>
+                        </td>
+                        <td>
+                          {f.current_chain_path} <span class="level">{f.current_level}</span>
+                        </td>
+                      </tr>
+                    ))}
+                  </tbody>
+                </table>
+              )}
+            </>
+          ) : (
+            <p class="muted">Looking at the catalog…</p>
+          )}
+        </section>
       </div>
     </form>
   );

@@ -217,7 +217,7 @@ function TagPanel({ tag, count, levels, canWrite, onChanged, onDeleted }: { tag:
         <thead>
           <tr>
             {levels.map((l) => (
-              <th key={l.code} scope="col">
+              <th key={l.code} scope="col" class="num">
                 {l.code}
               </th>
             ))}
@@ -297,7 +297,7 @@ function TagPanel({ tag, count, levels, canWrite, onChanged, onDeleted }: { tag:
             <button type="button" class="primary danger" onClick={() => void remove(replacement)}>
               {replacement ? 'Delete and move the fields' : 'Delete without a replacement'}
             </button>
-            <button type="button" onClick={() => setDeleting(false)}>
+            <button type="button" autoFocus onClick={() => setDeleting(false)}>
               Cancel
             </button>
           </div>
