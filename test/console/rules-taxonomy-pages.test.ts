@@ -147,6 +147,20 @@ describe('console rules and taxonomy pages [sqlite]', () => {
     assert.deepEqual(await page.locator('table.rules tbody th').allInnerTexts(), ['member numbers', 'loyalty card']);
     assert.deepEqual((await rules()).map((r) => r.name), ['member numbers', 'loyalty card'], 'the order the server tries them in');
 
+    // Edit: the form opens with the rule as it is; a typed priority and a level are saved, the rest kept.
+    await page.getByRole('button', { name: 'Edit member numbers' }).click();
+    const edit = page.getByRole('form', { name: 'Edit rule member numbers' });
+    assert.equal(await edit.getByLabel('Table name pattern').inputValue(), '^mitglieder$');
+    assert.equal(await edit.getByRole('combobox', { name: 'Tag', exact: true }).inputValue(), 'Loyalty');
+    await edit.getByTestId('preview-count').filter({ hasText: /^1 field in the catalog/ }).waitFor();
+    await edit.getByLabel('Priority (higher is tried first)').fill('7');
+    await edit.getByLabel('Level').selectOption('L4');
+    await edit.getByRole('button', { name: 'Save rule' }).click();
+    await page.getByText('Saved rule member numbers').waitFor();
+    const edited = (await api<{ items: Array<RuleItem & { level: string | null; match: object }> }>('GET', '/api/v1/classification/rules')).items.find((r) => r.name === 'member numbers');
+    assert.deepEqual([edited?.priority, edited?.level, edited?.match], [7, 'L4', { table_name: '^mitglieder$' }]);
+    assert.match(await page.locator('tr[data-rule="member numbers"]').innerText(), /^7\s/);
+
     // The field page says which rule decided a field (a field imported now is decided by the rules at once).
     const { field_ids } = await importOk(t.app, token, crm, [{ table_name: 'kasse', field_name: 'treuekarte_code', data_type: 'text' }]);
     await page.goto(`${base}/fields/${field_ids[0]}`);
