@@ -36,6 +36,7 @@ describe('console rules and taxonomy pages [sqlite]', () => {
   let closeBrowser: () => Promise<void>;
   let crm: string;
   let observer: { username: string; password: string };
+  let owner: { username: string; password: string };
   const contexts: BrowserContext[] = [];
 
   const api = async <T,>(method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object): Promise<T> => {
@@ -70,6 +71,7 @@ describe('console rules and taxonomy pages [sqlite]', () => {
       { table_name: 'alt', field_name: 'code_b', data_type: 'text', classification_chain_path: 'Legacy', level: 'L2' },
     ]);
     observer = await createUser(t.app, ['observer'], { token, username: 'olga-observer' });
+    owner = await createUser(t.app, ['classifier_owner'], { token, username: 'cora-owner' });
     ({ browser, close: closeBrowser } = await launchBrowser());
   });
 
@@ -275,6 +277,18 @@ describe('console rules and taxonomy pages [sqlite]', () => {
     assert.equal(await panel.getByRole('button').count(), 0, 'no Rename, Move, Delete');
     assert.equal(await panel.locator('input, select').count(), 0);
     await assertAccessible(page);
+    assert.deepEqual(problems, []);
+  });
+
+  it('gives a classifier_owner (taxonomy:write without admin rights) the edit controls', async () => {
+    const { page, problems } = await watchedPage(browser, contexts);
+    await signIn(page, '/rules', 'Classification rules', owner);
+    await page.getByRole('button', { name: 'New rule' }).waitFor();
+    await page.getByRole('button', { name: 'Edit member numbers' }).waitFor();
+    assert.equal(await page.getByTestId('rules-readonly').count(), 0);
+    await page.getByRole('navigation', { name: 'Main' }).getByRole('link', { name: 'Taxonomy' }).click();
+    await page.getByRole('button', { name: 'Loyalty', exact: true }).click();
+    await page.getByRole('complementary', { name: 'Loyalty' }).getByRole('button', { name: 'Delete…' }).waitFor();
     assert.deepEqual(problems, []);
   });
 });
