@@ -157,7 +157,11 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     audit,
     taxonomy,
     datasources,
-    fields: { ruleCandidates: (after, limit, datasourceId): ReturnType<FieldsService['ruleCandidates']> => fields.ruleCandidates(after, limit, datasourceId) },
+    fields: {
+      ruleCandidates: (query): ReturnType<FieldsService['ruleCandidates']> => fields.ruleCandidates(query),
+      ruleCandidateDetails: (ids): ReturnType<FieldsService['ruleCandidateDetails']> => fields.ruleCandidateDetails(ids),
+      declaredDataTypes: (): ReturnType<FieldsService['declaredDataTypes']> => fields.declaredDataTypes(),
+    },
   });
   const classifier: ClassifierService = new ClassifierService({ taxonomy, rules, confirmedNeighbours: (embeddings): Promise<ConfirmedNeighbour[][]> => metrics.confirmedNeighbours(embeddings) });
   const fields: FieldsService = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, classifier });

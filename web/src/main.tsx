@@ -12,7 +12,9 @@ import { InventoryPage } from './pages/Inventory';
 import { LicensePage } from './pages/License';
 import { OverviewPage } from './pages/Overview';
 import { QueuePage } from './pages/Queue';
+import { RulesPage } from './pages/Rules';
 import { SignInForm, SignInPage } from './pages/SignIn';
+import { TaxonomyPage } from './pages/Taxonomy';
 import { TokensPage } from './pages/Tokens';
 import { UsersPage } from './pages/Users';
 import { WebhooksPage } from './pages/Webhooks';
@@ -23,6 +25,8 @@ const NAV: Array<{ href: string; label: string; permission: string }> = [
   { href: '/queue', label: 'Review queue', permission: 'field:read' },
   { href: '/overview', label: 'Overview', permission: 'field:read' },
   { href: '/inventory', label: 'Inventory', permission: 'field:read' },
+  { href: '/rules', label: 'Rules', permission: 'field:read' },
+  { href: '/taxonomy', label: 'Taxonomy', permission: 'field:read' },
   { href: '/datasources', label: 'Data sources', permission: 'datasource:read' },
   { href: '/audit', label: 'Audit log', permission: 'audit:read' },
   { href: '/license', label: 'License', permission: 'license:read' },
@@ -43,6 +47,10 @@ function Page({ path }: { path: string }) {
       return <OverviewPage />;
     case '/inventory':
       return <InventoryPage />;
+    case '/rules':
+      return <RulesPage />;
+    case '/taxonomy':
+      return <TaxonomyPage />;
     case '/datasources':
       return <DatasourcesPage />;
     case '/audit':

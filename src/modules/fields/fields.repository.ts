@@ -459,13 +459,13 @@ export async function countByDatasourceAndLevel(db: Queryable): Promise<Inventor
 }
 
 /** The catalog counted by tag (served by the tag-led indexes). */
-export async function countByTag(db: Queryable): Promise<Array<{ tag_id: number; fields: number }>> {
+export async function countByTag(db: Queryable): Promise<Array<{ tag_id: number; level: string; fields: number }>> {
   const rows = await db
     .selectFrom('fields')
-    .select((eb) => ['tag_id', eb.fn.countAll<number | string>().as('fields')])
-    .groupBy('tag_id')
+    .select((eb) => ['tag_id', 'level', eb.fn.countAll<number | string>().as('fields')])
+    .groupBy(['tag_id', 'level'])
     .execute();
-  return rows.map((r) => ({ tag_id: r.tag_id, fields: Number(r.fields) }));
+  return rows.map((r) => ({ tag_id: r.tag_id, level: r.level, fields: Number(r.fields) }));
 }
 
 /** One page of fields in id order (keyset), for building an in-memory replica of the catalog. */
@@ -862,26 +862,53 @@ export async function moveFieldsToTag(trx: Tx, fromTagIds: readonly number[], to
   return moved;
 }
 
-/** A field a rule could take (the classifier would classify it), as a rule preview reads it. */
+/**
+ * Which fields a rule preview reads, narrowed in SQL by what SQL can judge exactly (data sources, declared types), and
+ * the columns its patterns need besides the name (a column no pattern reads is not read).
+ */
+export interface RuleCandidateQuery {
+  afterId: string | null;
+  limit: number;
+  datasourceIds?: readonly string[];
+  dataTypes?: readonly string[];
+  read: { table_name: boolean; comment: boolean };
+}
+
+/** A field a rule could take (the classifier would classify it), as a rule preview matches it (columns not read: null). */
 export interface RuleCandidateRow {
   id: string;
-  datasource_id: string;
-  table_name: string;
   field_name: string;
-  data_type: string | null;
+  table_name: string | null;
   comment: string | null;
-  chain_path: string;
-  level: string;
 }
 
 /** Fields the classifier (or a rule) decides — not import-given, confirmed or locked — in id order, a page at a time. */
-export async function listRuleCandidates(db: Queryable, afterId: string | null, limit: number, datasourceId?: string): Promise<RuleCandidateRow[]> {
+export async function listRuleCandidates(db: Queryable, query: RuleCandidateQuery): Promise<RuleCandidateRow[]> {
   let q = db
     .selectFrom('fields')
+    .select(['id', 'field_name'])
+    .select(query.read.table_name ? sql<string | null>`table_name`.as('table_name') : sql<null>`null`.as('table_name'))
+    .select(query.read.comment ? sql<string | null>`comment`.as('comment') : sql<null>`null`.as('comment'))
+    .where(sql<boolean>`classification_source in ${AUTOMATIC} and locked = 0 and review_status <> 'confirmed'`);
+  if (query.datasourceIds !== undefined) q = q.where('datasource_id', 'in', query.datasourceIds);
+  if (query.dataTypes !== undefined) q = q.where('data_type', 'in', query.dataTypes);
+  if (query.afterId !== null) q = q.where('id', '>', query.afterId);
+  return q.orderBy('id').limit(query.limit).execute();
+}
+
+/** The listed fields of a rule preview, with their current classification (≤ 500 ids). */
+export async function findRuleCandidateDetails(db: Queryable, ids: readonly string[]): Promise<Array<{ id: string; table_name: string; field_name: string; chain_path: string; level: string }>> {
+  if (ids.length === 0) return [];
+  return db
+    .selectFrom('fields')
     .innerJoin('tags', 'tags.id', 'fields.tag_id')
-    .select(['fields.id', 'fields.datasource_id', 'fields.table_name', 'fields.field_name', 'fields.data_type', 'fields.comment', 'tags.chain_path', 'fields.level'])
-    .where(sql<boolean>`fields.classification_source in ${AUTOMATIC} and fields.locked = 0 and fields.review_status <> 'confirmed'`);
-  if (datasourceId !== undefined) q = q.where('fields.datasource_id', '=', datasourceId);
-  if (afterId !== null) q = q.where('fields.id', '>', afterId);
-  return q.orderBy('fields.id').limit(limit).execute();
+    .select(['fields.id', 'fields.table_name', 'fields.field_name', 'tags.chain_path', 'fields.level'])
+    .where('fields.id', 'in', ids)
+    .execute();
+}
+
+/** Every declared type in the catalog, once (a rule's type families are turned into these for SQL). */
+export async function listDeclaredDataTypes(db: Queryable): Promise<string[]> {
+  const rows = await db.selectFrom('fields').select('data_type').distinct().where('data_type', 'is not', null).execute();
+  return rows.map((r) => r.data_type as string);
 }

@@ -225,8 +225,18 @@ export class FieldsService {
 
   /** How many fields the catalog holds. */
   /** A page of the fields a classification rule could take (the classifier decides them), in id order. */
-  async ruleCandidates(afterId: string | null, limit: number, datasourceId?: string): Promise<repo.RuleCandidateRow[]> {
-    return repo.listRuleCandidates(this.db, afterId, limit, datasourceId);
+  async ruleCandidates(query: repo.RuleCandidateQuery): Promise<repo.RuleCandidateRow[]> {
+    return repo.listRuleCandidates(this.db, query);
+  }
+
+  /** The fields a rule preview lists, with their table, name and current classification. */
+  async ruleCandidateDetails(ids: readonly string[]): Promise<Array<{ id: string; table_name: string; field_name: string; chain_path: string; level: string }>> {
+    return repo.findRuleCandidateDetails(this.db, ids);
+  }
+
+  /** Every declared type in the catalog, once. */
+  async declaredDataTypes(): Promise<string[]> {
+    return repo.listDeclaredDataTypes(this.db);
   }
 
   /** How many fields carry one of the tags as their classification, and how many as their suggestion. */
@@ -252,8 +262,8 @@ export class FieldsService {
     return repo.countByDatasourceAndLevel(this.db);
   }
 
-  /** The catalog counted by tag, from one aggregate query. */
-  async countByTag(): Promise<Array<{ tag_id: number; fields: number }>> {
+  /** The catalog counted by tag and level, from one aggregate query. */
+  async countByTag(): Promise<Array<{ tag_id: number; level: string; fields: number }>> {
     return repo.countByTag(this.db);
   }
 

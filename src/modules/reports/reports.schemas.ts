@@ -24,8 +24,14 @@ export const InventoryResponse = Type.Object({
     }),
     { description: 'Every data source (empty ones included), by name' },
   ),
-  by_tag: Type.Array(Type.Object({ tag_id: Type.Integer(), chain_path: Type.String(), fields: Count }), {
-    description: 'Tags that classify at least one field, most fields first (ties by chain path)',
-  }),
+  by_tag: Type.Array(
+    Type.Object({
+      tag_id: Type.Integer(),
+      chain_path: Type.String(),
+      fields: Count,
+      by_level: Type.Record(Type.String(), Count, { description: 'Fields of the tag per level code; every configured level is present' }),
+    }),
+    { description: 'Tags that classify at least one field, most fields first (ties by chain path)' },
+  ),
 });
 export type InventoryResponse = Static<typeof InventoryResponse>;

@@ -19,7 +19,7 @@ export class ReportsService {
     },
   ) {}
 
-  /** The inventory: totals, by level, by data source (levels, high risk), by tag; two aggregate queries. */
+  /** The inventory: totals, by level, by data source (levels, high risk), by tag (levels); two aggregate queries. */
   async inventory(): Promise<InventoryResponse> {
     const generatedAt = this.deps.clock.now().toISOString();
     const [cells, tagCounts, sources, index] = await Promise.all([
@@ -53,8 +53,14 @@ export class ReportsService {
       source.by_level[cell.level] = (source.by_level[cell.level] ?? 0) + cell.fields;
       source.high_risk += cell.high_risk;
     }
-    const byTag = tagCounts
-      .map((t) => ({ tag_id: t.tag_id, chain_path: index.byId.get(t.tag_id)?.chain_path ?? `#${t.tag_id}`, fields: t.fields }))
+    const tags = new Map<number, { tag_id: number; chain_path: string; fields: number; by_level: Record<string, number> }>();
+    for (const cell of tagCounts) {
+      let tag = tags.get(cell.tag_id);
+      if (!tag) tags.set(cell.tag_id, (tag = { tag_id: cell.tag_id, chain_path: index.byId.get(cell.tag_id)?.chain_path ?? `#${cell.tag_id}`, fields: 0, by_level: zeroLevels() }));
+      tag.fields += cell.fields;
+      tag.by_level[cell.level] = (tag.by_level[cell.level] ?? 0) + cell.fields;
+    }
+    const byTag = [...tags.values()]
       .sort((a, b) => b.fields - a.fields || (a.chain_path < b.chain_path ? -1 : a.chain_path > b.chain_path ? 1 : 0));
     return { generated_at: generatedAt, levels, totals, by_level: [...byLevel.values()], by_datasource: [...bySource.values()], by_tag: byTag };
   }

@@ -14,7 +14,7 @@ import type { AuditService } from '../audit/audit.service.js';
 import type { DatasourcesService } from '../datasources/datasources.service.js';
 import type { FieldsService } from '../fields/fields.service.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
-import { compilePattern, compileRule, compileRuleSet, type RuleMatch, type RuleSet } from './rule-matcher.js';
+import { compilePattern, compileRule, compileRuleSet, ruleTypeFamily, type RuleMatch, type RuleSet } from './rule-matcher.js';
 import * as repo from './rules.repository.js';
 import { MAX_RULES, type CreateRuleBody, type PreviewRuleBody, type PreviewRuleResponse, type RuleResponse, type UpdateRuleBody } from './rules.schemas.js';
 
@@ -24,7 +24,7 @@ export interface RulesServiceDeps {
   audit: AuditService;
   taxonomy: Pick<TaxonomyService, 'tagIndex' | 'isLevel' | 'listLevels'>;
   datasources: Pick<DatasourcesService, 'existingDatasourceIds'>;
-  fields: Pick<FieldsService, 'ruleCandidates'>;
+  fields: Pick<FieldsService, 'ruleCandidates' | 'ruleCandidateDetails' | 'declaredDataTypes'>;
 }
 
 const PREVIEW_PAGE = 5000;
@@ -122,26 +122,42 @@ export class RulesService {
 
   /**
    * Which catalog fields the rule would take (fields the classifier decides, by name, table, comment and type; a
-   * value part is judged at the next import or scan), changing nothing. Reads the candidates in pages.
+   * value part is judged at the next import or scan), changing nothing. What SQL can judge exactly — the data sources,
+   * the declared types of the rule's families — narrows the read; the patterns run on the names read in pages; only
+   * the fields listed are read in full.
    */
   async previewRule(body: PreviewRuleBody): Promise<PreviewRuleResponse> {
     await this.validate(body.rule);
-    const { values: _values, ...withoutValues } = body.rule.match;
-    const rule = compileRule({ id: 'preview', name: body.rule.name, tag_id: body.rule.tag_id, level: body.rule.level ?? null, priority: 0, created_at: '', datasource_ids: body.rule.datasource_ids ?? null, match: withoutValues });
+    const { values: _values, data_type_family: families, ...patterns } = body.rule.match;
+    const scope = body.rule.datasource_ids ?? null;
+    let datasourceIds: string[] | undefined = scope ?? undefined;
+    if (body.datasource_id !== undefined) datasourceIds = scope === null ? [body.datasource_id] : scope.filter((id) => id === body.datasource_id);
+    let dataTypes: string[] | undefined;
+    if (families) {
+      const wanted = new Set<string>(families);
+      dataTypes = (await this.deps.fields.declaredDataTypes()).filter((t) => wanted.has(ruleTypeFamily(t) ?? ''));
+    }
+    if (datasourceIds?.length === 0 || dataTypes?.length === 0) return { matched: 0, items: [] };
+    const rule = Object.keys(patterns).length === 0 ? null : compileRule({ id: 'preview', name: body.rule.name, tag_id: body.rule.tag_id, level: null, priority: 0, created_at: '', datasource_ids: null, match: patterns });
     const limit = body.limit ?? 50;
-    const items: PreviewRuleResponse['items'] = [];
+    const listed: string[] = [];
     let matched = 0;
     let after: string | null = null;
     for (;;) {
-      const page = await this.deps.fields.ruleCandidates(after, PREVIEW_PAGE, body.datasource_id);
+      const page = await this.deps.fields.ruleCandidates({ afterId: after, limit: PREVIEW_PAGE, datasourceIds, dataTypes, read: { table_name: patterns.table_name !== undefined, comment: patterns.comment !== undefined } });
       for (const f of page) {
-        if (!rule.matches(f)) continue;
+        if (rule && !rule.matches({ datasource_id: null, table_name: f.table_name ?? '', field_name: f.field_name, comment: f.comment })) continue;
         matched++;
-        if (items.length < limit) items.push({ field_id: f.id, table_name: f.table_name, field_name: f.field_name, current_chain_path: f.chain_path, current_level: f.level });
+        if (listed.length < limit) listed.push(f.id);
       }
       if (page.length < PREVIEW_PAGE) break;
       after = page[page.length - 1]?.id ?? null;
     }
+    const details = new Map((await this.deps.fields.ruleCandidateDetails(listed)).map((f) => [f.id, f]));
+    const items = listed.flatMap((id) => {
+      const f = details.get(id);
+      return f ? [{ field_id: f.id, table_name: f.table_name, field_name: f.field_name, current_chain_path: f.chain_path, current_level: f.level }] : [];
+    });
     return { matched, items };
   }
 

@@ -11,7 +11,7 @@ interface Inventory {
   totals: { fields: number; confirmed: number; unreviewed: number; deferred: number };
   by_level: Array<{ level: string; fields: number; confirmed: number }>;
   by_datasource: Array<{ datasource_id: string; name: string; is_sample: boolean; fields: number; confirmed: number; by_level: Record<string, number>; high_risk: number }>;
-  by_tag: Array<{ tag_id: number; chain_path: string; fields: number }>;
+  by_tag: Array<{ tag_id: number; chain_path: string; fields: number; by_level: Record<string, number> }>;
 }
 
 describeEachDatabase('inventory report', (kind) => {
@@ -78,6 +78,14 @@ describeEachDatabase('inventory report', (kind) => {
         ['Technical/Record ID', 6],
         ['Personal/Contact/Email address', 3],
       ],
+    );
+    assert.deepEqual(
+      report.by_tag.map((tag) => tag.by_level),
+      [
+        { L1: 4, L2: 0, L3: 0, L4: 2, L5: 0 },
+        { L1: 0, L2: 0, L3: 0, L4: 3, L5: 0 },
+      ],
+      'each tag counted per level (every configured level present)',
     );
     assert.equal(
       report.by_tag.reduce((n, tag) => n + tag.fields, 0),

@@ -192,6 +192,33 @@ describeEachDatabase('classification rules', (kind) => {
     assert.match(body.items[0]?.field_name ?? '', /^bonuskarte_[12]$/);
     const scoped = json<{ matched: number }>(await post('/api/v1/classification/rules/preview', { rule: { name: 'p', tag_id: loyalty, match: { column_name: '^bonuskarte_' } }, datasource_id: ds }));
     assert.equal(scoped.matched, 0);
+    // Type families, data sources, table and comment patterns narrow it; the listed items carry their classification.
+    await importOk(t.app, token, other, [
+      { table_name: 'mitglieder', field_name: 'bonuskarte_4', data_type: 'integer', comment: 'Bonuskarte der Filiale' },
+      { table_name: 'filialen', field_name: 'bonuskarte_5', data_type: 'varchar(12)' },
+    ]);
+    const preview = async (match: object, extra: object = {}) =>
+      json<{ matched: number; items: Array<{ field_name: string; table_name: string; current_chain_path: string; current_level: string }> }>(
+        await post('/api/v1/classification/rules/preview', { rule: { name: 'p', tag_id: loyalty, match, ...extra } }),
+      );
+    const names = async (match: object, extra: object = {}, datasourceId?: string) => {
+      const response = await post('/api/v1/classification/rules/preview', { rule: { name: 'p', tag_id: loyalty, match, ...extra }, ...(datasourceId ? { datasource_id: datasourceId } : {}) });
+      assert.equal(response.statusCode, 200, response.body);
+      return json<{ items: Array<{ field_name: string }> }>(response).items.map((i) => i.field_name).sort();
+    };
+    assert.deepEqual(await names({ column_name: '^bonuskarte_' }), ['bonuskarte_1', 'bonuskarte_2', 'bonuskarte_4', 'bonuskarte_5']);
+    assert.deepEqual(await names({ column_name: '^bonuskarte_', data_type_family: ['text'] }), ['bonuskarte_1', 'bonuskarte_2', 'bonuskarte_5'], 'varchar is text');
+    assert.deepEqual(await names({ column_name: '^bonuskarte_', data_type_family: ['integer', 'json'] }), ['bonuskarte_4']);
+    assert.deepEqual(await names({ column_name: '^bonuskarte_', data_type_family: ['uuid'] }), [], 'no declared type of the family');
+    assert.deepEqual(await names({ column_name: '^bonuskarte_', table_name: '^MITGLIEDER$' }), ['bonuskarte_1', 'bonuskarte_2', 'bonuskarte_4'], 'case-insensitive');
+    assert.deepEqual(await names({ comment: 'filiale' }), ['bonuskarte_4']);
+    assert.ok((await names({ data_type_family: ['integer'] })).includes('bonuskarte_4'), 'a type part alone');
+    assert.deepEqual(await names({ column_name: '^bonuskarte_' }, { datasource_ids: [ds] }), [], "the rule's scope");
+    assert.deepEqual(await names({ column_name: '^bonuskarte_', data_type_family: ['text'] }, { datasource_ids: [ds, other] }, other), ['bonuskarte_1', 'bonuskarte_2', 'bonuskarte_5']);
+    assert.deepEqual(await names({ column_name: '^bonuskarte_' }, { datasource_ids: [other] }, ds), [], 'the scope and the data source asked for do not meet');
+    const listed = await preview({ column_name: '^bonuskarte_4$' });
+    assert.deepEqual(listed.items.map((i) => [i.table_name, i.field_name, typeof i.current_chain_path, typeof i.current_level]), [['mitglieder', 'bonuskarte_4', 'string', 'string']]);
+    assert.equal(listed.matched, 1);
     assert.equal(json<{ items: RuleBody[] }>(await t.app.inject({ method: 'GET', url: '/api/v1/classification/rules', headers: bearer(token) })).items.filter((r) => r.name === 'preview').length, 0);
   });
 

@@ -7893,6 +7893,10 @@ export interface operations {
                             tag_id: number;
                             chain_path: string;
                             fields: number;
+                            /** @description Fields of the tag per level code; every configured level is present */
+                            by_level: {
+                                [key: string]: number;
+                            };
                         }[];
                     };
                 };

@@ -92,6 +92,8 @@ export function FieldDetailPage({ id }: { id: string }) {
   // A confirmation settles the field: its suggestion is withdrawn, even before the metrics catch up.
   const suggestion = field.review_status === 'confirmed' ? null : (x.suggested_classification ?? null);
   const evidence = (x.classification_evidence ?? []) as EvidenceItem[];
+  // A rule's decision names the rule in its evidence ("rule <name>"): shown with the classification, linked to the Rules page.
+  const ruleName = x.classification_source === 'rule' ? (evidence.find((e) => e.factor === 'rule')?.detail.replace(/^rule /, '') ?? null) : null;
   return (
     <section aria-labelledby="field-title">
       <p>
@@ -106,6 +108,11 @@ export function FieldDetailPage({ id }: { id: string }) {
         <dd>
           {field.classification_chain_path} <span class={`level level-${field.level}`}>{field.level}</span>
           {field.lock_level && ' (level locked)'}
+          {ruleName !== null && (
+            <div data-testid="decided-by-rule">
+              Decided by rule <a href={`/rules?rule=${encodeURIComponent(ruleName)}`}>{ruleName}</a>
+            </div>
+          )}
         </dd>
         <dt>Review status</dt>
         <dd>
