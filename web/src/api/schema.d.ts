@@ -709,7 +709,7 @@ export interface paths {
         put?: never;
         /**
          * Six-axis metrics, outlier score and nearest field for up to 500 fields
-         * @description For each field: six axis scores (percentile in the catalog, higher = fits its classification better) and their raw cosine distances, similarity to its tag anchor and level centroid, mean similarity to the other listed fields, an outlier score in [0, 1] with its severity, the nearest field in the catalog and a plain-language reason. Unknown ids are listed in missing_field_ids. baseline_scores are the means of the returned scores. Needs the license feature embedding_metrics.
+         * @description For each field: six axis scores in [0, 1] (how well it fits its current classification on that signal, calibrated against the fields that carry it and those that do not: near 1 fits, near 0 does not) and their raw cosine distances, similarity to its tag anchor and level centroid, mean similarity to the other listed fields, an outlier score in [0, 1] with its severity, the nearest field in the catalog and a plain-language reason. Unknown ids are listed in missing_field_ids. baseline_scores are the means of the returned scores. Needs the license feature embedding_metrics.
          */
         post: operations["getEmbeddingMinibars"];
         delete?: never;
@@ -2245,7 +2245,7 @@ export interface operations {
                             /** @description `flk_` and the first characters of the token, to recognise it */
                             prefix: string;
                             /** @description The permissions the token was given (it uses them only while its user holds them); null: all the user's permissions at use time */
-                            permissions: ("field:read" | "field:review" | "field:import" | "taxonomy:write" | "datasource:read" | "datasource:write" | "scan:run" | "scan:read" | "user:read" | "user:write" | "audit:read" | "license:read" | "license:write")[] | null;
+                            permissions: ("field:read" | "field:review" | "field:import" | "taxonomy:write" | "datasource:read" | "datasource:write" | "scan:run" | "scan:read" | "user:read" | "user:write" | "audit:read" | "license:read" | "license:write" | "webhook:write")[] | null;
                             /**
                              * Format: date-time
                              * @description UTC timestamp (ISO 8601)
@@ -2369,7 +2369,7 @@ export interface operations {
                     /** @description Days until the token expires (1–365) */
                     expires_in_days: number;
                     /** @description A subset of your own permissions; omitted: all your permissions at use time (they follow your roles) */
-                    permissions?: ("field:read" | "field:review" | "field:import" | "taxonomy:write" | "datasource:read" | "datasource:write" | "scan:run" | "scan:read" | "user:read" | "user:write" | "audit:read" | "license:read" | "license:write")[];
+                    permissions?: ("field:read" | "field:review" | "field:import" | "taxonomy:write" | "datasource:read" | "datasource:write" | "scan:run" | "scan:read" | "user:read" | "user:write" | "audit:read" | "license:read" | "license:write" | "webhook:write")[];
                 };
             };
         };
@@ -2390,7 +2390,7 @@ export interface operations {
                         /** @description `flk_` and the first characters of the token, to recognise it */
                         prefix: string;
                         /** @description The permissions the token was given (it uses them only while its user holds them); null: all the user's permissions at use time */
-                        permissions: ("field:read" | "field:review" | "field:import" | "taxonomy:write" | "datasource:read" | "datasource:write" | "scan:run" | "scan:read" | "user:read" | "user:write" | "audit:read" | "license:read" | "license:write")[] | null;
+                        permissions: ("field:read" | "field:review" | "field:import" | "taxonomy:write" | "datasource:read" | "datasource:write" | "scan:run" | "scan:read" | "user:read" | "user:write" | "audit:read" | "license:read" | "license:write" | "webhook:write")[] | null;
                         /**
                          * Format: date-time
                          * @description UTC timestamp (ISO 8601)
@@ -8089,7 +8089,7 @@ export interface operations {
                                 centroid: number;
                                 /** @description average similarity to same-tag fields */
                                 peer_mean: number;
-                                /** @description closeness to the nearest field in the catalog */
+                                /** @description agreement of the nearest fields in the catalog with its classification */
                                 nearest: number;
                                 /** @description lower quartile of the similarity to same-tag fields */
                                 lower_quartile: number;
@@ -8104,7 +8104,7 @@ export interface operations {
                                 centroid: number;
                                 /** @description average similarity to same-tag fields */
                                 peer_mean: number;
-                                /** @description closeness to the nearest field in the catalog */
+                                /** @description agreement of the nearest fields in the catalog with its classification */
                                 nearest: number;
                                 /** @description lower quartile of the similarity to same-tag fields */
                                 lower_quartile: number;
@@ -8147,7 +8147,7 @@ export interface operations {
                             centroid: number;
                             /** @description average similarity to same-tag fields */
                             peer_mean: number;
-                            /** @description closeness to the nearest field in the catalog */
+                            /** @description agreement of the nearest fields in the catalog with its classification */
                             nearest: number;
                             /** @description lower quartile of the similarity to same-tag fields */
                             lower_quartile: number;
