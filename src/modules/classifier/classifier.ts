@@ -75,7 +75,10 @@ export interface ClassifierContext {
 
 export interface ContextLeaf {
   readonly id: number;
+  /** The leaf's name as the built-in word lists know it (its shipped name, for a renamed built-in tag). */
   readonly name: string;
+  /** The leaf's name as the taxonomy has it now: what evidence sentences say. */
+  readonly label: string;
   readonly chain_path: string;
   readonly default_level: string;
   readonly anchor: Float32Array | null;
@@ -154,7 +157,7 @@ export function buildClassifierContext(tags: readonly ClassifierTag[], options: 
     if (parents.has(t.chain_path)) continue;
     const known_as = t.builtin_path ?? t.chain_path;
     const name = known_as.slice(known_as.lastIndexOf('/') + 1);
-    const leaf: ContextLeaf = { id: t.id, name, chain_path: t.chain_path, default_level: t.default_level, anchor: t.anchor ?? null };
+    const leaf: ContextLeaf = { id: t.id, name, label: t.chain_path.slice(t.chain_path.lastIndexOf('/') + 1), chain_path: t.chain_path, default_level: t.default_level, anchor: t.anchor ?? null };
     leaves.push(leaf);
     byId.set(t.id, leaf);
     if (!byName.has(name)) byName.set(name, leaf);
@@ -277,7 +280,7 @@ export function scoreField(
   // A MySQL-style tiny integer holds flags and small enumerations far more often than measures.
   const numericDefault = TINY_INTEGER.test(input.data_type ?? '') ? 'Status flag' : 'Metric value';
   const prior = TYPE_PRIOR[family] ?? (!named && (family === 'integer' || family === 'decimal') ? numericDefault : undefined);
-  if (prior !== undefined) add(prior, 'data_type', named ? 0.3 : 0.9, `declared type ${family} suggests ${prior.toLowerCase()}`);
+  if (prior !== undefined) add(prior, 'data_type', named ? 0.3 : 0.9, `declared type ${family} suggests ${(resolveLeaf(ctx, prior)?.label ?? prior).toLowerCase()}`);
   // An ORM relation typed by its entity (`office: Office`) holds a reference to that row; an enumeration's class
   // (`gateway: GatewayType`) a category. Not when the class names personal data itself (`address: Address`).
   const cls = family === 'unknown' || family === 'text' ? declaredClass(input.data_type) : null;
@@ -310,7 +313,7 @@ export function scoreField(
       c.evidence.push({
         factor: 'confirmed_fields',
         score: round(score),
-        detail: `${v.count} confirmed field${v.count === 1 ? '' : 's'} nearby (similarity up to ${v.best.toFixed(2)}) ${v.count === 1 ? 'is' : 'are'} ${leaf.name}`,
+        detail: `${v.count} confirmed field${v.count === 1 ? '' : 's'} nearby (similarity up to ${v.best.toFixed(2)}) ${v.count === 1 ? 'is' : 'are'} ${leaf.label}`,
       });
     }
   }
@@ -325,7 +328,7 @@ export function scoreField(
   const allowed: Candidate[] = [];
   for (const c of cands.values()) {
     if (!typeAllows(c.leaf.name, family)) {
-      if (c.total > 0) ruledOut.push({ factor: 'data_type', score: round(-c.total), detail: `declared type ${family} rules out ${c.leaf.name}` });
+      if (c.total > 0) ruledOut.push({ factor: 'data_type', score: round(-c.total), detail: `declared type ${family} rules out ${c.leaf.label}` });
       continue;
     }
     allowed.push(c);
@@ -418,7 +421,7 @@ function applyValues(values: ValueSummary, add: (leaf: string, f: EvidenceFactor
       if (c.total <= 0 || rule.compatible.has(c.leaf.name) || rule.proves?.[0] === c.leaf.name) continue;
       const penalty = -Math.min(c.total * 0.6, 3.5) * strength;
       c.total += penalty;
-      c.evidence.push({ factor: 'values', score: round(penalty), detail: `${count} of ${values.considered} non-null samples are ${phrase}, unlike ${c.leaf.name.toLowerCase()}` });
+      c.evidence.push({ factor: 'values', score: round(penalty), detail: `${count} of ${values.considered} non-null samples are ${phrase}, unlike ${c.leaf.label.toLowerCase()}` });
     }
   }
 }
@@ -445,7 +448,7 @@ function applyAnchors(ctx: ClassifierContext, embedding: Float32Array, cand: (le
     if (sim < ANCHOR_ALONE_MIN && !spokenFor(leaf)) continue;
     const c = cand(leaf);
     c.total += score;
-    c.evidence.push({ factor: 'anchor', score: round(score), detail: `embedding is among the nearest to the ${leaf.name} anchor (cosine ${sim.toFixed(2)})` });
+    c.evidence.push({ factor: 'anchor', score: round(score), detail: `embedding is among the nearest to the ${leaf.label} anchor (cosine ${sim.toFixed(2)})` });
   }
 }
 
@@ -517,7 +520,7 @@ function contextLevel(ctx: ClassifierContext, best: Candidate, table: readonly s
   if (ESTABLISHMENT_CONTACTS.has(best.leaf.name) && has(ESTABLISHMENT_WORDS) && !has(PERSON_WORDS)) {
     const lowest = [...ctx.levelRank.entries()].sort((a, b) => a[1] - b[1])[0]?.[0];
     if (lowest !== undefined && rank(lowest) < rank(chosen.level)) {
-      return { level: lowest, evidence: [...chosen.evidence, { factor: 'table', score: 0, detail: `${best.leaf.name.toLowerCase()} of a place (table '${table.join(' ')}'), not of a person: level ${lowest}` }] };
+      return { level: lowest, evidence: [...chosen.evidence, { factor: 'table', score: 0, detail: `${best.leaf.label.toLowerCase()} of a place (table '${table.join(' ')}'), not of a person: level ${lowest}` }] };
     }
   }
   if (best.leaf.name === 'Internal notes' && has(HEALTH_WORDS)) {

@@ -612,3 +612,17 @@ test("a person's named conditions are diagnoses, in English and Portuguese; a dr
   assert.equal(leafOf({ table_name: 'candidates', field_name: 'family_medical_history', data_type: 'text' }), 'Diagnosis');
   assert.notEqual(leafOf({ table_name: 'canvas_shapes', field_name: 'stroke', data_type: 'varchar(20)' }), 'Diagnosis');
 });
+
+test('a renamed built-in tag keeps its word lists, and its evidence says its new name', () => {
+  const renamed: ClassifierTag[] = tags.map((t) => (t.chain_path.endsWith('/Email address') ? { ...t, chain_path: t.chain_path.replace(/Email address$/, 'E-mail'), builtin_path: t.chain_path } : t));
+  const context = buildClassifierContext(renamed);
+  // Still found by the shipped word lists …
+  assert.equal(classifyField({ table_name: 'users', field_name: 'email', data_type: 'varchar(255)' }, context).chain_path, 'Personal/Contact/E-mail');
+  // … and every sentence of its evidence names it as the taxonomy does now.
+  const details = classifyField({ table_name: 'users', field_name: 'email', data_type: 'integer' }, context).evidence.map((e) => e.detail);
+  assert.ok(
+    details.some((d) => d.includes('E-mail')),
+    details.join(' | '),
+  );
+  assert.ok(!details.some((d) => d.includes('Email address')), details.join(' | '));
+});
