@@ -50,6 +50,14 @@ export interface TableColumnsSignal {
 }
 
 /** Canonical words that, as a column's head, name a person's particulars. */
+/** Trailing words that say how a value is stored, not what it is (`name_cached`, `email_normalized`). */
+const STORAGE_QUALIFIERS: ReadonlySet<string> = new Set('cached normalized normalised formatted canonical sanitized sanitised trimmed lowercase lowercased uppercase'.split(' '));
+
+/** Words that make `… key` a secret or cryptographic key rather than a key to another row. */
+const SECRET_KEY_MODIFIERS: ReadonlySet<string> = new Set(
+  'secure secret public private license licence api access auth authentication confirm confirmation activation encryption encrypted crypt signing signature session reset verification verify master ssh pgp gpg rsa hmac recovery'.split(' '),
+);
+
 const PERSON_DETAIL_HEADS: ReadonlySet<string> = new Set(['email', 'phone', 'mobile', 'birth', 'dob', 'gender', 'sex', 'surname', 'ssn', 'nationality', 'salutation', 'maiden']);
 /** Words of an address part, as a column. */
 const ADDRESS_PART_WORDS: ReadonlySet<string> = new Set(['city', 'zip', 'postcode', 'postal', 'street', 'address', 'town', 'country']);
@@ -358,6 +366,9 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
     const standsAlone = !(rest.length === 1 && KEY_WORDS.has(rest[0] as string)) && !(repeatsTable && (rest.includes('name') || rest.includes('title')));
     if (standsAlone && !matcher.match(written).some((m) => m.phrase.words.length >= 2 && m.phrase.words.includes(written[0] as string))) written = rest;
   }
+  // `name_cached`, `email_normalized`, `phone_formatted`: a trailing word that says how a value is kept is not its
+  // head; the word before it is.
+  while (written.length >= 2 && STORAGE_QUALIFIERS.has(written[written.length - 1] as string)) written = written.slice(0, -1);
   // `data_nascimento`, `data_cad` in a date column: the Portuguese and Italian `data` is a date, said first.
   const col = written.length >= 2 && written[0] === 'data' && DATE_FAMILIES.has(typeFamily(input.data_type ?? null)) ? ['date', ...written.slice(1)] : written;
   const byName = new Map<string, NameMatch>();
@@ -376,7 +387,10 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
   let structural: 'key' | 'time' | 'flag' | 'by' | 'head' | null = null;
   let keyWord: string | undefined;
   const colMatches = col.length > 0 ? matcher.match(col) : [];
-  if (n >= 2 && last !== undefined && KEY_WORDS.has(last)) {
+  // `secure_key`, `license_key`, `EncryptedUserKey`, `PublicKey`: a key of a cryptographic or secret kind is that key,
+  // not a reference to another row (`customer_key` is).
+  const secretModifier = n >= 2 && last === 'key' ? col.slice(0, -1).find((w) => SECRET_KEY_MODIFIERS.has(w)) : undefined;
+  if (n >= 2 && last !== undefined && KEY_WORDS.has(last) && secretModifier === undefined) {
     structural = 'key';
     keyWord = last;
   } else if (n >= 2 && first === 'id') {
@@ -423,6 +437,9 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
     keep(byName, { leaf: 'Metric value', score: 4.2, factor: 'name', detail: `column name starts '${raw[raw.indexOf('of') - 1]} of': a count` });
   }
 
+  if (secretModifier !== undefined) {
+    keep(byName, { leaf: 'API key or token', score: 3.6, factor: 'name', detail: `column name is a '${secretModifier} key': a secret or cryptographic key, not a reference to a row` });
+  }
   if (n === 1 && last !== undefined && BARE_KEYS.has(last)) {
     keep(byName, { leaf: 'Record ID', score: 4.2, factor: 'name', detail: `column is named '${last}': the row's own key` });
   } else if (structural === 'key' && !documentKey) {

@@ -626,3 +626,22 @@ test('a renamed built-in tag keeps its word lists, and its evidence says its new
   );
   assert.ok(!details.some((d) => d.includes('Email address')), details.join(' | '));
 });
+
+test('a key of a secret kind is that key; a key named after an entity is a reference', () => {
+  const cases: Array<[ClassifyInput, string]> = [
+    [{ table_name: 'customer', field_name: 'secure_key', data_type: 'varchar(32)' }, 'API key or token'],
+    [{ table_name: 'device', field_name: 'EncryptedPublicKey', data_type: 'text' }, 'API key or token'],
+    [{ table_name: 'installations', field_name: 'license_key', data_type: 'varchar(100)' }, 'API key or token'],
+    [{ table_name: 'fact_sales', field_name: 'customer_key', data_type: 'integer' }, 'Foreign key'],
+    [{ table_name: 'fact_sales', field_name: 'product_key', data_type: 'integer' }, 'Foreign key'],
+  ];
+  for (const [input, leaf] of cases) assert.equal(leafOf(input), leaf, `${input.table_name}.${input.field_name}`);
+});
+
+test('a trailing word that says how a value is kept is not its head', () => {
+  assert.equal(leafOf({ table_name: 'customers', field_name: 'name_cached', data_type: 'varchar(255)' }), 'Full name');
+  assert.equal(leafOf({ table_name: 'customers', field_name: 'name', data_type: 'varchar(255)' }), 'Full name');
+  assert.equal(leafOf({ table_name: 'users', field_name: 'email_normalized', data_type: 'varchar(255)' }), 'Email address');
+  assert.equal(leafOf({ table_name: 'contacts', field_name: 'phone_formatted', data_type: 'varchar(40)' }), leafOf({ table_name: 'contacts', field_name: 'phone', data_type: 'varchar(40)' }));
+});
+
