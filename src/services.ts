@@ -32,6 +32,7 @@ import { ScanWorker } from './modules/scans/scan-worker.js';
 import { ScansService } from './modules/scans/scans.service.js';
 import { putSettingIfAbsent } from './db/settings.js';
 import { SampleDataService } from './modules/sample-data/sample-data.service.js';
+import { SsoService } from './modules/sso/sso.service.js';
 import { TaxonomyService } from './modules/taxonomy/taxonomy.service.js';
 import { RulesService } from './modules/rules/rules.service.js';
 import { UsersService } from './modules/users/users.service.js';
@@ -42,6 +43,7 @@ export interface Services {
   readonly auditLog: AuditLogService;
   readonly auth: AuthService;
   readonly users: UsersService;
+  readonly sso: SsoService;
   readonly embedder: Embedder;
   readonly taxonomy: TaxonomyService;
   readonly rules: RulesService;
@@ -106,6 +108,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
   const auth = new AuthService({ database, clock, config: config.auth, audit, tokens, currentTier: () => license.currentTier() });
   const users = new UsersService({ database, clock, audit, auth, gate: license, config: config.auth });
   const auditLog = new AuditLogService({ database, license });
+  const sso = new SsoService({ database, clock, log, audit, auth, users, oidc: config.oidc, passwordLogin: config.auth.passwordLogin });
 
   const embedder = createEmbedder(config.embeddings);
   const taxonomy: TaxonomyService = new TaxonomyService({
@@ -166,6 +169,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     auditLog,
     auth,
     users,
+    sso,
     embedder,
     taxonomy,
     rules,

@@ -21,6 +21,7 @@ import { tagEditing } from './0018-tag-editing.js';
 import { fieldInventory } from './0019-field-inventory.js';
 import { classificationRules } from './0020-classification-rules.js';
 import { fitScores } from './0023-fit-scores.js';
+import { singleSignOn } from './0024-single-sign-on.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
 export type MigrationFactory = (kind: DialectKind) => Migration;
@@ -44,4 +45,5 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0019-field-inventory', fieldInventory],
   ['0020-classification-rules', classificationRules],
   ['0023-fit-scores', fitScores],
+  ['0024-single-sign-on', singleSignOn],
 ];
