@@ -1,6 +1,6 @@
 /** Sign-in: as a page, or as a dialog over the current page when the session ended mid-work (nothing on the page is lost). */
-import { useState } from 'preact/hooks';
-import { session } from '../api/session';
+import { useEffect, useState } from 'preact/hooks';
+import { session, signInProviders, type Providers } from '../api/session';
 import { ProblemNotice } from '../components/ProblemNotice';
 
 export function SignInForm({ username: fixed, onDone }: { username?: string; onDone?: () => void }) {
@@ -38,12 +38,40 @@ export function SignInForm({ username: fixed, onDone }: { username?: string; onD
   );
 }
 
+/** What the console says when a single sign-on came back without a session (`#sso_error=<code>`). */
+export const SSO_ERRORS: Record<string, string> = {
+  access_denied: 'The sign-in was cancelled or refused at the identity provider.',
+  login_expired: 'The sign-in took too long or was already used. Start it again.',
+  login_failed: 'The sign-in could not be verified. Start it again from this page.',
+  no_role: 'Your account at the identity provider is in no group that FieldLens gives a role to. Ask an administrator to add you to one.',
+  user_disabled: 'Your FieldLens account is disabled. Ask an administrator.',
+  quota_exceeded: "The license's user limit is reached, so no new user can be created. Ask an administrator.",
+  provider_unavailable: 'The identity provider cannot be reached right now. Try again later.',
+};
+
 export function SignInPage() {
+  const [providers, setProviders] = useState<Providers | null>(null);
+  useEffect(() => {
+    void signInProviders().then(setProviders);
+  }, []);
+  const ssoError = session.ssoError;
   return (
     <main id="main" class="signin-page">
       <h1>FieldLens</h1>
       <p>Sign in to review field classifications.</p>
-      <SignInForm />
+      {ssoError !== null && (
+        <p class="notice error" role="alert" data-testid="sso-error">
+          {SSO_ERRORS[ssoError] ?? 'The single sign-on did not complete. Start it again.'}
+        </p>
+      )}
+      {providers?.oidc.enabled && (
+        <p>
+          <a class="button primary" href="/api/v1/auth/oidc/start" data-testid="sso-start">
+            Sign in with {providers.oidc.name ?? 'SSO'}
+          </a>
+        </p>
+      )}
+      {providers !== null && providers.password && <SignInForm />}
     </main>
   );
 }
