@@ -252,6 +252,34 @@ describeEachDatabase('single sign-on with OpenID Connect', (kind) => {
     assert.equal((await signIn(t, 'jon')).location, `${PUBLIC_URL}/#sso_error=user_disabled`);
   });
 
+  test("the provider's authorization code and state in the callback's address are never logged", async () => {
+    provider.accounts.set('quin', { preferred_username: 'quin.sso', groups: ['fl-viewers'] });
+    const started = await start(t);
+    const back = await signInAtProvider(started.authorizationUrl.href, REDIRECT_URI, 'quin');
+    const before = t.logs.length;
+    codeOf(await callback(t, back, started.cookie));
+    const lines = t.logs.slice(before).join('');
+    assert.match(lines, /\/api\/v1\/auth\/oidc\/callback\?/, 'the callback was logged');
+    for (const secret of [back.searchParams.get('code') as string, back.searchParams.get('state') as string]) assert.ok(!lines.includes(secret), lines.slice(0, 600));
+  });
+
+  test('a sign-in started on one instance finishes on another (pending sign-ins live in the database)', async () => {
+    provider.accounts.set('rex', { preferred_username: 'rex.sso', groups: ['fl-viewers'] });
+    const other = await buildTestApp(kind, { env: oidcEnv(provider, { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem }), testDatabase: t.testDatabase, clock: t.clock });
+    try {
+      const started = await start(t);
+      const back = await signInAtProvider(started.authorizationUrl.href, REDIRECT_URI, 'rex');
+      const location = await callback(other, back, started.cookie);
+      const response = await exchange(t, codeOf(location), started.cookie);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal((await me(other, json<{ access_token: string }>(response).access_token)).body.username, 'rex.sso');
+      // The state was taken on the other instance: replaying the callback on the first one fails.
+      assert.equal(await callback(t, back, started.cookie), `${PUBLIC_URL}/#sso_error=login_expired`);
+    } finally {
+      await other.close();
+    }
+  });
+
   test('a replayed state (the callback called twice) fails', async () => {
     provider.accounts.set('kim', { preferred_username: 'kim.sso', groups: ['fl-viewers'] });
     const started = await start(t);
