@@ -357,6 +357,22 @@ describeEachDatabase('single sign-on switched off, and password login switched o
     }
   });
 
+  test('a provider that cannot be reached sends the browser back with provider_unavailable', async () => {
+    const provider = await startTestProvider({ redirectUri: REDIRECT_URI });
+    await provider.close();
+    const t = await buildTestApp(kind, { env: oidcEnv(provider) });
+    try {
+      const response = await t.app.inject({ method: 'GET', url: '/api/v1/auth/oidc/start' });
+      assert.equal(response.statusCode, 302);
+      assert.equal(response.headers.location, `${PUBLIC_URL}/#sso_error=provider_unavailable`);
+      assert.equal(response.headers['set-cookie'], undefined);
+      assert.ok(t.logs.some((l) => l.includes('could not be reached')), 'the operator is told in the log');
+      assert.equal(await t.database.db.selectFrom('sso_logins').select('state_hash').executeTakeFirst(), undefined, 'nothing stored');
+    } finally {
+      await t.close();
+    }
+  });
+
   test("the license's user quota: a new SSO user beyond it is refused, and the console is told why", async () => {
     const provider = await startTestProvider({ redirectUri: REDIRECT_URI });
     const t = await buildTestApp(kind, { env: oidcEnv(provider) });
