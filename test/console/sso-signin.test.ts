@@ -31,8 +31,10 @@ describe('console single sign-on [sqlite]', () => {
   before(async () => {
     ensureConsoleBuilt();
     const port = await freePort();
+    const passwordOffPort = await freePort();
     base = `http://127.0.0.1:${port}`;
-    provider = await startTestProvider({ redirectUri: `${base}/api/v1/auth/oidc/callback` });
+    passwordOffBase = `http://127.0.0.1:${passwordOffPort}`;
+    provider = await startTestProvider({ redirectUri: [`${base}/api/v1/auth/oidc/callback`, `${passwordOffBase}/api/v1/auth/oidc/callback`] });
     const env = {
       FIELDLENS_OIDC_ISSUER: provider.issuer,
       FIELDLENS_OIDC_CLIENT_ID: provider.clientId,
@@ -43,9 +45,8 @@ describe('console single sign-on [sqlite]', () => {
     };
     t = await buildTestApp('sqlite', { env });
     await t.app.listen({ port, host: '127.0.0.1' });
-    passwordOff = await buildTestApp('sqlite', { env: { ...env, FIELDLENS_PASSWORD_LOGIN: 'off' } });
-    await passwordOff.app.listen({ port: 0, host: '127.0.0.1' });
-    passwordOffBase = `http://127.0.0.1:${(passwordOff.app.server.address() as AddressInfo).port}`;
+    passwordOff = await buildTestApp('sqlite', { env: { ...env, FIELDLENS_PUBLIC_URL: passwordOffBase, FIELDLENS_PASSWORD_LOGIN: 'off' } });
+    await passwordOff.app.listen({ port: passwordOffPort, host: '127.0.0.1' });
     ({ browser, close: closeBrowser } = await launchBrowser());
   });
 
@@ -58,8 +59,8 @@ describe('console single sign-on [sqlite]', () => {
   });
 
   /** From the console's sign-in page through the provider's own pages, typing `login` there. */
-  async function signInWithSso(page: Page, login: string): Promise<void> {
-    await page.goto(`${base}/queue`);
+  async function signInWithSso(page: Page, login: string, at = base): Promise<void> {
+    await page.goto(`${at}/queue`);
     await page.getByRole('link', { name: 'Sign in with Acme SSO' }).click();
     await page.locator('input[name="login"]').fill(login);
     await page.locator('input[name="password"]').fill('any password');
@@ -99,12 +100,28 @@ describe('console single sign-on [sqlite]', () => {
     await screenshot(page, 'signin-sso-no-role');
   });
 
-  it('with password login off the sign-in page shows only the SSO button', async () => {
+  it('with password login off the sign-in page and the session-ended dialog offer only the SSO button', async () => {
     const { page, problems } = await watchedPage(browser, contexts);
     await page.goto(`${passwordOffBase}/queue`);
     await page.getByRole('link', { name: 'Sign in with Acme SSO' }).waitFor();
     assert.equal(await page.getByLabel('Username').count(), 0);
     assert.equal(await page.getByLabel('Password').count(), 0);
+
+    provider.accounts.set('sam', { preferred_username: 'sam', groups: ['fl-reviewers'] });
+    await signInWithSso(page, 'sam', passwordOffBase);
+    await page.getByTestId('who').waitFor();
+    // Past the refresh token's absolute lifetime the session is over: the dialog offers single sign-on only.
+    passwordOff.clock.advance(8 * 24 * 3600 * 1000);
+    // The page's next call (the queue's, or this navigation's) finds the session over.
+    await page.getByRole('link', { name: 'Overview' }).click({ timeout: 2_000 }).catch(() => undefined);
+    const dialog = page.getByRole('dialog', { name: 'Your session has ended' });
+    await dialog.getByRole('link', { name: 'Sign in with Acme SSO' }).waitFor();
+    assert.equal(await dialog.getByLabel('Password').count(), 0);
+    assert.deepEqual(await seriousViolations(page), []);
+    // The provider still knows the browser (its session and the grant): straight back, signed in again.
+    await dialog.getByRole('link', { name: 'Sign in with Acme SSO' }).click();
+    await page.getByTestId('who').waitFor();
+    assert.match(await page.getByTestId('who').innerText(), /sam · operator/);
     assert.deepEqual(problems, []);
   });
 });

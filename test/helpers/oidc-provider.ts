@@ -23,7 +23,7 @@ export interface TestProvider {
   close(): Promise<void>;
 }
 
-export async function startTestProvider(options: { redirectUri: string }): Promise<TestProvider> {
+export async function startTestProvider(options: { redirectUri: string | string[] }): Promise<TestProvider> {
   const accounts = new Map<string, TestAccount>();
   const server = http.createServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -36,7 +36,7 @@ export async function startTestProvider(options: { redirectUri: string }): Promi
       {
         client_id: clientId,
         client_secret: clientSecret,
-        redirect_uris: [options.redirectUri],
+        redirect_uris: [options.redirectUri].flat(),
         grant_types: ['authorization_code'],
         response_types: ['code'],
         token_endpoint_auth_method: 'client_secret_basic',

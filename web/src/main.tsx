@@ -12,7 +12,7 @@ import { InventoryPage } from './pages/Inventory';
 import { LicensePage } from './pages/License';
 import { OverviewPage } from './pages/Overview';
 import { QueuePage } from './pages/Queue';
-import { SignInForm, SignInPage } from './pages/SignIn';
+import { SignInAgain, SignInPage } from './pages/SignIn';
 import { UsersPage } from './pages/Users';
 import { navigate, onLinkClick, useLocation } from './router';
 import './styles.css';
@@ -122,7 +122,7 @@ function App() {
       {session.expired && (
         <Dialog title="Your session has ended" onClose={() => undefined}>
           <p>Sign in again to carry on; this page and what you were doing stay as they are.</p>
-          <SignInForm username={me.username} />
+          <SignInAgain username={me.username} />
         </Dialog>
       )}
     </div>

@@ -49,11 +49,41 @@ export const SSO_ERRORS: Record<string, string> = {
   provider_unavailable: 'The identity provider cannot be reached right now. Try again later.',
 };
 
-export function SignInPage() {
+function useProviders(): Providers | null {
   const [providers, setProviders] = useState<Providers | null>(null);
   useEffect(() => {
     void signInProviders().then(setProviders);
   }, []);
+  return providers;
+}
+
+function SsoLink({ providers }: { providers: Providers | null }) {
+  if (!providers?.oidc.enabled) return null;
+  return (
+    <p>
+      <a class="button primary" href="/api/v1/auth/oidc/start" data-testid="sso-start">
+        Sign in with {providers.oidc.name ?? 'SSO'}
+      </a>
+    </p>
+  );
+}
+
+/**
+ * Signing in again after the session ended mid-work (the dialog over the page): the password form for the same user,
+ * and the SSO button when single sign-on is on (it leaves the page: the provider's pages come first).
+ */
+export function SignInAgain({ username }: { username: string }) {
+  const providers = useProviders();
+  return (
+    <>
+      <SsoLink providers={providers} />
+      {providers !== null && providers.password && <SignInForm username={username} />}
+    </>
+  );
+}
+
+export function SignInPage() {
+  const providers = useProviders();
   const ssoError = session.ssoError;
   return (
     <main id="main" class="signin-page">
@@ -64,13 +94,7 @@ export function SignInPage() {
           {SSO_ERRORS[ssoError] ?? 'The single sign-on did not complete. Start it again.'}
         </p>
       )}
-      {providers?.oidc.enabled && (
-        <p>
-          <a class="button primary" href="/api/v1/auth/oidc/start" data-testid="sso-start">
-            Sign in with {providers.oidc.name ?? 'SSO'}
-          </a>
-        </p>
-      )}
+      <SsoLink providers={providers} />
       {providers !== null && providers.password && <SignInForm />}
     </main>
   );
