@@ -192,7 +192,7 @@ export class SsoService {
       if (error instanceof AppError && error.code === 'quota_exceeded') return this.refuse('quota_exceeded', requestId, { subject: claims.sub });
       throw error;
     }
-    if (outcome.outcome === 'no_role') return this.refuse('no_role', requestId, { subject: claims.sub, user_id: outcome.userId, groups: groups.slice(0, 20) });
+    if (outcome.outcome === 'no_role') return this.refuse('no_role', requestId, { subject: claims.sub, user_id: outcome.userId, groups: groups.slice(0, 20).map((g) => g.slice(0, 128)) });
     if (outcome.outcome === 'disabled') return this.refuse('user_disabled', requestId, { subject: claims.sub, user_id: outcome.userId });
 
     const code = randomBytes(32).toString('base64url');
