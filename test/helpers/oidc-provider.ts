@@ -23,6 +23,9 @@ export interface TestProvider {
   close(): Promise<void>;
 }
 
+/** The client id of the provider's public client (no secret). */
+export const PUBLIC_CLIENT_ID = 'fieldlens-public';
+
 export async function startTestProvider(options: { redirectUri: string | string[] }): Promise<TestProvider> {
   const accounts = new Map<string, TestAccount>();
   const server = http.createServer();
@@ -40,6 +43,14 @@ export async function startTestProvider(options: { redirectUri: string | string[
         grant_types: ['authorization_code'],
         response_types: ['code'],
         token_endpoint_auth_method: 'client_secret_basic',
+      },
+      // A public client: no secret, PKCE only.
+      {
+        client_id: PUBLIC_CLIENT_ID,
+        redirect_uris: [options.redirectUri].flat(),
+        grant_types: ['authorization_code'],
+        response_types: ['code'],
+        token_endpoint_auth_method: 'none',
       },
     ],
     // Any login typed on the development sign-in page is an account; its claims come from `accounts` at that moment.

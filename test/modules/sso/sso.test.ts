@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { loadConfig } from '../../../src/config.js';
 import { ADMIN_PASSWORD, adminToken, bearer, buildTestApp, createUser, json, problem, type TestApp } from '../../helpers/app.js';
 import { describeEachDatabase } from '../../helpers/databases.js';
-import { signInAtProvider, startTestProvider, type TestProvider } from '../../helpers/oidc-provider.js';
+import { PUBLIC_CLIENT_ID, signInAtProvider, startTestProvider, type TestProvider } from '../../helpers/oidc-provider.js';
 import { importLicense, issueLicense, keyPair } from '../license/license.helpers.js';
 
 const PUBLIC_URL = 'http://fieldlens.test';
@@ -370,6 +370,24 @@ describeEachDatabase('single sign-on switched off, and password login switched o
       assert.equal(await t.database.db.selectFrom('sso_logins').select('state_hash').executeTakeFirst(), undefined, 'nothing stored');
     } finally {
       await t.close();
+    }
+  });
+
+  test('a public client (no client secret: PKCE only) signs in too', async () => {
+    const provider = await startTestProvider({ redirectUri: REDIRECT_URI });
+    const env = oidcEnv(provider, { FIELDLENS_OIDC_CLIENT_ID: PUBLIC_CLIENT_ID });
+    delete env.FIELDLENS_OIDC_CLIENT_SECRET;
+    const t = await buildTestApp(kind, { env });
+    try {
+      assert.equal(t.config.oidc?.clientSecret, undefined);
+      provider.accounts.set('una', { preferred_username: 'una.sso', groups: ['fl-viewers'] });
+      const { location, cookie } = await signIn(t, 'una');
+      const response = await exchange(t, codeOf(location), cookie);
+      assert.equal(response.statusCode, 200, response.body);
+      assert.equal((await me(t, json<{ access_token: string }>(response).access_token)).body.username, 'una.sso');
+    } finally {
+      await t.close();
+      await provider.close();
     }
   });
 
