@@ -34,6 +34,7 @@ import { metricsRoutes } from './modules/metrics/metrics.routes.js';
 import { reportsRoutes } from './modules/reports/reports.routes.js';
 import { reviewRoutes } from './modules/review/review.routes.js';
 import { scansRoutes } from './modules/scans/scans.routes.js';
+import { ssoRoutes } from './modules/sso/sso.routes.js';
 import { taxonomyRoutes } from './modules/taxonomy/taxonomy.routes.js';
 import { rulesRoutes } from './modules/rules/rules.routes.js';
 import { usersRoutes } from './modules/users/users.routes.js';
@@ -140,6 +141,7 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   await app.register(
     async (api) => {
       await api.register(authRoutes, { services });
+      await api.register(ssoRoutes, { services, secureCookie: config.oidc?.publicUrl.startsWith('https:') ?? false });
       await api.register(usersRoutes, { services });
       await api.register(tokensRoutes, { services });
       await api.register(licenseRoutes, { services });

@@ -6,6 +6,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadSecretKey, SecretKeyError } from './crypto/secret-box.js';
+import { isRole, type Role } from './http/access.js';
 import { loadPublicKeyPem } from './modules/license/public-key.js';
 import { VENDOR_LICENSE_PUBLIC_KEY_PEM } from './modules/license/vendor-public-key.js';
 
@@ -38,7 +39,11 @@ export interface Config {
     readonly jwtSecret: string | undefined;
     readonly issuer: string;
     readonly audience: string;
+    /** FIELDLENS_PASSWORD_LOGIN: off answers password logins 403 (single sign-on only). */
+    readonly passwordLogin: boolean;
   };
+  /** Single sign-on with OpenID Connect (CONTRACT §12); undefined when FIELDLENS_OIDC_ISSUER is not set. */
+  readonly oidc: OidcConfig | undefined;
   /** The Ed25519 public key (SPKI PEM) license files must be signed with: FIELDLENS_LICENSE_PUBLIC_KEY, else the vendor's. */
   readonly licensePublicKeyPem: string;
   readonly sampleData: boolean;
@@ -65,6 +70,23 @@ export interface Config {
   readonly embeddings:
     | { readonly provider: 'builtin' }
     | { readonly provider: 'openai'; readonly url: string; readonly model: string; readonly apiKey?: string };
+}
+
+export interface OidcConfig {
+  readonly issuer: string;
+  readonly clientId: string;
+  /** Undefined for a public client (PKCE only). */
+  readonly clientSecret: string | undefined;
+  /** The service's own address as browsers reach it, without a trailing slash. */
+  readonly publicUrl: string;
+  /** `<publicUrl>/api/v1/auth/oidc/callback`: the redirect URI registered at the provider. */
+  readonly redirectUri: string;
+  /** The claim carrying the user's groups (FIELDLENS_OIDC_ROLES_CLAIM, default `groups`). */
+  readonly rolesClaim: string;
+  /** Group → roles (FIELDLENS_OIDC_ROLE_MAP `group=role,group=role`; a group may be named more than once). */
+  readonly roleMap: ReadonlyMap<string, readonly Role[]>;
+  /** What the console's button names (FIELDLENS_OIDC_NAME, default `SSO`). */
+  readonly name: string;
 }
 
 export class ConfigError extends Error {
@@ -206,6 +228,77 @@ function readMetrics(env: Env): Config['metrics'] {
   return { enabled, token, port };
 }
 
+/** Parses `group=role,group=role` (the last `=` splits, so a group name may hold one); every role must be known. */
+export function parseRoleMap(raw: string): ReadonlyMap<string, readonly Role[]> {
+  const map = new Map<string, Role[]>();
+  for (const part of raw.split(',')) {
+    if (part.trim() === '') continue;
+    const at = part.lastIndexOf('=');
+    const group = at > 0 ? part.slice(0, at).trim() : '';
+    const role = at > 0 ? part.slice(at + 1).trim() : '';
+    if (group === '' || role === '') throw new ConfigError('FIELDLENS_OIDC_ROLE_MAP', `must look like "group=role,group=role", got "${part.trim()}"`);
+    if (!isRole(role)) throw new ConfigError('FIELDLENS_OIDC_ROLE_MAP', `"${role}" is not a role (superadmin, admin, dba, operator, classifier_owner, observer)`);
+    const roles = map.get(group) ?? [];
+    if (!roles.includes(role)) roles.push(role);
+    map.set(group, roles);
+  }
+  return map;
+}
+
+function readHttpUrl(env: Env, name: string): URL {
+  const raw = env[name]?.trim() ?? '';
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`);
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`);
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') throw new ConfigError(name, 'must have no query, fragment or credentials');
+  return url;
+}
+
+/** A loopback host: the only place a plain-http issuer is accepted (a provider on the same machine, tests). */
+export function isLoopbackHost(hostname: string): boolean {
+  return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
+}
+
+const OIDC_VARIABLES = ['FIELDLENS_OIDC_ISSUER', 'FIELDLENS_OIDC_CLIENT_ID', 'FIELDLENS_OIDC_CLIENT_SECRET', 'FIELDLENS_PUBLIC_URL', 'FIELDLENS_OIDC_ROLES_CLAIM', 'FIELDLENS_OIDC_ROLE_MAP', 'FIELDLENS_OIDC_NAME'] as const;
+
+/** The single sign-on settings: all of issuer, client id, public URL and role map, or none of the OIDC variables. */
+function readOidc(env: Env): OidcConfig | undefined {
+  const set = OIDC_VARIABLES.filter((name) => (env[name]?.trim() ?? '') !== '');
+  if (set.length === 0) return undefined;
+  for (const name of ['FIELDLENS_OIDC_ISSUER', 'FIELDLENS_OIDC_CLIENT_ID', 'FIELDLENS_PUBLIC_URL', 'FIELDLENS_OIDC_ROLE_MAP'] as const) {
+    if ((env[name]?.trim() ?? '') === '') {
+      throw new ConfigError(name, `is required for single sign-on (set: ${set.join(', ')}); set it, or unset the other FIELDLENS_OIDC_ variables`);
+    }
+  }
+  const issuer = readHttpUrl(env, 'FIELDLENS_OIDC_ISSUER');
+  if (issuer.protocol === 'http:' && !isLoopbackHost(issuer.hostname)) {
+    throw new ConfigError('FIELDLENS_OIDC_ISSUER', 'must be https (plain http only for a provider on this machine: localhost, 127.x)');
+  }
+  const publicUrl = readHttpUrl(env, 'FIELDLENS_PUBLIC_URL').href.replace(/\/+$/, '');
+  const roleMap = parseRoleMap(env.FIELDLENS_OIDC_ROLE_MAP ?? '');
+  if (roleMap.size === 0) throw new ConfigError('FIELDLENS_OIDC_ROLE_MAP', 'needs at least one group=role');
+  const rolesClaim = env.FIELDLENS_OIDC_ROLES_CLAIM?.trim() || 'groups';
+  if (!/^[A-Za-z0-9_:./-]{1,128}$/.test(rolesClaim)) throw new ConfigError('FIELDLENS_OIDC_ROLES_CLAIM', `must be a claim name, got "${rolesClaim}"`);
+  const name = env.FIELDLENS_OIDC_NAME?.trim() || 'SSO';
+  if (name.length > 64) throw new ConfigError('FIELDLENS_OIDC_NAME', 'must be at most 64 characters');
+  const clientSecret = env.FIELDLENS_OIDC_CLIENT_SECRET?.trim() || undefined;
+  return {
+    // The issuer as configured (an identifier compared exactly by the library), without a trailing slash added or removed.
+    issuer: env.FIELDLENS_OIDC_ISSUER?.trim() ?? '',
+    clientId: env.FIELDLENS_OIDC_CLIENT_ID?.trim() ?? '',
+    clientSecret,
+    publicUrl,
+    redirectUri: `${publicUrl}/api/v1/auth/oidc/callback`,
+    rolesClaim,
+    roleMap,
+    name,
+  };
+}
+
 /** Reads and validates the configuration; throws ConfigError naming the first bad variable. */
 export function loadConfig(env: Env = process.env): Config {
   const host = env.HOST?.trim() || '127.0.0.1';
@@ -226,6 +319,12 @@ export function loadConfig(env: Env = process.env): Config {
     medium: readFraction(env, 'FIELDLENS_SEVERITY_MEDIUM', 0.4),
   };
   if (severity.medium >= severity.high) throw new ConfigError('FIELDLENS_SEVERITY_MEDIUM', 'must be below FIELDLENS_SEVERITY_HIGH');
+
+  const oidc = readOidc(env);
+  const passwordLogin = readOnOff(env, 'FIELDLENS_PASSWORD_LOGIN', true);
+  if (!passwordLogin && oidc === undefined) {
+    throw new ConfigError('FIELDLENS_PASSWORD_LOGIN', 'off needs single sign-on configured (FIELDLENS_OIDC_ISSUER …), or nobody could sign in');
+  }
 
   const config: Config = {
     port: readInt(env, 'PORT', 8080, 0, 65535),
@@ -251,7 +350,9 @@ export function loadConfig(env: Env = process.env): Config {
       jwtSecret: jwtSecret === '' ? undefined : jwtSecret,
       issuer: 'fieldlens',
       audience: 'fieldlens-api',
+      passwordLogin,
     },
+    oidc,
     licensePublicKeyPem: readLicensePublicKey(env),
     sampleData: readOnOff(env, 'FIELDLENS_SAMPLE_DATA', true),
     levels: readLevels(env),

@@ -32,6 +32,7 @@ import { ScanWorker } from './modules/scans/scan-worker.js';
 import { ScansService } from './modules/scans/scans.service.js';
 import { putSettingIfAbsent } from './db/settings.js';
 import { SampleDataService } from './modules/sample-data/sample-data.service.js';
+import { SsoService } from './modules/sso/sso.service.js';
 import { TaxonomyService } from './modules/taxonomy/taxonomy.service.js';
 import { RulesService } from './modules/rules/rules.service.js';
 import { UsersService } from './modules/users/users.service.js';
@@ -49,6 +50,7 @@ export interface Services {
   readonly tokens: ApiTokensService;
   /** The bearer check of every protected route: API tokens (`flk_…`) and login access tokens. */
   readonly bearer: Authenticator;
+  readonly sso: SsoService;
   readonly embedder: Embedder;
   readonly taxonomy: TaxonomyService;
   readonly rules: RulesService;
@@ -122,6 +124,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
   const users = new UsersService({ database, clock, audit, auth, gate: license, config: config.auth });
   const apiTokens = new ApiTokensService({ database, clock, audit, hashKey: tokenHashKey(key) });
   const auditLog = new AuditLogService({ database, license });
+  const sso = new SsoService({ database, clock, log, audit, auth, users, oidc: config.oidc, passwordLogin: config.auth.passwordLogin });
 
   const embedder = createEmbedder(config.embeddings);
   const taxonomy: TaxonomyService = new TaxonomyService({
@@ -188,6 +191,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     users,
     tokens: apiTokens,
     bearer: bearerAuthenticator(apiTokens, auth),
+    sso,
     embedder,
     taxonomy,
     rules,

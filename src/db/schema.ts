@@ -27,6 +27,31 @@ export interface UsersTable {
   token_version: number;
   created_at: string;
   updated_at: string;
+  /** The OpenID provider and its subject of a user created by single sign-on (null for local users). */
+  oidc_issuer: ColumnType<string | null, string | null | undefined, string | null>;
+  oidc_subject: ColumnType<string | null, string | null | undefined, string | null>;
+}
+
+/** A single sign-on that went to the provider and has not come back yet (the sso module). */
+export interface SsoLoginsTable {
+  /** SHA-256 of the `state` sent to the provider. */
+  state_hash: string;
+  /** SHA-256 of the random value in the browser's cookie: the callback must come from the browser that started. */
+  binding_hash: string;
+  nonce: string;
+  /** The PKCE code verifier, AES-256-GCM under a key derived from the state (the database alone does not reveal it). */
+  sealed_verifier: string;
+  created_at: string;
+  expires_at: string;
+}
+
+/** One-use codes (60 s) the console exchanges for a token pair after a single sign-on. */
+export interface SsoCodesTable {
+  code_hash: string;
+  binding_hash: string;
+  user_id: string;
+  created_at: string;
+  expires_at: string;
 }
 
 export interface LoginAttemptsTable {
@@ -356,6 +381,8 @@ export interface DB {
   scan_tables: ScanTablesTable;
   webhooks: WebhooksTable;
   webhook_deliveries: WebhookDeliveriesTable;
+  sso_logins: SsoLoginsTable;
+  sso_codes: SsoCodesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -23,8 +23,10 @@ export const SECRET_HEADERS: readonly string[] = ['authorization', 'cookie'];
  * Query parameters whose value is a credential: `?access_token=` (what some clients send when they cannot set a
  * header), any `*token*`, `*password*`, `*secret*`, `*api_key*`, `key`, `auth*`, `jwt`, `session*`, `*signature*`, `sig`,
  * `credential*`. The API takes none of them, but a client may send them anyway: the request line would log them.
+ * Also `code` and `state`: an OpenID provider's redirect to the single sign-on callback carries its authorization
+ * code and the sign-in's state there.
  */
-const SECRET_QUERY_PARAMETER = /token|passw|pwd|secret|api[-_]?key|^key$|^auth|jwt|session|signature|^sig$|credential/i;
+const SECRET_QUERY_PARAMETER = /token|passw|pwd|secret|api[-_]?key|^key$|^auth|jwt|session|signature|^sig$|credential|^code$|^state$/i;
 
 function decodedName(name: string): string {
   try {

@@ -13,7 +13,7 @@ import { LicensePage } from './pages/License';
 import { OverviewPage } from './pages/Overview';
 import { QueuePage } from './pages/Queue';
 import { RulesPage } from './pages/Rules';
-import { SignInForm, SignInPage } from './pages/SignIn';
+import { SignInAgain, SignInPage } from './pages/SignIn';
 import { TaxonomyPage } from './pages/Taxonomy';
 import { TokensPage } from './pages/Tokens';
 import { UsersPage } from './pages/Users';
@@ -138,7 +138,7 @@ function App() {
       {session.expired && (
         <Dialog title="Your session has ended" onClose={() => undefined}>
           <p>Sign in again to carry on; this page and what you were doing stay as they are.</p>
-          <SignInForm username={me.username} />
+          <SignInAgain username={me.username} />
         </Dialog>
       )}
     </div>

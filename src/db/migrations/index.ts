@@ -23,6 +23,7 @@ import { classificationRules } from './0020-classification-rules.js';
 import { apiTokens } from './0021-api-tokens.js';
 import { webhooks } from './0022-webhooks.js';
 import { fitScores } from './0023-fit-scores.js';
+import { singleSignOn } from './0024-single-sign-on.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
 export type MigrationFactory = (kind: DialectKind) => Migration;
@@ -48,4 +49,5 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0021-api-tokens', apiTokens],
   ['0022-webhooks', webhooks],
   ['0023-fit-scores', fitScores],
+  ['0024-single-sign-on', singleSignOn],
 ];

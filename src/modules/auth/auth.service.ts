@@ -111,7 +111,9 @@ export class AuthService implements Authenticator {
    * the lock; a correct password releases the streak. Unknown users take the same path and cost the same Argon2 check.
    */
   async login(username: string, password: string, requestId: string): Promise<TokenPair & { token_type: 'bearer' }> {
-    const now = this.deps.clock.now();
+    if (!this.deps.config.passwordLogin) {
+      throw new AppError('forbidden', 'Password login is turned off on this server (FIELDLENS_PASSWORD_LOGIN=off): sign in with single sign-on');
+    }
     const usernameKey = username.toLowerCase();
     await this.claimLoginAttempt(usernameKey);
 
@@ -131,23 +133,37 @@ export class AuthService implements Authenticator {
       throw new AppError('invalid_credentials', 'The username or password is wrong');
     }
 
+    return this.db.transaction().execute(async (trx) => {
+      await this.settleSuccessfulAttempt(trx, usernameKey);
+      return this.startSession(trx, user, requestId, { method: 'password' });
+    });
+  }
+
+  /**
+   * Opens a login session for a user who has just proved who they are (a password, a single sign-on) and answers its
+   * token pair; writes `auth.login` in the caller's transaction.
+   */
+  async startSession(
+    trx: Tx,
+    user: { id: string; username: string; token_version: number },
+    requestId: string,
+    details: { method: 'password' | 'oidc' },
+  ): Promise<TokenPair & { token_type: 'bearer' }> {
+    const now = this.deps.clock.now();
     const refreshToken = newRefreshToken();
     const sessionId = randomUUID();
-    await this.db.transaction().execute(async (trx) => {
-      await this.settleSuccessfulAttempt(trx, usernameKey);
-      await repo.insertSession(trx, {
-        id: sessionId,
-        user_id: user.id,
-        created_at: now.toISOString(),
-        expires_at: new Date(now.getTime() + this.deps.config.refreshTokenTtlSeconds * 1000).toISOString(),
-      });
-      await repo.insertRefreshToken(trx, { token_hash: hashRefreshToken(refreshToken), session_id: sessionId, created_at: now.toISOString() });
-      await this.deps.audit.record(trx, { id: user.id, username: user.username, requestId }, {
-        action: 'auth.login',
-        targetType: 'user',
-        targetId: user.id,
-        details: { session_id: sessionId },
-      });
+    await repo.insertSession(trx, {
+      id: sessionId,
+      user_id: user.id,
+      created_at: now.toISOString(),
+      expires_at: new Date(now.getTime() + this.deps.config.refreshTokenTtlSeconds * 1000).toISOString(),
+    });
+    await repo.insertRefreshToken(trx, { token_hash: hashRefreshToken(refreshToken), session_id: sessionId, created_at: now.toISOString() });
+    await this.deps.audit.record(trx, { id: user.id, username: user.username, requestId }, {
+      action: 'auth.login',
+      targetType: 'user',
+      targetId: user.id,
+      details: { session_id: sessionId, ...(details.method === 'password' ? {} : { method: details.method }) },
     });
     const accessToken = await this.deps.tokens.sign({ sub: user.id, ver: user.token_version, sid: sessionId }, now);
     return { access_token: accessToken, refresh_token: refreshToken, token_type: 'bearer', expires_in: this.deps.tokens.ttlSeconds };

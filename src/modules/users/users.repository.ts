@@ -154,3 +154,8 @@ export async function deleteUser(db: Queryable, id: string): Promise<boolean> {
   const result = await db.deleteFrom('users').where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
+
+/** The user an OpenID provider's subject signed in as before (issuer and subject are stored exactly as the ID token had them). */
+export async function findUserByOidcIdentity(db: Queryable, issuer: string, subject: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('oidc_issuer', '=', issuer).where('oidc_subject', '=', subject).executeTakeFirst();
+}

@@ -99,6 +99,34 @@ export async function resetUserPassword(deps: PasswordResetDeps, actor: Actor, u
   return { id: existing.id, username: existing.username };
 }
 
+/** Who an OpenID provider says signed in: its stable identity and what the user is called there. */
+export interface SsoIdentity {
+  issuer: string;
+  subject: string;
+  /** Usernames to try in order (preferred_username, email); the first free one, made valid, is taken. */
+  usernameHints: string[];
+  email: string;
+}
+
+/**
+ * The outcome of a single sign-on for the users module: `ok` (the user, with its roles set from the claim), `no_role`
+ * (no group of the claim maps to a role: no user is created, an existing one loses its roles), `disabled`.
+ */
+export type SsoUserOutcome =
+  | { outcome: 'ok'; user: UserRow; created: boolean }
+  | { outcome: 'no_role'; userId: string | null }
+  | { outcome: 'disabled'; userId: string };
+
+/** A valid username (users.schemas Username) from a provider's hint, or undefined when nothing usable is left. */
+export function usernameFromHint(hint: string): string | undefined {
+  const cleaned = hint
+    .normalize('NFKD')
+    .replace(/[^A-Za-z0-9._@-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 56);
+  return cleaned.length >= 3 ? cleaned : undefined;
+}
+
 export class UsersService {
   constructor(
     private readonly deps: {
@@ -139,6 +167,8 @@ export class UsersService {
       token_version: 0,
       created_at: now,
       updated_at: now,
+      oidc_issuer: null,
+      oidc_subject: null,
     };
     await this.db.transaction().execute(async (trx) => {
       await this.deps.gate.assertCanCreate(trx, 'users');
@@ -256,6 +286,8 @@ export class UsersService {
       token_version: 0,
       created_at: now,
       updated_at: now,
+      oidc_issuer: null,
+      oidc_subject: null,
     };
     try {
       await this.db.transaction().execute(async (trx) => {
@@ -278,6 +310,80 @@ export class UsersService {
     } else {
       log.info('First start: created user "admin" (superadmin) with the password from FIELDLENS_ADMIN_PASSWORD');
     }
+  }
+
+  /**
+   * Finds or creates the user of a single sign-on and sets its roles to `roles` (what the provider's claim maps to now).
+   * Found by issuer and subject, never by username (a local account of the same name is not taken over). A created user
+   * gets the first free username from the hints and an unusable random password; a changed role set ends the user's
+   * sessions like an administrator's change. Audited as `user.created` / `user.updated` with `source: oidc`.
+   */
+  async signInSsoUser(identity: SsoIdentity, roles: readonly Role[], requestId: string): Promise<SsoUserOutcome> {
+    const existing = await repo.findUserByOidcIdentity(this.db, identity.issuer, identity.subject);
+    if (existing?.disabled === 1) return { outcome: 'disabled', userId: existing.id };
+    if (existing === undefined && roles.length === 0) return { outcome: 'no_role', userId: null };
+    // Hashed before the transaction (SQLite: nothing else may wait inside it); never used to log in.
+    const passwordHash = existing === undefined ? await hashPassword(randomBytes(32).toString('base64url')) : undefined;
+    const now = this.deps.clock.now().toISOString();
+    return this.db.transaction().execute(async (trx): Promise<SsoUserOutcome> => {
+      await this.deps.database.lock(trx, 'fieldlens.users');
+      const current = await repo.findUserByOidcIdentity(trx, identity.issuer, identity.subject);
+      if (current === undefined) {
+        if (roles.length === 0 || passwordHash === undefined) return { outcome: 'no_role', userId: null };
+        await this.deps.gate.assertCanCreate(trx, 'users');
+        const username = await this.freeUsername(trx, identity.usernameHints);
+        const row: UserRow = {
+          id: randomUUID(),
+          username,
+          username_key: username.toLowerCase(),
+          email: identity.email,
+          password_hash: passwordHash,
+          roles: JSON.stringify(roles),
+          disabled: 0,
+          token_version: 0,
+          created_at: now,
+          updated_at: now,
+          oidc_issuer: identity.issuer,
+          oidc_subject: identity.subject,
+        };
+        this.deps.auth.userChanged();
+        await repo.insertUser(trx, row);
+        await this.deps.audit.record(trx, { id: row.id, username, requestId }, {
+          action: 'user.created',
+          targetType: 'user',
+          targetId: row.id,
+          details: { username, email: row.email, roles, source: 'oidc' },
+        });
+        return { outcome: 'ok', user: row, created: true };
+      }
+      if (current.disabled === 1) return { outcome: 'disabled', userId: current.id };
+      const before = parseRoles(current.roles);
+      if (sameRoles(before, roles)) {
+        return roles.length === 0 ? { outcome: 'no_role', userId: current.id } : { outcome: 'ok', user: current, created: false };
+      }
+      const update: UserUpdate = { roles: JSON.stringify(roles), token_version: current.token_version + 1, updated_at: now };
+      this.deps.auth.userChanged();
+      await repo.updateUser(trx, current.id, update);
+      await this.deps.auth.revokeAllSessions(trx, current.id, 'user_changed');
+      await this.deps.audit.record(trx, { id: current.id, username: current.username, requestId }, {
+        action: 'user.updated',
+        targetType: 'user',
+        targetId: current.id,
+        details: { username: current.username, changes: { roles: { before, after: roles } }, source: 'oidc' },
+      });
+      if (roles.length === 0) return { outcome: 'no_role', userId: current.id };
+      return { outcome: 'ok', user: { ...current, ...update, roles: JSON.stringify(roles), token_version: current.token_version + 1 }, created: false };
+    });
+  }
+
+  /** The first of the hints (made valid) no user has, else the first with -2, -3 …, else with a random suffix. */
+  private async freeUsername(trx: Tx, hints: readonly string[]): Promise<string> {
+    const bases = hints.map(usernameFromHint).filter((b): b is string => b !== undefined);
+    if (bases.length === 0) bases.push('sso-user');
+    for (const base of bases) if (!(await repo.findUserByUsername(trx, base))) return base;
+    const base = bases[0] as string;
+    for (let n = 2; n <= 20; n++) if (!(await repo.findUserByUsername(trx, `${base}-${n}`))) return `${base}-${n}`;
+    return `${base}-${randomBytes(4).toString('hex')}`;
   }
 
   /** Active, non-disabled users (what the user quota counts). */

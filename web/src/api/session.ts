@@ -23,6 +23,26 @@ export class ProblemError extends Error {
 
 type Listener = () => void;
 
+/** The token pair of a sign-in answer, or its problem as a ProblemError. */
+async function tokenResponse(request: Promise<Response>): Promise<Tokens> {
+  const response = await request;
+  if (!response.ok) throw new ProblemError(await problemOf(response));
+  return (await response.json()) as Tokens;
+}
+
+export type Providers = { password: boolean; oidc: { enabled: boolean; name: string | null } };
+
+/** How one can sign in here (no token needed); both ways unknown when the server cannot be asked. */
+export async function signInProviders(): Promise<Providers> {
+  try {
+    const response = await fetch('/api/v1/auth/providers');
+    if (response.ok) return (await response.json()) as Providers;
+  } catch {
+    // fall through: offer the password form, the server will say what is wrong
+  }
+  return { password: true, oidc: { enabled: false, name: null } };
+}
+
 class Session {
   private accessToken: string | null = null;
   private refreshing: Promise<boolean> | null = null;
@@ -47,8 +67,29 @@ class Session {
     return this.me?.permissions.includes(permission) ?? false;
   }
 
-  /** On start: a refresh token kept by this tab resumes the session (a reload does not sign the user out). */
+  /** Why the last single sign-on ended without a session (`#sso_error=` on arrival), for the sign-in page to say. */
+  ssoError: string | null = null;
+
+  /**
+   * On start: a single sign-on's `#sso_code=` is exchanged for a session (and removed from the address and history
+   * first: it is single use), `#sso_error=` is kept for the sign-in page; otherwise a refresh token kept by this tab
+   * resumes the session (a reload does not sign the user out).
+   */
   async resume(): Promise<boolean> {
+    const fragment = new URLSearchParams(location.hash.slice(1));
+    const code = fragment.get('sso_code');
+    const error = fragment.get('sso_error');
+    if (code !== null || error !== null) history.replaceState(null, '', location.pathname + location.search);
+    if (error !== null) this.ssoError = error;
+    if (code !== null) {
+      try {
+        await this.signIn(await tokenResponse(fetch('/api/v1/auth/oidc/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) })));
+        return true;
+      } catch {
+        this.ssoError = 'login_expired';
+        return false;
+      }
+    }
     if (!sessionStorage.getItem(REFRESH_KEY)) return false;
     if (!(await this.refresh())) return false;
     await this.loadMe();
@@ -56,13 +97,19 @@ class Session {
   }
 
   async login(username: string, password: string): Promise<void> {
-    const response = await fetch('/api/v1/auth/login', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ username, password }),
-    });
-    if (!response.ok) throw new ProblemError(await problemOf(response));
-    this.store((await response.json()) as Tokens);
+    const tokens = await tokenResponse(
+      fetch('/api/v1/auth/login', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ username, password }),
+      }),
+    );
+    await this.signIn(tokens);
+  }
+
+  private async signIn(tokens: Tokens): Promise<void> {
+    this.store(tokens);
+    this.ssoError = null;
     const previous = this.me?.id;
     await this.loadMe();
     this.expired = false;
