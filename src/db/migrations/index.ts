@@ -24,6 +24,7 @@ import { apiTokens } from './0021-api-tokens.js';
 import { webhooks } from './0022-webhooks.js';
 import { fitScores } from './0023-fit-scores.js';
 import { singleSignOn } from './0024-single-sign-on.js';
+import { tagLevelCount } from './0025-tag-level-count.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
 export type MigrationFactory = (kind: DialectKind) => Migration;
@@ -50,4 +51,5 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0022-webhooks', webhooks],
   ['0023-fit-scores', fitScores],
   ['0024-single-sign-on', singleSignOn],
+  ['0025-tag-level-count', tagLevelCount],
 ];

@@ -458,7 +458,7 @@ export async function countByDatasourceAndLevel(db: Queryable): Promise<Inventor
   return rows.map((r) => ({ datasource_id: r.datasource_id, level: r.level, fields: Number(r.fields), confirmed: Number(r.confirmed), deferred: Number(r.deferred), high_risk: Number(r.high_risk) }));
 }
 
-/** The catalog counted by tag (served by the tag-led indexes). */
+/** The catalog counted by tag and level (one pass over the covering index `fields_tag_level_idx`, migration 0025). */
 export async function countByTag(db: Queryable): Promise<Array<{ tag_id: number; level: string; fields: number }>> {
   const rows = await db
     .selectFrom('fields')
