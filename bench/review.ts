@@ -2,61 +2,21 @@
 // export throughput for a large log with RSS sampled while it streams. SQLite always; PostgreSQL when
 // BENCH_DATABASE_URL (or TEST_DATABASE_URL) is set. Run: npx tsx bench/review.ts
 // Knobs: BENCH_SINGLE (default 1000 single confirms), BENCH_BATCHES (default 10 × 500), BENCH_AUDIT_ENTRIES (default 1,000,000).
-import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import os from 'node:os';
-import path from 'node:path';
 import type { AddressInfo } from 'node:net';
-import pg from 'pg';
 import pino from 'pino';
 import { buildApp } from '../src/app.js';
 import { systemClock } from '../src/clock.js';
-import { loadConfig, type DatabaseConfig } from '../src/config.js';
-import { openDatabase, type Database } from '../src/db/database.js';
+import { loadConfig } from '../src/config.js';
 import { SYSTEM_ACTOR, type AuditEvent } from '../src/modules/audit/audit.service.js';
+import { postgresTarget, sqliteTarget, type Target } from './support/targets.js';
 
 const SINGLE = Number(process.env.BENCH_SINGLE ?? 1000);
 const BATCHES = Number(process.env.BENCH_BATCHES ?? 10);
 const AUDIT_ENTRIES = Number(process.env.BENCH_AUDIT_ENTRIES ?? 1_000_000);
 const PASSWORD = 'bench-passphrase-of-the-boss-0001';
 const PG_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-
-interface Target {
-  kind: 'sqlite' | 'postgres';
-  config: DatabaseConfig;
-  open(): Database;
-  dispose(): Promise<void>;
-}
-
-async function sqliteTarget(): Promise<Target> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-bench-'));
-  const config: DatabaseConfig = { kind: 'sqlite', file: path.join(dir, 'bench.db') };
-  return { kind: 'sqlite', config, open: () => openDatabase(config), dispose: async () => fs.rmSync(dir, { recursive: true, force: true }) };
-}
-
-async function postgresTarget(url: string): Promise<Target> {
-  // A database of its own, not a schema: Kysely's migrator would take another schema's migration tables for its own.
-  const name = `fl_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const benchUrl = new URL(url);
-  benchUrl.pathname = `/${name}`;
-  const config: DatabaseConfig = { kind: 'postgres', url: benchUrl.toString() };
-  return {
-    kind: 'postgres',
-    config,
-    open: () => openDatabase(config, { poolSize: 10 }),
-    async dispose() {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
-}
 
 const mib = (bytes: number) => (bytes / 1024 / 1024).toFixed(0);
 

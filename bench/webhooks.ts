@@ -5,57 +5,18 @@
 // SQLite always; PostgreSQL when BENCH_DATABASE_URL (or TEST_DATABASE_URL) is set. Run: npm run bench -- webhooks
 // Knobs: BENCH_CONFIRMS (default 400 confirmations per phase).
 import { randomBytes } from 'node:crypto';
-import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import os from 'node:os';
-import path from 'node:path';
-import pg from 'pg';
 import pino from 'pino';
 import { buildApp } from '../src/app.js';
 import { systemClock } from '../src/clock.js';
-import { loadConfig, type DatabaseConfig } from '../src/config.js';
-import { openDatabase, type Database } from '../src/db/database.js';
+import { loadConfig } from '../src/config.js';
+import { postgresTarget, sqliteTarget, type Target } from './support/targets.js';
 
 const CONFIRMS = Number(process.env.BENCH_CONFIRMS ?? 400);
 const WARMUP = 50;
 const PASSWORD = 'bench-passphrase-of-the-boss-0001';
 const PG_URL = process.env.BENCH_DATABASE_URL ?? process.env.TEST_DATABASE_URL;
-
-interface Target {
-  kind: 'sqlite' | 'postgres';
-  config: DatabaseConfig;
-  open(): Database;
-  dispose(): Promise<void>;
-}
-
-async function sqliteTarget(): Promise<Target> {
-  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-bench-'));
-  const config: DatabaseConfig = { kind: 'sqlite', file: path.join(dir, 'bench.db') };
-  return { kind: 'sqlite', config, open: () => openDatabase(config), dispose: async () => fs.rmSync(dir, { recursive: true, force: true }) };
-}
-
-async function postgresTarget(url: string): Promise<Target> {
-  const name = `fl_bench_${randomBytes(4).toString('hex')}`;
-  const admin = new pg.Client({ connectionString: url });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  await admin.end();
-  const benchUrl = new URL(url);
-  benchUrl.pathname = `/${name}`;
-  const config: DatabaseConfig = { kind: 'postgres', url: benchUrl.toString() };
-  return {
-    kind: 'postgres',
-    config,
-    open: () => openDatabase(config, { poolSize: 10 }),
-    async dispose() {
-      const client = new pg.Client({ connectionString: url });
-      await client.connect();
-      await client.query(`drop database if exists ${name} with (force)`);
-      await client.end();
-    },
-  };
-}
 
 /** A receiver answering 204 after `delayMs`; counts what it received. */
 async function receiver(delayMs: number): Promise<{ url: string; received: () => number; close(): Promise<void> }> {

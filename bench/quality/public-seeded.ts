@@ -8,11 +8,10 @@
 // Run: npx tsx bench/quality/public-seeded.ts   Knobs: QUALITY_FLIP_SEED (default 7), QUALITY_SHARE (0.1),
 // QUALITY_MODES (comma list, default all five).
 import { flattenTaxonomy, type LevelCode } from '../../src/modules/taxonomy/default-taxonomy.js';
-import { SYSTEM_ACTOR } from '../../src/modules/audit/audit.service.js';
 import { loadPublicSets } from '../classify/sets.js';
 import { ERROR_MODES, seededErrors, type ErrorMode, type LabelledField } from './catalog.js';
 import { auroc, axesFigures, formatAxesFigures, precisionAtK } from './measures.js';
-import { addBenchDataSource, openQualityApp } from './setup.js';
+import { importLabelled, openQualityApp } from './setup.js';
 
 const FLIP_SEED = Number(process.env.QUALITY_FLIP_SEED ?? 7);
 const SHARE = Number(process.env.QUALITY_SHARE ?? 0.1);
@@ -50,32 +49,10 @@ async function runMode(mode: ErrorMode, catalog: LabelledField[], halfOf: Map<st
   const { fields, flipped } = seededErrors(catalog, mode, SHARE, FLIP_SEED);
   const { app, database, close } = await openQualityApp();
   try {
-    const ids: string[] = new Array<string>(fields.length);
+    const t0 = performance.now();
+    const { ids, dataSources } = await importLabelled(app, database, fields);
     const bySource = new Map<string, number[]>();
     fields.forEach((f, i) => bySource.set(f.datasource, [...(bySource.get(f.datasource) ?? []), i]));
-    const t0 = performance.now();
-    for (const [source, list] of bySource) {
-      const id = await addBenchDataSource(database, source);
-      for (let s = 0; s < list.length; s += 5000) {
-        const part = list.slice(s, s + 5000);
-        const res = await app.services.fields.importFields(SYSTEM_ACTOR, {
-          datasource_id: id,
-          fields: part.map((i) => {
-            const f = fields[i] as LabelledField;
-            return {
-              table_name: f.table_name,
-              field_name: f.field_name,
-              data_type: f.data_type,
-              ...(f.comment ? { comment: f.comment } : {}),
-              ...(f.sample_values ? { sample_values: f.sample_values } : {}),
-              classification_chain_path: f.chain_path,
-              level: f.level,
-            };
-          }),
-        });
-        res.field_ids.forEach((fid, j) => (ids[part[j] as number] = fid));
-      }
-    }
     await app.services.metricsWorker.drain(600_000);
     const seconds = (performance.now() - t0) / 1000;
     const outlier = new Array<number>(fields.length);
@@ -88,7 +65,7 @@ async function runMode(mode: ErrorMode, catalog: LabelledField[], halfOf: Map<st
         bars[pos.get(item.field_id) as number] = item.scores;
       }
     }
-    console.log(`[${mode}] ${fields.length} fields of ${bySource.size} public schemas, ${flipped.filter(Boolean).length} errors; imported and drained in ${seconds.toFixed(0)} s`);
+    console.log(`[${mode}] ${fields.length} fields of ${dataSources} public schemas, ${flipped.filter(Boolean).length} errors; imported and drained in ${seconds.toFixed(0)} s`);
     for (const half of ['development', 'held-out'] as const) {
       const idx = fields.map((f, i) => (halfOf.get(f.datasource) === half ? i : -1)).filter((i) => i >= 0);
       const y = idx.map((i) => flipped[i] as boolean);

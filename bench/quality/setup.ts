@@ -52,6 +52,33 @@ export async function addBenchDataSource(database: Database, name: string): Prom
   return id;
 }
 
+/** Imports a labelled catalog through the real FieldsService, one data source per `datasource`, labels as given. */
+export async function importLabelled(app: ImportedCatalog['app'], database: Database, fields: readonly LabelledField[]): Promise<{ ids: string[]; dataSources: number }> {
+  const bySource = new Map<string, Array<{ f: LabelledField; i: number }>>();
+  fields.forEach((f, i) => bySource.set(f.datasource, [...(bySource.get(f.datasource) ?? []), { f, i }]));
+  const ids: string[] = new Array<string>(fields.length);
+  for (const [name, list] of bySource) {
+    const id = await addBenchDataSource(database, name);
+    for (let s = 0; s < list.length; s += 5000) {
+      const part = list.slice(s, s + 5000);
+      const res = await app.services.fields.importFields(SYSTEM_ACTOR, {
+        datasource_id: id,
+        fields: part.map(({ f }) => ({
+          table_name: f.table_name,
+          field_name: f.field_name,
+          data_type: f.data_type,
+          ...(f.comment ? { comment: f.comment } : {}),
+          ...(f.sample_values ? { sample_values: f.sample_values } : {}),
+          classification_chain_path: f.chain_path,
+          level: f.level,
+        })),
+      });
+      res.field_ids.forEach((fid, j) => (ids[part[j]!.i] = fid));
+    }
+  }
+  return { ids, dataSources: bySource.size };
+}
+
 export async function importFlippedCatalog(
   seed: number,
   flipSeed: number,
@@ -63,33 +90,12 @@ export async function importFlippedCatalog(
   try {
     const catalog = buildQualityCatalog(seed);
     const { fields, flipped } = seededErrors(catalog, mode, share, flipSeed);
-    const bySource = new Map<string, Array<{ f: LabelledField; i: number }>>();
-    fields.forEach((f, i) => bySource.set(f.datasource, [...(bySource.get(f.datasource) ?? []), { f, i }]));
-    const ids: string[] = new Array<string>(fields.length);
     const t0 = performance.now();
-    for (const [name, list] of bySource) {
-      const id = await addBenchDataSource(database, name);
-      for (let s = 0; s < list.length; s += 5000) {
-        const part = list.slice(s, s + 5000);
-        const res = await app.services.fields.importFields(SYSTEM_ACTOR, {
-          datasource_id: id,
-          fields: part.map(({ f }) => ({
-            table_name: f.table_name,
-            field_name: f.field_name,
-            data_type: f.data_type,
-            ...(f.comment ? { comment: f.comment } : {}),
-            ...(f.sample_values ? { sample_values: f.sample_values } : {}),
-            classification_chain_path: f.chain_path,
-            level: f.level,
-          })),
-        });
-        res.field_ids.forEach((fid, j) => (ids[part[j]!.i] = fid));
-      }
-    }
+    const { ids, dataSources } = await importLabelled(app, database, fields);
     const t1 = performance.now();
     await app.services.metricsWorker.drain();
     const t2 = performance.now();
-    return { app, database, fields, flipped, ids, dataSources: bySource.size, importSeconds: (t1 - t0) / 1000, drainSeconds: (t2 - t1) / 1000, close };
+    return { app, database, fields, flipped, ids, dataSources, importSeconds: (t1 - t0) / 1000, drainSeconds: (t2 - t1) / 1000, close };
   } catch (error) {
     await close();
     throw error;
