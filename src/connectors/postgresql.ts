@@ -227,7 +227,9 @@ export class PostgresConnector implements Connector {
         const percent = Math.min(100, Math.max(0.0001, (100 * bound * 2) / estimate));
         const r = await client.query<unknown[]>({ text: `SELECT ${select} FROM ${from} TABLESAMPLE SYSTEM (${percent.toFixed(6)}) LIMIT ${bound}`, rowMode: 'array' });
         this.stats.sample_queries++;
-        add(r.rows);
+        // The sampled pages come back in table order and the collector keeps each column's first values: taken as
+        // read, the sample would be the first sampled page or two. Spread over every page read instead.
+        add(spreadOrder(r.rows, size));
       }
       // Small or unknown tables, views, or a sample that came back short (stale statistics): a bounded read.
       if (!collector.full && collector.rowsRead < size) {
@@ -276,5 +278,17 @@ function guardCancel(client: pg.PoolClient, cancelled: () => boolean): pg.PoolCl
       return (value as (...a: unknown[]) => unknown).bind(target);
     },
   });
+}
+
+/**
+ * The rows reordered so that any first `keep` of them are spread evenly over the whole list: every step-th row, then
+ * the rows one after those, and so on (deterministic, every row once).
+ */
+export function spreadOrder<T>(rows: readonly T[], keep: number): T[] {
+  if (rows.length <= keep || keep <= 0) return [...rows];
+  const step = Math.ceil(rows.length / keep);
+  const out: T[] = [];
+  for (let offset = 0; offset < step; offset++) for (let i = offset; i < rows.length; i += step) out.push(rows[i] as T);
+  return out;
 }
 

@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
 import { ConnectionFailure, openConnector, type CatalogTable, type ConnectionSpec, type Connector } from '../../src/connectors/index.js';
+import { spreadOrder } from '../../src/connectors/postgresql.js';
 import { closedPort, collect, createPgSource, errorText, randomName, selfSignedTlsServer, silentServer, type PgSource } from './sources.js';
 
 const PLANTED = 'PLANTED-SECRET-4111111111111111';
@@ -189,6 +190,8 @@ describe('PostgreSQL connector', () => {
     // A spread sample, not the first rows: TABLESAMPLE picks pages across the table.
     const ids = r.values.get('id')!.map(Number);
     assert.ok(Math.max(...ids) > 1000, 'rows beyond the head of the table');
+    // The values kept come from across the pages read, not from the first sampled page alone (~100 rows a page here).
+    assert.ok(Math.max(...ids) - Math.min(...ids) > 10_000, `kept ids ${Math.min(...ids)}–${Math.max(...ids)}`);
   });
 
   it('samples in a read-only transaction', async () => {
@@ -330,3 +333,15 @@ describe('PostgreSQL connector', () => {
     }
   });
 });
+
+describe('spreadOrder', () => {
+  it('puts rows from across the whole read first, each row once', () => {
+    const rows = Array.from({ length: 1000 }, (_, i) => i);
+    const spread = spreadOrder(rows, 100);
+    assert.deepEqual([...spread].sort((a, b) => a - b), rows, 'every row once');
+    const first = spread.slice(0, 100);
+    assert.ok(Math.min(...first) === 0 && Math.max(...first) >= 990, `first 100 span ${Math.min(...first)}–${Math.max(...first)}`);
+    assert.deepEqual(spreadOrder([1, 2, 3], 5), [1, 2, 3]);
+  });
+});
+
