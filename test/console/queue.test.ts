@@ -267,6 +267,9 @@ describeEachDatabase('review queue in the browser', (kind) => {
     await page.keyboard.press('j');
     await page.keyboard.press('k');
     await page.locator('.queue .row.active[data-index="1"]').waitFor();
+    // Focus follows the current row once the row has rendered (an effect after the render that marks it): wait for it,
+    // a loaded machine can take a frame longer.
+    await page.waitForFunction("document.activeElement?.dataset.index === '1'", undefined, { timeout: 5000 });
     assert.equal(await page.evaluate('document.activeElement?.dataset.index'), '1', 'the current row has the focus');
 
     await page.keyboard.press('?');
