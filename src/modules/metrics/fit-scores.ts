@@ -4,7 +4,8 @@
 // of the same measurement: fields that carry the classification (its tag; its level for `centroid`) and fields that
 // do not, each measured as if they did. No I/O: the worker builds the samples from its in-memory catalog.
 import { AXIS_KEYS, computeAxes, type AxisKey, type AxisScores, type RawAxes } from './axes.js';
-import { CONFIRMED_WEIGHT, neighbourDisagreement, type Neighbour } from './measure-field.js';
+import { neighbourDisagreement, weightOf, type Neighbour } from './measure-field.js';
+import { addInto } from './vectors.js';
 
 /** The axes calibrated against a tag's fields (`centroid` is calibrated by level, `nearest` by its neighbours). */
 export const TAG_AXES = ['category_anchor', 'peer_mean', 'lower_quartile', 'farthest'] as const satisfies readonly AxisKey[];
@@ -101,7 +102,7 @@ export interface FitCalibration {
 
 const withMember = (sum: Float32Array, e: Float32Array): Float32Array => {
   const out = Float32Array.from(sum);
-  for (let i = 0; i < out.length; i++) (out[i] as number) += e[i] as number;
+  addInto(out, e);
   return out;
 };
 
@@ -208,7 +209,7 @@ export function fitScores(
 
 /**
  * Similarity-weighted share of the neighbours at the field's level: 1 at the same level, 0.5 one step away, 0 two or
- * more; confirmed neighbours weigh CONFIRMED_WEIGHT times. Null without neighbours of positive similarity or with an unranked level.
+ * more; each neighbour weighs as in the disagreement (weightOf). Null without neighbours of positive similarity or with an unranked level.
  */
 export function levelAgreement(neighbours: readonly Neighbour[], level: string, rank: (level: string) => number): number | null {
   const own = rank(level);
@@ -216,7 +217,7 @@ export function levelAgreement(neighbours: readonly Neighbour[], level: string, 
   let w = 0;
   let agree = 0;
   for (const n of neighbours) {
-    const weight = (Number.isFinite(n.similarity) ? Math.max(0, n.similarity) : 0) * (n.confirmed ? CONFIRMED_WEIGHT : 1);
+    const weight = weightOf(n);
     const r = rank(n.level);
     if (weight <= 0 || r < 0) continue;
     w += weight;

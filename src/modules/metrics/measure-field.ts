@@ -112,7 +112,8 @@ export interface Neighbour {
 /** How much more a confirmed neighbour weighs than an unreviewed one (in disagreement, level and suggestions). */
 export const CONFIRMED_WEIGHT = 2;
 
-const weightOf = (n: Pick<Neighbour, 'similarity' | 'confirmed'>): number => (Number.isFinite(n.similarity) ? Math.max(0, n.similarity) : 0) * (n.confirmed ? CONFIRMED_WEIGHT : 1);
+/** A neighbour's weight as evidence: its similarity (never negative), times CONFIRMED_WEIGHT when confirmed. */
+export const weightOf = (n: Pick<Neighbour, 'similarity' | 'confirmed'>): number => (Number.isFinite(n.similarity) ? Math.max(0, n.similarity) : 0) * (n.confirmed ? CONFIRMED_WEIGHT : 1);
 
 /**
  * Similarity-weighted share of the neighbours carrying another classification, in [0, 1]:

@@ -482,8 +482,10 @@ export class MetricsWorker {
       // The outlier model weighs the catalog percentiles (its weights were fitted on them); the stored bars are the
       // calibrated fit scores a reviewer reads.
       const percentiles = normalizeAxes(axes.raw, distributions);
-      const tagCount = state.tags.get(tagId)?.count ?? 0;
-      const { scores } = fitScores(axes.raw, { tagId, level }, neighbours, tagCount - 1, fit, rank);
+      const tagLevels = state.tagLevels(tagId);
+      // The other fields with the field's tag (the reason counts them too).
+      const peers = tagLevels.reduce((sum, l) => sum + l.count, 0) - 1;
+      const { scores } = fitScores(axes.raw, { tagId, level }, neighbours, peers, fit, rank);
       const input: OutlierInput = {
         scores: percentiles,
         neighbourDisagreement: disagreement,
@@ -522,8 +524,6 @@ export class MetricsWorker {
       const nearestName = nearest ? names.get(nearest.id) : undefined;
       const betterTag =
         margins.anchorMargin !== null && margins.anchorMargin < 0 && margins.bestOtherAnchorTagId !== null ? { classification: label(margins.bestOtherAnchorTagId, null), by: 'anchor' as const } : null;
-      const tagLevels = state.tagLevels(tagId);
-      const peers = tagLevels.reduce((sum, l) => sum + l.count, 0) - 1;
       const reasonInput: ReasonInput = {
         classification: label(tagId, level),
         tag: label(tagId, null),
