@@ -10,7 +10,7 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN_PASSWORD, adminToken, bearer, buildTestApp, createUser, type TestApp } from '../helpers/app.js';
 import { recordEvents } from '../modules/audit/factories.js';
 import { createDatasource, importOk } from '../modules/fields/factories.js';
-import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations, watchedPage } from './harness.js';
+import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations, waitInPage, watchedPage } from './harness.js';
 
 describe('console audit page [sqlite]', () => {
   let t: TestApp;
@@ -71,7 +71,7 @@ describe('console audit page [sqlite]', () => {
     assert.equal(query.get('action'), values.action ?? null);
     assert.equal(query.get('actor'), values.actor ?? null);
     assert.equal(query.get('target'), values.target ?? null);
-    await page.waitForFunction(`document.querySelectorAll('table.audit tbody tr').length === ${expectRows}`);
+    await waitInPage(page, `document.querySelectorAll('table.audit tbody tr').length === ${expectRows}`);
   }
 
   it('shows each target by name, filters by action prefix, user name and target name, and exports the names', async () => {

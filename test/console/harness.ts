@@ -91,3 +91,13 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   fs.mkdirSync(SCREENSHOTS, { recursive: true });
   await page.screenshot({ path: path.join(SCREENSHOTS, `${name}.png`), fullPage: false });
 }
+
+/**
+ * Waits until `expression` (page script, a string: tests are type-checked without the DOM library) is truthy in the
+ * page. Playwright evaluates a string predicate with `eval` again on every poll, which the console's CSP
+ * (`script-src 'self'`) refuses after the first, synchronous check: the wait then failed only when the condition was
+ * not already true (a loaded machine). Wrapped in a function, the page evaluates it once and polls the function.
+ */
+export async function waitInPage(page: Page, expression: string, timeout = 5000): Promise<void> {
+  await page.waitForFunction(`() => (${expression})`, undefined, { timeout });
+}

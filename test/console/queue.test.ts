@@ -15,7 +15,7 @@ import { ADMIN_PASSWORD, adminToken, bearer, buildTestApp, createUser, type Test
 import { describeEachDatabase } from '../helpers/databases.js';
 import { createDatasource, importOk, manyFields, type FieldInput } from '../modules/fields/factories.js';
 import { createScannable, scanNow, sqliteScanDir } from '../modules/scans/helpers.js';
-import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations, watchedPage } from './harness.js';
+import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations, waitInPage, watchedPage } from './harness.js';
 
 const EMAIL = 'Personal/Contact/Email address';
 const TIMESTAMP = 'Technical/Timestamp';
@@ -269,7 +269,7 @@ describeEachDatabase('review queue in the browser', (kind) => {
     await page.locator('.queue .row.active[data-index="1"]').waitFor();
     // Focus follows the current row once the row has rendered (an effect after the render that marks it): wait for it,
     // a loaded machine can take a frame longer.
-    await page.waitForFunction("document.activeElement?.dataset.index === '1'", undefined, { timeout: 5000 });
+    await waitInPage(page, "document.activeElement?.dataset.index === '1'");
     assert.equal(await page.evaluate('document.activeElement?.dataset.index'), '1', 'the current row has the focus');
 
     await page.keyboard.press('?');
