@@ -9,6 +9,7 @@
 //   builds that checkout's server beside this one on the same synthetic catalog, in this process, and alternates every
 //   request between the two, so "before" and "after" see the same load on a shared machine.
 //   BENCH_ONLY=<substring>: only the queries whose label contains it.
+//   BENCH_KEEP=1: keep the generated database (SQLite file, PostgreSQL schema) and print where, to read query plans.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -71,6 +72,10 @@ async function startServer(root: string, label: string): Promise<Server> {
   const close = async () => {
     await app.close();
     await database.close();
+    if (process.env.BENCH_KEEP) {
+      console.log(`kept ${pgSchema ? `schema ${pgSchema}` : dir}`);
+      return;
+    }
     fs.rmSync(dir, { recursive: true, force: true });
     if (pgSchema) await pgAdmin(`drop schema ${pgSchema} cascade`);
   };
