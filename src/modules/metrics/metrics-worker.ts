@@ -11,7 +11,8 @@ import type { Clock } from '../../clock.js';
 import { Rounds } from '../../background/rounds.js';
 import { yieldLocksAfter, type Database } from '../../db/database.js';
 import type { Claim, WorkQueue } from '../../db/work-queue.js';
-import type { FieldsService } from '../fields/fields.service.js';
+import type { FieldCatalogReader } from '../fields/field-catalog-reader.service.js';
+import type { FieldMetricsMirror } from '../fields/field-metrics-mirror.service.js';
 import type { WebhookEvents } from '../webhooks/webhooks.service.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import type { Neighbours } from './ann-threads.js';
@@ -52,7 +53,9 @@ export interface MetricsWorkerDeps {
   queue: WorkQueue;
   replica: CatalogReplica;
   staleness: Staleness;
-  fields: Pick<FieldsService, 'fieldNames' | 'lockForMetrics' | 'setOutlierScores' | 'reviewBases'>;
+  fields: Pick<FieldCatalogReader, 'fieldNames' | 'reviewBases'>;
+  /** The outlier scores mirrored onto the field rows, in the storing transaction. */
+  mirror: Pick<FieldMetricsMirror, 'lockForMetrics' | 'setOutlierScores'>;
   taxonomy: Pick<TaxonomyService, 'tagAnchors' | 'listLevels'>;
   severity: SeverityThresholds;
   /** finding.high_risk goes out through it, in the storing transaction. */
@@ -238,10 +241,10 @@ export class MetricsWorker {
     const started = performance.now();
     await this.deps.database.db.transaction().execute(async (trx) => {
       await yieldLocksAfter(trx, BACKGROUND_LOCK_WAIT_MS);
-      const locked = await this.deps.fields.lockForMetrics(trx, rows.map((r) => r.field_id));
+      const locked = await this.deps.mirror.lockForMetrics(trx, rows.map((r) => r.field_id));
       const kept = rows.filter((r) => locked.has(r.field_id));
       await repo.saveMetrics(trx, this.deps.database.kind, kept.map(({ risk: _risk, ...row }) => row));
-      const becameHigh = await this.deps.fields.setOutlierScores(
+      const becameHigh = await this.deps.mirror.setOutlierScores(
         trx,
         kept.map((r) => ({
           id: r.field_id,
