@@ -15,6 +15,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     {
       config: { access: 'audit:read' },
       schema: {
+        operationId: 'listAuditLogs',
         summary: 'List audit log entries',
         description:
           'Newest first. Filters combine with AND; `since` is inclusive, `until` exclusive. Pass `next_cursor` as `cursor` for the next page; it is null on the last page.',
@@ -31,6 +32,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     {
       config: { access: 'audit:read' },
       schema: {
+        operationId: 'exportAuditLogs',
         summary: 'Export the audit log as NDJSON or CSV',
         description:
           'Streams every matching entry, oldest first, as a download. NDJSON keeps every hashed field, so the chain can be re-verified elsewhere; ' +
