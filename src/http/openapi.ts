@@ -13,7 +13,7 @@ import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CODES, problemOf, type ErrorCode } from './errors.js';
-import { AUDIT_EXPORT_EXAMPLES, RESPONSE_EXAMPLES } from './openapi-examples.js';
+import { RESPONSE_EXAMPLES } from './openapi-examples.js';
 
 /**
  * The route schema key of the error statuses particular to a route, e.g. `schema: { operationId: 'createUser',
@@ -160,12 +160,6 @@ function documentOperation(method: string, path: string, operation: Operation): 
     const known = ERROR_RESPONSES[status] ?? { code: 'validation_failed' as const, description: 'Error' };
     const description = responses[String(status)]?.description;
     responses[String(status)] = problemResponse(status, description && description !== 'Default Response' ? description : known.description, known.code);
-  }
-  if (operation.operationId === 'exportAuditLogs' && responses['200']) {
-    responses['200'].content = {
-      'application/x-ndjson': { schema: { type: 'string', description: 'One JSON entry per line (format=ndjson)' }, example: AUDIT_EXPORT_EXAMPLES.ndjson },
-      'text/csv': { schema: { type: 'string', description: 'RFC 4180 CSV with a header row (format=csv)' }, example: AUDIT_EXPORT_EXAMPLES.csv },
-    };
   }
 }
 
