@@ -2,7 +2,7 @@
  * The fields as a scan compares and writes them: the baseline of a data source's fields, the scanned columns
  * embedded and classified outside any transaction, then written (or removed when gone) inside the scan's own.
  */
-import type { Database, Tx } from '../../db/database.js';
+import type { Tx } from '../../db/database.js';
 import type { NewFieldRow } from '../../db/schema.js';
 import { compareKeys, FieldPreparer, type FieldPreparerDeps } from './field-preparation.js';
 import * as repo from './fields.repository.js';
@@ -29,7 +29,7 @@ export interface PreparedScan {
 export class FieldScanWriter {
   private readonly preparer: FieldPreparer;
 
-  constructor(private readonly deps: FieldPreparerDeps & { database: Database }) {
+  constructor(private readonly deps: FieldPreparerDeps) {
     this.preparer = new FieldPreparer(deps);
   }
 

@@ -459,7 +459,7 @@ export class MetricsWorker {
 
   /** One field's scores, outlier score, suggestion and risk: its row but the reason, and what the reason needs. */
   private scoreField(state: CatalogState, tags: TagContext, m: Measured, batch: { names: FieldNames; bases: ConfirmedBases; computedAt: string }): Scored {
-    const { id, tagId, level, axes, neighbours, margins, disagreement, nearestRatio, evidence, predicted, reviewed } = m;
+    const { id, tagId, level, axes, neighbours, margins, disagreement, nearestRatio, evidence, reviewed } = m;
     const { basis, confirmedUnchanged } = confirmedBasis(m, batch.bases);
     // The outlier model weighs the catalog percentiles (its weights were fitted on them); the stored bars are the
     // calibrated fit scores a reviewer reads.
@@ -482,6 +482,24 @@ export class MetricsWorker {
     this.featureLog?.set(id, input);
     const score = outlierScore(input);
     const severity = severityOf(score, this.deps.severity);
+    const suggestion = this.suggestionFor(state, tags, m, score);
+    const risk = riskOf(score, severity, level, suggestion, tags.rank);
+    // A nearest field deleted since the search has no name (and its deletion makes this field stale again).
+    const nearestName = m.nearest ? batch.names.get(m.nearest.id) : undefined;
+    const judged: Judged = { scores, input, score, severity, suggestion, risk, peers, tagLevels, nearestName, basis, confirmedUnchanged };
+    // The nearest fields a suspicious field's reason counts.
+    const counted = severity === 'low' ? [] : neighbours.slice(0, REASON_NEIGHBOURS);
+    return {
+      row: metricsRow(m, judged, batch.computedAt),
+      reasonInput: reasonInputOf(m, judged, tags),
+      counted,
+      reasonNeighbours: (found) => reasonNeighboursOf(counted, m, suggestion, tags, (nid) => found.get(nid) ?? batch.names.get(nid)),
+    };
+  }
+
+  /** Another classification for a field, if the evidence offers one (the runner-up, reviewers' corrections, a twin). */
+  private suggestionFor(state: CatalogState, tags: TagContext, m: Measured, score: number): Judged['suggestion'] {
+    const { id, tagId, level, neighbours, predicted, margins, evidence, reviewed } = m;
     const slot = state.slot(id);
     const runnerUpPath = slot === undefined ? null : state.runnerUpPath(slot);
     const reviews = predicted && evidence.selfClassified ? state.answerReviews(predicted.tagId) : null;
@@ -501,18 +519,7 @@ export class MetricsWorker {
       corrections: reviews?.top ? { tagId: reviews.top.tagId, level: reviews.top.level, share: reviews.top.count / (reviews.kept + reviews.corrected) } : null,
     });
     if (suggestion) this.suggestionLog?.set(id, { by: suggestion.by, score, share: suggestion.share });
-    const risk = riskOf(score, severity, level, suggestion, tags.rank);
-    // A nearest field deleted since the search has no name (and its deletion makes this field stale again).
-    const nearestName = m.nearest ? batch.names.get(m.nearest.id) : undefined;
-    const judged: Judged = { scores, input, score, severity, suggestion, risk, peers, tagLevels, nearestName, basis, confirmedUnchanged };
-    // The nearest fields a suspicious field's reason counts.
-    const counted = severity === 'low' ? [] : neighbours.slice(0, REASON_NEIGHBOURS);
-    return {
-      row: metricsRow(m, judged, batch.computedAt),
-      reasonInput: reasonInputOf(m, judged, tags),
-      counted,
-      reasonNeighbours: (found) => reasonNeighboursOf(counted, m, suggestion, tags, (nid) => found.get(nid) ?? batch.names.get(nid)),
-    };
+    return suggestion;
   }
 
   /**
