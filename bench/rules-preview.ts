@@ -94,7 +94,7 @@ try {
     let after: string | null = null;
     let n = 0;
     for (;;) {
-      const page = await app.services.fields.ruleCandidates({ afterId: after, limit: 5000, read: { table_name: true, comment: true } });
+      const page = await app.services.fieldCatalog.ruleCandidates({ afterId: after, limit: 5000, read: { table_name: true, comment: true } });
       n += page.length;
       if (page.length < 5000) break;
       after = page[page.length - 1]!.id;

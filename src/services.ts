@@ -19,6 +19,11 @@ import { AccessTokens, newSigningKey } from './modules/auth/tokens.js';
 import { ClassifierService } from './modules/classifier/classifier.service.js';
 import type { ConfirmedNeighbour } from './modules/classifier/index.js';
 import { DatasourcesService } from './modules/datasources/datasources.service.js';
+import { FieldCascades } from './modules/fields/field-cascades.service.js';
+import { FieldCatalogReader } from './modules/fields/field-catalog-reader.service.js';
+import { FieldMetricsMirror } from './modules/fields/field-metrics-mirror.service.js';
+import { FieldReviewState } from './modules/fields/field-review-state.service.js';
+import { FieldScanWriter } from './modules/fields/field-scan-writer.service.js';
 import { FieldsService } from './modules/fields/fields.service.js';
 import { ReclassifyWorker } from './modules/fields/reclassify-worker.js';
 import { LicenseService } from './modules/license/license.service.js';
@@ -55,7 +60,14 @@ export interface Services {
   readonly taxonomy: TaxonomyService;
   readonly rules: RulesService;
   readonly datasources: DatasourcesService;
+  /** The field catalog of the API (import, list, export, one field). */
   readonly fields: FieldsService;
+  /** The catalog as other modules read it (metrics, review progress, reports, rule previews). */
+  readonly fieldCatalog: FieldCatalogReader;
+  /** The review columns the review module reads and writes in its transactions. */
+  readonly fieldReviewState: FieldReviewState;
+  /** A scan's comparison with the catalog and its writes. */
+  readonly fieldScanWriter: FieldScanWriter;
   readonly review: ReviewService;
   readonly reports: ReportsService;
   readonly sampleData: SampleDataService;
@@ -105,8 +117,14 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     audience: config.auth.audience,
     ttlSeconds: config.auth.accessTokenTtlSeconds,
   });
-  // Services that need each other both ways (the license counts what users and data sources own; data sources
-  // delete their fields through the fields service) get their counterpart through a small late-bound adapter.
+  // The fields module's services other modules depend on; they need only the database and the clock, so they come
+  // first and need no late-bound adapter.
+  const fieldCatalog = new FieldCatalogReader({ database });
+  const fieldReviewState = new FieldReviewState();
+  const fieldMetricsMirror = new FieldMetricsMirror();
+  const fieldCascades = new FieldCascades({ clock });
+  // Services that need each other both ways (the license counts what users and data sources own) get their
+  // counterpart through a small late-bound adapter.
   const license: LicenseService = new LicenseService({
     database,
     clock,
@@ -134,12 +152,12 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     embedder,
     levels: config.levels,
     usage: {
-      countFields: (trx, tagIds): Promise<{ classified: number; suggested: number }> => fields.countFieldsOfTags(trx, tagIds),
+      countFields: (trx, tagIds): Promise<{ classified: number; suggested: number }> => fieldCascades.countFieldsOfTags(trx, tagIds),
       countRules: (trx, tagIds): Promise<number> => rules.countRulesOfTags(trx, tagIds),
       moveRules: (trx, fromTagIds, toTagId): Promise<number> => rules.moveRulesToTag(trx, fromTagIds, toTagId),
       moveFields: async (trx, fromTagIds, toTagId): Promise<number> => {
         await metrics.retargetSuggestions(trx, fromTagIds, toTagId);
-        return fields.moveFieldsToTag(trx, fromTagIds, toTagId);
+        return fieldCascades.moveFieldsToTag(trx, fromTagIds, toTagId);
       },
     },
   });
@@ -148,7 +166,7 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     clock,
     audit,
     gate: license,
-    fields: { deleteFieldsOfDatasource: (trx, id): Promise<number> => fields.deleteFieldsOfDatasource(trx, id) },
+    fields: fieldCascades,
     secretBox,
     scanSqliteDir: config.scanSqliteDir,
     connector: { statementTimeoutMs: config.scanStatementTimeoutMs, ownDatabaseFiles: ownDatabaseFiles(config.database) },
@@ -160,27 +178,24 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     audit,
     taxonomy,
     datasources,
-    fields: {
-      ruleCandidates: (query): ReturnType<FieldsService['ruleCandidates']> => fields.ruleCandidates(query),
-      ruleCandidateDetails: (ids): ReturnType<FieldsService['ruleCandidateDetails']> => fields.ruleCandidateDetails(ids),
-      declaredDataTypes: (): ReturnType<FieldsService['declaredDataTypes']> => fields.declaredDataTypes(),
-    },
+    fields: fieldCatalog,
   });
   const classifier: ClassifierService = new ClassifierService({ taxonomy, rules, confirmedNeighbours: (embeddings): Promise<ConfirmedNeighbour[][]> => metrics.confirmedNeighbours(embeddings) });
-  const fields: FieldsService = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, classifier });
-  const review = new ReviewService({ database, clock, audit, auditLog, fields, catalog: fields, taxonomy, license, webhooks });
-  const reports = new ReportsService({ clock, fields, datasources, taxonomy });
+  const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, classifier });
+  const fieldScanWriter = new FieldScanWriter({ database, clock, embedder, taxonomy, classifier });
+  const review = new ReviewService({ database, clock, audit, auditLog, fields: fieldReviewState, catalog: fieldCatalog, taxonomy, license, webhooks });
+  const reports = new ReportsService({ clock, fields: fieldCatalog, datasources, taxonomy });
   const sampleData = new SampleDataService({ database, clock, audit, taxonomy, datasources, fields });
 
   const metricsQueue = new WorkQueue(database, { table: 'metrics_queue', key: 'field_id', abandonedAfterMs: CLAIM_ABANDONED_MS });
-  const replica = new CatalogReplica({ database, log, fields, dimensions: embedder.dimensions, indexThreads: config.indexThreads });
-  const staleness = new Staleness({ database, clock, queue: metricsQueue, replica, fields, taxonomy });
-  const metricsWorker = new MetricsWorker({ database, clock, log, queue: metricsQueue, replica, staleness, fields, taxonomy, severity: config.severity, webhooks });
+  const replica = new CatalogReplica({ database, log, fields: fieldCatalog, dimensions: embedder.dimensions, indexThreads: config.indexThreads });
+  const staleness = new Staleness({ database, clock, queue: metricsQueue, replica, fields: fieldCatalog, taxonomy });
+  const metricsWorker = new MetricsWorker({ database, clock, log, queue: metricsQueue, replica, staleness, fields: fieldCatalog, mirror: fieldMetricsMirror, taxonomy, severity: config.severity, webhooks });
   const reclassifyQueue = new WorkQueue(database, { table: 'reclassify_queue', key: 'field_id', abandonedAfterMs: CLAIM_ABANDONED_MS });
   const reclassifyWorker = new ReclassifyWorker({ database, clock, log, audit, queue: reclassifyQueue, classifier });
   const scans = new ScansService({ database, clock, audit, datasources, license });
-  const scanWorker = new ScanWorker({ database, clock, log, audit, fields, datasources, scans, webhooks, options: { connector: datasources.connectorOptions() } });
-  const metrics = new MetricsService({ database, replica, worker: metricsWorker, staleness, fields, license, taxonomy, dimensions: embedder.dimensions });
+  const scanWorker = new ScanWorker({ database, clock, log, audit, fields: fieldScanWriter, datasources, scans, webhooks, options: { connector: datasources.connectorOptions() } });
+  const metrics = new MetricsService({ database, replica, worker: metricsWorker, staleness, fields: fieldCatalog, license, taxonomy, dimensions: embedder.dimensions });
 
   let pruneTimer: NodeJS.Timeout | undefined;
   return {
@@ -197,6 +212,9 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     rules,
     datasources,
     fields,
+    fieldCatalog,
+    fieldReviewState,
+    fieldScanWriter,
     review,
     reports,
     sampleData,

@@ -3,8 +3,6 @@
  * Swagger UI makes one up from the schema (an outlier_score of 1 with severity "low"). Values agree with each other
  * and with the default severity thresholds (high ≥ 0.7, medium ≥ 0.4); a test validates each against its schema.
  */
-import { csvHeader, csvRow, ndjsonLine, type AuditLogEntryRow } from '../modules/audit/audit-export.js';
-
 const FIELD_ID = '3f6c2a1e-8b4d-4c7a-9e21-5d0b7f3a9c14';
 const OTHER_FIELD_ID = '9a1d4e7b-2c3f-4b8a-8d61-0e5f2c7b4a93';
 const NEAREST_ID = 'c2b7e9f4-1a5d-4e3c-b7a8-6f9d0e2c1b57';
@@ -128,26 +126,4 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
       missing_field_ids: [],
     },
   },
-};
-
-/** Bodies of the audit export, one per format, made by the export's own formatters from one entry. */
-const AUDIT_ROW: AuditLogEntryRow = {
-  seq: 1,
-  at: '2026-11-20T08:00:00.000Z',
-  actor_id: USER_ID,
-  actor_username: 'dana.reviewer',
-  action: 'field.confirmed',
-  target_type: 'field',
-  target_id: FIELD_ID,
-  request_id: '4b1e9d2a-7c3f-4e8b-a5d6-1f0c9e2b8a47',
-  details: '{"classification_tag_id":12,"level":"L3"}',
-  prev_hash: '0'.repeat(64),
-  hash: '9c1f0d6a4b7e2f8c3a5d1e9b0c7f4a2d6e8b1c3f5a7d9e0b2c4f6a8d1e3b5c7f',
-  target_name: 'public.customers.email',
-  target_datasource: 'crm',
-};
-
-export const AUDIT_EXPORT_EXAMPLES = {
-  ndjson: ndjsonLine(AUDIT_ROW),
-  csv: csvHeader() + csvRow(AUDIT_ROW),
 };

@@ -2,20 +2,38 @@
  * OpenAPI 3 document generated from the route schemas (so it cannot drift), served at
  * /openapi.json, with interactive docs at /docs.
  *
- * One transform of the whole document (documentOperations) adds what the route schemas do not say, the same way for
- * every operation, routes added later included: an operationId, `security: []` on public operations, the
- * problem+json error responses that apply, defaults that are not required, and examples of the main responses.
+ * Each route declares its own metadata in its schema, next to its handler: `operationId` (a stable name; a route
+ * without one gets a name derived from its method and path, deriveOperationId) and, under ERROR_STATUSES, the error
+ * statuses particular to it (a 409 of a duplicate name, a 422 of an unknown tag), beyond those every route of its kind
+ * answers. One transform of the whole document (documentOperations) adds the rest the same way for every operation,
+ * routes added later included: `security: []` on public operations, the problem+json error responses that apply,
+ * defaults that are not required, and examples of the main responses.
  */
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
 import type { FastifyInstance } from 'fastify';
 import { ERROR_CODES, problemOf, type ErrorCode } from './errors.js';
-import { AUDIT_EXPORT_EXAMPLES, RESPONSE_EXAMPLES } from './openapi-examples.js';
+import { RESPONSE_EXAMPLES } from './openapi-examples.js';
+
+/**
+ * The route schema key of the error statuses particular to a route, e.g. `schema: { operationId: 'createUser',
+ * 'x-error-statuses': [409], … }`. A vendor extension, so Fastify ignores it and @fastify/swagger hands it to the
+ * document, where documentOperations turns it into problem+json responses and removes it.
+ */
+const ERROR_STATUSES = 'x-error-statuses';
+
+declare module 'fastify' {
+  interface FastifySchema {
+    /** See ERROR_STATUSES in http/openapi.ts. */
+    'x-error-statuses'?: readonly number[];
+  }
+}
 
 type JsonObject = Record<string, unknown>;
 
 interface Operation {
   operationId?: string;
+  [ERROR_STATUSES]?: readonly number[];
   security?: unknown[];
   parameters?: Array<{ in: string; name: string; required?: boolean; schema?: JsonObject }>;
   requestBody?: { content?: Record<string, { schema?: JsonObject }>; required?: boolean };
@@ -25,63 +43,6 @@ interface Operation {
 type OpenApiDocument = { paths?: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, JsonObject> } };
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'options', 'head'] as const;
-
-/** Stable names for the operations; a route added later gets one derived from its method and path (deriveOperationId). */
-const OPERATION_IDS: Record<string, string> = {
-  'GET /healthz': 'checkLiveness',
-  'GET /readyz': 'checkReadiness',
-  'POST /api/v1/auth/login': 'login',
-  'POST /api/v1/auth/refresh': 'refreshTokens',
-  'POST /api/v1/auth/logout': 'logout',
-  'GET /api/v1/auth/me': 'getCurrentUser',
-  'GET /api/v1/users': 'listUsers',
-  'POST /api/v1/users': 'createUser',
-  'PATCH /api/v1/users/{id}': 'updateUser',
-  'DELETE /api/v1/users/{id}': 'deleteUser',
-  'GET /api/v1/license/status': 'getLicenseStatus',
-  'POST /api/v1/license/import': 'importLicense',
-  'GET /api/v1/classification/levels': 'listLevels',
-  'GET /api/v1/classification/tags': 'listTags',
-  'POST /api/v1/classification/tags': 'createTag',
-  'GET /api/v1/datasources': 'listDatasources',
-  'POST /api/v1/datasources': 'createDatasource',
-  'PATCH /api/v1/datasources/{id}': 'updateDatasource',
-  'DELETE /api/v1/datasources/{id}': 'deleteDatasource',
-  'POST /api/v1/datasources/{id}/test-connection': 'testDatasourceConnection',
-  'POST /api/v1/datasources/{id}/scans': 'startScan',
-  'GET /api/v1/datasources/{id}/scans': 'listScans',
-  'GET /api/v1/scans/{id}': 'getScan',
-  'POST /api/v1/scans/{id}/cancel': 'cancelScan',
-  'POST /api/v1/fields/import': 'importFields',
-  'GET /api/v1/fields': 'listFields',
-  'GET /api/v1/fields/{id}': 'getField',
-  'GET /api/v1/audit-logs': 'listAuditLogs',
-  'GET /api/v1/audit-logs/export': 'exportAuditLogs',
-  'POST /api/v1/classify/fields/batch-confirm': 'batchConfirmFields',
-  'POST /api/v1/classify/fields/{field_id}/confirm': 'confirmField',
-  'POST /api/v1/classify/fields/{field_id}/defer': 'deferField',
-  'POST /api/v1/classify/fields/embedding-minibars': 'getEmbeddingMinibars',
-  'GET /api/v1/classify/metrics/status': 'getMetricsStatus',
-};
-
-/** Errors particular to some operations (by operationId); a route may also declare any status in its own schema. */
-const EXTRA_ERRORS: Record<string, readonly number[]> = {
-  login: [401],
-  refreshTokens: [401],
-  createUser: [409],
-  updateUser: [409],
-  deleteUser: [409],
-  createDatasource: [409, 422],
-  updateDatasource: [409, 422],
-  testDatasourceConnection: [409, 422],
-  startScan: [409],
-  cancelScan: [409],
-  createTag: [409, 422],
-  importFields: [422],
-  confirmField: [422],
-  batchConfirmFields: [422],
-  checkReadiness: [503],
-};
 
 /** For each status, the code an example shows and what the status means here. */
 const ERROR_RESPONSES: Record<number, { code: ErrorCode; description: string }> = {
@@ -165,7 +126,9 @@ function unrequireDefaults(schema: unknown): void {
 }
 
 function documentOperation(method: string, path: string, operation: Operation): void {
-  operation.operationId ??= OPERATION_IDS[`${method.toUpperCase()} ${path}`] ?? deriveOperationId(method, path);
+  operation.operationId ??= deriveOperationId(method, path);
+  const particular = operation[ERROR_STATUSES] ?? [];
+  delete operation[ERROR_STATUSES];
   const isPublic = operation.security === undefined || operation.security.length === 0;
   // Say it explicitly: without it, a document-level security requirement would apply.
   if (isPublic) operation.security = [];
@@ -177,7 +140,7 @@ function documentOperation(method: string, path: string, operation: Operation): 
 
   const hasBody = operation.requestBody !== undefined;
   const hasInput = hasBody || (operation.parameters?.length ?? 0) > 0;
-  const statuses = new Set<number>(EXTRA_ERRORS[operation.operationId] ?? []);
+  const statuses = new Set<number>(particular);
   if (hasInput) statuses.add(400);
   if (!isPublic) statuses.add(401).add(403);
   if (/\{[^}]+\}/.test(path)) statuses.add(404);
@@ -197,12 +160,6 @@ function documentOperation(method: string, path: string, operation: Operation): 
     const known = ERROR_RESPONSES[status] ?? { code: 'validation_failed' as const, description: 'Error' };
     const description = responses[String(status)]?.description;
     responses[String(status)] = problemResponse(status, description && description !== 'Default Response' ? description : known.description, known.code);
-  }
-  if (operation.operationId === 'exportAuditLogs' && responses['200']) {
-    responses['200'].content = {
-      'application/x-ndjson': { schema: { type: 'string', description: 'One JSON entry per line (format=ndjson)' }, example: AUDIT_EXPORT_EXAMPLES.ndjson },
-      'text/csv': { schema: { type: 'string', description: 'RFC 4180 CSV with a header row (format=csv)' }, example: AUDIT_EXPORT_EXAMPLES.csv },
-    };
   }
 }
 

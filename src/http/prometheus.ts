@@ -11,6 +11,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { FastifyInstance } from 'fastify';
+import type * as promClient from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { Config } from '../config.js';
 import type { Database } from '../db/database.js';
@@ -42,6 +43,8 @@ export interface PrometheusDeps {
   metricsStatus: () => Promise<{ pending: number }>;
 }
 
+type PromClient = typeof promClient;
+
 const LOGIN_ROUTE = '/api/v1/auth/login';
 const CONTENT_TYPE = 'text/plain; version=0.0.4; charset=utf-8';
 
@@ -55,51 +58,79 @@ export async function registerPrometheus(app: FastifyInstance, deps: PrometheusD
     return;
   }
   // Loaded only when on: it is a fifth of a second of start-up on a busy machine that most deployments do not need.
-  const { collectDefaultMetrics, Counter, Gauge, Histogram, Registry: PromRegistry } = await import('prom-client');
-  const registry = new PromRegistry();
-  collectDefaultMetrics({ register: registry });
+  const client = await import('prom-client');
+  const registry = new client.Registry();
+  client.collectDefaultMetrics({ register: registry });
+  observeRequests(app, requestMetrics(client, registry));
+  registerQueueGauge(client, registry, deps.metricsStatus);
+  registerPoolGauge(client, registry, deps.database);
 
-  const requestDuration = new Histogram({
+  let server: http.Server | undefined;
+  const prometheus: Prometheus = {
+    registry,
+    registerGauge: (name, help, labelNames, read) => registerReadGauge(client, registry, name, help, labelNames, read),
+    address: () => (server?.address() as AddressInfo | null) ?? undefined,
+  };
+  app.decorate('prometheus', prometheus);
+
+  if (deps.config.port !== undefined) server = serveOnOwnPort(app, registry, deps.config.port, deps.host, prometheus);
+  else serveOnMainPort(app, registry, deps.config.token);
+}
+
+/** The request latency histogram and the failed-login counter, which the onResponse hook feeds. */
+function requestMetrics(client: PromClient, registry: Registry) {
+  const requestDuration = new client.Histogram({
     name: 'fieldlens_http_request_duration_seconds',
     help: 'HTTP request latency by method, route pattern and status code',
     labelNames: ['method', 'route', 'status_code'] as const,
     buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
     registers: [registry],
   });
-  const failedLogins = new Counter({
+  const failedLogins = new client.Counter({
     name: 'fieldlens_login_failures_total',
     help: 'Failed logins: wrong username or password (invalid_credentials), or refused while throttled (throttled)',
     labelNames: ['reason'] as const,
     registers: [registry],
   });
-  new Gauge({
+  return { requestDuration, failedLogins };
+}
+
+/** The metrics queue's depth, read at each scrape. */
+function registerQueueGauge(client: PromClient, registry: Registry, metricsStatus: PrometheusDeps['metricsStatus']): void {
+  new client.Gauge({
     name: 'fieldlens_metrics_queue_pending',
     help: 'Fields whose stored metrics are older than a change that affects them (0: every metric is current)',
     registers: [registry],
     async collect() {
       try {
-        this.set((await deps.metricsStatus()).pending);
+        this.set((await metricsStatus()).pending);
       } catch {
         // The database is away: leave the last value; /readyz tells that story.
       }
     },
   });
-  if (deps.database.poolStats) {
-    const poolStats = deps.database.poolStats.bind(deps.database);
-    new Gauge({
-      name: 'fieldlens_db_pool_connections',
-      help: 'PostgreSQL pool of this instance: total and idle connections, and queries waiting for one',
-      labelNames: ['state'] as const,
-      registers: [registry],
-      collect() {
-        const stats = poolStats();
-        this.set({ state: 'total' }, stats.total);
-        this.set({ state: 'idle' }, stats.idle);
-        this.set({ state: 'waiting' }, stats.waiting);
-      },
-    });
-  }
+}
 
+/** The PostgreSQL pool of this instance (SQLite has none). */
+function registerPoolGauge(client: PromClient, registry: Registry, database: PrometheusDeps['database']): void {
+  if (!database.poolStats) return;
+  const poolStats = database.poolStats.bind(database);
+  new client.Gauge({
+    name: 'fieldlens_db_pool_connections',
+    help: 'PostgreSQL pool of this instance: total and idle connections, and queries waiting for one',
+    labelNames: ['state'] as const,
+    registers: [registry],
+    collect() {
+      const stats = poolStats();
+      this.set({ state: 'total' }, stats.total);
+      this.set({ state: 'idle' }, stats.idle);
+      this.set({ state: 'waiting' }, stats.waiting);
+    },
+  });
+}
+
+/** Every answered request by route pattern and status, and the failed logins among them. */
+function observeRequests(app: FastifyInstance, { requestDuration, failedLogins }: ReturnType<typeof requestMetrics>): void {
   app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, or one label for everything no route matched (scanners must not create series).
     const route = request.routeOptions.url ?? 'unmatched';
@@ -110,62 +141,60 @@ export async function registerPrometheus(app: FastifyInstance, deps: PrometheusD
     }
     done();
   });
+}
 
-  let server: http.Server | undefined;
-  const prometheus: Prometheus = {
-    registry,
-    registerGauge(name, help, labelNames, read) {
-      new Gauge({
-        name,
-        help,
-        labelNames: [...labelNames],
-        registers: [registry],
-        async collect() {
-          this.reset();
-          await read((labels, value) => this.set(labels, value));
-        },
-      });
+/** Another module's gauge (Prometheus.registerGauge): reset and read again at each scrape. */
+function registerReadGauge(client: PromClient, registry: Registry, name: string, help: string, labelNames: readonly string[], read: Parameters<Prometheus['registerGauge']>[3]): void {
+  new client.Gauge({
+    name,
+    help,
+    labelNames: [...labelNames],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      await read((labels, value) => this.set(labels, value));
     },
-    address: () => (server?.address() as AddressInfo | null) ?? undefined,
-  };
-  app.decorate('prometheus', prometheus);
+  });
+}
 
-  if (deps.config.port !== undefined) {
-    const port = deps.config.port;
-    // Its own small listener: nothing of the API is reachable on it, and nothing of it on the API's port.
-    server = http.createServer((req, res) => {
-      res.setHeader('x-content-type-options', 'nosniff');
-      res.setHeader('cache-control', 'no-store');
-      const path = (req.url ?? '/').split('?')[0];
-      if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-        const body = JSON.stringify(problemOf('not_found', 'Only GET /metrics is served on this port', { instance: path ?? '/' }));
-        res.writeHead(404, { 'content-type': 'application/problem+json; charset=utf-8' }).end(body);
-        return;
-      }
-      registry.metrics().then(
-        (text) => res.writeHead(200, { 'content-type': CONTENT_TYPE }).end(req.method === 'HEAD' ? undefined : text),
-        () => res.writeHead(500, { 'content-type': 'application/problem+json; charset=utf-8' }).end(JSON.stringify(problemOf('internal_error', 'Collecting the metrics failed'))),
-      );
-    });
-    app.addHook('onReady', async () => {
-      await new Promise<void>((resolve, reject) => {
-        server?.once('error', reject);
-        server?.listen({ port, host: deps.host }, () => {
-          server?.off('error', reject);
-          resolve();
-        });
+/** GET /metrics on a listener of its own (FIELDLENS_METRICS_PORT), opened when the app is ready and closed with it. */
+function serveOnOwnPort(app: FastifyInstance, registry: Registry, port: number, host: string, prometheus: Prometheus): http.Server {
+  // Its own small listener: nothing of the API is reachable on it, and nothing of it on the API's port.
+  const server = http.createServer((req, res) => {
+    res.setHeader('x-content-type-options', 'nosniff');
+    res.setHeader('cache-control', 'no-store');
+    const path = (req.url ?? '/').split('?')[0];
+    if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
+      const body = JSON.stringify(problemOf('not_found', 'Only GET /metrics is served on this port', { instance: path ?? '/' }));
+      res.writeHead(404, { 'content-type': 'application/problem+json; charset=utf-8' }).end(body);
+      return;
+    }
+    registry.metrics().then(
+      (text) => res.writeHead(200, { 'content-type': CONTENT_TYPE }).end(req.method === 'HEAD' ? undefined : text),
+      () => res.writeHead(500, { 'content-type': 'application/problem+json; charset=utf-8' }).end(JSON.stringify(problemOf('internal_error', 'Collecting the metrics failed'))),
+    );
+  });
+  app.addHook('onReady', async () => {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen({ port, host }, () => {
+        server.off('error', reject);
+        resolve();
       });
-      app.log.info({ address: prometheus.address() }, 'metrics listener started');
     });
-    app.addHook('onClose', async () => {
-      if (!server?.listening) return;
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server?.close(() => resolve()));
-    });
-    return;
-  }
+    app.log.info({ address: prometheus.address() }, 'metrics listener started');
+  });
+  app.addHook('onClose', async () => {
+    if (!server.listening) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+  return server;
+}
 
-  const expected = sha256(deps.config.token ?? '');
+/** GET /metrics on the main port, behind the bearer token FIELDLENS_METRICS_TOKEN. */
+function serveOnMainPort(app: FastifyInstance, registry: Registry, token: string | undefined): void {
+  const expected = sha256(token ?? '');
   app.get('/metrics', { schema: { hide: true }, config: { access: 'public' }, logLevel: 'warn' }, async (request, reply) => {
     const header = request.headers.authorization ?? '';
     const match = /^Bearer (.+)$/i.exec(header);

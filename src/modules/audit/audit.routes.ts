@@ -1,8 +1,7 @@
 import { Readable } from 'node:stream';
 import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
-import { Type } from 'typebox';
 import type { Services } from '../../services.js';
-import { AuditExportQuery, AuditListQuery, AuditListResponse } from './audit.schemas.js';
+import { AuditExportBody, AuditExportQuery, AuditListQuery, AuditListResponse } from './audit.schemas.js';
 
 const EXPORT_TYPES = { ndjson: 'application/x-ndjson; charset=utf-8', csv: 'text/csv; charset=utf-8' } as const;
 
@@ -15,6 +14,7 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     {
       config: { access: 'audit:read' },
       schema: {
+        operationId: 'listAuditLogs',
         summary: 'List audit log entries',
         description:
           'Newest first. Filters combine with AND; `since` is inclusive, `until` exclusive. Pass `next_cursor` as `cursor` for the next page; it is null on the last page.',
@@ -31,14 +31,14 @@ export const auditRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     {
       config: { access: 'audit:read' },
       schema: {
+        operationId: 'exportAuditLogs',
         summary: 'Export the audit log as NDJSON or CSV',
         description:
           'Streams every matching entry, oldest first, as a download. NDJSON keeps every hashed field, so the chain can be re-verified elsewhere; ' +
           'CSV neutralises cells starting with =, +, -, @ (a leading apostrophe). Needs the license feature audit_export.',
         tags: ['audit'],
         querystring: AuditExportQuery,
-        // The body is a stream, sent as is: the schema documents it for OpenAPI and is never a serializer.
-        response: { 200: Type.Unsafe<Readable>({ type: 'string', description: 'NDJSON (application/x-ndjson) or CSV (text/csv) body' }) },
+        response: { 200: AuditExportBody },
       },
     },
     async (request, reply) => {

@@ -12,6 +12,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'login',
+        'x-error-statuses': [401],
         summary: 'Log in with username and password',
         description: 'Returns a short-lived bearer access token and a refresh token. After 10 consecutive failures a username is throttled (429 with Retry-After).',
         tags: ['auth'],
@@ -27,6 +29,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'refreshTokens',
+        'x-error-statuses': [401],
         summary: 'Exchange a refresh token for a new token pair',
         description: 'No bearer token needed. The refresh token is rotated: the old one stops working, and presenting it again revokes the whole login session.',
         tags: ['auth'],
@@ -42,6 +46,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     {
       config: { access: 'public' },
       schema: {
+        operationId: 'logout',
         summary: 'End the login session of a refresh token',
         tags: ['auth'],
         body: RefreshBody,
@@ -59,6 +64,7 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
     {
       config: { access: 'authenticated' },
       schema: {
+        operationId: 'getCurrentUser',
         summary: 'The current user: identity, roles, permissions and license tier',
         tags: ['auth'],
         response: { 200: CurrentUserResponse },

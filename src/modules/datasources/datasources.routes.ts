@@ -21,6 +21,7 @@ export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }
     {
       config: { access: 'datasource:read' },
       schema: {
+        operationId: 'listDatasources',
         summary: 'List data sources',
         description: 'Every data source with its number of fields, oldest first. is_sample marks the built-in trial sample data.',
         tags: ['datasources'],
@@ -52,6 +53,8 @@ export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }
     {
       config: { access: 'datasource:write' },
       schema: {
+        operationId: 'createDatasource',
+        'x-error-statuses': [409, 422],
         summary: 'Create a data source',
         description:
           'Names must be unique (409). Counts against the license quota max_datasources (403 quota_exceeded); sample data sources do not count. ' +
@@ -71,6 +74,8 @@ export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }
     {
       config: { access: 'datasource:write' },
       schema: {
+        operationId: 'updateDatasource',
+        'x-error-statuses': [409, 422],
         summary: 'Update a data source',
         description:
           'Changes the name, description, connection or scan interval. connection replaces the whole connection object; its password, when omitted, ' +
@@ -93,6 +98,8 @@ export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }
     {
       config: { access: 'datasource:write' },
       schema: {
+        operationId: 'testDatasourceConnection',
+        'x-error-statuses': [409, 422],
         summary: 'Test the connection of a data source',
         description:
           'Connects with the stored connection and reads the server version. 422 connection_failed names the cause (authentication, unreachable, tls, timeout, ' +
@@ -111,6 +118,7 @@ export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }
     {
       config: { access: 'datasource:write' },
       schema: {
+        operationId: 'deleteDatasource',
         summary: 'Delete a data source and its fields',
         description: 'Removes the data source and every field imported into it, in one transaction. Audit-logged.',
         tags: ['datasources'],

@@ -15,7 +15,7 @@ import type { DatasourceRow, DatasourcesTable } from '../../db/schema.js';
 import type { Caller } from '../../http/access.js';
 import { AppError, conflict, notFound, unprocessable } from '../../http/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
-import type { FieldsService } from '../fields/fields.service.js';
+import type { FieldCascades } from '../fields/field-cascades.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import { connectionOptionsOf } from './connection-options.js';
 import * as repo from './datasources.repository.js';
@@ -89,7 +89,7 @@ export class DatasourcesService {
       audit: AuditService;
       gate: Pick<LicenseGate, 'assertCanCreate'>;
       /** The owner of the fields a data source holds (deleted with it). */
-      fields: Pick<FieldsService, 'deleteFieldsOfDatasource'>;
+      fields: Pick<FieldCascades, 'deleteFieldsOfDatasource'>;
       /** Seals connection passwords (FIELDLENS_SECRET_KEY); undefined: no password can be stored or read. */
       secretBox: SecretBox | undefined;
       /** FIELDLENS_SCAN_SQLITE_DIR: the folder `sqlite` connections must lie in; undefined refuses them. */

@@ -14,6 +14,8 @@ export const fieldsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     {
       config: { access: 'field:import' },
       schema: {
+        operationId: 'importFields',
+        'x-error-statuses': [422],
         summary: 'Import fields into a data source',
         description:
           '1–5000 fields per call, all committed together or not at all. Upsert on (datasource, table_name, field_name): re-importing returns the same ids. ' +
@@ -33,6 +35,7 @@ export const fieldsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     {
       config: { access: 'field:read' },
       schema: {
+        operationId: 'listFields',
         summary: 'List fields',
         description:
           'Filtered, sorted, cursor-paginated list. Pages are keyset-based on (sort key, id): rows added while paging never cause a skip or a repeat. ' +
@@ -80,6 +83,7 @@ export const fieldsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     {
       config: { access: 'field:read' },
       schema: {
+        operationId: 'getField',
         summary: 'Get one field',
         description: 'The field with its classification (tag id, chain path, level), lock, review status and stored outlier score and severity.',
         tags: ['fields'],

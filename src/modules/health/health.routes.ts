@@ -15,7 +15,7 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database; lifec
       // Probes hit these every few seconds: keep them out of the access log (errors still log).
       logLevel: 'warn',
       config: { access: 'public' },
-      schema: { summary: 'Liveness: 200 while the process is up', tags: ['health'], response: { 200: HealthResponse } },
+      schema: { operationId: 'checkLiveness', summary: 'Liveness: 200 while the process is up', tags: ['health'], response: { 200: HealthResponse } },
     },
     async () => ({ status: 'ok' as const }),
   );
@@ -26,6 +26,8 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database; lifec
       logLevel: 'warn',
       config: { access: 'public' },
       schema: {
+        operationId: 'checkReadiness',
+        'x-error-statuses': [503],
         summary:
           'Readiness: 200 when the database answers and migrations are done, else 503 (also from the moment the instance starts shutting down, and for 30 s after a write failed because the database storage is full)',
         tags: ['health'],

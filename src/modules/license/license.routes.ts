@@ -53,6 +53,7 @@ export const licenseRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       config: { access: 'license:read' },
       schema: {
+        operationId: 'getLicenseStatus',
         summary: 'License status',
         description:
           'The license in force (the built-in 30-day trial `trial_mock` until one is imported): tier, raw and computed status, expiry, quotas, live usage (data sources other than the sample ones; users that are not disabled) and feature switches.',
@@ -70,6 +71,7 @@ export const licenseRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
       // The body is a multipart stream that the handler reads and checks itself; the schema documents it.
       validatorCompiler: () => () => true,
       schema: {
+        operationId: 'importLicense',
         summary: 'Import a license file',
         description: `multipart/form-data with the file in the part \`file\`; its name must end in \`${LICENSE_FILE_EXTENSION}\`, at most ${MAX_LICENSE_FILE_BYTES / 1024} KiB. The signature is checked with the trusted vendor key; a file that does not verify, is expired or is not yet valid is refused (400 license_invalid) and the previous license stays in force. Importing a paid license removes the built-in sample data. Every attempt is audit-logged.`,
         tags: ['license'],

@@ -10,7 +10,7 @@
  */
 import type { FastifyBaseLogger } from 'fastify';
 import type { Database } from '../../db/database.js';
-import type { CatalogFieldRow, FieldsService } from '../fields/fields.service.js';
+import type { CatalogFieldRow, FieldCatalogReader } from '../fields/field-catalog-reader.service.js';
 import { perAxis } from './axes.js';
 import { CatalogState } from './catalog-state.js';
 import * as repo from './metrics.repository.js';
@@ -31,7 +31,7 @@ const MAX_DEPARTED = 20_000;
 export interface CatalogReplicaDeps {
   database: Database;
   log: FastifyBaseLogger;
-  fields: Pick<FieldsService, 'countFields' | 'catalogPage' | 'catalogRows'>;
+  fields: Pick<FieldCatalogReader, 'countFields' | 'catalogPage' | 'catalogRows'>;
   dimensions: number;
   /** Threads (index shards) for the nearest-neighbour index of a catalog of SHARD_FROM fields or more. */
   indexThreads: number;

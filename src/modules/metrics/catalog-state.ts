@@ -13,7 +13,7 @@ import { ThreadedNearestIndex, type Neighbours } from './ann-threads.js';
 import { AXIS_KEYS, type RawAxes } from './axes.js';
 import { classifierSupport } from './measure-field.js';
 import { addInto, normalizeInto } from './vectors.js';
-import type { CatalogFieldRow } from '../fields/fields.service.js';
+import type { CatalogFieldRow } from '../fields/field-catalog-reader.service.js';
 import { hashVector, NOT_INDEXED, sameVector, Twins } from './twins.js';
 
 /** Peer statistics use at most this many same-tag fields, chosen by a hash of the field id (deterministic). */

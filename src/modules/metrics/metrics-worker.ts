@@ -11,7 +11,8 @@ import type { Clock } from '../../clock.js';
 import { Rounds } from '../../background/rounds.js';
 import { yieldLocksAfter, type Database } from '../../db/database.js';
 import type { Claim, WorkQueue } from '../../db/work-queue.js';
-import type { FieldsService } from '../fields/fields.service.js';
+import type { FieldCatalogReader } from '../fields/field-catalog-reader.service.js';
+import type { FieldMetricsMirror } from '../fields/field-metrics-mirror.service.js';
 import type { WebhookEvents } from '../webhooks/webhooks.service.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import type { Neighbours } from './ann-threads.js';
@@ -52,7 +53,9 @@ export interface MetricsWorkerDeps {
   queue: WorkQueue;
   replica: CatalogReplica;
   staleness: Staleness;
-  fields: Pick<FieldsService, 'fieldNames' | 'lockForMetrics' | 'setOutlierScores' | 'reviewBases'>;
+  fields: Pick<FieldCatalogReader, 'fieldNames' | 'reviewBases'>;
+  /** The outlier scores mirrored onto the field rows, in the storing transaction. */
+  mirror: Pick<FieldMetricsMirror, 'lockForMetrics' | 'setOutlierScores'>;
   taxonomy: Pick<TaxonomyService, 'tagAnchors' | 'listLevels'>;
   severity: SeverityThresholds;
   /** finding.high_risk goes out through it, in the storing transaction. */
@@ -238,10 +241,10 @@ export class MetricsWorker {
     const started = performance.now();
     await this.deps.database.db.transaction().execute(async (trx) => {
       await yieldLocksAfter(trx, BACKGROUND_LOCK_WAIT_MS);
-      const locked = await this.deps.fields.lockForMetrics(trx, rows.map((r) => r.field_id));
+      const locked = await this.deps.mirror.lockForMetrics(trx, rows.map((r) => r.field_id));
       const kept = rows.filter((r) => locked.has(r.field_id));
       await repo.saveMetrics(trx, this.deps.database.kind, kept.map(({ risk: _risk, ...row }) => row));
-      const becameHigh = await this.deps.fields.setOutlierScores(
+      const becameHigh = await this.deps.mirror.setOutlierScores(
         trx,
         kept.map((r) => ({
           id: r.field_id,
@@ -385,63 +388,48 @@ export class MetricsWorker {
   }
 
   /** Computes the metrics of the given fields from the in-memory catalog (fields it does not hold are skipped). */
-  private async computeFields(prepared: Prepared): Promise<Array<repo.FieldMetricsRow & { risk: number }>> {
+  private async computeFields(prepared: Prepared): Promise<ComputedRow[]> {
     const { state } = prepared;
     const started = performance.now();
-    const { stats, anchorOf, label, defaultLevel, groupOf, tagIdOf } = await this.tagStats(state);
-    const levelRanks = new Map(this.deps.taxonomy.listLevels().map((l, i) => [l.code, i]));
-    const rank = (level: string): number => levelRanks.get(level) ?? -1;
-    const usualLevel = (tagId: number): string | null => {
-      let best: { level: string; count: number } | null = null;
-      for (const l of state.tagLevels(tagId)) if (!best || l.count > best.count || (l.count === best.count && rank(l.level) > rank(best.level))) best = l;
-      return best?.level ?? defaultLevel(tagId);
-    };
-
-    /** Everything of a field's metrics that does not depend on the catalog distributions; remembers its raw values. */
-    const measure = (slot: number, found: Neighbours): Measured => {
-      const id = state.ids[slot] as string;
-      const tagId = state.tagOf[slot] as number;
-      const level = state.level(slot);
-      const tag = state.tags.get(tagId);
-      const group = state.levelGroupOf(slot);
-      const neighbours: Array<Neighbour & { id: string }> = [];
-      found.keys.forEach((key, i) => {
-        const nid = state.ids[key];
-        if (nid !== undefined && key !== slot && neighbours.length < NEIGHBOURS_K) {
-          neighbours.push({ id: nid, tag_id: state.tagOf[key] as number, level: state.level(key), similarity: found.similarities[i] ?? 0, confirmed: state.isConfirmed(key) });
-        }
-      });
-      const predicted = state.predicted(slot);
-      const evidence = classificationEvidence({ tagId, level, neighbours, predicted, tagLevels: state.tagLevels(tagId), defaultLevel: defaultLevel(tagId), rank, groupOf, selfClassified: state.isSelfClassified(slot), tagCohesion: groupCohesion(tag?.sum, tag?.count ?? 0) });
-      const twins = state.confirmedTwins(slot).map((t) => ({ tag_id: state.tagOf[t] as number, level: state.level(t) }));
-      const reviewed = reviewedEvidence(neighbours, { tag_id: tagId, level }, twins, rank);
-      const measured = measureField({
-        embedding: state.embedding(slot),
-        tagId,
-        level,
-        anchor: anchorOf.get(tagId) ?? null,
-        levelSum: group?.sum ?? null,
-        levelCount: group?.count ?? 0,
-        tagSum: tag?.sum ?? null,
-        tagCount: tag?.count ?? 0,
-        peerSample: state.peersOf(slot),
-        neighbours,
-        tagStats: stats,
-      });
-      state.remember(slot, { raw: measured.axes.raw, peer: measured.margins.peerMargin, anchor: measured.margins.anchorMargin });
-      return { ...measured, id, tagId, level, nearest: neighbours[0], neighbours, evidence, predicted, confirmed: state.isConfirmed(slot), reviewed };
-    };
-
+    const tags = await this.tagContext(state);
+    const measure = (slot: number, found: Neighbours): Measured => measureSlot(state, tags, slot, found);
     const pre: Measured[] = [];
     await this.measureAll(state, prepared.ids, prepared.searches, (slot, found) => {
       pre.push(measure(slot, found));
       this.computedSinceBuild++;
     });
-    // Percentiles and margin scales must describe the whole catalog, not the part computed so far: otherwise the
-    // first fields of a new catalog would be ranked against each other alone, and a field's stored scores would
-    // depend on when it happened to be computed. So, before normalising, the raw values are completed over the
-    // distribution sample (the whole catalog up to DISTRIBUTION_SAMPLE fields, beyond that the fields with the
-    // smallest id hash); they are only measured, not stored (each is stored when its own turn comes).
+    await this.calibrate(state, tags.anchorOf, measure);
+    // Names are read for the reasons only (the replica keeps no names: ~60 bytes per field at 1M fields).
+    const names = await this.deps.fields.fieldNames([...new Set(pre.flatMap((m) => (m.nearest ? [m.nearest.id] : [])))]);
+    const bases = await this.confirmedBases(pre);
+    const computedAt = this.deps.clock.now().toISOString();
+    this.times.computeMs += performance.now() - started;
+    const scored = pre.map((m) => this.scoreField(state, tags, m, { names, bases, computedAt }));
+    return this.withReasons(scored, names);
+  }
+
+  /** The tags' stats and names (tagStats) with the level ranks and each tag's usual level. */
+  private async tagContext(state: CatalogState): Promise<TagContext> {
+    const tags = await this.tagStats(state);
+    const levelRanks = new Map(this.deps.taxonomy.listLevels().map((l, i) => [l.code, i]));
+    const rank = (level: string): number => levelRanks.get(level) ?? -1;
+    const usualLevel = (tagId: number): string | null => {
+      let best: { level: string; count: number } | null = null;
+      for (const l of state.tagLevels(tagId)) if (!best || l.count > best.count || (l.count === best.count && rank(l.level) > rank(best.level))) best = l;
+      return best?.level ?? tags.defaultLevel(tagId);
+    };
+    return { ...tags, rank, usualLevel };
+  }
+
+  /**
+   * Percentiles and margin scales must describe the whole catalog, not the part computed so far: otherwise the
+   * first fields of a new catalog would be ranked against each other alone, and a field's stored scores would
+   * depend on when it happened to be computed. So, before normalising, the raw values are completed over the
+   * distribution sample (the whole catalog up to DISTRIBUTION_SAMPLE fields, beyond that the fields with the
+   * smallest id hash); they are only measured, not stored (each is stored when its own turn comes). The bars'
+   * calibration follows the distributions.
+   */
+  private async calibrate(state: CatalogState, anchorOf: ReadonlyMap<number, Float32Array>, measure: (slot: number, found: Neighbours) => unknown): Promise<void> {
     if (this.covered?.state !== state || this.covered.version !== state.version) {
       this.covered = { state, version: state.version };
       if (await this.coverDistributionSample(state, measure)) this.rebuildDistributions(state);
@@ -452,154 +440,279 @@ export class MetricsWorker {
       this.fitFor = this.distributions;
       this.fit = await buildFitCalibration(fitSource(state, anchorOf), () => new Promise((resolve) => setImmediate(resolve)));
     }
-    const fit = this.fit;
-    // Names are read for the reasons only (the replica keeps no names: ~60 bytes per field at 1M fields).
-    const names = await this.deps.fields.fieldNames([...new Set(pre.flatMap((m) => (m.nearest ? [m.nearest.id] : [])))]);
-    // A confirmed field's basis: when it was reviewed, its classification and what the field itself is (names, type,
-    // comment, value formats). While it holds the reviewer's decision stands and the field stays off the top of the
-    // queue, whatever its neighbours do (a rescan, a re-evaluation, new look-alikes elsewhere); the field changing
-    // itself, or another classification, reopens it.
+  }
+
+  /**
+   * A confirmed field's basis: when it was reviewed, its classification and what the field itself is (names, type,
+   * comment, value formats). While it holds the reviewer's decision stands and the field stays off the top of the
+   * queue, whatever its neighbours do (a rescan, a re-evaluation, new look-alikes elsewhere); the field changing
+   * itself, or another classification, reopens it. Reads the stored bases and the review bases of the confirmed fields.
+   */
+  private async confirmedBases(pre: readonly Measured[]): Promise<ConfirmedBases> {
     const confirmedIds = pre.filter((m) => m.confirmed).map((m) => m.id);
-    const [previousBasis, reviewBases] =
+    const [previous, review] =
       confirmedIds.length > 0
         ? await Promise.all([repo.findConfirmedBasis(this.deps.database.db, confirmedIds), this.deps.fields.reviewBases(confirmedIds)])
         : [new Map<string, string | null>(), new Map<string, { reviewedAt: string | null; self: string }>()];
-    const distributions = this.distributions as AxisDistributions;
-    const computedAt = this.deps.clock.now().toISOString();
-    this.times.computeMs += performance.now() - started;
-    const computed = pre.map(({ id, tagId, level, axes, nearest, neighbours, margins, disagreement, nearestRatio, evidence, predicted, confirmed, reviewed }) => {
-      let basis: string | null = null;
-      let confirmedUnchanged = false;
-      if (confirmed) {
-        const review = reviewBases.get(id);
-        const now = `${review?.reviewedAt ?? ''}|${tagId}:${level}|field:${review?.self ?? ''}`;
-        const before = previousBasis.get(id) ?? null;
-        // A new confirmation (another reviewed_at) starts a new basis, as does one stored in the earlier form (the
-        // classifications of the nearest fields); otherwise the first one is kept.
-        basis = before !== null && before.split('|')[0] === now.split('|')[0] && before.includes('|field:') ? before : now;
-        confirmedUnchanged = basis === now;
-      }
-      // The outlier model weighs the catalog percentiles (its weights were fitted on them); the stored bars are the
-      // calibrated fit scores a reviewer reads.
-      const percentiles = normalizeAxes(axes.raw, distributions);
-      const tagLevels = state.tagLevels(tagId);
-      // The other fields with the field's tag (the reason counts them too).
-      const peers = tagLevels.reduce((sum, l) => sum + l.count, 0) - 1;
-      const { scores } = fitScores(axes.raw, { tagId, level }, neighbours, peers, fit, rank);
-      const input: OutlierInput = {
-        scores: percentiles,
-        neighbourDisagreement: disagreement,
-        anchorMargin: margins.anchorMargin,
-        peerMargin: margins.peerMargin,
-        nearestRatio,
-        evidence,
-        confirmedUnchanged,
-        reviewed,
-        ...(this.scales ? { scales: this.scales } : {}),
-      };
-      this.featureLog?.set(id, input);
-      const score = outlierScore(input);
-      const severity = severityOf(score, this.deps.severity);
-      const slot = state.slot(id);
-      const runnerUpPath = slot === undefined ? null : state.runnerUpPath(slot);
-      const reviews = predicted && evidence.selfClassified ? state.answerReviews(predicted.tagId) : null;
-      const suggestion = suggestClassification({
-        tagId,
-        level,
-        neighbours,
-        predicted,
-        margins,
-        evidence,
-        outlierScore: score,
-        threshold: Math.min(SUGGEST_FROM, this.deps.severity.medium),
-        usualLevel,
-        rank,
-        twin: reviewed.twin,
-        runnerUpTagId: runnerUpPath ? (tagIdOf(runnerUpPath) ?? null) : null,
-        corrections: reviews?.top ? { tagId: reviews.top.tagId, level: reviews.top.level, share: reviews.top.count / (reviews.kept + reviews.corrected) } : null,
-      });
-      if (suggestion) this.suggestionLog?.set(id, { by: suggestion.by, score, share: suggestion.share });
-      const risk = riskOf(score, severity, level, suggestion, rank);
-      // A nearest field deleted since the search has no name (and its deletion makes this field stale again).
-      const nearestName = nearest ? names.get(nearest.id) : undefined;
-      const betterTag =
-        margins.anchorMargin !== null && margins.anchorMargin < 0 && margins.bestOtherAnchorTagId !== null ? { classification: label(margins.bestOtherAnchorTagId, null), by: 'anchor' as const } : null;
-      const reasonInput: ReasonInput = {
-        classification: label(tagId, level),
-        tag: label(tagId, null),
-        level,
-        scores,
-        nearest:
-          nearest && nearestName !== undefined
-            ? {
-                name: nearestName.name,
-                datasource: nearestName.datasource,
-                similarity: nearest.similarity,
-                classification: label(nearest.tag_id, nearest.level),
-                sameClassification: nearest.tag_id === tagId && nearest.level === level,
-                sameTagAsSuggestion: suggestion !== null && suggestion.tagId === nearest.tag_id,
-              }
-            : null,
-        betterTag,
-        suggestion: suggestion ? { classification: label(suggestion.tagId, suggestion.level), sameTag: suggestion.tagId === tagId, by: suggestion.by } : null,
-        classifier: predicted && predicted.tagId !== tagId ? { classification: label(predicted.tagId, predicted.level), confidence: predicted.confidence } : null,
-        expectedLevel:
-          evidence.expectedLevel !== null && evidence.expectedLevel !== level
-            ? {
-                level: evidence.expectedLevel,
-                under: rank(evidence.expectedLevel) > rank(level),
-                peers,
-                peersAtLevel: tagLevels.find((l) => l.level === evidence.expectedLevel)?.count ?? 0,
-                isDefault: defaultLevel(tagId) === evidence.expectedLevel,
-              }
-            : null,
-        terms: outlierTerms(input),
-        severity,
-        confirmedUnchanged,
-        selfConfidence: evidence.selfClassified && predicted ? predicted.confidence : null,
-        twin: reviewed.twin ? { classification: label(reviewed.twin.tagId, reviewed.twin.level) } : null,
-      };
-      // The nearest fields a suspicious field's reason counts; a deleted one (no name) is left out, as for the nearest.
-      const counted = severity === 'low' ? [] : neighbours.slice(0, REASON_NEIGHBOURS);
-      const reasonNeighbours = (found: Map<string, { name: string; datasource: string }>): ReasonNeighbour[] =>
-        counted.flatMap((m) => {
-          const named = found.get(m.id) ?? names.get(m.id);
-          return named === undefined
-            ? []
-            : [{ classification: label(m.tag_id, m.level), sameClassification: m.tag_id === tagId && m.level === level, sameTagAsSuggestion: suggestion !== null && suggestion.tagId === m.tag_id, datasource: named.datasource }];
-        });
-      const raw = perAxis((k) => axes.raw[k]);
-      const row = {
-        field_id: id,
-        ...(Object.fromEntries(Object.entries(raw).map(([k, v]) => [`raw_${k}`, v])) as Pick<repo.FieldMetricsRow, `raw_${keyof typeof raw}`>),
-        ...(Object.fromEntries(Object.entries(scores).map(([k, v]) => [`score_${k}`, v])) as Pick<repo.FieldMetricsRow, `score_${keyof typeof scores}`>),
-        category_similarity: axes.category_similarity,
-        centroid_similarity: axes.centroid_similarity,
-        neighbour_disagreement: disagreement,
-        peer_margin: margins.peerMargin,
-        anchor_margin: margins.anchorMargin,
-        outlier_score: score,
-        severity,
-        // Both or neither.
-        nearest_field_id: nearest && nearestName !== undefined ? nearest.id : null,
-        nearest_field_name: nearestName?.name ?? null,
-        nearest_similarity: nearest?.similarity ?? null,
-        reason: '',
-        computed_at: computedAt,
-        suggested_tag_id: suggestion?.tagId ?? null,
-        suggested_level: suggestion?.level ?? null,
-        suggested_confidence: suggestion?.confidence ?? null,
-        confirmed_basis: basis,
-        risk,
-      };
-      return { row, reasonInput, counted, reasonNeighbours };
-    });
-    // The data sources of the nearest fields a suspicious field's reason counts: one query for the batch, for the
-    // few fields the queue puts first (a field that fits names only its nearest field, looked up above).
-    const more = computed.flatMap((c) => c.counted.map((m) => m.id)).filter((nid) => !names.has(nid));
-    const found = more.length > 0 ? await this.deps.fields.fieldNames([...new Set(more)]) : new Map<string, { name: string; datasource: string }>();
-    return computed.map(({ row, reasonInput, reasonNeighbours }) => ({ ...row, reason: reasonFor({ ...reasonInput, neighbours: reasonNeighbours(found) }) }));
+    return { previous, review };
   }
+
+  /** One field's scores, outlier score, suggestion and risk: its row but the reason, and what the reason needs. */
+  private scoreField(state: CatalogState, tags: TagContext, m: Measured, batch: { names: FieldNames; bases: ConfirmedBases; computedAt: string }): Scored {
+    const { id, tagId, level, axes, neighbours, margins, disagreement, nearestRatio, evidence, reviewed } = m;
+    const { basis, confirmedUnchanged } = confirmedBasis(m, batch.bases);
+    // The outlier model weighs the catalog percentiles (its weights were fitted on them); the stored bars are the
+    // calibrated fit scores a reviewer reads.
+    const percentiles = normalizeAxes(axes.raw, this.distributions as AxisDistributions);
+    const tagLevels = state.tagLevels(tagId);
+    // The other fields with the field's tag (the reason counts them too).
+    const peers = tagLevels.reduce((sum, l) => sum + l.count, 0) - 1;
+    const { scores } = fitScores(axes.raw, { tagId, level }, neighbours, peers, this.fit, tags.rank);
+    const input: OutlierInput = {
+      scores: percentiles,
+      neighbourDisagreement: disagreement,
+      anchorMargin: margins.anchorMargin,
+      peerMargin: margins.peerMargin,
+      nearestRatio,
+      evidence,
+      confirmedUnchanged,
+      reviewed,
+      ...(this.scales ? { scales: this.scales } : {}),
+    };
+    this.featureLog?.set(id, input);
+    const score = outlierScore(input);
+    const severity = severityOf(score, this.deps.severity);
+    const suggestion = this.suggestionFor(state, tags, m, score);
+    const risk = riskOf(score, severity, level, suggestion, tags.rank);
+    // A nearest field deleted since the search has no name (and its deletion makes this field stale again).
+    const nearestName = m.nearest ? batch.names.get(m.nearest.id) : undefined;
+    const judged: Judged = { scores, input, score, severity, suggestion, risk, peers, tagLevels, nearestName, basis, confirmedUnchanged };
+    // The nearest fields a suspicious field's reason counts.
+    const counted = severity === 'low' ? [] : neighbours.slice(0, REASON_NEIGHBOURS);
+    return {
+      row: metricsRow(m, judged, batch.computedAt),
+      reasonInput: reasonInputOf(m, judged, tags),
+      counted,
+      reasonNeighbours: (found) => reasonNeighboursOf(counted, m, suggestion, tags, (nid) => found.get(nid) ?? batch.names.get(nid)),
+    };
+  }
+
+  /** Another classification for a field, if the evidence offers one (the runner-up, reviewers' corrections, a twin). */
+  private suggestionFor(state: CatalogState, tags: TagContext, m: Measured, score: number): Judged['suggestion'] {
+    const { id, tagId, level, neighbours, predicted, margins, evidence, reviewed } = m;
+    const slot = state.slot(id);
+    const runnerUpPath = slot === undefined ? null : state.runnerUpPath(slot);
+    const reviews = predicted && evidence.selfClassified ? state.answerReviews(predicted.tagId) : null;
+    const suggestion = suggestClassification({
+      tagId,
+      level,
+      neighbours,
+      predicted,
+      margins,
+      evidence,
+      outlierScore: score,
+      threshold: Math.min(SUGGEST_FROM, this.deps.severity.medium),
+      usualLevel: tags.usualLevel,
+      rank: tags.rank,
+      twin: reviewed.twin,
+      runnerUpTagId: runnerUpPath ? (tags.tagIdOf(runnerUpPath) ?? null) : null,
+      corrections: reviews?.top ? { tagId: reviews.top.tagId, level: reviews.top.level, share: reviews.top.count / (reviews.kept + reviews.corrected) } : null,
+    });
+    if (suggestion) this.suggestionLog?.set(id, { by: suggestion.by, score, share: suggestion.share });
+    return suggestion;
+  }
+
+  /**
+   * The reasons, once the data sources of the nearest fields a suspicious field's reason counts are known: one query
+   * for the batch, for the few fields the queue puts first (a field that fits names only its nearest field, read before).
+   */
+  private async withReasons(scored: readonly Scored[], names: FieldNames): Promise<ComputedRow[]> {
+    const more = scored.flatMap((c) => c.counted.map((m) => m.id)).filter((nid) => !names.has(nid));
+    const found = more.length > 0 ? await this.deps.fields.fieldNames([...new Set(more)]) : new Map<string, { name: string; datasource: string }>();
+    return scored.map(({ row, reasonInput, reasonNeighbours }) => ({ ...row, reason: reasonFor({ ...reasonInput, neighbours: reasonNeighbours(found) }) }));
+  }
+}
+
+type ComputedRow = repo.FieldMetricsRow & { risk: number };
+type FieldNames = Map<string, { name: string; datasource: string }>;
+
+/** What computing a batch knows of the taxonomy: the tags' anchors and stats, their names, the levels' order. */
+interface TagContext {
+  stats: TagStats[];
+  anchorOf: Map<number, Float32Array>;
+  label: (tagId: number, level: string | null) => string;
+  defaultLevel: (tagId: number) => string | null;
+  groupOf: (tagId: number) => string;
+  tagIdOf: (chainPath: string) => number | undefined;
+  rank: (level: string) => number;
+  usualLevel: (tagId: number) => string | null;
+}
+
+/** The confirmed fields' stored bases, and when each was reviewed with a digest of the field itself. */
+interface ConfirmedBases {
+  previous: Map<string, string | null>;
+  review: Map<string, { reviewedAt: string | null; self: string }>;
+}
+
+/** What the outlier model and the suggestion made of a measured field. */
+interface Judged {
+  scores: ReturnType<typeof fitScores>['scores'];
+  input: OutlierInput;
+  score: number;
+  severity: ReturnType<typeof severityOf>;
+  suggestion: ReturnType<typeof suggestClassification>;
+  risk: number;
+  /** The other fields with the field's tag, and its tag's fields by level. */
+  peers: number;
+  tagLevels: ReturnType<CatalogState['tagLevels']>;
+  nearestName: { name: string; datasource: string } | undefined;
+  basis: string | null;
+  confirmedUnchanged: boolean;
+}
+
+/** A field scored: its row but the reason, and what the reason needs once the counted neighbours are named. */
+interface Scored {
+  row: ComputedRow;
+  reasonInput: ReasonInput;
+  counted: Array<Neighbour & { id: string }>;
+  reasonNeighbours: (found: FieldNames) => ReasonNeighbour[];
+}
+
+/** Everything of a field's metrics that does not depend on the catalog distributions; remembers its raw values. */
+function measureSlot(state: CatalogState, tags: TagContext, slot: number, found: Neighbours): Measured {
+  const id = state.ids[slot] as string;
+  const tagId = state.tagOf[slot] as number;
+  const level = state.level(slot);
+  const tag = state.tags.get(tagId);
+  const group = state.levelGroupOf(slot);
+  const neighbours: Array<Neighbour & { id: string }> = [];
+  found.keys.forEach((key, i) => {
+    const nid = state.ids[key];
+    if (nid !== undefined && key !== slot && neighbours.length < NEIGHBOURS_K) {
+      neighbours.push({ id: nid, tag_id: state.tagOf[key] as number, level: state.level(key), similarity: found.similarities[i] ?? 0, confirmed: state.isConfirmed(key) });
+    }
+  });
+  const predicted = state.predicted(slot);
+  const evidence = classificationEvidence({ tagId, level, neighbours, predicted, tagLevels: state.tagLevels(tagId), defaultLevel: tags.defaultLevel(tagId), rank: tags.rank, groupOf: tags.groupOf, selfClassified: state.isSelfClassified(slot), tagCohesion: groupCohesion(tag?.sum, tag?.count ?? 0) });
+  const twins = state.confirmedTwins(slot).map((t) => ({ tag_id: state.tagOf[t] as number, level: state.level(t) }));
+  const reviewed = reviewedEvidence(neighbours, { tag_id: tagId, level }, twins, tags.rank);
+  const measured = measureField({
+    embedding: state.embedding(slot),
+    tagId,
+    level,
+    anchor: tags.anchorOf.get(tagId) ?? null,
+    levelSum: group?.sum ?? null,
+    levelCount: group?.count ?? 0,
+    tagSum: tag?.sum ?? null,
+    tagCount: tag?.count ?? 0,
+    peerSample: state.peersOf(slot),
+    neighbours,
+    tagStats: tags.stats,
+  });
+  state.remember(slot, { raw: measured.axes.raw, peer: measured.margins.peerMargin, anchor: measured.margins.anchorMargin });
+  return { ...measured, id, tagId, level, nearest: neighbours[0], neighbours, evidence, predicted, confirmed: state.isConfirmed(slot), reviewed };
+}
+
+/** A confirmed field's basis now (see MetricsWorker.confirmedBases), and whether it is the one stored. */
+function confirmedBasis(m: Measured, bases: ConfirmedBases): { basis: string | null; confirmedUnchanged: boolean } {
+  if (!m.confirmed) return { basis: null, confirmedUnchanged: false };
+  const review = bases.review.get(m.id);
+  const now = `${review?.reviewedAt ?? ''}|${m.tagId}:${m.level}|field:${review?.self ?? ''}`;
+  const before = bases.previous.get(m.id) ?? null;
+  // A new confirmation (another reviewed_at) starts a new basis, as does one stored in the earlier form (the
+  // classifications of the nearest fields); otherwise the first one is kept.
+  const basis = before !== null && before.split('|')[0] === now.split('|')[0] && before.includes('|field:') ? before : now;
+  return { basis, confirmedUnchanged: basis === now };
+}
+
+/** What the reason of a field says, but its counted neighbours (named later, for the batch at once). */
+function reasonInputOf(m: Measured, j: Judged, tags: TagContext): ReasonInput {
+  const { tagId, level, nearest, margins, evidence, predicted, reviewed } = m;
+  const { label, rank, defaultLevel } = tags;
+  const { suggestion, nearestName } = j;
+  const betterTag =
+    margins.anchorMargin !== null && margins.anchorMargin < 0 && margins.bestOtherAnchorTagId !== null ? { classification: label(margins.bestOtherAnchorTagId, null), by: 'anchor' as const } : null;
+  return {
+    classification: label(tagId, level),
+    tag: label(tagId, null),
+    level,
+    scores: j.scores,
+    nearest:
+      nearest && nearestName !== undefined
+        ? {
+            name: nearestName.name,
+            datasource: nearestName.datasource,
+            similarity: nearest.similarity,
+            classification: label(nearest.tag_id, nearest.level),
+            sameClassification: nearest.tag_id === tagId && nearest.level === level,
+            sameTagAsSuggestion: suggestion !== null && suggestion.tagId === nearest.tag_id,
+          }
+        : null,
+    betterTag,
+    suggestion: suggestion ? { classification: label(suggestion.tagId, suggestion.level), sameTag: suggestion.tagId === tagId, by: suggestion.by } : null,
+    classifier: predicted && predicted.tagId !== tagId ? { classification: label(predicted.tagId, predicted.level), confidence: predicted.confidence } : null,
+    expectedLevel:
+      evidence.expectedLevel !== null && evidence.expectedLevel !== level
+        ? {
+            level: evidence.expectedLevel,
+            under: rank(evidence.expectedLevel) > rank(level),
+            peers: j.peers,
+            peersAtLevel: j.tagLevels.find((l) => l.level === evidence.expectedLevel)?.count ?? 0,
+            isDefault: defaultLevel(tagId) === evidence.expectedLevel,
+          }
+        : null,
+    terms: outlierTerms(j.input),
+    severity: j.severity,
+    confirmedUnchanged: j.confirmedUnchanged,
+    selfConfidence: evidence.selfClassified && predicted ? predicted.confidence : null,
+    twin: reviewed.twin ? { classification: label(reviewed.twin.tagId, reviewed.twin.level) } : null,
+  };
+}
+
+/** The counted neighbours as the reason names them; a deleted one (no name) is left out, as for the nearest. */
+function reasonNeighboursOf(
+  counted: ReadonlyArray<Neighbour & { id: string }>,
+  m: Measured,
+  suggestion: Judged['suggestion'],
+  tags: TagContext,
+  nameOf: (id: string) => { name: string; datasource: string } | undefined,
+): ReasonNeighbour[] {
+  return counted.flatMap((n) => {
+    const named = nameOf(n.id);
+    return named === undefined
+      ? []
+      : [{ classification: tags.label(n.tag_id, n.level), sameClassification: n.tag_id === m.tagId && n.level === m.level, sameTagAsSuggestion: suggestion !== null && suggestion.tagId === n.tag_id, datasource: named.datasource }];
+  });
+}
+
+/** The stored metrics row of a field, its reason still empty. */
+function metricsRow(m: Measured, j: Judged, computedAt: string): ComputedRow {
+  const { id, axes, nearest, margins, disagreement } = m;
+  const { scores, suggestion, nearestName } = j;
+  const raw = perAxis((k) => axes.raw[k]);
+  return {
+    field_id: id,
+    ...(Object.fromEntries(Object.entries(raw).map(([k, v]) => [`raw_${k}`, v])) as Pick<repo.FieldMetricsRow, `raw_${keyof typeof raw}`>),
+    ...(Object.fromEntries(Object.entries(scores).map(([k, v]) => [`score_${k}`, v])) as Pick<repo.FieldMetricsRow, `score_${keyof typeof scores}`>),
+    category_similarity: axes.category_similarity,
+    centroid_similarity: axes.centroid_similarity,
+    neighbour_disagreement: disagreement,
+    peer_margin: margins.peerMargin,
+    anchor_margin: margins.anchorMargin,
+    outlier_score: j.score,
+    severity: j.severity,
+    // Both or neither.
+    nearest_field_id: nearest && nearestName !== undefined ? nearest.id : null,
+    nearest_field_name: nearestName?.name ?? null,
+    nearest_similarity: nearest?.similarity ?? null,
+    reason: '',
+    computed_at: computedAt,
+    suggested_tag_id: suggestion?.tagId ?? null,
+    suggested_level: suggestion?.level ?? null,
+    suggested_confidence: suggestion?.confidence ?? null,
+    confirmed_basis: j.basis,
+    risk: j.risk,
+  };
 }
 
 /** Hash-sampled fields of the whole catalog that the bars' calibration draws its non-members from. */

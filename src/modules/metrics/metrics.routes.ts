@@ -10,6 +10,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       config: { access: 'field:read' },
       schema: {
+        operationId: 'getEmbeddingMinibars',
         summary: 'Six-axis metrics, outlier score and nearest field for up to 500 fields',
         description:
           'For each field: six axis scores in [0, 1] (how well it fits its current classification on that signal, calibrated against the fields that carry it and those that do not: near 1 fits, near 0 does not) and their raw cosine distances, ' +
@@ -29,6 +30,7 @@ export const metricsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     {
       config: { access: 'field:read' },
       schema: {
+        operationId: 'getMetricsStatus',
         summary: 'How many fields wait for their metrics to be recomputed',
         description: 'pending = 0 means every stored metric reflects every committed change that affects it.',
         tags: ['metrics'],

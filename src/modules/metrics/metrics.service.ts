@@ -5,7 +5,7 @@
  * makes stale is derived from the catalog change log (staleness.ts). docs/metrics.md describes the model.
  */
 import { decodeVector, type Database, type Tx } from '../../db/database.js';
-import type { FieldsService } from '../fields/fields.service.js';
+import type { FieldCatalogReader } from '../fields/field-catalog-reader.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import { AXIS_KEYS, RAW_COLUMNS, SCORE_COLUMNS, perAxis, type AxisKey, type RawColumn, type ScoreColumn } from './axes.js';
@@ -25,7 +25,7 @@ export interface MetricsServiceDeps {
   replica: CatalogReplica;
   worker: Pick<MetricsWorker, 'computeNow'>;
   staleness: Pick<Staleness, 'pending'>;
-  fields: Pick<FieldsService, 'existingIds' | 'countFields' | 'catalogRows'>;
+  fields: Pick<FieldCatalogReader, 'existingIds' | 'countFields' | 'catalogRows'>;
   license: Pick<LicenseGate, 'assertFeature'>;
   taxonomy: Pick<TaxonomyService, 'tagIndex'>;
   dimensions: number;

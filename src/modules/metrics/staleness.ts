@@ -20,7 +20,7 @@
 import { yieldLocksAfter, type Database } from '../../db/database.js';
 import type { WorkQueue } from '../../db/work-queue.js';
 import type { Clock } from '../../clock.js';
-import type { FieldsService } from '../fields/fields.service.js';
+import type { FieldCatalogReader } from '../fields/field-catalog-reader.service.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import type { CatalogReplica } from './catalog-replica.js';
 import type { CatalogState, GroupState } from './catalog-state.js';
@@ -51,7 +51,7 @@ export interface StalenessDeps {
   clock: Clock;
   queue: WorkQueue;
   replica: CatalogReplica;
-  fields: Pick<FieldsService, 'existingIds'>;
+  fields: Pick<FieldCatalogReader, 'existingIds'>;
   taxonomy: Pick<TaxonomyService, 'tagAnchors'>;
 }
 

@@ -5,7 +5,7 @@
  */
 import type { Clock } from '../../clock.js';
 import type { DatasourcesService } from '../datasources/datasources.service.js';
-import type { FieldsService } from '../fields/fields.service.js';
+import type { FieldCatalogReader } from '../fields/field-catalog-reader.service.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import type { InventoryResponse } from './reports.schemas.js';
 
@@ -13,7 +13,7 @@ export class ReportsService {
   constructor(
     private readonly deps: {
       clock: Clock;
-      fields: Pick<FieldsService, 'countByDatasourceAndLevel' | 'countByTag'>;
+      fields: Pick<FieldCatalogReader, 'countByDatasourceAndLevel' | 'countByTag'>;
       datasources: Pick<DatasourcesService, 'listDatasourceNames'>;
       taxonomy: Pick<TaxonomyService, 'listLevels' | 'tagIndex'>;
     },

@@ -37,6 +37,8 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     {
       config: { access: 'field:review' },
       schema: {
+        operationId: 'batchConfirmFields',
+        'x-error-statuses': [422],
         summary: 'Confirm up to 500 fields to one classification',
         description:
           `${DECISION_RULES} All confirmations of one call commit together, one audit entry per confirmed field. ` +
@@ -55,6 +57,8 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     {
       config: { access: 'field:review' },
       schema: {
+        operationId: 'confirmField',
+        'x-error-statuses': [422],
         summary: 'Confirm a field\'s classification',
         description: `${DECISION_RULES} Sets review_status to confirmed from any state and writes a field.confirmed audit entry.`,
         tags: ['review'],
@@ -106,6 +110,7 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
     {
       config: { access: 'field:review' },
       schema: {
+        operationId: 'deferField',
         summary: 'Defer a field\'s review with a reason',
         description:
           'Sets review_status to deferred from any state, keeps the classification (and its lock) as it is, and writes a field.deferred audit entry with the reason.',

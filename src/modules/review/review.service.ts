@@ -15,7 +15,8 @@ import { EXPORT_COLUMNS } from '../fields/fields.schemas.js';
 import { parseDecisionsCsv, rowError } from './decisions-csv.js';
 import type { AuditLogService } from '../audit/audit-log.service.js';
 import type { AuditEvent, AuditService } from '../audit/audit.service.js';
-import type { FieldsService, ReviewState } from '../fields/fields.service.js';
+import type { FieldCatalogReader } from '../fields/field-catalog-reader.service.js';
+import type { FieldReviewState, ReviewState } from '../fields/field-review-state.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import type { WebhookEvent, WebhookEvents } from '../webhooks/webhooks.service.js';
@@ -61,9 +62,9 @@ export class ReviewService {
       database: Database;
       clock: Clock;
       audit: AuditService;
-      fields: Pick<FieldsService, 'lockReviewStates' | 'confirmFields' | 'deferField'>;
+      fields: Pick<FieldReviewState, 'lockReviewStates' | 'confirmFields' | 'deferField'>;
       /** What the progress over time is read from (read-only). */
-      catalog: Pick<FieldsService, 'confirmedByDay' | 'countFields'>;
+      catalog: Pick<FieldCatalogReader, 'confirmedByDay' | 'countFields'>;
       auditLog: Pick<AuditLogService, 'countActionsByDay'>;
       taxonomy: Pick<TaxonomyService, 'tagIndex' | 'resolveClassification' | 'resolveWith'>;
       license: Pick<LicenseGate, 'assertFeature'>;

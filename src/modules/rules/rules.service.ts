@@ -12,7 +12,7 @@ import type { Caller } from '../../http/access.js';
 import { AppError, notFound, unprocessable, type ProblemFieldError } from '../../http/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
 import type { DatasourcesService } from '../datasources/datasources.service.js';
-import type { FieldsService } from '../fields/fields.service.js';
+import type { FieldCatalogReader } from '../fields/field-catalog-reader.service.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import { compilePattern, compileRule, compileRuleSet, ruleTypeFamily, type RuleMatch, type RuleSet } from './rule-matcher.js';
 import * as repo from './rules.repository.js';
@@ -24,7 +24,7 @@ export interface RulesServiceDeps {
   audit: AuditService;
   taxonomy: Pick<TaxonomyService, 'tagIndex' | 'isLevel' | 'listLevels'>;
   datasources: Pick<DatasourcesService, 'existingDatasourceIds'>;
-  fields: Pick<FieldsService, 'ruleCandidates' | 'ruleCandidateDetails' | 'declaredDataTypes'>;
+  fields: Pick<FieldCatalogReader, 'ruleCandidates' | 'ruleCandidateDetails' | 'declaredDataTypes'>;
 }
 
 const PREVIEW_PAGE = 5000;

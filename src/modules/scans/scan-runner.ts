@@ -16,7 +16,7 @@ import type { ScanRow, ScansTable } from '../../db/schema.js';
 import { formatSignature } from '../../embeddings/format-signature.js';
 import type { AuditService } from '../audit/audit.service.js';
 import { boundCatalogTable } from '../../connectors/bounds.js';
-import type { FieldsService, PreparedScan, ScanBaselineRow, ScannedColumn } from '../fields/fields.service.js';
+import type { FieldScanWriter, PreparedScan, ScanBaselineRow, ScannedColumn } from '../fields/field-scan-writer.service.js';
 import { isAutomaticSource } from '../fields/fields.schemas.js';
 import { ScanNotesBuilder } from './scan-notes.js';
 import * as repo from './scans.repository.js';
@@ -38,7 +38,7 @@ export class ScanStopped extends Error {
   }
 }
 
-export type FieldsForScans = Pick<FieldsService, 'scanBaseline' | 'prepareScanFields' | 'applyScan' | 'removeScannedFields'>;
+export type FieldsForScans = Pick<FieldScanWriter, 'scanBaseline' | 'prepareScanFields' | 'applyScan' | 'removeScannedFields'>;
 
 export interface ScanRunDeps {
   database: Database;

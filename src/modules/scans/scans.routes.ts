@@ -18,6 +18,8 @@ export const scansRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
       config: { access: 'scan:run' },
       preValidation: emptyBodyWhenNone,
       schema: {
+        operationId: 'startScan',
+        'x-error-statuses': [409],
         summary: 'Start a scan of a data source',
         description:
           'Queues a scan of the data source’s database; any instance’s scan worker runs it. Answers 202 with the queued scan: follow it with GET /api/v1/scans/{id}. ' +
@@ -36,6 +38,7 @@ export const scansRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     {
       config: { access: 'scan:read' },
       schema: {
+        operationId: 'listScans',
         summary: 'List a data source’s scans',
         description: 'Newest first, paginated: pass next_cursor as cursor for the next page (null on the last).',
         tags: ['scans'],
@@ -52,6 +55,7 @@ export const scansRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     {
       config: { access: 'scan:read' },
       schema: {
+        operationId: 'getScan',
         summary: 'Get a scan',
         description: 'Status, phase, progress (tables and fields done of the total) and counts (new, changed, removed, unchanged, classified) as the scan goes.',
         tags: ['scans'],
@@ -68,6 +72,8 @@ export const scansRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
       config: { access: 'scan:run' },
       preValidation: emptyBodyWhenNone,
       schema: {
+        operationId: 'cancelScan',
+        'x-error-statuses': [409],
         summary: 'Cancel a scan',
         description:
           'A queued scan is cancelled at once. A running one answers with phase cancelling; its worker stops within seconds, keeping the tables it has written and removing nothing. ' +

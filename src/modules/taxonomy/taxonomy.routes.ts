@@ -12,6 +12,7 @@ export const taxonomyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     {
       config: { access: 'field:read' },
       schema: {
+        operationId: 'listLevels',
         summary: 'List classification levels',
         description: 'The configured level scheme (FIELDLENS_LEVELS), least sensitive first. Level codes are what fields, imports and lock_level use.',
         tags: ['taxonomy'],
@@ -26,6 +27,7 @@ export const taxonomyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     {
       config: { access: 'field:read' },
       schema: {
+        operationId: 'listTags',
         summary: 'List classification tags',
         description: 'Every tag of the taxonomy, parents before children. chain_path is the tag names from the root joined by "/".',
         tags: ['taxonomy'],
@@ -40,6 +42,8 @@ export const taxonomyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     {
       config: { access: 'taxonomy:write' },
       schema: {
+        operationId: 'createTag',
+        'x-error-statuses': [409, 422],
         summary: 'Create a classification tag',
         description:
           'Adds a tag at the root or under parent_id. 422 when the parent or default_level is unknown, 409 when a tag with the same chain path exists. Audit-logged.',

@@ -11,7 +11,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     '/users',
     {
       config: { access: 'user:read' },
-      schema: { summary: 'List users', tags: ['users'], response: { 200: UserListResponse } },
+      schema: { operationId: 'listUsers', summary: 'List users', tags: ['users'], response: { 200: UserListResponse } },
     },
     async () => ({ items: await users.listUsers() }),
   );
@@ -21,6 +21,8 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     {
       config: { access: 'user:write' },
       schema: {
+        operationId: 'createUser',
+        'x-error-statuses': [409],
         summary: 'Create a user',
         description: 'Counts against the license quota max_users (403 quota_exceeded). Only a superadmin can grant superadmin.',
         tags: ['users'],
@@ -36,6 +38,8 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     {
       config: { access: 'user:write' },
       schema: {
+        operationId: 'updateUser',
+        'x-error-statuses': [409],
         summary: 'Change a user: email, roles, disabled, password',
         description: 'Role, password and disabled changes end the user\'s sessions and take effect on its next request.',
         tags: ['users'],
@@ -51,7 +55,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     '/users/:id',
     {
       config: { access: 'user:write' },
-      schema: { summary: 'Delete a user', tags: ['users'], params: UserIdParams, response: { 204: Type.Null() } },
+      schema: { operationId: 'deleteUser', 'x-error-statuses': [409], summary: 'Delete a user', tags: ['users'], params: UserIdParams, response: { 204: Type.Null() } },
     },
     async (request, reply) => {
       await users.deleteUser(callerOf(request), request.params.id);

@@ -19,7 +19,7 @@ describeEachDatabase('metrics writer and reviewers on the same rows', (kind) => 
     const ids = (await importOk(t.app, admin, await createDatasource(t.app, admin), manyFields(40, 'lock'))).field_ids;
     const held = ids.filter((_, i) => i % 2 === 0);
     const worker = t.app.services.metricsWorker;
-    const fields = t.app.services.fields;
+    const fields = t.app.services.fieldReviewState;
 
     let storedWhileHeld = -1;
     await t.database.db.transaction().execute(async (trx) => {

@@ -4,7 +4,7 @@ import { adminToken, bearer, buildTestApp, createUser, json, problem, type TestA
 import { describeEachDatabase } from '../../helpers/databases.js';
 import type { Caller } from '../../../src/http/access.js';
 import type { AuditEvent, AuditService } from '../../../src/modules/audit/audit.service.js';
-import type { FieldsService } from '../../../src/modules/fields/fields.service.js';
+import type { FieldReviewState } from '../../../src/modules/fields/field-review-state.service.js';
 import { ReviewService } from '../../../src/modules/review/review.service.js';
 import { importLicense, issueLicense, keyPair } from '../license/license.helpers.js';
 import { createDatasource } from '../fields/factories.js';
@@ -28,15 +28,15 @@ describeEachDatabase('review failures', (kind) => {
   after(async () => t.close());
 
   /** A ReviewService on the app's real services, with one dependency replaced to force a failure. */
-  const reviewWith = (overrides: { fields?: Pick<FieldsService, 'lockReviewStates' | 'confirmFields' | 'deferField'>; audit?: Pick<AuditService, 'record'> }) => {
+  const reviewWith = (overrides: { fields?: Pick<FieldReviewState, 'lockReviewStates' | 'confirmFields' | 'deferField'>; audit?: Pick<AuditService, 'record'> }) => {
     const { services } = t.app;
     return new ReviewService({
       database: t.database,
       clock: t.clock,
       // Only record() is used by the review service; the cast lets a test stand-in take its place.
       audit: (overrides.audit ?? services.audit) as AuditService,
-      fields: overrides.fields ?? services.fields,
-      catalog: services.fields,
+      fields: overrides.fields ?? services.fieldReviewState,
+      catalog: services.fieldCatalog,
       auditLog: services.auditLog,
       taxonomy: services.taxonomy,
       license: services.license,
@@ -47,7 +47,7 @@ describeEachDatabase('review failures', (kind) => {
     const ids = await newFields(t.app, admin, 50, undefined, source);
     const before = await reviewColumns(t.database, ids);
     const seq = await auditSeq(t.database);
-    const real = t.app.services.fields;
+    const real = t.app.services.fieldReviewState;
     const review = reviewWith({
       fields: {
         lockReviewStates: (trx, fieldIds) => real.lockReviewStates(trx, fieldIds),

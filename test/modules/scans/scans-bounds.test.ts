@@ -147,16 +147,16 @@ describeEachDatabase('scanned metadata bounded, notes, resume by identity', (kin
     let wake!: () => void;
     const woken = new Promise<void>((resolve) => (wake = resolve));
     const fields: FieldsForScans = {
-      scanBaseline: (ds) => services.fields.scanBaseline(ds),
+      scanBaseline: (ds) => services.fieldScanWriter.scanBaseline(ds),
       prepareScanFields: async (cols) => {
         if (cols.some((c) => c.table_name === 'z_last')) {
           hung();
           await woken;
         }
-        return services.fields.prepareScanFields(cols);
+        return services.fieldScanWriter.prepareScanFields(cols);
       },
-      removeScannedFields: (trx, ds, ids) => services.fields.removeScannedFields(trx, ds, ids),
-      applyScan: (trx, ds, prepared, scanId) => services.fields.applyScan(trx, ds, prepared, scanId),
+      removeScannedFields: (trx, ds, ids) => services.fieldScanWriter.removeScannedFields(trx, ds, ids),
+      applyScan: (trx, ds, prepared, scanId) => services.fieldScanWriter.applyScan(trx, ds, prepared, scanId),
     };
     const dying = new ScanWorker({ database: t.database, clock: t.clock, log: t.app.log, audit: services.audit, fields, datasources: services.datasources, scans: services.scans, options: { connector: services.datasources.connectorOptions() } });
     const scan = await startScan(t.app, token, id);
@@ -198,12 +198,12 @@ describeEachDatabase('scanned metadata bounded, notes, resume by identity', (kin
     // The app database refusing one table's rows as it would a value it cannot hold (PostgreSQL program limit 54000,
     // e.g. "index row requires 15072 bytes"): only that table may be lost, not its batch.
     const fields: FieldsForScans = {
-      scanBaseline: (ds) => services.fields.scanBaseline(ds),
-      prepareScanFields: (cols) => services.fields.prepareScanFields(cols),
-      removeScannedFields: (trx, ds, ids) => services.fields.removeScannedFields(trx, ds, ids),
+      scanBaseline: (ds) => services.fieldScanWriter.scanBaseline(ds),
+      prepareScanFields: (cols) => services.fieldScanWriter.prepareScanFields(cols),
+      removeScannedFields: (trx, ds, ids) => services.fieldScanWriter.removeScannedFields(trx, ds, ids),
       applyScan: async (trx, ds, prepared, scanId) => {
         if (prepared.rows.some((r) => r.table_name === 'bad')) throw Object.assign(new Error('index row requires 15072 bytes'), { code: '54000' });
-        return services.fields.applyScan(trx, ds, prepared, scanId);
+        return services.fieldScanWriter.applyScan(trx, ds, prepared, scanId);
       },
     };
     const worker = new ScanWorker({ database: t.database, clock: t.clock, log: t.app.log, audit: services.audit, fields, datasources: services.datasources, scans: services.scans, options: { connector: services.datasources.connectorOptions() } });

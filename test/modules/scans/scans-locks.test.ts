@@ -41,7 +41,7 @@ describeEachDatabase('scan writer and batch-confirm on the same fields', (kind) 
     assert.ok(pair, 'two fields whose key order is the reverse of their id order');
     const [keyFirst, keySecond] = pair; // keyFirst has the higher id
 
-    const fields = t.app.services.fields;
+    const fields = t.app.services.fieldScanWriter;
     // The scan found both columns changed (a new comment): prepared outside the transaction, as the runner does.
     const prepared = await fields.prepareScanFields(
       [keyFirst, keySecond].map((f) => ({ table_name: f.key, field_name: 'email', data_type: 'text', comment: 'changed by the scan', sample_values: [] })),
