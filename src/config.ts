@@ -1,10 +1,11 @@
 /**
- * Configuration: read from the environment once, validated, frozen.
+ * Configuration: read from the environment once (the variables declared in config-env.ts), validated, frozen.
  * A bad value stops the start with one line naming the variable (ConfigError).
  */
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { ConfigError, DEFAULT_LEVELS_TEXT, readConfigEnv, type ConfigEnv } from './config-env.js';
 import { loadSecretKey, SecretKeyError } from './crypto/secret-box.js';
 import { isRole, type Role } from './http/access.js';
 import { loadPublicKeyPem } from './modules/license/public-key.js';
@@ -89,15 +90,7 @@ export interface OidcConfig {
   readonly name: string;
 }
 
-export class ConfigError extends Error {
-  constructor(
-    readonly variable: string,
-    message: string,
-  ) {
-    super(`${variable}: ${message}`);
-    this.name = 'ConfigError';
-  }
-}
+export { ConfigError, RATE_LIMIT_DEFAULTS } from './config-env.js';
 
 export const DEFAULT_LEVELS: readonly LevelDefinition[] = [
   { code: 'L1', name: 'Public', rank: 1 },
@@ -109,37 +102,8 @@ export const DEFAULT_LEVELS: readonly LevelDefinition[] = [
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-/** Requests per 60 s window by default, per client address and per authenticated user (docs/operations.md). */
-export const RATE_LIMIT_DEFAULTS = { perAddress: 3000, perUser: 1200 } as const;
-
-function readInt(env: Env, name: string, fallback: number, min: number, max: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  if (!/^\d+$/.test(raw.trim())) throw new ConfigError(name, `must be a whole number, got "${raw}"`);
-  const value = Number(raw.trim());
-  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
-  return value;
-}
-
-function readFraction(env: Env, name: string, fallback: number): number {
-  const raw = env[name];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value <= 0 || value >= 1) throw new ConfigError(name, `must be a number between 0 and 1 (exclusive), got "${raw}"`);
-  return value;
-}
-
-function readOnOff(env: Env, name: string, fallback: boolean): boolean {
-  const raw = env[name]?.trim().toLowerCase();
-  if (raw === undefined || raw === '') return fallback;
-  if (['on', 'true', '1', 'yes'].includes(raw)) return true;
-  if (['off', 'false', '0', 'no'].includes(raw)) return false;
-  throw new ConfigError(name, `must be on or off, got "${env[name]}"`);
-}
-
-function readDatabase(env: Env): DatabaseConfig {
-  const raw = env.DATABASE_URL?.trim();
-  if (raw === undefined || raw === '') return { kind: 'sqlite', file: path.resolve('data', 'fieldlens.db') };
+function readDatabase(env: ConfigEnv): DatabaseConfig {
+  const raw = env.DATABASE_URL;
   if (raw.startsWith('sqlite:')) {
     const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
     if (file === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/fieldlens.db');
@@ -156,9 +120,9 @@ function readDatabase(env: Env): DatabaseConfig {
   throw new ConfigError('DATABASE_URL', 'must start with sqlite: or postgres://');
 }
 
-function readLevels(env: Env): readonly LevelDefinition[] {
-  const raw = env.FIELDLENS_LEVELS?.trim();
-  if (raw === undefined || raw === '') return DEFAULT_LEVELS;
+function readLevels(env: ConfigEnv): readonly LevelDefinition[] {
+  const raw = env.FIELDLENS_LEVELS;
+  if (raw === DEFAULT_LEVELS_TEXT) return DEFAULT_LEVELS;
   // Format: "CODE:Name,CODE:Name,…" from least to most sensitive.
   const levels = raw.split(',').map((part, index) => {
     const [code, name] = part.split(':').map((s) => s.trim());
@@ -172,8 +136,8 @@ function readLevels(env: Env): readonly LevelDefinition[] {
   return levels;
 }
 
-function readEmbeddings(env: Env): Config['embeddings'] {
-  const url = env.FIELDLENS_EMBEDDINGS_URL?.trim();
+function readEmbeddings(env: ConfigEnv): Config['embeddings'] {
+  const url = env.FIELDLENS_EMBEDDINGS_URL;
   if (!url) return { provider: 'builtin' };
   try {
     const parsed = new URL(url);
@@ -181,15 +145,15 @@ function readEmbeddings(env: Env): Config['embeddings'] {
   } catch {
     throw new ConfigError('FIELDLENS_EMBEDDINGS_URL', 'must be an http(s) URL of an OpenAI-compatible server');
   }
-  const model = env.FIELDLENS_EMBEDDINGS_MODEL?.trim();
+  const model = env.FIELDLENS_EMBEDDINGS_MODEL;
   if (!model) throw new ConfigError('FIELDLENS_EMBEDDINGS_MODEL', 'is required when FIELDLENS_EMBEDDINGS_URL is set');
-  const apiKey = env.FIELDLENS_EMBEDDINGS_API_KEY?.trim();
+  const apiKey = env.FIELDLENS_EMBEDDINGS_API_KEY;
   return apiKey ? { provider: 'openai', url, model, apiKey } : { provider: 'openai', url, model };
 }
 
-function readSecretKey(env: Env): Buffer | undefined {
+function readSecretKey(env: ConfigEnv): Buffer | undefined {
   try {
-    return loadSecretKey(env);
+    return loadSecretKey({ FIELDLENS_SECRET_KEY: env.FIELDLENS_SECRET_KEY, FIELDLENS_SECRET_KEY_FILE: env.FIELDLENS_SECRET_KEY_FILE });
   } catch (error) {
     if (!(error instanceof SecretKeyError)) throw error;
     const variable = error.message.startsWith('FIELDLENS_SECRET_KEY_FILE') ? 'FIELDLENS_SECRET_KEY_FILE' : 'FIELDLENS_SECRET_KEY';
@@ -197,8 +161,8 @@ function readSecretKey(env: Env): Buffer | undefined {
   }
 }
 
-function readScanSqliteDir(env: Env): string | undefined {
-  const raw = env.FIELDLENS_SCAN_SQLITE_DIR?.trim();
+function readScanSqliteDir(env: ConfigEnv): string | undefined {
+  const raw = env.FIELDLENS_SCAN_SQLITE_DIR;
   if (!raw) return undefined;
   const dir = path.resolve(raw);
   let isDirectory = false;
@@ -216,12 +180,10 @@ export function ownDatabaseFiles(db: DatabaseConfig): string[] {
   return db.kind === 'sqlite' && db.file !== ':memory:' ? [db.file] : [];
 }
 
-function readMetrics(env: Env): Config['metrics'] {
-  const enabled = readOnOff(env, 'FIELDLENS_METRICS', false);
-  const token = env.FIELDLENS_METRICS_TOKEN?.trim() || undefined;
-  if (token !== undefined && token.length < 16) throw new ConfigError('FIELDLENS_METRICS_TOKEN', 'must be at least 16 characters of random data');
-  const rawPort = env.FIELDLENS_METRICS_PORT?.trim();
-  const port = rawPort ? readInt(env, 'FIELDLENS_METRICS_PORT', 0, 0, 65535) : undefined;
+function readMetrics(env: ConfigEnv): Config['metrics'] {
+  const enabled = env.FIELDLENS_METRICS;
+  const token = env.FIELDLENS_METRICS_TOKEN;
+  const port = env.FIELDLENS_METRICS_PORT;
   if (enabled && token === undefined && port === undefined) {
     throw new ConfigError('FIELDLENS_METRICS', 'needs FIELDLENS_METRICS_TOKEN (serve /metrics on the main port behind it) or FIELDLENS_METRICS_PORT (a port of its own)');
   }
@@ -245,8 +207,7 @@ export function parseRoleMap(raw: string): ReadonlyMap<string, readonly Role[]> 
   return map;
 }
 
-function readHttpUrl(env: Env, name: string): URL {
-  const raw = env[name]?.trim() ?? '';
+function readHttpUrl(name: string, raw: string): URL {
   let url: URL;
   try {
     url = new URL(raw);
@@ -266,113 +227,97 @@ export function isLoopbackHost(hostname: string): boolean {
 const OIDC_VARIABLES = ['FIELDLENS_OIDC_ISSUER', 'FIELDLENS_OIDC_CLIENT_ID', 'FIELDLENS_OIDC_CLIENT_SECRET', 'FIELDLENS_PUBLIC_URL', 'FIELDLENS_OIDC_ROLES_CLAIM', 'FIELDLENS_OIDC_ROLE_MAP', 'FIELDLENS_OIDC_NAME'] as const;
 
 /** The single sign-on settings: all of issuer, client id, public URL and role map, or none of the OIDC variables. */
-function readOidc(env: Env): OidcConfig | undefined {
-  const set = OIDC_VARIABLES.filter((name) => (env[name]?.trim() ?? '') !== '');
+function readOidc(env: ConfigEnv, given: Env): OidcConfig | undefined {
+  // Set by the operator, defaults aside (the claim and the button's name have defaults of their own).
+  const set = OIDC_VARIABLES.filter((name) => (given[name]?.trim() ?? '') !== '');
   if (set.length === 0) return undefined;
   for (const name of ['FIELDLENS_OIDC_ISSUER', 'FIELDLENS_OIDC_CLIENT_ID', 'FIELDLENS_PUBLIC_URL', 'FIELDLENS_OIDC_ROLE_MAP'] as const) {
-    if ((env[name]?.trim() ?? '') === '') {
+    if (env[name] === undefined) {
       throw new ConfigError(name, `is required for single sign-on (set: ${set.join(', ')}); set it, or unset the other FIELDLENS_OIDC_ variables`);
     }
   }
-  const issuer = readHttpUrl(env, 'FIELDLENS_OIDC_ISSUER');
+  const issuerText = env.FIELDLENS_OIDC_ISSUER ?? '';
+  const issuer = readHttpUrl('FIELDLENS_OIDC_ISSUER', issuerText);
   if (issuer.protocol === 'http:' && !isLoopbackHost(issuer.hostname)) {
     throw new ConfigError('FIELDLENS_OIDC_ISSUER', 'must be https (plain http only for a provider on this machine: localhost, 127.x)');
   }
-  const publicUrl = readHttpUrl(env, 'FIELDLENS_PUBLIC_URL').href.replace(/\/+$/, '');
+  const publicUrl = readHttpUrl('FIELDLENS_PUBLIC_URL', env.FIELDLENS_PUBLIC_URL ?? '').href.replace(/\/+$/, '');
   const roleMap = parseRoleMap(env.FIELDLENS_OIDC_ROLE_MAP ?? '');
   if (roleMap.size === 0) throw new ConfigError('FIELDLENS_OIDC_ROLE_MAP', 'needs at least one group=role');
-  const rolesClaim = env.FIELDLENS_OIDC_ROLES_CLAIM?.trim() || 'groups';
-  if (!/^[A-Za-z0-9_:./-]{1,128}$/.test(rolesClaim)) throw new ConfigError('FIELDLENS_OIDC_ROLES_CLAIM', `must be a claim name, got "${rolesClaim}"`);
-  const name = env.FIELDLENS_OIDC_NAME?.trim() || 'SSO';
-  if (name.length > 64) throw new ConfigError('FIELDLENS_OIDC_NAME', 'must be at most 64 characters');
-  const clientSecret = env.FIELDLENS_OIDC_CLIENT_SECRET?.trim() || undefined;
   return {
     // The issuer as configured (an identifier compared exactly by the library), without a trailing slash added or removed.
-    issuer: env.FIELDLENS_OIDC_ISSUER?.trim() ?? '',
-    clientId: env.FIELDLENS_OIDC_CLIENT_ID?.trim() ?? '',
-    clientSecret,
+    issuer: issuerText,
+    clientId: env.FIELDLENS_OIDC_CLIENT_ID ?? '',
+    clientSecret: env.FIELDLENS_OIDC_CLIENT_SECRET,
     publicUrl,
     redirectUri: `${publicUrl}/api/v1/auth/oidc/callback`,
-    rolesClaim,
+    rolesClaim: env.FIELDLENS_OIDC_ROLES_CLAIM,
     roleMap,
-    name,
+    name: env.FIELDLENS_OIDC_NAME,
   };
 }
 
 /** Reads and validates the configuration; throws ConfigError naming the first bad variable. */
-export function loadConfig(env: Env = process.env): Config {
-  const host = env.HOST?.trim() || '127.0.0.1';
-  const logLevel = env.LOG_LEVEL?.trim() || 'info';
-  if (!['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'].includes(logLevel)) {
-    throw new ConfigError('LOG_LEVEL', `must be one of fatal, error, warn, info, debug, trace, silent, got "${logLevel}"`);
-  }
+export function loadConfig(given: Env = process.env): Config {
+  const env = readConfigEnv(given);
   const jwtSecret = env.FIELDLENS_JWT_SECRET;
-  if (jwtSecret !== undefined && jwtSecret !== '' && Buffer.byteLength(jwtSecret) < 32) {
+  if (jwtSecret !== undefined && Buffer.byteLength(jwtSecret) < 32) {
     throw new ConfigError('FIELDLENS_JWT_SECRET', 'must be at least 32 bytes of random data (not a password)');
   }
-  const adminPassword = env.FIELDLENS_ADMIN_PASSWORD;
-  if (adminPassword !== undefined && adminPassword !== '' && [...adminPassword].length < 12) {
-    throw new ConfigError('FIELDLENS_ADMIN_PASSWORD', 'must be at least 12 characters');
-  }
-  const severity = {
-    high: readFraction(env, 'FIELDLENS_SEVERITY_HIGH', 0.7),
-    medium: readFraction(env, 'FIELDLENS_SEVERITY_MEDIUM', 0.4),
-  };
+  const severity = { high: env.FIELDLENS_SEVERITY_HIGH, medium: env.FIELDLENS_SEVERITY_MEDIUM };
   if (severity.medium >= severity.high) throw new ConfigError('FIELDLENS_SEVERITY_MEDIUM', 'must be below FIELDLENS_SEVERITY_HIGH');
 
-  const oidc = readOidc(env);
-  const passwordLogin = readOnOff(env, 'FIELDLENS_PASSWORD_LOGIN', true);
+  const oidc = readOidc(env, given);
+  const passwordLogin = env.FIELDLENS_PASSWORD_LOGIN;
   if (!passwordLogin && oidc === undefined) {
     throw new ConfigError('FIELDLENS_PASSWORD_LOGIN', 'off needs single sign-on configured (FIELDLENS_OIDC_ISSUER …), or nobody could sign in');
   }
 
   const config: Config = {
-    port: readInt(env, 'PORT', 8080, 0, 65535),
-    host,
-    logLevel,
+    port: env.PORT,
+    host: env.HOST,
+    logLevel: env.LOG_LEVEL,
     database: readDatabase(env),
-    bodyLimitBytes: readInt(env, 'FIELDLENS_BODY_LIMIT', 8 * 1024 * 1024, 1024, 256 * 1024 * 1024),
-    trustProxy: readOnOff(env, 'FIELDLENS_TRUST_PROXY', false),
-    shutdownTimeoutMs: readInt(env, 'FIELDLENS_SHUTDOWN_TIMEOUT_MS', 10_000, 0, 600_000),
-    shutdownGraceMs: readInt(env, 'FIELDLENS_SHUTDOWN_GRACE_MS', 1_000, 0, 600_000),
+    bodyLimitBytes: env.FIELDLENS_BODY_LIMIT,
+    trustProxy: env.FIELDLENS_TRUST_PROXY,
+    shutdownTimeoutMs: env.FIELDLENS_SHUTDOWN_TIMEOUT_MS,
+    shutdownGraceMs: env.FIELDLENS_SHUTDOWN_GRACE_MS,
     rateLimit: {
-      windowMs: readInt(env, 'FIELDLENS_RATE_LIMIT_WINDOW', 60, 1, 86_400) * 1000,
-      // 50 and 20 requests a second on average over the window: far above a person using the console, below a
-      // runaway script or a scraper. Raise them (or 0) for heavy API clients; tests and benches set theirs.
-      perAddress: readInt(env, 'FIELDLENS_RATE_LIMIT_PER_ADDRESS', RATE_LIMIT_DEFAULTS.perAddress, 0, 1_000_000_000),
-      perUser: readInt(env, 'FIELDLENS_RATE_LIMIT_PER_USER', RATE_LIMIT_DEFAULTS.perUser, 0, 1_000_000_000),
+      windowMs: env.FIELDLENS_RATE_LIMIT_WINDOW * 1000,
+      perAddress: env.FIELDLENS_RATE_LIMIT_PER_ADDRESS,
+      perUser: env.FIELDLENS_RATE_LIMIT_PER_USER,
     },
     metrics: readMetrics(env),
     auth: {
-      adminPassword: adminPassword === '' ? undefined : adminPassword,
-      accessTokenTtlSeconds: readInt(env, 'FIELDLENS_ACCESS_TOKEN_TTL', 900, 1, 86_400),
-      refreshTokenTtlSeconds: readInt(env, 'FIELDLENS_REFRESH_TOKEN_TTL', 604_800, 60, 31_536_000),
-      jwtSecret: jwtSecret === '' ? undefined : jwtSecret,
+      adminPassword: env.FIELDLENS_ADMIN_PASSWORD,
+      accessTokenTtlSeconds: env.FIELDLENS_ACCESS_TOKEN_TTL,
+      refreshTokenTtlSeconds: env.FIELDLENS_REFRESH_TOKEN_TTL,
+      jwtSecret,
       issuer: 'fieldlens',
       audience: 'fieldlens-api',
       passwordLogin,
     },
     oidc,
     licensePublicKeyPem: readLicensePublicKey(env),
-    sampleData: readOnOff(env, 'FIELDLENS_SAMPLE_DATA', true),
+    sampleData: env.FIELDLENS_SAMPLE_DATA,
     levels: readLevels(env),
     severity,
-    indexThreads: readInt(env, 'FIELDLENS_INDEX_THREADS', Math.min(2, os.availableParallelism()), 1, 64),
+    indexThreads: env.FIELDLENS_INDEX_THREADS ?? Math.min(2, os.availableParallelism()),
     secretKey: readSecretKey(env),
     scanSqliteDir: readScanSqliteDir(env),
-    scanStatementTimeoutMs: readInt(env, 'FIELDLENS_SCAN_STATEMENT_TIMEOUT_MS', 30_000, 100, 3_600_000),
-    scanAllowSockets: readOnOff(env, 'FIELDLENS_SCAN_ALLOW_SOCKETS', false),
+    scanStatementTimeoutMs: env.FIELDLENS_SCAN_STATEMENT_TIMEOUT_MS,
+    scanAllowSockets: env.FIELDLENS_SCAN_ALLOW_SOCKETS,
     webhooks: {
-      allowHttp: readOnOff(env, 'FIELDLENS_WEBHOOK_ALLOW_HTTP', false),
-      allowPrivate: readOnOff(env, 'FIELDLENS_WEBHOOK_ALLOW_PRIVATE', false),
+      allowHttp: env.FIELDLENS_WEBHOOK_ALLOW_HTTP,
+      allowPrivate: env.FIELDLENS_WEBHOOK_ALLOW_PRIVATE,
     },
     embeddings: readEmbeddings(env),
   };
   return deepFreeze(config);
 }
 
-function readLicensePublicKey(env: Env): string {
-  const value = env.FIELDLENS_LICENSE_PUBLIC_KEY?.trim();
+function readLicensePublicKey(env: ConfigEnv): string {
+  const value = env.FIELDLENS_LICENSE_PUBLIC_KEY;
   if (!value) return VENDOR_LICENSE_PUBLIC_KEY_PEM;
   try {
     return loadPublicKeyPem(value);

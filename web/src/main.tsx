@@ -11,7 +11,7 @@ import { FieldDetailPage } from './pages/FieldDetail';
 import { InventoryPage } from './pages/Inventory';
 import { LicensePage } from './pages/License';
 import { OverviewPage } from './pages/Overview';
-import { QueuePage } from './pages/Queue';
+import { QueuePage } from './pages/queue/QueuePage';
 import { RulesPage } from './pages/Rules';
 import { SignInAgain, SignInPage } from './pages/SignIn';
 import { TaxonomyPage } from './pages/Taxonomy';

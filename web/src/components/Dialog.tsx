@@ -10,7 +10,7 @@ export function Dialog({ title, onClose, children }: { title: string; onClose: (
     if (dialog && !dialog.open) dialog.showModal();
     return () => {
       dialog?.close();
-      previous?.focus?.();
+      previous?.focus();
     };
   }, []);
   return (
