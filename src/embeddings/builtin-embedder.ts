@@ -3,13 +3,13 @@
 // possible (`firstname`), otherwise get a vector from hashed character n-grams (`custmr`).
 import type { Embedder, FieldEmbeddingInput } from './embedder.js';
 import { formatSignatureWords } from './format-signature.js';
-import { ABBREVIATIONS } from './lexicon.js';
+import { ABBREVIATIONS } from '../text/abbreviations.js';
 import { forEachNgramBucket } from './ngrams.js';
 import { isCjkToken, tokenizeDataType, tokenizeIdentifier, tokenizeText } from './tokenizer.js';
 import { loadWordVectors, type WordVectorData } from './word-vectors.js';
 
 /** Bump when the tokenizer, lexicon, weights or vector file change: stored embeddings are then recomputed. */
-export const BUILTIN_VERSION = 'builtin-wv100-v1';
+export const BUILTIN_VERSION = 'builtin-wv100-v2';
 
 /** Relative weight of each part of a field; each part's tokens are averaged and normalised first. */
 export const FIELD_WEIGHTS = { field: 1.0, comment: 0.45, table: 0.25, dataType: 0.15, format: 0.3 } as const;

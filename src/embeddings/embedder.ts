@@ -11,7 +11,7 @@ export interface FieldEmbeddingInput {
 }
 
 export interface Embedder {
-  /** Identifies the model + recipe; stored with each embedding, e.g. 'builtin-wv100-v1'. */
+  /** Identifies the model + recipe; stored with each embedding, e.g. 'builtin-wv100-v2'. */
   readonly version: string;
   readonly dimensions: number;
   /** Unit-length embeddings, one per input, same order. */

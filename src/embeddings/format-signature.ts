@@ -1,6 +1,8 @@
 // Describes the formats of a field's sample values with a few fixed tokens (`email`, `card_number`, …)
 // so that embeddings can use what the data looks like without ever seeing the values themselves.
-// The output is built only from the closed set of class names below, never from sample text.
+// Each value is read by the shared detector (src/text/value-kinds.ts, the classifier's too) and its kind put in
+// one of the coarser classes below; the output is built only from these class names, never from sample text.
+import { detectValueKind, luhnValid, NULLISH, type ValueKind } from '../text/value-kinds.js';
 
 /** Format classes, most specific first, with the plain words the embedder uses for each. */
 export const FORMAT_CLASS_WORDS = {
@@ -14,6 +16,7 @@ export const FORMAT_CLASS_WORDS = {
   mac_address: 'hardware address',
   iban: 'bank account number',
   card_number: 'credit card number',
+  national_id: 'national id number',
   datetime: 'date time',
   date: 'date',
   time: 'time',
@@ -39,123 +42,59 @@ export const FORMAT_SIGNATURE_WORDS: readonly string[] = [...new Set(Object.valu
 const MAX_SAMPLES = 1000;
 const MIN_SHARE = 0.2;
 const MAX_CLASSES = 3;
-const NULLISH = new Set(['', 'null', 'nil', 'none', 'n/a', 'na', '\\n', '-']);
-const BOOLEAN = new Set(['true', 'false', 'yes', 'no', 'y', 'n', 't', 'f', 'on', 'off']);
 
-// Canonical dashed form only: 32 bare hex digits are more often an MD5 hash.
-const RE_UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const RE_EMAIL = /^[^\s@]+@[^\s@]+\.[a-z]{2,}$/i;
-const RE_URL = /^(?:(?:https?|ftp):\/\/|www\.)[^\s]+$/i;
-const RE_IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-const RE_IPV6 = /^(?=.*:.*:)[0-9a-f:]{2,39}$/i;
-const RE_MAC = /^[0-9a-f]{2}(?:[:-][0-9a-f]{2}){5}$/i;
-const RE_IBAN = /^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/;
-const RE_CARD = /^\d(?:[ -]?\d){12,18}$/;
-const RE_ISO_DATETIME = /^\d{4}-\d{2}-\d{2}[T ]\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?$/i;
-const RE_DATE_YMD = /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})$/;
-const RE_DATE_DMY = /^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4}|\d{2})$/;
-const RE_DATE_COMPACT = /^(19|20)\d{2}(0[1-9]|1[0-2])(0[1-9]|[12]\d|3[01])$/;
-const RE_DATE_WORDS = /^(?:\d{1,2}\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?\d{4}$/i;
-const RE_DMY_TIME = /^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}[ T]\d{1,2}:\d{2}(?::\d{2})?$/;
-const RE_TIME = /^\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s?[ap]m)?$/i;
-const RE_PHONE = /^\+?[\d\s().-]{7,22}$/;
-const RE_POSTAL = /^(?:\d{5}-\d{4}|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}|[A-Z]\d[A-Z]\s?\d[A-Z]\d|\d{4}\s?[A-Z]{2}|\d{3}-\d{4})$/i;
-const RE_MONEY = /^(?:[$€£¥₹]\s?-?[\d,]+(?:\.\d+)?|-?[\d,]+(?:\.\d+)?\s?(?:[$€£¥₹]|usd|eur|gbp|jpy|chf|cny))$/i;
-const RE_DECIMAL = /^[-+]?(?:\d{1,3}(?:,\d{3})+|\d+)?[.,]\d+$/;
-const RE_INTEGER = /^[-+]?\d+$/;
-const RE_HEX_HASH = /^(?:[0-9a-f]{32}|[0-9a-f]{40}|[0-9a-f]{64}|[0-9a-f]{128})$/i;
-const RE_BCRYPT = /^\$2[aby]?\$\d{2}\$[./A-Za-z0-9]{53}$/;
-const RE_TOKEN = /^[A-Za-z0-9+/=_-]{20,}$/;
-const RE_CODE = /^[A-Z0-9][A-Z0-9_.-]{0,15}$/;
-const RE_SHORT_TEXT = /^[\p{L}][\p{L}'’.-]*(?:\s[\p{L}][\p{L}'’.-]*){0,3}$/u;
+/** The format class of each value kind of the shared detector: the embedder's coarser vocabulary. */
+const CLASS_OF_KIND: Readonly<Record<ValueKind, FormatClass>> = {
+  email: 'email',
+  phone: 'phone',
+  card_number: 'card_number',
+  iban: 'iban',
+  ipv4: 'ipv4',
+  ipv6: 'ipv6',
+  mac_address: 'mac_address',
+  uuid: 'uuid',
+  datetime: 'datetime',
+  date: 'date',
+  time: 'time',
+  us_ssn: 'national_id',
+  national_id: 'national_id',
+  url: 'url',
+  jwt: 'token',
+  api_key: 'token',
+  password_hash: 'hash',
+  hex_hash: 'hash',
+  coordinate: 'decimal',
+  coordinate_pair: 'decimal',
+  postal_code: 'postal_code',
+  boolean: 'boolean',
+  gender_code: 'short_code',
+  country_code: 'short_code',
+  us_state: 'short_code',
+  currency_code: 'short_code',
+  language_code: 'short_code',
+  money: 'money',
+  integer: 'integer',
+  decimal: 'decimal',
+  digits: 'numeric_code',
+  person_name: 'short_text',
+  word: 'short_text',
+  code: 'short_code',
+  free_text: 'free_text',
+  json: 'json',
+  time_zone: 'short_code',
+  file_path: 'free_text',
+  marital_status: 'short_text',
+  other: 'free_text',
+};
 
 /** Luhn checksum, as used by payment card numbers. */
-export function passesLuhn(digits: string): boolean {
-  let sum = 0;
-  let double = false;
-  for (let i = digits.length - 1; i >= 0; i--) {
-    let d = digits.charCodeAt(i) - 48;
-    if (double) {
-      d *= 2;
-      if (d > 9) d -= 9;
-    }
-    sum += d;
-    double = !double;
-  }
-  return sum % 10 === 0;
-}
-
-function passesIbanChecksum(iban: string): boolean {
-  const moved = iban.slice(4) + iban.slice(0, 4);
-  let rem = 0;
-  for (const ch of moved) {
-    const code = ch.charCodeAt(0);
-    const val = code >= 65 ? String(code - 55) : ch;
-    for (const c of val) rem = (rem * 10 + (c.charCodeAt(0) - 48)) % 97;
-  }
-  return rem === 1;
-}
-
-function validDate(y: number, m: number, d: number): boolean {
-  return m >= 1 && m <= 12 && d >= 1 && d <= 31 && y >= 0;
-}
-
-function isJson(v: string): boolean {
-  if (!((v.startsWith('{') && v.endsWith('}')) || (v.startsWith('[') && v.endsWith(']')))) return false;
-  try {
-    JSON.parse(v);
-    return true;
-  } catch {
-    return false;
-  }
-}
+export const passesLuhn = luhnValid;
 
 /** Classify one trimmed, non-empty sample value. */
 export function classifySample(v: string): FormatClass {
-  const lower = v.toLowerCase();
-  if (BOOLEAN.has(lower)) return 'boolean';
-  if (RE_UUID.test(v)) return 'uuid';
-  if (RE_EMAIL.test(v)) return 'email';
-  if (RE_URL.test(v)) return 'url';
-  const ip = RE_IPV4.exec(v);
-  if (ip && ip.slice(1).every((o) => Number(o) <= 255)) return 'ipv4';
-  if (RE_MAC.test(v)) return 'mac_address';
-  if (RE_IPV6.test(v) && !RE_TIME.test(v)) return 'ipv6';
-  const compact = v.replace(/\s+/g, '').toUpperCase();
-  if (RE_IBAN.test(compact) && passesIbanChecksum(compact)) return 'iban';
-  if (RE_CARD.test(v)) {
-    const digits = v.replace(/[ -]/g, '');
-    if (digits.length >= 13 && /^[2-6]/.test(digits) && passesLuhn(digits)) return 'card_number';
-  }
-  if (RE_ISO_DATETIME.test(v) || RE_DMY_TIME.test(v)) return 'datetime';
-  const ymd = RE_DATE_YMD.exec(v);
-  if (ymd && validDate(Number(ymd[1]), Number(ymd[2]), Number(ymd[3]))) return 'date';
-  const dmy = RE_DATE_DMY.exec(v);
-  if (dmy && (validDate(0, Number(dmy[2]), Number(dmy[1])) || validDate(0, Number(dmy[1]), Number(dmy[2])))) return 'date';
-  if (RE_DATE_COMPACT.test(v) || RE_DATE_WORDS.test(v)) return 'date';
-  if (RE_TIME.test(v)) return 'time';
-  if (RE_POSTAL.test(v) && /[A-Za-z -]/.test(v)) return 'postal_code';
-  if (RE_MONEY.test(v)) return 'money';
-  if (RE_DECIMAL.test(v)) return 'decimal';
-  if (v.startsWith('+') && RE_PHONE.test(v)) {
-    const digitCount = v.replace(/\D/g, '').length;
-    if (digitCount >= 7 && digitCount <= 15) return 'phone';
-  }
-  if (RE_INTEGER.test(v)) {
-    const digits = v.replace(/^[-+]/, '');
-    // Leading zeros or very long digit strings are identifiers/codes rather than quantities.
-    return (digits.length > 1 && digits.startsWith('0')) || digits.length > 15 ? 'numeric_code' : 'integer';
-  }
-  if (RE_PHONE.test(v)) {
-    const digitCount = v.replace(/\D/g, '').length;
-    if (digitCount >= 7 && digitCount <= 15) return 'phone';
-  }
-  if (RE_HEX_HASH.test(v) || RE_BCRYPT.test(v)) return 'hash';
-  if (isJson(v)) return 'json';
-  if (RE_CODE.test(v) && v.length <= 16) return 'short_code';
-  if (RE_TOKEN.test(v) && /\d/.test(v) && /[A-Za-z]/.test(v)) return 'token';
-  if (v.length <= 40 && RE_SHORT_TEXT.test(v)) return 'short_text';
-  return 'free_text';
+  // A lone 0 or 1 among other numbers is a number; a column of only 0 and 1 is a flag (see formatSignature).
+  if (v === '0' || v === '1') return 'integer';
+  return CLASS_OF_KIND[detectValueKind(v)];
 }
 
 /**

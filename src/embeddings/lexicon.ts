@@ -1,61 +1,7 @@
-// Built-in word lists for the tokenizer: schema abbreviations, a small CJK glossary, stop words and
-// SQL data-type words. Every word on the right-hand side must exist in the shipped vector file;
-// scripts/condense-word-vectors.ts forces them into its vocabulary via `lexiconWords()`.
-
-/**
- * Abbreviation → expansion (space-separated English words).
- * A leading '!' marks an abbreviation that is also an ordinary English word (`no`, `cat`, `pan`):
- * it is expanded inside identifiers only, never in free text such as comments.
- */
-export const ABBREVIATIONS: Readonly<Record<string, string>> = {
-  // identity and keys
-  id: 'id', ids: 'id', uid: 'user id', guid: 'unique id', uuid: 'unique id', pk: 'primary key', fk: 'foreign key',
-  ref: 'reference', refs: 'reference', seq: 'sequence', idx: 'index',
-  // people
-  dob: 'birth date', bday: 'birthday', bdate: 'birth date', ssn: 'social security number',
-  sin: '!social insurance number', nin: 'national insurance number', tin: '!tax identification number',
-  ein: 'employer identification number', nm: '!name', fname: 'first name', lname: 'last name', mname: 'middle name',
-  fn: '!first name', ln: '!last name', gndr: 'gender', nat: '!nationality', natl: 'national',
-  cust: 'customer', custs: 'customers', usr: 'user', usrs: 'users', emp: 'employee', empl: 'employee', mgr: 'manager',
-  stu: 'student', pt: '!patient', pat: '!patient', hh: 'household', hhld: 'household', mrn: 'medical record number',
-  dx: 'diagnosis', rx: 'prescription', ht: '!height', wt: '!weight', sal: '!salary', ppn: 'passport number',
-  dl: '!driver license', lic: 'license', licence: 'license',
-  // contact
-  addr: 'address', adr: 'address', tel: 'telephone', tele: 'telephone',
-  ph: '!phone', phn: 'phone', phon: 'phone', mob: '!mobile', mobi: 'mobile', cel: 'cell phone', eml: 'email',
-  mail: '!email', zip: 'zip postal code', zipcode: 'zip postal code', postcode: 'postal code', plz: 'postal code',
-  ctry: 'country', cntry: 'country', cty: 'city', prov: 'province', st: '!state', str: '!street',
-  lat: 'latitude', lng: 'longitude', lon: 'longitude', loc: 'location', geo: 'geographic', ext: '!extension',
-  // auth and technical
-  pwd: 'password', passwd: 'password', pw: 'password', pswd: 'password', auth: 'authentication',
-  sess: 'session', tok: 'token', ua: 'user agent', ip: 'ip address', ipv4: 'ip address', ipv6: 'ip address',
-  md5: 'hash', sha1: 'hash', sha256: 'hash', sha512: 'hash', base64: 'encoded', utf8: 'text', uri: 'url',
-  msg: 'message', msgs: 'messages', cfg: 'configuration', conf: '!configuration', config: 'configuration',
-  env: 'environment', sys: 'system', svc: 'service', app: '!application', ver: 'version', rev: '!revision',
-  src: 'source', dst: 'destination', dest: 'destination', req: 'request', resp: 'response', img: 'image',
-  pic: 'picture', doc: '!document', docs: '!documents', attr: 'attribute', attrs: 'attributes', val: '!value',
-  vals: 'values', info: 'information', pref: 'preference', prefs: 'preferences', lang: 'language', stat: '!status',
-  sts: 'status', flg: 'flag', ind: '!indicator', desc: '!description', descr: 'description',
-  cmt: 'comment', rmk: 'remark', rmks: 'remarks', nt: '!note', txt: 'text',
-  // organisation
-  org: 'organization', orgs: 'organizations', dept: 'department', dep: '!department', div: '!division',
-  co: '!company', corp: 'corporation', biz: 'business', grp: 'group', prj: 'project', proj: 'project',
-  // money and commerce
-  acct: 'account', acc: '!account', accts: 'accounts', amt: 'amount', amnt: 'amount', bal: 'balance',
-  ccy: 'currency', cur: '!currency', curr: 'currency', iban: 'bank account number', bic: 'bank code',
-  swift: '!bank code', bnk: 'bank', txn: 'transaction', trx: 'transaction', tx: '!transaction',
-  trans: '!transaction', inv: '!invoice', ord: '!order', prod: '!product', sku: 'product code', cat: '!category',
-  qty: 'quantity', cnt: 'count', pct: 'percent', perc: 'percent', avg: 'average', tot: '!total', ttl: 'total',
-  prc: 'price', vat: 'vat tax', cc: '!credit card', ccn: 'credit card number', cvv: 'card verification code',
-  cvc: 'card verification code', pan: '!card number', pymt: 'payment', pmt: 'payment', pay: '!payment',
-  ins: '!insurance', pol: '!policy', clm: 'claim', whse: 'warehouse', wh: '!warehouse',
-  // numbers, codes, flags
-  no: '!number', nbr: 'number', nmbr: 'number', num: 'number', nr: 'number', cd: '!code', typ: 'type',
-  // time
-  dt: '!date', dte: 'date', dttm: 'date time', ts: 'time', tstamp: 'time', tm: '!time', yr: 'year',
-  yrs: 'years', mth: 'month', mon: '!month', wk: 'week', hr: '!hour', hrs: 'hours', dur: 'duration',
-  crt: 'created', upd: 'updated', mod: '!modified', del: '!deleted', exp: '!expiry',
-};
+// Built-in word lists for the tokenizer: a small CJK glossary, stop words and SQL data-type words (the schema
+// abbreviations are src/text/abbreviations.ts, shared with the classifier). Every word on the right-hand side must
+// exist in the shipped vector file; scripts/condense-word-vectors.ts forces them into its vocabulary via `lexiconWords()`.
+import { abbreviationWords } from '../text/abbreviations.js';
 
 /**
  * A few common column words in Chinese (simplified and traditional), Japanese and Korean, mapped to
@@ -126,7 +72,7 @@ export function lexiconWords(): string[] {
   const add = (s: string) => {
     for (const w of s.replace(/^!/, '').split(' ')) if (w) out.add(w);
   };
-  for (const v of Object.values(ABBREVIATIONS)) add(v);
+  for (const w of abbreviationWords()) out.add(w);
   for (const v of Object.values(CJK_GLOSSARY)) add(v);
   for (const v of Object.values(DATA_TYPE_WORDS)) add(v);
   return [...out].sort();

@@ -6,7 +6,8 @@
 //  - schema abbreviations are expanded (`cust_dob` → customer, birth, date);
 //  - stop words are dropped (`created_at` → created) unless nothing else is left;
 //  - CJK runs are matched longest-first against a small glossary, unmatched characters become single tokens.
-import { ABBREVIATIONS, CJK_GLOSSARY, DATA_TYPE_WORDS, STOP_WORDS } from './lexicon.js';
+import { ABBREVIATIONS } from '../text/abbreviations.js';
+import { CJK_GLOSSARY, DATA_TYPE_WORDS, STOP_WORDS } from './lexicon.js';
 
 // Han, Hiragana, Katakana (incl. prolonged sound mark), Hangul.
 const CJK_RUN = /[\u3005\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]+/gu;

@@ -23,7 +23,7 @@ async function field(field_name: string, extra: Partial<FieldEmbeddingInput> = {
 
 describe('builtin embedder', () => {
   it('reports its version and dimensions', () => {
-    assert.equal(embedder.version, 'builtin-wv100-v1');
+    assert.equal(embedder.version, 'builtin-wv100-v2');
     assert.equal(embedder.dimensions, 100);
   });
 

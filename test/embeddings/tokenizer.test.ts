@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { tokenizeDataType, tokenizeIdentifier, tokenizeText } from '../../src/embeddings/tokenizer.js';
-import { ABBREVIATIONS } from '../../src/embeddings/lexicon.js';
+import { ABBREVIATIONS } from '../../src/text/abbreviations.js';
 
 describe('tokenizeIdentifier', () => {
   const cases: [string, string[]][] = [

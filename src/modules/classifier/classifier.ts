@@ -11,7 +11,7 @@ import { buildPhrases, NameMatcher, nameEvidence, tableColumnsSignal, type NameM
 import { KIND_RULES } from './value-evidence.js';
 
 /** Bumped whenever the classifier's output can change for the same input, so stored results are re-evaluated. */
-export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.5.1';
+export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.5.2';
 
 export type EvidenceFactor = 'name' | 'table' | 'context' | 'comment' | 'data_type' | 'values' | 'confirmed_fields' | 'anchor' | 'rule';
 
@@ -219,12 +219,11 @@ export function classifyField(input: ClassifyInput & { readonly confirmed?: read
   return out;
 }
 
-/** `classifyField` plus the raw (uncalibrated) confidence score, for fitting and checking the calibration. */
-export function scoreField(
-  input: ClassifyInput & { readonly confirmed?: readonly ConfirmedNeighbour[] },
-  ctx: ClassifierContext,
-): Classification & { raw_score: number; corroborated: boolean } {
-  if (ctx.leaves.length === 0) throw new Error('classifier context has no tags');
+type AddEvidence = (leafName: string, factor: EvidenceFactor, score: number, detail: string) => void;
+type Votes = Map<number, { weight: number; count: number; best: number }>;
+
+/** The candidate tags of one field, each with its total and evidence; `add` credits a leaf by its name. */
+function candidateBook(ctx: ClassifierContext): { cands: Map<number, Candidate>; cand: (leaf: ContextLeaf) => Candidate; add: AddEvidence } {
   const cands = new Map<number, Candidate>();
   const cand = (leaf: ContextLeaf): Candidate => {
     let c = cands.get(leaf.id);
@@ -234,16 +233,21 @@ export function scoreField(
     }
     return c;
   };
-  const add = (leafName: string, factor: EvidenceFactor, score: number, detail: string): void => {
+  const add: AddEvidence = (leafName, factor, score, detail) => {
     const leaf = resolveLeaf(ctx, leafName);
     if (!leaf) return;
     const c = cand(leaf);
     c.total += score;
     c.evidence.push({ factor, score: round(score), detail });
   };
+  return { cands, cand, add };
+}
 
-  // Name, table and comment. The strongest of name and table counts fully, the other a little (they often say
-  // the same thing twice); the comment adds a smaller share.
+/**
+ * Name, table and comment. The strongest of name and table counts fully, the other a little (they often say the same
+ * thing twice); the comment adds a smaller share. Returns whether any leaf was named, and the table's words.
+ */
+function addNameEvidence(ctx: ClassifierContext, input: ClassifyInput, add: AddEvidence): { named: boolean; tableWords: string[] } {
   const { matches, tableWords } = nameEvidence(ctx.matcher, { ...input, columns: columnsSignal(ctx, input.table_columns) });
   const perLeaf = new Map<string, { name?: NameMatch; table?: NameMatch; comment?: NameMatch }>();
   for (const m of matches) {
@@ -269,29 +273,27 @@ export function scoreField(
     else if (e.table) add(leafName, e.table.factor, t, e.table.detail);
     if (e.comment) add(leafName, 'comment', e.comment.score * (n > 0 || t > 0 ? 0.5 : 1), e.comment.detail);
   }
+  return { named: perLeaf.size > 0, tableWords };
+}
 
-  // Sample values: the majority kind proves its tag and marks down the tags it contradicts.
-  const family = typeFamily(input.data_type);
-  const values = input.sample_values && input.sample_values.length > 0 ? summarizeValues(input.sample_values) : (input.value_summary ?? summarizeValues(undefined));
-  applyValues(values, add, cands);
-
-  // The declared type: a weak prior when it is telling (boolean → flag, timestamp → time).
-  const named = perLeaf.size > 0;
+/** The declared type: a weak prior when it is telling (boolean → flag, timestamp → time), or the class it names. */
+function addDeclaredType(ctx: ClassifierContext, dataType: string | null | undefined, family: TypeFamily, named: boolean, add: AddEvidence): void {
   // A MySQL-style tiny integer holds flags and small enumerations far more often than measures.
-  const numericDefault = TINY_INTEGER.test(input.data_type ?? '') ? 'Status flag' : 'Metric value';
+  const numericDefault = TINY_INTEGER.test(dataType ?? '') ? 'Status flag' : 'Metric value';
   const prior = TYPE_PRIOR[family] ?? (!named && (family === 'integer' || family === 'decimal') ? numericDefault : undefined);
   if (prior !== undefined) add(prior, 'data_type', named ? 0.3 : 0.9, `declared type ${family} suggests ${(resolveLeaf(ctx, prior)?.label ?? prior).toLowerCase()}`);
   // An ORM relation typed by its entity (`office: Office`) holds a reference to that row; an enumeration's class
   // (`gateway: GatewayType`) a category. Not when the class names personal data itself (`address: Address`).
-  const cls = family === 'unknown' || family === 'text' ? declaredClass(input.data_type) : null;
+  const cls = family === 'unknown' || family === 'text' ? declaredClass(dataType) : null;
   if (cls !== null && !namesPersonalData(ctx, cls.name)) {
     if (cls.kind === 'entity') add('Foreign key', 'data_type', named ? 1.2 : 3.0, `declared type '${cls.name.slice(0, 40)}' is another entity: a reference to it`);
     else add('Category', 'data_type', named ? 1.0 : 2.0, `declared type '${cls.name.slice(0, 40)}' is a list of named values`);
   }
+}
 
-  // Confirmed neighbours vote, weighted by similarity: each confirmation teaches the classifier.
-  const confirmed = input.confirmed ?? ctx.confirmed ?? [];
-  const votes = new Map<number, { weight: number; count: number; best: number }>();
+/** Confirmed neighbours vote, weighted by similarity: each confirmation teaches the classifier. */
+function addConfirmedVotes(ctx: ClassifierContext, confirmed: readonly ConfirmedNeighbour[], cand: (leaf: ContextLeaf) => Candidate): Votes {
+  const votes: Votes = new Map();
   for (const c of confirmed) {
     const w = voteWeight(c.similarity);
     if (w <= 0 || !ctx.byId.has(c.tag_id)) continue;
@@ -301,27 +303,26 @@ export function scoreField(
     v.best = Math.max(v.best, c.similarity);
     votes.set(c.tag_id, v);
   }
-  if (votes.size > 0) {
-    const totalWeight = [...votes.values()].reduce((s, v) => s + v.weight, 0);
-    for (const [tagId, v] of votes) {
-      const leaf = ctx.byId.get(tagId) as ContextLeaf;
-      // The tag's share of the votes, and never more than its own weight over VOTES_FOR_FULL: one confirmed field at
-      // similarity 0.85 cannot outvote the name and the samples, two near-identical ones can (unanimous near-twins weigh most).
-      const score = CONFIRMED_WEIGHT * (v.weight / Math.max(VOTES_FOR_FULL, totalWeight));
-      const c = cand(leaf);
-      c.total += score;
-      c.evidence.push({
-        factor: 'confirmed_fields',
-        score: round(score),
-        detail: `${v.count} confirmed field${v.count === 1 ? '' : 's'} nearby (similarity up to ${v.best.toFixed(2)}) ${v.count === 1 ? 'is' : 'are'} ${leaf.label}`,
-      });
-    }
+  if (votes.size === 0) return votes;
+  const totalWeight = [...votes.values()].reduce((s, v) => s + v.weight, 0);
+  for (const [tagId, v] of votes) {
+    const leaf = ctx.byId.get(tagId) as ContextLeaf;
+    // The tag's share of the votes, and never more than its own weight over VOTES_FOR_FULL: one confirmed field at
+    // similarity 0.85 cannot outvote the name and the samples, two near-identical ones can (unanimous near-twins weigh most).
+    const score = CONFIRMED_WEIGHT * (v.weight / Math.max(VOTES_FOR_FULL, totalWeight));
+    const c = cand(leaf);
+    c.total += score;
+    c.evidence.push({
+      factor: 'confirmed_fields',
+      score: round(score),
+      detail: `${v.count} confirmed field${v.count === 1 ? '' : 's'} nearby (similarity up to ${v.best.toFixed(2)}) ${v.count === 1 ? 'is' : 'are'} ${leaf.label}`,
+    });
   }
+  return votes;
+}
 
-  // Embedding anchor: a small pull towards the tags whose anchors are nearest, one factor among many.
-  if (input.embedding) applyAnchors(ctx, input.embedding, cand, (leaf) => (cands.get(leaf.id)?.total ?? 0) > 0);
-
-  // The data-type gate removes tags that cannot hold this type.
+/** The data-type gate removes tags that cannot hold this type; the best and second of the others. */
+function rankCandidates(cands: ReadonlyMap<number, Candidate>, family: TypeFamily): { best: Candidate | undefined; second: Candidate | undefined; allowed: Candidate[]; ruledOut: Evidence[] } {
   const ruledOut: Evidence[] = [];
   let best: Candidate | undefined;
   let second: Candidate | undefined;
@@ -337,7 +338,30 @@ export function scoreField(
       best = c;
     } else if (!second || c.total > second.total) second = c;
   }
+  return { best, second, allowed, ruledOut };
+}
 
+/** `classifyField` plus the raw (uncalibrated) confidence score, for fitting and checking the calibration. */
+export function scoreField(
+  input: ClassifyInput & { readonly confirmed?: readonly ConfirmedNeighbour[] },
+  ctx: ClassifierContext,
+): Classification & { raw_score: number; corroborated: boolean } {
+  if (ctx.leaves.length === 0) throw new Error('classifier context has no tags');
+  const { cands, cand, add } = candidateBook(ctx);
+  const { named, tableWords } = addNameEvidence(ctx, input, add);
+  // Sample values: the majority kind proves its tag and marks down the tags it contradicts.
+  const family = typeFamily(input.data_type);
+  const values = input.sample_values && input.sample_values.length > 0 ? summarizeValues(input.sample_values) : (input.value_summary ?? summarizeValues(undefined));
+  applyValues(values, add, cands);
+  addDeclaredType(ctx, input.data_type, family, named, add);
+  const confirmed = input.confirmed ?? ctx.confirmed ?? [];
+  const votes = addConfirmedVotes(ctx, confirmed, cand);
+  // Embedding anchor: a small pull towards the tags whose anchors are nearest, one factor among many.
+  if (input.embedding) applyAnchors(ctx, input.embedding, cand, (leaf) => (cands.get(leaf.id)?.total ?? 0) > 0);
+
+  const ranked = rankCandidates(cands, family);
+  const { allowed, ruledOut } = ranked;
+  let { best, second } = ranked;
   if (!best || best.total <= 0) {
     best = fallback(ctx, family, values);
     second = undefined;
@@ -351,11 +375,12 @@ export function scoreField(
   const confidence = Math.round(calibrate(raw, corroborated ? CALIBRATION : CALIBRATION_NAME_ONLY) * 1000) / 1000;
 
   const level = contextLevel(ctx, best, tableWords, chooseLevel(ctx, best, values, votes, confirmed));
-  const forWinner = best.evidence.filter((e) => e.score !== 0 || best.total <= 0).sort((a, b) => Math.abs(b.score) - Math.abs(a.score));
-  const evidence = [...forWinner, ...level.evidence, ...ruledOut.sort((a, b) => a.score - b.score).slice(0, 2), ...runnersUpEvidence(best, allowed)];
+  const winner = best;
+  const forWinner = winner.evidence.filter((e) => e.score !== 0 || winner.total <= 0).sort((a, b) => Math.abs(b.score) - Math.abs(a.score));
+  const evidence = [...forWinner, ...level.evidence, ...ruledOut.sort((a, b) => a.score - b.score).slice(0, 2), ...runnersUpEvidence(winner, allowed)];
   return {
-    tag_id: best.leaf.id,
-    chain_path: best.leaf.chain_path,
+    tag_id: winner.leaf.id,
+    chain_path: winner.leaf.chain_path,
     level: level.level,
     confidence,
     evidence: scrubSamples(evidence, input.sample_values),

@@ -4,55 +4,18 @@
 // in any order, so `fecha_nacimiento` (date, birth) and `birth_date` both reach Date of birth.
 // A weight may follow a phrase as `*w`; otherwise it is 2.5 plus 1 per extra word, so longer phrases win.
 
-/** Word → canonical English word(s). Applied to every name word before matching. */
-export const TRANSLATE: Readonly<Record<string, string>> = {
-  // abbreviations seen in legacy and warehouse schemas
-  nm: 'name', nme: 'name', nam: 'name', fnm: 'first name', fname: 'first name', fstnm: 'first name', fst: 'first',
-  frst: 'first', lnm: 'last name', lname: 'last name', lstnm: 'last name', lst: 'last', surnm: 'surname', mnm: 'middle name',
-  mname: 'middle name', fullnm: 'full name', dob: 'birth date', bdate: 'birth date', bday: 'birthday', brth: 'birth',
-  brthdt: 'birth date', bdt: 'birth date', birthdt: 'birth date', dtob: 'birth date', gndr: 'gender', sx: 'sex',
-  ssn: 'ssn', ssno: 'ssn', socsec: 'social security', sin: 'sin', nino: 'nino', natid: 'national id', nid: 'national id',
-  addr: 'address', adr: 'address', adrs: 'address', addrs: 'address', addr1: 'address', addr2: 'address', strt: 'street',
-  st: 'state', tel: 'phone', tele: 'phone', telno: 'phone number', phn: 'phone', ph: 'phone', phon: 'phone', phne: 'phone',
-  mob: 'mobile', mobl: 'mobile', cel: 'cell', cell: 'cell', fax: 'fax', eml: 'email', emal: 'email', emailaddr: 'email address',
-  mail: 'mail', zip: 'zip', zipcd: 'zip', zipcode: 'zip', pstcd: 'postcode', pcode: 'postcode', postcd: 'postcode',
-  cty: 'city', ctry: 'country', cntry: 'country', cnty: 'county', prov: 'province', lat: 'latitude', lng: 'longitude',
-  lon: 'longitude', long: 'longitude', ipaddr: 'ip address', ipadr: 'ip address', usr: 'user', usrnm: 'username',
-  uname: 'username', userid: 'user id', pwd: 'password', passwd: 'password', pw: 'password', pswd: 'password', pword: 'password',
-  pwhash: 'password hash', pass: 'password', tok: 'token', apikey: 'api key', secr: 'secret', cust: 'customer',
-  custs: 'customer', cus: 'customer', clnt: 'client', emp: 'employee', empl: 'employee', empno: 'employee number',
-  empid: 'employee id', mgr: 'manager', acct: 'account', acc: 'account', accnt: 'account', acctno: 'account number',
-  amt: 'amount', amnt: 'amount', bal: 'balance', sal: 'salary', cc: 'cc', ccn: 'card number', ccnum: 'card number',
-  cvv: 'cvv', cvv2: 'cvv', cvc: 'cvv', csc: 'cvv', exp: 'expiry', expdt: 'expiry date', txn: 'transaction',
-  trx: 'transaction', trans: 'transaction', tx: 'transaction', pymt: 'payment', pmt: 'payment', inv: 'invoice',
-  ord: 'order', po: 'po', pobox: 'po box', qty: 'quantity', qnty: 'quantity', prc: 'price', sku: 'sku', prod: 'product',
-  itm: 'item', dept: 'department', dep: 'department', div: 'division', org: 'organization', orgs: 'organization',
-  co: 'company', comp: 'company', corp: 'company', no: 'number', nbr: 'number', nmbr: 'number', num: 'number', nr: 'number',
-  nro: 'number', nu: 'number', cd: 'code', cde: 'code', typ: 'type', tp: 'type', dt: 'date', dte: 'date', dat: 'date',
-  dttm: 'datetime', ts: 'timestamp', tstamp: 'timestamp', tmstmp: 'timestamp', tm: 'time', crt: 'created', cre: 'created',
-  crtd: 'created', upd: 'updated', updt: 'updated', mod: 'modified', modt: 'modified', chg: 'changed', del: 'deleted',
-  stat: 'status', sts: 'status', stts: 'status', flg: 'flag', ind: 'indicator', yn: 'flag', desc: 'description',
-  descr: 'description', dsc: 'description', cmt: 'comment', cmnt: 'comment', rmk: 'remark', rmks: 'remark', nte: 'note',
-  msg: 'message', err: 'error', cfg: 'config', conf: 'config', param: 'parameter', params: 'parameter', ver: 'version',
-  vers: 'version', rev: 'revision', cnt: 'count', ct: 'count', pct: 'percent', perc: 'percent', dur: 'duration',
-  seq: 'sequence', idx: 'index', ccy: 'currency', cur: 'currency', curr: 'currency', lang: 'language',   uom: 'uom', ua: 'user agent', url: 'url', uri: 'url', img: 'image', pic: 'picture', pt: 'patient', pat: 'patient',
-  mrn: 'mrn', dx: 'diagnosis', diag: 'diagnosis', rx: 'prescription', med: 'medication', meds: 'medication',
-  ins: 'insurance', insur: 'insurance', pol: 'policy', lic: 'license', licence: 'license', dl: 'dl', ppt: 'passport',
-  pp: 'passport', ppn: 'passport number', pk: 'pk', fk: 'fk', uid: 'uid', guid: 'guid', uuid: 'uuid', oid: 'oid',
-  ref: 'reference', refno: 'reference number', grp: 'group', cat: 'category', catg: 'category', cls: 'class',
-  hh: 'household', tz: 'timezone', trk: 'tracking', awb: 'waybill', geo: 'geo', loc: 'location', coord: 'coordinates',
-  coords: 'coordinates', ip: 'ip', ipv4: 'ip', ipv6: 'ip', mac: 'mac', hsh: 'hash', chk: 'check', chksum: 'checksum',
-  crc: 'checksum', md5: 'hash', sha1: 'hash', sha256: 'hash', sha512: 'hash', wt: 'weight', hgt: 'height',
-  bp: 'blood pressure', bmi: 'bmi', avg: 'average', tot: 'total', ttl: 'total', lastupd: 'last updated',
-  lmd: 'last modified', upddt: 'updated date', crtdt: 'created date', crdt: 'created date', insdt: 'inserted date',
-  dtm: 'datetime', datetime: 'datetime', timestamp: 'timestamp', username: 'username', login: 'login', email: 'email',
-  emailaddress: 'email address', firstname: 'first name', lastname: 'last name', fullname: 'full name',
-  birthdate: 'birth date', birthday: 'birthday', dateofbirth: 'birth date', postcode: 'postcode',
-  postalcode: 'postal code', phonenumber: 'phone number', creditcard: 'credit card', cardnumber: 'card number',
-  ipaddress: 'ip address', useragent: 'user agent', createdat: 'created at', updatedat: 'updated at',
-  nick: 'nickname', reg: 'registration', mrchnt: 'merchant', cntct: 'contact', emrg: 'emergency', emerg: 'emergency', rtng: 'routing', brnch: 'branch', crd: 'credit', scr: 'score',
-  cid: 'cvv', seg: 'segment', cod: 'code', env: 'environment', clienti: 'customer', anagrafica: 'registry', filepath: 'file path',
-  filename: 'filename', timezone: 'timezone', tzname: 'tz name',
+import { ABBREVIATIONS, TERMS } from '../../text/abbreviations.js';
+
+/** Word → canonical English word(s), besides the shared abbreviations: run-together words and words of other languages. */
+const OWN_WORDS: Readonly<Record<string, string>> = {
+  // run-together words and terms kept as the phrase rules name them
+  cell: 'cell', fax: 'fax', long: 'longitude', pass: 'password', url: 'url', datetime: 'datetime',
+  timestamp: 'timestamp', username: 'username', login: 'login', email: 'email', emailaddress: 'email address',
+  firstname: 'first name', lastname: 'last name', fullname: 'full name', birthdate: 'birth date',
+  birthday: 'birthday', dateofbirth: 'birth date', postalcode: 'postal code', phonenumber: 'phone number',
+  creditcard: 'credit card', cardnumber: 'card number', ipaddress: 'ip address', useragent: 'user agent',
+  createdat: 'created at', updatedat: 'updated at', clienti: 'customer', anagrafica: 'registry',
+  filepath: 'file path', filename: 'filename', timezone: 'timezone',
   // German
   gesamt: 'total', liefer: 'delivery', bestell: 'order', eintritts: 'hire', eintritt: 'hire', ablauf: 'expiry', caducidad: 'expiry', vencimiento: 'expiry', validade: 'expiry',
   alter: 'age', familienstand: 'marital status', zivilstand: 'marital status', zeitzone: 'timezone', dateiname: 'filename', pfad: 'path',
@@ -132,6 +95,17 @@ export const TRANSLATE: Readonly<Record<string, string>> = {
   stato: 'status', civile: 'civil', fuso: 'timezone', orario: 'time',
   cognome: 'last name', nascita: 'birth', indirizzo: 'address', citta: 'city', codice: 'code', fiscale: 'fiscal',
   cellulare: 'mobile', stipendio: 'salary', importo: 'amount', prezzo: 'price', utente: 'user', azienda: 'company',
+};
+
+/**
+ * Word → canonical English word(s). Applied to every name word before matching: the shared abbreviations
+ * (src/text/abbreviations.ts; the standard term where there is one, `ssn` rather than social security number, since
+ * the phrase rules name terms), then this module's own words.
+ */
+export const TRANSLATE: Readonly<Record<string, string>> = {
+  ...Object.fromEntries(Object.entries(ABBREVIATIONS).map(([k, v]) => [k, v.replace(/^!/, '')])),
+  ...TERMS,
+  ...OWN_WORDS,
 };
 
 /** Leaf name → phrases (canonical words). */

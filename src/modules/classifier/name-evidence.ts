@@ -342,12 +342,34 @@ function anyIn(words: readonly string[], set: ReadonlySet<string>): boolean {
   return false;
 }
 
-/**
- * Scores each default-taxonomy leaf the name, table and comment point to. Returns one best match per leaf and
- * factor; the column name weighs most, the table name resolves generic columns (`name`, `number`, `code`),
- * the comment counts less.
- */
-export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { matches: NameMatch[]; columnWords: string[]; tableWords: string[] } {
+/** A column name read for evidence: its canonical words and what its head says, with the four evidence maps. */
+interface NameReading {
+  readonly matcher: NameMatcher;
+  readonly input: NameEvidenceInput;
+  readonly rawField: string;
+  readonly table: string[];
+  readonly col: string[];
+  readonly n: number;
+  readonly first: string | undefined;
+  readonly last: string | undefined;
+  readonly colMatches: ReturnType<NameMatcher['match']>;
+  readonly structural: 'key' | 'time' | 'flag' | 'by' | 'head' | null;
+  readonly keyWord: string | undefined;
+  readonly secretModifier: string | undefined;
+  readonly prefixIsTable: boolean;
+  readonly documentKey: boolean;
+  readonly personColumns: string[];
+  readonly addressColumns: string[];
+  /** A table whose other columns hold a person's particulars is about people, whatever it is called (`t_rec`, `tbl1`). */
+  readonly peopleByColumns: boolean;
+  readonly byName: Map<string, NameMatch>;
+  readonly byTable: Map<string, NameMatch>;
+  readonly byComment: Map<string, NameMatch>;
+  readonly byContext: Map<string, NameMatch>;
+}
+
+/** The column's canonical words, without a type prefix, a namespace or a storage qualifier; and the table's words. */
+function columnWords(matcher: NameMatcher, input: NameEvidenceInput): { rawField: string; table: string[]; col: string[] } {
   // Callers validate types; a missing name still must not throw in the middle of a scan.
   // Hungarian notation (`strName`, `szPayGrade`): the type prefix is not a word of the name (`str` is not a street).
   const rawField = typeof input.field_name === 'string' ? input.field_name : '';
@@ -371,52 +393,63 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
   while (written.length >= 2 && STORAGE_QUALIFIERS.has(written[written.length - 1] as string)) written = written.slice(0, -1);
   // `data_nascimento`, `data_cad` in a date column: the Portuguese and Italian `data` is a date, said first.
   const col = written.length >= 2 && written[0] === 'data' && DATE_FAMILIES.has(typeFamily(input.data_type ?? null)) ? ['date', ...written.slice(1)] : written;
-  const byName = new Map<string, NameMatch>();
-  const byTable = new Map<string, NameMatch>();
-  const byComment = new Map<string, NameMatch>();
-  const byContext = new Map<string, NameMatch>();
-  const personColumns = input.columns ? columnsBut(input.columns.person, rawField) : [];
-  const addressColumns = input.columns ? columnsBut(input.columns.address, rawField) : [];
-  // A table whose other columns hold a person's particulars is about people, whatever it is called (`t_rec`, `tbl1`).
-  const peopleByColumns = personColumns.length >= 2;
+  return { rawField, table, col };
+}
+
+/** The head of the name decides: `customer_email_id` is a key, `email_sent_at` a time, `is_email_verified` a flag. */
+function nameStructure(col: readonly string[], rawField: string, colMatches: NameReading['colMatches']): Pick<NameReading, 'structural' | 'keyWord' | 'secretModifier'> {
   const n = col.length;
   const last = col[n - 1];
   const first = col[0];
-
-  // The head of the name decides: `customer_email_id` is a key, `email_sent_at` a time, `is_email_verified` a flag.
-  let structural: 'key' | 'time' | 'flag' | 'by' | 'head' | null = null;
-  let keyWord: string | undefined;
-  const colMatches = col.length > 0 ? matcher.match(col) : [];
   // `secure_key`, `license_key`, `EncryptedUserKey`, `PublicKey`: a key of a cryptographic or secret kind is that key,
   // not a reference to another row (`customer_key` is).
   const secretModifier = n >= 2 && last === 'key' ? col.slice(0, -1).find((w) => SECRET_KEY_MODIFIERS.has(w)) : undefined;
-  if (n >= 2 && last !== undefined && KEY_WORDS.has(last) && secretModifier === undefined) {
-    structural = 'key';
-    keyWord = last;
-  } else if (n >= 2 && first === 'id') {
-    // `id_cliente`, `id_client`, `idcontacto`: the Romance order of `client_id`.
-    structural = 'key';
-    keyWord = first;
-  } else if (n >= 2 && first === 'code' && ROMANCE_CODE.test(rawField) && !NOT_GLUED.test(rawField.toLowerCase()) && !colMatches.some((m) => m.phrase.words.length >= 2 && m.phrase.words.includes('code'))) {
+  if (n >= 2 && last !== undefined && KEY_WORDS.has(last) && secretModifier === undefined) return { structural: 'key', keyWord: last, secretModifier };
+  // `id_cliente`, `id_client`, `idcontacto`: the Romance order of `client_id`.
+  if (n >= 2 && first === 'id') return { structural: 'key', keyWord: first, secretModifier };
+  if (n >= 2 && first === 'code' && ROMANCE_CODE.test(rawField) && !NOT_GLUED.test(rawField.toLowerCase()) && !colMatches.some((m) => m.phrase.words.length >= 2 && m.phrase.words.includes('code'))) {
     // `cod_aluno`, `codagente`, `codigo_pedido`: Romance "code of" a row is a reference to it, unless the words
     // make a known code together (`codigo_postal`, `codpais`).
-    structural = 'key';
-    keyWord = first;
-  } else if (n >= 2 && (last === 'at' || last === 'on')) structural = 'time';
+    return { structural: 'key', keyWord: first, secretModifier };
+  }
+  let structural: NameReading['structural'] = null;
+  if (n >= 2 && (last === 'at' || last === 'on')) structural = 'time';
   else if (n >= 2 && last === 'by') structural = 'by';
   else if (n >= 2 && first !== undefined && FLAG_PREFIX.has(first)) structural = 'flag';
   else if (n >= 2 && last !== undefined && HEAD_KINDS.has(last)) structural = 'head';
+  return { structural, keyWord: undefined, secretModifier };
+}
 
+/** Reads the column name once: its words, its head, and the table's columns of a person or an address. */
+function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
+  const { rawField, table, col } = columnWords(matcher, input);
+  const n = col.length;
+  const first = col[0];
+  const colMatches = col.length > 0 ? matcher.match(col) : [];
+  const structure = nameStructure(col, rawField, colMatches);
+  const { structural, keyWord } = structure;
   const prefixIsTable = n >= 2 && table.includes(first as string);
   // `passport_id`, `licencia_id`: the identifier of a document is its number, not a key to another row.
   const documentKey =
     structural === 'key' && !prefixIsTable && !NUMERIC_FAMILIES.has(typeFamily(input.data_type ?? null)) && colMatches.some((m) => DOCUMENT_LEAVES.has(m.phrase.leaf) && m.phrase.weight >= 2.4 && !m.phrase.words.includes(keyWord as string));
+  const personColumns = input.columns ? columnsBut(input.columns.person, rawField) : [];
+  const addressColumns = input.columns ? columnsBut(input.columns.address, rawField) : [];
+  return {
+    matcher, input, rawField, table, col, n, first, last: col[n - 1], colMatches, ...structure, prefixIsTable, documentKey,
+    personColumns, addressColumns, peopleByColumns: personColumns.length >= 2,
+    byName: new Map(), byTable: new Map(), byComment: new Map(), byContext: new Map(),
+  };
+}
+
+/** The phrase rules matched on the column's own words, weighed by where they sit and whether they hold the head. */
+function addPhraseMatches(r: NameReading): void {
+  const { col, n, first, last, structural, keyWord, documentKey, prefixIsTable } = r;
   // A measure at the head (`credit_card_amount`, `coupon_amount`, `order_total`) is that measure: the identifier
   // among its modifiers says what it is measured on, not what the column holds.
-  const measureHead = colMatches.some((m) => m.coversLast && MEASURE_LEAVES.has(m.phrase.leaf));
+  const measureHead = r.colMatches.some((m) => m.coversLast && MEASURE_LEAVES.has(m.phrase.leaf));
   // `report_card`, `sim_card`, `loyalty_card`: a card that is not a payment card.
   const otherCard = col.some((w, i) => w === 'card' && i > 0 && NON_PAYMENT_CARD.has(col[i - 1] as string));
-  for (const m of colMatches) {
+  for (const m of r.colMatches) {
     if (otherCard && PAYMENT_CARD_LEAVES.has(m.phrase.leaf)) continue;
     const pos = m.coversLast || (documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf)) ? 1 : (m.coversFirst ? 0.78 : 0.6) * (measureHead && IDENTIFIER_LEAVES.has(m.phrase.leaf) ? 0.75 : 1);
     const coverage = m.covered / Math.max(1, n);
@@ -427,86 +460,91 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
     if (structural !== null && !includesHead && !(documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf))) score *= 0.35;
     // `comment_author` in `wp_comments`, `CUST_…` in `CUST_MSTR`: a leading table prefix is not what the column means.
     if (prefixIsTable && m.phrase.words.length === 1 && m.phrase.words[0] === first) score *= 0.5;
-    keep(byName, { leaf: m.phrase.leaf, score, factor: 'name', detail: `column name words ${quoteWords(col)} match '${m.phrase.text}'` });
+    keep(r.byName, { leaf: m.phrase.leaf, score, factor: 'name', detail: `column name words ${quoteWords(col)} match '${m.phrase.text}'` });
   }
+}
 
+/** What the head of the name says on its own: a count, a secret key, the row's key, a reference, a time, a flag, a kind. */
+function addStructuralEvidence(r: NameReading): void {
+  const { col, n, first, last, structural, keyWord, table, rawField } = r;
   // `number_of_orders`, `NumberOfLogins`, `count_of_items`: a count, whatever is counted.
-  const fieldName = typeof input.field_name === 'string' ? input.field_name : '';
+  const fieldName = typeof r.input.field_name === 'string' ? r.input.field_name : '';
   const raw = structural === null && /of/i.test(fieldName) ? splitWords(fieldName) : [];
   if (raw.some((w, i) => w === 'of' && i > 0 && COUNT_HEADS.has(raw[i - 1] as string) && i + 1 < raw.length)) {
-    keep(byName, { leaf: 'Metric value', score: 4.2, factor: 'name', detail: `column name starts '${raw[raw.indexOf('of') - 1]} of': a count` });
+    keep(r.byName, { leaf: 'Metric value', score: 4.2, factor: 'name', detail: `column name starts '${raw[raw.indexOf('of') - 1]} of': a count` });
   }
-
-  if (secretModifier !== undefined) {
-    keep(byName, { leaf: 'API key or token', score: 3.6, factor: 'name', detail: `column name is a '${secretModifier} key': a secret or cryptographic key, not a reference to a row` });
+  if (r.secretModifier !== undefined) {
+    keep(r.byName, { leaf: 'API key or token', score: 3.6, factor: 'name', detail: `column name is a '${r.secretModifier} key': a secret or cryptographic key, not a reference to a row` });
   }
   if (n === 1 && last !== undefined && BARE_KEYS.has(last)) {
-    keep(byName, { leaf: 'Record ID', score: 4.2, factor: 'name', detail: `column is named '${last}': the row's own key` });
-  } else if (structural === 'key' && !documentKey) {
+    keep(r.byName, { leaf: 'Record ID', score: 4.2, factor: 'name', detail: `column is named '${last}': the row's own key` });
+  } else if (structural === 'key' && !r.documentKey) {
     const modifier = col.filter((w) => w !== keyWord);
     // `STRMAST.STRID`, `PRODMAST.PRODKEY`: in legacy master tables the key repeats the table's own abbreviation.
-    const rawTable = (typeof input.table_name === 'string' ? input.table_name : '').toLowerCase().replace(/[^a-z0-9]/g, '');
+    const rawTable = (typeof r.input.table_name === 'string' ? r.input.table_name : '').toLowerCase().replace(/[^a-z0-9]/g, '');
     const abbreviation = LEGACY_KEY.exec(rawField)?.[1]?.toLowerCase();
     const legacySelf = abbreviation !== undefined && rawTable.startsWith(abbreviation) && rawTable.length > abbreviation.length;
     const self = modifier.length > 0 && (modifier.every((w) => table.includes(w)) || legacySelf);
-    if (self) keep(byName, { leaf: 'Record ID', score: 3.9, factor: 'name', detail: `column ${quoteWords(col)} is the key of its own table` });
-    else keep(byName, { leaf: 'Foreign key', score: 3.2, factor: 'name', detail: `column name has '${keyWord}' as its head: a key to another row, not the thing itself` });
+    if (self) keep(r.byName, { leaf: 'Record ID', score: 3.9, factor: 'name', detail: `column ${quoteWords(col)} is the key of its own table` });
+    else keep(r.byName, { leaf: 'Foreign key', score: 3.2, factor: 'name', detail: `column name has '${keyWord}' as its head: a key to another row, not the thing itself` });
   } else if (structural === 'by') {
-    keep(byName, { leaf: 'Foreign key', score: 3.6, factor: 'name', detail: `column name ends in 'by': a reference to who did it` });
+    keep(r.byName, { leaf: 'Foreign key', score: 3.6, factor: 'name', detail: `column name ends in 'by': a reference to who did it` });
   } else if (structural === 'time') {
-    keep(byName, { leaf: 'Timestamp', score: 4.0, factor: 'name', detail: `column name ends in '${last}': when something happened` });
+    keep(r.byName, { leaf: 'Timestamp', score: 4.0, factor: 'name', detail: `column name ends in '${last}': when something happened` });
   } else if (structural === 'flag') {
-    keep(byName, { leaf: 'Status flag', score: 4.0, factor: 'name', detail: `column name starts with '${first}': a yes/no flag` });
+    keep(r.byName, { leaf: 'Status flag', score: 4.0, factor: 'name', detail: `column name starts with '${first}': a yes/no flag` });
   } else if (structural === 'head') {
     // `email_format`, `phone_type`, `address_kind`, `email_opt_in`: the last word says what the column holds; the
     // sensitive words before it only say what it is about. A phrase that includes the head (`blood_type`) keeps its weight.
     const kind = HEAD_KINDS.get(last as string) as { leaf: string; what: string };
-    keep(byName, { leaf: kind.leaf, score: 3.0, factor: 'name', detail: `column name ends in '${last}': ${kind.what}, whatever it is about` });
+    keep(r.byName, { leaf: kind.leaf, score: 3.0, factor: 'name', detail: `column name ends in '${last}': ${kind.what}, whatever it is about` });
   }
+}
 
-  // Generic heads resolved by their modifier or by the table: `customer_name`, `customers.name`, `products.title`.
-  const ctx = [...table, ...col];
-  if (structural === null && (col.includes('name') || col.includes('title'))) {
-    const head = col.includes('name') ? 'name' : 'title';
-    const others = col.filter((w) => w !== head && w !== 'full' && w !== 'display');
-    const specific = col.some((w) => ['first', 'last', 'middle', 'surname', 'user', 'file', 'city', 'country', 'street', 'job', 'company', 'bank', 'product', 'item', 'department', 'team', 'host', 'table', 'tag', 'code', 'account', 'screen', 'login', 'drug', 'school'].includes(w));
-    // `os_name`, `event_name`, `country_name`: the modifier names the thing; the phrase rules decide.
-    // A measure among the modifiers (`amt_name`) does not: a name is not an amount.
-    const modifierSpeaks = others.length > 0 && matcher.match(others).some((m) => m.phrase.weight >= 2.4 && !ENTITY_NEUTRAL.has(m.phrase.leaf) && !MEASURE_LEAVES.has(m.phrase.leaf));
-    if (!specific && !modifierSpeaks) {
-      const from = others.length > 0 ? others : table;
-      const factor = others.length > 0 ? 'name' : 'table';
-      const where = others.length > 0 ? `its words ${quoteWords(others)}` : `table ${quoteWords(table)}`;
-      let leaf: string;
-      let score = factor === 'name' ? 3.6 : 3.0;
-      if (anyIn(from, PERSON_WORDS)) leaf = head === 'name' ? 'Full name' : 'Job title';
-      else if (anyIn(from, ORG_WORDS)) leaf = 'Organisation name';
-      else if (anyIn(from, PRODUCT_WORDS)) leaf = 'Public product description';
-      else if (head === 'name' && anyIn(from, UNIT_WORDS)) leaf = 'Department';
-      else if (head === 'name' && others.length === 0 && from.includes('country')) leaf = SHORT_CODE_TYPE.test(input.data_type ?? '') ? 'Country code' : 'Country';
-      else if (head === 'name' && others.length === 0 && from.includes('city')) leaf = 'City';
-      else if (head === 'name' && others.length === 0 && anyIn(from, new Set(['state', 'region', 'province', 'county', 'district']))) leaf = 'Approximate location';
-      else if (head === 'title' && anyIn(from, new Set(['job', 'position', 'role']))) leaf = 'Job title';
-      else if (others.length === 0 && table.length === 0) {
-        leaf = head === 'name' ? 'Full name' : 'Object name';
-        score = 1.8;
-      } else {
-        leaf = 'Object name';
-        score = others.length > 0 ? 3.0 : 2.2;
-      }
-      const map = factor === 'name' ? byName : byTable;
-      keep(map, { leaf, score, factor, detail: `'${head}' read with ${where}: ${leaf === 'Object name' ? 'names a thing, not a person' : leaf.toLowerCase()}` });
-      // A bare `name` whose table says nothing of what it names, among a person's particulars, is that person's.
-      if (head === 'name' && others.length === 0 && leaf === 'Object name' && peopleByColumns && !anyIn(table, PRODUCT_WORDS) && !anyIn(table, ORG_WORDS)) {
-        keep(byContext, { leaf: 'Full name', score: 3.8, factor: 'context', detail: `'name' among columns ${quoteColumns(personColumns)}: a person's name` });
-      }
-    }
+/** The leaf a generic `name` or `title` names, by its other words or the table's. */
+function genericHeadLeaf(head: 'name' | 'title', others: readonly string[], from: readonly string[], table: readonly string[], dataType: string): { leaf: string; score: number } {
+  const base = others.length > 0 ? 3.6 : 3.0;
+  if (anyIn(from, PERSON_WORDS)) return { leaf: head === 'name' ? 'Full name' : 'Job title', score: base };
+  if (anyIn(from, ORG_WORDS)) return { leaf: 'Organisation name', score: base };
+  if (anyIn(from, PRODUCT_WORDS)) return { leaf: 'Public product description', score: base };
+  if (head === 'name' && anyIn(from, UNIT_WORDS)) return { leaf: 'Department', score: base };
+  if (head === 'name' && others.length === 0 && from.includes('country')) return { leaf: SHORT_CODE_TYPE.test(dataType) ? 'Country code' : 'Country', score: base };
+  if (head === 'name' && others.length === 0 && from.includes('city')) return { leaf: 'City', score: base };
+  if (head === 'name' && others.length === 0 && anyIn(from, new Set(['state', 'region', 'province', 'county', 'district']))) return { leaf: 'Approximate location', score: base };
+  if (head === 'title' && anyIn(from, new Set(['job', 'position', 'role']))) return { leaf: 'Job title', score: base };
+  if (others.length === 0 && table.length === 0) return { leaf: head === 'name' ? 'Full name' : 'Object name', score: 1.8 };
+  return { leaf: 'Object name', score: others.length > 0 ? 3.0 : 2.2 };
+}
+
+/** Generic heads resolved by their modifier or by the table: `customer_name`, `customers.name`, `products.title`. */
+function addGenericHeadEvidence(r: NameReading): void {
+  const { col, table } = r;
+  if (r.structural !== null || !(col.includes('name') || col.includes('title'))) return;
+  const head = col.includes('name') ? 'name' : 'title';
+  const others = col.filter((w) => w !== head && w !== 'full' && w !== 'display');
+  const specific = col.some((w) => ['first', 'last', 'middle', 'surname', 'user', 'file', 'city', 'country', 'street', 'job', 'company', 'bank', 'product', 'item', 'department', 'team', 'host', 'table', 'tag', 'code', 'account', 'screen', 'login', 'drug', 'school'].includes(w));
+  // `os_name`, `event_name`, `country_name`: the modifier names the thing; the phrase rules decide.
+  // A measure among the modifiers (`amt_name`) does not: a name is not an amount.
+  const modifierSpeaks = others.length > 0 && r.matcher.match(others).some((m) => m.phrase.weight >= 2.4 && !ENTITY_NEUTRAL.has(m.phrase.leaf) && !MEASURE_LEAVES.has(m.phrase.leaf));
+  if (specific || modifierSpeaks) return;
+  const from = others.length > 0 ? others : table;
+  const factor = others.length > 0 ? 'name' : 'table';
+  const where = others.length > 0 ? `its words ${quoteWords(others)}` : `table ${quoteWords(table)}`;
+  const { leaf, score } = genericHeadLeaf(head, others, from, table, r.input.data_type ?? '');
+  const map = factor === 'name' ? r.byName : r.byTable;
+  keep(map, { leaf, score, factor, detail: `'${head}' read with ${where}: ${leaf === 'Object name' ? 'names a thing, not a person' : leaf.toLowerCase()}` });
+  // A bare `name` whose table says nothing of what it names, among a person's particulars, is that person's.
+  if (head === 'name' && others.length === 0 && leaf === 'Object name' && r.peopleByColumns && !anyIn(table, PRODUCT_WORDS) && !anyIn(table, ORG_WORDS)) {
+    keep(r.byContext, { leaf: 'Full name', score: 3.8, factor: 'context', detail: `'name' among columns ${quoteColumns(r.personColumns)}: a person's name` });
   }
+}
 
-  // The table name completes generic column names: invoices.number, orders.ref, cards.expiry, patients.weight.
-  if (table.length > 0 && n > 0) {
+/** The table name completes generic column names: invoices.number, orders.ref, cards.expiry, patients.weight. */
+function addTableCompletion(r: NameReading): void {
+  const { col, table, structural, first, last } = r;
+  if (table.length > 0 && r.n > 0) {
     const colSet = new Set(col);
-    for (const m of matcher.match(ctx)) {
+    for (const m of r.matcher.match([...table, ...col])) {
       if (m.phrase.words.length < 2) continue;
       let usesCol = false;
       let usesTable = false;
@@ -517,72 +555,96 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
       if (!usesCol || !usesTable) continue;
       let score = m.phrase.weight * 0.82 * (m.coversLast ? 1 : 0.7);
       if (structural !== null && !m.phrase.words.includes(structural === 'flag' ? (first as string) : (last as string))) score *= 0.35;
-      keep(byTable, { leaf: m.phrase.leaf, score, factor: 'table', detail: `table ${quoteWords(table)} with column ${quoteWords(col)} reads as '${m.phrase.text}'` });
+      keep(r.byTable, { leaf: m.phrase.leaf, score, factor: 'table', detail: `table ${quoteWords(table)} with column ${quoteWords(col)} reads as '${m.phrase.text}'` });
     }
   }
-
   // `patients.subscriber_id`, `claims.member_no`: in a health table the member's id is the insurance number.
   if ((structural === null || structural === 'key') && anyIn(table, HEALTH_WORDS) && anyIn(col, new Set(['member', 'insurance', 'subscriber', 'insured']))) {
-    keep(byTable, { leaf: 'Health insurance number', score: 4.0, factor: 'table', detail: `member or insurance number in a health table` });
+    keep(r.byTable, { leaf: 'Health insurance number', score: 4.0, factor: 'table', detail: `member or insurance number in a health table` });
   }
+}
 
-  // Context words that settle well-known ambiguities.
-  if (structural === null) {
-    const all = ctx;
-    if ((col.includes('state') || col.includes('province')) && anyIn(all, ADDRESS_WORDS)) {
-      keep(byTable, { leaf: 'Approximate location', score: 4.0, factor: 'table', detail: `'state' next to address words: a region, not a status` });
-    } else if (n === 1 && (last === 'state' || last === 'province' || last === 'county' || last === 'region') && addressColumns.length > 0) {
-      keep(byContext, { leaf: 'Approximate location', score: 4.0, factor: 'context', detail: `'${last}' among columns ${quoteColumns(addressColumns)}: a region of an address, not a status` });
-    }
-    // `threads.cc`, `messages.to`, `emails.bcc`: in a table of mail the recipients are addresses, not a card.
-    if (n === 1 && (last === 'cc' || last === 'bcc' || last === 'to' || last === 'recipients') && anyIn(table, MAIL_WORDS)) {
-      keep(byTable, { leaf: 'Email address', score: 4.0, factor: 'table', detail: `'${last}' in a table of mail or messages: recipients' addresses` });
-    }
-    if ((col.includes('expiry') || col.includes('expiration') || col.includes('expires')) && anyIn(all, CARD_WORDS)) {
-      keep(byTable, { leaf: 'Card expiry date', score: 4.6, factor: 'table', detail: `expiry in a payment card context` });
-    }
-    if ((col.includes('code') || col.includes('security') || col.includes('verification')) && anyIn(col, new Set(['security', 'verification', 'cvv'])) && anyIn(all, CARD_WORDS)) {
-      keep(byTable, { leaf: 'Card verification code', score: 4.6, factor: 'table', detail: `security code in a payment card context` });
-    }
-    if (anyIn(table, HEALTH_WORDS) && anyIn(col, new Set(['weight', 'height', 'temperature', 'pulse', 'pressure', 'bmi']))) {
-      keep(byTable, { leaf: 'Clinical measurement', score: 4.0, factor: 'table', detail: `body measurement in a health table` });
-    }
+/** Context words that settle well-known ambiguities: a region, mail recipients, a card's expiry or code, a body measure. */
+function addAmbiguityContext(r: NameReading): void {
+  const { col, table, n, last } = r;
+  const all = [...table, ...col];
+  if ((col.includes('state') || col.includes('province')) && anyIn(all, ADDRESS_WORDS)) {
+    keep(r.byTable, { leaf: 'Approximate location', score: 4.0, factor: 'table', detail: `'state' next to address words: a region, not a status` });
+  } else if (n === 1 && (last === 'state' || last === 'province' || last === 'county' || last === 'region') && r.addressColumns.length > 0) {
+    keep(r.byContext, { leaf: 'Approximate location', score: 4.0, factor: 'context', detail: `'${last}' among columns ${quoteColumns(r.addressColumns)}: a region of an address, not a status` });
+  }
+  // `threads.cc`, `messages.to`, `emails.bcc`: in a table of mail the recipients are addresses, not a card.
+  if (n === 1 && (last === 'cc' || last === 'bcc' || last === 'to' || last === 'recipients') && anyIn(table, MAIL_WORDS)) {
+    keep(r.byTable, { leaf: 'Email address', score: 4.0, factor: 'table', detail: `'${last}' in a table of mail or messages: recipients' addresses` });
+  }
+  if ((col.includes('expiry') || col.includes('expiration') || col.includes('expires')) && anyIn(all, CARD_WORDS)) {
+    keep(r.byTable, { leaf: 'Card expiry date', score: 4.6, factor: 'table', detail: `expiry in a payment card context` });
+  }
+  if ((col.includes('code') || col.includes('security') || col.includes('verification')) && anyIn(col, new Set(['security', 'verification', 'cvv'])) && anyIn(all, CARD_WORDS)) {
+    keep(r.byTable, { leaf: 'Card verification code', score: 4.6, factor: 'table', detail: `security code in a payment card context` });
+  }
+  if (anyIn(table, HEALTH_WORDS) && anyIn(col, new Set(['weight', 'height', 'temperature', 'pulse', 'pressure', 'bmi']))) {
+    keep(r.byTable, { leaf: 'Clinical measurement', score: 4.0, factor: 'table', detail: `body measurement in a health table` });
+  }
+}
 
-    // A photo or a fingerprint in a table of people is theirs (`staff.picture`, `members.fingerprint`); a product's
-    // picture stays a file, a path or URL to it is read by its head, a device's or a key's fingerprint is a hash.
-    const peopleByTable = anyIn(table, PERSON_WORDS);
-    if ((peopleByTable || (peopleByColumns && !anyIn(table, PRODUCT_WORDS))) && !anyIn(col, NOT_THE_IMAGE_ITSELF)) {
-      const map = peopleByTable ? byTable : byContext;
-      const factor = peopleByTable ? 'table' : 'context';
-      const where = peopleByTable ? 'in a table of people' : `beside ${quoteColumns(personColumns)}`;
-      if (anyIn(col, PHOTO_WORDS)) keep(map, { leaf: 'Photo of a person', score: 4.0, factor, detail: `photo ${where}: a picture of a person` });
-      else if (col.includes('fingerprint') && !anyIn(col, new Set(['device', 'browser', 'key', 'cert', 'certificate', 'ssh', 'gpg', 'pgp', 'tls', 'public', 'hash', 'file', 'content']))) {
-        keep(map, { leaf: 'Biometric template', score: 4.0, factor, detail: `fingerprint ${where}: a biometric template` });
-      }
-    }
-    if (anyIn(table, PERSON_WORDS) && anyIn(col, new Set(['rating', 'score', 'grade'])) && !anyIn(col, new Set(['credit', 'pay', 'risk']))) {
-      keep(byTable, { leaf: 'Performance rating', score: 3.4, factor: 'table', detail: `rating of a person in a table of people` });
-    }
-    if (anyIn(table, new Set(['employee', 'staff', 'personnel', 'worker', 'hr'])) && anyIn(col, new Set(['position', 'title', 'role', 'grade'])) && !col.includes('pay')) {
-      keep(byTable, { leaf: 'Job title', score: 3.8, factor: 'table', detail: `position or title in an employee table` });
+/** In a table of people: a photo or fingerprint is theirs, a rating is a performance rating, a position a job title. */
+function addPeopleContext(r: NameReading): void {
+  const { col, table } = r;
+  // A photo or a fingerprint in a table of people is theirs (`staff.picture`, `members.fingerprint`); a product's
+  // picture stays a file, a path or URL to it is read by its head, a device's or a key's fingerprint is a hash.
+  const peopleByTable = anyIn(table, PERSON_WORDS);
+  if ((peopleByTable || (r.peopleByColumns && !anyIn(table, PRODUCT_WORDS))) && !anyIn(col, NOT_THE_IMAGE_ITSELF)) {
+    const map = peopleByTable ? r.byTable : r.byContext;
+    const factor = peopleByTable ? 'table' : 'context';
+    const where = peopleByTable ? 'in a table of people' : `beside ${quoteColumns(r.personColumns)}`;
+    if (anyIn(col, PHOTO_WORDS)) keep(map, { leaf: 'Photo of a person', score: 4.0, factor, detail: `photo ${where}: a picture of a person` });
+    else if (col.includes('fingerprint') && !anyIn(col, new Set(['device', 'browser', 'key', 'cert', 'certificate', 'ssh', 'gpg', 'pgp', 'tls', 'public', 'hash', 'file', 'content']))) {
+      keep(map, { leaf: 'Biometric template', score: 4.0, factor, detail: `fingerprint ${where}: a biometric template` });
     }
   }
+  if (anyIn(table, PERSON_WORDS) && anyIn(col, new Set(['rating', 'score', 'grade'])) && !anyIn(col, new Set(['credit', 'pay', 'risk']))) {
+    keep(r.byTable, { leaf: 'Performance rating', score: 3.4, factor: 'table', detail: `rating of a person in a table of people` });
+  }
+  if (anyIn(table, new Set(['employee', 'staff', 'personnel', 'worker', 'hr'])) && anyIn(col, new Set(['position', 'title', 'role', 'grade'])) && !col.includes('pay')) {
+    keep(r.byTable, { leaf: 'Job title', score: 3.8, factor: 'table', detail: `position or title in an employee table` });
+  }
+}
 
+/** A settings table makes a contact detail a configured value; the comment's phrases count less than the name's. */
+function addSettingsAndComment(r: NameReading): void {
+  const { table } = r;
   // A contact detail in a table of the system's own settings (`smtp_config.from_email`) is a configured value, such
   // as a sender address, not a person's: unless the table names people (`user_settings`), where it is theirs.
   const tableHead = table[table.length - 1];
   if (tableHead !== undefined && CONFIG_TABLE_WORDS.has(tableHead) && !anyIn(table, PERSON_WORDS)) {
-    const contact = [...byName.values()].filter((m) => CONTACT_LEAVES.has(m.leaf)).sort((a, b) => b.score - a.score)[0];
-    if (contact) keep(byTable, { leaf: 'Configuration setting', score: contact.score + 0.6, factor: 'table', detail: `${contact.leaf.toLowerCase()} in settings table ${quoteWords(table)}: a configured value, not a person's` });
+    const contact = [...r.byName.values()].filter((m) => CONTACT_LEAVES.has(m.leaf)).sort((a, b) => b.score - a.score)[0];
+    if (contact) keep(r.byTable, { leaf: 'Configuration setting', score: contact.score + 0.6, factor: 'table', detail: `${contact.leaf.toLowerCase()} in settings table ${quoteWords(table)}: a configured value, not a person's` });
   }
-
-  if (input.comment) {
-    const words = matcher.words(input.comment.slice(0, 300)).filter((w) => !COMMENT_STOP.has(w));
-    for (const m of matcher.match(words)) {
+  if (r.input.comment) {
+    const words = r.matcher.words(r.input.comment.slice(0, 300)).filter((w) => !COMMENT_STOP.has(w));
+    for (const m of r.matcher.match(words)) {
       const score = m.phrase.weight * 0.6 * (m.phrase.words.length > 1 ? 1 : 0.85);
-      keep(byComment, { leaf: m.phrase.leaf, score, factor: 'comment', detail: `comment mentions '${m.phrase.text}'` });
+      keep(r.byComment, { leaf: m.phrase.leaf, score, factor: 'comment', detail: `comment mentions '${m.phrase.text}'` });
     }
   }
+}
 
-  return { matches: [...byName.values(), ...byTable.values(), ...byComment.values(), ...byContext.values()], columnWords: col, tableWords: table };
+/**
+ * Scores each default-taxonomy leaf the name, table and comment point to. Returns one best match per leaf and
+ * factor; the column name weighs most, the table name resolves generic columns (`name`, `number`, `code`),
+ * the comment counts less.
+ */
+export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { matches: NameMatch[]; columnWords: string[]; tableWords: string[] } {
+  const r = readName(matcher, input);
+  addPhraseMatches(r);
+  addStructuralEvidence(r);
+  addGenericHeadEvidence(r);
+  addTableCompletion(r);
+  if (r.structural === null) {
+    addAmbiguityContext(r);
+    addPeopleContext(r);
+  }
+  addSettingsAndComment(r);
+  return { matches: [...r.byName.values(), ...r.byTable.values(), ...r.byComment.values(), ...r.byContext.values()], columnWords: r.col, tableWords: r.table };
 }

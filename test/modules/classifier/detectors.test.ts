@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { formatFingerprint, summarizeValues } from '../../../src/modules/classifier/detectors.js';
 import {
   detectValueKind,
-  formatFingerprint,
   isBrazilCpf,
   isCanadianSin,
   isCardNumber,
@@ -19,8 +19,7 @@ import {
   isUkNino,
   isUsSsn,
   luhnValid,
-  summarizeValues,
-} from '../../../src/modules/classifier/detectors.js';
+} from '../../../src/text/value-kinds.js';
 
 test('card numbers: brand range, length, Luhn and no test sequences', () => {
   assert.equal(isCardNumber('4539578763621486'), true);
