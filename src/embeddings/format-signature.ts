@@ -2,7 +2,7 @@
 // so that embeddings can use what the data looks like without ever seeing the values themselves.
 // Each value is read by the shared detector (src/text/value-kinds.ts, the classifier's too) and its kind put in
 // one of the coarser classes below; the output is built only from these class names, never from sample text.
-import { detectValueKind, luhnValid, NULLISH, type ValueKind } from '../text/value-kinds.js';
+import { detectValueKind, NULLISH, type ValueKind } from '../text/value-kinds.js';
 
 /** Format classes, most specific first, with the plain words the embedder uses for each. */
 export const FORMAT_CLASS_WORDS = {
@@ -87,8 +87,6 @@ const CLASS_OF_KIND: Readonly<Record<ValueKind, FormatClass>> = {
   other: 'free_text',
 };
 
-/** Luhn checksum, as used by payment card numbers. */
-export const passesLuhn = luhnValid;
 
 /** Classify one trimmed, non-empty sample value. */
 export function classifySample(v: string): FormatClass {

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FORMAT_CLASS_WORDS, classifySample, formatSignature, formatSignatureWords, passesLuhn } from '../../src/embeddings/format-signature.js';
+import { FORMAT_CLASS_WORDS, classifySample, formatSignature, formatSignatureWords } from '../../src/embeddings/format-signature.js';
+import { luhnValid as passesLuhn } from '../../src/text/value-kinds.js';
 
 // Deterministic pseudo-random digits (no Math.random: tests must be reproducible).
 function digitStream(seed: number): () => number {
