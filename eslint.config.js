@@ -27,7 +27,8 @@ export default tseslint.config(
           patterns: [
             {
               regex: '^(?!\\./[^/]+$).*\\.repository(\\.js)?$',
-              message: "A module reaches another module through its service, never its repository (docs/architecture.md).",
+              message:
+                'A module reaches another module through its service, never its repository (docs/architecture.md).',
             },
           ],
         },
@@ -45,11 +46,13 @@ export default tseslint.config(
           patterns: [
             {
               regex: '^(?!\\./[^/]+$).*\\.repository(\\.js)?$',
-              message: "A module reaches another module through its service, never its repository (docs/architecture.md).",
+              message:
+                'A module reaches another module through its service, never its repository (docs/architecture.md).',
             },
             {
               regex: '^\\.\\./[^./][^/]*/(?![^/]+\\.(service|schemas|gate)\\.js$|index\\.js$)[^/]+$',
-              message: 'Another module is entered through its service, schemas, gate or index only (docs/architecture.md).',
+              message:
+                'Another module is entered through its service, schemas, gate or index only (docs/architecture.md).',
             },
           ],
         },

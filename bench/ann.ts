@@ -29,7 +29,15 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options {
-  const opts: Options = { n: 100_000, dim: 100, queries: 1000, libs: ['usearch', 'hnswlib'], role: null, sweep: false, efc: 128 };
+  const opts: Options = {
+    n: 100_000,
+    dim: 100,
+    queries: 1000,
+    libs: ['usearch', 'hnswlib'],
+    role: null,
+    sweep: false,
+    efc: 128,
+  };
   for (const arg of argv) {
     if (/^\d+$/.test(arg)) opts.n = Number(arg);
     else if (arg.startsWith('--libs=')) opts.libs = arg.slice(7).split(',').filter(Boolean);
@@ -43,7 +51,6 @@ function parseOptions(argv: string[]): Options {
 }
 
 // ---------- deterministic clustered data ----------
-
 
 function gaussian(rand: () => number): number {
   const u = rand() || 1e-12;
@@ -152,7 +159,10 @@ function runBrute(opts: Options): void {
     const qo = q * dim;
     for (let i = 0; i < n; i++) {
       const o = i * dim;
-      let s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+      let s0 = 0,
+        s1 = 0,
+        s2 = 0,
+        s3 = 0;
       let j = 0;
       for (; j + 3 < dim; j += 4) {
         s0 += data[o + j]! * queries[qo + j]!;
@@ -182,7 +192,9 @@ function runBrute(opts: Options): void {
   }
   const secs = (performance.now() - t0) / 1000;
   writeFileSync(groundTruthPath(opts), Buffer.from(truth.buffer));
-  const rows: Row[] = [{ lib: 'brute force (JS, 4 accumulators)', n, qps: +(qn / secs).toFixed(1), recall1: 1, recall10: 1 }];
+  const rows: Row[] = [
+    { lib: 'brute force (JS, 4 accumulators)', n, qps: +(qn / secs).toFixed(1), recall1: 1, recall10: 1 },
+  ];
   writeFileSync(`${groundTruthPath(opts)}.json`, JSON.stringify(rows));
   emit(rows);
 }
@@ -387,10 +399,18 @@ function child(role: string, opts: Options): Row[] {
     `--efc=${opts.efc}`,
   ];
   const t0 = performance.now();
-  const res = spawnSync(process.execPath, args, { encoding: 'utf8', maxBuffer: 1 << 24, stdio: ['ignore', 'pipe', 'inherit'] });
+  const res = spawnSync(process.execPath, args, {
+    encoding: 'utf8',
+    maxBuffer: 1 << 24,
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   const line = res.stdout.split('\n').find((l) => l.startsWith('RESULT '));
   if (!line) throw new Error(`${role} child failed (status ${res.status}): ${res.stdout}`);
-  console.error(`${role}: done in ${((performance.now() - t0) / 1000).toFixed(1)} s, load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  console.error(
+    `${role}: done in ${((performance.now() - t0) / 1000).toFixed(1)} s, load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
+  );
   return JSON.parse(line.slice(7)) as Row[];
 }
 
@@ -407,8 +427,14 @@ function main(): void {
   if (opts.role === 'usearch') return runUsearch(opts);
   if (opts.role === 'hnswlib') return runHnswlib(opts);
 
-  const cpu = /model name\s*:\s*(.*)/.exec(existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '')?.[1];
-  console.log(`n=${opts.n} dim=${opts.dim} queries=${opts.queries} k=${K} node ${process.version} cpu ${cpu ?? 'unknown'} load average ${loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+  const cpu = /model name\s*:\s*(.*)/.exec(
+    existsSync('/proc/cpuinfo') ? readFileSync('/proc/cpuinfo', 'utf8') : '',
+  )?.[1];
+  console.log(
+    `n=${opts.n} dim=${opts.dim} queries=${opts.queries} k=${K} node ${process.version} cpu ${cpu ?? 'unknown'} load average ${loadavg()
+      .map((x) => x.toFixed(1))
+      .join(' ')}`,
+  );
   const rows: Row[] = [];
   const cached = `${groundTruthPath(opts)}.json`;
   if (existsSync(cached)) rows.push(...(JSON.parse(readFileSync(cached, 'utf8')) as Row[]));

@@ -23,28 +23,53 @@ function actionOf(i: number): { action: string; type: string } {
   if (r < 16) return { action: 'field.deferred', type: 'field' };
   if (r < 18) return { action: 'auth.login', type: 'user' };
   if (r === 18) return { action: 'scan.finished', type: 'scan' };
-  return i % 40 === 19 ? { action: 'user.updated', type: 'user' } : { action: 'datasource.updated', type: 'datasource' };
+  return i % 40 === 19
+    ? { action: 'user.updated', type: 'user' }
+    : { action: 'datasource.updated', type: 'datasource' };
 }
 
 async function run(target: Target): Promise<void> {
   const database = target.open();
   const config = loadConfig({ FIELDLENS_ADMIN_PASSWORD: PASSWORD, FIELDLENS_SAMPLE_DATA: 'off', LOG_LEVEL: 'warn' });
-  const app = await buildApp({ config: { ...config, database: target.config }, database, clock: systemClock, logStream: pino.destination('/dev/null') });
+  const app = await buildApp({
+    config: { ...config, database: target.config },
+    database,
+    clock: systemClock,
+    logStream: pino.destination('/dev/null'),
+  });
   await app.ready();
   await app.services.bootstrap();
   const inject = async (method: 'GET' | 'POST', url: string, payload?: object, token?: string) => {
-    const response = await app.inject({ method, url, ...(payload ? { payload } : {}), headers: token ? { authorization: `Bearer ${token}` } : {} });
-    if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body.slice(0, 300)}`);
+    const response = await app.inject({
+      method,
+      url,
+      ...(payload ? { payload } : {}),
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
+    if (response.statusCode >= 300)
+      throw new Error(`${method} ${url}: ${response.statusCode} ${response.body.slice(0, 300)}`);
     return JSON.parse(response.body) as Record<string, unknown>;
   };
   try {
-    const token = (await inject('POST', '/api/v1/auth/login', { username: 'admin', password: PASSWORD })).access_token as string;
-    const source = (await inject('POST', '/api/v1/datasources', { name: 'Pagila', type: 'postgresql' }, token)).id as string;
-    const fields = Array.from({ length: 2000 }, (_, i) => ({ table_name: `public.table_${i % 50}`, field_name: `column_${i}`, classification_chain_path: 'Technical/Record ID' }));
-    const fieldIds = (await inject('POST', '/api/v1/fields/import', { datasource_id: source, fields }, token)).field_ids as string[];
+    const token = (await inject('POST', '/api/v1/auth/login', { username: 'admin', password: PASSWORD }))
+      .access_token as string;
+    const source = (await inject('POST', '/api/v1/datasources', { name: 'Pagila', type: 'postgresql' }, token))
+      .id as string;
+    const fields = Array.from({ length: 2000 }, (_, i) => ({
+      table_name: `public.table_${i % 50}`,
+      field_name: `column_${i}`,
+      classification_chain_path: 'Technical/Record ID',
+    }));
+    const fieldIds = (await inject('POST', '/api/v1/fields/import', { datasource_id: source, fields }, token))
+      .field_ids as string[];
     const actors: Actor[] = [];
     for (let u = 0; u < 4; u++) {
-      const body = { username: `reviewer-${u}`, password: `a long bench passphrase ${u}`, email: `r${u}@example.com`, roles: ['operator'] };
+      const body = {
+        username: `reviewer-${u}`,
+        password: `a long bench passphrase ${u}`,
+        email: `r${u}@example.com`,
+        roles: ['operator'],
+      };
       const id = (await inject('POST', '/api/v1/users', body, token)).id as string;
       actors.push({ id, username: body.username, requestId: null });
     }
@@ -57,12 +82,26 @@ async function run(target: Target): Promise<void> {
       const events: AuditEvent[] = Array.from({ length: size }, (_, k) => {
         const i = n + k;
         const { action, type } = actionOf(i);
-        const targetId = type === 'field' ? (fieldIds[i % fieldIds.length] as string) : type === 'user' ? actor.id : type === 'datasource' ? source : `scan-${i}`;
-        return { action, targetType: type, targetId, details: { before: { review_status: 'unreviewed' }, after: { review_status: 'confirmed' } } };
+        const targetId =
+          type === 'field'
+            ? (fieldIds[i % fieldIds.length] as string)
+            : type === 'user'
+              ? actor.id
+              : type === 'datasource'
+                ? source
+                : `scan-${i}`;
+        return {
+          action,
+          targetType: type,
+          targetId,
+          details: { before: { review_status: 'unreviewed' }, after: { review_status: 'confirmed' } },
+        };
       });
       await database.db.transaction().execute((trx) => app.services.audit.record(trx, actor, events));
     }
-    console.log(`[${target.kind}] ${ENTRIES} entries appended in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `[${target.kind}] ${ENTRIES} entries appended in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
 
     const queries: Array<[string, string]> = [
       ['no filter', ''],
@@ -88,7 +127,9 @@ async function run(target: Target): Promise<void> {
         times.push(performance.now() - started);
       }
       times.sort((a, b) => a - b);
-      console.log(`[${target.kind}] ${label}: p50 ${times[Math.floor(times.length / 2)]?.toFixed(1)} ms (${items} items)`);
+      console.log(
+        `[${target.kind}] ${label}: p50 ${times[Math.floor(times.length / 2)]?.toFixed(1)} ms (${items} items)`,
+      );
     }
   } finally {
     await app.close();
@@ -97,7 +138,9 @@ async function run(target: Target): Promise<void> {
 }
 
 async function main(): Promise<void> {
-  console.log(`machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}, load ${os.loadavg()[0]?.toFixed(1)}`);
+  console.log(
+    `machine: ${os.cpus().length} cores, ${os.cpus()[0]?.model ?? 'unknown CPU'}, node ${process.version}, load ${os.loadavg()[0]?.toFixed(1)}`,
+  );
   const targets: Target[] = [await sqliteTarget()];
   if (PG_URL) targets.push(await postgresTarget(PG_URL));
   for (const target of targets) {

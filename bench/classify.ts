@@ -18,9 +18,21 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEmbedder } from '../src/embeddings/embedder.js';
 import { calibrate, CALIBRATION, CALIBRATION_NAME_ONLY, fitIsotonic } from '../src/modules/classifier/calibration.js';
-import { buildClassifierContext, scoreField, type ClassifierContext, type ConfirmedNeighbour } from '../src/modules/classifier/classifier.js';
+import {
+  buildClassifierContext,
+  scoreField,
+  type ClassifierContext,
+  type ConfirmedNeighbour,
+} from '../src/modules/classifier/classifier.js';
 import { flattenTaxonomy } from '../src/modules/taxonomy/default-taxonomy.js';
-import { CATEGORY_LEAVES, loadOwnSet, loadPublicSets, SENSITIVE_ROOTS, withTableColumns, type BenchField } from './classify/sets.js';
+import {
+  CATEGORY_LEAVES,
+  loadOwnSet,
+  loadPublicSets,
+  SENSITIVE_ROOTS,
+  withTableColumns,
+  type BenchField,
+} from './classify/sets.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
 const externalDir = process.env.FIELDLENS_EXTERNAL_LABELS ?? path.resolve(repoRoot, '../shared/data/external-labels');
@@ -44,7 +56,12 @@ function loadExternal(file: string): BenchField[] {
   const dataset = new Map<BenchField, string>();
   const fields = rows.map((r) => {
     const f: BenchField = {
-      input: { table_name: r.table, field_name: r.column, data_type: r.data_type, sample_values: r.sample_values ?? undefined },
+      input: {
+        table_name: r.table,
+        field_name: r.column,
+        data_type: r.data_type,
+        sample_values: r.sample_values ?? undefined,
+      },
       accept: r.fieldlens_category ? (CATEGORY_LEAVES[r.fieldlens_category] ?? []) : [],
       negative: r.is_personal === false,
       sensitive: r.is_personal ?? undefined,
@@ -89,7 +106,12 @@ const CONFIRMED_NEIGHBOURS = 20;
  * Top-1 when every other labelled field of the set is confirmed (its tag = the first leaf its category accepts), and
  * the field's nearest confirmed fields vote: the classifier learning the organisation's conventions.
  */
-function withConfirmations(fields: BenchField[], ctx: ClassifierContext, embeddings: Float32Array[], tagIdOf: ReadonlyMap<string, number>): { scored: number; right: number; changed: number } {
+function withConfirmations(
+  fields: BenchField[],
+  ctx: ClassifierContext,
+  embeddings: Float32Array[],
+  tagIdOf: ReadonlyMap<string, number>,
+): { scored: number; right: number; changed: number } {
   const labelled = fields.flatMap((f, i) => (f.accept.length > 0 && tagIdOf.has(f.accept[0] as string) ? [i] : []));
   let right = 0;
   let changed = 0;
@@ -133,8 +155,16 @@ interface SetResult {
   misses: string[];
 }
 
-function runSet(name: string, fields: BenchField[], ctx: ClassifierContext, embeddings: Float32Array[] | null, throughputSeconds = 2): SetResult {
-  const results = fields.map((f, i) => scoreField(embeddings ? { ...f.input, embedding: embeddings[i] } : f.input, ctx));
+function runSet(
+  name: string,
+  fields: BenchField[],
+  ctx: ClassifierContext,
+  embeddings: Float32Array[] | null,
+  throughputSeconds = 2,
+): SetResult {
+  const results = fields.map((f, i) =>
+    scoreField(embeddings ? { ...f.input, embedding: embeddings[i] } : f.input, ctx),
+  );
   let scored = 0;
   let right = 0;
   let baseRight = 0;
@@ -159,7 +189,10 @@ function runSet(name: string, fields: BenchField[], ctx: ClassifierContext, embe
       scored++;
       const ok = f.accept.includes(leaf);
       if (ok) right++;
-      else misses.push(`${f.input.table_name}.${f.input.field_name} [${f.input.data_type ?? ''}] want ${f.accept[0]} got ${leaf} (${r.confidence}) :: ${r.evidence.map((e) => `${e.factor} ${e.score}`).join(', ')}`);
+      else
+        misses.push(
+          `${f.input.table_name}.${f.input.field_name} [${f.input.data_type ?? ''}] want ${f.accept[0]} got ${leaf} (${r.confidence}) :: ${r.evidence.map((e) => `${e.factor} ${e.score}`).join(', ')}`,
+        );
       if (base !== null && f.accept.includes(base)) baseRight++;
       confs.push({ c: r.confidence, right: ok });
       points.push({ raw: r.raw_score, right: ok, corroborated: r.corroborated });
@@ -225,21 +258,43 @@ function bucketize(confs: ReadonlyArray<{ c: number; right: boolean }>): SetResu
  * fitted on the own set), so each source's figure is already a leave-one-source-out figure; the held-out half is the
  * estimate for a schema no one has looked at. Misses are listed (--errors) for the development half only.
  */
-async function printPublicSets(ctx: ClassifierContext, embedder: ReturnType<typeof createEmbedder>, withAnchor: boolean): Promise<PublicRow[]> {
+async function printPublicSets(
+  ctx: ClassifierContext,
+  embedder: ReturnType<typeof createEmbedder>,
+  withAnchor: boolean,
+): Promise<PublicRow[]> {
   const sources = loadPublicSets();
   if (sources.length === 0) return [];
   const rows: PublicRow[] = [];
   for (const s of sources) {
     const embeddings = withAnchor
-      ? await embedder.embedFields(s.fields.map((f) => ({ table_name: f.input.table_name, field_name: f.input.field_name, comment: f.input.comment ?? null, data_type: f.input.data_type ?? null })))
+      ? await embedder.embedFields(
+          s.fields.map((f) => ({
+            table_name: f.input.table_name,
+            field_name: f.input.field_name,
+            comment: f.input.comment ?? null,
+            data_type: f.input.data_type ?? null,
+          })),
+        )
       : null;
     rows.push({ source: s.source, half: s.half, r: runSet(s.source, s.fields, ctx, embeddings, 0) });
   }
   console.log(`\nPublic schemas (bench/classify/public; each schema a source, nothing fitted on any of them):`);
-  console.log('| source | half | fields | top-1 | baseline top-1 | negatives | false positives | baseline FP | personal decision right |');
+  console.log(
+    '| source | half | fields | top-1 | baseline top-1 | negatives | false positives | baseline FP | personal decision right |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|');
-  const line = (name: string, half: string, r: Pick<SetResult, 'fields' | 'accuracy' | 'baselineAccuracy' | 'negatives' | 'fpRate' | 'baselineFpRate' | 'sensitiveRight'>): void =>
-    console.log(`| ${name} | ${half} | ${r.fields} | ${fmt(r.accuracy)} | ${fmt(r.baselineAccuracy)} | ${r.negatives} | ${fmt(r.fpRate)} | ${fmt(r.baselineFpRate)} | ${fmt(r.sensitiveRight)} |`);
+  const line = (
+    name: string,
+    half: string,
+    r: Pick<
+      SetResult,
+      'fields' | 'accuracy' | 'baselineAccuracy' | 'negatives' | 'fpRate' | 'baselineFpRate' | 'sensitiveRight'
+    >,
+  ): void =>
+    console.log(
+      `| ${name} | ${half} | ${r.fields} | ${fmt(r.accuracy)} | ${fmt(r.baselineAccuracy)} | ${r.negatives} | ${fmt(r.fpRate)} | ${fmt(r.baselineFpRate)} | ${fmt(r.sensitiveRight)} |`,
+    );
   for (const { source, half, r } of rows) line(source, half, r);
   for (const half of ['development', 'held-out', 'all']) {
     const inHalf = rows.filter((x) => half === 'all' || x.half === half).map((x) => x.r);
@@ -259,11 +314,18 @@ async function printPublicSets(ctx: ClassifierContext, embedder: ReturnType<type
     });
   }
   for (const half of ['held-out', 'development']) {
-    const worst = rows.filter((x) => x.half === half).sort((a, b) => a.r.accuracy - b.r.accuracy).slice(0, 3);
-    if (worst.length > 0) console.log(`Worst ${half} sources: ${worst.map((w) => `${w.source} (top-1 ${fmt(w.r.accuracy)})`).join(', ')}`);
+    const worst = rows
+      .filter((x) => x.half === half)
+      .sort((a, b) => a.r.accuracy - b.r.accuracy)
+      .slice(0, 3);
+    if (worst.length > 0)
+      console.log(`Worst ${half} sources: ${worst.map((w) => `${w.source} (top-1 ${fmt(w.r.accuracy)})`).join(', ')}`);
   }
   for (const half of ['held-out', 'development']) {
-    printCalibration(`Calibration, public schemas, ${half} half, as shipped (scored fields)`, bucketize(rows.filter((x) => x.half === half).flatMap((x) => x.r.confidences)));
+    printCalibration(
+      `Calibration, public schemas, ${half} half, as shipped (scored fields)`,
+      bucketize(rows.filter((x) => x.half === half).flatMap((x) => x.r.confidences)),
+    );
   }
   if (args.has('--errors')) {
     for (const { source, r } of rows.filter((x) => x.half === 'development')) {
@@ -284,7 +346,10 @@ function printCalibration(title: string, rows: SetResult['calibration']): void {
   console.log(`\n${title}:`);
   console.log('| confidence | fields | mean confidence | share right | gap |');
   console.log('|---|---|---|---|---|');
-  for (const c of rows) console.log(`| ${c.bucket} | ${c.n} | ${c.meanConfidence.toFixed(3)} | ${c.right.toFixed(3)} | ${((c.right - c.meanConfidence) * 100).toFixed(1)} pt${c.n >= 30 ? '' : ' (n<30)'} |`);
+  for (const c of rows)
+    console.log(
+      `| ${c.bucket} | ${c.n} | ${c.meanConfidence.toFixed(3)} | ${c.right.toFixed(3)} | ${((c.right - c.meanConfidence) * 100).toFixed(1)} pt${c.n >= 30 ? '' : ' (n<30)'} |`,
+    );
 }
 
 function fmt(x: number): string {
@@ -306,9 +371,17 @@ async function main(): Promise<void> {
   }
   const flat = flattenTaxonomy();
   const embedder = createEmbedder({ provider: 'builtin' });
-  const anchorTexts = flat.map((t) => [t.name, t.chain_path.split('/').join(' '), t.description, t.keywords.join(', ')].join('. '));
+  const anchorTexts = flat.map((t) =>
+    [t.name, t.chain_path.split('/').join(' '), t.description, t.keywords.join(', ')].join('. '),
+  );
   const anchors = args.has('--no-anchor') ? null : await embedder.embedTexts(anchorTexts);
-  const tags = flat.map((t, i) => ({ id: i + 1, chain_path: t.chain_path, default_level: t.default_level, keywords: t.keywords, anchor: anchors ? (anchors[i] as Float32Array) : null }));
+  const tags = flat.map((t, i) => ({
+    id: i + 1,
+    chain_path: t.chain_path,
+    default_level: t.default_level,
+    keywords: t.keywords,
+    anchor: anchors ? (anchors[i] as Float32Array) : null,
+  }));
   const ctx = buildClassifierContext(tags);
 
   const own = loadOwnSet();
@@ -319,7 +392,12 @@ async function main(): Promise<void> {
     ['own set (bench/classify/own-set.txt)', own],
     ['own set, names only (types and samples withheld)', ownNamesOnly],
   ];
-  for (const file of ['fides_db.jsonl', 'datahub_classify.jsonl', 'piicatcher_tests.jsonl', 'openmetadata_tests.jsonl']) {
+  for (const file of [
+    'fides_db.jsonl',
+    'datahub_classify.jsonl',
+    'piicatcher_tests.jsonl',
+    'openmetadata_tests.jsonl',
+  ]) {
     if (existsSync(path.join(externalDir, file))) sets.push([file, loadExternal(file)]);
     else console.log(`(skipped ${file}: not found under ${externalDir})`);
   }
@@ -329,24 +407,43 @@ async function main(): Promise<void> {
   const tagIdOf = new Map(tags.map((t) => [t.chain_path.slice(t.chain_path.lastIndexOf('/') + 1), t.id]));
   for (const [name, fields] of sets) {
     const embeddings = anchors
-      ? await embedder.embedFields(fields.map((f) => ({ table_name: f.input.table_name, field_name: f.input.field_name, comment: f.input.comment ?? null, data_type: f.input.data_type ?? null })))
+      ? await embedder.embedFields(
+          fields.map((f) => ({
+            table_name: f.input.table_name,
+            field_name: f.input.field_name,
+            comment: f.input.comment ?? null,
+            data_type: f.input.data_type ?? null,
+          })),
+        )
       : null;
     results.push(runSet(name, fields, ctx, embeddings));
     if (embeddings) taught.push({ name, ...withConfirmations(fields, ctx, embeddings, tagIdOf) });
   }
 
-  console.log(`\nClassifier benchmark (${new Date().toISOString()}, node ${process.version}; one core, samples included${anchors ? ', embedding anchor on' : ''})\n`);
-  console.log('| set | fields | scored | top-1 | baseline top-1 | negatives | false positives | baseline FP | personal decision right | fields/s |');
+  console.log(
+    `\nClassifier benchmark (${new Date().toISOString()}, node ${process.version}; one core, samples included${anchors ? ', embedding anchor on' : ''})\n`,
+  );
+  console.log(
+    '| set | fields | scored | top-1 | baseline top-1 | negatives | false positives | baseline FP | personal decision right | fields/s |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const r of results) {
-    console.log(`| ${r.name} | ${r.fields} | ${r.scored} | ${fmt(r.accuracy)} | ${fmt(r.baselineAccuracy)} | ${r.negatives} | ${fmt(r.fpRate)} | ${fmt(r.baselineFpRate)} | ${fmt(r.sensitiveRight)} | ${Math.round(r.fieldsPerSecond).toLocaleString('en')} |`);
+    console.log(
+      `| ${r.name} | ${r.fields} | ${r.scored} | ${fmt(r.accuracy)} | ${fmt(r.baselineAccuracy)} | ${r.negatives} | ${fmt(r.fpRate)} | ${fmt(r.baselineFpRate)} | ${fmt(r.sensitiveRight)} | ${Math.round(r.fieldsPerSecond).toLocaleString('en')} |`,
+    );
   }
   const publicRows = await printPublicSets(ctx, embedder, anchors !== null);
   if (taught.length > 0) {
-    console.log(`\nWith confirmations (every other labelled field of the set confirmed; the nearest ${CONFIRMED_NEIGHBOURS} vote):`);
+    console.log(
+      `\nWith confirmations (every other labelled field of the set confirmed; the nearest ${CONFIRMED_NEIGHBOURS} vote):`,
+    );
     console.log('| set | scored | top-1 cold | top-1 with confirmations | answers changed |');
     console.log('|---|---|---|---|---|');
-    taught.forEach((t, i) => console.log(`| ${t.name} | ${t.scored} | ${fmt((results[i] as SetResult).accuracy)} | ${fmt(t.scored ? t.right / t.scored : NaN)} | ${t.changed} |`));
+    taught.forEach((t, i) =>
+      console.log(
+        `| ${t.name} | ${t.scored} | ${fmt((results[i] as SetResult).accuracy)} | ${fmt(t.scored ? t.right / t.scored : NaN)} | ${t.changed} |`,
+      ),
+    );
   }
   for (const r of results) printCalibration(`Calibration, ${r.name} (scored fields)`, r.calibration);
   const ownResult = results[0] as SetResult;
@@ -358,11 +455,24 @@ async function main(): Promise<void> {
   // out of sample.
   type Point = SetResult['points'][number];
   const devRows = publicRows.filter((x) => x.half === 'development');
-  const fitTables = (keepOwn: (i: number) => boolean, publicPoints: readonly Point[]): { rich: ReturnType<typeof fitIsotonic>; thin: ReturnType<typeof fitIsotonic> } => ({
-    rich: fitIsotonic([...ownResult.points.filter((p, i) => keepOwn(i) && p.corroborated), ...publicPoints.filter((p) => p.corroborated)], 30),
+  const fitTables = (
+    keepOwn: (i: number) => boolean,
+    publicPoints: readonly Point[],
+  ): { rich: ReturnType<typeof fitIsotonic>; thin: ReturnType<typeof fitIsotonic> } => ({
+    rich: fitIsotonic(
+      [
+        ...ownResult.points.filter((p, i) => keepOwn(i) && p.corroborated),
+        ...publicPoints.filter((p) => p.corroborated),
+      ],
+      30,
+    ),
     // Both populations the name-only table serves: the own set read by names alone, and the fields that are not corroborated as they are.
     thin: fitIsotonic(
-      [...namesOnly.points.filter((_, i) => keepOwn(i)), ...ownResult.points.filter((p, i) => keepOwn(i) && !p.corroborated), ...publicPoints.filter((p) => !p.corroborated)],
+      [
+        ...namesOnly.points.filter((_, i) => keepOwn(i)),
+        ...ownResult.points.filter((p, i) => keepOwn(i) && !p.corroborated),
+        ...publicPoints.filter((p) => !p.corroborated),
+      ],
       20,
     ),
   });
@@ -373,21 +483,44 @@ async function main(): Promise<void> {
   const cvNames: Array<{ c: number; right: boolean }> = [];
   for (const fold of [0, 1]) {
     const t = fitTables((i) => i % 2 !== fold, devPoints());
-    cv.push(...reread(ownResult.points.filter((_, i) => i % 2 === fold), t));
-    cvNames.push(...reread(namesOnly.points.filter((_, i) => i % 2 === fold), t));
+    cv.push(
+      ...reread(
+        ownResult.points.filter((_, i) => i % 2 === fold),
+        t,
+      ),
+    );
+    cvNames.push(
+      ...reread(
+        namesOnly.points.filter((_, i) => i % 2 === fold),
+        t,
+      ),
+    );
   }
-  printCalibration('Calibration, own set, two-fold cross-validated (fit on one half and the development schemas, measured on the other)', bucketize(cv));
+  printCalibration(
+    'Calibration, own set, two-fold cross-validated (fit on one half and the development schemas, measured on the other)',
+    bucketize(cv),
+  );
   printCalibration('Calibration, own set names only, two-fold cross-validated', bucketize(cvNames));
   if (publicRows.length > 0) {
     // Leave one source out: a development source is measured with the tables refitted without it; a held-out source
     // was never in the fit, so the full fit is already its leave-one-out fit.
     const full = fitTables(() => true, devPoints());
-    const loso = (half: 'development' | 'held-out', t: (source: string) => ReturnType<typeof fitTables>): Array<{ c: number; right: boolean }> =>
+    const loso = (
+      half: 'development' | 'held-out',
+      t: (source: string) => ReturnType<typeof fitTables>,
+    ): Array<{ c: number; right: boolean }> =>
       publicRows.filter((x) => x.half === half).flatMap((x) => reread(x.r.points, t(x.source)));
-    printCalibration('Calibration, public schemas, development half, leave-one-source-out (refit without the source, measured on it)', bucketize(loso('development', (src) => fitTables(() => true, devPoints(src)))));
-    printCalibration('Calibration, public schemas, held-out half, with the tables fitted on the own set and the development half', bucketize(loso('held-out', () => full)));
+    printCalibration(
+      'Calibration, public schemas, development half, leave-one-source-out (refit without the source, measured on it)',
+      bucketize(loso('development', (src) => fitTables(() => true, devPoints(src)))),
+    );
+    printCalibration(
+      'Calibration, public schemas, held-out half, with the tables fitted on the own set and the development half',
+      bucketize(loso('held-out', () => full)),
+    );
   }
-  const corroboratedShare = (r: SetResult): string => `${r.points.filter((p) => p.corroborated).length} of ${r.points.length}`;
+  const corroboratedShare = (r: SetResult): string =>
+    `${r.points.filter((p) => p.corroborated).length} of ${r.points.length}`;
   console.log('\nScored fields whose answer is corroborated beyond the name (samples, type or confirmations):');
   for (const r of results) console.log(`  ${r.name}: ${corroboratedShare(r)}`);
   if (args.has('--errors')) {
@@ -397,7 +530,9 @@ async function main(): Promise<void> {
   if (args.has('--fit')) {
     const { rich, thin } = fitTables(() => true, devPoints());
     const fitted = `${ownResult.points.filter((p) => p.corroborated).length + devPoints().filter((p) => p.corroborated).length} / ${namesOnly.points.length + ownResult.points.filter((p) => !p.corroborated).length + devPoints().filter((p) => !p.corroborated).length} points`;
-    console.log(`\nIsotonic calibration fitted on the own set and the public development half (${fitted}; paste into src/modules/classifier/calibration.ts):`);
+    console.log(
+      `\nIsotonic calibration fitted on the own set and the public development half (${fitted}; paste into src/modules/classifier/calibration.ts):`,
+    );
     console.log(`CALIBRATION (corroborated answers): ${JSON.stringify(rich)}`);
     console.log(`CALIBRATION_NAME_ONLY (names alone): ${JSON.stringify(thin)}`);
     console.log(`(shipped: ${JSON.stringify(CALIBRATION)} / ${JSON.stringify(CALIBRATION_NAME_ONLY)})`);

@@ -65,7 +65,13 @@ async function main(): Promise<void> {
       maxRows = r.rows_read;
       maxTable = `${t.schema}.${t.name}`;
     }
-    if ((t.row_estimate ?? 0) >= 1_000_000) big.push({ table: `${t.schema}.${t.name}`, estimate: t.row_estimate!, rows_read: r.rows_read, ms: performance.now() - s0 });
+    if ((t.row_estimate ?? 0) >= 1_000_000)
+      big.push({
+        table: `${t.schema}.${t.name}`,
+        estimate: t.row_estimate!,
+        rows_read: r.rows_read,
+        ms: performance.now() - s0,
+      });
   };
   const drain = async (): Promise<void> => {
     const workers = Array.from({ length: CONCURRENCY }, async () => {
@@ -85,10 +91,19 @@ async function main(): Promise<void> {
   const fmt = (n: number): string => n.toLocaleString('en');
   console.log(`server: ${server_version}; sample size ${SAMPLE_SIZE}; concurrency ${CONCURRENCY}`);
   console.log(`catalog: ${fmt(tables)} tables, ${fmt(columns)} columns in ${(catalogMs / 1000).toFixed(2)} s`);
-  console.log(`filtered catalog (include_schemas ${FILTER_SCHEMA}): ${fmt(filtered)} tables in ${(filteredMs / 1000).toFixed(2)} s; catalog rows fetched for it: ${fmt(filteredRows - tables - columns)}`);
-  console.log(`catalog + sampling every table: ${(scanMs / 1000).toFixed(1)} s, ${fmt(stats.sample_queries)} sample queries`);
-  console.log(`rows read: total ${fmt(stats.rows_read)}, max per table ${fmt(maxRows)} (${maxTable}); sampled values kept ${fmt(values)}`);
-  for (const b of big) console.log(`  ${b.table}: estimate ${fmt(b.estimate)} rows, read ${fmt(b.rows_read)} rows in ${b.ms.toFixed(0)} ms`);
+  console.log(
+    `filtered catalog (include_schemas ${FILTER_SCHEMA}): ${fmt(filtered)} tables in ${(filteredMs / 1000).toFixed(2)} s; catalog rows fetched for it: ${fmt(filteredRows - tables - columns)}`,
+  );
+  console.log(
+    `catalog + sampling every table: ${(scanMs / 1000).toFixed(1)} s, ${fmt(stats.sample_queries)} sample queries`,
+  );
+  console.log(
+    `rows read: total ${fmt(stats.rows_read)}, max per table ${fmt(maxRows)} (${maxTable}); sampled values kept ${fmt(values)}`,
+  );
+  for (const b of big)
+    console.log(
+      `  ${b.table}: estimate ${fmt(b.estimate)} rows, read ${fmt(b.rows_read)} rows in ${b.ms.toFixed(0)} ms`,
+    );
   console.log(`RSS: start ${rssStart.toFixed(0)} MiB, peak ${peakRssMiB().toFixed(0)} MiB`);
 }
 

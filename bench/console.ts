@@ -47,7 +47,11 @@ function pct(values: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
 }
 
-const loadavg = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 
 async function pgAdmin(statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: PG_URL });
@@ -75,7 +79,14 @@ async function startServer(root: string, label: string): Promise<Server> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-bench-console-'));
   const pgSchema = PG_URL ? `bench_console_${randomBytes(4).toString('hex')}` : undefined;
   if (pgSchema) await pgAdmin(`create schema ${pgSchema}`);
-  const config = loadConfig({ DATABASE_URL: PG_URL ?? `sqlite:${path.join(dir, 'bench.db')}`, FIELDLENS_ADMIN_PASSWORD: PASSWORD, FIELDLENS_SAMPLE_DATA: 'off', LOG_LEVEL: 'warn', FIELDLENS_RATE_LIMIT_PER_ADDRESS: '1000000000', FIELDLENS_RATE_LIMIT_PER_USER: '1000000000' });
+  const config = loadConfig({
+    DATABASE_URL: PG_URL ?? `sqlite:${path.join(dir, 'bench.db')}`,
+    FIELDLENS_ADMIN_PASSWORD: PASSWORD,
+    FIELDLENS_SAMPLE_DATA: 'off',
+    LOG_LEVEL: 'warn',
+    FIELDLENS_RATE_LIMIT_PER_ADDRESS: '1000000000',
+    FIELDLENS_RATE_LIMIT_PER_USER: '1000000000',
+  });
   const database = openDatabase(config.database, pgSchema ? { schema: pgSchema } : {});
   const app = await buildApp({ config, database });
   await app.services.bootstrap();
@@ -85,7 +96,10 @@ async function startServer(root: string, label: string): Promise<Server> {
   const call = async <T>(method: string, url: string, body?: unknown): Promise<T> => {
     const response = await fetch(base + url, {
       method,
-      headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
       body: body ? JSON.stringify(body) : undefined,
     });
     if (!response.ok) throw new Error(`${label}: ${method} ${url}: ${response.status} ${await response.text()}`);
@@ -98,11 +112,19 @@ async function startServer(root: string, label: string): Promise<Server> {
     if (pgSchema) await pgAdmin(`drop schema ${pgSchema} cascade`);
   };
   try {
-    token = (await call<{ access_token: string }>('POST', '/api/v1/auth/login', { username: 'admin', password: PASSWORD })).access_token;
+    token = (
+      await call<{ access_token: string }>('POST', '/api/v1/auth/login', { username: 'admin', password: PASSWORD })
+    ).access_token;
     const sources: string[] = [];
-    for (const name of ['bench-a', 'bench-b']) sources.push((await call<{ id: string }>('POST', '/api/v1/datasources', { name, type: 'postgresql' })).id);
+    for (const name of ['bench-a', 'bench-b'])
+      sources.push((await call<{ id: string }>('POST', '/api/v1/datasources', { name, type: 'postgresql' })).id);
     const names = ['email', 'created_at', 'full_name', 'id', 'phone_number', 'amount', 'status', 'customer_ref'];
-    const paths = ['Technical/Record ID', 'Technical/Timestamp', 'Personal/Contact/Email address', 'Personal/Identity/Full name'];
+    const paths = [
+      'Technical/Record ID',
+      'Technical/Timestamp',
+      'Personal/Contact/Email address',
+      'Personal/Identity/Full name',
+    ];
     const started = performance.now();
     const CHUNK = 2000;
     for (let i = 0; i < FIELDS; i += CHUNK) {
@@ -111,15 +133,27 @@ async function startServer(root: string, label: string): Promise<Server> {
       const fields = Array.from({ length: n }, (_, j) => {
         const k = i + j;
         return k % 2 === 0
-          ? { table_name: `t_${k % 97}`, field_name: `c_${k}`, data_type: 'text', classification_chain_path: paths[k % paths.length] }
-          : { table_name: `t_${k % 97}`, field_name: `${names[k % names.length]}_${k}`, data_type: 'varchar', comment: 'a column of the bench' };
+          ? {
+              table_name: `t_${k % 97}`,
+              field_name: `c_${k}`,
+              data_type: 'text',
+              classification_chain_path: paths[k % paths.length],
+            }
+          : {
+              table_name: `t_${k % 97}`,
+              field_name: `${names[k % names.length]}_${k}`,
+              data_type: 'varchar',
+              comment: 'a column of the bench',
+            };
       });
       await call('POST', '/api/v1/fields/import', { datasource_id: sources[(i / CHUNK) % 2], fields });
     }
     await app.services.metricsWorker.drain(30 * 60_000);
     // What autovacuum does within a minute of a bulk load, done now: the planner sees the catalog's real size.
     if (pgSchema) await pgAdmin(`analyze ${pgSchema}.fields`);
-    console.log(`${label} (${config.database.kind}): ${FIELDS} fields imported and scored in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `${label} (${config.database.kind}): ${FIELDS} fields imported and scored in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
     return { label, base, token, sources, call, close };
   } catch (error) {
     await close();
@@ -139,7 +173,10 @@ async function timed(servers: Server[], label: string, run: (server: Server) => 
       ms[k]?.push(performance.now() - t0);
     }
   }
-  const figures = servers.map((s, k) => `${servers.length > 1 ? `${s.label} ` : ''}p50 ${pct(ms[k] ?? [], 50).toFixed(1)} ms, p95 ${pct(ms[k] ?? [], 95).toFixed(1)} ms`);
+  const figures = servers.map(
+    (s, k) =>
+      `${servers.length > 1 ? `${s.label} ` : ''}p50 ${pct(ms[k] ?? [], 50).toFixed(1)} ms, p95 ${pct(ms[k] ?? [], 95).toFixed(1)} ms`,
+  );
   console.log(`${label}: ${figures.join(' | ')} (${REQUESTS} sequential requests each)`);
 }
 
@@ -182,8 +219,12 @@ async function timeQueueRender(servers: Server[]): Promise<void> {
     for (const [k, server] of servers.entries()) {
       const r = render[k] ?? [];
       const who = servers.length > 1 ? `${server.label}: ` : '';
-      console.log(`${who}queue render, 500 rows: p50 ${pct(r, 50).toFixed(1)} ms, max ${Math.max(...r).toFixed(1)} ms (DOM commit p50 ${pct(commit[k] ?? [], 50).toFixed(1)} ms; ${RENDERS} page loads)`);
-      console.log(`${who}renderer CPU for the whole page load (JS start, sign-in resume, two API calls, render), p50 ${pct(cpu[k] ?? [], 50).toFixed(0)} ms, min ${Math.min(...(cpu[k] ?? [])).toFixed(0)} ms`);
+      console.log(
+        `${who}queue render, 500 rows: p50 ${pct(r, 50).toFixed(1)} ms, max ${Math.max(...r).toFixed(1)} ms (DOM commit p50 ${pct(commit[k] ?? [], 50).toFixed(1)} ms; ${RENDERS} page loads)`,
+      );
+      console.log(
+        `${who}renderer CPU for the whole page load (JS start, sign-in resume, two API calls, render), p50 ${pct(cpu[k] ?? [], 50).toFixed(0)} ms, min ${Math.min(...(cpu[k] ?? [])).toFixed(0)} ms`,
+      );
     }
   } finally {
     await close();
@@ -197,21 +238,39 @@ try {
   console.log(`load average ${loadavg()} on ${os.cpus().length} cores`);
   type Page = { items: { id: string }[] };
   // The queue asks for unreviewed fields unless told otherwise, and for sort=risk when the server offers it.
-  const doc = await (servers.at(-1) as Server).call<{ paths: Record<string, { get?: { parameters?: Array<{ name: string; schema?: { enum?: string[] } }> } }> }>('GET', '/openapi.json');
-  const sorts = ['outlier_score', ...(doc.paths['/api/v1/fields']?.get?.parameters?.find((p) => p.name === 'sort')?.schema?.enum?.includes('risk') ? ['risk'] : [])];
+  const doc = await (servers.at(-1) as Server).call<{
+    paths: Record<string, { get?: { parameters?: Array<{ name: string; schema?: { enum?: string[] } }> } }>;
+  }>('GET', '/openapi.json');
+  const sorts = [
+    'outlier_score',
+    ...(doc.paths['/api/v1/fields']?.get?.parameters?.find((p) => p.name === 'sort')?.schema?.enum?.includes('risk')
+      ? ['risk']
+      : []),
+  ];
   for (const sort of sorts) {
     for (const [label, filter] of [
       ['', () => ''],
       ['&datasource_id=…', (s: Server) => `&datasource_id=${s.sources[0]}`],
       ['&review_status=unreviewed', () => '&review_status=unreviewed'],
-      ['&datasource_id=…&review_status=unreviewed', (s: Server) => `&datasource_id=${s.sources[1]}&review_status=unreviewed`],
+      [
+        '&datasource_id=…&review_status=unreviewed',
+        (s: Server) => `&datasource_id=${s.sources[1]}&review_status=unreviewed`,
+      ],
     ] as const) {
-      await timed(servers, `GET /api/v1/fields?limit=500&sort=${sort}${label}`, (s) => s.call<Page>('GET', `/api/v1/fields?limit=500&sort=${sort}${filter(s)}`));
+      await timed(servers, `GET /api/v1/fields?limit=500&sort=${sort}${label}`, (s) =>
+        s.call<Page>('GET', `/api/v1/fields?limit=500&sort=${sort}${filter(s)}`),
+      );
     }
   }
   const ids = new Map<Server, string[]>();
-  for (const s of servers) ids.set(s, (await s.call<Page>('GET', '/api/v1/fields?limit=500&sort=outlier_score')).items.map((f) => f.id));
-  await timed(servers, 'POST /api/v1/classify/fields/embedding-minibars (500 ids)', (s) => s.call('POST', '/api/v1/classify/fields/embedding-minibars', { field_ids: ids.get(s) }));
+  for (const s of servers)
+    ids.set(
+      s,
+      (await s.call<Page>('GET', '/api/v1/fields?limit=500&sort=outlier_score')).items.map((f) => f.id),
+    );
+  await timed(servers, 'POST /api/v1/classify/fields/embedding-minibars (500 ids)', (s) =>
+    s.call('POST', '/api/v1/classify/fields/embedding-minibars', { field_ids: ids.get(s) }),
+  );
   console.log(`load average ${loadavg()}`);
   if (RENDERS > 0) await timeQueueRender(servers);
 } finally {

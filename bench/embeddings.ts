@@ -9,29 +9,145 @@ const N = 100_000;
 
 // Deterministic generator (LCG) so runs are comparable.
 let seed = 12345;
-const rand = (): number => ((seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32);
+const rand = (): number => (seed = (Math.imul(seed, 1664525) + 1013904223) >>> 0) / 2 ** 32;
 const pick = <T>(xs: readonly T[]): T => xs[Math.floor(rand() * xs.length)] as T;
 
 const TABLES = [
-  'users', 'customers', 'crm_contacts', 'orders', 'order_items', 'invoices', 'payments', 'employees', 'hr_payroll',
-  'patients', 'encounters', 'accounts', 'transactions', 'products', 'inventory', 'shipments', 'audit_log',
-  'sessions', 'devices', 'tbl_cust_master', 'dim_customer', 'fact_sales', 'stg_leads', 'UserProfiles', '客户', 'ユーザー',
+  'users',
+  'customers',
+  'crm_contacts',
+  'orders',
+  'order_items',
+  'invoices',
+  'payments',
+  'employees',
+  'hr_payroll',
+  'patients',
+  'encounters',
+  'accounts',
+  'transactions',
+  'products',
+  'inventory',
+  'shipments',
+  'audit_log',
+  'sessions',
+  'devices',
+  'tbl_cust_master',
+  'dim_customer',
+  'fact_sales',
+  'stg_leads',
+  'UserProfiles',
+  '客户',
+  'ユーザー',
 ];
 const STEMS = [
-  'email', 'email_address', 'emailAddr', 'contact_email', 'phone', 'phone_no', 'mobileNumber', 'tel', 'first_name',
-  'FirstName', 'lname', 'full_name', 'dob', 'birth_date', 'date_of_birth', 'ssn', 'national_id', 'passport_no',
-  'address_line_1', 'addr2', 'city', 'zip', 'postal_code', 'country_cd', 'created_at', 'updated_at', 'deleted_at',
-  'CREATED_BY', 'is_active', 'status', 'status_cd', 'order_total', 'amt', 'unit_price', 'qty', 'currency', 'iban',
-  'card_number', 'cvv', 'salary', 'bonus_amt', 'dept_id', 'mgr_emp_id', 'ip_address', 'user_agent', 'password_hash',
-  'api_token', 'notes', 'description', 'gender', 'diagnosis_code', 'medication', 'lat', 'lng', 'sku', 'custmr_ref',
-  '邮箱', '电话', '姓名', '生年月日', 'HTTPStatus', 'lastLoginTs', 'acctNo', 'txn_dt',
+  'email',
+  'email_address',
+  'emailAddr',
+  'contact_email',
+  'phone',
+  'phone_no',
+  'mobileNumber',
+  'tel',
+  'first_name',
+  'FirstName',
+  'lname',
+  'full_name',
+  'dob',
+  'birth_date',
+  'date_of_birth',
+  'ssn',
+  'national_id',
+  'passport_no',
+  'address_line_1',
+  'addr2',
+  'city',
+  'zip',
+  'postal_code',
+  'country_cd',
+  'created_at',
+  'updated_at',
+  'deleted_at',
+  'CREATED_BY',
+  'is_active',
+  'status',
+  'status_cd',
+  'order_total',
+  'amt',
+  'unit_price',
+  'qty',
+  'currency',
+  'iban',
+  'card_number',
+  'cvv',
+  'salary',
+  'bonus_amt',
+  'dept_id',
+  'mgr_emp_id',
+  'ip_address',
+  'user_agent',
+  'password_hash',
+  'api_token',
+  'notes',
+  'description',
+  'gender',
+  'diagnosis_code',
+  'medication',
+  'lat',
+  'lng',
+  'sku',
+  'custmr_ref',
+  '邮箱',
+  '电话',
+  '姓名',
+  '生年月日',
+  'HTTPStatus',
+  'lastLoginTs',
+  'acctNo',
+  'txn_dt',
 ];
 const COMMENTS = [
-  null, null, null, 'Primary e-mail of the customer', 'Date of birth', 'Mobile phone in E.164 format', 'Total incl. VAT',
-  'Soft delete marker', 'Free-text notes from support', 'ISO 3166 country code', 'Hashed with argon2id', 'Legacy column',
+  null,
+  null,
+  null,
+  'Primary e-mail of the customer',
+  'Date of birth',
+  'Mobile phone in E.164 format',
+  'Total incl. VAT',
+  'Soft delete marker',
+  'Free-text notes from support',
+  'ISO 3166 country code',
+  'Hashed with argon2id',
+  'Legacy column',
 ];
-const TYPES = ['varchar(255)', 'text', 'integer', 'bigint', 'numeric(12,2)', 'timestamp with time zone', 'date', 'boolean', 'uuid', 'jsonb', null];
-const SIGNATURES = ['email', 'phone', 'date', 'datetime', 'integer', 'decimal', 'short_code', 'short_text', 'free_text', 'uuid', 'card_number', 'empty', null];
+const TYPES = [
+  'varchar(255)',
+  'text',
+  'integer',
+  'bigint',
+  'numeric(12,2)',
+  'timestamp with time zone',
+  'date',
+  'boolean',
+  'uuid',
+  'jsonb',
+  null,
+];
+const SIGNATURES = [
+  'email',
+  'phone',
+  'date',
+  'datetime',
+  'integer',
+  'decimal',
+  'short_code',
+  'short_text',
+  'free_text',
+  'uuid',
+  'card_number',
+  'empty',
+  null,
+];
 
 function generate(n: number): FieldEmbeddingInput[] {
   const out: FieldEmbeddingInput[] = [];
@@ -92,9 +208,15 @@ async function main(): Promise<void> {
   console.log(`vector file: ${DEFAULT_WORD_VECTORS_URL.pathname} ${mb(wordVectorFileSize())}`);
   console.log(`RSS before loading: ${mb(before.rss)}`);
   console.log(`load: first ${loadMs.toFixed(1)} ms, median of 5 more ${(loads[2] as number).toFixed(1)} ms`);
-  console.log(`memory per loaded model: heap +${mb(after.heapUsed - before.heapUsed)}, external (vector file buffer) +${mb(after.external - before.external)}, RSS +${mb(after.rss - before.rss)}${gc ? '' : ' (run with --expose-gc for exact heap)'}`);
-  console.log(`embedFields, ${N} fields, cold caches: ${(coldMs / 1000).toFixed(2)} s = ${Math.round(N / (coldMs / 1000))} fields/s`);
-  console.log(`embedFields, ${N} fields, warm caches: ${(warmMs / 1000).toFixed(2)} s = ${Math.round(N / (warmMs / 1000))} fields/s`);
+  console.log(
+    `memory per loaded model: heap +${mb(after.heapUsed - before.heapUsed)}, external (vector file buffer) +${mb(after.external - before.external)}, RSS +${mb(after.rss - before.rss)}${gc ? '' : ' (run with --expose-gc for exact heap)'}`,
+  );
+  console.log(
+    `embedFields, ${N} fields, cold caches: ${(coldMs / 1000).toFixed(2)} s = ${Math.round(N / (coldMs / 1000))} fields/s`,
+  );
+  console.log(
+    `embedFields, ${N} fields, warm caches: ${(warmMs / 1000).toFixed(2)} s = ${Math.round(N / (warmMs / 1000))} fields/s`,
+  );
   console.log(`embedTexts, ${texts.length} texts: ${Math.round(texts.length / (textMs / 1000))} texts/s`);
   gc?.();
   console.log(`RSS after run: ${mb(process.memoryUsage().rss)} (process total: tsx, inputs, caches)`);

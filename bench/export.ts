@@ -32,11 +32,33 @@ const KEEP_FILE = PG_URL ? undefined : process.env.BENCH_SQLITE_FILE;
 const reuse = KEEP_FILE !== undefined && fs.existsSync(KEEP_FILE);
 const PASSWORD = 'export-bench-passphrase-of-the-boss-01';
 const SOURCES = 6;
-const NAMES = ['email', 'created_at', 'full_name', 'id', 'phone_number', 'amount', 'status', 'customer_ref', 'birth_date', 'iban', 'street', 'city', '=formula', 'notes, free text', 'updated_by', 'sku'];
+const NAMES = [
+  'email',
+  'created_at',
+  'full_name',
+  'id',
+  'phone_number',
+  'amount',
+  'status',
+  'customer_ref',
+  'birth_date',
+  'iban',
+  'street',
+  'city',
+  '=formula',
+  'notes, free text',
+  'updated_by',
+  'sku',
+];
 
 const MB = 1024 * 1024;
-const loadavg = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
-const pct = (values: number[], p: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? NaN;
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
+const pct = (values: number[], p: number): number =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? NaN;
 
 async function pgAdmin(statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: PG_URL });
@@ -67,11 +89,24 @@ try {
   const rng = mulberry32(28);
   const t0 = Date.parse('2026-01-01T00:00:00Z');
   const started = performance.now();
-  const sources: string[] = reuse ? (await db.selectFrom('datasources').select('id').orderBy('name').execute()).map((r) => r.id) : [];
+  const sources: string[] = reuse
+    ? (await db.selectFrom('datasources').select('id').orderBy('name').execute()).map((r) => r.id)
+    : [];
   for (let s = 0; s < (reuse ? 0 : SOURCES); s++) {
     const id = randomUUID();
     const now = new Date(t0).toISOString();
-    await db.insertInto('datasources').values({ id, name: `bench-${s}`, type: 'postgresql', description: null, is_sample: 0, created_at: now, updated_at: now }).execute();
+    await db
+      .insertInto('datasources')
+      .values({
+        id,
+        name: `bench-${s}`,
+        type: 'postgresql',
+        description: null,
+        is_sample: 0,
+        created_at: now,
+        updated_at: now,
+      })
+      .execute();
     sources.push(id);
   }
   // Building: 50,000 rows a transaction and, on SQLite, a 2 GiB page cache while building (random UUID keys touch
@@ -110,22 +145,37 @@ try {
             risk: score,
             classification_source: review === 'confirmed' ? 'reviewer' : 'classifier',
             classification_confidence: review === 'confirmed' ? null : Math.round(rng() * 1000) / 1000,
-            ...(suggested ? { suggested_tag_id: suggested.id, suggested_level: suggested.default_level, suggested_confidence: 0.5 } : {}),
+            ...(suggested
+              ? { suggested_tag_id: suggested.id, suggested_level: suggested.default_level, suggested_confidence: 0.5 }
+              : {}),
             created_at: new Date(t0).toISOString(),
             updated_at: new Date(t0 + Math.floor(rng() * 86_400_000)).toISOString(),
           });
         }
-        await trx.insertInto('fields').values(rows as never).execute();
+        await trx
+          .insertInto('fields')
+          .values(rows as never)
+          .execute();
       }
     });
-    if ((chunk + 50_000) % 200_000 === 0) console.log(`  ${(chunk + 50_000).toLocaleString('en')} rows, ${((performance.now() - started) / 1000).toFixed(0)} s`);
+    if ((chunk + 50_000) % 200_000 === 0)
+      console.log(
+        `  ${(chunk + 50_000).toLocaleString('en')} rows, ${((performance.now() - started) / 1000).toFixed(0)} s`,
+      );
   }
   if (sqlite && !reuse) await sql`pragma cache_size = -65536`.execute(db);
   if (pgSchema) await pgAdmin(`analyze ${pgSchema}.fields`);
   if (reuse) console.log(`reusing the catalog in ${KEEP_FILE}`);
-  else console.log(`${config.database.kind}: ${FIELDS.toLocaleString('en')} fields inserted in ${((performance.now() - started) / 1000).toFixed(1)} s; load average ${loadavg()} on ${os.cpus().length} cores`);
+  else
+    console.log(
+      `${config.database.kind}: ${FIELDS.toLocaleString('en')} fields inserted in ${((performance.now() - started) / 1000).toFixed(1)} s; load average ${loadavg()} on ${os.cpus().length} cores`,
+    );
 
-  const login = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: PASSWORD } });
+  const login = await app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/login',
+    payload: { username: 'admin', password: PASSWORD },
+  });
   const token = (JSON.parse(login.body) as { access_token: string }).access_token;
   const headers = { authorization: `Bearer ${token}` };
 
@@ -161,14 +211,18 @@ try {
     let records = 0;
     let firstByteMs = 0;
     try {
-      const res = await fetch(`${base}/api/v1/fields/export?${query}`, { headers: { ...headers, ...(ACCEPT_ENCODING ? { 'accept-encoding': ACCEPT_ENCODING } : {}) } });
+      const res = await fetch(`${base}/api/v1/fields/export?${query}`, {
+        headers: { ...headers, ...(ACCEPT_ENCODING ? { 'accept-encoding': ACCEPT_ENCODING } : {}) },
+      });
       if (res.status !== 200 || !res.body) throw new Error(`export ${query}: ${res.status} ${await res.text()}`);
       for await (const chunk of res.body) {
         if (bytes === 0) firstByteMs = performance.now() - t;
         const buf = chunk as Uint8Array;
         bytes += buf.byteLength;
         // CRLF ends a record (a line break inside a cell is a lone LF, quoted); NDJSON: LF.
-        for (let i = 0; i < buf.length; i++) if (buf[i] === 10 && (query.includes('ndjson') || buf[i - 1] === 13 || (i === 0 && bytes > buf.byteLength))) records++;
+        for (let i = 0; i < buf.length; i++)
+          if (buf[i] === 10 && (query.includes('ndjson') || buf[i - 1] === 13 || (i === 0 && bytes > buf.byteLength)))
+            records++;
       }
     } finally {
       clearInterval(sampler);
@@ -194,7 +248,17 @@ try {
     try {
       const out = await new Promise<string>((resolve, reject) => {
         // Headers on stdin, so the bearer token is not on a command line other processes can read.
-        const curl = spawn('curl', ['-s', '-S', '-o', '/dev/null', '-H', '@-', '-w', '%{http_code} %{size_download} %{time_starttransfer} %{time_total}', `${base}/api/v1/fields/export?${query}`]);
+        const curl = spawn('curl', [
+          '-s',
+          '-S',
+          '-o',
+          '/dev/null',
+          '-H',
+          '@-',
+          '-w',
+          '%{http_code} %{size_download} %{time_starttransfer} %{time_total}',
+          `${base}/api/v1/fields/export?${query}`,
+        ]);
         let text = '';
         curl.stdout.on('data', (d: Buffer) => (text += d.toString()));
         curl.on('error', reject);

@@ -25,7 +25,11 @@ import autocannon from 'autocannon';
 import { processCpuMicros } from './support/process-cpu.js';
 
 const { values } = parseArgs({
-  options: { duration: { type: 'string', default: '10' }, connections: { type: 'string', default: '50' }, rounds: { type: 'string', default: '3' } },
+  options: {
+    duration: { type: 'string', default: '10' },
+    connections: { type: 'string', default: '50' },
+    rounds: { type: 'string', default: '3' },
+  },
 });
 const duration = Number(values.duration);
 const connections = Number(values.connections);
@@ -36,7 +40,11 @@ const ADMIN_PASSWORD = 'bench-operator-passphrase-0001';
  * Starts a server whose stdout goes to a file (as production logs go to a file or journald): piped into this
  * process, the log lines would cost autocannon's own CPU and slow the client, not the server.
  */
-async function start(args: string[], env: Record<string, string>, logFile: string): Promise<{ child: ChildProcess; port: number }> {
+async function start(
+  args: string[],
+  env: Record<string, string>,
+  logFile: string,
+): Promise<{ child: ChildProcess; port: number }> {
   const out = openSync(logFile, 'w');
   const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', out, 'inherit'] });
   closeSync(out);
@@ -63,7 +71,14 @@ async function run(pid: number, opts: autocannon.Options) {
   const cpuBefore = processCpuMicros(pid);
   const result = await autocannon({ duration, connections, ...opts });
   const cpuUs = Math.round((processCpuMicros(pid) - cpuBefore) / Math.max(1, result.requests.total));
-  return { rps: Math.round(result.requests.average), cpuUs, p50: result.latency.p50, p99: result.latency.p99, errors: result.errors, non2xx: result.non2xx };
+  return {
+    rps: Math.round(result.requests.average),
+    cpuUs,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors,
+    non2xx: result.non2xx,
+  };
 }
 
 function pidOf(child: ChildProcess): number {
@@ -76,9 +91,17 @@ function pidOf(child: ChildProcess): number {
  * batches of 9 (the 10th consecutive failure would throttle the username; a successful login between the wrong-password
  * batches resets it and is not counted).
  */
-async function failedLoginCpu(base: string, pid: number, batches = 15): Promise<{ batches: number; unknownMs: number; wrongMs: number }> {
+async function failedLoginCpu(
+  base: string,
+  pid: number,
+  batches = 15,
+): Promise<{ batches: number; unknownMs: number; wrongMs: number }> {
   const post = (username: string, password: string) =>
-    fetch(`${base}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username, password }) }).then((r) => r.status);
+    fetch(`${base}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username, password }),
+    }).then((r) => r.status);
   const perAttempt = async (attempt: (i: number) => Promise<number>): Promise<number> => {
     const before = processCpuMicros(pid);
     for (let i = 0; i < 9; i++) if ((await attempt(i)) !== 401) throw new Error('a failed login was not answered 401');
@@ -99,23 +122,31 @@ const dir = mkdtempSync(path.join(os.tmpdir(), 'fieldlens-bench-'));
 const eldFile = path.join(dir, 'eld.json');
 const bare = await start(['--import', 'tsx', 'bench/support/bare-fastify.ts'], {}, path.join(dir, 'bare.log'));
 const barePid = pidOf(bare.child);
-const app = await start(['--import', 'tsx', '--import', './bench/support/event-loop-monitor.ts', 'src/cli.ts', 'serve'], {
-  PORT: '0',
-  // BENCH_DATABASE_URL: measure on PostgreSQL instead (an empty database; the server migrates it).
-  DATABASE_URL: process.env.BENCH_DATABASE_URL ?? `sqlite:${path.join(dir, 'bench.db')}`,
-  FIELDLENS_ADMIN_PASSWORD: ADMIN_PASSWORD,
-  FIELDLENS_SAMPLE_DATA: 'off',
-  BENCH_ELD_FILE: eldFile,
-  LOG_LEVEL: 'info', // the access log is part of what is measured
-  // Throughput is measured, not the rate limits (the defaults would answer 429 within a second).
-  FIELDLENS_RATE_LIMIT_PER_ADDRESS: '1000000000',
-  FIELDLENS_RATE_LIMIT_PER_USER: '1000000000',
-}, path.join(dir, 'fieldlens.log'));
+const app = await start(
+  ['--import', 'tsx', '--import', './bench/support/event-loop-monitor.ts', 'src/cli.ts', 'serve'],
+  {
+    PORT: '0',
+    // BENCH_DATABASE_URL: measure on PostgreSQL instead (an empty database; the server migrates it).
+    DATABASE_URL: process.env.BENCH_DATABASE_URL ?? `sqlite:${path.join(dir, 'bench.db')}`,
+    FIELDLENS_ADMIN_PASSWORD: ADMIN_PASSWORD,
+    FIELDLENS_SAMPLE_DATA: 'off',
+    BENCH_ELD_FILE: eldFile,
+    LOG_LEVEL: 'info', // the access log is part of what is measured
+    // Throughput is measured, not the rate limits (the defaults would answer 429 within a second).
+    FIELDLENS_RATE_LIMIT_PER_ADDRESS: '1000000000',
+    FIELDLENS_RATE_LIMIT_PER_USER: '1000000000',
+  },
+  path.join(dir, 'fieldlens.log'),
+);
 const appPid = pidOf(app.child);
 try {
   const base = `http://127.0.0.1:${app.port}`;
   const login = (await (
-    await fetch(`${base}/api/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }) })
+    await fetch(`${base}/api/v1/auth/login`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ username: 'admin', password: ADMIN_PASSWORD }),
+    })
   ).json()) as { access_token: string };
 
   // Warm-up, then measure each target in turn (never two at once: 2 cores).
@@ -125,7 +156,9 @@ try {
   for (let round = 1; round <= rounds; round++) {
     all.bare.push(await run(barePid, { url: `http://127.0.0.1:${bare.port}/healthz` }));
     all.health.push(await run(appPid, { url: `${base}/healthz` }));
-    all.me.push(await run(appPid, { url: `${base}/api/v1/auth/me`, headers: { authorization: `Bearer ${login.access_token}` } }));
+    all.me.push(
+      await run(appPid, { url: `${base}/api/v1/auth/me`, headers: { authorization: `Bearer ${login.access_token}` } }),
+    );
     const [b, h, m] = [all.bare.at(-1), all.health.at(-1), all.me.at(-1)] as [Result, Result, Result];
     console.log(
       `round ${round}: bare ${b.rps} req/s (${b.cpuUs} µs CPU/req), /healthz ${h.rps} (${((h.rps / b.rps) * 100).toFixed(1)}%; ${h.cpuUs} µs/req), ` +
@@ -159,8 +192,11 @@ try {
   );
   console.log('| target | req/s | server CPU µs/req | p50 ms | p99 ms | errors | non-2xx |');
   console.log('|---|---:|---:|---:|---:|---:|---:|');
-  for (const [name, r] of rows) console.log(`| ${name} | ${r.rps} | ${r.cpuUs} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} |`);
-  console.log(`\nFieldLens /healthz vs bare Fastify: ${((health.rps / bareHealth.rps) * 100).toFixed(1)}% of the throughput (overhead ${(100 - (health.rps / bareHealth.rps) * 100).toFixed(1)}%)`);
+  for (const [name, r] of rows)
+    console.log(`| ${name} | ${r.rps} | ${r.cpuUs} | ${r.p50} | ${r.p99} | ${r.errors} | ${r.non2xx} |`);
+  console.log(
+    `\nFieldLens /healthz vs bare Fastify: ${((health.rps / bareHealth.rps) * 100).toFixed(1)}% of the throughput (overhead ${(100 - (health.rps / bareHealth.rps) * 100).toFixed(1)}%)`,
+  );
   console.log(`/auth/me vs /healthz: ${((me.rps / health.rps) * 100).toFixed(1)}% of the throughput`);
   console.log(`event-loop delay during logins (ms): mean ${eld.mean}, p50 ${eld.p50}, p99 ${eld.p99}, max ${eld.max}`);
   console.log(

@@ -20,12 +20,36 @@ import { createServices } from '../src/services.js';
 
 const TOTAL = Number(process.env.BENCH_FIELDS ?? 100_000);
 const BATCH = 5000;
-const caller: Caller = { id: 'bench', username: 'bench', email: 'bench@localhost', roles: ['superadmin'], requestId: 'bench-import' };
+const caller: Caller = {
+  id: 'bench',
+  username: 'bench',
+  email: 'bench@localhost',
+  roles: ['superadmin'],
+  requestId: 'bench-import',
+};
 
 // Deterministic variety: sample catalog names × schema-style suffixes × many tables; half classified by path, half automatically.
-const SUFFIXES = ['', '_old', '_new', '_tmp', '_src', '_prev', '_orig', '_bak', '_v2', '_raw', '_norm', '_hist', '_ext', '_alt', '_final'];
+const SUFFIXES = [
+  '',
+  '_old',
+  '_new',
+  '_tmp',
+  '_src',
+  '_prev',
+  '_orig',
+  '_bak',
+  '_v2',
+  '_raw',
+  '_norm',
+  '_hist',
+  '_ext',
+  '_alt',
+  '_final',
+];
 function generate(n: number): ImportFieldItem[] {
-  const base = loadSampleCatalog().datasources.flatMap((s) => s.fields.map((f) => ({ ...f, table_name: `${s.name}_${f.table_name}` })));
+  const base = loadSampleCatalog().datasources.flatMap((s) =>
+    s.fields.map((f) => ({ ...f, table_name: `${s.name}_${f.table_name}` })),
+  );
   const out: ImportFieldItem[] = [];
   for (let i = 0; i < n; i++) {
     const f = base[i % base.length]!;
@@ -52,12 +76,21 @@ function memory(): { rss: number; heap: number } {
   return { rss: m.rss, heap: m.heapUsed };
 }
 
-async function benchImport(label: string, dbConfig: DatabaseConfig, schema?: string): Promise<Record<string, string | number>> {
+async function benchImport(
+  label: string,
+  dbConfig: DatabaseConfig,
+  schema?: string,
+): Promise<Record<string, string | number>> {
   const database: Database = openDatabase(dbConfig, schema ? { schema, poolSize: 5 } : {});
   try {
     await migrateToLatest(database);
     const config = loadConfig({ FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_ADMIN_PASSWORD: 'bench-passphrase-0001-long' });
-    const services = await createServices({ config: { ...config, database: dbConfig }, database, clock: systemClock, log: pino({ level: 'warn' }) });
+    const services = await createServices({
+      config: { ...config, database: dbConfig },
+      database,
+      clock: systemClock,
+      log: pino({ level: 'warn' }),
+    });
     await services.bootstrap();
     const source = await services.datasources.createDatasource(caller, { name: `bench-${label}`, type: 'postgresql' });
     const items = generate(TOTAL);
@@ -66,7 +99,10 @@ async function benchImport(label: string, dbConfig: DatabaseConfig, schema?: str
     let worst = 0;
     for (let start = 0; start < items.length; start += BATCH) {
       const t0 = performance.now();
-      await services.fields.importFields(caller, { datasource_id: source.id, fields: items.slice(start, start + BATCH) });
+      await services.fields.importFields(caller, {
+        datasource_id: source.id,
+        fields: items.slice(start, start + BATCH),
+      });
       worst = Math.max(worst, performance.now() - t0);
     }
     const seconds = (performance.now() - started) / 1000;
@@ -93,11 +129,24 @@ async function benchImport(label: string, dbConfig: DatabaseConfig, schema?: str
 
 async function benchEmbedding(): Promise<Record<string, string | number>> {
   const embedder = createEmbedder({ provider: 'builtin' });
-  const inputs = generate(TOTAL).map((f) => ({ table_name: f.table_name, field_name: f.field_name, comment: f.comment ?? null, data_type: f.data_type ?? null, format_signature: null }));
+  const inputs = generate(TOTAL).map((f) => ({
+    table_name: f.table_name,
+    field_name: f.field_name,
+    comment: f.comment ?? null,
+    data_type: f.data_type ?? null,
+    format_signature: null,
+  }));
   const t0 = performance.now();
-  for (let start = 0; start < inputs.length; start += BATCH) await embedder.embedFields(inputs.slice(start, start + BATCH));
+  for (let start = 0; start < inputs.length; start += BATCH)
+    await embedder.embedFields(inputs.slice(start, start + BATCH));
   const seconds = (performance.now() - t0) / 1000;
-  return { 'embedder': embedder.version, fields: TOTAL, 'fields/s': Math.round(TOTAL / seconds), 'dimensions': embedder.dimensions, 'stored bytes/field (embedding)': embedder.dimensions * 4 };
+  return {
+    embedder: embedder.version,
+    fields: TOTAL,
+    'fields/s': Math.round(TOTAL / seconds),
+    dimensions: embedder.dimensions,
+    'stored bytes/field (embedding)': embedder.dimensions * 4,
+  };
 }
 
 const results: Array<Record<string, string | number>> = [];
@@ -126,8 +175,19 @@ if (pgUrl) {
   }
 }
 
-console.log(JSON.stringify({
-  machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, node: process.version, platform: `${os.platform()} ${os.release()}` },
-  vector_file_bytes: wordVectorFileSize(),
-  results,
-}, null, 2));
+console.log(
+  JSON.stringify(
+    {
+      machine: {
+        cpus: os.cpus().length,
+        model: os.cpus()[0]?.model,
+        node: process.version,
+        platform: `${os.platform()} ${os.release()}`,
+      },
+      vector_file_bytes: wordVectorFileSize(),
+      results,
+    },
+    null,
+    2,
+  ),
+);

@@ -33,8 +33,13 @@ const SOURCES = 4;
 const SAMPLE_FIELDS = 600;
 const ACCEPT = process.env.BENCH_ACCEPT ?? 'gzip, deflate, br, zstd';
 
-const pct = (values: number[], p: number): number => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? NaN;
-const loadavg = () => os.loadavg().map((l) => l.toFixed(1)).join(' ');
+const pct = (values: number[], p: number): number =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((p / 100) * values.length))] ?? NaN;
+const loadavg = () =>
+  os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ');
 
 async function pgAdmin(statement: string): Promise<void> {
   const client = new pg.Client({ connectionString: PG_URL });
@@ -54,7 +59,24 @@ interface Server {
   close(): Promise<void>;
 }
 
-const NAMES = ['email', 'created_at', 'full_name', 'id', 'phone_number', 'amount', 'status', 'customer_ref', 'birth_date', 'iban', 'street', 'city', 'postcode', 'notes', 'updated_by', 'sku'];
+const NAMES = [
+  'email',
+  'created_at',
+  'full_name',
+  'id',
+  'phone_number',
+  'amount',
+  'status',
+  'customer_ref',
+  'birth_date',
+  'iban',
+  'street',
+  'city',
+  'postcode',
+  'notes',
+  'updated_by',
+  'sku',
+];
 
 /** The checkout at `root` on its own database, with the synthetic catalog inserted (the same for every checkout: seeded). */
 async function startServer(root: string, label: string): Promise<Server> {
@@ -65,7 +87,12 @@ async function startServer(root: string, label: string): Promise<Server> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-bench-list-'));
   const pgSchema = PG_URL ? `bench_list_${randomUUID().slice(0, 8)}` : undefined;
   if (pgSchema) await pgAdmin(`create schema ${pgSchema}`);
-  const config = loadConfig({ DATABASE_URL: PG_URL ?? `sqlite:${path.join(dir, 'bench.db')}`, FIELDLENS_ADMIN_PASSWORD: PASSWORD, FIELDLENS_SAMPLE_DATA: 'off', LOG_LEVEL: 'warn' });
+  const config = loadConfig({
+    DATABASE_URL: PG_URL ?? `sqlite:${path.join(dir, 'bench.db')}`,
+    FIELDLENS_ADMIN_PASSWORD: PASSWORD,
+    FIELDLENS_SAMPLE_DATA: 'off',
+    LOG_LEVEL: 'warn',
+  });
   const database = openDatabase(config.database, pgSchema ? { schema: pgSchema } : {});
   const app = await buildApp({ config, database });
   await app.services.bootstrap();
@@ -81,7 +108,11 @@ async function startServer(root: string, label: string): Promise<Server> {
   };
   try {
     const db = database.db;
-    const columns = new Set((await db.introspection.getTables()).find((t) => t.name === 'fields' && (pgSchema === undefined || t.schema === pgSchema))?.columns.map((c) => c.name));
+    const columns = new Set(
+      (await db.introspection.getTables())
+        .find((t) => t.name === 'fields' && (pgSchema === undefined || t.schema === pgSchema))
+        ?.columns.map((c) => c.name),
+    );
     const scanChange = columns.has('last_scan_id');
     const tags = await db.selectFrom('tags').select(['id', 'default_level']).orderBy('id').execute();
     const dims = app.services.embedder.dimensions;
@@ -94,7 +125,18 @@ async function startServer(root: string, label: string): Promise<Server> {
     for (let s = 0; s <= SOURCES; s++) {
       const id = randomUUID();
       const now = new Date(t0).toISOString();
-      await db.insertInto('datasources').values({ id, name: s === SOURCES ? 'sample' : `bench-${s}`, type: 'postgresql', description: null, is_sample: s === SOURCES ? 1 : 0, created_at: now, updated_at: now }).execute();
+      await db
+        .insertInto('datasources')
+        .values({
+          id,
+          name: s === SOURCES ? 'sample' : `bench-${s}`,
+          type: 'postgresql',
+          description: null,
+          is_sample: s === SOURCES ? 1 : 0,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
       sources.push(id);
     }
     // The last finished scan of sources 0 and 1 touched 2 % of their fields.
@@ -102,7 +144,18 @@ async function startServer(root: string, label: string): Promise<Server> {
     if (scanChange) {
       for (const [k, id] of scans.entries()) {
         const at = new Date(t0 + 86_400_000).toISOString();
-        await db.insertInto('scans').values({ id, datasource_id: sources[k]!, status: 'succeeded', phase: 'done', created_at: at, started_at: at, finished_at: at } as never).execute();
+        await db
+          .insertInto('scans')
+          .values({
+            id,
+            datasource_id: sources[k]!,
+            status: 'succeeded',
+            phase: 'done',
+            created_at: at,
+            started_at: at,
+            finished_at: at,
+          } as never)
+          .execute();
       }
     }
     const total = FIELDS + SAMPLE_FIELDS;
@@ -144,14 +197,23 @@ async function startServer(root: string, label: string): Promise<Server> {
           ...(changed ? { last_scan_id: scans[source], scan_change: rng() < 0.5 ? 'new' : 'changed' } : {}),
         });
       }
-      await db.insertInto('fields').values(rows as never).execute();
+      await db
+        .insertInto('fields')
+        .values(rows as never)
+        .execute();
     }
     // What autovacuum does within a minute of a bulk load, done now: the planner sees the catalog's real size.
     if (pgSchema) await pgAdmin(`analyze ${pgSchema}.fields`);
-    const login = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: PASSWORD } });
+    const login = await app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'admin', password: PASSWORD },
+    });
     const token = (JSON.parse(login.body) as { access_token: string }).access_token;
     const tagId = tags[Math.floor(tags.length / 2)]!.id;
-    console.log(`${label} (${config.database.kind}): ${total.toLocaleString('en')} fields inserted in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `${label} (${config.database.kind}): ${total.toLocaleString('en')} fields inserted in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
     return { label, app, token, sources, tagId, scanChange, close };
   } catch (error) {
     await close();
@@ -166,7 +228,13 @@ interface Answer {
   status: number;
 }
 
-async function call(server: Server, method: 'GET' | 'POST', url: string, payload?: unknown, accept: string | undefined = ACCEPT): Promise<Answer> {
+async function call(
+  server: Server,
+  method: 'GET' | 'POST',
+  url: string,
+  payload?: unknown,
+  accept: string | undefined = ACCEPT,
+): Promise<Answer> {
   const t0 = performance.now();
   const headers = { authorization: `Bearer ${server.token}`, ...(accept ? { 'accept-encoding': accept } : {}) };
   const res = await server.app.inject({ method, url, headers, ...(payload ? { payload: payload as object } : {}) });
@@ -174,7 +242,11 @@ async function call(server: Server, method: 'GET' | 'POST', url: string, payload
 }
 
 /** Times `url(server)` on every server, REQUESTS times each, alternating the servers (and which goes first). */
-async function timed(servers: Server[], label: string, request: (s: Server) => Promise<Answer> | undefined): Promise<Array<{ p50: number; p95: number; wire: number } | undefined>> {
+async function timed(
+  servers: Server[],
+  label: string,
+  request: (s: Server) => Promise<Answer> | undefined,
+): Promise<Array<{ p50: number; p95: number; wire: number } | undefined>> {
   const ms = servers.map(() => [] as number[]);
   const wire = servers.map(() => 0);
   const live = servers.map((s) => request(s) !== undefined);
@@ -190,8 +262,12 @@ async function timed(servers: Server[], label: string, request: (s: Server) => P
     const order = i % 2 === 0 ? servers.map((_, k) => k) : servers.map((_, k) => servers.length - 1 - k);
     for (const k of order) if (live[k]) ms[k]!.push(((await request(servers[k]!)) as Answer).ms);
   }
-  const out = servers.map((_, k) => (live[k] ? { p50: pct(ms[k]!, 50), p95: pct(ms[k]!, 95), wire: wire[k]! } : undefined));
-  const cells = out.map((o) => (o ? `${o.p50.toFixed(1)} ms (p95 ${o.p95.toFixed(1)}, ${(o.wire / 1024).toFixed(0)} KB)` : 'n/a'));
+  const out = servers.map((_, k) =>
+    live[k] ? { p50: pct(ms[k]!, 50), p95: pct(ms[k]!, 95), wire: wire[k]! } : undefined,
+  );
+  const cells = out.map((o) =>
+    o ? `${o.p50.toFixed(1)} ms (p95 ${o.p95.toFixed(1)}, ${(o.wire / 1024).toFixed(0)} KB)` : 'n/a',
+  );
   console.log(`| ${label} | ${cells.join(' | ')} |`);
   return out;
 }
@@ -200,7 +276,9 @@ const servers: Server[] = [];
 try {
   if (process.env.BENCH_COMPARE) servers.push(await startServer(path.resolve(process.env.BENCH_COMPARE), 'before'));
   servers.push(await startServer(HERE, servers.length > 0 ? 'after' : 'this'));
-  console.log(`load average ${loadavg()} on ${os.cpus().length} cores; ${REQUESTS} requests per query and server, limit=500, Accept-Encoding: ${ACCEPT}`);
+  console.log(
+    `load average ${loadavg()} on ${os.cpus().length} cores; ${REQUESTS} requests per query and server, limit=500, Accept-Encoding: ${ACCEPT}`,
+  );
   console.log(`| query (GET /api/v1/fields?limit=500&…) | ${servers.map((s) => s.label).join(' | ')} |`);
   console.log(`|---|${servers.map(() => '---:').join('|')}|`);
   const filters: Array<[string, (s: Server) => string | undefined]> = [
@@ -225,7 +303,13 @@ try {
         if (ONLY && !label.includes(ONLY)) continue;
         const figures = await timed(servers, label, (s) => {
           const f = filter(s);
-          return f === undefined ? undefined : call(s, 'GET', `/api/v1/fields?limit=500&sort=${sort}${unreviewed ? '&review_status=unreviewed' : ''}${f}`);
+          return f === undefined
+            ? undefined
+            : call(
+                s,
+                'GET',
+                `/api/v1/fields?limit=500&sort=${sort}${unreviewed ? '&review_status=unreviewed' : ''}${f}`,
+              );
         });
         figures.forEach((f, k) => {
           const limit = Math.max(30, 2 * (base[k]?.p50 ?? 0));
@@ -234,20 +318,45 @@ try {
       }
     }
   }
-  for (const [k, s] of servers.entries()) console.log(`${s.label}: slowest against its target max(30 ms, 2 × unfiltered p50 of its sort): ${worst[k]!.label} at ${(worst[k]!.ratio * 100).toFixed(0)} % of the target`);
+  for (const [k, s] of servers.entries())
+    console.log(
+      `${s.label}: slowest against its target max(30 ms, 2 × unfiltered p50 of its sort): ${worst[k]!.label} at ${(worst[k]!.ratio * 100).toFixed(0)} % of the target`,
+    );
   // What compression costs at this load: the unfiltered page without Accept-Encoding.
-  await timed(servers, 'sort=risk, no Accept-Encoding', (s) => call(s, 'GET', '/api/v1/fields?limit=500&sort=risk', undefined, ''));
+  await timed(servers, 'sort=risk, no Accept-Encoding', (s) =>
+    call(s, 'GET', '/api/v1/fields?limit=500&sort=risk', undefined, ''),
+  );
   // The queue's minibars call: the ids of its first page (computed on the spot by the first call, then read).
   const ids = new Map<Server, string[]>();
   for (const s of servers) {
-    const page = await s.app.inject({ method: 'GET', url: '/api/v1/fields?limit=500&sort=risk&review_status=unreviewed', headers: { authorization: `Bearer ${s.token}` } });
-    ids.set(s, (JSON.parse(page.body) as { items: Array<{ id: string }> }).items.map((f) => f.id));
+    const page = await s.app.inject({
+      method: 'GET',
+      url: '/api/v1/fields?limit=500&sort=risk&review_status=unreviewed',
+      headers: { authorization: `Bearer ${s.token}` },
+    });
+    ids.set(
+      s,
+      (JSON.parse(page.body) as { items: Array<{ id: string }> }).items.map((f) => f.id),
+    );
   }
-  await timed(servers, 'POST /classify/fields/embedding-minibars (500 ids)', (s) => call(s, 'POST', '/api/v1/classify/fields/embedding-minibars', { field_ids: ids.get(s) }));
+  await timed(servers, 'POST /classify/fields/embedding-minibars (500 ids)', (s) =>
+    call(s, 'POST', '/api/v1/classify/fields/embedding-minibars', { field_ids: ids.get(s) }),
+  );
   for (const s of servers) {
-    const plain = await s.app.inject({ method: 'POST', url: '/api/v1/classify/fields/embedding-minibars', headers: { authorization: `Bearer ${s.token}` }, payload: { field_ids: ids.get(s) } });
-    const list = await s.app.inject({ method: 'GET', url: '/api/v1/fields?limit=500&sort=risk', headers: { authorization: `Bearer ${s.token}` } });
-    console.log(`${s.label}: minibars answer ${(plain.rawPayload.length / 1024).toFixed(0)} KB as JSON; list page of 500 ${(list.rawPayload.length / 1024).toFixed(0)} KB as JSON`);
+    const plain = await s.app.inject({
+      method: 'POST',
+      url: '/api/v1/classify/fields/embedding-minibars',
+      headers: { authorization: `Bearer ${s.token}` },
+      payload: { field_ids: ids.get(s) },
+    });
+    const list = await s.app.inject({
+      method: 'GET',
+      url: '/api/v1/fields?limit=500&sort=risk',
+      headers: { authorization: `Bearer ${s.token}` },
+    });
+    console.log(
+      `${s.label}: minibars answer ${(plain.rawPayload.length / 1024).toFixed(0)} KB as JSON; list page of 500 ${(list.rawPayload.length / 1024).toFixed(0)} KB as JSON`,
+    );
   }
   console.log(`load average ${loadavg()}`);
 } finally {

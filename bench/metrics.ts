@@ -47,7 +47,15 @@ const PG_URL = process.env.BENCH_DATABASE_URL;
 
 async function run(n: number): Promise<void> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-mbench-'));
-  const config = loadConfig({ DATABASE_URL: PG_URL ?? `sqlite:${path.join(dir, 'm.db')}`, FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_ADMIN_PASSWORD: PASSWORD, LOG_LEVEL: 'warn', FIELDLENS_RATE_LIMIT_PER_ADDRESS: '1000000000', FIELDLENS_RATE_LIMIT_PER_USER: '1000000000', FIELDLENS_INDEX_THREADS: process.env.FIELDLENS_INDEX_THREADS });
+  const config = loadConfig({
+    DATABASE_URL: PG_URL ?? `sqlite:${path.join(dir, 'm.db')}`,
+    FIELDLENS_SAMPLE_DATA: 'off',
+    FIELDLENS_ADMIN_PASSWORD: PASSWORD,
+    LOG_LEVEL: 'warn',
+    FIELDLENS_RATE_LIMIT_PER_ADDRESS: '1000000000',
+    FIELDLENS_RATE_LIMIT_PER_USER: '1000000000',
+    FIELDLENS_INDEX_THREADS: process.env.FIELDLENS_INDEX_THREADS,
+  });
   const schema = PG_URL ? `fl_mbench_${randomUUID().slice(0, 8)}` : undefined;
   const admin = PG_URL ? new pg.Client({ connectionString: PG_URL }) : undefined;
   if (admin) {
@@ -71,7 +79,19 @@ async function run(n: number): Promise<void> {
     const centers = tags.map(() => Float32Array.from({ length: dims }, gauss));
     const source = randomUUID();
     const now = new Date().toISOString();
-    if (!reuse) await database.db.insertInto('datasources').values({ id: source, name: 'bench', type: 'postgresql', description: null, is_sample: 1, created_at: now, updated_at: now }).execute();
+    if (!reuse)
+      await database.db
+        .insertInto('datasources')
+        .values({
+          id: source,
+          name: 'bench',
+          type: 'postgresql',
+          description: null,
+          is_sample: 1,
+          created_at: now,
+          updated_at: now,
+        })
+        .execute();
     const tInsert = performance.now();
     for (let s = 0; s < (reuse ? 0 : n); s += 1000) {
       const rows = [];
@@ -82,9 +102,21 @@ async function run(n: number): Promise<void> {
         for (const x of v) norm += x * x;
         for (let d = 0; d < dims; d++) v[d]! /= Math.sqrt(norm);
         rows.push({
-          id: randomUUID(), datasource_id: source, table_name: `t${i % 500}`, field_name: `c${i}`, data_type: 'text', comment: null, format_signature: null,
-          tag_id: tags[t]!.id, level: tags[t]!.default_level, locked: 0 as const, review_status: 'unreviewed' as const, embedding: encodeVector(v),
-          embedder_version: 'bench', created_at: now, updated_at: now,
+          id: randomUUID(),
+          datasource_id: source,
+          table_name: `t${i % 500}`,
+          field_name: `c${i}`,
+          data_type: 'text',
+          comment: null,
+          format_signature: null,
+          tag_id: tags[t]!.id,
+          level: tags[t]!.default_level,
+          locked: 0 as const,
+          review_status: 'unreviewed' as const,
+          embedding: encodeVector(v),
+          embedder_version: 'bench',
+          created_at: now,
+          updated_at: now,
         });
       }
       await database.db.insertInto('fields').values(rows).execute();
@@ -122,10 +154,19 @@ async function run(n: number): Promise<void> {
     }
     lat.sort((a, b) => a - b);
 
-    const login = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: PASSWORD } });
+    const login = await app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'admin', password: PASSWORD },
+    });
     const token = (JSON.parse(login.body) as { access_token: string }).access_token;
     const tc = performance.now();
-    const res = await app.inject({ method: 'POST', url: `/api/v1/classify/fields/${ids[0]}/confirm`, headers: { authorization: `Bearer ${token}` }, payload: {} });
+    const res = await app.inject({
+      method: 'POST',
+      url: `/api/v1/classify/fields/${ids[0]}/confirm`,
+      headers: { authorization: `Bearer ${token}` },
+      payload: {},
+    });
     if (res.statusCode !== 200) throw new Error(res.body);
     const pending = (await app.services.metrics.status()).pending;
     await app.services.metricsWorker.drain();
@@ -155,10 +196,15 @@ async function run(n: number): Promise<void> {
 if (!process.env.BENCH_CHILD) {
   // Each size in a child process started as `npm start` starts the service (MALLOC_ARENA_MAX, see docs/operations.md).
   const arenas = process.env.MALLOC_ARENA_MAX ?? '2';
-  console.log(`${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${PG_URL ? 'PostgreSQL' : 'SQLite'}, MALLOC_ARENA_MAX=${arenas}`);
+  console.log(
+    `${os.cpus()[0]?.model ?? 'cpu'} × ${os.cpus().length}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${PG_URL ? 'PostgreSQL' : 'SQLite'}, MALLOC_ARENA_MAX=${arenas}`,
+  );
   for (const n of SIZES) {
     const env = { ...process.env, BENCH_SIZES: String(n), BENCH_CHILD: '1', MALLOC_ARENA_MAX: arenas };
-    const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], { env, stdio: 'inherit' });
+    const child = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(import.meta.url)], {
+      env,
+      stdio: 'inherit',
+    });
     if (child.status !== 0) process.exit(child.status ?? 1);
   }
 } else {

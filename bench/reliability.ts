@@ -65,7 +65,18 @@ interface Answer {
   body: string;
 }
 
-function call(port: number, method: string, url: string, options: { token?: string; body?: unknown; headers?: Record<string, string>; raw?: string; agent?: http.Agent | false } = {}): Promise<Answer> {
+function call(
+  port: number,
+  method: string,
+  url: string,
+  options: {
+    token?: string;
+    body?: unknown;
+    headers?: Record<string, string>;
+    raw?: string;
+    agent?: http.Agent | false;
+  } = {},
+): Promise<Answer> {
   const payload = options.raw ?? (options.body === undefined ? undefined : JSON.stringify(options.body));
   return new Promise((resolve, reject) => {
     const req = http.request(
@@ -97,7 +108,12 @@ function call(port: number, method: string, url: string, options: { token?: stri
   });
 }
 
-async function callJson<T>(port: number, method: string, url: string, options: Parameters<typeof call>[3] = {}): Promise<T> {
+async function callJson<T>(
+  port: number,
+  method: string,
+  url: string,
+  options: Parameters<typeof call>[3] = {},
+): Promise<T> {
   const answer = await call(port, method, url, options);
   if (answer.status >= 300) throw new Error(`${method} ${url}: ${answer.status} ${answer.body.slice(0, 300)}`);
   return (answer.body ? JSON.parse(answer.body) : undefined) as T;
@@ -201,7 +217,8 @@ async function startServer(target: Target, log: string, extraEnv: Record<string,
   let exited: number | null | undefined;
   child.once('exit', (code) => (exited = code));
   for (const deadline = Date.now() + 120_000; Date.now() < deadline; await sleep(25)) {
-    if (exited !== undefined) throw new Error(`server exited with ${exited}: ${readFileSync(log, 'utf8').slice(-2000)}`);
+    if (exited !== undefined)
+      throw new Error(`server exited with ${exited}: ${readFileSync(log, 'utf8').slice(-2000)}`);
     try {
       const answer = await call(port, 'GET', '/readyz', { agent: false });
       if (answer.status === 200) return { child, port, readyMs: performance.now() - started };
@@ -226,7 +243,10 @@ function sleep(ms: number): Promise<void> {
 
 function auditVerify(target: Target): { ok: boolean; output: string } {
   try {
-    const output = execFileSync(process.execPath, ['dist/cli.js', 'audit', 'verify'], { env: { ...process.env, DATABASE_URL: target.databaseUrl }, encoding: 'utf8' });
+    const output = execFileSync(process.execPath, ['dist/cli.js', 'audit', 'verify'], {
+      env: { ...process.env, DATABASE_URL: target.databaseUrl },
+      encoding: 'utf8',
+    });
     return { ok: true, output: output.trim() };
   } catch (error) {
     return { ok: false, output: String((error as { stdout?: string }).stdout ?? error).trim() };
@@ -234,23 +254,58 @@ function auditVerify(target: Target): { ok: boolean; output: string } {
 }
 
 /** Logs in as admin, creates reviewers and a data source with `count` fields; answers the field ids. */
-async function seed(port: number, count: number, reviewers: number): Promise<{ fieldIds: string[]; usernames: string[] }> {
-  const { access_token: admin } = await callJson<{ access_token: string }>(port, 'POST', '/api/v1/auth/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });
-  const source = await callJson<{ id: string }>(port, 'POST', '/api/v1/datasources', { token: admin, body: { name: `reliability-${randomUUID().slice(0, 8)}`, type: 'postgresql' } });
+async function seed(
+  port: number,
+  count: number,
+  reviewers: number,
+): Promise<{ fieldIds: string[]; usernames: string[] }> {
+  const { access_token: admin } = await callJson<{ access_token: string }>(port, 'POST', '/api/v1/auth/login', {
+    body: { username: 'admin', password: ADMIN_PASSWORD },
+  });
+  const source = await callJson<{ id: string }>(port, 'POST', '/api/v1/datasources', {
+    token: admin,
+    body: { name: `reliability-${randomUUID().slice(0, 8)}`, type: 'postgresql' },
+  });
   const fieldIds: string[] = [];
-  const words = ['email', 'phone', 'name', 'address', 'birth_date', 'iban', 'card_number', 'status', 'created_at', 'amount', 'city', 'country', 'notes', 'ip_address', 'salary'];
+  const words = [
+    'email',
+    'phone',
+    'name',
+    'address',
+    'birth_date',
+    'iban',
+    'card_number',
+    'status',
+    'created_at',
+    'amount',
+    'city',
+    'country',
+    'notes',
+    'ip_address',
+    'salary',
+  ];
   for (let offset = 0; offset < count; offset += 2500) {
     const fields = Array.from({ length: Math.min(2500, count - offset) }, (_, i) => {
       const n = offset + i;
-      return { table_name: `table_${Math.floor(n / 25)}`, field_name: `${words[n % words.length]}_${n}`, data_type: n % 3 === 0 ? 'varchar(255)' : 'integer' };
+      return {
+        table_name: `table_${Math.floor(n / 25)}`,
+        field_name: `${words[n % words.length]}_${n}`,
+        data_type: n % 3 === 0 ? 'varchar(255)' : 'integer',
+      };
     });
-    const result = await callJson<{ field_ids: string[] }>(port, 'POST', '/api/v1/fields/import', { token: admin, body: { datasource_id: source.id, fields } });
+    const result = await callJson<{ field_ids: string[] }>(port, 'POST', '/api/v1/fields/import', {
+      token: admin,
+      body: { datasource_id: source.id, fields },
+    });
     fieldIds.push(...result.field_ids);
   }
   const usernames: string[] = [];
   for (let i = 0; i < reviewers; i += 1) {
     const username = `reviewer-${i}-${randomUUID().slice(0, 6)}`;
-    await callJson(port, 'POST', '/api/v1/users', { token: admin, body: { username, password: USER_PASSWORD, email: `${username}@example.com`, roles: ['operator'] } });
+    await callJson(port, 'POST', '/api/v1/users', {
+      token: admin,
+      body: { username, password: USER_PASSWORD, email: `${username}@example.com`, roles: ['operator'] },
+    });
     usernames.push(username);
   }
   return { fieldIds, usernames };
@@ -262,7 +317,15 @@ async function seed(port: number, count: number, reviewers: number): Promise<{ f
 const OPERATIONS = ['minibars', 'confirm', 'batch-confirm', 'defer', 'list', 'me', 'refresh'] as const;
 type Op = (typeof OPERATIONS)[number];
 /** Share of each operation in the mix (sums to 100). */
-const WEIGHTS: Record<Op, number> = { minibars: 20, confirm: 15, 'batch-confirm': 8, defer: 12, list: 20, me: 20, refresh: 5 };
+const WEIGHTS: Record<Op, number> = {
+  minibars: 20,
+  confirm: 15,
+  'batch-confirm': 8,
+  defer: 12,
+  list: 20,
+  me: 20,
+  refresh: 5,
+};
 
 interface OpStats {
   ok: number;
@@ -289,21 +352,31 @@ async function mixedLoad(kind: string): Promise<Record<string, unknown>> {
   const target = await makeTarget(kind);
   const servers: Server[] = [];
   try {
-    for (let i = 0; i < target.instances; i += 1) servers.push(await startServer(target, path.join(workDir, `load-${kind}-${i}.log`)));
+    for (let i = 0; i < target.instances; i += 1)
+      servers.push(await startServer(target, path.join(workDir, `load-${kind}-${i}.log`)));
     const ports = servers.map((s) => s.port);
     // The trial license allows 5 users: the admin and 4 reviewers, whose sessions the clients share out.
     const { fieldIds, usernames } = await seed(ports[0] as number, FIELDS, 4);
-    const startSeq = Number((await target.query<{ seq: number | null }>('select max(seq) as seq from audit_log'))[0]?.seq ?? 0);
+    const startSeq = Number(
+      (await target.query<{ seq: number | null }>('select max(seq) as seq from audit_log'))[0]?.seq ?? 0,
+    );
 
     // Each client logs in once (its own session, so its refresh chain is its own), on the instances in turn.
     const clients: Array<{ port: number; access: string; refresh: string }> = [];
     for (let i = 0; i < CLIENTS; i += 1) {
       const port = ports[i % ports.length] as number;
-      const session = await callJson<{ access_token: string; refresh_token: string }>(port, 'POST', '/api/v1/auth/login', { body: { username: usernames[i % usernames.length], password: USER_PASSWORD } });
+      const session = await callJson<{ access_token: string; refresh_token: string }>(
+        port,
+        'POST',
+        '/api/v1/auth/login',
+        { body: { username: usernames[i % usernames.length], password: USER_PASSWORD } },
+      );
       clients.push({ port, access: session.access_token, refresh: session.refresh_token });
     }
 
-    const stats = Object.fromEntries(OPERATIONS.map((op) => [op, { ok: 0, client: 0, server: 0, transport: 0, latencies: [] } as OpStats])) as Record<Op, OpStats>;
+    const stats = Object.fromEntries(
+      OPERATIONS.map((op) => [op, { ok: 0, client: 0, server: 0, transport: 0, latencies: [] } as OpStats]),
+    ) as Record<Op, OpStats>;
     let decisions = 0;
     const serverErrors: string[] = [];
     const end = Date.now() + DURATION_S * 1000;
@@ -316,28 +389,45 @@ async function mixedLoad(kind: string): Promise<Record<string, unknown>> {
             let answer: Answer;
             switch (op) {
               case 'minibars':
-                answer = await call(client.port, 'POST', '/api/v1/classify/fields/embedding-minibars', { token: client.access, body: { field_ids: sample(fieldIds, 20) } });
+                answer = await call(client.port, 'POST', '/api/v1/classify/fields/embedding-minibars', {
+                  token: client.access,
+                  body: { field_ids: sample(fieldIds, 20) },
+                });
                 break;
               case 'confirm':
-                answer = await call(client.port, 'POST', `/api/v1/classify/fields/${sample(fieldIds, 1)[0]}/confirm`, { token: client.access, body: {} });
+                answer = await call(client.port, 'POST', `/api/v1/classify/fields/${sample(fieldIds, 1)[0]}/confirm`, {
+                  token: client.access,
+                  body: {},
+                });
                 if (answer.status === 200) decisions += 1;
                 break;
               case 'batch-confirm':
-                answer = await call(client.port, 'POST', '/api/v1/classify/fields/batch-confirm', { token: client.access, body: { field_ids: sample(fieldIds, 50) } });
-                if (answer.status === 200) decisions += (JSON.parse(answer.body) as { confirmed: string[] }).confirmed.length;
+                answer = await call(client.port, 'POST', '/api/v1/classify/fields/batch-confirm', {
+                  token: client.access,
+                  body: { field_ids: sample(fieldIds, 50) },
+                });
+                if (answer.status === 200)
+                  decisions += (JSON.parse(answer.body) as { confirmed: string[] }).confirmed.length;
                 break;
               case 'defer':
-                answer = await call(client.port, 'POST', `/api/v1/classify/fields/${sample(fieldIds, 1)[0]}/defer`, { token: client.access, body: { reason: 'Needs the data owner' } });
+                answer = await call(client.port, 'POST', `/api/v1/classify/fields/${sample(fieldIds, 1)[0]}/defer`, {
+                  token: client.access,
+                  body: { reason: 'Needs the data owner' },
+                });
                 if (answer.status === 200) decisions += 1;
                 break;
               case 'list':
-                answer = await call(client.port, 'GET', '/api/v1/fields?limit=50&sort=outlier_score', { token: client.access });
+                answer = await call(client.port, 'GET', '/api/v1/fields?limit=50&sort=outlier_score', {
+                  token: client.access,
+                });
                 break;
               case 'me':
                 answer = await call(client.port, 'GET', '/api/v1/auth/me', { token: client.access });
                 break;
               case 'refresh':
-                answer = await call(client.port, 'POST', '/api/v1/auth/refresh', { body: { refresh_token: client.refresh } });
+                answer = await call(client.port, 'POST', '/api/v1/auth/refresh', {
+                  body: { refresh_token: client.refresh },
+                });
                 if (answer.status === 200) {
                   const pair = JSON.parse(answer.body) as { access_token: string; refresh_token: string };
                   client.access = pair.access_token;
@@ -354,26 +444,43 @@ async function mixedLoad(kind: string): Promise<Record<string, unknown>> {
             else s.ok += 1;
           } catch (error) {
             stats[op].transport += 1;
-            if (serverErrors.length < 5) serverErrors.push(`${op} transport: ${error instanceof Error ? error.message : String(error)}`);
+            if (serverErrors.length < 5)
+              serverErrors.push(`${op} transport: ${error instanceof Error ? error.message : String(error)}`);
           }
         }
       }),
     );
 
     const auditDecisions = Number(
-      (await target.query<{ n: number | string }>("select count(*) as n from audit_log where seq > $1 and action in ('field.confirmed', 'field.deferred')", [startSeq]))[0]?.n ?? 0,
+      (
+        await target.query<{ n: number | string }>(
+          "select count(*) as n from audit_log where seq > $1 and action in ('field.confirmed', 'field.deferred')",
+          [startSeq],
+        )
+      )[0]?.n ?? 0,
     );
     const exitCodes: Array<number | null> = [];
     for (const server of servers) exitCodes.push(await stopServer(server));
     const verify = auditVerify(target);
-    const deadlocks = servers.map((_, i) => (readFileSync(path.join(workDir, `load-${kind}-${i}.log`), 'utf8').match(/deadlock detected/g) ?? []).length).reduce((a, b) => a + b, 0);
-    const total = OPERATIONS.reduce((sum, op) => sum + stats[op].ok + stats[op].client + stats[op].server + stats[op].transport, 0);
+    const deadlocks = servers
+      .map(
+        (_, i) =>
+          (readFileSync(path.join(workDir, `load-${kind}-${i}.log`), 'utf8').match(/deadlock detected/g) ?? []).length,
+      )
+      .reduce((a, b) => a + b, 0);
+    const total = OPERATIONS.reduce(
+      (sum, op) => sum + stats[op].ok + stats[op].client + stats[op].server + stats[op].transport,
+      0,
+    );
     const perOp = Object.fromEntries(
       OPERATIONS.map((op) => {
         const s = stats[op];
         const sorted = [...s.latencies].sort((a, b) => a - b);
         const at = (q: number) => Math.round(sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0);
-        return [op, { ok: s.ok, '4xx': s.client, '5xx': s.server, transport: s.transport, p50: at(0.5), p99: at(0.99) }];
+        return [
+          op,
+          { ok: s.ok, '4xx': s.client, '5xx': s.server, transport: s.transport, p50: at(0.5), p99: at(0.99) },
+        ];
       }),
     );
     return {
@@ -415,7 +522,12 @@ async function killRuns(kind: string): Promise<Record<string, unknown>> {
     const readyMs: number[] = [];
     let answeredBeforeKill = 0;
     for (let round = 0; round < KILLS; round += 1) {
-      const { access_token: token } = await callJson<{ access_token: string }>(server.port, 'POST', '/api/v1/auth/login', { body: { username: usernames[0], password: USER_PASSWORD } });
+      const { access_token: token } = await callJson<{ access_token: string }>(
+        server.port,
+        'POST',
+        '/api/v1/auth/login',
+        { body: { username: usernames[0], password: USER_PASSWORD } },
+      );
       let killed = false;
       let answeredThisRound = 0;
       const port = server.port;
@@ -427,7 +539,11 @@ async function killRuns(kind: string): Promise<Record<string, unknown>> {
           const requestId = `kill-${round}-${randomUUID()}`;
           batches.set(requestId, ids);
           try {
-            const answer = await call(port, 'POST', '/api/v1/classify/fields/batch-confirm', { token, body: { field_ids: ids }, headers: { 'x-request-id': requestId } });
+            const answer = await call(port, 'POST', '/api/v1/classify/fields/batch-confirm', {
+              token,
+              body: { field_ids: ids },
+              headers: { 'x-request-id': requestId },
+            });
             if (answer.status === 200) {
               answeredBeforeKill += 1;
               answeredThisRound += 1;
@@ -439,12 +555,16 @@ async function killRuns(kind: string): Promise<Record<string, unknown>> {
       });
       // Kill once batches are committing (at least one answered, so the round has whole batches and in-flight ones),
       // a random moment later; at most 30 s in.
-      for (const deadline = Date.now() + 30_000; answeredThisRound === 0 && Date.now() < deadline; ) await sleep(20);
+      for (const deadline = Date.now() + 30_000; answeredThisRound === 0 && Date.now() < deadline;) await sleep(20);
       await sleep(Math.random() * 300);
       killed = true;
       server.child.kill('SIGKILL');
       await Promise.all(clients);
-      await new Promise((resolve) => (server.child.exitCode !== null || server.child.signalCode !== null ? resolve(undefined) : server.child.once('exit', resolve)));
+      await new Promise((resolve) =>
+        server.child.exitCode !== null || server.child.signalCode !== null
+          ? resolve(undefined)
+          : server.child.once('exit', resolve),
+      );
       server = await startServer(target, log);
       readyMs.push(Math.round(server.readyMs));
     }
@@ -452,10 +572,14 @@ async function killRuns(kind: string): Promise<Record<string, unknown>> {
 
     // All-or-nothing per batch: its audit entries and its confirmed fields are 0 or the whole batch, and agree.
     const audited = new Map<string, number>();
-    for (const row of await target.query<{ request_id: string; n: number | string }>("select request_id, count(*) as n from audit_log where action = 'field.confirmed' and request_id like 'kill-%' group by request_id")) {
+    for (const row of await target.query<{ request_id: string; n: number | string }>(
+      "select request_id, count(*) as n from audit_log where action = 'field.confirmed' and request_id like 'kill-%' group by request_id",
+    )) {
       audited.set(row.request_id, Number(row.n));
     }
-    const confirmed = new Set((await target.query<{ id: string }>("select id from fields where review_status = 'confirmed'")).map((r) => r.id));
+    const confirmed = new Set(
+      (await target.query<{ id: string }>("select id from fields where review_status = 'confirmed'")).map((r) => r.id),
+    );
     let whole = 0;
     let none = 0;
     const half: string[] = [];
@@ -494,7 +618,12 @@ async function fuzzRun(kind: string): Promise<Record<string, unknown>> {
   const server = await startServer(target, path.join(workDir, `fuzz-${kind}.log`));
   try {
     await seed(server.port, 50, 0);
-    const { access_token: token } = await callJson<{ access_token: string }>(server.port, 'POST', '/api/v1/auth/login', { body: { username: 'admin', password: ADMIN_PASSWORD } });
+    const { access_token: token } = await callJson<{ access_token: string }>(
+      server.port,
+      'POST',
+      '/api/v1/auth/login',
+      { body: { username: 'admin', password: ADMIN_PASSWORD } },
+    );
     const doc = await callJson<OpenApiDocument>(server.port, 'GET', '/openapi.json');
     const started = performance.now();
     const report = await fuzz({
@@ -503,7 +632,10 @@ async function fuzzRun(kind: string): Promise<Record<string, unknown>> {
       seed: 19,
       concurrency: 8,
       send: async (request) => {
-        const answer = await call(server.port, request.method, request.url, { headers: request.headers, ...(request.payload === undefined ? {} : { raw: request.payload }) });
+        const answer = await call(server.port, request.method, request.url, {
+          headers: request.headers,
+          ...(request.payload === undefined ? {} : { raw: request.payload }),
+        });
         return { status: answer.status, headers: answer.headers, body: answer.body };
       },
     });
@@ -541,13 +673,21 @@ async function shutdownRuns(kind: string): Promise<Record<string, unknown>> {
     for (let round = 0; round < SHUTDOWNS; round += 1) {
       if (round > 0) server = await startServer(target, log);
       const { port } = server;
-      const { access_token: token } = await callJson<{ access_token: string }>(port, 'POST', '/api/v1/auth/login', { body: { username: usernames[0], password: USER_PASSWORD } });
+      const { access_token: token } = await callJson<{ access_token: string }>(port, 'POST', '/api/v1/auth/login', {
+        body: { username: usernames[0], password: USER_PASSWORD },
+      });
       // 20 keep-alive connections, used once and idle since.
       const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 20 });
-      await Promise.all(Array.from({ length: 20 }, () => call(port, 'GET', '/api/v1/auth/me', { token, agent: keepAlive })));
+      await Promise.all(
+        Array.from({ length: 20 }, () => call(port, 'GET', '/api/v1/auth/me', { token, agent: keepAlive })),
+      );
       const exited = new Promise<number | null>((resolve) => server.child.once('exit', (code) => resolve(code)));
       const heavyCalls = Array.from({ length: 3 }, () =>
-        call(port, 'POST', '/api/v1/classify/fields/embedding-minibars', { token, body: { field_ids: sample(fieldIds, 500) }, agent: false }).then(
+        call(port, 'POST', '/api/v1/classify/fields/embedding-minibars', {
+          token,
+          body: { field_ids: sample(fieldIds, 500) },
+          agent: false,
+        }).then(
           (a) => (a.status === 200 ? (heavy.answered += 1) : (heavy.failed += 1)),
           () => (heavy.failed += 1),
         ),
@@ -579,7 +719,17 @@ async function shutdownRuns(kind: string): Promise<Record<string, unknown>> {
       exitMs.push(Math.round(performance.now() - signalled));
       keepAlive.destroy();
     }
-    return { target: target.name, rounds: SHUTDOWNS, meRequests: SHUTDOWNS * 40, ...tally, heavyAnswered: heavy.answered, heavyFailed: heavy.failed, exitCodes, exitMs, examples };
+    return {
+      target: target.name,
+      rounds: SHUTDOWNS,
+      meRequests: SHUTDOWNS * 40,
+      ...tally,
+      heavyAnswered: heavy.answered,
+      heavyFailed: heavy.failed,
+      exitCodes,
+      exitMs,
+      examples,
+    };
   } finally {
     server.child.kill('SIGKILL');
     await target.dispose();
@@ -590,13 +740,21 @@ async function shutdownRuns(kind: string): Promise<Record<string, unknown>> {
 
 console.log(`building dist/ …`);
 execFileSync('npx', ['tsc', '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-console.log(`node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, load average ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+console.log(
+  `node ${process.version}, ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, load average ${os
+    .loadavg()
+    .map((l) => l.toFixed(1))
+    .join(' ')}`,
+);
 try {
   for (const kind of DATABASES) {
     if (PARTS.has('load')) console.log(JSON.stringify({ part: 'load', ...(await mixedLoad(kind)) }, null, 1));
-    if (PARTS.has('kill') && kind !== 'postgres-2') console.log(JSON.stringify({ part: 'kill', ...(await killRuns(kind)) }, null, 1));
-    if (PARTS.has('fuzz') && kind !== 'postgres-2') console.log(JSON.stringify({ part: 'fuzz', ...(await fuzzRun(kind)) }, null, 1));
-    if (PARTS.has('shutdown') && kind !== 'postgres-2') console.log(JSON.stringify({ part: 'shutdown', ...(await shutdownRuns(kind)) }, null, 1));
+    if (PARTS.has('kill') && kind !== 'postgres-2')
+      console.log(JSON.stringify({ part: 'kill', ...(await killRuns(kind)) }, null, 1));
+    if (PARTS.has('fuzz') && kind !== 'postgres-2')
+      console.log(JSON.stringify({ part: 'fuzz', ...(await fuzzRun(kind)) }, null, 1));
+    if (PARTS.has('shutdown') && kind !== 'postgres-2')
+      console.log(JSON.stringify({ part: 'shutdown', ...(await shutdownRuns(kind)) }, null, 1));
   }
 } finally {
   agent.destroy();

@@ -18,11 +18,33 @@ import { mulberry32 } from './support/random.js';
 const FIELDS = Number(process.env.BENCH_FIELDS ?? 100_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 7);
 const PASSWORD = 'rules-preview-bench-passphrase-01';
-const NAMES = ['email', 'created_at', 'full_name', 'id', 'phone_number', 'amount', 'status', 'customer_ref', 'birth_date', 'iban', 'street', 'treuekarte_nr', 'postcode', 'notes', 'updated_by', 'sku'];
+const NAMES = [
+  'email',
+  'created_at',
+  'full_name',
+  'id',
+  'phone_number',
+  'amount',
+  'status',
+  'customer_ref',
+  'birth_date',
+  'iban',
+  'street',
+  'treuekarte_nr',
+  'postcode',
+  'notes',
+  'updated_by',
+  'sku',
+];
 const TYPES = ['text', 'varchar(40)', 'integer', 'numeric(10,2)', 'timestamp', 'uuid', 'boolean', 'date'];
 
 const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-bench-preview-'));
-const config = loadConfig({ DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}`, FIELDLENS_ADMIN_PASSWORD: PASSWORD, FIELDLENS_SAMPLE_DATA: 'off', LOG_LEVEL: 'warn' });
+const config = loadConfig({
+  DATABASE_URL: `sqlite:${path.join(dir, 'bench.db')}`,
+  FIELDLENS_ADMIN_PASSWORD: PASSWORD,
+  FIELDLENS_SAMPLE_DATA: 'off',
+  LOG_LEVEL: 'warn',
+});
 const database = openDatabase(config.database);
 const app = await buildApp({ config, database });
 await app.services.bootstrap();
@@ -36,7 +58,18 @@ try {
   const t0 = new Date('2026-01-01T00:00:00Z').toISOString();
   for (let s = 0; s < 4; s++) {
     const id = randomUUID();
-    await db.insertInto('datasources').values({ id, name: `bench-${s}`, type: 'postgresql', description: null, is_sample: 0, created_at: t0, updated_at: t0 }).execute();
+    await db
+      .insertInto('datasources')
+      .values({
+        id,
+        name: `bench-${s}`,
+        type: 'postgresql',
+        description: null,
+        is_sample: 0,
+        created_at: t0,
+        updated_at: t0,
+      })
+      .execute();
     sources.push(id);
   }
   // Every catalog field carries its embedding (stored in the row, before the columns the preview filters on): without
@@ -72,20 +105,44 @@ try {
         updated_at: t0,
       });
     }
-    await db.insertInto('fields').values(rows as never).execute();
+    await db
+      .insertInto('fields')
+      .values(rows as never)
+      .execute();
   }
-  console.log(`${FIELDS.toLocaleString('en')} fields inserted in ${((performance.now() - started) / 1000).toFixed(1)} s`);
-  const login = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: PASSWORD } });
+  console.log(
+    `${FIELDS.toLocaleString('en')} fields inserted in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+  );
+  const login = await app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/login',
+    payload: { username: 'admin', password: PASSWORD },
+  });
   const token = (JSON.parse(login.body) as { access_token: string }).access_token;
   const tagId = tags[0]!.id;
   const rules = {
     'column name pattern': { column_name: '^(treuekarte|bonuskarte)_?(nr|no)' },
-    'column name + table name + type family': { column_name: 'treuekarte|iban', table_name: '^kunden_', data_type_family: ['text'] },
+    'column name + table name + type family': {
+      column_name: 'treuekarte|iban',
+      table_name: '^kunden_',
+      data_type_family: ['text'],
+    },
   };
-  const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
-  console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, node ${process.version}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}; ${RUNS} rounds (after one warm-up), the cases interleaved in each round`);
+  const pct = (xs: number[], p: number): number =>
+    [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))]!;
+  console.log(
+    `machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, node ${process.version}, load ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}; ${RUNS} rounds (after one warm-up), the cases interleaved in each round`,
+  );
   const preview = async (match: object): Promise<number> => {
-    const response = await app.inject({ method: 'POST', url: '/api/v1/classification/rules/preview', headers: { authorization: `Bearer ${token}` }, payload: { rule: { name: 'bench', tag_id: tagId, match }, limit: 20 } });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/v1/classification/rules/preview',
+      headers: { authorization: `Bearer ${token}` },
+      payload: { rule: { name: 'bench', tag_id: tagId, match }, limit: 20 },
+    });
     if (response.statusCode !== 200) throw new Error(`preview answered ${response.statusCode}: ${response.body}`);
     return (JSON.parse(response.body) as { matched: number }).matched;
   };
@@ -94,7 +151,11 @@ try {
     let after: string | null = null;
     let n = 0;
     for (;;) {
-      const page = await app.services.fieldCatalog.ruleCandidates({ afterId: after, limit: 5000, read: { table_name: true, comment: true } });
+      const page = await app.services.fieldCatalog.ruleCandidates({
+        afterId: after,
+        limit: 5000,
+        read: { table_name: true, comment: true },
+      });
       n += page.length;
       if (page.length < 5000) break;
       after = page[page.length - 1]!.id;
@@ -102,7 +163,12 @@ try {
     return n;
   };
   const cases: Array<{ label: string; run: () => Promise<number>; times: number[]; count: number }> = [
-    ...Object.entries(rules).map(([label, match]) => ({ label, run: () => preview(match), times: [] as number[], count: 0 })),
+    ...Object.entries(rules).map(([label, match]) => ({
+      label,
+      run: () => preview(match),
+      times: [] as number[],
+      count: 0,
+    })),
     { label: 'reading every candidate with its names, no rule', run: readAll, times: [], count: 0 },
   ];
   // Interleaved rounds: a burst of load elsewhere on the machine hits every case alike.
@@ -115,8 +181,16 @@ try {
   }
   console.log('| preview of | fields | p50 ms | max ms |');
   console.log('|---|---:|---:|---:|');
-  for (const c of cases) console.log(`| ${c.label} | ${c.count.toLocaleString('en')} | ${pct(c.times, 50).toFixed(0)} | ${Math.max(...c.times).toFixed(0)} |`);
-  console.log(`load after: ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
+  for (const c of cases)
+    console.log(
+      `| ${c.label} | ${c.count.toLocaleString('en')} | ${pct(c.times, 50).toFixed(0)} | ${Math.max(...c.times).toFixed(0)} |`,
+    );
+  console.log(
+    `load after: ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
 } finally {
   await app.close();
   await database.close();

@@ -26,9 +26,11 @@ function summaryOf(file: string): string {
 function benches(): Bench[] {
   const found: Bench[] = [];
   for (const entry of fs.readdirSync(HERE, { withFileTypes: true })) {
-    if (entry.isFile() && entry.name.endsWith('.ts') && entry.name !== 'run.ts') found.push({ name: entry.name.slice(0, -3), file: path.join(HERE, entry.name), summary: '' });
+    if (entry.isFile() && entry.name.endsWith('.ts') && entry.name !== 'run.ts')
+      found.push({ name: entry.name.slice(0, -3), file: path.join(HERE, entry.name), summary: '' });
     // A folder with a run.ts of its own is one benchmark (bench/quality).
-    else if (entry.isDirectory() && fs.existsSync(path.join(HERE, entry.name, 'run.ts'))) found.push({ name: entry.name, file: path.join(HERE, entry.name, 'run.ts'), summary: '' });
+    else if (entry.isDirectory() && fs.existsSync(path.join(HERE, entry.name, 'run.ts')))
+      found.push({ name: entry.name, file: path.join(HERE, entry.name, 'run.ts'), summary: '' });
   }
   for (const b of found) b.summary = summaryOf(b.file);
   return found.sort((a, b) => a.name.localeCompare(b.name));

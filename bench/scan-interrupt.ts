@@ -70,17 +70,40 @@ class Server {
     db: string,
   ) {
     this.proc = spawn(process.execPath, ['dist/cli.js', 'serve'], {
-      env: { ...process.env, PORT: String(port), DATABASE_URL: `sqlite:${db}`, FIELDLENS_ADMIN_PASSWORD: PASSWORD, FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_SCAN_SQLITE_DIR: scanDir, LOG_LEVEL: 'warn' },
+      env: {
+        ...process.env,
+        PORT: String(port),
+        DATABASE_URL: `sqlite:${db}`,
+        FIELDLENS_ADMIN_PASSWORD: PASSWORD,
+        FIELDLENS_SAMPLE_DATA: 'off',
+        FIELDLENS_SCAN_SQLITE_DIR: scanDir,
+        LOG_LEVEL: 'warn',
+      },
       stdio: ['ignore', 'ignore', 'inherit'],
     });
   }
-  async call(method: string, url: string, token?: string, body?: unknown): Promise<{ status: number; body: Record<string, unknown> }> {
-    const r = await fetch(`http://127.0.0.1:${this.port}${url}`, { method, headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body ? { 'content-type': 'application/json' } : {}) }, body: body ? JSON.stringify(body) : undefined });
+  async call(
+    method: string,
+    url: string,
+    token?: string,
+    body?: unknown,
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
+    const r = await fetch(`http://127.0.0.1:${this.port}${url}`, {
+      method,
+      headers: {
+        ...(token ? { authorization: `Bearer ${token}` } : {}),
+        ...(body ? { 'content-type': 'application/json' } : {}),
+      },
+      body: body ? JSON.stringify(body) : undefined,
+    });
     const text = await r.text();
     return { status: r.status, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
   }
   async ready(): Promise<void> {
-    await until('the server', async () => (await this.call('GET', '/readyz').catch(() => ({ status: 0 }))).status === 200);
+    await until(
+      'the server',
+      async () => (await this.call('GET', '/readyz').catch(() => ({ status: 0 }))).status === 200,
+    );
   }
 }
 
@@ -103,8 +126,13 @@ async function main(): Promise<void> {
   const db = path.join(root, 'app.db');
   let s = new Server(await freePort(), db);
   await s.ready();
-  const token = (await s.call('POST', '/api/v1/auth/login', undefined, { username: 'admin', password: PASSWORD })).body.access_token as string;
-  const ds = await s.call('POST', '/api/v1/datasources', token, { name: 'stuck', type: 'sqlite', connection: { kind: 'sqlite', database: 'stuck.db' } });
+  const token = (await s.call('POST', '/api/v1/auth/login', undefined, { username: 'admin', password: PASSWORD })).body
+    .access_token as string;
+  const ds = await s.call('POST', '/api/v1/datasources', token, {
+    name: 'stuck',
+    type: 'sqlite',
+    connection: { kind: 'sqlite', database: 'stuck.db' },
+  });
   const dsId = ds.body.id as string;
 
   // 1. /healthz while stuck, then cancel.
@@ -117,10 +145,15 @@ async function main(): Promise<void> {
     times.push(performance.now() - t0);
   }
   times.sort((a, b) => a - b);
-  console.log(`/healthz during a stuck scan: median ${times[25]!.toFixed(1)} ms, slowest ${times[49]!.toFixed(1)} ms (50 requests, all 200)`);
+  console.log(
+    `/healthz during a stuck scan: median ${times[25]!.toFixed(1)} ms, slowest ${times[49]!.toFixed(1)} ms (50 requests, all 200)`,
+  );
   let t0 = Date.now();
   await s.call('POST', `/api/v1/scans/${scan}/cancel`, token, {});
-  await until('cancelled', async () => (await s.call('GET', `/api/v1/scans/${scan}`, token)).body.status === 'cancelled');
+  await until(
+    'cancelled',
+    async () => (await s.call('GET', `/api/v1/scans/${scan}`, token)).body.status === 'cancelled',
+  );
   console.log(`cancel → status cancelled: ${Date.now() - t0} ms (heartbeat 5 s reads the cancel flag)`);
   await until('no reader left after cancel', () => childrenOf(s.proc.pid!).length === 0, 10_000);
 
@@ -138,9 +171,15 @@ async function main(): Promise<void> {
   // 3. kill -9 while stuck: the orphaned reader ends by itself.
   s = new Server(await freePort(), db);
   await s.ready();
-  const token2 = (await s.call('POST', '/api/v1/auth/login', undefined, { username: 'admin', password: PASSWORD })).body.access_token as string;
+  const token2 = (await s.call('POST', '/api/v1/auth/login', undefined, { username: 'admin', password: PASSWORD })).body
+    .access_token as string;
   // The scan given back at SIGTERM is resumed by the new instance: it gets stuck again.
-  await until('the resumed scan sampling', async () => (await s.call('GET', `/api/v1/scans/${scan}`, token2)).body.phase === 'sampling' && childrenOf(s.proc.pid!).length > 0);
+  await until(
+    'the resumed scan sampling',
+    async () =>
+      (await s.call('GET', `/api/v1/scans/${scan}`, token2)).body.phase === 'sampling' &&
+      childrenOf(s.proc.pid!).length > 0,
+  );
   const orphans = childrenOf(s.proc.pid!);
   const killed = new Promise((resolve) => s.proc.once('exit', resolve));
   t0 = Date.now();

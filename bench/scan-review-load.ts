@@ -48,16 +48,35 @@ interface Instance {
 async function instance(config: DatabaseConfig): Promise<Instance> {
   const database = openDatabase(config, { poolSize: 10 });
   const base = loadConfig({ FIELDLENS_ADMIN_PASSWORD: PASSWORD, FIELDLENS_SAMPLE_DATA: 'off', LOG_LEVEL: 'warn' });
-  const app = await buildApp({ config: { ...base, database: config }, database, clock: systemClock, logStream: pino.destination('/dev/null') });
+  const app = await buildApp({
+    config: { ...base, database: config },
+    database,
+    clock: systemClock,
+    logStream: pino.destination('/dev/null'),
+  });
   await app.ready();
   await app.services.bootstrap();
   app.services.startWorkers();
-  const login = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: PASSWORD } });
+  const login = await app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/login',
+    payload: { username: 'admin', password: PASSWORD },
+  });
   return { app, database, token: (login.json() as { access_token: string }).access_token };
 }
 
-async function call(i: Instance, method: 'GET' | 'POST', url: string, payload?: object): Promise<{ status: number; body: Record<string, unknown> }> {
-  const r = await i.app.inject({ method, url, ...(payload ? { payload } : {}), headers: { authorization: `Bearer ${i.token}` } });
+async function call(
+  i: Instance,
+  method: 'GET' | 'POST',
+  url: string,
+  payload?: object,
+): Promise<{ status: number; body: Record<string, unknown> }> {
+  const r = await i.app.inject({
+    method,
+    url,
+    ...(payload ? { payload } : {}),
+    headers: { authorization: `Bearer ${i.token}` },
+  });
   return { status: r.statusCode, body: r.body ? (JSON.parse(r.body) as Record<string, unknown>) : {} };
 }
 
@@ -85,23 +104,37 @@ async function main(): Promise<void> {
     const ddl: string[] = [];
     for (let t = 0; t < TABLES; t++) {
       const cols = Array.from({ length: COLUMNS }, (_, c) => `c${c} text`).join(', ');
-      ddl.push(`CREATE TABLE t${t} (id integer PRIMARY KEY, ${cols}); INSERT INTO t${t} SELECT g, ${Array.from({ length: COLUMNS }, (_, c) => `'v${c}-' || g`).join(', ')} FROM generate_series(1, 20) g;`);
+      ddl.push(
+        `CREATE TABLE t${t} (id integer PRIMARY KEY, ${cols}); INSERT INTO t${t} SELECT g, ${Array.from({ length: COLUMNS }, (_, c) => `'v${c}-' || g`).join(', ')} FROM generate_series(1, 20) g;`,
+      );
     }
     await source.query(ddl.join('\n'));
     const srcSpec = new URL(srcUrl);
     const ds = await call(a, 'POST', '/api/v1/datasources', {
       name: 'bench-source',
       type: 'postgresql',
-      connection: { kind: 'postgresql', host: srcSpec.hostname, port: Number(srcSpec.port || 5432), user: decodeURIComponent(srcSpec.username), ...(srcSpec.password ? { password: decodeURIComponent(srcSpec.password) } : {}), database: srcName },
+      connection: {
+        kind: 'postgresql',
+        host: srcSpec.hostname,
+        port: Number(srcSpec.port || 5432),
+        user: decodeURIComponent(srcSpec.username),
+        ...(srcSpec.password ? { password: decodeURIComponent(srcSpec.password) } : {}),
+        database: srcName,
+      },
     });
     if (ds.status !== 201) throw new Error(`create data source: ${ds.status} ${JSON.stringify(ds.body)}`);
     const datasourceId = ds.body.id as string;
     const first = await call(a, 'POST', `/api/v1/datasources/${datasourceId}/scans`, {});
     if (first.status !== 202) throw new Error(`start scan: ${first.status} ${JSON.stringify(first.body)}`);
     const firstEnd = await waitScan(a, first.body.id as string);
-    if (firstEnd.status !== 'succeeded') throw new Error(`first scan ${String(firstEnd.status)}: ${String(firstEnd.error)}`);
-    const ids = (await a.database.db.selectFrom('fields').select('id').where('datasource_id', '=', datasourceId).execute()).map((r) => r.id);
-    console.log(`source: ${TABLES} tables, ${ids.length} fields; ${RUNS} rescans, batch-confirm batches of ${BATCH} on the other instance`);
+    if (firstEnd.status !== 'succeeded')
+      throw new Error(`first scan ${String(firstEnd.status)}: ${String(firstEnd.error)}`);
+    const ids = (
+      await a.database.db.selectFrom('fields').select('id').where('datasource_id', '=', datasourceId).execute()
+    ).map((r) => r.id);
+    console.log(
+      `source: ${TABLES} tables, ${ids.length} fields; ${RUNS} rescans, batch-confirm batches of ${BATCH} on the other instance`,
+    );
 
     const statuses = new Map<number, number>();
     const scanEnds: string[] = [];
@@ -109,7 +142,9 @@ async function main(): Promise<void> {
     for (let run = 1; run <= RUNS; run++) {
       // Every column's comment changes: the rescan rewrites every field.
       await source.query(
-        Array.from({ length: TABLES }, (_, t) => Array.from({ length: COLUMNS }, (_, c) => `COMMENT ON COLUMN t${t}.c${c} IS 'run ${run}';`).join('\n')).join('\n'),
+        Array.from({ length: TABLES }, (_, t) =>
+          Array.from({ length: COLUMNS }, (_, c) => `COMMENT ON COLUMN t${t}.c${c} IS 'run ${run}';`).join('\n'),
+        ).join('\n'),
       );
       const started = Date.now();
       const scan = await call(a, 'POST', `/api/v1/datasources/${datasourceId}/scans`, {});
@@ -120,7 +155,10 @@ async function main(): Promise<void> {
         while (scanning) {
           const shuffled = [...ids].sort(() => Math.random() - 0.5);
           for (let i = 0; i < shuffled.length && scanning; i += BATCH) {
-            const r = await call(b, 'POST', '/api/v1/classify/fields/batch-confirm', { field_ids: shuffled.slice(i, i + BATCH), lock_level: level++ % 2 === 0 ? 'L2' : 'L3' });
+            const r = await call(b, 'POST', '/api/v1/classify/fields/batch-confirm', {
+              field_ids: shuffled.slice(i, i + BATCH),
+              lock_level: level++ % 2 === 0 ? 'L2' : 'L3',
+            });
             statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
             confirms++;
           }
@@ -131,13 +169,22 @@ async function main(): Promise<void> {
       await reviewer;
       scanEnds.push(String(ended.status));
       const counts = ended.counts as Record<string, number>;
-      console.log(`run ${run}: scan ${String(ended.status)}${ended.error ? ` (${String(ended.error)})` : ''} in ${Date.now() - started} ms, changed ${counts.changed}; batch-confirm answers so far ${JSON.stringify(Object.fromEntries(statuses))}`);
+      console.log(
+        `run ${run}: scan ${String(ended.status)}${ended.error ? ` (${String(ended.error)})` : ''} in ${Date.now() - started} ms, changed ${counts.changed}; batch-confirm answers so far ${JSON.stringify(Object.fromEntries(statuses))}`,
+      );
     }
     const fiveXx = [...statuses].filter(([s]) => s >= 500).reduce((n, [, c]) => n + c, 0);
     const failedScans = scanEnds.filter((s) => s !== 'succeeded').length;
     console.log('');
-    console.log(`machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, load ${os.loadavg().map((l) => l.toFixed(1)).join(' ')}`);
-    console.log(`batch-confirm calls: ${confirms}, by status ${JSON.stringify(Object.fromEntries(statuses))}; 5xx: ${fiveXx}`);
+    console.log(
+      `machine: ${os.cpus().length} × ${os.cpus()[0]?.model ?? 'cpu'}, load ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+    );
+    console.log(
+      `batch-confirm calls: ${confirms}, by status ${JSON.stringify(Object.fromEntries(statuses))}; 5xx: ${fiveXx}`,
+    );
     console.log(`scans: ${scanEnds.length}, not succeeded: ${failedScans} (${scanEnds.join(', ')})`);
     process.exitCode = fiveXx === 0 && failedScans === 0 ? 0 : 1;
   } finally {

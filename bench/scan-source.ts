@@ -15,14 +15,54 @@ const BIG_ROWS = Number(process.env.BENCH_BIG_ROWS ?? 10_000_000);
 const COLUMNS = 25;
 
 const SCHEMAS = ['sales', 'crm', 'hr', 'finance', 'billing', 'support', 'marketing', 'logistics'];
-const NOUNS = ['customer', 'order', 'invoice', 'employee', 'payment', 'ticket', 'shipment', 'contract', 'lead', 'account', 'subscription', 'refund', 'supplier', 'product', 'visit'];
-const SUFFIXES = ['', '_history', '_archive', '_staging', '_daily', '_v2', '_detail', '_audit', '_snapshot', '_link', '_import', '_export', '_log'];
+const NOUNS = [
+  'customer',
+  'order',
+  'invoice',
+  'employee',
+  'payment',
+  'ticket',
+  'shipment',
+  'contract',
+  'lead',
+  'account',
+  'subscription',
+  'refund',
+  'supplier',
+  'product',
+  'visit',
+];
+const SUFFIXES = [
+  '',
+  '_history',
+  '_archive',
+  '_staging',
+  '_daily',
+  '_v2',
+  '_detail',
+  '_audit',
+  '_snapshot',
+  '_link',
+  '_import',
+  '_export',
+  '_log',
+];
 
 // name, SQL type, value expression over the row number g (NULLs where a real column would have gaps), comment.
 const POOL: [string, string, string, string | null][] = [
   ['email', 'text', `'user' || g || '@example.com'`, 'contact e-mail'],
-  ['first_name', 'text', `(ARRAY['Anna','Ben','Chloé','David','Emma','Félix','Greta','Hiro','Ines','Jonas'])[1 + g % 10]`, null],
-  ['last_name', 'text', `(ARRAY['Smith','Müller','García','Rossi','Nowak','Dubois','Tanaka','Silva','Jensen','Kowalski'])[1 + (g / 10) % 10]`, null],
+  [
+    'first_name',
+    'text',
+    `(ARRAY['Anna','Ben','Chloé','David','Emma','Félix','Greta','Hiro','Ines','Jonas'])[1 + g % 10]`,
+    null,
+  ],
+  [
+    'last_name',
+    'text',
+    `(ARRAY['Smith','Müller','García','Rossi','Nowak','Dubois','Tanaka','Silva','Jensen','Kowalski'])[1 + (g / 10) % 10]`,
+    null,
+  ],
   ['phone_number', 'text', `'+1-555-' || lpad((g % 10000)::text, 4, '0')`, null],
   ['birth_date', 'date', `date '1950-01-01' + (g % 20000)`, 'date of birth'],
   ['created_at', 'timestamptz', `timestamptz '2024-01-01' + g * interval '1 minute'`, null],
@@ -32,8 +72,18 @@ const POOL: [string, string, string, string | null][] = [
   ['status', 'text', `(ARRAY['active','inactive','pending','closed'])[1 + g % 4]`, null],
   ['country_code', 'char(2)', `(ARRAY['DE','FR','US','JP','BR','PL','IT','ES'])[1 + g % 8]`, 'ISO 3166-1 alpha-2'],
   ['postal_code', 'varchar(10)', `lpad((g % 99999)::text, 5, '0')`, null],
-  ['street_address', 'text', `(g % 300) || ' ' || (ARRAY['Main St','Hauptstraße','Rue de Rivoli','Oak Ave'])[1 + g % 4]`, null],
-  ['ssn', 'varchar(11)', `lpad((g % 900)::text, 3, '0') || '-' || lpad((g % 90)::text, 2, '0') || '-' || lpad((g % 9000)::text, 4, '0')`, 'social security number'],
+  [
+    'street_address',
+    'text',
+    `(g % 300) || ' ' || (ARRAY['Main St','Hauptstraße','Rue de Rivoli','Oak Ave'])[1 + g % 4]`,
+    null,
+  ],
+  [
+    'ssn',
+    'varchar(11)',
+    `lpad((g % 900)::text, 3, '0') || '-' || lpad((g % 90)::text, 2, '0') || '-' || lpad((g % 9000)::text, 4, '0')`,
+    'social security number',
+  ],
   ['card_number', 'varchar(19)', `'4111' || lpad((g % 1000000000000)::text, 12, '0')`, null],
   ['description', 'text', `CASE WHEN g % 7 = 0 THEN NULL ELSE md5(g::text) END`, null],
   ['is_active', 'boolean', `g % 3 <> 0`, null],
@@ -70,7 +120,10 @@ INSERT INTO ${q} SELECT g, ${cols.map((c) => c[2]).join(', ')} FROM generate_ser
 }
 
 export function tableName(i: number): { schema: string; name: string } {
-  return { schema: SCHEMAS[i % SCHEMAS.length]!, name: `${NOUNS[i % NOUNS.length]}${SUFFIXES[Math.floor(i / NOUNS.length) % SUFFIXES.length]}_${i}` };
+  return {
+    schema: SCHEMAS[i % SCHEMAS.length]!,
+    name: `${NOUNS[i % NOUNS.length]}${SUFFIXES[Math.floor(i / NOUNS.length) % SUFFIXES.length]}_${i}`,
+  };
 }
 
 async function main(): Promise<void> {
@@ -97,16 +150,21 @@ async function main(): Promise<void> {
       sql.push(createSql(schema, name, i, ROWS, false));
     }
     await client.query(sql.join('\n'));
-    if ((start + BATCH) % 500 === 0) console.log(`  ${start + BATCH} tables (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
+    if ((start + BATCH) % 500 === 0)
+      console.log(`  ${start + BATCH} tables (${((performance.now() - t0) / 1000).toFixed(0)} s)`);
   }
   for (let b = 0; b < BIG_TABLES; b++) {
     const t1 = performance.now();
     await client.query(createSql('sales', `big_events_${b}`, 1000 + b, BIG_ROWS, true));
-    console.log(`  big table sales.big_events_${b}: ${BIG_ROWS.toLocaleString('en')} rows in ${((performance.now() - t1) / 1000).toFixed(0)} s`);
+    console.log(
+      `  big table sales.big_events_${b}: ${BIG_ROWS.toLocaleString('en')} rows in ${((performance.now() - t1) / 1000).toFixed(0)} s`,
+    );
   }
   await client.query('ANALYZE');
   const size = await client.query<{ s: string }>(`SELECT pg_size_pretty(pg_database_size(current_database())) AS s`);
-  console.log(`source ${dbName}: ${TABLES + BIG_TABLES} tables × ${COLUMNS} columns, ${size.rows[0]!.s}, generated in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+  console.log(
+    `source ${dbName}: ${TABLES + BIG_TABLES} tables × ${COLUMNS} columns, ${size.rows[0]!.s}, generated in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+  );
   await client.end();
 }
 

@@ -19,7 +19,13 @@ import type { Caller } from '../src/http/access.js';
 import { createServices } from '../src/services.js';
 import { SOURCE_URL } from './scan-source.js';
 
-const caller: Caller = { id: '00000000-0000-4000-8000-000000000001', username: 'bench', email: 'bench@localhost', roles: ['superadmin'], requestId: 'bench-scan' };
+const caller: Caller = {
+  id: '00000000-0000-4000-8000-000000000001',
+  username: 'bench',
+  email: 'bench@localhost',
+  roles: ['superadmin'],
+  requestId: 'bench-scan',
+};
 const INCLUDE = process.env.BENCH_INCLUDE_SCHEMAS?.split(',').filter(Boolean);
 
 /** Peaks of the process's memory by kind, sampled every 250 ms: where the RSS goes (JS heap, buffers, native). */
@@ -48,11 +54,16 @@ function peakRssMiB(): number {
 
 /** Tuples read per table so far (sequential, sample and index reads). */
 async function tuplesRead(source: pg.Client): Promise<Map<string, number>> {
-  const r = await source.query<{ name: string; n: string }>(`SELECT schemaname || '.' || relname AS name, (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::text AS n FROM pg_stat_user_tables`);
+  const r = await source.query<{ name: string; n: string }>(
+    `SELECT schemaname || '.' || relname AS name, (coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0))::text AS n FROM pg_stat_user_tables`,
+  );
   return new Map(r.rows.map((row) => [row.name, Number(row.n)]));
 }
 
-async function rowsReadDuring(source: pg.Client, run: () => Promise<void>): Promise<{ max: number; maxTable: string; big: Record<string, number>; total: number }> {
+async function rowsReadDuring(
+  source: pg.Client,
+  run: () => Promise<void>,
+): Promise<{ max: number; maxTable: string; big: Record<string, number>; total: number }> {
   await source.query('SELECT pg_stat_clear_snapshot()');
   const before = await tuplesRead(source);
   await run();
@@ -92,7 +103,12 @@ async function main(): Promise<void> {
   try {
     await migrateToLatest(database);
     const config = loadConfig({ FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_ADMIN_PASSWORD: 'bench-passphrase-0001-long' });
-    const services = await createServices({ config: { ...config, database: dbConfig }, database, clock: systemClock, log: pino({ level: 'warn' }) });
+    const services = await createServices({
+      config: { ...config, database: dbConfig },
+      database,
+      clock: systemClock,
+      log: pino({ level: 'warn' }),
+    });
     await services.bootstrap();
     const ds = await services.datasources.createDatasource(caller, {
       name: 'bench-scan',
@@ -111,7 +127,10 @@ async function main(): Promise<void> {
     const rssStart = peakRssMiB();
     const memory = memorySampler();
 
-    const scanOnce = async (): Promise<{ seconds: number; scan: Awaited<ReturnType<typeof services.scans.getScan>> }> => {
+    const scanOnce = async (): Promise<{
+      seconds: number;
+      scan: Awaited<ReturnType<typeof services.scans.getScan>>;
+    }> => {
       const t0 = performance.now();
       const queued = await services.scans.requestScan(caller, ds.id);
       await services.scanWorker.drain();
@@ -136,12 +155,27 @@ async function main(): Promise<void> {
       JSON.stringify(
         {
           app_database: dbConfig.kind,
-          first_scan: { status: first.scan.status, error: first.scan.error, seconds: +first.seconds.toFixed(1), progress: first.scan.progress, counts: first.scan.counts },
+          first_scan: {
+            status: first.scan.status,
+            error: first.scan.error,
+            seconds: +first.seconds.toFixed(1),
+            progress: first.scan.progress,
+            counts: first.scan.counts,
+          },
           metrics_settled_after_scan_seconds: +settleSeconds.toFixed(1),
           first_scan_plus_metrics_seconds: +(first.seconds + settleSeconds).toFixed(1),
           rows_read_first: firstRows,
-          unchanged_rescan: { status: second.scan.status, seconds: +second.seconds.toFixed(1), counts: second.scan.counts },
-          rows_read_rescan: { max: secondRows.max, maxTable: secondRows.maxTable, big: secondRows.big, total: secondRows.total },
+          unchanged_rescan: {
+            status: second.scan.status,
+            seconds: +second.seconds.toFixed(1),
+            counts: second.scan.counts,
+          },
+          rows_read_rescan: {
+            max: secondRows.max,
+            maxTable: secondRows.maxTable,
+            big: secondRows.big,
+            total: secondRows.total,
+          },
           peak_rss_mib: { start: rssStart, after_first_scan_and_metrics: rssAfterFirst, end: peakRssMiB() },
           memory_peaks_mib: memory.peaks(),
         },

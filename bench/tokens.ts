@@ -19,7 +19,9 @@ import { buildApp } from '../src/app.js';
 import { loadConfig } from '../src/config.js';
 import { openDatabase } from '../src/db/database.js';
 
-const { values } = parseArgs({ options: { requests: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '5' } } });
+const { values } = parseArgs({
+  options: { requests: { type: 'string', default: '2000' }, rounds: { type: 'string', default: '5' } },
+});
 const requests = Number(values.requests);
 const rounds = Number(values.rounds);
 const PASSWORD = 'bench-api-token-passphrase-01';
@@ -47,10 +49,19 @@ const app = await buildApp({ config, database });
 try {
   await app.ready();
   await app.services.bootstrap();
-  const login = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: PASSWORD } });
+  const login = await app.inject({
+    method: 'POST',
+    url: '/api/v1/auth/login',
+    payload: { username: 'admin', password: PASSWORD },
+  });
   const jwt = (JSON.parse(login.body) as { access_token: string }).access_token;
   const create = async (payload: Record<string, unknown>): Promise<string> => {
-    const response = await app.inject({ method: 'POST', url: '/api/v1/tokens', headers: { authorization: `Bearer ${jwt}` }, payload: { name: 'bench', expires_in_days: 1, ...payload } });
+    const response = await app.inject({
+      method: 'POST',
+      url: '/api/v1/tokens',
+      headers: { authorization: `Bearer ${jwt}` },
+      payload: { name: 'bench', expires_in_days: 1, ...payload },
+    });
     if (response.statusCode !== 201) throw new Error(`creating a token: ${response.statusCode} ${response.body}`);
     return (JSON.parse(response.body) as { token: string }).token;
   };
@@ -68,16 +79,19 @@ try {
     }
   };
   for (const name of Object.keys(callers) as Array<keyof typeof callers>) await runRound(name, 300, false); // warm-up
-  for (let r = 0; r < rounds; r++) for (const name of Object.keys(callers) as Array<keyof typeof callers>) await runRound(name, requests, true);
+  for (let r = 0; r < rounds; r++)
+    for (const name of Object.keys(callers) as Array<keyof typeof callers>) await runRound(name, requests, true);
 
-  const pct = (xs: number[], p: number): number => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] as number;
+  const pct = (xs: number[], p: number): number =>
+    [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))] as number;
   console.log(
     `machine: ${os.cpus().length} × ${os.cpus()[0]?.model}, node ${process.version}, load ${os.loadavg()[0]?.toFixed(2)}; ` +
       `${database.kind}; GET /api/v1/auth/me, ${rounds} rounds × ${requests} sequential requests per caller`,
   );
   console.log('| caller | p50 µs | p90 µs |');
   console.log('|---|---:|---:|');
-  for (const [name, xs] of Object.entries(samples)) console.log(`| ${name} | ${pct(xs, 0.5).toFixed(0)} | ${pct(xs, 0.9).toFixed(0)} |`);
+  for (const [name, xs] of Object.entries(samples))
+    console.log(`| ${name} | ${pct(xs, 0.5).toFixed(0)} | ${pct(xs, 0.9).toFixed(0)} |`);
 } finally {
   await app.close();
   await database.close();

@@ -39,7 +39,8 @@ async function receiver(delayMs: number): Promise<{ url: string; received: () =>
   };
 }
 
-const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
+const quantile = (sorted: number[], q: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] as number;
 
 async function run(target: Target): Promise<void> {
   const database = target.open();
@@ -53,23 +54,41 @@ async function run(target: Target): Promise<void> {
     FIELDLENS_WEBHOOK_ALLOW_HTTP: 'on',
     FIELDLENS_WEBHOOK_ALLOW_PRIVATE: 'on',
   });
-  const app = await buildApp({ config: { ...config, database: target.config }, database, clock: systemClock, logStream: pino.destination('/dev/null') });
+  const app = await buildApp({
+    config: { ...config, database: target.config },
+    database,
+    clock: systemClock,
+    logStream: pino.destination('/dev/null'),
+  });
   await app.ready();
   await app.services.bootstrap();
   app.services.startWorkers();
   const inject = async (method: 'GET' | 'POST' | 'DELETE', url: string, payload?: object, token?: string) => {
-    const response = await app.inject({ method, url, ...(payload ? { payload } : {}), headers: token ? { authorization: `Bearer ${token}` } : {} });
-    if (response.statusCode >= 300) throw new Error(`${method} ${url}: ${response.statusCode} ${response.body.slice(0, 300)}`);
+    const response = await app.inject({
+      method,
+      url,
+      ...(payload ? { payload } : {}),
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+    });
+    if (response.statusCode >= 300)
+      throw new Error(`${method} ${url}: ${response.statusCode} ${response.body.slice(0, 300)}`);
     return response.body ? (JSON.parse(response.body) as Record<string, unknown>) : {};
   };
   const slow = await receiver(10_000);
   const fast = await receiver(0);
   try {
-    const token = (await inject('POST', '/api/v1/auth/login', { username: 'admin', password: PASSWORD })).access_token as string;
-    const source = (await inject('POST', '/api/v1/datasources', { name: 'bench', type: 'postgresql' }, token)).id as string;
+    const token = (await inject('POST', '/api/v1/auth/login', { username: 'admin', password: PASSWORD }))
+      .access_token as string;
+    const source = (await inject('POST', '/api/v1/datasources', { name: 'bench', type: 'postgresql' }, token))
+      .id as string;
     const need = WARMUP + 3 * CONFIRMS + 25;
-    const fields = Array.from({ length: need }, (_, i) => ({ table_name: `t_${i % 50}`, field_name: `c_${i}`, classification_chain_path: 'Technical/Record ID' }));
-    const ids = (await inject('POST', '/api/v1/fields/import', { datasource_id: source, fields }, token)).field_ids as string[];
+    const fields = Array.from({ length: need }, (_, i) => ({
+      table_name: `t_${i % 50}`,
+      field_name: `c_${i}`,
+      classification_chain_path: 'Technical/Record ID',
+    }));
+    const ids = (await inject('POST', '/api/v1/fields/import', { datasource_id: source, fields }, token))
+      .field_ids as string[];
     let next = 0;
     const confirmSome = async (n: number): Promise<number[]> => {
       const times: number[] = [];
@@ -84,34 +103,68 @@ async function run(target: Target): Promise<void> {
     await confirmSome(WARMUP);
     const report = (label: string, times: number[]) => {
       times.sort((a, b) => a - b);
-      console.log(`[${target.kind}] ${label.padEnd(34)} p50 ${quantile(times, 0.5).toFixed(2)} ms  p95 ${quantile(times, 0.95).toFixed(2)} ms  (${times.length} confirmations)`);
+      console.log(
+        `[${target.kind}] ${label.padEnd(34)} p50 ${quantile(times, 0.5).toFixed(2)} ms  p95 ${quantile(times, 0.95).toFixed(2)} ms  (${times.length} confirmations)`,
+      );
     };
 
     // The machine is shared: blocks of 25 confirmations alternate between no enabled webhook and the slow one enabled,
     // so a change of load over the run falls on both alike. While disabled, the slow webhook's attempts already sent
     // stay held (idle sockets); no new event is queued.
-    const slowHook = (await inject('POST', '/api/v1/webhooks', { url: slow.url, events: ['field.confirmed', 'field.level_changed'], enabled: false }, token)).id as string;
+    const slowHook = (
+      await inject(
+        'POST',
+        '/api/v1/webhooks',
+        { url: slow.url, events: ['field.confirmed', 'field.level_changed'], enabled: false },
+        token,
+      )
+    ).id as string;
     const none: number[] = [];
     const withSlow: number[] = [];
     for (let block = 0; block < CONFIRMS / 25; block++) {
-      await app.inject({ method: 'PATCH', url: `/api/v1/webhooks/${slowHook}`, payload: { enabled: false }, headers: { authorization: `Bearer ${token}` } });
+      await app.inject({
+        method: 'PATCH',
+        url: `/api/v1/webhooks/${slowHook}`,
+        payload: { enabled: false },
+        headers: { authorization: `Bearer ${token}` },
+      });
       none.push(...(await confirmSome(25)));
-      await app.inject({ method: 'PATCH', url: `/api/v1/webhooks/${slowHook}`, payload: { enabled: true }, headers: { authorization: `Bearer ${token}` } });
+      await app.inject({
+        method: 'PATCH',
+        url: `/api/v1/webhooks/${slowHook}`,
+        payload: { enabled: true },
+        headers: { authorization: `Bearer ${token}` },
+      });
       withSlow.push(...(await confirmSome(25)));
     }
     report('no webhook', none);
     report('receiver answering after 10 s', withSlow);
-    console.log(`[${target.kind}]   meanwhile the slow receiver got ${slow.received()} requests (at most 16 attempts to one webhook at a time, each held 10 s)`);
+    console.log(
+      `[${target.kind}]   meanwhile the slow receiver got ${slow.received()} requests (at most 16 attempts to one webhook at a time, each held 10 s)`,
+    );
     await inject('DELETE', `/api/v1/webhooks/${slowHook}`, undefined, token);
 
-    await inject('POST', '/api/v1/webhooks', { url: fast.url, events: ['field.confirmed', 'field.level_changed'] }, token);
+    await inject(
+      'POST',
+      '/api/v1/webhooks',
+      { url: fast.url, events: ['field.confirmed', 'field.level_changed'] },
+      token,
+    );
     const started = performance.now();
     report('receiver answering at once', await confirmSome(CONFIRMS));
     await app.services.webhookWorker.drain();
     const seconds = (performance.now() - started) / 1000;
-    const states = await database.db.selectFrom('webhook_deliveries').select(['status', 'last_error', (eb) => eb.fn.countAll<number>().as('n')]).groupBy(['status', 'last_error']).execute();
-    console.log(`[${target.kind}]   deliveries: ${states.map((r) => `${r.status}${r.last_error ? ` (${r.last_error})` : ''}: ${Number(r.n)}`).join(', ')}`);
-    console.log(`[${target.kind}]   the fast receiver got ${fast.received()} of ${2 * CONFIRMS} events, all within ${seconds.toFixed(1)} s of the first confirmation`);
+    const states = await database.db
+      .selectFrom('webhook_deliveries')
+      .select(['status', 'last_error', (eb) => eb.fn.countAll<number>().as('n')])
+      .groupBy(['status', 'last_error'])
+      .execute();
+    console.log(
+      `[${target.kind}]   deliveries: ${states.map((r) => `${r.status}${r.last_error ? ` (${r.last_error})` : ''}: ${Number(r.n)}`).join(', ')}`,
+    );
+    console.log(
+      `[${target.kind}]   the fast receiver got ${fast.received()} of ${2 * CONFIRMS} events, all within ${seconds.toFixed(1)} s of the first confirmation`,
+    );
   } finally {
     await app.close();
     await slow.close();

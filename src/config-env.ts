@@ -33,7 +33,8 @@ const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'
 // length must be (`{value}` stands for the value given: never in the message of a secret); `defaultText` is the
 // README's default of a variable whose default is computed at start; `verbatim` keeps a value's surrounding spaces
 // (secrets, key files).
-const int = (minimum: number, maximum: number, options: { default?: number; defaultText?: string } = {}) => Type.Integer({ minimum, maximum, ...options });
+const int = (minimum: number, maximum: number, options: { default?: number; defaultText?: string } = {}) =>
+  Type.Integer({ minimum, maximum, ...options });
 const onOff = (value: boolean) => Type.Boolean({ default: value });
 const text = (options: Record<string, unknown> = {}) => Type.String({ minLength: 1, ...options });
 
@@ -45,7 +46,9 @@ export const ConfigEnv = Type.Object({
     LOG_LEVELS.map((level) => Type.Literal(level)),
     { default: 'info' },
   ),
-  FIELDLENS_ADMIN_PASSWORD: Type.Optional(text({ minLength: 12, verbatim: true, message: 'must be at least 12 characters' })),
+  FIELDLENS_ADMIN_PASSWORD: Type.Optional(
+    text({ minLength: 12, verbatim: true, message: 'must be at least 12 characters' }),
+  ),
   FIELDLENS_ACCESS_TOKEN_TTL: int(1, 86_400, { default: 900 }),
   FIELDLENS_REFRESH_TOKEN_TTL: int(60, 31_536_000, { default: 604_800 }),
   FIELDLENS_JWT_SECRET: Type.Optional(text({ verbatim: true })),
@@ -55,7 +58,11 @@ export const ConfigEnv = Type.Object({
   FIELDLENS_OIDC_CLIENT_SECRET: Type.Optional(text()),
   FIELDLENS_PUBLIC_URL: Type.Optional(text()),
   FIELDLENS_OIDC_ROLE_MAP: Type.Optional(text()),
-  FIELDLENS_OIDC_ROLES_CLAIM: text({ default: 'groups', pattern: '^[A-Za-z0-9_:./-]{1,128}$', message: 'must be a claim name, got "{value}"' }),
+  FIELDLENS_OIDC_ROLES_CLAIM: text({
+    default: 'groups',
+    pattern: '^[A-Za-z0-9_:./-]{1,128}$',
+    message: 'must be a claim name, got "{value}"',
+  }),
   FIELDLENS_OIDC_NAME: text({ default: 'SSO', maxLength: 64, message: 'must be at most 64 characters' }),
   FIELDLENS_LICENSE_PUBLIC_KEY: Type.Optional(text({ defaultText: 'built-in vendor key' })),
   FIELDLENS_SAMPLE_DATA: onOff(true),
@@ -83,7 +90,9 @@ export const ConfigEnv = Type.Object({
   FIELDLENS_RATE_LIMIT_PER_USER: int(0, 1_000_000_000, { default: RATE_LIMIT_DEFAULTS.perUser }),
   FIELDLENS_RATE_LIMIT_WINDOW: int(1, 86_400, { default: 60 }),
   FIELDLENS_METRICS: onOff(false),
-  FIELDLENS_METRICS_TOKEN: Type.Optional(text({ minLength: 16, message: 'must be at least 16 characters of random data' })),
+  FIELDLENS_METRICS_TOKEN: Type.Optional(
+    text({ minLength: 16, message: 'must be at least 16 characters of random data' }),
+  ),
   FIELDLENS_METRICS_PORT: Type.Optional(int(0, 65535)),
 });
 
@@ -108,7 +117,10 @@ interface VariableSchema {
 
 /** Each variable's schema, in the declared order. */
 export function configVariables(): Array<[ConfigVariable, VariableSchema]> {
-  return Object.entries(ConfigEnv.properties as Record<string, TSchema>).map(([name, schema]) => [name as ConfigVariable, schema as VariableSchema]);
+  return Object.entries(ConfigEnv.properties as Record<string, TSchema>).map(([name, schema]) => [
+    name as ConfigVariable,
+    schema as VariableSchema,
+  ]);
 }
 
 const ON = ['on', 'true', '1', 'yes'];
@@ -162,7 +174,11 @@ function messageOf(error: ErrorObject, schema: VariableSchema, raw: string): str
 let validator: Ajv | undefined;
 const ajvOption = () =>
   validator ?? {
-    customOptions: (ajv: Ajv) => (validator = ajv.addKeyword({ keyword: 'message', schemaType: 'string' }).addKeyword({ keyword: 'defaultText', schemaType: 'string' }).addKeyword({ keyword: 'verbatim', schemaType: 'boolean' })),
+    customOptions: (ajv: Ajv) =>
+      (validator = ajv
+        .addKeyword({ keyword: 'message', schemaType: 'string' })
+        .addKeyword({ keyword: 'defaultText', schemaType: 'string' })
+        .addKeyword({ keyword: 'verbatim', schemaType: 'boolean' })),
   };
 
 /** Reads the declared variables from `env` (nothing else); throws ConfigError naming the first bad one. */

@@ -32,7 +32,11 @@ export interface Config {
   /** Requests per window per client address and per authenticated user (0 = no limit); memory of one instance. */
   readonly rateLimit: { readonly windowMs: number; readonly perAddress: number; readonly perUser: number };
   /** GET /metrics (Prometheus): off, or on behind a bearer token on the main port, or on a port of its own. */
-  readonly metrics: { readonly enabled: boolean; readonly token: string | undefined; readonly port: number | undefined };
+  readonly metrics: {
+    readonly enabled: boolean;
+    readonly token: string | undefined;
+    readonly port: number | undefined;
+  };
   readonly auth: {
     readonly adminPassword: string | undefined;
     readonly accessTokenTtlSeconds: number;
@@ -106,7 +110,8 @@ function readDatabase(env: ConfigEnv): DatabaseConfig {
   const raw = env.DATABASE_URL;
   if (raw.startsWith('sqlite:')) {
     const file = raw.slice('sqlite:'.length).replace(/^\/\/(?=\/)/, '');
-    if (file === '') throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/fieldlens.db');
+    if (file === '')
+      throw new ConfigError('DATABASE_URL', 'sqlite: needs a file path, e.g. sqlite:./data/fieldlens.db');
     return { kind: 'sqlite', file: file === ':memory:' ? file : path.resolve(file) };
   }
   if (raw.startsWith('postgres://') || raw.startsWith('postgresql://')) {
@@ -127,11 +132,15 @@ function readLevels(env: ConfigEnv): readonly LevelDefinition[] {
   const levels = raw.split(',').map((part, index) => {
     const [code, name] = part.split(':').map((s) => s.trim());
     if (!code || !name || !/^[A-Za-z0-9_-]{1,16}$/.test(code)) {
-      throw new ConfigError('FIELDLENS_LEVELS', 'must look like "L1:Public,L2:Internal,…" (codes of 1–16 letters, digits, _ or -)');
+      throw new ConfigError(
+        'FIELDLENS_LEVELS',
+        'must look like "L1:Public,L2:Internal,…" (codes of 1–16 letters, digits, _ or -)',
+      );
     }
     return { code, name, rank: index + 1 };
   });
-  if (new Set(levels.map((l) => l.code)).size !== levels.length) throw new ConfigError('FIELDLENS_LEVELS', 'level codes must be unique');
+  if (new Set(levels.map((l) => l.code)).size !== levels.length)
+    throw new ConfigError('FIELDLENS_LEVELS', 'level codes must be unique');
   if (levels.length < 2) throw new ConfigError('FIELDLENS_LEVELS', 'needs at least two levels');
   return levels;
 }
@@ -153,10 +162,15 @@ function readEmbeddings(env: ConfigEnv): Config['embeddings'] {
 
 function readSecretKey(env: ConfigEnv): Buffer | undefined {
   try {
-    return loadSecretKey({ FIELDLENS_SECRET_KEY: env.FIELDLENS_SECRET_KEY, FIELDLENS_SECRET_KEY_FILE: env.FIELDLENS_SECRET_KEY_FILE });
+    return loadSecretKey({
+      FIELDLENS_SECRET_KEY: env.FIELDLENS_SECRET_KEY,
+      FIELDLENS_SECRET_KEY_FILE: env.FIELDLENS_SECRET_KEY_FILE,
+    });
   } catch (error) {
     if (!(error instanceof SecretKeyError)) throw error;
-    const variable = error.message.startsWith('FIELDLENS_SECRET_KEY_FILE') ? 'FIELDLENS_SECRET_KEY_FILE' : 'FIELDLENS_SECRET_KEY';
+    const variable = error.message.startsWith('FIELDLENS_SECRET_KEY_FILE')
+      ? 'FIELDLENS_SECRET_KEY_FILE'
+      : 'FIELDLENS_SECRET_KEY';
     throw new ConfigError(variable, error.message.replace(/^FIELDLENS_SECRET_KEY(_FILE)? /, ''));
   }
 }
@@ -185,7 +199,10 @@ function readMetrics(env: ConfigEnv): Config['metrics'] {
   const token = env.FIELDLENS_METRICS_TOKEN;
   const port = env.FIELDLENS_METRICS_PORT;
   if (enabled && token === undefined && port === undefined) {
-    throw new ConfigError('FIELDLENS_METRICS', 'needs FIELDLENS_METRICS_TOKEN (serve /metrics on the main port behind it) or FIELDLENS_METRICS_PORT (a port of its own)');
+    throw new ConfigError(
+      'FIELDLENS_METRICS',
+      'needs FIELDLENS_METRICS_TOKEN (serve /metrics on the main port behind it) or FIELDLENS_METRICS_PORT (a port of its own)',
+    );
   }
   return { enabled, token, port };
 }
@@ -198,8 +215,13 @@ export function parseRoleMap(raw: string): ReadonlyMap<string, readonly Role[]> 
     const at = part.lastIndexOf('=');
     const group = at > 0 ? part.slice(0, at).trim() : '';
     const role = at > 0 ? part.slice(at + 1).trim() : '';
-    if (group === '' || role === '') throw new ConfigError('FIELDLENS_OIDC_ROLE_MAP', `must look like "group=role,group=role", got "${part.trim()}"`);
-    if (!isRole(role)) throw new ConfigError('FIELDLENS_OIDC_ROLE_MAP', `"${role}" is not a role (superadmin, admin, dba, operator, classifier_owner, observer)`);
+    if (group === '' || role === '')
+      throw new ConfigError('FIELDLENS_OIDC_ROLE_MAP', `must look like "group=role,group=role", got "${part.trim()}"`);
+    if (!isRole(role))
+      throw new ConfigError(
+        'FIELDLENS_OIDC_ROLE_MAP',
+        `"${role}" is not a role (superadmin, admin, dba, operator, classifier_owner, observer)`,
+      );
     const roles = map.get(group) ?? [];
     if (!roles.includes(role)) roles.push(role);
     map.set(group, roles);
@@ -214,8 +236,10 @@ function readHttpUrl(name: string, raw: string): URL {
   } catch {
     throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`);
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`);
-  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '') throw new ConfigError(name, 'must have no query, fragment or credentials');
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    throw new ConfigError(name, `must be an http(s) URL, got "${raw}"`);
+  if (url.search !== '' || url.hash !== '' || url.username !== '' || url.password !== '')
+    throw new ConfigError(name, 'must have no query, fragment or credentials');
   return url;
 }
 
@@ -224,22 +248,41 @@ export function isLoopbackHost(hostname: string): boolean {
   return hostname === 'localhost' || hostname === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(hostname);
 }
 
-const OIDC_VARIABLES = ['FIELDLENS_OIDC_ISSUER', 'FIELDLENS_OIDC_CLIENT_ID', 'FIELDLENS_OIDC_CLIENT_SECRET', 'FIELDLENS_PUBLIC_URL', 'FIELDLENS_OIDC_ROLES_CLAIM', 'FIELDLENS_OIDC_ROLE_MAP', 'FIELDLENS_OIDC_NAME'] as const;
+const OIDC_VARIABLES = [
+  'FIELDLENS_OIDC_ISSUER',
+  'FIELDLENS_OIDC_CLIENT_ID',
+  'FIELDLENS_OIDC_CLIENT_SECRET',
+  'FIELDLENS_PUBLIC_URL',
+  'FIELDLENS_OIDC_ROLES_CLAIM',
+  'FIELDLENS_OIDC_ROLE_MAP',
+  'FIELDLENS_OIDC_NAME',
+] as const;
 
 /** The single sign-on settings: all of issuer, client id, public URL and role map, or none of the OIDC variables. */
 function readOidc(env: ConfigEnv, given: Env): OidcConfig | undefined {
   // Set by the operator, defaults aside (the claim and the button's name have defaults of their own).
   const set = OIDC_VARIABLES.filter((name) => (given[name]?.trim() ?? '') !== '');
   if (set.length === 0) return undefined;
-  for (const name of ['FIELDLENS_OIDC_ISSUER', 'FIELDLENS_OIDC_CLIENT_ID', 'FIELDLENS_PUBLIC_URL', 'FIELDLENS_OIDC_ROLE_MAP'] as const) {
+  for (const name of [
+    'FIELDLENS_OIDC_ISSUER',
+    'FIELDLENS_OIDC_CLIENT_ID',
+    'FIELDLENS_PUBLIC_URL',
+    'FIELDLENS_OIDC_ROLE_MAP',
+  ] as const) {
     if (env[name] === undefined) {
-      throw new ConfigError(name, `is required for single sign-on (set: ${set.join(', ')}); set it, or unset the other FIELDLENS_OIDC_ variables`);
+      throw new ConfigError(
+        name,
+        `is required for single sign-on (set: ${set.join(', ')}); set it, or unset the other FIELDLENS_OIDC_ variables`,
+      );
     }
   }
   const issuerText = env.FIELDLENS_OIDC_ISSUER ?? '';
   const issuer = readHttpUrl('FIELDLENS_OIDC_ISSUER', issuerText);
   if (issuer.protocol === 'http:' && !isLoopbackHost(issuer.hostname)) {
-    throw new ConfigError('FIELDLENS_OIDC_ISSUER', 'must be https (plain http only for a provider on this machine: localhost, 127.x)');
+    throw new ConfigError(
+      'FIELDLENS_OIDC_ISSUER',
+      'must be https (plain http only for a provider on this machine: localhost, 127.x)',
+    );
   }
   const publicUrl = readHttpUrl('FIELDLENS_PUBLIC_URL', env.FIELDLENS_PUBLIC_URL ?? '').href.replace(/\/+$/, '');
   const roleMap = parseRoleMap(env.FIELDLENS_OIDC_ROLE_MAP ?? '');
@@ -265,12 +308,16 @@ export function loadConfig(given: Env = process.env): Config {
     throw new ConfigError('FIELDLENS_JWT_SECRET', 'must be at least 32 bytes of random data (not a password)');
   }
   const severity = { high: env.FIELDLENS_SEVERITY_HIGH, medium: env.FIELDLENS_SEVERITY_MEDIUM };
-  if (severity.medium >= severity.high) throw new ConfigError('FIELDLENS_SEVERITY_MEDIUM', 'must be below FIELDLENS_SEVERITY_HIGH');
+  if (severity.medium >= severity.high)
+    throw new ConfigError('FIELDLENS_SEVERITY_MEDIUM', 'must be below FIELDLENS_SEVERITY_HIGH');
 
   const oidc = readOidc(env, given);
   const passwordLogin = env.FIELDLENS_PASSWORD_LOGIN;
   if (!passwordLogin && oidc === undefined) {
-    throw new ConfigError('FIELDLENS_PASSWORD_LOGIN', 'off needs single sign-on configured (FIELDLENS_OIDC_ISSUER …), or nobody could sign in');
+    throw new ConfigError(
+      'FIELDLENS_PASSWORD_LOGIN',
+      'off needs single sign-on configured (FIELDLENS_OIDC_ISSUER …), or nobody could sign in',
+    );
   }
 
   const config: Config = {

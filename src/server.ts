@@ -16,7 +16,11 @@ export interface ServeOptions {
 
 export async function serve(config: Config = loadConfig(), options: ServeOptions = {}): Promise<void> {
   const database = openDatabase(config.database, {
-    onPoolError: (error) => app?.log.warn({ err: { message: error.message } }, 'database connection lost; it will be re-opened on the next query'),
+    onPoolError: (error) =>
+      app?.log.warn(
+        { err: { message: error.message } },
+        'database connection lost; it will be re-opened on the next query',
+      ),
   });
   let app: Awaited<ReturnType<typeof buildApp>> | undefined;
   try {
@@ -35,7 +39,10 @@ export async function serve(config: Config = loadConfig(), options: ServeOptions
     // First /readyz turns 503 while the server still accepts, so a load balancer polling it stops sending here;
     // then stop accepting, finish what was accepted, close the database.
     running.lifecycle.startDraining();
-    running.log.info({ signal, graceMs: config.shutdownGraceMs }, 'shutting down: /readyz answers 503; connections are accepted until the grace period ends');
+    running.log.info(
+      { signal, graceMs: config.shutdownGraceMs },
+      'shutting down: /readyz answers 503; connections are accepted until the grace period ends',
+    );
     setTimeout(() => {
       running.log.info('shutting down: no new connections; finishing in-flight requests');
       const deadline = setTimeout(() => {

@@ -138,11 +138,27 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
       removeSampleData: (trx, actor): Promise<unknown> => sampleData.removeSampleData(trx, actor),
     },
   });
-  const auth = new AuthService({ database, clock, config: config.auth, audit, tokens, currentTier: () => license.currentTier() });
+  const auth = new AuthService({
+    database,
+    clock,
+    config: config.auth,
+    audit,
+    tokens,
+    currentTier: () => license.currentTier(),
+  });
   const users = new UsersService({ database, clock, audit, auth, gate: license, config: config.auth });
   const apiTokens = new ApiTokensService({ database, clock, audit, hashKey: tokenHashKey(key) });
   const auditLog = new AuditLogService({ database, license });
-  const sso = new SsoService({ database, clock, log, audit, auth, users, oidc: config.oidc, passwordLogin: config.auth.passwordLogin });
+  const sso = new SsoService({
+    database,
+    clock,
+    log,
+    audit,
+    auth,
+    users,
+    oidc: config.oidc,
+    passwordLogin: config.auth.passwordLogin,
+  });
 
   const embedder = createEmbedder(config.embeddings);
   const taxonomy: TaxonomyService = new TaxonomyService({
@@ -152,7 +168,8 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     embedder,
     levels: config.levels,
     usage: {
-      countFields: (trx, tagIds): Promise<{ classified: number; suggested: number }> => fieldCascades.countFieldsOfTags(trx, tagIds),
+      countFields: (trx, tagIds): Promise<{ classified: number; suggested: number }> =>
+        fieldCascades.countFieldsOfTags(trx, tagIds),
       countRules: (trx, tagIds): Promise<number> => rules.countRulesOfTags(trx, tagIds),
       moveRules: (trx, fromTagIds, toTagId): Promise<number> => rules.moveRulesToTag(trx, fromTagIds, toTagId),
       moveFields: async (trx, fromTagIds, toTagId): Promise<number> => {
@@ -169,7 +186,10 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     fields: fieldCascades,
     secretBox,
     scanSqliteDir: config.scanSqliteDir,
-    connector: { statementTimeoutMs: config.scanStatementTimeoutMs, ownDatabaseFiles: ownDatabaseFiles(config.database) },
+    connector: {
+      statementTimeoutMs: config.scanStatementTimeoutMs,
+      ownDatabaseFiles: ownDatabaseFiles(config.database),
+    },
     allowSockets: config.scanAllowSockets,
   });
   const rules: RulesService = new RulesService({
@@ -180,22 +200,81 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     datasources,
     fields: fieldCatalog,
   });
-  const classifier: ClassifierService = new ClassifierService({ taxonomy, rules, confirmedNeighbours: (embeddings): Promise<ConfirmedNeighbour[][]> => metrics.confirmedNeighbours(embeddings) });
+  const classifier: ClassifierService = new ClassifierService({
+    taxonomy,
+    rules,
+    confirmedNeighbours: (embeddings): Promise<ConfirmedNeighbour[][]> => metrics.confirmedNeighbours(embeddings),
+  });
   const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, classifier });
   const fieldScanWriter = new FieldScanWriter({ database, clock, embedder, taxonomy, classifier });
-  const review = new ReviewService({ database, clock, audit, auditLog, fields: fieldReviewState, catalog: fieldCatalog, taxonomy, license, webhooks });
+  const review = new ReviewService({
+    database,
+    clock,
+    audit,
+    auditLog,
+    fields: fieldReviewState,
+    catalog: fieldCatalog,
+    taxonomy,
+    license,
+    webhooks,
+  });
   const reports = new ReportsService({ clock, fields: fieldCatalog, datasources, taxonomy });
   const sampleData = new SampleDataService({ database, clock, audit, taxonomy, datasources, fields });
 
-  const metricsQueue = new WorkQueue(database, { table: 'metrics_queue', key: 'field_id', abandonedAfterMs: CLAIM_ABANDONED_MS });
-  const replica = new CatalogReplica({ database, log, fields: fieldCatalog, dimensions: embedder.dimensions, indexThreads: config.indexThreads });
+  const metricsQueue = new WorkQueue(database, {
+    table: 'metrics_queue',
+    key: 'field_id',
+    abandonedAfterMs: CLAIM_ABANDONED_MS,
+  });
+  const replica = new CatalogReplica({
+    database,
+    log,
+    fields: fieldCatalog,
+    dimensions: embedder.dimensions,
+    indexThreads: config.indexThreads,
+  });
   const staleness = new Staleness({ database, clock, queue: metricsQueue, replica, fields: fieldCatalog, taxonomy });
-  const metricsWorker = new MetricsWorker({ database, clock, log, queue: metricsQueue, replica, staleness, fields: fieldCatalog, mirror: fieldMetricsMirror, taxonomy, severity: config.severity, webhooks });
-  const reclassifyQueue = new WorkQueue(database, { table: 'reclassify_queue', key: 'field_id', abandonedAfterMs: CLAIM_ABANDONED_MS });
+  const metricsWorker = new MetricsWorker({
+    database,
+    clock,
+    log,
+    queue: metricsQueue,
+    replica,
+    staleness,
+    fields: fieldCatalog,
+    mirror: fieldMetricsMirror,
+    taxonomy,
+    severity: config.severity,
+    webhooks,
+  });
+  const reclassifyQueue = new WorkQueue(database, {
+    table: 'reclassify_queue',
+    key: 'field_id',
+    abandonedAfterMs: CLAIM_ABANDONED_MS,
+  });
   const reclassifyWorker = new ReclassifyWorker({ database, clock, log, audit, queue: reclassifyQueue, classifier });
   const scans = new ScansService({ database, clock, audit, datasources, license });
-  const scanWorker = new ScanWorker({ database, clock, log, audit, fields: fieldScanWriter, datasources, scans, webhooks, options: { connector: datasources.connectorOptions() } });
-  const metrics = new MetricsService({ database, replica, worker: metricsWorker, staleness, fields: fieldCatalog, license, taxonomy, dimensions: embedder.dimensions });
+  const scanWorker = new ScanWorker({
+    database,
+    clock,
+    log,
+    audit,
+    fields: fieldScanWriter,
+    datasources,
+    scans,
+    webhooks,
+    options: { connector: datasources.connectorOptions() },
+  });
+  const metrics = new MetricsService({
+    database,
+    replica,
+    worker: metricsWorker,
+    staleness,
+    fields: fieldCatalog,
+    license,
+    taxonomy,
+    dimensions: embedder.dimensions,
+  });
 
   let pruneTimer: NodeJS.Timeout | undefined;
   return {
@@ -229,7 +308,11 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
       await license.start();
       await users.ensureFirstAdmin(log);
       await taxonomy.ensureDefaultTaxonomy();
-      if (config.sampleData && (await license.currentTier()) === 'trial_mock' && (await sampleData.ensureSampleData())) {
+      if (
+        config.sampleData &&
+        (await license.currentTier()) === 'trial_mock' &&
+        (await sampleData.ensureSampleData())
+      ) {
         log.info('First start on the trial: loaded the built-in sample catalog (FIELDLENS_SAMPLE_DATA=off to skip)');
       }
     },

@@ -8,7 +8,9 @@ export default defineConfig({
   plugins: [preact({ prerender: { enabled: false } })],
   // `npm run dev:console`: the page from Vite with hot reload, the API from `npm run dev` (FIELDLENS_DEV_API or :8080).
   server: {
-    proxy: Object.fromEntries(['/api', '/openapi.json'].map((p) => [p, process.env.FIELDLENS_DEV_API ?? 'http://127.0.0.1:8080'])),
+    proxy: Object.fromEntries(
+      ['/api', '/openapi.json'].map((p) => [p, process.env.FIELDLENS_DEV_API ?? 'http://127.0.0.1:8080']),
+    ),
   },
   build: {
     outDir: 'dist',

@@ -8,11 +8,48 @@ const pick = <T>(r: Rng, xs: readonly T[]): T => xs[Math.floor(r() * xs.length)]
 const digits = (r: Rng, n: number): string => Array.from({ length: n }, () => Math.floor(r() * 10)).join('');
 const pad = (n: number, w: number): string => String(n).padStart(w, '0');
 
-const FIRST = ['Anna', 'Jonas', 'Maria', 'Pierre', 'Lucia', 'Sven', 'Aiko', 'Omar', 'Ingrid', 'Tomás', 'Chloé', 'Femke', 'João', 'Priya', 'Liam'];
-const LAST = ['Schmidt', 'Dupont', 'García', 'de Vries', 'Silva', 'Okafor', 'Nakamura', 'Larsen', 'Rossi', 'Novak', 'Byrne', 'Kowalski'];
+const FIRST = [
+  'Anna',
+  'Jonas',
+  'Maria',
+  'Pierre',
+  'Lucia',
+  'Sven',
+  'Aiko',
+  'Omar',
+  'Ingrid',
+  'Tomás',
+  'Chloé',
+  'Femke',
+  'João',
+  'Priya',
+  'Liam',
+];
+const LAST = [
+  'Schmidt',
+  'Dupont',
+  'García',
+  'de Vries',
+  'Silva',
+  'Okafor',
+  'Nakamura',
+  'Larsen',
+  'Rossi',
+  'Novak',
+  'Byrne',
+  'Kowalski',
+];
 const CITIES = ['Berlin', 'Lyon', 'Sevilla', 'Utrecht', 'Porto', 'Leeds', 'Austin', 'Osaka', 'Graz', 'Gent'];
 const COUNTRIES = ['Germany', 'France', 'Spain', 'Netherlands', 'Portugal', 'United Kingdom', 'Japan'];
-const STREETS = ['Hauptstraße', 'Rue de la Paix', 'Calle Mayor', 'Kerkstraat', 'Rua Augusta', 'High Street', 'Elm Street'];
+const STREETS = [
+  'Hauptstraße',
+  'Rue de la Paix',
+  'Calle Mayor',
+  'Kerkstraat',
+  'Rua Augusta',
+  'High Street',
+  'Elm Street',
+];
 const WORDS = ['alpha', 'bravo', 'delta', 'orbit', 'maple', 'cedar', 'falcon', 'harbor', 'summit', 'quartz'];
 const STATUS = ['active', 'pending', 'closed', 'cancelled', 'shipped', 'failed'];
 
@@ -63,20 +100,37 @@ function bsn(r: Rng): string {
   }
 }
 
-const hex = (r: Rng, n: number): string => Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
-const b64 = (r: Rng, n: number): string => Array.from({ length: n }, () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[Math.floor(r() * 62)]).join('');
+const hex = (r: Rng, n: number): string =>
+  Array.from({ length: n }, () => '0123456789abcdef'[Math.floor(r() * 16)]).join('');
+const b64 = (r: Rng, n: number): string =>
+  Array.from(
+    { length: n },
+    () => 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789'[Math.floor(r() * 62)],
+  ).join('');
 
 export const GENERATORS: Readonly<Record<string, (r: Rng) => string>> = {
-  email: (r) => `${pick(r, FIRST).toLowerCase().normalize('NFKD').replace(/[^a-z]/g, '')}.${pick(r, WORDS)}@example.${pick(r, ['com', 'de', 'fr', 'org'])}`,
+  email: (r) =>
+    `${pick(r, FIRST)
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z]/g, '')}.${pick(r, WORDS)}@example.${pick(r, ['com', 'de', 'fr', 'org'])}`,
   phone_us: (r) => `(${200 + Math.floor(r() * 700)}) ${200 + Math.floor(r() * 700)}-${digits(r, 4)}`,
-  phone_intl: (r) => pick(r, [`+49 30 ${digits(r, 7)}`, `+33 6 ${digits(r, 2)} ${digits(r, 2)} ${digits(r, 2)} ${digits(r, 2)}`, `+34 6${digits(r, 2)} ${digits(r, 3)} ${digits(r, 3)}`, `+31 6 ${digits(r, 8)}`, `+44 7700 ${digits(r, 6)}`]),
+  phone_intl: (r) =>
+    pick(r, [
+      `+49 30 ${digits(r, 7)}`,
+      `+33 6 ${digits(r, 2)} ${digits(r, 2)} ${digits(r, 2)} ${digits(r, 2)}`,
+      `+34 6${digits(r, 2)} ${digits(r, 3)} ${digits(r, 3)}`,
+      `+31 6 ${digits(r, 8)}`,
+      `+44 7700 ${digits(r, 6)}`,
+    ]),
   card: (r) => luhnComplete(pick(r, ['4', '51', '52', '55', '37']), 16, r),
   card_spaced: (r) => luhnComplete('4', 16, r).replace(/(\d{4})(?=\d)/g, '$1 '),
   iban: iban,
   ssn: ssn,
   bsn: bsn,
   uuid: (r) => `${hex(r, 8)}-${hex(r, 4)}-4${hex(r, 3)}-a${hex(r, 3)}-${hex(r, 12)}`,
-  ts: (r) => `${date(r, 2019, 2026)}T${pad(Math.floor(r() * 24), 2)}:${pad(Math.floor(r() * 60), 2)}:${pad(Math.floor(r() * 60), 2)}Z`,
+  ts: (r) =>
+    `${date(r, 2019, 2026)}T${pad(Math.floor(r() * 24), 2)}:${pad(Math.floor(r() * 60), 2)}:${pad(Math.floor(r() * 60), 2)}Z`,
   epoch_ms: (r) => String(1_600_000_000_000 + Math.floor(r() * 100_000_000_000)),
   date: (r) => date(r, 2015, 2026),
   dob: (r) => date(r, 1940, 2006),
@@ -95,8 +149,10 @@ export const GENERATORS: Readonly<Record<string, (r: Rng) => string>> = {
   ccy: (r) => pick(r, ['EUR', 'USD', 'GBP', 'JPY', 'CHF']),
   lang: (r) => pick(r, ['en', 'de', 'fr-FR', 'es', 'nl-NL', 'pt-BR']),
   street: (r) => `${pick(r, STREETS)} ${1 + Math.floor(r() * 200)}`,
-  zip: (r) => pick(r, [digits(r, 5), `${digits(r, 4)} ${pick(r, ['AB', 'KL', 'XZ'])}`, `SW1A ${Math.floor(r() * 9)}AA`]),
-  ip4: (r) => `${10 + Math.floor(r() * 200)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${1 + Math.floor(r() * 250)}`,
+  zip: (r) =>
+    pick(r, [digits(r, 5), `${digits(r, 4)} ${pick(r, ['AB', 'KL', 'XZ'])}`, `SW1A ${Math.floor(r() * 9)}AA`]),
+  ip4: (r) =>
+    `${10 + Math.floor(r() * 200)}.${Math.floor(r() * 255)}.${Math.floor(r() * 255)}.${1 + Math.floor(r() * 250)}`,
   ip6: (r) => `2001:db8:${hex(r, 4)}:${hex(r, 4)}::${hex(r, 3)}`,
   url: (r) => `https://www.example.com/${pick(r, WORDS)}/${Math.floor(r() * 999)}`,
   jwt: (r) => `eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIx${b64(r, 20)}.${b64(r, 43)}`,
@@ -114,7 +170,8 @@ export const GENERATORS: Readonly<Record<string, (r: Rng) => string>> = {
   code: (r) => `${pick(r, ['A', 'B', 'K', 'X'])}${digits(r, 3)}`,
   sku: (r) => `SKU-${digits(r, 6)}`,
   version: (r) => `${Math.floor(r() * 5)}.${Math.floor(r() * 20)}.${Math.floor(r() * 10)}`,
-  ua: (r) => `Mozilla/5.0 (${pick(r, ['Windows NT 10.0; Win64; x64', 'Macintosh; Intel Mac OS X 14_1', 'X11; Linux x86_64'])}) AppleWebKit/537.36 Chrome/${100 + Math.floor(r() * 30)}.0`,
+  ua: (r) =>
+    `Mozilla/5.0 (${pick(r, ['Windows NT 10.0; Win64; x64', 'Macintosh; Intel Mac OS X 14_1', 'X11; Linux x86_64'])}) AppleWebKit/537.36 Chrome/${100 + Math.floor(r() * 30)}.0`,
   path: (r) => `/srv/uploads/${pick(r, WORDS)}/${hex(r, 8)}.pdf`,
   json: (r) => `{"theme":"${pick(r, WORDS)}","size":${Math.floor(r() * 20)}}`,
   dni: (r) => {

@@ -95,7 +95,13 @@ export function parseLabelled(text: string, origin: string): BenchField[] {
     const accept = [...new Set([...leaves, ...cats.flat()])];
     const sensitive = SENSITIVE_ROOTS.has((paths[0] as string).split('/')[0] as string);
     out.push({
-      input: { table_name: table, field_name: field, data_type: type || null, comment: comment || null, sample_values: gen ? samplesFor(gen, seq) : undefined },
+      input: {
+        table_name: table,
+        field_name: field,
+        data_type: type || null,
+        comment: comment || null,
+        sample_values: gen ? samplesFor(gen, seq) : undefined,
+      },
       accept,
       labels: paths,
       negative: !sensitive,
@@ -122,7 +128,8 @@ export function loadPublicSets(): Array<{ source: string; half: 'development' | 
     .sort()
     .map((file) => ({
       source: file.replace(/\.txt$/, ''),
-      half: ((createHash('sha256').update(file).digest()[0] as number) % 2 === 0 ? 'development' : 'held-out') as 'development' | 'held-out',
+      half: ((createHash('sha256').update(file).digest()[0] as number) % 2 === 0 ? 'development' : 'held-out') as
+        'development' | 'held-out',
       fields: parseLabelled(readFileSync(path.join(dir, file), 'utf8'), file),
     }));
 }

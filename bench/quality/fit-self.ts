@@ -5,13 +5,26 @@
 // is corrected. Prints the fitted weights and the figures they give on both halves (the held-out half is only read
 // to print, never fitted on).
 // Run: npx tsx bench/quality/fit-self.ts   Knob: QUALITY_CORRECT_SEED (default 25).
-import { OUTLIER_FEATURES, OUTLIER_WEIGHTS, outlierSignals, type OutlierInput } from '../../src/modules/metrics/outlier-model.js';
+import {
+  OUTLIER_FEATURES,
+  OUTLIER_WEIGHTS,
+  outlierSignals,
+  type OutlierInput,
+} from '../../src/modules/metrics/outlier-model.js';
 import { fitLogistic } from './logistic.js';
 import { auroc, precisionAtK } from './measures.js';
 import { drawCorrections, importSelfClassified, isWrong, type FieldState, type SelfField } from './self-classified.js';
 
 type Feature = (typeof OUTLIER_FEATURES)[number];
-const SELF: Feature[] = ['selfBias', 'selfDoubt', 'selfDisagreement', 'selfNearestRatio', 'selfPeerMargin', 'selfAnchorMargin', 'selfLooseTag'];
+const SELF: Feature[] = [
+  'selfBias',
+  'selfDoubt',
+  'selfDisagreement',
+  'selfNearestRatio',
+  'selfPeerMargin',
+  'selfAnchorMargin',
+  'selfLooseTag',
+];
 const REVIEWED: Feature[] = ['confirmedOther', 'confirmedAgrees', 'twinOther'];
 const seed = Number(process.env.QUALITY_CORRECT_SEED ?? 25);
 
@@ -28,8 +41,15 @@ const catalog = await importSelfClassified({ record: true });
 try {
   const { fields, rank } = catalog;
   const log = catalog.featureLog as Map<string, OutlierInput>;
-  const stage = (state: Map<string, FieldState>, skip: ReadonlySet<string>, features: readonly Feature[], fitted: ReadonlyMap<Feature, number>): Map<Feature, number> => {
-    const rows = fields.filter((f) => !skip.has(f.id)).map((f) => ({ f, input: log.get(f.id) as OutlierInput, s: state.get(f.id) as FieldState }));
+  const stage = (
+    state: Map<string, FieldState>,
+    skip: ReadonlySet<string>,
+    features: readonly Feature[],
+    fitted: ReadonlyMap<Feature, number>,
+  ): Map<Feature, number> => {
+    const rows = fields
+      .filter((f) => !skip.has(f.id))
+      .map((f) => ({ f, input: log.get(f.id) as OutlierInput, s: state.get(f.id) as FieldState }));
     const wrong = rows.map(({ f, s }) => isWrong(f, s.tagPath, s.level, rank));
     // Every other feature at its weight in use, or as fitted in an earlier stage.
     const offset = rows.map(({ input }) => {
@@ -48,7 +68,9 @@ try {
       false,
     );
     const out = new Map(features.map((f, k) => [f, w[k + 1] as number]));
-    console.log(`fitted on ${dev.length} development fields: ${features.map((f) => `${f} ${(out.get(f) as number).toFixed(2)}`).join(', ')}`);
+    console.log(
+      `fitted on ${dev.length} development fields: ${features.map((f) => `${f} ${(out.get(f) as number).toFixed(2)}`).join(', ')}`,
+    );
     for (const half of ['development', 'held-out'] as const) {
       const idx = rows.map(({ f }, i) => (f.half === half ? i : -1)).filter((i) => i >= 0);
       const y = idx.map((i) => wrong[i] as boolean);
@@ -57,9 +79,18 @@ try {
         return `AUROC ${auroc(s, y).toFixed(3)} P@k ${precisionAtK(s, y, y.filter(Boolean).length).toFixed(3)}`;
       };
       const inUse = (i: number): number => offset[i] as number;
-      const fittedZ = (i: number): number => (offset[i] as number) + features.reduce((z, f, k) => z + (out.get(f) as number) * ((x[i] as number[])[k] as number), 0);
-      const rounded = (i: number): number => (offset[i] as number) + features.reduce((z, f, k) => z + Math.round((out.get(f) as number) * 20) / 20 * ((x[i] as number[])[k] as number), 0);
-      console.log(`  ${half}: without these terms ${judge(inUse)}; fitted ${judge(fittedZ)}; rounded to 0.05 ${judge(rounded)}`);
+      const fittedZ = (i: number): number =>
+        (offset[i] as number) +
+        features.reduce((z, f, k) => z + (out.get(f) as number) * ((x[i] as number[])[k] as number), 0);
+      const rounded = (i: number): number =>
+        (offset[i] as number) +
+        features.reduce(
+          (z, f, k) => z + (Math.round((out.get(f) as number) * 20) / 20) * ((x[i] as number[])[k] as number),
+          0,
+        );
+      console.log(
+        `  ${half}: without these terms ${judge(inUse)}; fitted ${judge(fittedZ)}; rounded to 0.05 ${judge(rounded)}`,
+      );
     }
     return out;
   };

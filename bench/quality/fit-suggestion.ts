@@ -8,10 +8,24 @@
 // Run: npx tsx bench/quality/fit-suggestion.ts   Knob: QUALITY_CORRECT_SEED (default 25).
 import { suggestionConfidence, type Suggestion } from '../../src/modules/metrics/suggestion.js';
 import { fitLogistic } from './logistic.js';
-import { drawCorrections, importSelfClassified, isWrong, type FieldState, type Half, type SelfField } from './self-classified.js';
+import {
+  drawCorrections,
+  importSelfClassified,
+  isWrong,
+  type FieldState,
+  type Half,
+  type SelfField,
+} from './self-classified.js';
 
 const seed = Number(process.env.QUALITY_CORRECT_SEED ?? 25);
-const SOURCES: ReadonlyArray<Suggestion['by']> = ['classifier', 'neighbours', 'margins', 'level', 'twin', 'corrections'];
+const SOURCES: ReadonlyArray<Suggestion['by']> = [
+  'classifier',
+  'neighbours',
+  'margins',
+  'level',
+  'twin',
+  'corrections',
+];
 interface Row {
   half: Half;
   by: Suggestion['by'];
@@ -25,12 +39,27 @@ const logit = (p: number): number => {
   return Math.log(r / (1 - r));
 };
 
-function rowsOf(fields: readonly SelfField[], state: Map<string, FieldState>, log: Map<string, { by: string; score: number; share: number }>, rank: (l: string) => number, skip: ReadonlySet<string>): Row[] {
+function rowsOf(
+  fields: readonly SelfField[],
+  state: Map<string, FieldState>,
+  log: Map<string, { by: string; score: number; share: number }>,
+  rank: (l: string) => number,
+  skip: ReadonlySet<string>,
+): Row[] {
   return fields.flatMap((f) => {
     const s = state.get(f.id) as FieldState;
     const l = log.get(f.id);
     if (skip.has(f.id) || s.suggestedPath === null || s.suggestedLevel === null || !l) return [];
-    return [{ half: f.half, by: l.by as Suggestion['by'], score: l.score, share: l.share, stored: s.suggestedConfidence ?? Number.NaN, right: !isWrong(f, s.suggestedPath, s.suggestedLevel, rank) }];
+    return [
+      {
+        half: f.half,
+        by: l.by as Suggestion['by'],
+        score: l.score,
+        share: l.share,
+        stored: s.suggestedConfidence ?? Number.NaN,
+        right: !isWrong(f, s.suggestedPath, s.suggestedLevel, rank),
+      },
+    ];
   });
 }
 
@@ -44,10 +73,14 @@ function reliability(title: string, rows: readonly Row[], p: (r: Row) => number)
     const mean = inBucket.reduce((s, r) => s + p(r), 0) / inBucket.length;
     const observed = inBucket.filter((r) => r.right).length / inBucket.length;
     if (inBucket.length >= 20) worst = Math.max(worst, Math.abs(mean - observed));
-    cells.push(`[${buckets[b]!.toFixed(1)}, ${Math.min(1, buckets[b + 1]!).toFixed(1)}): n ${inBucket.length}, mean ${mean.toFixed(2)}, right ${observed.toFixed(2)}`);
+    cells.push(
+      `[${buckets[b]!.toFixed(1)}, ${Math.min(1, buckets[b + 1]!).toFixed(1)}): n ${inBucket.length}, mean ${mean.toFixed(2)}, right ${observed.toFixed(2)}`,
+    );
   }
   const right = rows.filter((r) => r.right).length;
-  console.log(`${title}: ${rows.length} suggestions, ${right} right (${((100 * right) / Math.max(rows.length, 1)).toFixed(0)} %); worst gap over buckets of ≥ 20: ${(100 * worst).toFixed(1)} points`);
+  console.log(
+    `${title}: ${rows.length} suggestions, ${right} right (${((100 * right) / Math.max(rows.length, 1)).toFixed(0)} %); worst gap over buckets of ≥ 20: ${(100 * worst).toFixed(1)} points`,
+  );
   for (const c of cells) console.log(`    ${c}`);
 }
 
@@ -75,9 +108,17 @@ try {
     dev.map((r) => r.right),
     1e-2,
   );
-  const intercept = Object.fromEntries(SOURCES.map((by) => [by, (w[0] as number) + (present.indexOf(by) > 0 ? (w[2 + present.indexOf(by)] as number) : 0)])) as Record<Suggestion['by'], number>;
-  console.log(`fitted on ${dev.length} development suggestions: score ${(w[1] as number).toFixed(3)}, share ${(w[2] as number).toFixed(3)}; intercepts ${SOURCES.map((by) => `${by} ${intercept[by].toFixed(3)}${present.includes(by) ? '' : ' (none seen: the base)'}`).join(', ')}`);
-  const fitted = (r: Row): number => 1 / (1 + Math.exp(-(intercept[r.by] + (w[1] as number) * logit(r.score) + (w[2] as number) * r.share)));
+  const intercept = Object.fromEntries(
+    SOURCES.map((by) => [
+      by,
+      (w[0] as number) + (present.indexOf(by) > 0 ? (w[2 + present.indexOf(by)] as number) : 0),
+    ]),
+  ) as Record<Suggestion['by'], number>;
+  console.log(
+    `fitted on ${dev.length} development suggestions: score ${(w[1] as number).toFixed(3)}, share ${(w[2] as number).toFixed(3)}; intercepts ${SOURCES.map((by) => `${by} ${intercept[by].toFixed(3)}${present.includes(by) ? '' : ' (none seen: the base)'}`).join(', ')}`,
+  );
+  const fitted = (r: Row): number =>
+    1 / (1 + Math.exp(-(intercept[r.by] + (w[1] as number) * logit(r.score) + (w[2] as number) * r.share)));
   for (const half of ['development', 'held-out'] as const) {
     for (const [stage, rows] of [
       ['before corrections', beforeRows],
@@ -85,7 +126,9 @@ try {
     ] as const) {
       const part = rows.filter((r) => r.half === half);
       reliability(`${half}, ${stage}, the outlier score (the confidence before 2026-11-26)`, part, (r) => r.score);
-      reliability(`${half}, ${stage}, SUGGESTION_CALIBRATION in use`, part, (r) => suggestionConfidence(r.score, r.share, r.by));
+      reliability(`${half}, ${stage}, SUGGESTION_CALIBRATION in use`, part, (r) =>
+        suggestionConfidence(r.score, r.share, r.by),
+      );
       reliability(`${half}, ${stage}, fitted now`, part, fitted);
     }
   }

@@ -5,12 +5,20 @@
 // in metrics.math.ts score. Only tuning seeds belong here; held-out seeds are for run.ts alone.
 // Run: npx tsx bench/quality/fit.ts   Knob: QUALITY_TUNING (default "1/7,2/12,3/13"), QUALITY_SHARE (0.1).
 import { auroc, precisionAtK } from './measures.js';
-import { OUTLIER_FEATURES, OUTLIER_WEIGHTS, outlierScore, outlierSignals, type OutlierInput } from '../../src/modules/metrics/outlier-model.js';
+import {
+  OUTLIER_FEATURES,
+  OUTLIER_WEIGHTS,
+  outlierScore,
+  outlierSignals,
+  type OutlierInput,
+} from '../../src/modules/metrics/outlier-model.js';
 import { ERROR_MODES, type ErrorMode } from './catalog.js';
 import { fitLogistic } from './logistic.js';
 import { importFlippedCatalog } from './setup.js';
 
-const TUNING = (process.env.QUALITY_TUNING ?? '1/7,2/12,3/13').split(',').map((s) => s.split('/').map(Number) as [number, number]);
+const TUNING = (process.env.QUALITY_TUNING ?? '1/7,2/12,3/13')
+  .split(',')
+  .map((s) => s.split('/').map(Number) as [number, number]);
 const SHARE = Number(process.env.QUALITY_SHARE ?? 0.1);
 const MODES = (process.env.QUALITY_MODES ?? ERROR_MODES.join(',')).split(',') as ErrorMode[];
 const FEATURES = OUTLIER_FEATURES;
@@ -32,12 +40,29 @@ function featuresOf(input: OutlierInput): number[] {
 
 /** The catalog of one seed and mode, imported and drained with the worker recording every field's model input. */
 async function collect(seed: number, flipSeed: number, mode: ErrorMode): Promise<SeedData> {
-  const { app, database, flipped, ids, close } = await importFlippedCatalog(seed, flipSeed, SHARE, mode, (worker) => (worker.featureLog = new Map()));
+  const { app, database, flipped, ids, close } = await importFlippedCatalog(
+    seed,
+    flipSeed,
+    SHARE,
+    mode,
+    (worker) => (worker.featureLog = new Map()),
+  );
   try {
     const log = app.services.metricsWorker.featureLog as Map<string, OutlierInput>;
-    const stored = new Map((await database.db.selectFrom('field_metrics').select(['field_id', 'outlier_score']).execute()).map((r) => [r.field_id, r.outlier_score]));
+    const stored = new Map(
+      (await database.db.selectFrom('field_metrics').select(['field_id', 'outlier_score']).execute()).map((r) => [
+        r.field_id,
+        r.outlier_score,
+      ]),
+    );
     const inputs = ids.map((id) => log.get(id) as OutlierInput);
-    return { label: `${mode} ${seed}/${flipSeed}`, inputs, x: inputs.map(featuresOf), y: flipped, stored: ids.map((id) => stored.get(id) as number) };
+    return {
+      label: `${mode} ${seed}/${flipSeed}`,
+      inputs,
+      x: inputs.map(featuresOf),
+      y: flipped,
+      stored: ids.map((id) => stored.get(id) as number),
+    };
   } finally {
     await close();
   }
@@ -45,20 +70,44 @@ async function collect(seed: number, flipSeed: number, mode: ErrorMode): Promise
 
 const linear = (w: number[], row: number[]): number => row.reduce((s, v, k) => s + v * w[k + 1]!, w[0]!);
 const fmtW = (w: number[]): string => ['intercept', ...FEATURES].map((n, k) => `${n} ${w[k]!.toFixed(2)}`).join(', ');
-const judge = (scores: number[], y: boolean[]): string => `AUROC ${auroc(scores, y).toFixed(3)}  P@k ${precisionAtK(scores, y, y.filter(Boolean).length).toFixed(3)}`;
+const judge = (scores: number[], y: boolean[]): string =>
+  `AUROC ${auroc(scores, y).toFixed(3)}  P@k ${precisionAtK(scores, y, y.filter(Boolean).length).toFixed(3)}`;
 
 const data: SeedData[] = [];
 for (const [seed, flipSeed] of TUNING) for (const mode of MODES) data.push(await collect(seed, flipSeed, mode));
 
-const pooled = fitLogistic(data.flatMap((s) => s.x), data.flatMap((s) => s.y));
+const pooled = fitLogistic(
+  data.flatMap((s) => s.x),
+  data.flatMap((s) => s.y),
+);
 console.log(`pooled over ${data.length} catalogs: ${fmtW(pooled)}`);
-for (const s of data) console.log(`  ${s.label}: pooled fit ${judge(s.x.map((row) => linear(pooled, row)), s.y)}`);
+for (const s of data)
+  console.log(
+    `  ${s.label}: pooled fit ${judge(
+      s.x.map((row) => linear(pooled, row)),
+      s.y,
+    )}`,
+  );
 /** Leave one seed out (all its modes): fit on the other seeds, judge on it. */
 for (const [seed, flipSeed] of TUNING) {
   const label = `${seed}/${flipSeed}`;
   const others = data.filter((o) => !o.label.endsWith(` ${label}`));
-  const w = fitLogistic(others.flatMap((o) => o.x), others.flatMap((o) => o.y));
-  console.log(`fitted without seed ${label}: ${data.filter((o) => o.label.endsWith(` ${label}`)).map((s) => `${s.label} ${judge(s.x.map((row) => linear(w, row)), s.y)}`).join('; ')}`);
+  const w = fitLogistic(
+    others.flatMap((o) => o.x),
+    others.flatMap((o) => o.y),
+  );
+  console.log(
+    `fitted without seed ${label}: ${data
+      .filter((o) => o.label.endsWith(` ${label}`))
+      .map(
+        (s) =>
+          `${s.label} ${judge(
+            s.x.map((row) => linear(w, row)),
+            s.y,
+          )}`,
+      )
+      .join('; ')}`,
+  );
 }
 const fixed = [OUTLIER_WEIGHTS.intercept, ...FEATURES.map((f) => OUTLIER_WEIGHTS[f])];
 console.log(`OUTLIER_WEIGHTS in use: ${fmtW(fixed)}`);

@@ -22,7 +22,13 @@ export function solve(a: number[][], b: number[]): number[] {
  * linear predictor: the weights are fitted on top of it (the existing model's log-odds, say). `intercept: false` fixes
  * the intercept at 0.
  */
-export function fitLogistic(x: number[][], y: boolean[], ridge = 1e-3, offset?: readonly number[], intercept = true): number[] {
+export function fitLogistic(
+  x: number[][],
+  y: boolean[],
+  ridge = 1e-3,
+  offset?: readonly number[],
+  intercept = true,
+): number[] {
   const d = x[0]!.length + 1;
   let w = new Array<number>(d).fill(0);
   for (let iter = 0; iter < 300; iter++) {
@@ -55,4 +61,3 @@ export function fitLogistic(x: number[][], y: boolean[], ridge = 1e-3, offset?: 
   }
   return w;
 }
-

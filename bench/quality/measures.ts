@@ -21,7 +21,10 @@ export function knnDisagreementBaseline(vectors: readonly Float32Array[], tagIds
 }
 
 /** Exact k nearest other vectors for every vector, by cosine (dot of unit vectors), best first. */
-export function exactNeighbours(vectors: readonly Float32Array[], k: number): Array<Array<{ index: number; similarity: number }>> {
+export function exactNeighbours(
+  vectors: readonly Float32Array[],
+  k: number,
+): Array<Array<{ index: number; similarity: number }>> {
   const n = vectors.length;
   const kk = Math.min(k, Math.max(0, n - 1));
   const out: Array<Array<{ index: number; similarity: number }>> = [];
@@ -122,7 +125,10 @@ const median = (values: readonly number[]): number => {
   return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
 };
 
-export function axesFigures(scores: ReadonlyArray<Readonly<Record<string, number>>>, wrong: readonly boolean[]): AxesFigures {
+export function axesFigures(
+  scores: ReadonlyArray<Readonly<Record<string, number>>>,
+  wrong: readonly boolean[],
+): AxesFigures {
   const axes = Object.keys(scores[0] ?? {});
   const means = scores.map((s) => axes.reduce((sum, a) => sum + (s[a] as number), 0) / Math.max(axes.length, 1));
   let best = { axis: '', auroc: Number.NaN };
@@ -148,7 +154,9 @@ export function axesFigures(scores: ReadonlyArray<Readonly<Record<string, number
 }
 
 export function formatAxesFigures(f: AxesFigures): string {
-  return `mean-of-six-axes AUROC ${f.meanAuroc.toFixed(3)}, median right ${f.medianRight.toFixed(2)} vs wrong ${f.medianWrong.toFixed(2)}, best axis ${f.best.axis} ${f.best.auroc.toFixed(3)} (${Object.entries(f.perAxis)
+  return `mean-of-six-axes AUROC ${f.meanAuroc.toFixed(3)}, median right ${f.medianRight.toFixed(2)} vs wrong ${f.medianWrong.toFixed(2)}, best axis ${f.best.axis} ${f.best.auroc.toFixed(3)} (${Object.entries(
+    f.perAxis,
+  )
     .map(([a, v]) => `${a} ${v.toFixed(2)}`)
     .join(', ')})`;
 }

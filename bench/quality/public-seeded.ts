@@ -45,7 +45,11 @@ function publicCatalog(): { fields: LabelledField[]; half: Map<string, 'developm
 
 const fmt = (x: number): string => (Number.isNaN(x) ? '—' : x.toFixed(3));
 
-async function runMode(mode: ErrorMode, catalog: LabelledField[], halfOf: Map<string, 'development' | 'held-out'>): Promise<void> {
+async function runMode(
+  mode: ErrorMode,
+  catalog: LabelledField[],
+  halfOf: Map<string, 'development' | 'held-out'>,
+): Promise<void> {
   const { fields, flipped } = seededErrors(catalog, mode, SHARE, FLIP_SEED);
   const { app, database, close } = await openQualityApp();
   try {
@@ -65,20 +69,37 @@ async function runMode(mode: ErrorMode, catalog: LabelledField[], halfOf: Map<st
         bars[pos.get(item.field_id) as number] = item.scores;
       }
     }
-    console.log(`[${mode}] ${fields.length} fields of ${dataSources} public schemas, ${flipped.filter(Boolean).length} errors; imported and drained in ${seconds.toFixed(0)} s`);
+    console.log(
+      `[${mode}] ${fields.length} fields of ${dataSources} public schemas, ${flipped.filter(Boolean).length} errors; imported and drained in ${seconds.toFixed(0)} s`,
+    );
     for (const half of ['development', 'held-out'] as const) {
       const idx = fields.map((f, i) => (halfOf.get(f.datasource) === half ? i : -1)).filter((i) => i >= 0);
       const y = idx.map((i) => flipped[i] as boolean);
       const s = idx.map((i) => outlier[i] as number);
       const k = y.filter(Boolean).length;
-      console.log(`[${mode}]   ${half}: ${idx.length} fields, ${k} errors; outlier AUROC ${fmt(auroc(s, y))} P@k ${fmt(precisionAtK(s, y, k))}; ${formatAxesFigures(axesFigures(idx.map((i) => bars[i] as Record<string, number>), y))}`);
+      console.log(
+        `[${mode}]   ${half}: ${idx.length} fields, ${k} errors; outlier AUROC ${fmt(auroc(s, y))} P@k ${fmt(precisionAtK(s, y, k))}; ${formatAxesFigures(
+          axesFigures(
+            idx.map((i) => bars[i] as Record<string, number>),
+            y,
+          ),
+        )}`,
+      );
       if (half !== 'held-out') continue;
       const perSchema = [...bySource.entries()]
         .filter(([source]) => halfOf.get(source) === half)
         .flatMap(([source, list]) => {
           const errors = list.filter((i) => flipped[i]).length;
           if (errors < 5 || errors === list.length) return [];
-          return [{ source, auroc: auroc(list.map((i) => outlier[i] as number), list.map((i) => flipped[i] as boolean)) }];
+          return [
+            {
+              source,
+              auroc: auroc(
+                list.map((i) => outlier[i] as number),
+                list.map((i) => flipped[i] as boolean),
+              ),
+            },
+          ];
         })
         .sort((a, b) => a.auroc - b.auroc);
       if (perSchema.length > 0) {

@@ -16,7 +16,8 @@ const SHARE = Number(process.env.QUALITY_SHARE ?? 0.1);
 const MODES = (process.env.QUALITY_MODES ?? ERROR_MODES.join(',')).split(',') as ErrorMode[];
 
 async function runMode(mode: ErrorMode): Promise<void> {
-  const { app, database, fields, flipped, ids, dataSources, importSeconds, drainSeconds, close } = await importFlippedCatalog(SEED, FLIP_SEED, SHARE, mode);
+  const { app, database, fields, flipped, ids, dataSources, importSeconds, drainSeconds, close } =
+    await importFlippedCatalog(SEED, FLIP_SEED, SHARE, mode);
   try {
     const outlier: number[] = new Array<number>(fields.length);
     const severity: string[] = new Array<string>(fields.length);
@@ -49,8 +50,12 @@ async function runMode(mode: ErrorMode): Promise<void> {
       const bad = idx.filter((i) => flipped[i]).length;
       return `${s} ${idx.length} (${idx.length ? ((100 * bad) / idx.length).toFixed(0) : 0}% errors)`;
     };
-    console.log(`[${mode}] catalog seed ${SEED}, flip seed ${FLIP_SEED}: ${fields.length} fields, ${dataSources} data sources, ${k} errors; import ${importSeconds.toFixed(1)} s, drain ${drainSeconds.toFixed(1)} s`);
-    console.log(`[${mode}]   outlier_score AUROC ${fmt(auroc(outlier, flipped))} P@${k} ${fmt(precisionAtK(outlier, flipped, k))} | kNN baseline AUROC ${fmt(auroc(baseline, flipped))} P@${k} ${fmt(precisionAtK(baseline, flipped, k))}`);
+    console.log(
+      `[${mode}] catalog seed ${SEED}, flip seed ${FLIP_SEED}: ${fields.length} fields, ${dataSources} data sources, ${k} errors; import ${importSeconds.toFixed(1)} s, drain ${drainSeconds.toFixed(1)} s`,
+    );
+    console.log(
+      `[${mode}]   outlier_score AUROC ${fmt(auroc(outlier, flipped))} P@${k} ${fmt(precisionAtK(outlier, flipped, k))} | kNN baseline AUROC ${fmt(auroc(baseline, flipped))} P@${k} ${fmt(precisionAtK(baseline, flipped, k))}`,
+    );
     console.log(`[${mode}]   axes: ${formatAxesFigures(axesFigures(axisScores, flipped))}`);
     console.log(`[${mode}]   severity: ${bySeverity('high')}; ${bySeverity('medium')}; ${bySeverity('low')}`);
   } finally {

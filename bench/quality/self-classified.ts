@@ -107,8 +107,18 @@ export async function importSelfClassified(options: { record?: boolean } = {}): 
       }
     }
     await app.services.metricsWorker.drain(600_000);
-    const admin = await database.db.selectFrom('users').select(['id', 'username']).where('username', '=', 'admin').executeTakeFirstOrThrow();
-    const caller: Caller = { id: admin.id, username: admin.username, email: 'admin@example.com', roles: ['superadmin'], requestId: 'bench-self-classified' };
+    const admin = await database.db
+      .selectFrom('users')
+      .select(['id', 'username'])
+      .where('username', '=', 'admin')
+      .executeTakeFirstOrThrow();
+    const caller: Caller = {
+      id: admin.id,
+      username: admin.username,
+      email: 'admin@example.com',
+      roles: ['superadmin'],
+      requestId: 'bench-self-classified',
+    };
     const byId = new Map(fields.map((f) => [f.id, f]));
     return {
       fields,
@@ -119,10 +129,26 @@ export async function importSelfClassified(options: { record?: boolean } = {}): 
       async read() {
         const rows = await database.db
           .selectFrom('fields')
-          .select(['id', 'tag_id', 'level', 'outlier_score', 'severity', 'classification_confidence', 'suggested_tag_id', 'suggested_level', 'suggested_confidence', 'review_status'])
+          .select([
+            'id',
+            'tag_id',
+            'level',
+            'outlier_score',
+            'severity',
+            'classification_confidence',
+            'suggested_tag_id',
+            'suggested_level',
+            'suggested_confidence',
+            'review_status',
+          ])
           .execute();
-        const metricRows = await database.db.selectFrom('field_metrics').select(['field_id', ...AXIS_KEYS.map((k) => `score_${k}` as const)]).execute();
-        const axesById = new Map(metricRows.map((m) => [m.field_id, Object.fromEntries(AXIS_KEYS.map((k) => [k, m[`score_${k}`]]))]));
+        const metricRows = await database.db
+          .selectFrom('field_metrics')
+          .select(['field_id', ...AXIS_KEYS.map((k) => `score_${k}` as const)])
+          .execute();
+        const axesById = new Map(
+          metricRows.map((m) => [m.field_id, Object.fromEntries(AXIS_KEYS.map((k) => [k, m[`score_${k}`]]))]),
+        );
         return new Map(
           rows.map((r) => [
             r.id,
@@ -144,7 +170,10 @@ export async function importSelfClassified(options: { record?: boolean } = {}): 
       async correct(ids) {
         for (const id of ids) {
           const f = byId.get(id) as SelfField;
-          await app.services.review.confirmField(caller, id, { classification_chain_path: f.truthPath, lock_level: f.truthLevel });
+          await app.services.review.confirmField(caller, id, {
+            classification_chain_path: f.truthPath,
+            lock_level: f.truthLevel,
+          });
         }
         await app.services.metricsWorker.drain(600_000);
       },
@@ -180,14 +209,19 @@ export interface HalfFigures {
 }
 
 /** The figures over the given fields (each with its state). */
-export function figures(list: ReadonlyArray<{ f: SelfField; s: FieldState }>, rank: (level: string) => number): HalfFigures {
+export function figures(
+  list: ReadonlyArray<{ f: SelfField; s: FieldState }>,
+  rank: (level: string) => number,
+): HalfFigures {
   const wrong = list.map(({ f, s }) => isWrong(f, s.tagPath, s.level, rank));
   const scores = list.map(({ s }) => s.outlier);
   const doubt = list.map(({ s }) => 1 - (s.confidence ?? 1));
   const k = wrong.filter(Boolean).length;
   const wrongOnes = list.filter((_, i) => wrong[i]);
   const suggested = wrongOnes.filter(({ s }) => s.suggestedPath !== null);
-  const right = suggested.filter(({ f, s }) => !isWrong(f, s.suggestedPath as string, s.suggestedLevel as string, rank));
+  const right = suggested.filter(
+    ({ f, s }) => !isWrong(f, s.suggestedPath as string, s.suggestedLevel as string, rank),
+  );
   const high = list.filter(({ s }) => s.severity === 'high');
   return {
     fields: list.length,
@@ -197,7 +231,9 @@ export function figures(list: ReadonlyArray<{ f: SelfField; s: FieldState }>, ra
     confidenceAuroc: auroc(doubt, wrong),
     confidencePAtK: precisionAtK(doubt, wrong, k),
     high: high.length,
-    highPrecision: high.length ? list.filter(({ s }, i) => s.severity === 'high' && wrong[i]).length / high.length : Number.NaN,
+    highPrecision: high.length
+      ? list.filter(({ s }, i) => s.severity === 'high' && wrong[i]).length / high.length
+      : Number.NaN,
     wrongHigh: wrongOnes.filter(({ s }) => s.severity === 'high').length,
     wrongSuggested: suggested.length,
     wrongSuggestedRight: right.length,
@@ -213,7 +249,9 @@ const fmt = (x: number): string => (Number.isNaN(x) ? '—' : x.toFixed(3));
 
 export function printFigures(title: string, rows: ReadonlyArray<[string, HalfFigures]>): void {
   console.log(`\n${title}`);
-  console.log('| half | fields | wrong | outlier AUROC | P@k | 1 − confidence AUROC / P@k | wrong at high | high (share wrong) | wrong with a suggestion | right suggestions (share of wrong) |');
+  console.log(
+    '| half | fields | wrong | outlier AUROC | P@k | 1 − confidence AUROC / P@k | wrong at high | high (share wrong) | wrong with a suggestion | right suggestions (share of wrong) |',
+  );
   console.log('|---|---|---|---|---|---|---|---|---|---|');
   for (const [half, r] of rows) {
     console.log(
@@ -224,10 +262,16 @@ export function printFigures(title: string, rows: ReadonlyArray<[string, HalfFig
 }
 
 /** A seeded third of the wrong fields (the reviewer's corrections), drawn in the order of their names (ids are random). */
-export function drawCorrections(wrong: ReadonlyArray<Pick<SelfField, 'id' | 'source' | 'truth'>>, seed: number): Set<string> {
+export function drawCorrections(
+  wrong: ReadonlyArray<Pick<SelfField, 'id' | 'source' | 'truth'>>,
+  seed: number,
+): Set<string> {
   const rng = mulberry32(seed);
-  const key = (f: Pick<SelfField, 'source' | 'truth'>): string => `${f.source}\u0000${f.truth.input.table_name}\u0000${f.truth.input.field_name}`;
-  const order = [...wrong].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0)).map((f) => ({ id: f.id, r: rng() }));
+  const key = (f: Pick<SelfField, 'source' | 'truth'>): string =>
+    `${f.source}\u0000${f.truth.input.table_name}\u0000${f.truth.input.field_name}`;
+  const order = [...wrong]
+    .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
+    .map((f) => ({ id: f.id, r: rng() }));
   order.sort((a, b) => a.r - b.r);
   return new Set(order.slice(0, Math.round(wrong.length / 3)).map((o) => o.id));
 }
@@ -239,19 +283,34 @@ async function main(): Promise<void> {
   const catalog = await importSelfClassified();
   try {
     const { fields, rank } = catalog;
-    console.log(`self-classified: ${fields.length} fields from ${new Set(fields.map((f) => f.source)).size} public schemas, imported and drained in ${((performance.now() - t0) / 1000).toFixed(0)} s`);
+    console.log(
+      `self-classified: ${fields.length} fields from ${new Set(fields.map((f) => f.source)).size} public schemas, imported and drained in ${((performance.now() - t0) / 1000).toFixed(0)} s`,
+    );
     const before = await catalog.read();
     const rows = (state: Map<string, FieldState>, skip: ReadonlySet<string>): Array<[string, HalfFigures]> =>
-      halves.map((half) => [half, figures(fields.filter((f) => f.half === half && !skip.has(f.id)).map((f) => ({ f, s: state.get(f.id) as FieldState })), rank)]);
-    printFigures('Before corrections (the classifier\'s own answers)', rows(before, new Set()));
-    const wrong = fields.filter((f) => halves.includes(f.half)).filter((f) => {
-      const s = before.get(f.id) as FieldState;
-      return isWrong(f, s.tagPath, s.level, rank);
-    });
+      halves.map((half) => [
+        half,
+        figures(
+          fields
+            .filter((f) => f.half === half && !skip.has(f.id))
+            .map((f) => ({ f, s: state.get(f.id) as FieldState })),
+          rank,
+        ),
+      ]);
+    printFigures("Before corrections (the classifier's own answers)", rows(before, new Set()));
+    const wrong = fields
+      .filter((f) => halves.includes(f.half))
+      .filter((f) => {
+        const s = before.get(f.id) as FieldState;
+        return isWrong(f, s.tagPath, s.level, rank);
+      });
     const corrected = drawCorrections(wrong, seed);
     await catalog.correct([...corrected]);
     const after = await catalog.read();
-    printFigures(`After a reviewer corrects ${corrected.size} of the ${wrong.length} wrong fields (seed ${seed}); the figures of the fields not corrected`, rows(after, corrected));
+    printFigures(
+      `After a reviewer corrects ${corrected.size} of the ${wrong.length} wrong fields (seed ${seed}); the figures of the fields not corrected`,
+      rows(after, corrected),
+    );
   } finally {
     await catalog.close();
   }

@@ -25,13 +25,20 @@ export interface ImportedCatalog {
 }
 
 /** A fresh service on a temporary SQLite database (no sample data), bootstrapped; close() removes it. */
-export async function openQualityApp(prepare?: (worker: Awaited<ReturnType<typeof buildApp>>['services']['metricsWorker']) => void): Promise<{
+export async function openQualityApp(
+  prepare?: (worker: Awaited<ReturnType<typeof buildApp>>['services']['metricsWorker']) => void,
+): Promise<{
   app: Awaited<ReturnType<typeof buildApp>>;
   database: Database;
   close(): Promise<void>;
 }> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-quality-'));
-  const config = loadConfig({ DATABASE_URL: `sqlite:${path.join(dir, 'q.db')}`, FIELDLENS_SAMPLE_DATA: 'off', FIELDLENS_ADMIN_PASSWORD: 'quality-bench-passphrase-0001', LOG_LEVEL: 'warn' });
+  const config = loadConfig({
+    DATABASE_URL: `sqlite:${path.join(dir, 'q.db')}`,
+    FIELDLENS_SAMPLE_DATA: 'off',
+    FIELDLENS_ADMIN_PASSWORD: 'quality-bench-passphrase-0001',
+    LOG_LEVEL: 'warn',
+  });
   const database = openDatabase(config.database);
   const app = await buildApp({ config, database, logStream: pino.destination(2) });
   await app.services.bootstrap();
@@ -48,12 +55,19 @@ export async function openQualityApp(prepare?: (worker: Awaited<ReturnType<typeo
 export async function addBenchDataSource(database: Database, name: string): Promise<string> {
   const id = randomUUID();
   const now = new Date().toISOString();
-  await database.db.insertInto('datasources').values({ id, name, type: 'postgresql', description: null, is_sample: 1, created_at: now, updated_at: now }).execute();
+  await database.db
+    .insertInto('datasources')
+    .values({ id, name, type: 'postgresql', description: null, is_sample: 1, created_at: now, updated_at: now })
+    .execute();
   return id;
 }
 
 /** Imports a labelled catalog through the real FieldsService, one data source per `datasource`, labels as given. */
-export async function importLabelled(app: ImportedCatalog['app'], database: Database, fields: readonly LabelledField[]): Promise<{ ids: string[]; dataSources: number }> {
+export async function importLabelled(
+  app: ImportedCatalog['app'],
+  database: Database,
+  fields: readonly LabelledField[],
+): Promise<{ ids: string[]; dataSources: number }> {
   const bySource = new Map<string, Array<{ f: LabelledField; i: number }>>();
   fields.forEach((f, i) => bySource.set(f.datasource, [...(bySource.get(f.datasource) ?? []), { f, i }]));
   const ids: string[] = new Array<string>(fields.length);
@@ -95,7 +109,17 @@ export async function importFlippedCatalog(
     const t1 = performance.now();
     await app.services.metricsWorker.drain();
     const t2 = performance.now();
-    return { app, database, fields, flipped, ids, dataSources, importSeconds: (t1 - t0) / 1000, drainSeconds: (t2 - t1) / 1000, close };
+    return {
+      app,
+      database,
+      fields,
+      flipped,
+      ids,
+      dataSources,
+      importSeconds: (t1 - t0) / 1000,
+      drainSeconds: (t2 - t1) / 1000,
+      close,
+    };
   } catch (error) {
     await close();
     throw error;

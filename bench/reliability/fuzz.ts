@@ -151,12 +151,24 @@ const CONTENT_TYPES = [
   'application/problem+json',
 ];
 
-const MALFORMED_BODIES = ['{', '{"a":}', '[1,2', 'nul', '"unterminated', '{"a":1}{"b":2}', '\u0000', '\ufeff{}', `${'['.repeat(5000)}${']'.repeat(5000)}`, `{"a":${'{"a":'.repeat(2000)}1${'}'.repeat(2001)}`];
+const MALFORMED_BODIES = [
+  '{',
+  '{"a":}',
+  '[1,2',
+  'nul',
+  '"unterminated',
+  '{"a":1}{"b":2}',
+  '\u0000',
+  '\ufeff{}',
+  `${'['.repeat(5000)}${']'.repeat(5000)}`,
+  `{"a":${'{"a":'.repeat(2000)}1${'}'.repeat(2001)}`,
+];
 
 function resolve(schema: Schema | undefined, doc: OpenApiDocument): Schema {
   if (!schema) return {};
   const ref = schema.$ref;
-  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/')) return resolve(doc.components?.schemas?.[ref.slice('#/components/schemas/'.length)], doc);
+  if (typeof ref === 'string' && ref.startsWith('#/components/schemas/'))
+    return resolve(doc.components?.schemas?.[ref.slice('#/components/schemas/'.length)], doc);
   return schema;
 }
 
@@ -174,7 +186,11 @@ export function sampleOf(schemaIn: Schema | undefined, doc: OpenApiDocument, dep
     case 'object': {
       const properties = (schema.properties ?? {}) as Record<string, Schema>;
       const required = new Set((schema.required ?? []) as string[]);
-      return Object.fromEntries(Object.entries(properties).filter(([name]) => required.has(name)).map(([name, child]) => [name, sampleOf(child, doc, depth + 1)]));
+      return Object.fromEntries(
+        Object.entries(properties)
+          .filter(([name]) => required.has(name))
+          .map(([name, child]) => [name, sampleOf(child, doc, depth + 1)]),
+      );
     }
     case 'array': {
       const min = Math.max(1, Number(schema.minItems ?? 1));
@@ -202,7 +218,13 @@ interface Case {
 }
 
 /** Every case for one operation (callers take a bounded, seeded subset). */
-function casesFor(method: string, path: string, op: Operation, doc: OpenApiDocument, token: string | undefined): Case[] {
+function casesFor(
+  method: string,
+  path: string,
+  op: Operation,
+  doc: OpenApiDocument,
+  token: string | undefined,
+): Case[] {
   const upper = method.toUpperCase();
   const auth: Record<string, string> = op.security?.length && token ? { authorization: `Bearer ${token}` } : {};
   const pathParams = (op.parameters ?? []).filter((p) => p.in === 'path');
@@ -210,19 +232,30 @@ function casesFor(method: string, path: string, op: Operation, doc: OpenApiDocum
   const bodySchema = resolve(op.requestBody?.content?.['application/json']?.schema, doc);
   const isMultipart = op.requestBody?.content?.['multipart/form-data'] !== undefined;
   const baseBody = op.requestBody && !isMultipart ? sampleOf(bodySchema, doc) : undefined;
-  const urlWith = (ids: Record<string, string>, query = '') => path.replace(/\{([^}]+)\}/g, (_m, name: string) => ids[name] ?? UUID) + query;
+  const urlWith = (ids: Record<string, string>, query = '') =>
+    path.replace(/\{([^}]+)\}/g, (_m, name: string) => ids[name] ?? UUID) + query;
   const baseUrl = urlWith({});
   const jsonHeaders = { ...auth, 'content-type': 'application/json' };
   const cases: Case[] = [];
   const add = (name: string, request: Partial<FuzzRequest>) =>
-    cases.push({ name, request: { method: upper, url: baseUrl, headers: baseBody === undefined ? { ...auth } : jsonHeaders, ...(baseBody === undefined ? {} : { payload: JSON.stringify(baseBody) }), ...request } });
+    cases.push({
+      name,
+      request: {
+        method: upper,
+        url: baseUrl,
+        headers: baseBody === undefined ? { ...auth } : jsonHeaders,
+        ...(baseBody === undefined ? {} : { payload: JSON.stringify(baseBody) }),
+        ...request,
+      },
+    });
 
   add('baseline', {});
   for (const param of pathParams) {
     for (const id of HOSTILE_IDS) add(`path ${param.name}=${id.slice(0, 24)}`, { url: urlWith({ [param.name]: id }) });
   }
   for (const param of queryParams) {
-    for (const value of HOSTILE_QUERY) add(`query ${param.name}=${value.slice(0, 24)}`, { url: `${baseUrl}?${param.name}=${value}` });
+    for (const value of HOSTILE_QUERY)
+      add(`query ${param.name}=${value.slice(0, 24)}`, { url: `${baseUrl}?${param.name}=${value}` });
     add(`query ${param.name} repeated`, { url: `${baseUrl}?${param.name}=1&${param.name}=2` });
   }
   add('query unknown', { url: `${baseUrl}?unknown_param=1&%ff=%ff` });
@@ -233,25 +266,48 @@ function casesFor(method: string, path: string, op: Operation, doc: OpenApiDocum
     const base = (baseBody ?? {}) as Record<string, unknown>;
     for (const name of properties) {
       for (const hostile of HOSTILE_JSON) {
-        const others = JSON.stringify(Object.fromEntries(Object.entries(base).filter(([k]) => k !== name))).slice(1, -1);
-        add(`body ${name}=${hostile.slice(0, 24)}`, { payload: `{${others}${others ? ',' : ''}${JSON.stringify(name)}:${hostile}}` });
+        const others = JSON.stringify(Object.fromEntries(Object.entries(base).filter(([k]) => k !== name))).slice(
+          1,
+          -1,
+        );
+        add(`body ${name}=${hostile.slice(0, 24)}`, {
+          payload: `{${others}${others ? ',' : ''}${JSON.stringify(name)}:${hostile}}`,
+        });
       }
       const { [name]: _dropped, ...missing } = base;
       add(`body missing ${name}`, { payload: JSON.stringify(missing) });
     }
     add('body extra field', { payload: JSON.stringify({ ...base, extra_field: 'x', __proto__x: 1 }) });
     for (const hostile of HOSTILE_JSON) add(`body whole=${hostile.slice(0, 24)}`, { payload: hostile });
-    for (const malformed of MALFORMED_BODIES) add(`body malformed ${JSON.stringify(malformed.slice(0, 16))}`, { payload: malformed });
+    for (const malformed of MALFORMED_BODIES)
+      add(`body malformed ${JSON.stringify(malformed.slice(0, 16))}`, { payload: malformed });
     add('body empty', { payload: '' });
     for (const type of CONTENT_TYPES) {
-      add(`content-type ${type || '(none)'}`, { headers: type ? { ...auth, 'content-type': type } : { ...auth }, payload: JSON.stringify(base) });
+      add(`content-type ${type || '(none)'}`, {
+        headers: type ? { ...auth, 'content-type': type } : { ...auth },
+        payload: JSON.stringify(base),
+      });
     }
   } else if (isMultipart) {
-    for (const type of CONTENT_TYPES) add(`content-type ${type || '(none)'}`, { headers: type ? { ...auth, 'content-type': type } : { ...auth }, payload: '--x\r\nContent-Disposition: form-data; name="file"; filename="a.service-license"\r\n\r\njunk\r\n--x--\r\n' });
-    add('multipart truncated', { headers: { ...auth, 'content-type': 'multipart/form-data; boundary=x' }, payload: '--x\r\nContent-Disposition: form-data; name="file"' });
-    add('multipart no file', { headers: { ...auth, 'content-type': 'multipart/form-data; boundary=x' }, payload: '--x--\r\n' });
+    for (const type of CONTENT_TYPES)
+      add(`content-type ${type || '(none)'}`, {
+        headers: type ? { ...auth, 'content-type': type } : { ...auth },
+        payload:
+          '--x\r\nContent-Disposition: form-data; name="file"; filename="a.service-license"\r\n\r\njunk\r\n--x--\r\n',
+      });
+    add('multipart truncated', {
+      headers: { ...auth, 'content-type': 'multipart/form-data; boundary=x' },
+      payload: '--x\r\nContent-Disposition: form-data; name="file"',
+    });
+    add('multipart no file', {
+      headers: { ...auth, 'content-type': 'multipart/form-data; boundary=x' },
+      payload: '--x--\r\n',
+    });
   } else {
-    add('unexpected body', { headers: { ...auth, 'content-type': 'application/json' }, payload: '{"unexpected":true}' });
+    add('unexpected body', {
+      headers: { ...auth, 'content-type': 'application/json' },
+      payload: '{"unexpected":true}',
+    });
   }
   add('bad token', { headers: { authorization: 'Bearer not.a.token' } });
   add('bad auth scheme', { headers: { authorization: `Basic ${Buffer.from('admin:admin').toString('base64')}` } });
@@ -268,7 +324,8 @@ export function violation(response: FuzzResponse): string | undefined {
   try {
     const body = JSON.parse(response.body) as { status?: unknown; code?: unknown; type?: unknown };
     if (body.status !== response.status) return `problem status ${String(body.status)} != HTTP ${response.status}`;
-    if (typeof body.code !== 'string' || body.type !== `https://fieldlens.dev/problems/${body.code}`) return 'problem without a code and its type';
+    if (typeof body.code !== 'string' || body.type !== `https://fieldlens.dev/problems/${body.code}`)
+      return 'problem without a code and its type';
     if (/\bat .*\.(ts|js):\d+/.test(response.body)) return 'stack trace in the body';
   } catch {
     return 'problem body is not JSON';
@@ -314,12 +371,24 @@ export async function fuzz(options: FuzzOptions): Promise<FuzzReport> {
       try {
         response = await options.send(entry.item.request);
       } catch (error) {
-        response = { status: 599, headers: {}, body: `transport error: ${error instanceof Error ? error.message : String(error)}` };
+        response = {
+          status: 599,
+          headers: {},
+          body: `transport error: ${error instanceof Error ? error.message : String(error)}`,
+        };
       }
       report.requests += 1;
       report.byStatus[response.status] = (report.byStatus[response.status] ?? 0) + 1;
       const reason = violation(response);
-      if (reason) report.failures.push({ operation: entry.operation, case: entry.item.name, request: entry.item.request, status: response.status, reason, body: response.body.slice(0, 300) });
+      if (reason)
+        report.failures.push({
+          operation: entry.operation,
+          case: entry.item.name,
+          request: entry.item.request,
+          status: response.status,
+          reason,
+          body: response.body.slice(0, 300),
+        });
     }
   });
   await Promise.all(workers);

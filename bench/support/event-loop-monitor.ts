@@ -11,7 +11,15 @@ if (file) {
   histogram.enable();
   process.on('SIGUSR2', () => {
     const ms = (ns: number) => Math.round((ns / 1e6) * 100) / 100;
-    writeFileSync(file, JSON.stringify({ mean: ms(histogram.mean), p50: ms(histogram.percentile(50)), p99: ms(histogram.percentile(99)), max: ms(histogram.max) }));
+    writeFileSync(
+      file,
+      JSON.stringify({
+        mean: ms(histogram.mean),
+        p50: ms(histogram.percentile(50)),
+        p99: ms(histogram.percentile(99)),
+        max: ms(histogram.max),
+      }),
+    );
     histogram.reset();
   });
 }

@@ -22,6 +22,7 @@ export function processCpuMicros(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   const utime = Number(fields[11]); // field 14
   const stime = Number(fields[12]); // field 15
-  if (!Number.isFinite(utime) || !Number.isFinite(stime)) throw new Error(`unexpected /proc/${pid}/stat: ${stat.slice(0, 120)}`);
+  if (!Number.isFinite(utime) || !Number.isFinite(stime))
+    throw new Error(`unexpected /proc/${pid}/stat: ${stat.slice(0, 120)}`);
   return ((utime + stime) * 1e6) / TICKS_PER_SECOND;
 }

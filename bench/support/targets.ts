@@ -18,7 +18,12 @@ export interface Target {
 export async function sqliteTarget(): Promise<Target> {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-bench-'));
   const config: DatabaseConfig = { kind: 'sqlite', file: path.join(dir, 'bench.db') };
-  return { kind: 'sqlite', config, open: () => openDatabase(config), dispose: async () => fs.rmSync(dir, { recursive: true, force: true }) };
+  return {
+    kind: 'sqlite',
+    config,
+    open: () => openDatabase(config),
+    dispose: async () => fs.rmSync(dir, { recursive: true, force: true }),
+  };
 }
 
 export async function postgresTarget(url: string): Promise<Target> {

@@ -26,22 +26,36 @@ exist or holds no FieldLens tables (nothing is created or migrated).
 `;
 
 /** Runs `fieldlens audit <args>` and resolves to the process exit code. */
-export async function runAuditCommand(args: string[], out: AuditCommandOutput, options: AuditCommandOptions = {}): Promise<number> {
+export async function runAuditCommand(
+  args: string[],
+  out: AuditCommandOutput,
+  options: AuditCommandOptions = {},
+): Promise<number> {
   const [command, ...rest] = args;
   if (command === 'help' || command === '--help' || command === '-h') {
     out.stdout(USAGE);
     return 0;
   }
   if (command !== 'verify') {
-    out.stderr(command === undefined ? `fieldlens audit: a command is required\n${USAGE}` : `fieldlens audit: unknown command "${command}"\n${USAGE}`);
+    out.stderr(
+      command === undefined
+        ? `fieldlens audit: a command is required\n${USAGE}`
+        : `fieldlens audit: unknown command "${command}"\n${USAGE}`,
+    );
     return 2;
   }
   let pageSize = 1000;
   try {
-    const { values } = parseArgs({ args: rest, options: { 'page-size': { type: 'string' } }, strict: true, allowPositionals: false });
+    const { values } = parseArgs({
+      args: rest,
+      options: { 'page-size': { type: 'string' } },
+      strict: true,
+      allowPositionals: false,
+    });
     if (values['page-size'] !== undefined) {
       pageSize = Number(values['page-size']);
-      if (!/^\d+$/.test(values['page-size']) || pageSize < 1 || pageSize > 100_000) throw new Error('--page-size must be a whole number from 1 to 100000');
+      if (!/^\d+$/.test(values['page-size']) || pageSize < 1 || pageSize > 100_000)
+        throw new Error('--page-size must be a whole number from 1 to 100000');
     }
   } catch (error) {
     out.stderr(`fieldlens audit: ${(error as Error).message.split('\n')[0]}\n`);
@@ -62,7 +76,9 @@ export async function runAuditCommand(args: string[], out: AuditCommandOutput, o
       );
       return 0;
     }
-    out.stderr(`audit chain BROKEN at seq ${result.seq}: ${result.reason}\n${result.detail}\n(${result.entries} entries before it verified)\n`);
+    out.stderr(
+      `audit chain BROKEN at seq ${result.seq}: ${result.reason}\n${result.detail}\n(${result.entries} entries before it verified)\n`,
+    );
     return 1;
   } catch (error) {
     out.stderr(`fieldlens audit: the check could not run: ${error instanceof Error ? error.message : String(error)}\n`);

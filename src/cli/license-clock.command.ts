@@ -17,7 +17,10 @@ export async function resetLicenseClock(
   if (database === undefined) return 1;
   try {
     const clock = options.clock ?? systemClock;
-    const result = await resetClockHighWaterMark({ database, clock, audit: new AuditService(database, clock) }, SYSTEM_ACTOR);
+    const result = await resetClockHighWaterMark(
+      { database, clock, audit: new AuditService(database, clock) },
+      SYSTEM_ACTOR,
+    );
     out.stdout(
       result.changed
         ? `The latest time seen was lowered from ${result.previous} to ${result.current} (audit entry license.clock_reset).\n`
@@ -25,7 +28,9 @@ export async function resetLicenseClock(
     );
     return 0;
   } catch (error) {
-    out.stderr(`fieldlens license: the reset could not run: ${error instanceof Error ? error.message : String(error)}\n`);
+    out.stderr(
+      `fieldlens license: the reset could not run: ${error instanceof Error ? error.message : String(error)}\n`,
+    );
     return 1;
   } finally {
     await database.close();

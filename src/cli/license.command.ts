@@ -58,7 +58,11 @@ class UsageError extends Error {}
 class CommandError extends Error {}
 
 /** Runs `fieldlens license <args>` and resolves to the process exit code. */
-export async function runLicenseCommand(args: string[], out: LicenseCommandOutput, options: LicenseCommandOptions = {}): Promise<number> {
+export async function runLicenseCommand(
+  args: string[],
+  out: LicenseCommandOutput,
+  options: LicenseCommandOptions = {},
+): Promise<number> {
   const [command, ...rest] = args;
   const now = options.now ?? (() => new Date());
   try {
@@ -71,7 +75,10 @@ export async function runLicenseCommand(args: string[], out: LicenseCommandOutpu
         return await inspect(rest, out, options.env ?? process.env, now);
       case 'reset-clock':
         if (rest.length > 0) throw new UsageError('reset-clock takes no arguments');
-        return await resetLicenseClock(out, { env: options.env ?? process.env, clock: { now, monotonicMs: () => performance.now() } });
+        return await resetLicenseClock(out, {
+          env: options.env ?? process.env,
+          clock: { now, monotonicMs: () => performance.now() },
+        });
       case 'help':
       case '--help':
       case '-h':
@@ -85,8 +92,14 @@ export async function runLicenseCommand(args: string[], out: LicenseCommandOutpu
   } catch (error) {
     if (error instanceof UsageError || isParseArgsError(error)) {
       // parseArgs messages run on with advice about "--"; the first sentence is the point.
-      const message = isParseArgsError(error) ? ((error as Error).message.split('\n')[0]?.split('. ')[0] ?? '') : (error as Error).message;
-      out.stderr(command === undefined ? `fieldlens license: ${message}\n${USAGE}` : `fieldlens license: ${message} (see "fieldlens license help")\n`);
+      const message = isParseArgsError(error)
+        ? ((error as Error).message.split('\n')[0]?.split('. ')[0] ?? '')
+        : (error as Error).message;
+      out.stderr(
+        command === undefined
+          ? `fieldlens license: ${message}\n${USAGE}`
+          : `fieldlens license: ${message} (see "fieldlens license help")\n`,
+      );
       return 2;
     }
     if (error instanceof CommandError) {
@@ -102,11 +115,14 @@ export async function runLicenseCommand(args: string[], out: LicenseCommandOutpu
   }
 }
 
-
 /** The key the service trusts: FIELDLENS_LICENSE_PUBLIC_KEY when set (and non-empty), else the built-in vendor key. */
-export function resolveLicensePublicKey(env: Readonly<Record<string, string | undefined>>): { pem: string; source: string } {
+export function resolveLicensePublicKey(env: Readonly<Record<string, string | undefined>>): {
+  pem: string;
+  source: string;
+} {
   const configured = env[LICENSE_PUBLIC_KEY_ENV];
-  if (configured !== undefined && configured.trim() !== '') return { pem: loadPublicKeyPem(configured), source: LICENSE_PUBLIC_KEY_ENV };
+  if (configured !== undefined && configured.trim() !== '')
+    return { pem: loadPublicKeyPem(configured), source: LICENSE_PUBLIC_KEY_ENV };
   return { pem: VENDOR_LICENSE_PUBLIC_KEY_PEM, source: 'built-in vendor key' };
 }
 
@@ -166,12 +182,18 @@ async function issue(args: string[], out: LicenseCommandOutput, now: () => Date)
   if (status !== 'active' && status !== 'suspended') throw new UsageError('--status must be active or suspended');
 
   const issuedAt = now();
-  const notBefore = values['not-before'] === undefined ? issuedAt : parseTimestampOption('--not-before', values['not-before']);
+  const notBefore =
+    values['not-before'] === undefined ? issuedAt : parseTimestampOption('--not-before', values['not-before']);
   const isTrial = tier === 'trial_mock';
   // A signed trial gets the built-in trial's terms unless told otherwise; paid tiers default to perpetual and unlimited.
   const expiresAt =
-    values.expires !== undefined ? parseTimestampOption('--expires', values.expires) : isTrial ? new Date(notBefore.getTime() + TRIAL_DURATION_DAYS * DAY_MS) : null;
-  if (expiresAt !== null && expiresAt.getTime() <= notBefore.getTime()) throw new UsageError('--expires must be later than --not-before (default: now)');
+    values.expires !== undefined
+      ? parseTimestampOption('--expires', values.expires)
+      : isTrial
+        ? new Date(notBefore.getTime() + TRIAL_DURATION_DAYS * DAY_MS)
+        : null;
+  if (expiresAt !== null && expiresAt.getTime() <= notBefore.getTime())
+    throw new UsageError('--expires must be later than --not-before (default: now)');
 
   const payload: LicensePayload = {
     format: 1,
@@ -183,7 +205,9 @@ async function issue(args: string[], out: LicenseCommandOutput, now: () => Date)
     not_before: notBefore.toISOString(),
     expires_at: expiresAt === null ? null : expiresAt.toISOString(),
     quotas: {
-      max_datasources: parseQuotaOption('--max-datasources', values['max-datasources']) ?? (isTrial ? TRIAL_QUOTAS.max_datasources : null),
+      max_datasources:
+        parseQuotaOption('--max-datasources', values['max-datasources']) ??
+        (isTrial ? TRIAL_QUOTAS.max_datasources : null),
       max_users: parseQuotaOption('--max-users', values['max-users']) ?? (isTrial ? TRIAL_QUOTAS.max_users : null),
     },
     features: parseFeatureOptions(values.feature ?? []),
@@ -198,11 +222,13 @@ async function issue(args: string[], out: LicenseCommandOutput, now: () => Date)
     throw new CommandError((error as Error).message);
   }
   await writeNewFile(outPath, text, 0o644).catch((error: unknown) => {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') throw new CommandError(`${outPath} already exists; refusing to overwrite it`);
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST')
+      throw new CommandError(`${outPath} already exists; refusing to overwrite it`);
     throw new CommandError(`cannot write ${outPath}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
   });
 
-  if (expiresAt !== null && expiresAt.getTime() <= issuedAt.getTime()) out.stderr('warning: this license is already expired\n');
+  if (expiresAt !== null && expiresAt.getTime() <= issuedAt.getTime())
+    out.stderr('warning: this license is already expired\n');
   out.stdout(`wrote ${outPath}\n`);
   out.stdout(
     `license_id ${payload.license_id}, tier ${payload.sku_tier}, status ${payload.status}, ` +
@@ -211,14 +237,27 @@ async function issue(args: string[], out: LicenseCommandOutput, now: () => Date)
   return 0;
 }
 
-async function inspect(args: string[], out: LicenseCommandOutput, env: Readonly<Record<string, string | undefined>>, now: () => Date): Promise<number> {
-  const { values, positionals } = parseArgs({ args, options: { 'public-key': { type: 'string' } }, strict: true, allowPositionals: true });
+async function inspect(
+  args: string[],
+  out: LicenseCommandOutput,
+  env: Readonly<Record<string, string | undefined>>,
+  now: () => Date,
+): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args,
+    options: { 'public-key': { type: 'string' } },
+    strict: true,
+    allowPositionals: true,
+  });
   if (positionals.length !== 1) throw new UsageError('inspect takes exactly one license FILE');
   const file = positionals[0] as string;
 
   let key: { pem: string; source: string };
   try {
-    key = values['public-key'] !== undefined ? { pem: loadPublicKeyPem(values['public-key']), source: values['public-key'] } : resolveLicensePublicKey(env);
+    key =
+      values['public-key'] !== undefined
+        ? { pem: loadPublicKeyPem(values['public-key']), source: values['public-key'] }
+        : resolveLicensePublicKey(env);
   } catch (error) {
     throw new CommandError((error as Error).message);
   }
@@ -229,7 +268,8 @@ async function inspect(args: string[], out: LicenseCommandOutput, env: Readonly<
       throw new CommandError(`cannot read ${file}: ${error.code ?? 'error'}`);
     },
   );
-  if (!file.endsWith(LICENSE_FILE_EXTENSION)) out.stderr(`note: the name does not end in ${LICENSE_FILE_EXTENSION}; the service refuses to import it\n`);
+  if (!file.endsWith(LICENSE_FILE_EXTENSION))
+    out.stderr(`note: the name does not end in ${LICENSE_FILE_EXTENSION}; the service refuses to import it\n`);
   if (size > MAX_LICENSE_FILE_BYTES) {
     out.stdout('signature: not checked\n');
     out.stderr(`error: the file is larger than ${MAX_LICENSE_FILE_BYTES / 1024} KiB, so it is not a license file\n`);
@@ -241,9 +281,16 @@ async function inspect(args: string[], out: LicenseCommandOutput, env: Readonly<
   // JSON.stringify also escapes control characters, so an untrusted file cannot drive the terminal.
   if (result.payload !== null) out.stdout(`${JSON.stringify(result.payload, null, 2)}\n`);
   out.stdout(`trusted key: ${key.source}\n`);
-  out.stdout(`signature: ${result.signature === 'valid' ? 'valid' : result.signature === 'invalid' ? 'INVALID' : 'not checked'}\n`);
+  out.stdout(
+    `signature: ${result.signature === 'valid' ? 'valid' : result.signature === 'invalid' ? 'INVALID' : 'not checked'}\n`,
+  );
   if (result.verified !== null) {
-    const state = computeLicenseState({ payload: result.verified, trialStartedAt: now(), now: now(), highWaterMark: null });
+    const state = computeLicenseState({
+      payload: result.verified,
+      trialStartedAt: now(),
+      now: now(),
+      highWaterMark: null,
+    });
     const remaining = state.days_remaining === null ? 'perpetual' : `${state.days_remaining} day(s) remaining`;
     out.stdout(`status: ${state.computed_status} (${remaining})\n`);
     return 0;
@@ -260,7 +307,8 @@ function requireOption(value: string | undefined, name: string): string {
 }
 
 function parseTimestampOption(name: string, value: string): Date {
-  if (!isIsoTimestamp(value)) throw new UsageError(`${name} must be an ISO 8601 timestamp with a time zone, e.g. 2027-01-31T23:59:59Z`);
+  if (!isIsoTimestamp(value))
+    throw new UsageError(`${name} must be an ISO 8601 timestamp with a time zone, e.g. 2027-01-31T23:59:59Z`);
   return new Date(value);
 }
 
@@ -280,7 +328,8 @@ function parseFeatureOptions(entries: string[]): Partial<Record<FeatureKey, bool
     }
     const key = match[1] as FeatureKey;
     const enabled = match[2] === 'true';
-    if (features[key] !== undefined && features[key] !== enabled) throw new UsageError(`--feature ${key} is given twice with different values`);
+    if (features[key] !== undefined && features[key] !== enabled)
+      throw new UsageError(`--feature ${key} is given twice with different values`);
     features[key] = enabled;
   }
   return features;

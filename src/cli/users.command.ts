@@ -40,20 +40,33 @@ async function readProcessStdin(): Promise<string> {
 }
 
 /** Runs `fieldlens users <args>` and resolves to the process exit code. */
-export async function runUsersCommand(args: string[], out: CommandOutput, options: UsersCommandOptions = {}): Promise<number> {
+export async function runUsersCommand(
+  args: string[],
+  out: CommandOutput,
+  options: UsersCommandOptions = {},
+): Promise<number> {
   const [command, ...rest] = args;
   if (command === 'help' || command === '--help' || command === '-h') {
     out.stdout(USAGE);
     return 0;
   }
   if (command !== 'reset-password') {
-    out.stderr(command === undefined ? `fieldlens users: a command is required\n${USAGE}` : `fieldlens users: unknown command "${command}"\n${USAGE}`);
+    out.stderr(
+      command === undefined
+        ? `fieldlens users: a command is required\n${USAGE}`
+        : `fieldlens users: unknown command "${command}"\n${USAGE}`,
+    );
     return 2;
   }
   let username: string;
   let fromStdin: boolean;
   try {
-    const { values, positionals } = parseArgs({ args: rest, options: { 'password-stdin': { type: 'boolean' } }, strict: true, allowPositionals: true });
+    const { values, positionals } = parseArgs({
+      args: rest,
+      options: { 'password-stdin': { type: 'boolean' } },
+      strict: true,
+      allowPositionals: true,
+    });
     if (positionals.length !== 1 || !positionals[0]) throw new Error('exactly one USERNAME is required');
     username = positionals[0];
     fromStdin = values['password-stdin'] === true;

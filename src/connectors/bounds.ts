@@ -46,7 +46,8 @@ function codePoints(text: string, stopAfter: number): number {
 /** Why a name cannot be stored, or undefined when it can. */
 export function nameProblem(name: string): string | undefined {
   if (name.length === 0) return 'the name is empty';
-  if (codePoints(name, MAX_NAME_LENGTH) > MAX_NAME_LENGTH) return `the name has ${name.length} characters (at most ${MAX_NAME_LENGTH} are kept)`;
+  if (codePoints(name, MAX_NAME_LENGTH) > MAX_NAME_LENGTH)
+    return `the name has ${name.length} characters (at most ${MAX_NAME_LENGTH} are kept)`;
   if (UNSAFE_IN_NAME.test(name)) return 'the name holds control or bidirectional-override characters';
   return undefined;
 }
@@ -91,7 +92,8 @@ export interface BoundedTable {
 export function boundCatalogTable(table: CatalogTable, storedName: string): BoundedTable {
   const tableLabel = nameLabel(storedName);
   const problem = nameProblem(table.schema) ?? nameProblem(table.name) ?? nameProblem(storedName);
-  if (problem !== undefined) return { table: undefined, notes: [{ kind: 'table_skipped', table: tableLabel, column: null, reason: problem }] };
+  if (problem !== undefined)
+    return { table: undefined, notes: [{ kind: 'table_skipped', table: tableLabel, column: null, reason: problem }] };
   const notes: MetadataNote[] = [];
   const columns: ColumnInfo[] = [];
   for (const column of table.columns) {
@@ -104,13 +106,23 @@ export function boundCatalogTable(table: CatalogTable, storedName: string): Boun
     const type = boundText(data_type, MAX_TYPE_LENGTH);
     if (type.changed) {
       data_type = type.text;
-      notes.push({ kind: 'data_type_cut', table: tableLabel, column: column.name, reason: `declared type ${type.changed}` });
+      notes.push({
+        kind: 'data_type_cut',
+        table: tableLabel,
+        column: column.name,
+        reason: `declared type ${type.changed}`,
+      });
     }
     if (comment !== null) {
       const bounded = boundText(comment, MAX_COMMENT_LENGTH);
       if (bounded.changed) {
         comment = bounded.text;
-        notes.push({ kind: 'comment_cut', table: tableLabel, column: column.name, reason: `comment ${bounded.changed}` });
+        notes.push({
+          kind: 'comment_cut',
+          table: tableLabel,
+          column: column.name,
+          reason: `comment ${bounded.changed}`,
+        });
       }
     }
     columns.push(type.changed || comment !== column.comment ? { ...column, data_type, comment } : column);

@@ -146,7 +146,10 @@ export interface Connector {
  * The tables of a catalog read one page at a time in (schema, name) order: `readPage(after)` answers up to `pageSize`
  * tables after the given key (the first page when undefined); a short page is the last.
  */
-export async function* pagedCatalog(pageSize: number, readPage: (after: readonly [schema: string, name: string] | undefined) => Promise<CatalogTable[]>): AsyncIterable<CatalogTable> {
+export async function* pagedCatalog(
+  pageSize: number,
+  readPage: (after: readonly [schema: string, name: string] | undefined) => Promise<CatalogTable[]>,
+): AsyncIterable<CatalogTable> {
   let after: [string, string] | undefined;
   for (;;) {
     const page = await readPage(after);
@@ -173,7 +176,8 @@ export function effectiveFilters(spec: ConnectionSpec, filters: CatalogFilters |
 
 export function sampleSizeOf(spec: Pick<ConnectionSpec, 'sample_size'>, requested: number | undefined): number {
   const n = requested ?? spec.sample_size ?? SAMPLE_SIZE_DEFAULT;
-  if (!Number.isInteger(n) || n < 0 || n > SAMPLE_SIZE_MAX) throw new RangeError(`sample size must be an integer 0–${SAMPLE_SIZE_MAX}`);
+  if (!Number.isInteger(n) || n < 0 || n > SAMPLE_SIZE_MAX)
+    throw new RangeError(`sample size must be an integer 0–${SAMPLE_SIZE_MAX}`);
   return n;
 }
 

@@ -3,7 +3,8 @@
  * the cause, the code and the endpoint; the driver's own message is never passed on, because drivers put
  * offending values (a sampled value in a cast error, a key in a constraint error) in their messages.
  */
-export type FailureCause = 'authentication' | 'unreachable' | 'tls' | 'timeout' | 'unknown_database' | 'permission' | 'other';
+export type FailureCause =
+  'authentication' | 'unreachable' | 'tls' | 'timeout' | 'unknown_database' | 'permission' | 'other';
 
 export class ConnectionFailure extends Error {
   override readonly name = 'ConnectionFailure';
@@ -30,8 +31,24 @@ export interface FailureContext {
   during: string;
 }
 
-const NETWORK_UNREACHABLE = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ECONNRESET', 'EPIPE', 'PROTOCOL_CONNECTION_LOST']);
-const TIMEOUTS = new Set(['ETIMEDOUT', 'ETIMEOUT', '57014', 'ER_QUERY_TIMEOUT', 'ER_STATEMENT_TIMEOUT', 'PROTOCOL_SEQUENCE_TIMEOUT']);
+const NETWORK_UNREACHABLE = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EAI_AGAIN',
+  'ECONNRESET',
+  'EPIPE',
+  'PROTOCOL_CONNECTION_LOST',
+]);
+const TIMEOUTS = new Set([
+  'ETIMEDOUT',
+  'ETIMEOUT',
+  '57014',
+  'ER_QUERY_TIMEOUT',
+  'ER_STATEMENT_TIMEOUT',
+  'PROTOCOL_SEQUENCE_TIMEOUT',
+]);
 const TLS_CODES = new Set([
   'HANDSHAKE_NO_SSL_SUPPORT',
   'HANDSHAKE_SSL_ERROR',
@@ -45,12 +62,39 @@ const TLS_CODES = new Set([
   'ERR_SSL_WRONG_VERSION_NUMBER',
   'EPROTO',
 ]);
-const AUTH_CODES = new Set(['28P01', '28000', 'ER_ACCESS_DENIED_ERROR', 'ER_ACCESS_DENIED_NO_PASSWORD_ERROR', 'ER_NOT_SUPPORTED_AUTH_MODE', 'AUTH_SWITCH_PLUGIN_ERROR']);
+const AUTH_CODES = new Set([
+  '28P01',
+  '28000',
+  'ER_ACCESS_DENIED_ERROR',
+  'ER_ACCESS_DENIED_NO_PASSWORD_ERROR',
+  'ER_NOT_SUPPORTED_AUTH_MODE',
+  'AUTH_SWITCH_PLUGIN_ERROR',
+]);
 const UNKNOWN_DB = new Set(['3D000', 'ER_BAD_DB_ERROR', 'SQLITE_CANTOPEN', 'SQLITE_NOTADB']);
 // 42501 insufficient_privilege; MySQL table/column/database grants; SQLite authorisation.
-const PERMISSION = new Set(['42501', 'ER_TABLEACCESS_DENIED_ERROR', 'ER_COLUMNACCESS_DENIED_ERROR', 'ER_DBACCESS_DENIED_ERROR', 'ER_SPECIFIC_ACCESS_DENIED_ERROR', 'SQLITE_AUTH', 'SQLITE_PERM']);
+const PERMISSION = new Set([
+  '42501',
+  'ER_TABLEACCESS_DENIED_ERROR',
+  'ER_COLUMNACCESS_DENIED_ERROR',
+  'ER_DBACCESS_DENIED_ERROR',
+  'ER_SPECIFIC_ACCESS_DENIED_ERROR',
+  'SQLITE_AUTH',
+  'SQLITE_PERM',
+]);
 // PostgreSQL: the server shut the session (pg_terminate_backend, shutdown, crash) or the connection broke.
-const GONE = new Set(['57P01', '57P02', '57P03', '08000', '08003', '08006', '08001', '08004', 'ER_SERVER_SHUTDOWN', 'ER_CONNECTION_KILLED', 'ER_QUERY_INTERRUPTED']);
+const GONE = new Set([
+  '57P01',
+  '57P02',
+  '57P03',
+  '08000',
+  '08003',
+  '08006',
+  '08001',
+  '08004',
+  'ER_SERVER_SHUTDOWN',
+  'ER_CONNECTION_KILLED',
+  'ER_QUERY_INTERRUPTED',
+]);
 
 // MariaDB-only error numbers that mysql2 has no name for.
 const MARIADB_ERRNO: Record<number, string> = { 1927: 'ER_CONNECTION_KILLED', 1969: 'ER_STATEMENT_TIMEOUT' };
@@ -101,7 +145,12 @@ function classify(code: string | undefined, msg: string): FailureCause {
   // node-postgres raises these without a code.
   if (/does not support SSL|SSL connection|self[- ]signed|certificate/i.test(msg)) return 'tls';
   if (/timeout expired|connection timeout|timed out/i.test(msg)) return 'timeout';
-  if (/Connection terminated|connection is closed|Connection lost|socket hang up|Can't add new command when connection is in closed state/i.test(msg)) return 'unreachable';
+  if (
+    /Connection terminated|connection is closed|Connection lost|socket hang up|Can't add new command when connection is in closed state/i.test(
+      msg,
+    )
+  )
+    return 'unreachable';
   return 'other';
 }
 

@@ -23,8 +23,10 @@ function checkSpecShape(spec: ConnectionSpec): void {
   }
   if (spec.kind !== 'sqlite') {
     // No silent default to the service's own host: a network source names where it is.
-    if (typeof spec.host !== 'string' || spec.host.trim() === '') throw new ConnectionSpecError(`a ${spec.kind} connection needs a host`);
-    if (spec.port !== undefined && (!Number.isInteger(spec.port) || spec.port < 1 || spec.port > 65535)) throw new ConnectionSpecError('port must be an integer 1–65535');
+    if (typeof spec.host !== 'string' || spec.host.trim() === '')
+      throw new ConnectionSpecError(`a ${spec.kind} connection needs a host`);
+    if (spec.port !== undefined && (!Number.isInteger(spec.port) || spec.port < 1 || spec.port > 65535))
+      throw new ConnectionSpecError('port must be an integer 1–65535');
   }
 }
 
@@ -33,7 +35,10 @@ function checkSpecShape(spec: ConnectionSpec): void {
  * the scan folder and is not the service's own database. Throws ConnectionSpecError; for a `sqlite` file that does not exist, ConnectionFailure
  * `unknown_database`.
  */
-export function checkConnectionSpec(spec: ConnectionSpec, options: Pick<ConnectorOptions, 'sqliteDir' | 'ownDatabaseFiles'> = {}): void {
+export function checkConnectionSpec(
+  spec: ConnectionSpec,
+  options: Pick<ConnectorOptions, 'sqliteDir' | 'ownDatabaseFiles'> = {},
+): void {
   checkSpecShape(spec);
   if (spec.kind === 'sqlite') resolveSqlitePath(spec.database, options.sqliteDir, options.ownDatabaseFiles);
 }

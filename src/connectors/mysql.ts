@@ -31,7 +31,8 @@ import { readPrimaryKeyRanges } from './ranges.js';
 import { binaryDescriptor, SampleCollector } from './values.js';
 
 const SYSTEM_SCHEMAS = ['mysql', 'information_schema', 'performance_schema', 'sys'];
-const BINARY_TYPES = /^(tinyblob|blob|mediumblob|longblob|binary|varbinary|bit|geometry|point|linestring|polygon|multipoint|multilinestring|multipolygon|geometrycollection)\b/i;
+const BINARY_TYPES =
+  /^(tinyblob|blob|mediumblob|longblob|binary|varbinary|bit|geometry|point|linestring|polygon|multipoint|multilinestring|multipolygon|geometrycollection)\b/i;
 const NUMERIC_TYPES = /^(tinyint|smallint|mediumint|int|integer|bigint|decimal|numeric|float|double|real)\b/i;
 
 export function quoteIdent(name: string): string {
@@ -67,7 +68,15 @@ export class MysqlConnector implements Connector {
       user: spec.user,
       password: spec.password ?? '',
       // mysql2 checks the certificate's host name only with verifyIdentity; verify-full needs both.
-      ...(ssl === 'disable' ? {} : { ssl: { rejectUnauthorized: ssl === 'verify-full', verifyIdentity: ssl === 'verify-full', ...(options.tlsCa ? { ca: options.tlsCa } : {}) } }),
+      ...(ssl === 'disable'
+        ? {}
+        : {
+            ssl: {
+              rejectUnauthorized: ssl === 'verify-full',
+              verifyIdentity: ssl === 'verify-full',
+              ...(options.tlsCa ? { ca: options.tlsCa } : {}),
+            },
+          }),
       connectTimeout: option(options, 'connectTimeoutMs'),
     };
     this.pool = mysql.createPool({
@@ -86,7 +95,13 @@ export class MysqlConnector implements Connector {
   }
 
   private context(during: string): FailureContext {
-    return { host: this.spec.host ?? '127.0.0.1', port: this.spec.port ?? 3306, database: this.spec.database, user: this.spec.user, during };
+    return {
+      host: this.spec.host ?? '127.0.0.1',
+      port: this.spec.port ?? 3306,
+      database: this.spec.database,
+      user: this.spec.user,
+      during,
+    };
   }
 
   /** A pooled connection with the statement timeout set once per physical connection. */
@@ -104,9 +119,12 @@ export class MysqlConnector implements Connector {
       try {
         const [rows] = await conn.query<mysql.RowDataPacket[]>('SELECT VERSION() AS v');
         this.flavour = /mariadb/i.test(String(rows[0]?.v ?? '')) ? 'MariaDB' : 'MySQL';
-        if (this.flavour === 'MariaDB') await conn.query(`SET SESSION max_statement_time = ${(this.statementTimeoutMs / 1000).toFixed(3)}`);
+        if (this.flavour === 'MariaDB')
+          await conn.query(`SET SESSION max_statement_time = ${(this.statementTimeoutMs / 1000).toFixed(3)}`);
         else await conn.query(`SET SESSION max_execution_time = ${Math.trunc(this.statementTimeoutMs)}`);
-        await conn.query(`SET SESSION lock_wait_timeout = ${Math.max(1, Math.trunc(Math.min(this.statementTimeoutMs, 5000) / 1000))}`);
+        await conn.query(
+          `SET SESSION lock_wait_timeout = ${Math.max(1, Math.trunc(Math.min(this.statementTimeoutMs, 5000) / 1000))}`,
+        );
       } catch (err) {
         conn.destroy();
         throw toConnectionFailure(err, this.context('connecting'));
@@ -149,10 +167,17 @@ export class MysqlConnector implements Connector {
   async *listColumns(filters?: CatalogFilters): AsyncIterable<CatalogTable> {
     const f = effectiveFilters(this.spec, filters);
     const pageSize = option(this.options, 'catalogPageSize');
-    yield* pagedCatalog(pageSize, (after) => this.readOnly('listing the catalog', (conn) => this.catalogPage(conn, f, after, pageSize)));
+    yield* pagedCatalog(pageSize, (after) =>
+      this.readOnly('listing the catalog', (conn) => this.catalogPage(conn, f, after, pageSize)),
+    );
   }
 
-  private async catalogPage(conn: mysql.PoolConnection, f: Required<CatalogFilters>, after: readonly [string, string] | undefined, pageSize: number): Promise<CatalogTable[]> {
+  private async catalogPage(
+    conn: mysql.PoolConnection,
+    f: Required<CatalogFilters>,
+    after: readonly [string, string] | undefined,
+    pageSize: number,
+  ): Promise<CatalogTable[]> {
     const params: unknown[] = [];
     const d: FilterDialect = {
       param: (v) => {
@@ -162,12 +187,18 @@ export class MysqlConnector implements Connector {
       lower: (e) => `LOWER(${e})`,
       qualified: (s, t) => `CONCAT(${s}, '.', ${t})`,
     };
-    const parts = [`TABLE_SCHEMA NOT IN (${SYSTEM_SCHEMAS.map((s) => d.param(s)).join(', ')})`, `TABLE_TYPE IN ('BASE TABLE', 'VIEW', 'SYSTEM VERSIONED')`];
+    const parts = [
+      `TABLE_SCHEMA NOT IN (${SYSTEM_SCHEMAS.map((s) => d.param(s)).join(', ')})`,
+      `TABLE_TYPE IN ('BASE TABLE', 'VIEW', 'SYSTEM VERSIONED')`,
+    ];
     // The connection's database is the default scope; include_schemas widens it to other databases.
     if (f.include_schemas.length === 0) parts.push(`TABLE_SCHEMA = ${d.param(this.spec.database)}`);
     parts.push(filterConditions(d, f, 'TABLE_SCHEMA', 'TABLE_NAME'));
     // Names compare as bytes so that `Order` and `order` (distinct on a case-sensitive server) page correctly.
-    if (after) parts.push(`(CAST(TABLE_SCHEMA AS BINARY), CAST(TABLE_NAME AS BINARY)) > (CAST(${d.param(after[0])} AS BINARY), CAST(${d.param(after[1])} AS BINARY))`);
+    if (after)
+      parts.push(
+        `(CAST(TABLE_SCHEMA AS BINARY), CAST(TABLE_NAME AS BINARY)) > (CAST(${d.param(after[0])} AS BINARY), CAST(${d.param(after[1])} AS BINARY))`,
+      );
     const [tables] = await conn.query<mysql.RowDataPacket[]>(
       `SELECT TABLE_SCHEMA AS s, TABLE_NAME AS n, TABLE_TYPE AS t, LEFT(TABLE_COMMENT, ${FETCH_COMMENT_LENGTH}) AS c, TABLE_ROWS AS r
          FROM information_schema.TABLES
@@ -263,7 +294,11 @@ export class MysqlConnector implements Connector {
     const from = `${quoteIdent(table.schema)}.${quoteIdent(table.name)}`;
     const add = (rows: unknown[][]): void => {
       for (const row of rows) {
-        collector.add(row.map((v, i) => (v === null ? undefined : binary[i] ? binaryDescriptor(Number(v)) : typeof v === 'number' ? v : String(v))));
+        collector.add(
+          row.map((v, i) =>
+            v === null ? undefined : binary[i] ? binaryDescriptor(Number(v)) : typeof v === 'number' ? v : String(v),
+          ),
+        );
       }
     };
     await this.readOnly(`sampling ${table.schema}.${table.name}`, async (conn) => {
@@ -278,12 +313,14 @@ export class MysqlConnector implements Connector {
           bound,
           minMax: async () => (await run(`SELECT MIN(${pk}), MAX(${pk}) FROM ${from}`))[0] ?? [],
           // `start` is an integer we drew ourselves, so it is written into the SQL as a literal.
-          range: (start, limit) => run(`SELECT ${select} FROM ${from} WHERE ${pk} >= ${start} ORDER BY ${pk} LIMIT ${limit}`),
+          range: (start, limit) =>
+            run(`SELECT ${select} FROM ${from} WHERE ${pk} >= ${start} ORDER BY ${pk} LIMIT ${limit}`),
           add,
           full: () => collector.full,
         });
       }
-      if (!collector.full && collector.rowsRead < size) add(await run(`SELECT ${select} FROM ${from} LIMIT ${bound - collector.rowsRead}`));
+      if (!collector.full && collector.rowsRead < size)
+        add(await run(`SELECT ${select} FROM ${from} LIMIT ${bound - collector.rowsRead}`));
     });
     this.stats.rows_read += collector.rowsRead;
     return { rows_read: collector.rowsRead, values: collector.values };
@@ -321,7 +358,9 @@ function guardCancel(conn: mysql.PoolConnection, cancelled: () => boolean): mysq
     get(target, prop, receiver) {
       const value: unknown = Reflect.get(target, prop, receiver);
       if (typeof value !== 'function') return value;
-      if (prop === 'query') return (...args: unknown[]) => (cancelled() ? Promise.reject(cancelledError()) : (value as (...a: unknown[]) => unknown).apply(target, args));
+      if (prop === 'query')
+        return (...args: unknown[]) =>
+          cancelled() ? Promise.reject(cancelledError()) : (value as (...a: unknown[]) => unknown).apply(target, args);
       return (value as (...a: unknown[]) => unknown).bind(target);
     },
   });

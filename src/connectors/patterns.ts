@@ -46,7 +46,8 @@ export function globMatches(pattern: NamePattern, name: string): boolean {
 export function validatePatterns(filters: CatalogFilters): void {
   for (const key of ['include_schemas', 'exclude_schemas', 'include_tables', 'exclude_tables'] as const) {
     const list = filters[key] ?? [];
-    if (!Array.isArray(list) || list.length > MAX_PATTERNS) throw new InvalidPatternError(`${key} takes at most ${MAX_PATTERNS} patterns`);
+    if (!Array.isArray(list) || list.length > MAX_PATTERNS)
+      throw new InvalidPatternError(`${key} takes at most ${MAX_PATTERNS} patterns`);
     for (const p of list) globToLike(p);
   }
 }
@@ -65,7 +66,12 @@ function tableMatch(d: FilterDialect, schemaExpr: string, tableExpr: string, pat
 }
 
 /** SQL conditions (joined with AND, or `1=1`) for the filters on the given schema and table expressions. */
-export function filterConditions(d: FilterDialect, filters: Required<CatalogFilters>, schemaExpr: string, tableExpr: string): string {
+export function filterConditions(
+  d: FilterDialect,
+  filters: Required<CatalogFilters>,
+  schemaExpr: string,
+  tableExpr: string,
+): string {
   validatePatterns(filters);
   const parts: string[] = [];
   if (filters.include_schemas.length) parts.push(anyLike(d, schemaExpr, filters.include_schemas));

@@ -68,19 +68,32 @@ export class PostgresConnector implements Connector {
       user: spec.user,
       password: spec.password ?? '',
       // verify-full: chain and host name are checked (node-postgres passes the host as servername).
-      ssl: ssl === 'disable' ? false : { rejectUnauthorized: ssl === 'verify-full', ...(options.tlsCa ? { ca: options.tlsCa } : {}) },
+      ssl:
+        ssl === 'disable'
+          ? false
+          : { rejectUnauthorized: ssl === 'verify-full', ...(options.tlsCa ? { ca: options.tlsCa } : {}) },
       connectionTimeoutMillis: option(options, 'connectTimeoutMs'),
       application_name: 'fieldlens-scan',
       types,
     };
-    this.pool = new pg.Pool({ ...this.clientConfig, max: option(options, 'maxConnections'), idleTimeoutMillis: 10_000 });
+    this.pool = new pg.Pool({
+      ...this.clientConfig,
+      max: option(options, 'maxConnections'),
+      idleTimeoutMillis: 10_000,
+    });
     // An idle pooled connection the server drops (restart, pg_terminate_backend) must not crash the process;
     // the next query gets a fresh connection or a classified failure.
     this.pool.on('error', () => {});
   }
 
   private context(during: string): FailureContext {
-    return { host: this.spec.host ?? '127.0.0.1', port: this.spec.port ?? 5432, database: this.spec.database, user: this.spec.user, during };
+    return {
+      host: this.spec.host ?? '127.0.0.1',
+      port: this.spec.port ?? 5432,
+      database: this.spec.database,
+      user: this.spec.user,
+      during,
+    };
   }
 
   /** Runs `fn` in a READ ONLY transaction with the statement timeout; every driver error becomes a ConnectionFailure. */
@@ -128,10 +141,17 @@ export class PostgresConnector implements Connector {
     const f = effectiveFilters(this.spec, filters);
     const pageSize = option(this.options, 'catalogPageSize');
     // One short transaction per page, so a slow consumer never holds a transaction open on the source.
-    yield* pagedCatalog(pageSize, (after) => this.readOnly('listing the catalog', (client) => this.catalogPage(client, f, after, pageSize)));
+    yield* pagedCatalog(pageSize, (after) =>
+      this.readOnly('listing the catalog', (client) => this.catalogPage(client, f, after, pageSize)),
+    );
   }
 
-  private async catalogPage(client: pg.PoolClient, f: Required<CatalogFilters>, after: readonly [string, string] | undefined, pageSize: number): Promise<CatalogTable[]> {
+  private async catalogPage(
+    client: pg.PoolClient,
+    f: Required<CatalogFilters>,
+    after: readonly [string, string] | undefined,
+    pageSize: number,
+  ): Promise<CatalogTable[]> {
     const params: unknown[] = [];
     const d: FilterDialect = {
       param: (v) => {
@@ -144,7 +164,14 @@ export class PostgresConnector implements Connector {
     const where = filterConditions(d, f, 'n.nspname::text', 'c.relname::text');
     const keyset = after ? `AND (n.nspname, c.relname) > (${d.param(after[0])}::name, ${d.param(after[1])}::name)` : '';
     // Partitions are scanned through their parent; foreign tables would read another server.
-    const tables = await client.query<{ schema: string; name: string; oid: string; relkind: string; comment: string | null; estimate: number | null }>(
+    const tables = await client.query<{
+      schema: string;
+      name: string;
+      oid: string;
+      relkind: string;
+      comment: string | null;
+      estimate: number | null;
+    }>(
       `SELECT n.nspname AS schema, c.relname AS name, c.oid::int8 AS oid, c.relkind::text AS relkind,
               left(obj_description(c.oid, 'pg_class'), ${FETCH_COMMENT_LENGTH}) AS comment,
               CASE WHEN c.relkind IN ('r', 'm') AND c.reltuples >= 0 THEN c.reltuples::float8 END AS estimate
@@ -159,7 +186,15 @@ export class PostgresConnector implements Connector {
     this.stats.catalog_queries++;
     this.stats.catalog_rows += tables.rowCount ?? 0;
     if (tables.rows.length === 0) return [];
-    const columns = await client.query<{ oid: string; name: string; ordinal: number; data_type: string; nullable: boolean; comment: string | null; pk_pos: number | null }>(
+    const columns = await client.query<{
+      oid: string;
+      name: string;
+      ordinal: number;
+      data_type: string;
+      nullable: boolean;
+      comment: string | null;
+      pk_pos: number | null;
+    }>(
       `SELECT a.attrelid::int8 AS oid, a.attname AS name, a.attnum::int4 AS ordinal,
               left(format_type(a.atttypid, a.atttypmod), ${FETCH_TYPE_LENGTH}) AS data_type, NOT a.attnotnull AS nullable,
               left(col_description(a.attrelid, a.attnum), ${FETCH_COMMENT_LENGTH}) AS comment,
@@ -176,7 +211,17 @@ export class PostgresConnector implements Connector {
     for (const c of columns.rows) {
       let list = byTable.get(c.oid);
       if (!list) byTable.set(c.oid, (list = []));
-      list.push({ col: { name: c.name, ordinal: c.ordinal, data_type: c.data_type, nullable: c.nullable, comment: c.comment, is_primary_key: c.pk_pos !== null }, pk: c.pk_pos });
+      list.push({
+        col: {
+          name: c.name,
+          ordinal: c.ordinal,
+          data_type: c.data_type,
+          nullable: c.nullable,
+          comment: c.comment,
+          is_primary_key: c.pk_pos !== null,
+        },
+        pk: c.pk_pos,
+      });
     }
     return tables.rows.map((t) => {
       const cols = byTable.get(t.oid) ?? [];
@@ -216,7 +261,11 @@ export class PostgresConnector implements Connector {
     const from = `${quoteIdent(table.schema)}.${quoteIdent(table.name)}`;
     const add = (rows: unknown[][]): void => {
       for (const row of rows) {
-        collector.add(row.map((v, i) => (v === null ? undefined : binary[i] ? binaryDescriptor(Number(v)) : (v as string | number))));
+        collector.add(
+          row.map((v, i) =>
+            v === null ? undefined : binary[i] ? binaryDescriptor(Number(v)) : (v as string | number),
+          ),
+        );
       }
     };
     await this.readOnly(`sampling ${table.schema}.${table.name}`, async (client) => {
@@ -225,7 +274,10 @@ export class PostgresConnector implements Connector {
       // pages still yield enough rows, and let LIMIT cut the rest.
       if (table.kind === 'table' && estimate !== null && estimate > bound * 4) {
         const percent = Math.min(100, Math.max(0.0001, (100 * bound * 2) / estimate));
-        const r = await client.query<unknown[]>({ text: `SELECT ${select} FROM ${from} TABLESAMPLE SYSTEM (${percent.toFixed(6)}) LIMIT ${bound}`, rowMode: 'array' });
+        const r = await client.query<unknown[]>({
+          text: `SELECT ${select} FROM ${from} TABLESAMPLE SYSTEM (${percent.toFixed(6)}) LIMIT ${bound}`,
+          rowMode: 'array',
+        });
         this.stats.sample_queries++;
         // The sampled pages come back in table order and the collector keeps each column's first values: taken as
         // read, the sample would be the first sampled page or two. Spread over every page read instead.
@@ -233,7 +285,10 @@ export class PostgresConnector implements Connector {
       }
       // Small or unknown tables, views, or a sample that came back short (stale statistics): a bounded read.
       if (!collector.full && collector.rowsRead < size) {
-        const r = await client.query<unknown[]>({ text: `SELECT ${select} FROM ${from} LIMIT ${bound - collector.rowsRead}`, rowMode: 'array' });
+        const r = await client.query<unknown[]>({
+          text: `SELECT ${select} FROM ${from} LIMIT ${bound - collector.rowsRead}`,
+          rowMode: 'array',
+        });
         this.stats.sample_queries++;
         add(r.rows);
       }
@@ -245,7 +300,9 @@ export class PostgresConnector implements Connector {
   /** Cancels the statements running now with pg_cancel_backend on a connection of its own; later statements are refused. */
   async cancel(): Promise<void> {
     this.cancelled = true;
-    const pids = [...this.active].map((c) => (c as unknown as { processID?: unknown }).processID).filter((p): p is number => Number.isInteger(p));
+    const pids = [...this.active]
+      .map((c) => (c as unknown as { processID?: unknown }).processID)
+      .filter((p): p is number => Number.isInteger(p));
     if (pids.length === 0) return;
     const admin = new pg.Client({ ...this.clientConfig, application_name: 'fieldlens-scan-cancel' });
     admin.on('error', () => {});
@@ -274,7 +331,9 @@ function guardCancel(client: pg.PoolClient, cancelled: () => boolean): pg.PoolCl
     get(target, prop, receiver) {
       const value: unknown = Reflect.get(target, prop, receiver);
       if (typeof value !== 'function') return value;
-      if (prop === 'query') return (...args: unknown[]) => (cancelled() ? Promise.reject(cancelledError()) : (value as (...a: unknown[]) => unknown).apply(target, args));
+      if (prop === 'query')
+        return (...args: unknown[]) =>
+          cancelled() ? Promise.reject(cancelledError()) : (value as (...a: unknown[]) => unknown).apply(target, args);
       return (value as (...a: unknown[]) => unknown).bind(target);
     },
   });
@@ -291,4 +350,3 @@ export function spreadOrder<T>(rows: readonly T[], keep: number): T[] {
   for (let offset = 0; offset < step; offset++) for (let i = offset; i < rows.length; i += step) out.push(rows[i] as T);
   return out;
 }
-

@@ -10,8 +10,9 @@
 export const REMOTE_TEXT_MAX = 200;
 
 // Cc (C0, DEL, C1), bidi controls, zero-width and invisible format characters, the BOM, line/paragraph separators.
-// eslint-disable-next-line no-control-regex
-const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/gu;
+const UNSAFE =
+  // eslint-disable-next-line no-control-regex
+  /[\u0000-\u001f\u007f-\u009f\u00ad\u061c\u180e\u200b-\u200f\u2028-\u202e\u2060-\u206f\ufeff\ufff9-\ufffb]/gu;
 const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 
 /** `value` as safe text: at most `max` characters, no control, bidi or invisible characters, one line. */
@@ -25,5 +26,8 @@ export function remoteText(value: unknown, max: number = REMOTE_TEXT_MAX): strin
   text = text.replace(LONE_SURROGATE, '').replace(UNSAFE, ' ').replace(/\s+/gu, ' ').trim();
   const chars = Array.from(text);
   if (!longer && chars.length <= max) return text;
-  return `${chars.slice(0, Math.max(0, max - 1)).join('').trimEnd()}…`;
+  return `${chars
+    .slice(0, Math.max(0, max - 1))
+    .join('')
+    .trimEnd()}…`;
 }

@@ -53,13 +53,23 @@ function main(): void {
       (result) => {
         const s = reader?.stats ?? before;
         // Only what this request added, so the service can add it up.
-        const delta = { catalog_queries: s.catalog_queries - before.catalog_queries, catalog_rows: s.catalog_rows - before.catalog_rows, sample_queries: s.sample_queries - before.sample_queries, rows_read: s.rows_read - before.rows_read };
+        const delta = {
+          catalog_queries: s.catalog_queries - before.catalog_queries,
+          catalog_rows: s.catalog_rows - before.catalog_rows,
+          sample_queries: s.sample_queries - before.sample_queries,
+          rows_read: s.rows_read - before.rows_read,
+        };
         Object.assign(before, s);
         send({ id: req.id, ok: true, result, stats: delta } satisfies ReaderReply);
       },
       (err: unknown) => {
-        const failure = err instanceof ConnectionFailure ? err : new ConnectionFailure('other', 'the sqlite reader failed');
-        send({ id: req.id, ok: false, failure: { cause: failure.cause, detail: failure.detail, code: failure.code } } satisfies ReaderReply);
+        const failure =
+          err instanceof ConnectionFailure ? err : new ConnectionFailure('other', 'the sqlite reader failed');
+        send({
+          id: req.id,
+          ok: false,
+          failure: { cause: failure.cause, detail: failure.detail, code: failure.code },
+        } satisfies ReaderReply);
       },
     );
   });

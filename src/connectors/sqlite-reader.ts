@@ -10,7 +10,19 @@
  */
 import path from 'node:path';
 import Database from 'better-sqlite3';
-import { newStats, rowBound, sampleSizeOf, type CatalogFilters, type CatalogTable, type ConnectionSpec, type ConnectorOptions, type SampleColumn, type SampleResult, type SampleTable, type SampleValue } from './connector.js';
+import {
+  newStats,
+  rowBound,
+  sampleSizeOf,
+  type CatalogFilters,
+  type CatalogTable,
+  type ConnectionSpec,
+  type ConnectorOptions,
+  type SampleColumn,
+  type SampleResult,
+  type SampleTable,
+  type SampleValue,
+} from './connector.js';
 import { FETCH_TYPE_LENGTH } from './bounds.js';
 import { toConnectionFailure, type ConnectionFailure } from './errors.js';
 import { filterConditions, type FilterDialect } from './patterns.js';
@@ -45,7 +57,11 @@ export class SqliteReader {
   private open(): Database.Database {
     if (this.db) return this.db;
     try {
-      const db = new Database(this.file, { readonly: true, fileMustExist: true, timeout: this.options.connectTimeoutMs ?? 5000 });
+      const db = new Database(this.file, {
+        readonly: true,
+        fileMustExist: true,
+        timeout: this.options.connectTimeoutMs ?? 5000,
+      });
       db.pragma('query_only = ON');
       // A scanned file is untrusted: its schema may not call functions with side effects.
       db.pragma('trusted_schema = OFF');
@@ -83,7 +99,12 @@ export class SqliteReader {
     return this.readOnly('listing the catalog', (db) => this.catalogPageIn(db, f, after, pageSize));
   }
 
-  private catalogPageIn(db: Database.Database, f: Required<CatalogFilters>, after: string | undefined, pageSize: number): CatalogTable[] {
+  private catalogPageIn(
+    db: Database.Database,
+    f: Required<CatalogFilters>,
+    after: string | undefined,
+    pageSize: number,
+  ): CatalogTable[] {
     const params: unknown[] = [];
     const d: FilterDialect = {
       param: (v) => {
@@ -93,9 +114,12 @@ export class SqliteReader {
       lower: (e) => `lower(${e})`,
       qualified: (s, t) => `(${s} || '.' || ${t})`,
     };
-    const hasStat = db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'sqlite_stat1'`).get() !== undefined;
+    const hasStat =
+      db.prepare(`SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = 'sqlite_stat1'`).get() !== undefined;
     // sqlite_stat1.stat starts with the row count (of the table for the idx-less row, else of the index).
-    const estimate = hasStat ? `(SELECT CAST(s.stat AS INTEGER) FROM sqlite_stat1 s WHERE s.tbl = m.name ORDER BY s.idx IS NOT NULL LIMIT 1)` : 'NULL';
+    const estimate = hasStat
+      ? `(SELECT CAST(s.stat AS INTEGER) FROM sqlite_stat1 s WHERE s.tbl = m.name ORDER BY s.idx IS NOT NULL LIMIT 1)`
+      : 'NULL';
     const where = filterConditions(d, f, `'main'`, 'm.name');
     const keyset = after !== undefined ? `AND m.name > ${d.param(after)}` : '';
     const tables = db
@@ -114,7 +138,14 @@ export class SqliteReader {
            FROM sqlite_schema m, pragma_table_info(m.name) p
           WHERE m.name IN (${tables.map(() => '?').join(', ')}) ORDER BY m.name, p.cid`,
       )
-      .all(...tables.map((t) => t.name)) as { tbl: string; cid: number; name: string; type: string; not_null: number; pk: number }[];
+      .all(...tables.map((t) => t.name)) as {
+      tbl: string;
+      cid: number;
+      name: string;
+      type: string;
+      not_null: number;
+      pk: number;
+    }[];
     this.stats.catalog_queries++;
     this.stats.catalog_rows += columns.length;
     const byTable = new Map<string, typeof columns>();
@@ -135,7 +166,14 @@ export class SqliteReader {
           .filter((c) => c.pk > 0)
           .sort((a, b) => a.pk - b.pk)
           .map((c) => c.name),
-        columns: cols.map((c) => ({ name: c.name, ordinal: c.cid + 1, data_type: c.type, nullable: c.not_null === 0 && c.pk === 0, comment: null, is_primary_key: c.pk > 0 })),
+        columns: cols.map((c) => ({
+          name: c.name,
+          ordinal: c.cid + 1,
+          data_type: c.type,
+          nullable: c.not_null === 0 && c.pk === 0,
+          comment: null,
+          is_primary_key: c.pk > 0,
+        })),
       };
     });
   }
@@ -164,7 +202,9 @@ export class SqliteReader {
         if (p !== undefined) used.set(name, k + 1);
         return p;
       };
-      const wanted = columns.map((c) => ({ name: c.name, pos: positionOf(c.name) })).filter((c): c is { name: string; pos: number } => c.pos !== undefined);
+      const wanted = columns
+        .map((c) => ({ name: c.name, pos: positionOf(c.name) }))
+        .filter((c): c is { name: string; pos: number } => c.pos !== undefined);
       const pkName = table.primary_key.length === 1 ? table.primary_key[0] : undefined;
       const pkPos = pkName === undefined ? undefined : positions.get(pkName)?.[0];
       const source = `WITH s(${Array.from({ length: width }, (_, i) => `c${i}`).join(', ')}) AS (SELECT * FROM ${from})`;
@@ -181,7 +221,14 @@ export class SqliteReader {
   }
 
   /** One chunk of columns, read as one table was before: random key ranges of a large analysed table, else the first rows. */
-  private async sampleChunk(db: Database.Database, table: SampleTable, source: string, chunk: readonly { name: string; pos: number }[], pkPos: number | undefined, size: number): Promise<{ rowsRead: number; values: Map<string, SampleValue[]> }> {
+  private async sampleChunk(
+    db: Database.Database,
+    table: SampleTable,
+    source: string,
+    chunk: readonly { name: string; pos: number }[],
+    pkPos: number | undefined,
+    size: number,
+  ): Promise<{ rowsRead: number; values: Map<string, SampleValue[]> }> {
     const bound = rowBound(size, this.options);
     const n = Math.trunc(this.options.maxTextLength ?? 256);
     // Names of one chunk are distinct keys of the collector even when two columns decode to the same name.
@@ -204,7 +251,10 @@ export class SqliteReader {
           const v = row[2 * i + 1];
           if (type === 'null' || v === null || v === undefined) out.push(undefined);
           else if (type === 'blob') out.push(binaryDescriptor(Number(v)));
-          else if (typeof v === 'bigint') out.push(v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString());
+          else if (typeof v === 'bigint')
+            out.push(
+              v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(v) : v.toString(),
+            );
           else out.push(typeof v === 'number' ? v : String(v));
         }
         collector.add(out);
@@ -215,20 +265,29 @@ export class SqliteReader {
       // safeIntegers: 64-bit keys and values beyond 2^53 keep their digits.
       return db.prepare(sql).raw(true).safeIntegers(true).all() as Raw[];
     };
-    if (pkPos !== undefined && table.kind === 'table' && table.row_estimate !== null && table.row_estimate > bound * 4) {
+    if (
+      pkPos !== undefined &&
+      table.kind === 'table' &&
+      table.row_estimate !== null &&
+      table.row_estimate > bound * 4
+    ) {
       const pk = `c${pkPos}`;
       await readPrimaryKeyRanges({
         bound,
         minMax: async () => run(`${source} SELECT MIN(${pk}), MAX(${pk}) FROM s`)[0] ?? [],
         // `start` is an integer we drew ourselves, written as a literal.
-        range: async (start, limit) => run(`${source} SELECT ${select} FROM s WHERE ${pk} >= ${start} ORDER BY ${pk} LIMIT ${limit}`),
+        range: async (start, limit) =>
+          run(`${source} SELECT ${select} FROM s WHERE ${pk} >= ${start} ORDER BY ${pk} LIMIT ${limit}`),
         add,
         full: () => collector.full,
       });
     }
-    if (!collector.full && collector.rowsRead < size) add(run(`${source} SELECT ${select} FROM s LIMIT ${bound - collector.rowsRead}`));
+    if (!collector.full && collector.rowsRead < size)
+      add(run(`${source} SELECT ${select} FROM s LIMIT ${bound - collector.rowsRead}`));
     const values = new Map<string, SampleValue[]>();
-    chunk.forEach((c, i) => values.set(c.name, [...(values.get(c.name) ?? []), ...(collector.values.get(`${i}`) ?? [])]));
+    chunk.forEach((c, i) =>
+      values.set(c.name, [...(values.get(c.name) ?? []), ...(collector.values.get(`${i}`) ?? [])]),
+    );
     return { rowsRead: collector.rowsRead, values };
   }
 

@@ -9,13 +9,27 @@ import { fork, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { effectiveFilters, newStats, option, pagedCatalog, type CatalogFilters, type CatalogTable, type ConnectionSpec, type Connector, type ConnectorOptions, type SampleColumn, type SampleResult, type SampleTable } from './connector.js';
+import {
+  effectiveFilters,
+  newStats,
+  option,
+  pagedCatalog,
+  type CatalogFilters,
+  type CatalogTable,
+  type ConnectionSpec,
+  type Connector,
+  type ConnectorOptions,
+  type SampleColumn,
+  type SampleResult,
+  type SampleTable,
+} from './connector.js';
 import { ConnectionFailure, ConnectionSpecError } from './errors.js';
 import type { ReaderReply, ReaderRequest } from './sqlite-child.js';
 
 export { quoteIdent } from './sqlite-reader.js';
 
-const OWN_REFUSED = "the sqlite path is the service's own database (or one of its -wal, -shm, -journal files): it cannot be scanned";
+const OWN_REFUSED =
+  "the sqlite path is the service's own database (or one of its -wal, -shm, -journal files): it cannot be scanned";
 
 /** The path with every symlink resolved, or for a file that does not exist (yet) with its folder's resolved. */
 function realLocation(p: string): string | undefined {
@@ -59,9 +73,17 @@ function isOwnDatabase(file: string, ownFiles: readonly string[] | undefined): b
  * when no folder is configured, the real path leaves it, or it is one of `ownFiles` (the service's own database, by
  * real path or inode, with its -wal, -shm and -journal files); a missing file is a ConnectionFailure (unknown_database).
  */
-export function resolveSqlitePath(database: string, allowedDir: string | undefined, ownFiles?: readonly string[]): string {
-  if (!allowedDir) throw new ConnectionSpecError('sqlite sources are disabled: no scan folder (FIELDLENS_SCAN_SQLITE_DIR) is configured');
-  if (typeof database !== 'string' || database.length === 0 || database.includes('\0')) throw new ConnectionSpecError('the sqlite path is empty or invalid');
+export function resolveSqlitePath(
+  database: string,
+  allowedDir: string | undefined,
+  ownFiles?: readonly string[],
+): string {
+  if (!allowedDir)
+    throw new ConnectionSpecError(
+      'sqlite sources are disabled: no scan folder (FIELDLENS_SCAN_SQLITE_DIR) is configured',
+    );
+  if (typeof database !== 'string' || database.length === 0 || database.includes('\0'))
+    throw new ConnectionSpecError('the sqlite path is empty or invalid');
   let root: string;
   try {
     root = fs.realpathSync(allowedDir);
@@ -158,10 +180,23 @@ export class SqliteConnector implements Connector {
       }
     });
     child.on('error', () => this.ended(child, 'could not start'));
-    child.on('exit', (code, signal) => this.ended(child, signal ? `was stopped (${signal})` : `ended (exit code ${code ?? 'unknown'})`));
-    const init = { op: 'init' as const, file: this.file, spec: { sample_size: this.spec.sample_size }, options: { connectTimeoutMs: this.options.connectTimeoutMs, maxTextLength: this.options.maxTextLength, maxRowsPerTable: this.options.maxRowsPerTable } };
+    child.on('exit', (code, signal) =>
+      this.ended(child, signal ? `was stopped (${signal})` : `ended (exit code ${code ?? 'unknown'})`),
+    );
+    const init = {
+      op: 'init' as const,
+      file: this.file,
+      spec: { sample_size: this.spec.sample_size },
+      options: {
+        connectTimeoutMs: this.options.connectTimeoutMs,
+        maxTextLength: this.options.maxTextLength,
+        maxRowsPerTable: this.options.maxRowsPerTable,
+      },
+    };
     // id 0 is the reader's "ready"; the init answer follows it.
-    this.ready = this.exchange({ id: 0, ...init }, 'starting the sqlite reader', START_TIMEOUT_MS, true).then(() => this.exchange({ ...init, id: this.nextId++ }, 'opening the file', START_TIMEOUT_MS).then(() => undefined));
+    this.ready = this.exchange({ id: 0, ...init }, 'starting the sqlite reader', START_TIMEOUT_MS, true).then(() =>
+      this.exchange({ ...init, id: this.nextId++ }, 'opening the file', START_TIMEOUT_MS).then(() => undefined),
+    );
     return this.ready;
   }
 
@@ -179,15 +214,33 @@ export class SqliteConnector implements Connector {
   /** Sends one request (or, `waitOnly`, waits for the reader's first message) and waits for its answer, killing the reader at the deadline. */
   private exchange(req: ReaderRequest, during: string, timeoutMs: number, waitOnly = false): Promise<ReaderReply> {
     const child = this.child;
-    if (!child) return Promise.reject(new ConnectionFailure('other', `the sqlite reader is not running while ${during} in ${this.name}`));
+    if (!child)
+      return Promise.reject(
+        new ConnectionFailure('other', `the sqlite reader is not running while ${during} in ${this.name}`),
+      );
     return new Promise<ReaderReply>((resolve, reject) => {
       const timer = setTimeout(() => {
-        if (this.pending?.id === req.id) this.kill(() => new ConnectionFailure('timeout', `timed out after ${timeoutMs} ms while ${during} in ${this.name} (the read was stopped)`, 'SQLITE_TIMEOUT'));
+        if (this.pending?.id === req.id)
+          this.kill(
+            () =>
+              new ConnectionFailure(
+                'timeout',
+                `timed out after ${timeoutMs} ms while ${during} in ${this.name} (the read was stopped)`,
+                'SQLITE_TIMEOUT',
+              ),
+          );
       }, timeoutMs);
       this.pending = { id: req.id, during, resolve, reject, timer };
       if (!waitOnly) {
         child.send(req, (err) => {
-          if (err && this.pending?.id === req.id) this.kill(() => new ConnectionFailure('other', `the sqlite reader could not be reached while ${during} in ${this.name}`));
+          if (err && this.pending?.id === req.id)
+            this.kill(
+              () =>
+                new ConnectionFailure(
+                  'other',
+                  `the sqlite reader could not be reached while ${during} in ${this.name}`,
+                ),
+            );
         });
       }
     }).then((reply) => {
@@ -219,7 +272,11 @@ export class SqliteConnector implements Connector {
       if (this.cancelled) throw this.cancelledFailure(during);
       await this.start();
       if (this.cancelled) throw this.cancelledFailure(during);
-      const reply = await this.exchange({ ...req, id: this.nextId++ } as ReaderRequest, during, this.statementTimeoutMs);
+      const reply = await this.exchange(
+        { ...req, id: this.nextId++ } as ReaderRequest,
+        during,
+        this.statementTimeoutMs,
+      );
       return (reply as Extract<ReaderReply, { ok: true }>).result as T;
     });
     this.queue = next.catch(() => {});
@@ -233,12 +290,25 @@ export class SqliteConnector implements Connector {
   async *listColumns(filters?: CatalogFilters): AsyncIterable<CatalogTable> {
     const f = effectiveFilters(this.spec, filters);
     const pageSize = option(this.options, 'catalogPageSize');
-    yield* pagedCatalog(pageSize, (after) => this.call<CatalogTable[]>('listing the catalog', { op: 'catalogPage', filters: f, after: after?.[1], pageSize }));
+    yield* pagedCatalog(pageSize, (after) =>
+      this.call<CatalogTable[]>('listing the catalog', { op: 'catalogPage', filters: f, after: after?.[1], pageSize }),
+    );
   }
 
   sample(table: SampleTable, columns: readonly SampleColumn[], sampleSize?: number): Promise<SampleResult> {
-    const t: SampleTable = { schema: table.schema, name: table.name, kind: table.kind, row_estimate: table.row_estimate, primary_key: [...table.primary_key] };
-    return this.call(`sampling ${table.name}`, { op: 'sample', table: t, columns: columns.map((c) => ({ name: c.name, data_type: c.data_type })), sampleSize });
+    const t: SampleTable = {
+      schema: table.schema,
+      name: table.name,
+      kind: table.kind,
+      row_estimate: table.row_estimate,
+      primary_key: [...table.primary_key],
+    };
+    return this.call(`sampling ${table.name}`, {
+      op: 'sample',
+      table: t,
+      columns: columns.map((c) => ({ name: c.name, data_type: c.data_type })),
+      sampleSize,
+    });
   }
 
   /** Stops the read in flight (the reader process is killed) and refuses every later call. */

@@ -31,7 +31,8 @@ export interface SecretBox {
 }
 
 export function createSecretBox(key: Buffer): SecretBox {
-  if (!Buffer.isBuffer(key) || key.length !== SECRET_KEY_BYTES) throw new SecretKeyError(`the secret key must be exactly ${SECRET_KEY_BYTES} bytes`);
+  if (!Buffer.isBuffer(key) || key.length !== SECRET_KEY_BYTES)
+    throw new SecretKeyError(`the secret key must be exactly ${SECRET_KEY_BYTES} bytes`);
   const k = Buffer.from(key); // a private copy: the caller may wipe or reuse its buffer
   return {
     encrypt(plaintext, context = '') {
@@ -39,7 +40,12 @@ export function createSecretBox(key: Buffer): SecretBox {
       const cipher = createCipheriv('aes-256-gcm', k, iv, { authTagLength: TAG_BYTES });
       cipher.setAAD(Buffer.from(`${VERSION}\0${context}`, 'utf8'));
       const body = Buffer.concat([cipher.update(plaintext, 'utf8'), cipher.final()]);
-      return [VERSION, iv.toString('base64url'), body.toString('base64url'), cipher.getAuthTag().toString('base64url')].join('.');
+      return [
+        VERSION,
+        iv.toString('base64url'),
+        body.toString('base64url'),
+        cipher.getAuthTag().toString('base64url'),
+      ].join('.');
     },
     decrypt(sealed, context = '') {
       const parts = typeof sealed === 'string' ? sealed.split('.') : [];
@@ -86,6 +92,7 @@ function decodeKey(text: string, source: string): Buffer {
   const trimmed = text.trim();
   if (!/^[A-Za-z0-9+/_-]+={0,2}$/.test(trimmed)) throw new SecretKeyError(`${source} must be base64`);
   const key = Buffer.from(trimmed, trimmed.includes('-') || trimmed.includes('_') ? 'base64url' : 'base64');
-  if (key.length !== SECRET_KEY_BYTES) throw new SecretKeyError(`${source} must decode to ${SECRET_KEY_BYTES} bytes (e.g. \`openssl rand -base64 32\`)`);
+  if (key.length !== SECRET_KEY_BYTES)
+    throw new SecretKeyError(`${source} must decode to ${SECRET_KEY_BYTES} bytes (e.g. \`openssl rand -base64 32\`)`);
   return key;
 }

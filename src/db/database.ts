@@ -5,7 +5,17 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import BetterSqlite3 from 'better-sqlite3';
-import { Kysely, Migrator, PostgresAdapter, PostgresDialect, SqliteDialect, sql, type CompiledQuery, type MigrationResultSet, type Transaction } from 'kysely';
+import {
+  Kysely,
+  Migrator,
+  PostgresAdapter,
+  PostgresDialect,
+  SqliteDialect,
+  sql,
+  type CompiledQuery,
+  type MigrationResultSet,
+  type Transaction,
+} from 'kysely';
 import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrationFactories, type DialectKind } from './migrations/index.js';
@@ -124,7 +134,10 @@ function openSqlite(file: string, mustExist: boolean): Database {
     singleConnection: true,
     externalChanges: () => connection.pragma('data_version', { simple: true }) as number,
     async selectArrays(query) {
-      return arrayStatements.prepare(query.sql).raw(true).all(...query.parameters) as unknown[][];
+      return arrayStatements
+        .prepare(query.sql)
+        .raw(true)
+        .all(...query.parameters) as unknown[][];
     },
     async lock() {},
     async ping() {
@@ -137,7 +150,10 @@ function openSqlite(file: string, mustExist: boolean): Database {
 }
 
 /** Stands in for ROLLBACK when SQLite has already rolled the transaction back (see withStatementCache). */
-const ALREADY_ROLLED_BACK = { reader: false, run: () => ({ changes: 0, lastInsertRowid: 0 }) } as unknown as BetterSqlite3.Statement;
+const ALREADY_ROLLED_BACK = {
+  reader: false,
+  run: () => ({ changes: 0, lastInsertRowid: 0 }),
+} as unknown as BetterSqlite3.Statement;
 
 /** Prepared statements kept per SQLite connection; beyond it the least recently used is dropped. */
 export const SQLITE_STATEMENT_CACHE_SIZE = 500;
@@ -228,9 +244,14 @@ export async function assertMigrated(database: Database): Promise<void> {
     throw error;
   }
   if (pending.length === migrationFactories.length) {
-    throw new DatabaseMissingError('The database holds no FieldLens tables (check DATABASE_URL, or start the service once to create them)');
+    throw new DatabaseMissingError(
+      'The database holds no FieldLens tables (check DATABASE_URL, or start the service once to create them)',
+    );
   }
-  if (pending.length > 0) throw new DatabaseMissingError(`The database schema is not up to date (pending: ${pending.join(', ')}); start the service once to migrate it`);
+  if (pending.length > 0)
+    throw new DatabaseMissingError(
+      `The database schema is not up to date (pending: ${pending.join(', ')}); start the service once to migrate it`,
+    );
 }
 
 /** Runs every pending migration; safe to call on every start and from several instances at once. */
@@ -258,7 +279,9 @@ async function migratorOf(database: Database): Promise<Migrator> {
   // Kysely looks for its bookkeeping tables in every schema; pin them to the schema in use, or a
   // same-named table in another schema of the database would be mistaken for ours.
   const migrationTableSchema =
-    database.kind === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema : undefined;
+    database.kind === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(database.db)).rows[0]?.schema
+      : undefined;
   return new Migrator({
     db: database.db,
     provider: { getMigrations: async () => migrations },
@@ -267,7 +290,15 @@ async function migratorOf(database: Database): Promise<Migrator> {
 }
 
 const PG_UNAVAILABLE_CODES = new Set(['57P01', '57P02', '57P03', '53300', '08000', '08001', '08003', '08004', '08006']);
-const NET_UNAVAILABLE_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE', 'EHOSTUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
+const NET_UNAVAILABLE_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
 const UNAVAILABLE_MESSAGES = [
   'Connection terminated',
   'timeout exceeded when trying to connect',

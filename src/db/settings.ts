@@ -35,7 +35,9 @@ export async function raiseSetting(db: Queryable, key: string, value: string, no
   await db
     .insertInto('settings')
     .values({ key, value, updated_at: now.toISOString() })
-    .onConflict((oc) => oc.column('key').doUpdateSet({ value, updated_at: now.toISOString() }).where('settings.value', '<', value))
+    .onConflict((oc) =>
+      oc.column('key').doUpdateSet({ value, updated_at: now.toISOString() }).where('settings.value', '<', value),
+    )
     .execute();
 }
 
@@ -44,6 +46,13 @@ export async function incrementSetting(db: Queryable, key: string, now: Date): P
   await db
     .insertInto('settings')
     .values({ key, value: '1', updated_at: now.toISOString() })
-    .onConflict((oc) => oc.column('key').doUpdateSet({ value: sql<string>`cast(cast(settings.value as integer) + 1 as text)`, updated_at: now.toISOString() }))
+    .onConflict((oc) =>
+      oc
+        .column('key')
+        .doUpdateSet({
+          value: sql<string>`cast(cast(settings.value as integer) + 1 as text)`,
+          updated_at: now.toISOString(),
+        }),
+    )
     .execute();
 }

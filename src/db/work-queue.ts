@@ -60,7 +60,9 @@ export class WorkQueue {
     for (const part of chunks([...new Set(keys)].sort())) {
       const rows = sql.join(part.map((k) => sql`(${k}, ${token}, ${now}, null, null)`));
       await sql`insert into ${this.table} (${this.key}, token, enqueued_at, claimed_by, claimed_at) values ${rows}
-        on conflict (${this.key}) do update set token = excluded.token, enqueued_at = excluded.enqueued_at, claimed_by = null, claimed_at = null`.execute(db);
+        on conflict (${this.key}) do update set token = excluded.token, enqueued_at = excluded.enqueued_at, claimed_by = null, claimed_at = null`.execute(
+        db,
+      );
     }
   }
 
@@ -73,15 +75,33 @@ export class WorkQueue {
     const nowIso = now.toISOString();
     const abandonedBefore = new Date(now.getTime() - this.options.abandonedAfterMs).toISOString();
     return this.database.db.transaction().execute(async (trx) => {
-      const abandoned = await this.claimWhere(trx, worker, nowIso, limit, sql`claimed_at is not null and claimed_at < ${abandonedBefore}`);
+      const abandoned = await this.claimWhere(
+        trx,
+        worker,
+        nowIso,
+        limit,
+        sql`claimed_at is not null and claimed_at < ${abandonedBefore}`,
+      );
       if (abandoned.length >= limit) return abandoned;
-      return abandoned.concat(await this.claimWhere(trx, worker, nowIso, limit - abandoned.length, sql`claimed_at is null`));
+      return abandoned.concat(
+        await this.claimWhere(trx, worker, nowIso, limit - abandoned.length, sql`claimed_at is null`),
+      );
     });
   }
 
-  private async claimWhere(db: Queryable, worker: string, now: string, limit: number, condition: RawBuilder<unknown>): Promise<Claim[]> {
+  private async claimWhere(
+    db: Queryable,
+    worker: string,
+    now: string,
+    limit: number,
+    condition: RawBuilder<unknown>,
+  ): Promise<Claim[]> {
     const lock = this.database.kind === 'postgres' ? sql`for update skip locked` : sql``;
-    const wanted = await sql<{ key: string }>`select ${this.key} as key from ${this.table} where ${condition} order by enqueued_at, ${this.key} limit ${limit} ${lock}`.execute(db);
+    const wanted = await sql<{
+      key: string;
+    }>`select ${this.key} as key from ${this.table} where ${condition} order by enqueued_at, ${this.key} limit ${limit} ${lock}`.execute(
+      db,
+    );
     const out: Claim[] = [];
     for (const part of chunks(wanted.rows.map((r) => r.key))) {
       const claimed = await sql<Claim>`update ${this.table} set claimed_by = ${worker}, claimed_at = ${now}
@@ -102,7 +122,9 @@ export class WorkQueue {
     for (const [token, keys] of byToken) {
       for (const part of chunks(keys.sort())) {
         if (this.database.kind === 'sqlite') {
-          await sql`delete from ${this.table} where token = ${token} and ${this.key} in (${sql.join(part)})`.execute(db);
+          await sql`delete from ${this.table} where token = ${token} and ${this.key} in (${sql.join(part)})`.execute(
+            db,
+          );
           continue;
         }
         // An entry locked by a writer is being re-enqueued (new token): it must stay anyway, so it is skipped rather
@@ -118,7 +140,9 @@ export class WorkQueue {
   async release(db: Queryable, claims: readonly Claim[]): Promise<void> {
     for (const part of chunks([...claims].sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0)))) {
       for (const c of part) {
-        await sql`update ${this.table} set claimed_by = null, claimed_at = null where ${this.key} = ${c.key} and token = ${c.token}`.execute(db);
+        await sql`update ${this.table} set claimed_by = null, claimed_at = null where ${this.key} = ${c.key} and token = ${c.token}`.execute(
+          db,
+        );
       }
     }
   }

@@ -23,7 +23,23 @@ const ABBREVIATION_WEIGHT = 0.7;
 const ABBREVIATION_VOCAB = 30_000;
 // Two-letter pieces allowed when splitting compounds; other pieces must have ≥ 3 letters so that
 // `custmr` is not "explained" as cu+st+mr.
-const SHORT_PIECES = new Set(['id', 'no', 'at', 'on', 'by', 'to', 'of', 'ip', 'is', 'in', 'up', 'dt', 'cd', 'nm', 'ts']);
+const SHORT_PIECES = new Set([
+  'id',
+  'no',
+  'at',
+  'on',
+  'by',
+  'to',
+  'of',
+  'ip',
+  'is',
+  'in',
+  'up',
+  'dt',
+  'cd',
+  'nm',
+  'ts',
+]);
 
 interface Vocabulary {
   index: Map<string, number>;
@@ -219,7 +235,11 @@ export class BuiltinEmbedder implements Embedder {
   }
 
   /** Normalised mean of the token vectors of one part, or null if none of its tokens has a vector. */
-  private partVector(kind: keyof typeof PART_CACHE, text: string, tokenize: (s: string) => string[]): Float32Array | null {
+  private partVector(
+    kind: keyof typeof PART_CACHE,
+    text: string,
+    tokenize: (s: string) => string[],
+  ): Float32Array | null {
     const memo = this.partVectors[kind];
     const cached = memo.get(text);
     if (cached !== undefined) return cached;

@@ -21,8 +21,7 @@ export interface Embedder {
 }
 
 export type EmbedderConfig =
-  | { provider: 'builtin' }
-  | { provider: 'openai'; url: string; model: string; apiKey?: string; timeoutMs?: number };
+  { provider: 'builtin' } | { provider: 'openai'; url: string; model: string; apiKey?: string; timeoutMs?: number };
 
 /** Build the configured embedder; the builtin one reads its few-MB vector file synchronously here. */
 export function createEmbedder(config: EmbedderConfig): Embedder {

@@ -37,7 +37,9 @@ export const FORMAT_CLASS_WORDS = {
 export type FormatClass = keyof typeof FORMAT_CLASS_WORDS;
 
 /** Every word `formatSignatureWords` can return (the vector file must contain them). */
-export const FORMAT_SIGNATURE_WORDS: readonly string[] = [...new Set(Object.values(FORMAT_CLASS_WORDS).join(' ').split(' '))];
+export const FORMAT_SIGNATURE_WORDS: readonly string[] = [
+  ...new Set(Object.values(FORMAT_CLASS_WORDS).join(' ').split(' ')),
+];
 
 const MAX_SAMPLES = 1000;
 const MIN_SHARE = 0.2;
@@ -86,7 +88,6 @@ const CLASS_OF_KIND: Readonly<Record<ValueKind, FormatClass>> = {
   marital_status: 'short_text',
   other: 'free_text',
 };
-
 
 /** Classify one trimmed, non-empty sample value. */
 export function classifySample(v: string): FormatClass {

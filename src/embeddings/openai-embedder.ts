@@ -95,7 +95,10 @@ export class OpenAiEmbedder implements Embedder {
     }
     if (!res.ok) {
       const body = (await res.text().catch(() => '')).slice(0, 300);
-      throw new EmbeddingProviderError(`embeddings endpoint ${this.endpoint} answered ${res.status}: ${body}`, res.status);
+      throw new EmbeddingProviderError(
+        `embeddings endpoint ${this.endpoint} answered ${res.status}: ${body}`,
+        res.status,
+      );
     }
     let json: EmbeddingsResponse;
     try {

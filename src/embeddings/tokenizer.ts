@@ -10,7 +10,8 @@ import { ABBREVIATIONS } from '../text/abbreviations.js';
 import { CJK_GLOSSARY, DATA_TYPE_WORDS, STOP_WORDS } from './lexicon.js';
 
 // Han, Hiragana, Katakana (incl. prolonged sound mark), Hangul.
-const CJK_RUN = /[\u3005\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]+/gu;
+const CJK_RUN =
+  /[\u3005\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]+/gu;
 const CJK_CHAR = /[\u3005\u3040-\u30ff\u31f0-\u31ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uac00-\ud7af\uff66-\uff9f]/u;
 // Alphanumeric words that must not be split at the letter/digit boundary.
 const KNOWN_ALNUM = /(ipv4|ipv6|sha256|sha512|sha1|md5|base64|utf8)/i;
@@ -20,7 +21,21 @@ const KNOWN_ALNUM = /(ipv4|ipv6|sha256|sha512|sha1|md5|base64|utf8)/i;
 const CAMEL_PART = /\p{Lu}+(?!\p{Ll})|\p{Lu}?\p{Ll}+|\p{N}+|\p{L}+/gu;
 const NON_WORD = /[^\p{L}\p{N}]+/u;
 // Latin letters that NFKD does not decompose.
-const LATIN_FOLD: Readonly<Record<string, string>> = { ß: 'ss', ø: 'o', Ø: 'O', æ: 'ae', Æ: 'AE', œ: 'oe', Œ: 'OE', ł: 'l', Ł: 'L', đ: 'd', Đ: 'D', þ: 'th', Þ: 'TH' };
+const LATIN_FOLD: Readonly<Record<string, string>> = {
+  ß: 'ss',
+  ø: 'o',
+  Ø: 'O',
+  æ: 'ae',
+  Æ: 'AE',
+  œ: 'oe',
+  Œ: 'OE',
+  ł: 'l',
+  Ł: 'L',
+  đ: 'd',
+  Đ: 'D',
+  þ: 'th',
+  Þ: 'TH',
+};
 
 const GLOSSARY_MAX_LEN = Math.max(...Object.keys(CJK_GLOSSARY).map((k) => k.length));
 

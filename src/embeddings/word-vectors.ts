@@ -88,7 +88,8 @@ export function decodeWordVectors(bytes: Uint8Array): WordVectorData {
   const bucketCount = view.getUint32(16, true);
   const wordBytes = view.getUint32(20, true);
   const recipeBytes = view.getUint32(24, true);
-  if (bucketCount === 0 || (bucketCount & (bucketCount - 1)) !== 0) throw new Error('word vector file: bucket count must be a power of two');
+  if (bucketCount === 0 || (bucketCount & (bucketCount - 1)) !== 0)
+    throw new Error('word vector file: bucket count must be a power of two');
   const decoder = new TextDecoder();
   const textEnd = HEADER_BYTES + wordBytes + recipeBytes;
   const scalesAt = (textEnd + 3) & ~3;

@@ -22,6 +22,7 @@ export class AccessLog extends LogController {
 
   override requestCompleted(error: Error | null | undefined, request: FastifyRequest, reply: FastifyReply): void {
     if (error) reply.log.error({ ...line(request, reply), err: error }, 'request errored');
-    else if ((pino.levels.values[request.log.level] ?? Infinity) <= INFO) request.log.info(line(request, reply), 'request completed');
+    else if ((pino.levels.values[request.log.level] ?? Infinity) <= INFO)
+      request.log.info(line(request, reply), 'request completed');
   }
 }

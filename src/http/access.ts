@@ -33,7 +33,9 @@ export type RouteAccess = 'public' | 'authenticated' | Permission;
 
 /** The union of the permissions of the given roles, in table order. */
 export function permissionsOf(roles: readonly Role[]): Permission[] {
-  return PERMISSIONS.filter((permission) => (ACCESS_TABLE[permission] as readonly Role[]).some((r) => roles.includes(r)));
+  return PERMISSIONS.filter((permission) =>
+    (ACCESS_TABLE[permission] as readonly Role[]).some((r) => roles.includes(r)),
+  );
 }
 
 /** Whether any of the roles grants the permission. */
@@ -64,12 +66,17 @@ export interface Principal {
 
 /** Whether the caller may use the permission: its roles grant it and, for an API token, the token was given it. */
 export function callerGrants(principal: Principal, permission: Permission): boolean {
-  return rolesGrant(principal.roles, permission) && (principal.apiToken === undefined || principal.apiToken.permissions.includes(permission));
+  return (
+    rolesGrant(principal.roles, permission) &&
+    (principal.apiToken === undefined || principal.apiToken.permissions.includes(permission))
+  );
 }
 
 /** The permissions the caller may use now (see callerGrants), in table order. */
 export function callerPermissions(principal: Principal): Permission[] {
-  return principal.apiToken === undefined ? permissionsOf(principal.roles) : permissionsOf(principal.roles).filter((p) => principal.apiToken?.permissions.includes(p));
+  return principal.apiToken === undefined
+    ? permissionsOf(principal.roles)
+    : permissionsOf(principal.roles).filter((p) => principal.apiToken?.permissions.includes(p));
 }
 
 /** A principal acting through one request: what services need for rules and the audit log. */

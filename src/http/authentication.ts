@@ -99,10 +99,18 @@ function bearerToken(header: string | undefined): string {
 }
 
 /** Sets the request's principal; answers the 403 to pass on when its roles do not grant `access`. */
-function admit(request: FastifyRequest, principal: Principal, access: Exclude<RouteAccess, 'public'>): AppError | undefined {
+function admit(
+  request: FastifyRequest,
+  principal: Principal,
+  access: Exclude<RouteAccess, 'public'>,
+): AppError | undefined {
   request.principal = principal;
   if (access !== 'authenticated' && !callerGrants(principal, access)) {
-    return forbidden(principal.apiToken === undefined ? `Your roles do not grant the permission ${access}` : `This API token does not grant the permission ${access}`);
+    return forbidden(
+      principal.apiToken === undefined
+        ? `Your roles do not grant the permission ${access}`
+        : `This API token does not grant the permission ${access}`,
+    );
   }
   return undefined;
 }

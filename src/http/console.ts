@@ -31,7 +31,23 @@ export const CONSOLE_CSP = [
 
 const DEFAULT_ROOT = fileURLToPath(new URL('../../web/dist/', import.meta.url));
 /** The paths the console's router draws (web/src/main.tsx); a reload or a shared link on one of them gets the page. */
-const CLIENT_ROUTES = ['/', '/signin', '/queue', '/overview', '/inventory', '/rules', '/taxonomy', '/datasources', '/datasources/:id', '/audit', '/license', '/users', '/tokens', '/webhooks', '/fields/:id'] as const;
+const CLIENT_ROUTES = [
+  '/',
+  '/signin',
+  '/queue',
+  '/overview',
+  '/inventory',
+  '/rules',
+  '/taxonomy',
+  '/datasources',
+  '/datasources/:id',
+  '/audit',
+  '/license',
+  '/users',
+  '/tokens',
+  '/webhooks',
+  '/fields/:id',
+] as const;
 
 /** A client route: a path without a file extension in its last segment. */
 const FILE_LIKE = /\/[^/]*\.[A-Za-z0-9]+$/;

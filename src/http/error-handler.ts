@@ -58,14 +58,17 @@ function fromFastifyError(error: FastifyError): { code: ErrorCode; detail: strin
     default:
       break;
   }
-  if (error.statusCode === 400 && error instanceof SyntaxError) return { code: 'validation_failed', detail: 'The body is not valid JSON' };
+  if (error.statusCode === 400 && error instanceof SyntaxError)
+    return { code: 'validation_failed', detail: 'The body is not valid JSON' };
   if (error.statusCode === 413) return { code: 'payload_too_large', detail: 'The request body is too large' };
-  if (error.statusCode === 415) return { code: 'unsupported_media_type', detail: 'This Content-Type is not accepted here' };
+  if (error.statusCode === 415)
+    return { code: 'unsupported_media_type', detail: 'This Content-Type is not accepted here' };
   // A 403 that is not ours comes from static file serving (a dotfile, a path out of the folder): say nothing is there.
   if (error.statusCode === 404 || error.statusCode === 403) return { code: 'not_found', detail: 'Nothing is here' };
   if (error.statusCode === 429) return { code: 'rate_limited', detail: 'Too many requests' };
   // Any other client error a plugin raises (a bad range header, …) is the caller's malformed request, never a 500.
-  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500) return { code: 'validation_failed', detail: 'The request is malformed' };
+  if (error.statusCode !== undefined && error.statusCode >= 400 && error.statusCode < 500)
+    return { code: 'validation_failed', detail: 'The request is malformed' };
   return undefined;
 }
 
@@ -130,38 +133,75 @@ function handleError(error: FastifyError, request: FastifyRequest, reply: Fastif
     if (error.status >= 500) request.log.error({ err: error }, 'request failed');
     return sendProblem(
       reply,
-      problemOf(error.code, error.detail, { instance, ...(error.options.errors ? { errors: error.options.errors } : {}) }),
+      problemOf(error.code, error.detail, {
+        instance,
+        ...(error.options.errors ? { errors: error.options.errors } : {}),
+      }),
       error.options.headers,
     );
   }
   if (error.validation) {
     const errors = validationErrors(error.validation as ValidationIssue[], error.validationContext);
-    const where = error.validationContext === 'body' ? 'body' : error.validationContext === 'querystring' ? 'query string' : (error.validationContext ?? 'request');
-    return sendProblem(reply, problemOf('validation_failed', `The ${where} does not match the schema`, { instance, errors }));
+    const where =
+      error.validationContext === 'body'
+        ? 'body'
+        : error.validationContext === 'querystring'
+          ? 'query string'
+          : (error.validationContext ?? 'request');
+    return sendProblem(
+      reply,
+      problemOf('validation_failed', `The ${where} does not match the schema`, { instance, errors }),
+    );
   }
   if (isStorageFull(error)) {
     // The real cause, for the operator (the message names no stored value: "database or disk is full", "could not
     // extend file …: No space left on device"); /readyz answers 503 for a while, so a balancer moves writes away.
-    request.log.error({ err: { message: error.message, code: error.code } }, 'database storage full: writes fail until space is freed');
+    request.log.error(
+      { err: { message: error.message, code: error.code } },
+      'database storage full: writes fail until space is freed',
+    );
     request.server.lifecycle?.noteStorageFull();
-    return sendProblem(reply, problemOf('unavailable', 'The database cannot store more data right now (its disk is full); nothing was changed, try again later', { instance }), {
-      'retry-after': '30',
-    });
+    return sendProblem(
+      reply,
+      problemOf(
+        'unavailable',
+        'The database cannot store more data right now (its disk is full); nothing was changed, try again later',
+        { instance },
+      ),
+      {
+        'retry-after': '30',
+      },
+    );
   }
   if (isDatabaseUnavailable(error)) {
     request.log.warn({ err: { message: error.message, code: error.code } }, 'database unavailable');
-    return sendProblem(reply, problemOf('unavailable', 'The database is not reachable; try again shortly', { instance }), { 'retry-after': '5' });
+    return sendProblem(
+      reply,
+      problemOf('unavailable', 'The database is not reachable; try again shortly', { instance }),
+      { 'retry-after': '5' },
+    );
   }
   if (isDataException(error)) {
     // Input the schemas let through but the database refuses as data (a NUL byte, a number out of its column's range):
     // the caller's to fix, never a 500. Logged (code only: the message may quote the value) so the schema gets tightened.
-    request.log.warn({ err: { code: error.code }, route: request.routeOptions.url }, 'input refused by the database as data');
-    return sendProblem(reply, problemOf('validation_failed', 'A value in the request is out of the range or character set the service stores', { instance }));
+    request.log.warn(
+      { err: { code: error.code }, route: request.routeOptions.url },
+      'input refused by the database as data',
+    );
+    return sendProblem(
+      reply,
+      problemOf('validation_failed', 'A value in the request is out of the range or character set the service stores', {
+        instance,
+      }),
+    );
   }
   const mapped = fromFastifyError(error);
   if (mapped) return sendProblem(reply, problemOf(mapped.code, mapped.detail, { instance }));
   request.log.error({ err: error }, 'unhandled error');
-  return sendProblem(reply, problemOf('internal_error', 'An unexpected error occurred; it has been logged with the request id', { instance }));
+  return sendProblem(
+    reply,
+    problemOf('internal_error', 'An unexpected error occurred; it has been logged with the request id', { instance }),
+  );
 }
 
 export function registerErrorHandler(app: FastifyInstance): void {

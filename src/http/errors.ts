@@ -79,4 +79,5 @@ export const notFound = (what: string): AppError => new AppError('not_found', `$
 export const unprocessable = (detail: string, errors?: ProblemFieldError[]): AppError =>
   new AppError('unprocessable', detail, errors ? { errors } : {});
 export const conflict = (detail: string): AppError => new AppError('conflict', detail);
-export const forbidden = (detail = 'Your roles do not grant this action'): AppError => new AppError('forbidden', detail);
+export const forbidden = (detail = 'Your roles do not grant this action'): AppError =>
+  new AppError('forbidden', detail);

@@ -16,7 +16,13 @@ import type { SerializerFn } from 'pino';
 export const CENSORED = '[redacted]';
 
 /** Secret fields at the top level of a logged object or of a body (`token`: a new API token's secret, in its 201). */
-export const SECRET_FIELDS: readonly string[] = ['password', 'current_password', 'access_token', 'refresh_token', 'token'];
+export const SECRET_FIELDS: readonly string[] = [
+  'password',
+  'current_password',
+  'access_token',
+  'refresh_token',
+  'token',
+];
 /** Secret request headers (Node lowercases header names). */
 export const SECRET_HEADERS: readonly string[] = ['authorization', 'cookie'];
 /**
@@ -26,7 +32,8 @@ export const SECRET_HEADERS: readonly string[] = ['authorization', 'cookie'];
  * Also `code` and `state`: an OpenID provider's redirect to the single sign-on callback carries its authorization
  * code and the sign-in's state there.
  */
-const SECRET_QUERY_PARAMETER = /token|passw|pwd|secret|api[-_]?key|^key$|^auth|jwt|session|signature|^sig$|credential|^code$|^state$/i;
+const SECRET_QUERY_PARAMETER =
+  /token|passw|pwd|secret|api[-_]?key|^key$|^auth|jwt|session|signature|^sig$|credential|^code$|^state$/i;
 
 function decodedName(name: string): string {
   try {

@@ -59,10 +59,19 @@ const suspiciousField = {
 
 export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
   login: {
-    200: { access_token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiJiNWQ4ZjFhMyJ9.c2lnbmF0dXJl', refresh_token: 'Xq3v9Lr0T8kY2mNc5bW7aJ1eP4sD6fG0hK8uZ3oQ', token_type: 'bearer', expires_in: 900 },
+    200: {
+      access_token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiJiNWQ4ZjFhMyJ9.c2lnbmF0dXJl',
+      refresh_token: 'Xq3v9Lr0T8kY2mNc5bW7aJ1eP4sD6fG0hK8uZ3oQ',
+      token_type: 'bearer',
+      expires_in: 900,
+    },
   },
   refreshTokens: {
-    200: { access_token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiJiNWQ4ZjFhMyJ9.bmV3c2lnbmF0dXJl', refresh_token: 'Pz7c1Wn4Hs9Ka2Lm6Qb8Rd3Tf5Vg0Xj2Yk4Zl6Mn', expires_in: 900 },
+    200: {
+      access_token: 'eyJhbGciOiJIUzI1NiIsInR5cCI6ImF0K2p3dCJ9.eyJzdWIiOiJiNWQ4ZjFhMyJ9.bmV3c2lnbmF0dXJl',
+      refresh_token: 'Pz7c1Wn4Hs9Ka2Lm6Qb8Rd3Tf5Vg0Xj2Yk4Zl6Mn',
+      expires_in: 900,
+    },
   },
   getCurrentUser: {
     200: {
@@ -85,7 +94,12 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
     },
   },
   deferField: {
-    200: { field_id: OTHER_FIELD_ID, review_status: 'deferred', reason: 'Ask the payments team whether this column still holds card numbers', deferred_at: '2026-11-20T10:02:41.118Z' },
+    200: {
+      field_id: OTHER_FIELD_ID,
+      review_status: 'deferred',
+      reason: 'Ask the payments team whether this column still holds card numbers',
+      deferred_at: '2026-11-20T10:02:41.118Z',
+    },
   },
   getMetricsStatus: { 200: { pending: 0, fields: 48210, last_updated_at: '2026-11-20T09:14:05.007Z' } },
   getEmbeddingMinibars: {
@@ -93,8 +107,22 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
       items: [
         {
           field_id: OTHER_FIELD_ID,
-          scores: { category_anchor: 0.11, centroid: 0.19, peer_mean: 0.14, nearest: 0.62, lower_quartile: 0.12, farthest: 0.21 },
-          raw_scores: { category_anchor: 0.91, centroid: 0.74, peer_mean: 0.83, nearest: 0.18, lower_quartile: 0.95, farthest: 1.12 },
+          scores: {
+            category_anchor: 0.11,
+            centroid: 0.19,
+            peer_mean: 0.14,
+            nearest: 0.62,
+            lower_quartile: 0.12,
+            farthest: 0.21,
+          },
+          raw_scores: {
+            category_anchor: 0.91,
+            centroid: 0.74,
+            peer_mean: 0.83,
+            nearest: 0.18,
+            lower_quartile: 0.95,
+            farthest: 1.12,
+          },
           category_similarity: 0.09,
           centroid_similarity: 0.26,
           mean_similarity: 0.31,
@@ -104,12 +132,31 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
           nearest_field_name: 'payments.card_pan',
           reason:
             'Its 5 nearest fields in shop are all Financial/Payment card number (L5), the closest `payments.card_pan` (similarity 0.91); it is Business/Orders (L2). Its own name, table, comment, type and value formats point to Financial/Payment card number (L5) (classifier 96% sure), not Business/Orders (L2).',
-          suggested_classification: { tag_id: 31, chain_path: 'Financial/Payment card number', level: 'L5', confidence: 0.74 },
+          suggested_classification: {
+            tag_id: 31,
+            chain_path: 'Financial/Payment card number',
+            level: 'L5',
+            confidence: 0.74,
+          },
         },
         {
           field_id: FIELD_ID,
-          scores: { category_anchor: 0.88, centroid: 0.79, peer_mean: 0.91, nearest: 0.95, lower_quartile: 0.86, farthest: 0.74 },
-          raw_scores: { category_anchor: 0.21, centroid: 0.33, peer_mean: 0.19, nearest: 0.04, lower_quartile: 0.27, farthest: 0.52 },
+          scores: {
+            category_anchor: 0.88,
+            centroid: 0.79,
+            peer_mean: 0.91,
+            nearest: 0.95,
+            lower_quartile: 0.86,
+            farthest: 0.74,
+          },
+          raw_scores: {
+            category_anchor: 0.21,
+            centroid: 0.33,
+            peer_mean: 0.19,
+            nearest: 0.04,
+            lower_quartile: 0.27,
+            farthest: 0.52,
+          },
           category_similarity: 0.79,
           centroid_similarity: 0.67,
           mean_similarity: 0.31,
@@ -117,11 +164,19 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
           severity: 'low',
           nearest_field_id: NEAREST_ID,
           nearest_field_name: 'crm_contacts.email',
-          reason: 'Nearest field `crm_contacts.email` in crm (similarity 0.96) is Personal data/Contact/Email (L3) too. Nothing points to another classification.',
+          reason:
+            'Nearest field `crm_contacts.email` in crm (similarity 0.96) is Personal data/Contact/Email (L3) too. Nothing points to another classification.',
           suggested_classification: null,
         },
       ],
-      baseline_scores: { category_anchor: 0.5, centroid: 0.5, peer_mean: 0.5, nearest: 0.5, lower_quartile: 0.5, farthest: 0.5 },
+      baseline_scores: {
+        category_anchor: 0.5,
+        centroid: 0.5,
+        peer_mean: 0.5,
+        nearest: 0.5,
+        lower_quartile: 0.5,
+        farthest: 0.5,
+      },
       field_count: 2,
       missing_field_ids: [],
     },

@@ -40,21 +40,45 @@ interface Operation {
   responses?: Record<string, { description?: string; content?: Record<string, JsonObject> }>;
 }
 
-type OpenApiDocument = { paths?: Record<string, Record<string, Operation>>; components?: { schemas?: Record<string, JsonObject> } };
+type OpenApiDocument = {
+  paths?: Record<string, Record<string, Operation>>;
+  components?: { schemas?: Record<string, JsonObject> };
+};
 
 const METHODS = ['get', 'put', 'post', 'patch', 'delete', 'options', 'head'] as const;
 
 /** For each status, the code an example shows and what the status means here. */
 const ERROR_RESPONSES: Record<number, { code: ErrorCode; description: string }> = {
-  400: { code: 'validation_failed', description: 'The request does not match the schema (body, path or query), or is malformed' },
-  401: { code: 'unauthorized', description: 'No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant' },
-  403: { code: 'forbidden', description: 'The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive)' },
+  400: {
+    code: 'validation_failed',
+    description: 'The request does not match the schema (body, path or query), or is malformed',
+  },
+  401: {
+    code: 'unauthorized',
+    description:
+      'No valid access token (unauthorized, token_expired), or for login and refresh: invalid_credentials, invalid_grant',
+  },
+  403: {
+    code: 'forbidden',
+    description:
+      'The caller’s roles do not grant this (forbidden), or the license does not (feature_disabled, quota_exceeded, license_inactive)',
+  },
   404: { code: 'not_found', description: 'Nothing has this id' },
-  409: { code: 'conflict', description: 'Conflicts with the current state (a duplicate name, the last superadmin, your own account)' },
+  409: {
+    code: 'conflict',
+    description: 'Conflicts with the current state (a duplicate name, the last superadmin, your own account)',
+  },
   413: { code: 'payload_too_large', description: 'The body is larger than the server accepts' },
   415: { code: 'unsupported_media_type', description: 'The Content-Type is not accepted here' },
-  422: { code: 'unprocessable', description: 'Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree, a refused connection), or a connection test failed (connection_failed)' },
-  429: { code: 'rate_limited', description: 'Too many requests (per client address, per user, or failed logins); see Retry-After' },
+  422: {
+    code: 'unprocessable',
+    description:
+      'Well-formed, but refers to something invalid (an unknown tag or level, a tag and path that disagree, a refused connection), or a connection test failed (connection_failed)',
+  },
+  429: {
+    code: 'rate_limited',
+    description: 'Too many requests (per client address, per user, or failed logins); see Retry-After',
+  },
   503: { code: 'unavailable', description: 'The database is not reachable, or the instance is shutting down' },
 };
 
@@ -78,7 +102,12 @@ const PROBLEM_SCHEMA: JsonObject = {
         properties: {
           path: { type: 'string', example: '/field_ids/3' },
           message: { type: 'string' },
-          row: { type: 'integer', minimum: 1, description: 'For an uploaded file (POST /fields/decisions): the row of the problem, the header being row 1' },
+          row: {
+            type: 'integer',
+            minimum: 1,
+            description:
+              'For an uploaded file (POST /fields/decisions): the row of the problem, the header being row 1',
+          },
         },
       },
     },
@@ -159,7 +188,11 @@ function documentOperation(method: string, path: string, operation: Operation): 
   for (const status of [...statuses].sort((a, b) => a - b)) {
     const known = ERROR_RESPONSES[status] ?? { code: 'validation_failed' as const, description: 'Error' };
     const description = responses[String(status)]?.description;
-    responses[String(status)] = problemResponse(status, description && description !== 'Default Response' ? description : known.description, known.code);
+    responses[String(status)] = problemResponse(
+      status,
+      description && description !== 'Default Response' ? description : known.description,
+      known.code,
+    );
   }
 }
 
@@ -201,7 +234,9 @@ export async function registerOpenApi(app: FastifyInstance, version: string): Pr
       },
     },
     transformObject: (documentObject) =>
-      'openapiObject' in documentObject ? (documentOperations(documentObject.openapiObject as OpenApiDocument) as typeof documentObject.openapiObject) : documentObject.swaggerObject,
+      'openapiObject' in documentObject
+        ? (documentOperations(documentObject.openapiObject as OpenApiDocument) as typeof documentObject.openapiObject)
+        : documentObject.swaggerObject,
   });
   // No CSP of its own: the service-wide policy (http/security-headers.ts) is all the UI needs.
   // BaseLayout: the standalone layout's top bar draws Swagger's logo as an inline SVG with a <style> element, which the

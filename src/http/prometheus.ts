@@ -24,7 +24,12 @@ export interface Prometheus {
    * Adds a gauge read at each scrape, e.g. scans by status once scans exist:
    * `registerGauge('fieldlens_scans', 'Scans by status', ['status'], async (set) => { for (…) set({ status }, n) })`.
    */
-  registerGauge(name: string, help: string, labelNames: readonly string[], read: (set: (labels: Record<string, string>, value: number) => void) => Promise<void> | void): void;
+  registerGauge(
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    read: (set: (labels: Record<string, string>, value: number) => void) => Promise<void> | void,
+  ): void;
   /** Where the separate metrics listener is bound (FIELDLENS_METRICS_PORT), once the app is ready. */
   address(): AddressInfo | undefined;
 }
@@ -96,7 +101,11 @@ function requestMetrics(client: PromClient, registry: Registry) {
 }
 
 /** The metrics queue's depth, read at each scrape. */
-function registerQueueGauge(client: PromClient, registry: Registry, metricsStatus: PrometheusDeps['metricsStatus']): void {
+function registerQueueGauge(
+  client: PromClient,
+  registry: Registry,
+  metricsStatus: PrometheusDeps['metricsStatus'],
+): void {
   new client.Gauge({
     name: 'fieldlens_metrics_queue_pending',
     help: 'Fields whose stored metrics are older than a change that affects them (0: every metric is current)',
@@ -130,11 +139,17 @@ function registerPoolGauge(client: PromClient, registry: Registry, database: Pro
 }
 
 /** Every answered request by route pattern and status, and the failed logins among them. */
-function observeRequests(app: FastifyInstance, { requestDuration, failedLogins }: ReturnType<typeof requestMetrics>): void {
+function observeRequests(
+  app: FastifyInstance,
+  { requestDuration, failedLogins }: ReturnType<typeof requestMetrics>,
+): void {
   app.addHook('onResponse', (request, reply, done) => {
     // The route pattern, or one label for everything no route matched (scanners must not create series).
     const route = request.routeOptions.url ?? 'unmatched';
-    requestDuration.observe({ method: request.method, route, status_code: String(reply.statusCode) }, reply.elapsedTime / 1000);
+    requestDuration.observe(
+      { method: request.method, route, status_code: String(reply.statusCode) },
+      reply.elapsedTime / 1000,
+    );
     if (route === LOGIN_ROUTE && request.method === 'POST') {
       if (reply.statusCode === 401) failedLogins.inc({ reason: 'invalid_credentials' });
       else if (reply.statusCode === 429) failedLogins.inc({ reason: 'throttled' });
@@ -144,7 +159,14 @@ function observeRequests(app: FastifyInstance, { requestDuration, failedLogins }
 }
 
 /** Another module's gauge (Prometheus.registerGauge): reset and read again at each scrape. */
-function registerReadGauge(client: PromClient, registry: Registry, name: string, help: string, labelNames: readonly string[], read: Parameters<Prometheus['registerGauge']>[3]): void {
+function registerReadGauge(
+  client: PromClient,
+  registry: Registry,
+  name: string,
+  help: string,
+  labelNames: readonly string[],
+  read: Parameters<Prometheus['registerGauge']>[3],
+): void {
   new client.Gauge({
     name,
     help,
@@ -158,20 +180,31 @@ function registerReadGauge(client: PromClient, registry: Registry, name: string,
 }
 
 /** GET /metrics on a listener of its own (FIELDLENS_METRICS_PORT), opened when the app is ready and closed with it. */
-function serveOnOwnPort(app: FastifyInstance, registry: Registry, port: number, host: string, prometheus: Prometheus): http.Server {
+function serveOnOwnPort(
+  app: FastifyInstance,
+  registry: Registry,
+  port: number,
+  host: string,
+  prometheus: Prometheus,
+): http.Server {
   // Its own small listener: nothing of the API is reachable on it, and nothing of it on the API's port.
   const server = http.createServer((req, res) => {
     res.setHeader('x-content-type-options', 'nosniff');
     res.setHeader('cache-control', 'no-store');
     const path = (req.url ?? '/').split('?')[0];
     if (path !== '/metrics' || (req.method !== 'GET' && req.method !== 'HEAD')) {
-      const body = JSON.stringify(problemOf('not_found', 'Only GET /metrics is served on this port', { instance: path ?? '/' }));
+      const body = JSON.stringify(
+        problemOf('not_found', 'Only GET /metrics is served on this port', { instance: path ?? '/' }),
+      );
       res.writeHead(404, { 'content-type': 'application/problem+json; charset=utf-8' }).end(body);
       return;
     }
     registry.metrics().then(
       (text) => res.writeHead(200, { 'content-type': CONTENT_TYPE }).end(req.method === 'HEAD' ? undefined : text),
-      () => res.writeHead(500, { 'content-type': 'application/problem+json; charset=utf-8' }).end(JSON.stringify(problemOf('internal_error', 'Collecting the metrics failed'))),
+      () =>
+        res
+          .writeHead(500, { 'content-type': 'application/problem+json; charset=utf-8' })
+          .end(JSON.stringify(problemOf('internal_error', 'Collecting the metrics failed'))),
     );
   });
   app.addHook('onReady', async () => {
@@ -195,15 +228,25 @@ function serveOnOwnPort(app: FastifyInstance, registry: Registry, port: number, 
 /** GET /metrics on the main port, behind the bearer token FIELDLENS_METRICS_TOKEN. */
 function serveOnMainPort(app: FastifyInstance, registry: Registry, token: string | undefined): void {
   const expected = sha256(token ?? '');
-  app.get('/metrics', { schema: { hide: true }, config: { access: 'public' }, logLevel: 'warn' }, async (request, reply) => {
-    const header = request.headers.authorization ?? '';
-    const match = /^Bearer (.+)$/i.exec(header);
-    // Hashes of equal length, so the comparison takes the same time whatever was sent.
-    if (!match?.[1] || !timingSafeEqual(sha256(match[1]), expected)) {
-      return sendProblem(reply, problemOf('unauthorized', 'GET /metrics needs the bearer token FIELDLENS_METRICS_TOKEN', { instance: '/metrics' }), {
-        'www-authenticate': match ? 'Bearer error="invalid_token"' : 'Bearer',
-      });
-    }
-    return reply.type(CONTENT_TYPE).send(await registry.metrics());
-  });
+  app.get(
+    '/metrics',
+    { schema: { hide: true }, config: { access: 'public' }, logLevel: 'warn' },
+    async (request, reply) => {
+      const header = request.headers.authorization ?? '';
+      const match = /^Bearer (.+)$/i.exec(header);
+      // Hashes of equal length, so the comparison takes the same time whatever was sent.
+      if (!match?.[1] || !timingSafeEqual(sha256(match[1]), expected)) {
+        return sendProblem(
+          reply,
+          problemOf('unauthorized', 'GET /metrics needs the bearer token FIELDLENS_METRICS_TOKEN', {
+            instance: '/metrics',
+          }),
+          {
+            'www-authenticate': match ? 'Bearer error="invalid_token"' : 'Bearer',
+          },
+        );
+      }
+      return reply.type(CONTENT_TYPE).send(await registry.metrics());
+    },
+  );
 }

@@ -23,12 +23,24 @@ export async function registerRateLimits(app: FastifyInstance, config: Config['r
   await app.register(rateLimit, { global: false, timeWindow: config.windowMs, cache: 10_000 });
 
   if (config.perAddress > 0) {
-    const byAddress = app.createRateLimit({ max: config.perAddress, keyGenerator: (request) => `address:${request.ip}` });
-    app.addHook('onRequest', limitHook(byAddress, (request) => !RATE_LIMIT_EXEMPT.has(request.routeOptions.url ?? ''), 'this client address'));
+    const byAddress = app.createRateLimit({
+      max: config.perAddress,
+      keyGenerator: (request) => `address:${request.ip}`,
+    });
+    app.addHook(
+      'onRequest',
+      limitHook(byAddress, (request) => !RATE_LIMIT_EXEMPT.has(request.routeOptions.url ?? ''), 'this client address'),
+    );
   }
   if (config.perUser > 0) {
-    const byUser = app.createRateLimit({ max: config.perUser, keyGenerator: (request) => `user:${request.principal?.id ?? ''}` });
-    app.addHook('preHandler', limitHook(byUser, (request) => request.principal !== null, 'this user'));
+    const byUser = app.createRateLimit({
+      max: config.perUser,
+      keyGenerator: (request) => `user:${request.principal?.id ?? ''}`,
+    });
+    app.addHook(
+      'preHandler',
+      limitHook(byUser, (request) => request.principal !== null, 'this user'),
+    );
   }
 }
 

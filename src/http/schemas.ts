@@ -7,7 +7,10 @@ import { ROLES } from './access.js';
  * serializer (fast-json-stringify) writes each value through JSON.stringify; with the type it writes a string.
  * Validation and the OpenAPI document are the same.
  */
-export function StringEnum<const Values extends readonly string[]>(values: Values, options: TSchemaOptions = {}): TUnsafe<Values[number]> {
+export function StringEnum<const Values extends readonly string[]>(
+  values: Values,
+  options: TSchemaOptions = {},
+): TUnsafe<Values[number]> {
   return Type.Unsafe<Values[number]>({ ...options, type: 'string', enum: [...values] });
 }
 

@@ -68,8 +68,14 @@ export function withGlobalRules(schema: unknown): unknown {
  */
 export function requestValidatorCompiler(): FastifySchemaCompiler<FastifySchema> {
   const factory = AjvCompiler();
-  const strict = factory({}, { customOptions: { ...BASE_OPTIONS, coerceTypes: false }, onCreate: addGlobalKeywords } as never);
-  const coercing = factory({}, { customOptions: { ...BASE_OPTIONS, coerceTypes: 'array' }, onCreate: addGlobalKeywords } as never);
+  const strict = factory({}, {
+    customOptions: { ...BASE_OPTIONS, coerceTypes: false },
+    onCreate: addGlobalKeywords,
+  } as never);
+  const coercing = factory({}, {
+    customOptions: { ...BASE_OPTIONS, coerceTypes: 'array' },
+    onCreate: addGlobalKeywords,
+  } as never);
   return (route) => {
     const compile = route.httpPart === 'body' ? strict : coercing;
     return compile({ ...route, schema: withGlobalRules(route.schema) as FastifySchema });

@@ -52,16 +52,55 @@ export type ValueKind =
   | 'other';
 
 /** Values that stand for no value: skipped by every summary of samples. */
-export const NULLISH: ReadonlySet<string> = new Set(['', 'null', 'nil', 'none', 'n/a', 'na', '\\n', '-', 'undefined', 'nan']);
+export const NULLISH: ReadonlySet<string> = new Set([
+  '',
+  'null',
+  'nil',
+  'none',
+  'n/a',
+  'na',
+  '\\n',
+  '-',
+  'undefined',
+  'nan',
+]);
 const BOOLEAN = new Set(['true', 'false', 'yes', 'no', 'y', 'n', 't', 'f', 'on', 'off', '0', '1']);
-const GENDER = new Set(['m', 'f', 'male', 'female', 'x', 'u', 'other', 'unknown', 'nonbinary', 'non-binary', 'diverse', 'w', 'd', 'man', 'woman', 'h', 'homme', 'femme', 'masculino', 'femenino', 'mannlich', 'weiblich', 'männlich', 'divers']);
+const GENDER = new Set([
+  'm',
+  'f',
+  'male',
+  'female',
+  'x',
+  'u',
+  'other',
+  'unknown',
+  'nonbinary',
+  'non-binary',
+  'diverse',
+  'w',
+  'd',
+  'man',
+  'woman',
+  'h',
+  'homme',
+  'femme',
+  'masculino',
+  'femenino',
+  'mannlich',
+  'weiblich',
+  'männlich',
+  'divers',
+]);
 const US_STATES = new Set(
-  ('AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC ' +
+  (
+    'AL AK AZ AR CA CO CT DE FL GA HI ID IL IN IA KS KY LA ME MD MA MI MN MS MO MT NE NV NH NJ NM NY NC ND OH OK OR PA RI SC SD TN TX UT VT VA WA WV WI WY DC ' +
     'alabama alaska arizona arkansas california colorado connecticut delaware florida georgia hawaii idaho illinois indiana iowa kansas kentucky ' +
     'louisiana maine maryland massachusetts michigan minnesota mississippi missouri montana nebraska nevada ohio oklahoma oregon pennsylvania ' +
-    'tennessee texas utah vermont virginia washington wisconsin wyoming').split(' '),
+    'tennessee texas utah vermont virginia washington wisconsin wyoming'
+  ).split(' '),
 );
-const US_STATE_TWO_WORDS = /^(?:new (?:hampshire|jersey|mexico|york)|north (?:carolina|dakota)|south (?:carolina|dakota)|west virginia|rhode island)$/i;
+const US_STATE_TWO_WORDS =
+  /^(?:new (?:hampshire|jersey|mexico|york)|north (?:carolina|dakota)|south (?:carolina|dakota)|west virginia|rhode island)$/i;
 const LANGUAGE = /^[a-z]{2}(?:[-_][A-Za-z]{2})?$/;
 const RE_DIGITS_SEP = /^\d[\d -]{10,22}\d$/;
 const RE_SSN = /^(\d{3})-(\d{2})-(\d{4})$/;
@@ -71,50 +110,68 @@ const RE_MIDNIGHT = /[T ]0?0:00(?::00(?:\.0+)?)?\s?(?:Z|[+-]00:?00|UTC)?$/i;
 const RE_DMY_TIME = /^\d{1,2}[-/.]\d{1,2}[-/.]\d{2,4}[ T]\d{1,2}:\d{2}(?::\d{2})?(?:\s?[ap]m)?$/i;
 const RE_DATE_YMD = /^(\d{4})[-/.](\d{1,2})[-/.](\d{1,2})$/;
 const RE_DATE_DMY = /^(\d{1,2})[-/.](\d{1,2})[-/.](\d{4}|\d{2})$/;
-const RE_DATE_WORDS = /^(?:\d{1,2}\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?\d{4}$/i;
+const RE_DATE_WORDS =
+  /^(?:\d{1,2}\s+)?(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+(?:\d{1,2},?\s+)?\d{4}$/i;
 const RE_TIME = /^\d{1,2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:\s?[ap]m)?$/i;
 const RE_MAC = /^[0-9a-f]{2}(?:[:-][0-9a-f]{2}){5}$/i;
 const RE_NANP_WRITTEN = /^\(\d{3}\) ?\d{3}-\d{4}$/;
 const RE_HEX = /^[0-9a-f]+$/i;
 // Modular crypt formats, each with its full shape: bcrypt, Argon2, and the $id$… family (MD5-crypt, SHA-crypt,
 // scrypt, PBKDF2) with a salt and digest of realistic length.
-const RE_CRYPT = /^(?:\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}|\$argon2(?:id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+|\$(?:[156]|scrypt|pbkdf2[-_a-z0-9]*)\$\S{20,})$/i;
-const RE_API_KEY_PREFIX = /^(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{10,}$|^AKIA[0-9A-Z]{16}$|^gh[pousr]_[A-Za-z0-9]{30,}$|^xox[abprs]-[A-Za-z0-9-]{10,}$|^AIza[0-9A-Za-z_-]{30,}$|^glpat-[A-Za-z0-9_-]{20}$|^sk-[A-Za-z0-9_-]{20,}$/;
+const RE_CRYPT =
+  /^(?:\$2[abxy]?\$\d{2}\$[./A-Za-z0-9]{53}|\$argon2(?:id|i|d)\$v=\d+\$m=\d+,t=\d+,p=\d+\$[A-Za-z0-9+/]+\$[A-Za-z0-9+/]+|\$(?:[156]|scrypt|pbkdf2[-_a-z0-9]*)\$\S{20,})$/i;
+const RE_API_KEY_PREFIX =
+  /^(?:sk|pk|rk)_(?:live|test)_[A-Za-z0-9]{10,}$|^AKIA[0-9A-Z]{16}$|^gh[pousr]_[A-Za-z0-9]{30,}$|^xox[abprs]-[A-Za-z0-9-]{10,}$|^AIza[0-9A-Za-z_-]{30,}$|^glpat-[A-Za-z0-9_-]{20}$|^sk-[A-Za-z0-9_-]{20,}$/;
 const RE_TOKEN = /^[A-Za-z0-9+/=_.-]{24,}$/;
 const RE_DECIMAL = /^[-+]?\d*[.,]\d+$/;
 const RE_INTEGER = /^[-+]?\d+$/;
 const RE_MONEY = /^(?:[$€£¥₹]\s?-?[\d,]+(?:\.\d+)?|-?[\d.,]+\s?(?:[$€£¥₹]|usd|eur|gbp|jpy|chf))$/i;
 const RE_COORD_PAIR = /^\(?\s*-?\d{1,2}\.\d{3,}\s*[,; ]\s*-?\d{1,3}\.\d{3,}\s*\)?$/;
-const RE_POSTAL = /^(?:\d{5}(?:-\d{4})?|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}|[A-Z]\d[A-Z]\s?\d[A-Z]\d|\d{4}\s?[A-Z]{2}|\d{3}-\d{4}|\d{2}-\d{3})$/i;
-const RE_PERSON_NAME = /^\p{Lu}[\p{Ll}'’-]+(?:\s\p{Lu}\.?)?(?:\s(?:van|von|de|der|da|del|la|le|di)\b)?(?:\s\p{Lu}[\p{Ll}'’-]+){1,2}$/u;
+const RE_POSTAL =
+  /^(?:\d{5}(?:-\d{4})?|[A-Z]{1,2}\d[A-Z\d]?\s?\d[A-Z]{2}|[A-Z]\d[A-Z]\s?\d[A-Z]\d|\d{4}\s?[A-Z]{2}|\d{3}-\d{4}|\d{2}-\d{3})$/i;
+const RE_PERSON_NAME =
+  /^\p{Lu}[\p{Ll}'’-]+(?:\s\p{Lu}\.?)?(?:\s(?:van|von|de|der|da|del|la|le|di)\b)?(?:\s\p{Lu}[\p{Ll}'’-]+){1,2}$/u;
 const RE_WORD = /^[\p{L}][\p{L}'’-]*$/u;
 const RE_CODE = /^[A-Z0-9][A-Z0-9_.:/-]{0,19}$/i;
 // Time zones: the IANA names this runtime knows (from its ICU data, so they follow tz releases), plus UTC/GMT and
 // signed offsets written as offsets (`+02:00`, `UTC+5:30`); a bare `-5` is an integer, not evidence of a zone.
 const TIME_ZONES: ReadonlySet<string> = new Set(
-  [...(typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : []), 'UTC', 'GMT', 'Etc/UTC', 'Etc/GMT'].map((z) => z.toLowerCase()),
+  [
+    ...(typeof Intl.supportedValuesOf === 'function' ? Intl.supportedValuesOf('timeZone') : []),
+    'UTC',
+    'GMT',
+    'Etc/UTC',
+    'Etc/GMT',
+  ].map((z) => z.toLowerCase()),
 );
 const RE_TZ_OFFSET = /^(?:[+-](?:0\d|1[0-4]):[0-5]\d|(?:utc|gmt)\s?[+-](?:0?\d|1[0-4])(?::?[0-5]\d)?)$/i;
 // File paths: a name with a common file extension (optionally under folders), a storage URI, or a Windows drive or
 // UNC path. Page paths without an extension (`/products/42`) are left alone: they are as often URL paths.
 const FILE_EXTENSIONS: ReadonlySet<string> = new Set(
-  ('pdf doc docx xls xlsx xlsm csv tsv txt rtf odt ods odp ppt pptx md json xml yaml yml ini log jpg jpeg png gif webp svg bmp tif tiff heic ' +
-    'ico mp3 mp4 m4a mov avi mkv wav flac ogg webm zip gz tgz tar bz2 xz 7z rar parquet avro orc sql bak dat bin eml msg html htm css js ts py java').split(' '),
+  (
+    'pdf doc docx xls xlsx xlsm csv tsv txt rtf odt ods odp ppt pptx md json xml yaml yml ini log jpg jpeg png gif webp svg bmp tif tiff heic ' +
+    'ico mp3 mp4 m4a mov avi mkv wav flac ogg webm zip gz tgz tar bz2 xz 7z rar parquet avro orc sql bak dat bin eml msg html htm css js ts py java'
+  ).split(' '),
 );
-const RE_FILE_PATH = /^(?:[a-z]:[\\/]|\\\\|~?\/|\.{1,2}\/)?(?:[^\s\\/:*?"<>|]+[\\/])*[^\\/:*?"<>|]*[^\s\\/:*?"<>|.]\.([a-z0-9]{1,5})$/i;
+const RE_FILE_PATH =
+  /^(?:[a-z]:[\\/]|\\\\|~?\/|\.{1,2}\/)?(?:[^\s\\/:*?"<>|]+[\\/])*[^\\/:*?"<>|]*[^\s\\/:*?"<>|.]\.([a-z0-9]{1,5})$/i;
 const RE_EXT_TAIL = /\.[A-Za-z][A-Za-z0-9]{0,4}$/;
 const RE_STORAGE_URI = /^(?:s3a?|gs|file|hdfs|abfss?|wasbs?|az):\/\/\S+$/i;
 const RE_WINDOWS_PATH = /^(?:[a-z]:\\|\\\\[^\\]+\\)\S/i;
 // Marital status words (English, German, French, Spanish, Portuguese, Dutch, Italian), compared without accents.
 const MARITAL = new Set(
-  ('single married divorced widowed separated widow widower unmarried engaged partnered ledig verheiratet geschieden verwitwet ' +
+  (
+    'single married divorced widowed separated widow widower unmarried engaged partnered ledig verheiratet geschieden verwitwet ' +
     'celibataire marie mariee divorce divorcee veuf veuve pacse soltero soltera casado casada divorciado divorciada viudo viuda ' +
-    'solteiro solteira viuvo viuva ongehuwd gehuwd gescheiden weduwe weduwnaar celibe nubile coniugato coniugata divorziato vedovo vedova').split(' '),
+    'solteiro solteira viuvo viuva ongehuwd gehuwd gescheiden weduwe weduwnaar celibe nubile coniugato coniugata divorziato vedovo vedova'
+  ).split(' '),
 );
-const RE_MARITAL_PHRASE = /^(?:domestic partner(?:ship)?|civil partner(?:ship)?|registered partner(?:ship)?|never married|common[- ]law|living together|getrennt lebend|union libre|union civil|uniao estavel)$/i;
+const RE_MARITAL_PHRASE =
+  /^(?:domestic partner(?:ship)?|civil partner(?:ship)?|registered partner(?:ship)?|never married|common[- ]law|living together|getrennt lebend|union libre|union civil|uniao estavel)$/i;
 
 // Area/Location names the runtime lists under another spelling (`Asia/Kolkata` where ICU lists `Asia/Calcutta`).
-const RE_TZ_NAME = /^(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc|US|Canada|Brazil|Mexico|Chile)\/[A-Za-z0-9_+/-]{2,30}$/i;
+const RE_TZ_NAME =
+  /^(?:Africa|America|Antarctica|Arctic|Asia|Atlantic|Australia|Europe|Indian|Pacific|Etc|US|Canada|Brazil|Mexico|Chile)\/[A-Za-z0-9_+/-]{2,30}$/i;
 
 /** An IANA time zone name (or alias) or a UTC offset written as one. */
 export function isTimeZone(v: string): boolean {
@@ -150,7 +207,12 @@ export function isMaritalStatus(v: string): boolean {
   const lower = v.toLowerCase();
   if (MARITAL.has(lower)) return true;
   // Accents and the French `(e)` only when there are any: most samples are plain ASCII words that are not statuses.
-  const plain = /[^\x20-\x7e]|\(e\)$/.test(lower) ? lower.normalize('NFD').replace(/\p{M}/gu, '').replace(/\(e\)$/, '') : lower;
+  const plain = /[^\x20-\x7e]|\(e\)$/.test(lower)
+    ? lower
+        .normalize('NFD')
+        .replace(/\p{M}/gu, '')
+        .replace(/\(e\)$/, '')
+    : lower;
   return MARITAL.has(plain) || RE_MARITAL_PHRASE.test(plain);
 }
 
@@ -185,7 +247,12 @@ export function isSequentialDigits(digits: string): boolean {
   }
   if (asc >= digits.length * 0.7 || desc >= digits.length * 0.7) return true;
   for (const block of [2, 4, 8]) {
-    if (digits.length % block === 0 && digits.length > block && digits.slice(0, block).repeat(digits.length / block) === digits) return true;
+    if (
+      digits.length % block === 0 &&
+      digits.length > block &&
+      digits.slice(0, block).repeat(digits.length / block) === digits
+    )
+      return true;
   }
   return false;
 }
@@ -363,7 +430,9 @@ function isPhone(v: string): boolean {
   // `(415) 555-2671`: written the North American way, a number is a phone number whatever its area code (the
   // fictional 555 numbers of demos and test data are not valid in any plan, yet a column of them holds phones).
   if (RE_NANP_WRITTEN.test(v)) return true;
-  const parsed = plus ? parsePhoneNumberFromString(v.startsWith('00') ? `+${v.slice(2)}` : v) : parsePhoneNumberFromString(v, 'US');
+  const parsed = plus
+    ? parsePhoneNumberFromString(v.startsWith('00') ? `+${v.slice(2)}` : v)
+    : parsePhoneNumberFromString(v, 'US');
   if (parsed?.isValid()) return true;
   if (plus) return false;
   // National formats of other countries (leading trunk 0): accept when the number is possible in some common plan.
@@ -402,11 +471,16 @@ export function detectValueKind(v: string): ValueKind {
   if (RE_TIME.test(v)) return 'time';
   if (isUsSsn(v)) return 'us_ssn';
   if (/^[A-Za-z]{2}\d{2}/.test(v) && isIban(v)) return 'iban';
-  if ((first >= 48 && first <= 57) && isCardNumber(v)) return 'card_number';
+  if (first >= 48 && first <= 57 && isCardNumber(v)) return 'card_number';
   if (isNationalId(v)) return 'national_id';
   if (RE_COORD_PAIR.test(v)) return 'coordinate_pair';
   if (RE_API_KEY_PREFIX.test(v)) return 'api_key';
-  if ((v.length === 32 || v.length === 40 || v.length === 64 || v.length === 128) && RE_HEX.test(v) && !RE_INTEGER.test(v)) return 'hex_hash';
+  if (
+    (v.length === 32 || v.length === 40 || v.length === 64 || v.length === 128) &&
+    RE_HEX.test(v) &&
+    !RE_INTEGER.test(v)
+  )
+    return 'hex_hash';
   if (isPhone(v)) return 'phone';
   if (RE_MONEY.test(v)) return 'money';
   if (RE_DECIMAL.test(v)) {

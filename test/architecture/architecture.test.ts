@@ -22,7 +22,11 @@ const files = sourceFiles('src').filter((f) => !f.includes('/migrations/'));
 const text = new Map(files.map((f) => [f, readFileSync(path.join(root, f), 'utf8')]));
 
 /** The tables of the database, as db/schema.ts declares them. */
-const tables = new Set([...(text.get('src/db/schema.ts') as string).matchAll(/^export interface DB \{([\s\S]*?)^\}/gm)].flatMap((m) => [...(m[1] as string).matchAll(/^\s+([a-z_]+):/gm)].map((t) => t[1] as string)));
+const tables = new Set(
+  [...(text.get('src/db/schema.ts') as string).matchAll(/^export interface DB \{([\s\S]*?)^\}/gm)].flatMap((m) =>
+    [...(m[1] as string).matchAll(/^\s+([a-z_]+):/gm)].map((t) => t[1] as string),
+  ),
+);
 
 /** Who a file writes as: its module (`src/modules/<m>/…`), else its own path under src/. */
 function ownerOf(file: string): string {
@@ -35,7 +39,8 @@ test('every table is written only by the module the architecture document names 
   // The document's table: | `module` | `table`, `table` | what it does |
   const owners = new Map<string, string>();
   for (const row of doc.matchAll(/^\| `([^`]+)` \| ([^|]+) \|/gm)) {
-    for (const t of (row[2] as string).matchAll(/`([a-z_]+)`/g)) owners.set(t[1] as string, (row[1] as string).replace(/\.ts$/, '.ts'));
+    for (const t of (row[2] as string).matchAll(/`([a-z_]+)`/g))
+      owners.set(t[1] as string, (row[1] as string).replace(/\.ts$/, '.ts'));
   }
   const writers = new Map<string, Set<string>>();
   const write = (table: string, file: string): void => {
@@ -45,8 +50,10 @@ test('every table is written only by the module the architecture document names 
     writers.set(table, set);
   };
   for (const [file, src] of text) {
-    for (const m of src.matchAll(/\.(?:insertInto|updateTable|deleteFrom|replaceInto)\(\s*'([a-z_]+)'/g)) write(m[1] as string, file);
-    for (const m of src.matchAll(/\b(?:insert\s+into|update|delete\s+from)\s+([a-z_]+)\b/gi)) write((m[1] as string).toLowerCase(), file);
+    for (const m of src.matchAll(/\.(?:insertInto|updateTable|deleteFrom|replaceInto)\(\s*'([a-z_]+)'/g))
+      write(m[1] as string, file);
+    for (const m of src.matchAll(/\b(?:insert\s+into|update|delete\s+from)\s+([a-z_]+)\b/gi))
+      write((m[1] as string).toLowerCase(), file);
   }
   const wrong: string[] = [];
   for (const [table, by] of writers) {
@@ -59,7 +66,13 @@ test('every table is written only by the module the architecture document names 
 });
 
 test('the files that know the database dialect are the ones the architecture document lists', () => {
-  const knows = files.filter((f) => f !== 'src/db/database.ts' && /\bisPostgres\(|\bDialectKind\b|\.kind === 'postgres'|database\.kind === 'sqlite'/.test(text.get(f) as string)).sort();
+  const knows = files
+    .filter(
+      (f) =>
+        f !== 'src/db/database.ts' &&
+        /\bisPostgres\(|\bDialectKind\b|\.kind === 'postgres'|database\.kind === 'sqlite'/.test(text.get(f) as string),
+    )
+    .sort();
   const section = /## Where the dialect shows\n([\s\S]*?)(?:\n## |$)/.exec(doc);
   assert.ok(section, 'docs/architecture.md has a "Where the dialect shows" section');
   const listed = [...(section[1] as string).matchAll(/^- `(src\/[^`]+)`/gm)].map((m) => m[1] as string).sort();
@@ -71,7 +84,9 @@ test('no runtime import cycle in src (type-only imports do not count)', () => {
   for (const [file, src] of text) {
     const deps: string[] = [];
     for (const m of src.matchAll(/^(?:import|export)\s+(?!type\b)(?:[^'";]*?\s+from\s+)?'(\.{1,2}\/[^']+)'/gm)) {
-      const target = path.posix.normalize(path.posix.join(path.posix.dirname(file), (m[1] as string).replace(/\.js$/, '.ts')));
+      const target = path.posix.normalize(
+        path.posix.join(path.posix.dirname(file), (m[1] as string).replace(/\.js$/, '.ts')),
+      );
       if (text.has(target)) deps.push(target);
     }
     graph.set(file, deps);

@@ -11,13 +11,17 @@ const leaves = new Set(leafChainPaths(flat));
 const top = (p: string): string => p.split('/')[0]!;
 const key = (f: LabelledField): string => `${f.datasource}\u0000${f.table_name}\u0000${f.field_name}`;
 const names = new Set(catalog.map((f) => f.field_name));
-const find = (table: string, field: string): LabelledField[] => catalog.filter((f) => f.table_name === table && f.field_name === field);
+const find = (table: string, field: string): LabelledField[] =>
+  catalog.filter((f) => f.table_name === table && f.field_name === field);
 
 test('mulberry32 is deterministic and uniform enough', () => {
   const a = mulberry32(7);
   const b = mulberry32(7);
   const xs = Array.from({ length: 1000 }, () => a());
-  assert.deepEqual(xs.slice(0, 10), Array.from({ length: 10 }, () => b()));
+  assert.deepEqual(
+    xs.slice(0, 10),
+    Array.from({ length: 10 }, () => b()),
+  );
   assert.ok(xs.every((x) => x >= 0 && x < 1));
   const mean = xs.reduce((s, x) => s + x, 0) / xs.length;
   assert.ok(Math.abs(mean - 0.5) < 0.05, `mean ${mean}`);
@@ -82,11 +86,29 @@ test('contains every naming style', () => {
   some(/^[A-Z0-9]{2,8}$/, 'legacy 8-char');
   some(/[\u3040-\u30ff\u4e00-\u9fff]/, 'CJK', 30);
   // Examples, for this seed.
-  for (const n of ['ACCTNO', 'EMPDOB', 'CUSTNO', 'szName', 'strFullName', 'strFirstName', 'birthDate', 'DateOfBirth', 'DATE_OF_BIRTH', 'date_of_birth']) assert.ok(names.has(n), n);
+  for (const n of [
+    'ACCTNO',
+    'EMPDOB',
+    'CUSTNO',
+    'szName',
+    'strFullName',
+    'strFirstName',
+    'birthDate',
+    'DateOfBirth',
+    'DATE_OF_BIRTH',
+    'date_of_birth',
+  ])
+    assert.ok(names.has(n), n);
   for (const seed of [1, 2, 3]) {
     const legacy = buildQualityCatalog(seed).map((f) => f.field_name);
-    assert.ok(legacy.some((n) => /^(CUST|EMP|PAT|CTZ|PH)(DOB|BDT|BRTHDT)$/.test(n)), `seed ${seed}: legacy date of birth such as EMPDOB`);
-    assert.ok(legacy.some((n) => /^[A-Z]{2,4}NM$/.test(n)), `seed ${seed}: legacy name such as CUSTNM`);
+    assert.ok(
+      legacy.some((n) => /^(CUST|EMP|PAT|CTZ|PH)(DOB|BDT|BRTHDT)$/.test(n)),
+      `seed ${seed}: legacy date of birth such as EMPDOB`,
+    );
+    assert.ok(
+      legacy.some((n) => /^[A-Z]{2,4}NM$/.test(n)),
+      `seed ${seed}: legacy name such as CUSTNM`,
+    );
   }
   // Spare columns carry their meaning only in the comment.
   const spare = catalog.filter((f) => /^(UDF|ATTR|FLD|USRDEF)\d$/.test(f.field_name));
@@ -124,14 +146,19 @@ test('ambiguous names are resolved by their table', () => {
 
 test('realistic data types, comments on a portion, synthetic samples', () => {
   const types = new Set(catalog.map((f) => f.data_type));
-  for (const t of ['varchar(255)', 'nvarchar(max)', 'VARCHAR2(60)', 'STRING', 'timestamptz', 'DATE']) assert.ok(types.has(t), t);
+  for (const t of ['varchar(255)', 'nvarchar(max)', 'VARCHAR2(60)', 'STRING', 'timestamptz', 'DATE'])
+    assert.ok(types.has(t), t);
   const withComment = catalog.filter((f) => f.comment).length / catalog.length;
   assert.ok(withComment > 0.04 && withComment < 0.5, `comments on ${withComment}`);
   const withSamples = catalog.filter((f) => f.sample_values?.length).length / catalog.length;
   assert.ok(withSamples > 0.3 && withSamples < 0.8, `samples on ${withSamples}`);
-  for (const f of catalog) for (const v of f.sample_values ?? []) if (v.includes('@')) assert.match(v, /@example\.(com|org|net)$/);
+  for (const f of catalog)
+    for (const v of f.sample_values ?? []) if (v.includes('@')) assert.match(v, /@example\.(com|org|net)$/);
   assert.ok(find('customers', 'email').every((f) => f.level === 'L3'));
-  assert.ok(catalog.some((f) => f.chain_path === 'Personal/Contact/City' && f.level === 'L1'), 'context-dependent levels (store city)');
+  assert.ok(
+    catalog.some((f) => f.chain_path === 'Personal/Contact/City' && f.level === 'L1'),
+    'context-dependent levels (store city)',
+  );
 });
 
 test('seededFlips flips exactly 10% to another top-level group with its default level', () => {

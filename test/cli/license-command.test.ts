@@ -21,7 +21,11 @@ interface RunResult {
 async function run(args: string[], env: Record<string, string | undefined> = {}): Promise<RunResult> {
   let stdout = '';
   let stderr = '';
-  const code = await runLicenseCommand(args, { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) }, { env, now: () => NOW });
+  const code = await runLicenseCommand(
+    args,
+    { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) },
+    { env, now: () => NOW },
+  );
   return { code, stdout, stderr };
 }
 
@@ -43,7 +47,18 @@ after(async () => {
 
 async function issue(name: string, extra: string[] = []): Promise<{ result: RunResult; path: string }> {
   const path = join(dir, `${name}.service-license`);
-  const result = await run(['issue', '--private-key', privateKeyPath, '--tier', 'pro', '--customer', 'ACME Corp', '--out', path, ...extra]);
+  const result = await run([
+    'issue',
+    '--private-key',
+    privateKeyPath,
+    '--tier',
+    'pro',
+    '--customer',
+    'ACME Corp',
+    '--out',
+    path,
+    ...extra,
+  ]);
   return { result, path };
 }
 
@@ -114,14 +129,22 @@ describe('license issue', () => {
 
   it('takes every option', async () => {
     const { result, path } = await issue('full', [
-      '--expires', '2027-05-01T00:00:00+02:00',
-      '--not-before', '2026-06-01T00:00:00Z',
-      '--max-datasources', '12',
-      '--max-users', '0',
-      '--feature', 'audit_export=false',
-      '--feature', 'sample_data=true',
-      '--status', 'suspended',
-      '--license-id', 'ACME-2026-001',
+      '--expires',
+      '2027-05-01T00:00:00+02:00',
+      '--not-before',
+      '2026-06-01T00:00:00Z',
+      '--max-datasources',
+      '12',
+      '--max-users',
+      '0',
+      '--feature',
+      'audit_export=false',
+      '--feature',
+      'sample_data=true',
+      '--status',
+      'suspended',
+      '--license-id',
+      'ACME-2026-001',
     ]);
     assert.equal(result.code, 0, result.stderr);
     const payload = await verifyIssued(path);
@@ -135,7 +158,17 @@ describe('license issue', () => {
 
   it('gives a signed trial the built-in trial terms unless told otherwise', async () => {
     const path = join(dir, 'trial.service-license');
-    const result = await run(['issue', '--private-key', privateKeyPath, '--tier', 'trial_mock', '--customer', 'Prospect', '--out', path]);
+    const result = await run([
+      'issue',
+      '--private-key',
+      privateKeyPath,
+      '--tier',
+      'trial_mock',
+      '--customer',
+      'Prospect',
+      '--out',
+      path,
+    ]);
     assert.equal(result.code, 0, result.stderr);
     const payload = await verifyIssued(path);
     assert.equal(payload.expires_at, '2026-05-31T10:00:00.000Z');
@@ -161,7 +194,12 @@ describe('license issue', () => {
   });
 
   it('warns when the license is already expired', async () => {
-    const { result } = await issue('past', ['--not-before', '2020-01-01T00:00:00Z', '--expires', '2021-01-01T00:00:00Z']);
+    const { result } = await issue('past', [
+      '--not-before',
+      '2020-01-01T00:00:00Z',
+      '--expires',
+      '2021-01-01T00:00:00Z',
+    ]);
     assert.equal(result.code, 0);
     assert.match(result.stderr, /already expired/);
   });
@@ -171,7 +209,11 @@ describe('license issue', () => {
     ['unknown tier', ['--tier', 'platinum'], /--tier must be one of/],
     ['bad --expires', ['--expires', '2027-01-01'], /--expires must be an ISO 8601 timestamp/],
     ['impossible --expires', ['--expires', '2027-02-30T00:00:00Z'], /--expires/],
-    ['--expires before --not-before', ['--not-before', '2027-01-01T00:00:00Z', '--expires', '2026-12-01T00:00:00Z'], /later than --not-before/],
+    [
+      '--expires before --not-before',
+      ['--not-before', '2027-01-01T00:00:00Z', '--expires', '2026-12-01T00:00:00Z'],
+      /later than --not-before/,
+    ],
     ['negative quota', ['--max-users=-1'], /--max-users must be a non-negative integer/],
     ['option value that looks like an option', ['--max-users', '-1'], /'--max-users' argument is ambiguous/],
     ['fractional quota', ['--max-datasources', '2.5'], /--max-datasources must be a non-negative integer/],
@@ -193,20 +235,53 @@ describe('license issue', () => {
   }
 
   it('usage error: --out without the .service-license extension', async () => {
-    const result = await run(['issue', '--private-key', privateKeyPath, '--tier', 'pro', '--customer', 'A', '--out', join(dir, 'x.license')]);
+    const result = await run([
+      'issue',
+      '--private-key',
+      privateKeyPath,
+      '--tier',
+      'pro',
+      '--customer',
+      'A',
+      '--out',
+      join(dir, 'x.license'),
+    ]);
     assert.equal(result.code, 2);
     assert.match(result.stderr, /\.service-license/);
   });
 
   it('fails cleanly when the private key is missing or not an Ed25519 key', async () => {
-    const missing = await run(['issue', '--private-key', join(dir, 'nope.pem'), '--tier', 'pro', '--customer', 'A', '--out', join(dir, 'm.service-license')]);
+    const missing = await run([
+      'issue',
+      '--private-key',
+      join(dir, 'nope.pem'),
+      '--tier',
+      'pro',
+      '--customer',
+      'A',
+      '--out',
+      join(dir, 'm.service-license'),
+    ]);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /cannot read the private key .*ENOENT/);
 
     const rsaPath = join(dir, 'rsa.pem');
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({ type: 'pkcs8', format: 'pem' }) as string;
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).privateKey.export({
+      type: 'pkcs8',
+      format: 'pem',
+    }) as string;
     await writeFile(rsaPath, rsa, { mode: 0o600 });
-    const wrongType = await run(['issue', '--private-key', rsaPath, '--tier', 'pro', '--customer', 'A', '--out', join(dir, 'r.service-license')]);
+    const wrongType = await run([
+      'issue',
+      '--private-key',
+      rsaPath,
+      '--tier',
+      'pro',
+      '--customer',
+      'A',
+      '--out',
+      join(dir, 'r.service-license'),
+    ]);
     assert.equal(wrongType.code, 1);
     assert.match(wrongType.stderr, /Ed25519/);
     assert.ok(!wrongType.stderr.includes(rsa.split('\n')[1] as string), 'no key material in errors');
@@ -281,7 +356,12 @@ describe('license inspect', () => {
   });
 
   it('shows the computed status of an expired license but still exits 0 (the file itself is valid)', async () => {
-    const { path } = await issue('expired', ['--not-before', '2020-01-01T00:00:00Z', '--expires', '2021-01-01T00:00:00Z']);
+    const { path } = await issue('expired', [
+      '--not-before',
+      '2020-01-01T00:00:00Z',
+      '--expires',
+      '2021-01-01T00:00:00Z',
+    ]);
     const result = await run(['inspect', path, '--public-key', publicKeyPath]);
     assert.equal(result.code, 0);
     assert.match(result.stdout, /^status: expired \(0 day\(s\) remaining\)$/m);
@@ -336,17 +416,26 @@ describe('loadPublicKeyPem / resolveLicensePublicKey', () => {
   });
 
   it('refuses private keys, non-Ed25519 keys, garbage and empty values', () => {
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }) as string;
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({
+      type: 'spki',
+      format: 'pem',
+    }) as string;
     assert.throws(() => loadPublicKeyPem(rsa), /Ed25519/);
     assert.throws(() => loadPublicKeyPem(privateKeyPath), /private key/);
-    assert.throws(() => loadPublicKeyPem('-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----'), /not a readable PEM/);
+    assert.throws(
+      () => loadPublicKeyPem('-----BEGIN PUBLIC KEY-----\nAAAA\n-----END PUBLIC KEY-----'),
+      /not a readable PEM/,
+    );
     assert.throws(() => loadPublicKeyPem('   '), /empty/);
   });
 
   it('prefers FIELDLENS_LICENSE_PUBLIC_KEY, else the built-in vendor key (a valid Ed25519 key)', async () => {
     assert.equal(resolveLicensePublicKey({}).pem, VENDOR_LICENSE_PUBLIC_KEY_PEM);
     assert.equal(resolveLicensePublicKey({ FIELDLENS_LICENSE_PUBLIC_KEY: '' }).source, 'built-in vendor key');
-    assert.equal(resolveLicensePublicKey({ FIELDLENS_LICENSE_PUBLIC_KEY: publicKeyPath }).pem, await readFile(publicKeyPath, 'utf8'));
+    assert.equal(
+      resolveLicensePublicKey({ FIELDLENS_LICENSE_PUBLIC_KEY: publicKeyPath }).pem,
+      await readFile(publicKeyPath, 'utf8'),
+    );
     assert.equal(createPublicKey(VENDOR_LICENSE_PUBLIC_KEY_PEM).asymmetricKeyType, 'ed25519');
     assert.equal(loadPublicKeyPem(VENDOR_LICENSE_PUBLIC_KEY_PEM), VENDOR_LICENSE_PUBLIC_KEY_PEM);
   });

@@ -21,16 +21,24 @@ interface Run {
 
 async function audit(env: Record<string, string>): Promise<Run> {
   const out = { stdout: '', stderr: '' };
-  const code = await runAuditCommand(['verify'], { stdout: (s) => (out.stdout += s), stderr: (s) => (out.stderr += s) }, { env });
+  const code = await runAuditCommand(
+    ['verify'],
+    { stdout: (s) => (out.stdout += s), stderr: (s) => (out.stderr += s) },
+    { env },
+  );
   return { code, ...out };
 }
 
 async function users(args: string[], env: Record<string, string>, stdin?: string): Promise<Run> {
   const out = { stdout: '', stderr: '' };
-  const code = await runUsersCommand(args, { stdout: (s) => (out.stdout += s), stderr: (s) => (out.stderr += s) }, {
-    env,
-    ...(stdin === undefined ? {} : { readStdin: async () => stdin }),
-  });
+  const code = await runUsersCommand(
+    args,
+    { stdout: (s) => (out.stdout += s), stderr: (s) => (out.stderr += s) },
+    {
+      env,
+      ...(stdin === undefined ? {} : { readStdin: async () => stdin }),
+    },
+  );
   return { code, ...out };
 }
 
@@ -74,7 +82,7 @@ describe('fieldlens audit verify with a mistyped DATABASE_URL', () => {
     }
   });
 
-  it('SQLite: another application\'s database is an error and keeps its journal mode (not switched to WAL)', async () => {
+  it("SQLite: another application's database is an error and keeps its journal mode (not switched to WAL)", async () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-foreign-'));
     try {
       const file = path.join(dir, 'other-app.db');
@@ -119,25 +127,65 @@ describeEachDatabase('fieldlens users reset-password', (kind) => {
   it('prints a new random password once, ends the sessions, clears the lock, and is audited', async () => {
     const session = await login(t.app, 'admin', ADMIN_PASSWORD);
     // Used once before the reset: on SQLite the running instance now remembers the user's row for this token.
-    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(session.access_token) })).statusCode, 200);
-    for (let i = 0; i < 10; i++) await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: `wrong-guess-number-${i}-xx` } });
-    assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: ADMIN_PASSWORD } })).statusCode, 429);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(session.access_token) })).statusCode,
+      200,
+    );
+    for (let i = 0; i < 10; i++)
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { username: 'admin', password: `wrong-guess-number-${i}-xx` },
+      });
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/auth/login',
+          payload: { username: 'admin', password: ADMIN_PASSWORD },
+        })
+      ).statusCode,
+      429,
+    );
 
     const result = await users(['reset-password', 'admin'], env);
     assert.equal(result.code, 0, result.stderr);
     const password = /New password \(shown once\): (\S+)/.exec(result.stdout)?.[1];
     assert.ok(password && password.length >= 12, result.stdout);
 
-    assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: session.refresh_token } })).statusCode, 401);
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/auth/refresh',
+          payload: { refresh_token: session.refresh_token },
+        })
+      ).statusCode,
+      401,
+    );
     // The running instance sees the other process's write at once (SQLite: through the database's change counter),
     // so the old access token is refused without a restart.
-    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(session.access_token) })).statusCode, 401);
-    const old = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: ADMIN_PASSWORD } });
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(session.access_token) })).statusCode,
+      401,
+    );
+    const old = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'admin', password: ADMIN_PASSWORD },
+    });
     assert.equal(old.statusCode, 401, 'the old password is gone and the lock was cleared');
     const fresh = await login(t.app, 'admin', password);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(fresh.access_token) })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(fresh.access_token) })).statusCode,
+      200,
+    );
 
-    const entries = await t.database.db.selectFrom('audit_log').select(['details', 'actor_username']).where('action', '=', 'user.password_reset').execute();
+    const entries = await t.database.db
+      .selectFrom('audit_log')
+      .select(['details', 'actor_username'])
+      .where('action', '=', 'user.password_reset')
+      .execute();
     assert.equal(entries.length, 1);
     assert.equal(entries[0]!.actor_username, 'system');
     assert.doesNotMatch(entries[0]!.details, new RegExp(password), 'the password is not audited');
@@ -164,7 +212,11 @@ describeEachDatabase('fieldlens users reset-password', (kind) => {
     assert.equal(missing.code, 1);
     assert.equal(fs.existsSync('/nonexistent/fieldlens.db'), false);
     // The API still answers as before: a wrong password is 401.
-    const wrong = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: 'not-the-password-at-all' } });
+    const wrong = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'admin', password: 'not-the-password-at-all' },
+    });
     assert.equal(problem(wrong).code, 'invalid_credentials');
   });
 });

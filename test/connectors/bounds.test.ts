@@ -3,7 +3,13 @@
 // sampling query like text, never read whole. Real PostgreSQL and MariaDB servers.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { boundCatalogTable, FETCH_COMMENT_LENGTH, FETCH_TYPE_LENGTH, nameLabel, nameProblem } from '../../src/connectors/bounds.js';
+import {
+  boundCatalogTable,
+  FETCH_COMMENT_LENGTH,
+  FETCH_TYPE_LENGTH,
+  nameLabel,
+  nameProblem,
+} from '../../src/connectors/bounds.js';
 import { openConnector, type CatalogTable, type Connector } from '../../src/connectors/index.js';
 import { collect, createMysqlSource, createPgSource, MYSQL, type MysqlSource, type PgSource } from './sources.js';
 
@@ -29,7 +35,14 @@ describe('scanned metadata bounded in the connectors', () => {
       COMMENT ON TABLE wide IS '${'t'.repeat(4 * 1024 * 1024)}';
       COMMENT ON COLUMN wide.amount IS '${'c'.repeat(4 * 1024 * 1024)}';
     `);
-    const c = openConnector({ kind: 'postgresql', host: pgSrc.server.host, port: pgSrc.server.port, user: pgSrc.server.user, password: pgSrc.server.password, database: pgSrc.database });
+    const c = openConnector({
+      kind: 'postgresql',
+      host: pgSrc.server.host,
+      port: pgSrc.server.port,
+      user: pgSrc.server.user,
+      password: pgSrc.server.password,
+      database: pgSrc.database,
+    });
     open.push(c);
     const table = (await collect(c.listColumns())).find((t) => t.name === 'wide') as CatalogTable;
     const sample = await c.sample(table, table.columns, 5);
@@ -44,7 +57,13 @@ describe('scanned metadata bounded in the connectors', () => {
   it('MariaDB: a declared type of 1,000 characters (an ENUM) arrives as 129; the bound cuts it to 128 and says so', async () => {
     const values = Array.from({ length: 100 }, (_, i) => `'value_${String(i).padStart(3, '0')}'`).join(',');
     await my.conn.query(`CREATE TABLE choices (kind ENUM(${values}) COMMENT '${'k'.repeat(1000)}')`);
-    const c = openConnector({ kind: 'mysql', host: MYSQL.host, port: MYSQL.port, user: MYSQL.user, database: my.database });
+    const c = openConnector({
+      kind: 'mysql',
+      host: MYSQL.host,
+      port: MYSQL.port,
+      user: MYSQL.user,
+      database: my.database,
+    });
     open.push(c);
     const table = (await collect(c.listColumns())).find((t) => t.name === 'choices') as CatalogTable;
     assert.equal(table.columns[0]!.data_type.length, FETCH_TYPE_LENGTH);
@@ -61,7 +80,17 @@ describe('scanned metadata bounded in the connectors', () => {
     assert.equal(nameProblem('a'.repeat(128)), undefined);
     assert.match(nameProblem('a'.repeat(129))!, /129 characters/);
     assert.equal(nameProblem('😀'.repeat(128)), undefined, 'counted in characters, not UTF-16 units');
-    for (const bad of ['a\u0000b', 'tab\there', 'line\nbreak', 'del\u007f', 'c1\u0085', 'rlo\u202eX', 'lri\u2066X', 'pdi\u2069X']) assert.ok(nameProblem(bad), JSON.stringify(bad));
+    for (const bad of [
+      'a\u0000b',
+      'tab\there',
+      'line\nbreak',
+      'del\u007f',
+      'c1\u0085',
+      'rlo\u202eX',
+      'lri\u2066X',
+      'pdi\u2069X',
+    ])
+      assert.ok(nameProblem(bad), JSON.stringify(bad));
     assert.equal(nameLabel('pay\u202eroll'), 'pay\\u{202E}roll');
     assert.equal(nameLabel('x'.repeat(1_000_000)), `${'x'.repeat(80)}… (1000000 characters)`);
   });

@@ -16,7 +16,9 @@ async function until(what: string, check: () => Promise<boolean>, ms = 30_000): 
 }
 
 async function slowTable(c: Connector, name: string, schema?: string): Promise<CatalogTable> {
-  const t = (await collect(c.listColumns(schema ? { include_schemas: [schema] } : undefined))).find((x) => x.name === name);
+  const t = (await collect(c.listColumns(schema ? { include_schemas: [schema] } : undefined))).find(
+    (x) => x.name === name,
+  );
   assert.ok(t, `${name} listed`);
   return t;
 }
@@ -28,7 +30,9 @@ describe('cancel stops the statement running on the source', () => {
 
   before(async () => {
     pgSrc = await createPgSource();
-    await pgSrc.client.query(`CREATE VIEW slow AS SELECT pg_sleep(120)::text AS pause; CREATE TABLE fine (id int PRIMARY KEY, v text); INSERT INTO fine VALUES (1, 'x')`);
+    await pgSrc.client.query(
+      `CREATE VIEW slow AS SELECT pg_sleep(120)::text AS pause; CREATE TABLE fine (id int PRIMARY KEY, v text); INSERT INTO fine VALUES (1, 'x')`,
+    );
     my = await createMysqlSource();
     await my.conn.query('CREATE VIEW slow AS SELECT SLEEP(120) AS pause');
   });
@@ -40,12 +44,27 @@ describe('cancel stops the statement running on the source', () => {
 
   it('PostgreSQL: the sample query is cancelled on the server at once (pg_cancel_backend), and later reads are refused', async () => {
     const s = pgSrc.server;
-    const c = openConnector({ kind: 'postgresql', host: s.host, port: s.port, user: s.user, database: pgSrc.database, ...(s.password ? { password: s.password } : {}) }, { statementTimeoutMs: 600_000 });
+    const c = openConnector(
+      {
+        kind: 'postgresql',
+        host: s.host,
+        port: s.port,
+        user: s.user,
+        database: pgSrc.database,
+        ...(s.password ? { password: s.password } : {}),
+      },
+      { statementTimeoutMs: 600_000 },
+    );
     open.push(c);
     const slow = await slowTable(c, 'slow');
     const fine = await slowTable(c, 'fine');
     const running = (): Promise<boolean> =>
-      pgSrc.client.query(`SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND application_name = 'fieldlens-scan' AND state = 'active' AND query LIKE '%slow%'`, [pgSrc.database]).then((r) => (r.rowCount ?? 0) > 0);
+      pgSrc.client
+        .query(
+          `SELECT 1 FROM pg_stat_activity WHERE datname = $1 AND application_name = 'fieldlens-scan' AND state = 'active' AND query LIKE '%slow%'`,
+          [pgSrc.database],
+        )
+        .then((r) => (r.rowCount ?? 0) > 0);
     const reading = c.sample(slow, slow.columns);
     reading.catch(() => {});
     await until('the slow query on the server', running);
@@ -59,13 +78,19 @@ describe('cancel stops the statement running on the source', () => {
   });
 
   it('MariaDB: the sample query is killed on the server at once (KILL QUERY), and later reads are refused', async () => {
-    const c = openConnector({ kind: 'mysql', host: MYSQL.host, port: MYSQL.port, user: MYSQL.user, database: my.database }, { statementTimeoutMs: 600_000 });
+    const c = openConnector(
+      { kind: 'mysql', host: MYSQL.host, port: MYSQL.port, user: MYSQL.user, database: my.database },
+      { statementTimeoutMs: 600_000 },
+    );
     open.push(c);
     const slow = await slowTable(c, 'slow', my.database);
     const watcher = await mysql.createConnection({ ...MYSQL });
     try {
       const running = async (): Promise<boolean> => {
-        const [rows] = await watcher.query<mysql.RowDataPacket[]>(`SELECT 1 FROM information_schema.PROCESSLIST WHERE DB = ? AND COMMAND = 'Query' AND INFO LIKE '%slow%' AND ID <> CONNECTION_ID()`, [my.database]);
+        const [rows] = await watcher.query<mysql.RowDataPacket[]>(
+          `SELECT 1 FROM information_schema.PROCESSLIST WHERE DB = ? AND COMMAND = 'Query' AND INFO LIKE '%slow%' AND ID <> CONNECTION_ID()`,
+          [my.database],
+        );
         return rows.length > 0;
       };
       const reading = c.sample(slow, slow.columns);

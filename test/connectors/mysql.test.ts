@@ -2,8 +2,24 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import mysql from 'mysql2/promise';
-import { ConnectionFailure, openConnector, type CatalogTable, type ConnectionSpec, type Connector } from '../../src/connectors/index.js';
-import { closedPort, collect, createMysqlSource, errorText, MYSQL, randomName, selfSignedTlsServer, silentServer, type MysqlSource } from './sources.js';
+import {
+  ConnectionFailure,
+  openConnector,
+  type CatalogTable,
+  type ConnectionSpec,
+  type Connector,
+} from '../../src/connectors/index.js';
+import {
+  closedPort,
+  collect,
+  createMysqlSource,
+  errorText,
+  MYSQL,
+  randomName,
+  selfSignedTlsServer,
+  silentServer,
+  type MysqlSource,
+} from './sources.js';
 
 const PLANTED = 'PLANTED-SECRET-5500000000000004';
 
@@ -66,14 +82,26 @@ describe('MySQL/MariaDB connector', () => {
 
   it('lists the connection database by default, with comments, keys, estimates and quoted, unicode, reserved-word names', async () => {
     const all = await collect(connect().listColumns());
-    assert.ok(all.every((t) => t.schema === src.database), 'only the connection database without include_schemas');
+    assert.ok(
+      all.every((t) => t.schema === src.database),
+      'only the connection database without include_schemas',
+    );
     const order = all.find((t) => t.name === 'Order')!;
     assert.equal(order.kind, 'table');
     assert.equal(order.comment, 'Customer orders');
-    assert.ok(order.row_estimate !== null && order.row_estimate >= 40 && order.row_estimate <= 60, `estimate ${order.row_estimate}`);
+    assert.ok(
+      order.row_estimate !== null && order.row_estimate >= 40 && order.row_estimate <= 60,
+      `estimate ${order.row_estimate}`,
+    );
     assert.deepEqual(order.primary_key, ['id']);
     assert.deepEqual(
-      order.columns.map((col) => [col.name, col.ordinal, col.data_type.replace(/int\(11\)/, 'int'), col.nullable, col.is_primary_key]),
+      order.columns.map((col) => [
+        col.name,
+        col.ordinal,
+        col.data_type.replace(/int\(11\)/, 'int'),
+        col.nullable,
+        col.is_primary_key,
+      ]),
       [
         ['id', 1, 'int', false, true],
         ['select', 2, 'text', false, false],
@@ -93,17 +121,30 @@ describe('MySQL/MariaDB connector', () => {
 
   it('applies include/exclude patterns across databases (MySQL schemas)', async () => {
     const c = connect();
-    const list = async (filters: Parameters<Connector['listColumns']>[0]): Promise<string[]> => (await collect(c.listColumns(filters))).map((t) => `${t.schema}.${t.name}`).sort();
+    const list = async (filters: Parameters<Connector['listColumns']>[0]): Promise<string[]> =>
+      (await collect(c.listColumns(filters))).map((t) => `${t.schema}.${t.name}`).sort();
     const db = src.database;
-    assert.deepEqual(await list({ include_schemas: [`${db.toUpperCase()}_A*`] }), [`${arch}.old_orders`, `${arch}.名前`]);
-    assert.deepEqual(await list({ include_schemas: [`${db}*`], include_tables: ['*.名前', 'ORD*'] }), [`${db}.Order`, `${db}.order_names`, `${arch}.名前`]);
+    assert.deepEqual(await list({ include_schemas: [`${db.toUpperCase()}_A*`] }), [
+      `${arch}.old_orders`,
+      `${arch}.名前`,
+    ]);
+    assert.deepEqual(await list({ include_schemas: [`${db}*`], include_tables: ['*.名前', 'ORD*'] }), [
+      `${db}.Order`,
+      `${db}.order_names`,
+      `${arch}.名前`,
+    ]);
     assert.deepEqual(await list({ include_tables: ['a_b'] }), [`${db}.a_b`], '_ is literal');
     assert.deepEqual(await list({ include_tables: ['a?b'] }), [`${db}.a_b`, `${db}.axb`]);
-    assert.deepEqual(await list({ include_schemas: [`${db}*`], exclude_schemas: [db], exclude_tables: ['old*'] }), [`${arch}.名前`]);
+    assert.deepEqual(await list({ include_schemas: [`${db}*`], exclude_schemas: [db], exclude_tables: ['old*'] }), [
+      `${arch}.名前`,
+    ]);
   });
 
   it('filters in the catalog query: thousands of non-matching tables are never fetched', async () => {
-    const ddl = Array.from({ length: 2000 }, (_, i) => `CREATE TABLE \`${bulk}\`.t${i} (a int, b varchar(20)) ENGINE=MEMORY;`).join('\n');
+    const ddl = Array.from(
+      { length: 2000 },
+      (_, i) => `CREATE TABLE \`${bulk}\`.t${i} (a int, b varchar(20)) ENGINE=MEMORY;`,
+    ).join('\n');
     await src.conn.query(`CREATE DATABASE \`${bulk}\`; ${ddl}`);
     const c = connect({}, { catalogPageSize: 100 });
     const tables = await collect(c.listColumns({ include_schemas: [arch], include_tables: ['old*'] }));
@@ -200,8 +241,13 @@ describe('MySQL/MariaDB connector', () => {
         ['Order'],
       );
       await assert.rejects(
-        limited.sample({ schema: src.database, name: 'planted', kind: 'table', row_estimate: 1, primary_key: [] }, [{ name: 'secret', data_type: 'text' }], 5),
-        (err: unknown) => err instanceof ConnectionFailure && err.cause === 'permission' && !errorText(err).includes(PLANTED),
+        limited.sample(
+          { schema: src.database, name: 'planted', kind: 'table', row_estimate: 1, primary_key: [] },
+          [{ name: 'secret', data_type: 'text' }],
+          5,
+        ),
+        (err: unknown) =>
+          err instanceof ConnectionFailure && err.cause === 'permission' && !errorText(err).includes(PLANTED),
       );
     } finally {
       await src.conn.query(`DROP USER '${user}'@'127.0.0.1'`);
@@ -209,7 +255,11 @@ describe('MySQL/MariaDB connector', () => {
     }
     const c = connect({}, { statementTimeoutMs: 200 });
     const slow = await table(c, 'slow');
-    await assert.rejects(c.sample(slow, slow.columns, 1), (err: unknown) => err instanceof ConnectionFailure && err.cause === 'timeout' && !errorText(err).includes(PLANTED));
+    await assert.rejects(
+      c.sample(slow, slow.columns, 1),
+      (err: unknown) =>
+        err instanceof ConnectionFailure && err.cause === 'timeout' && !errorText(err).includes(PLANTED),
+    );
   });
 
   it('verify-full checks the certificate chain and the host name; require encrypts without checking', async () => {
@@ -219,10 +269,26 @@ describe('MySQL/MariaDB connector', () => {
     const forName = await selfSignedTlsServer('mysql', 'DNS:localhost');
     const forOther = await selfSignedTlsServer('mysql', 'DNS:db.example');
     try {
-      await assert.rejects(connect({ host: 'localhost', port: forName.port, ssl: 'verify-full' }).test(), refused, 'an untrusted certificate');
-      await assert.rejects(connect({ host: 'localhost', port: forName.port, ssl: 'verify-full' }, { tlsCa: forName.cert }).test(), accepted, 'trusted and naming the host');
-      await assert.rejects(connect({ host: 'localhost', port: forOther.port, ssl: 'verify-full' }, { tlsCa: forOther.cert }).test(), refused, 'trusted but naming another host');
-      await assert.rejects(connect({ host: 'localhost', port: forOther.port, ssl: 'require' }).test(), accepted, 'require does not check');
+      await assert.rejects(
+        connect({ host: 'localhost', port: forName.port, ssl: 'verify-full' }).test(),
+        refused,
+        'an untrusted certificate',
+      );
+      await assert.rejects(
+        connect({ host: 'localhost', port: forName.port, ssl: 'verify-full' }, { tlsCa: forName.cert }).test(),
+        accepted,
+        'trusted and naming the host',
+      );
+      await assert.rejects(
+        connect({ host: 'localhost', port: forOther.port, ssl: 'verify-full' }, { tlsCa: forOther.cert }).test(),
+        refused,
+        'trusted but naming another host',
+      );
+      await assert.rejects(
+        connect({ host: 'localhost', port: forOther.port, ssl: 'require' }).test(),
+        accepted,
+        'require does not check',
+      );
     } finally {
       await forName.close();
       await forOther.close();
@@ -231,13 +297,24 @@ describe('MySQL/MariaDB connector', () => {
 
   it('samples in a read-only transaction', async () => {
     // A view whose evaluation writes through a function proves writes are refused.
-    await src.conn.query(`CREATE FUNCTION writes() RETURNS int MODIFIES SQL DATA BEGIN INSERT INTO empty_table VALUES (1, 'w'); RETURN 1; END`);
+    await src.conn.query(
+      `CREATE FUNCTION writes() RETURNS int MODIFIES SQL DATA BEGIN INSERT INTO empty_table VALUES (1, 'w'); RETURN 1; END`,
+    );
     await src.conn.query(`CREATE VIEW writer AS SELECT writes() AS w`);
     try {
       const c = connect();
       // Named directly: MariaDB's catalog cannot open such a view inside a read-only transaction either.
-      const writer = { schema: src.database, name: 'writer', kind: 'view' as const, row_estimate: null, primary_key: [] };
-      await assert.rejects(c.sample(writer, [{ name: 'w', data_type: 'int' }], 1), (err: unknown) => err instanceof ConnectionFailure && err.code === 'ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION');
+      const writer = {
+        schema: src.database,
+        name: 'writer',
+        kind: 'view' as const,
+        row_estimate: null,
+        primary_key: [],
+      };
+      await assert.rejects(
+        c.sample(writer, [{ name: 'w', data_type: 'int' }], 1),
+        (err: unknown) => err instanceof ConnectionFailure && err.code === 'ER_CANT_EXECUTE_IN_READ_ONLY_TRANSACTION',
+      );
       const [rows] = await src.conn.query<mysql.RowDataPacket[]>('SELECT count(*) AS n FROM empty_table');
       assert.equal(Number(rows[0]!.n), 0);
     } finally {
@@ -255,7 +332,10 @@ describe('MySQL/MariaDB connector', () => {
     );
     let killed = 0;
     for (let i = 0; i < 100 && !killed; i++) {
-      const [rows] = await src.conn.query<mysql.RowDataPacket[]>(`SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND INFO LIKE '%\`slow\`%' AND ID <> CONNECTION_ID()`, [src.database]);
+      const [rows] = await src.conn.query<mysql.RowDataPacket[]>(
+        `SELECT ID FROM information_schema.PROCESSLIST WHERE DB = ? AND INFO LIKE '%\`slow\`%' AND ID <> CONNECTION_ID()`,
+        [src.database],
+      );
       for (const r of rows) {
         await src.conn.query(`KILL CONNECTION ${Number(r.ID)}`);
         killed++;

@@ -2,9 +2,24 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import pg from 'pg';
-import { ConnectionFailure, openConnector, type CatalogTable, type ConnectionSpec, type Connector } from '../../src/connectors/index.js';
+import {
+  ConnectionFailure,
+  openConnector,
+  type CatalogTable,
+  type ConnectionSpec,
+  type Connector,
+} from '../../src/connectors/index.js';
 import { spreadOrder } from '../../src/connectors/postgresql.js';
-import { closedPort, collect, createPgSource, errorText, randomName, selfSignedTlsServer, silentServer, type PgSource } from './sources.js';
+import {
+  closedPort,
+  collect,
+  createPgSource,
+  errorText,
+  randomName,
+  selfSignedTlsServer,
+  silentServer,
+  type PgSource,
+} from './sources.js';
 
 const PLANTED = 'PLANTED-SECRET-4111111111111111';
 
@@ -26,7 +41,14 @@ describe('PostgreSQL connector', () => {
 
   before(async () => {
     src = await createPgSource();
-    spec = { kind: 'postgresql', host: src.server.host, port: src.server.port, user: src.server.user, password: src.server.password, database: src.database };
+    spec = {
+      kind: 'postgresql',
+      host: src.server.host,
+      port: src.server.port,
+      user: src.server.user,
+      password: src.server.password,
+      database: src.database,
+    };
     await src.client.query(`
       CREATE SCHEMA sales; CREATE SCHEMA archive; CREATE SCHEMA "Größe";
       CREATE TABLE sales."Order" (id serial PRIMARY KEY, "select" text NOT NULL, "名前" varchar(80), "Größe" integer, "MixedCase" numeric(10,2));
@@ -67,8 +89,12 @@ describe('PostgreSQL connector', () => {
     const c = connect();
     const all = await collect(c.listColumns());
     const names = all.map((t) => `${t.schema}.${t.name}`);
-    for (const n of ['sales.Order', 'sales.order_names', 'Größe.名前', 'archive.old_orders', 'sales.empty_table']) assert.ok(names.includes(n), n);
-    assert.ok(!names.some((n) => n.startsWith('pg_catalog.') || n.startsWith('information_schema.')), 'no system schemas');
+    for (const n of ['sales.Order', 'sales.order_names', 'Größe.名前', 'archive.old_orders', 'sales.empty_table'])
+      assert.ok(names.includes(n), n);
+    assert.ok(
+      !names.some((n) => n.startsWith('pg_catalog.') || n.startsWith('information_schema.')),
+      'no system schemas',
+    );
 
     const order = all.find((t) => t.name === 'Order')!;
     assert.equal(order.kind, 'table');
@@ -97,18 +123,33 @@ describe('PostgreSQL connector', () => {
 
   it('applies include/exclude patterns: glob, case-insensitive, schema.table or bare table, literal _', async () => {
     const c = connect();
-    const list = async (filters: Parameters<Connector['listColumns']>[0]): Promise<string[]> => (await collect(c.listColumns(filters))).map((t) => `${t.schema}.${t.name}`).sort();
+    const list = async (filters: Parameters<Connector['listColumns']>[0]): Promise<string[]> =>
+      (await collect(c.listColumns(filters))).map((t) => `${t.schema}.${t.name}`).sort();
     assert.deepEqual(await list({ include_schemas: ['ARCH*'] }), ['archive.old_orders']);
     assert.deepEqual(await list({ include_schemas: ['größe'] }), ['Größe.名前']);
     assert.deepEqual(await list({ include_tables: ['sales.ORD*'] }), ['sales.Order', 'sales.order_names']);
-    assert.deepEqual(await list({ include_tables: ['a_b'] }), ['sales.a_b'], '_ is literal, not a one-character wildcard');
+    assert.deepEqual(
+      await list({ include_tables: ['a_b'] }),
+      ['sales.a_b'],
+      '_ is literal, not a one-character wildcard',
+    );
     assert.deepEqual(await list({ include_tables: ['a?b'] }), ['sales.a_b', 'sales.axb']);
-    assert.deepEqual(await list({ include_schemas: ['sales'], exclude_tables: ['*a*'] }), ['sales.Order', 'sales.big', 'sales.blobs', 'sales.null_only', 'sales.slow', 'sales.two_key']);
+    assert.deepEqual(await list({ include_schemas: ['sales'], exclude_tables: ['*a*'] }), [
+      'sales.Order',
+      'sales.big',
+      'sales.blobs',
+      'sales.null_only',
+      'sales.slow',
+      'sales.two_key',
+    ]);
     const noSales = await list({ exclude_schemas: ['sales', 'größe'] });
     assert.deepEqual(noSales, ['archive.old_orders']);
     // The spec's own filters apply when none are passed.
     const scoped = connect({ include_schemas: ['archive'] });
-    assert.deepEqual((await collect(scoped.listColumns())).map((t) => t.name), ['old_orders']);
+    assert.deepEqual(
+      (await collect(scoped.listColumns())).map((t) => t.name),
+      ['old_orders'],
+    );
   });
 
   it('filters in the catalog query: thousands of non-matching tables are never fetched, and pages cover everything', async () => {
@@ -116,7 +157,9 @@ describe('PostgreSQL connector', () => {
     // than a busy server's shared lock table (max_locks_per_transaction × connections) may have free.
     const inBatches = async (statement: string) => {
       for (let from = 1; from <= 2500; from += 250) {
-        await src.client.query(`DO $$ BEGIN FOR i IN ${from}..${from + 249} LOOP EXECUTE format('${statement}', i); END LOOP; END $$;`);
+        await src.client.query(
+          `DO $$ BEGIN FOR i IN ${from}..${from + 249} LOOP EXECUTE format('${statement}', i); END LOOP; END $$;`,
+        );
       }
     };
     await src.client.query('CREATE SCHEMA bulk');
@@ -197,10 +240,15 @@ describe('PostgreSQL connector', () => {
   it('samples in a read-only transaction', async () => {
     const c = connect();
     // A view whose evaluation tries to write proves the transaction refuses writes.
-    await src.client.query(`CREATE FUNCTION sales.writes() RETURNS int LANGUAGE sql AS 'INSERT INTO sales.empty_table VALUES (1) RETURNING 1'`);
+    await src.client.query(
+      `CREATE FUNCTION sales.writes() RETURNS int LANGUAGE sql AS 'INSERT INTO sales.empty_table VALUES (1) RETURNING 1'`,
+    );
     await src.client.query(`CREATE VIEW sales.writer AS SELECT sales.writes() AS w`);
     const writer = await table(c, 'sales', 'writer');
-    await assert.rejects(c.sample(writer, writer.columns, 1), (err: unknown) => err instanceof ConnectionFailure && err.code === '25006');
+    await assert.rejects(
+      c.sample(writer, writer.columns, 1),
+      (err: unknown) => err instanceof ConnectionFailure && err.code === '25006',
+    );
     const count = await src.client.query('SELECT count(*)::int AS n FROM sales.empty_table');
     assert.equal(count.rows[0].n, 0);
     await src.client.query('DROP VIEW sales.writer; DROP FUNCTION sales.writes()');
@@ -229,13 +277,20 @@ describe('PostgreSQL connector', () => {
     else await fails(connect({ ssl: 'verify-full', host: '127.0.0.1', password: secret }), 'tls');
     const silent = await silentServer();
     try {
-      await fails(connect({ host: '127.0.0.1', port: silent.port, password: secret }, { connectTimeoutMs: 300 }), 'timeout');
+      await fails(
+        connect({ host: '127.0.0.1', port: silent.port, password: secret }, { connectTimeoutMs: 300 }),
+        'timeout',
+      );
     } finally {
       await silent.close();
     }
     const c = connect({}, { statementTimeoutMs: 200 });
     const slow = await table(c, 'sales', 'slow');
-    await assert.rejects(c.sample(slow, slow.columns, 1), (err: unknown) => err instanceof ConnectionFailure && err.cause === 'timeout' && !errorText(err).includes(PLANTED));
+    await assert.rejects(
+      c.sample(slow, slow.columns, 1),
+      (err: unknown) =>
+        err instanceof ConnectionFailure && err.cause === 'timeout' && !errorText(err).includes(PLANTED),
+    );
   });
 
   it('verify-full checks the certificate chain and the host name; require encrypts without checking', async () => {
@@ -245,10 +300,26 @@ describe('PostgreSQL connector', () => {
     const forIp = await selfSignedTlsServer('postgresql', 'IP:127.0.0.1');
     const forOther = await selfSignedTlsServer('postgresql', 'DNS:db.example');
     try {
-      await assert.rejects(connect({ host: '127.0.0.1', port: forIp.port, ssl: 'verify-full' }).test(), refused, 'an untrusted certificate');
-      await assert.rejects(connect({ host: '127.0.0.1', port: forIp.port, ssl: 'verify-full' }, { tlsCa: forIp.cert }).test(), accepted, 'trusted and naming the host');
-      await assert.rejects(connect({ host: '127.0.0.1', port: forOther.port, ssl: 'verify-full' }, { tlsCa: forOther.cert }).test(), refused, 'trusted but naming another host');
-      await assert.rejects(connect({ host: '127.0.0.1', port: forOther.port, ssl: 'require' }).test(), accepted, 'require does not check');
+      await assert.rejects(
+        connect({ host: '127.0.0.1', port: forIp.port, ssl: 'verify-full' }).test(),
+        refused,
+        'an untrusted certificate',
+      );
+      await assert.rejects(
+        connect({ host: '127.0.0.1', port: forIp.port, ssl: 'verify-full' }, { tlsCa: forIp.cert }).test(),
+        accepted,
+        'trusted and naming the host',
+      );
+      await assert.rejects(
+        connect({ host: '127.0.0.1', port: forOther.port, ssl: 'verify-full' }, { tlsCa: forOther.cert }).test(),
+        refused,
+        'trusted but naming another host',
+      );
+      await assert.rejects(
+        connect({ host: '127.0.0.1', port: forOther.port, ssl: 'require' }).test(),
+        accepted,
+        'require does not check',
+      );
     } finally {
       await forIp.close();
       await forOther.close();
@@ -261,7 +332,11 @@ describe('PostgreSQL connector', () => {
     try {
       const c = connect({ user: role, password: undefined });
       const planted = await table(c, 'sales', 'planted');
-      await assert.rejects(c.sample(planted, planted.columns, 5), (err: unknown) => err instanceof ConnectionFailure && err.cause === 'permission' && !errorText(err).includes(PLANTED));
+      await assert.rejects(
+        c.sample(planted, planted.columns, 5),
+        (err: unknown) =>
+          err instanceof ConnectionFailure && err.cause === 'permission' && !errorText(err).includes(PLANTED),
+      );
       await c.close();
     } finally {
       await src.client.query(`DROP OWNED BY ${role}; DROP ROLE ${role}`);
@@ -287,13 +362,22 @@ describe('PostgreSQL connector', () => {
       () => undefined,
       (err: unknown) => err,
     );
-    const admin = new pg.Client({ host: src.server.host, port: src.server.port, user: src.server.user, password: src.server.password, database: src.database });
+    const admin = new pg.Client({
+      host: src.server.host,
+      port: src.server.port,
+      user: src.server.user,
+      password: src.server.password,
+      database: src.database,
+    });
     await admin.connect();
     try {
       // Wait for the sampling query to be running, then end its backend as a server restart would.
       let terminated = 0;
       for (let i = 0; i < 100 && !terminated; i++) {
-        const r = await admin.query(`SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity WHERE datname = $1 AND application_name = 'fieldlens-scan' AND query LIKE '%"slow"%' AND state = 'active'`, [src.database]);
+        const r = await admin.query(
+          `SELECT pg_terminate_backend(pid) AS t FROM pg_stat_activity WHERE datname = $1 AND application_name = 'fieldlens-scan' AND query LIKE '%"slow"%' AND state = 'active'`,
+          [src.database],
+        );
         terminated = r.rowCount ?? 0;
         if (!terminated) await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -313,14 +397,25 @@ describe('PostgreSQL connector', () => {
     await src.client.query(`CREATE VIEW sales.slowish AS SELECT pg_sleep(0.3)::text AS s`);
     const c = connect({}, { maxConnections: 2 });
     const slowish = await table(c, 'sales', 'slowish');
-    const admin = new pg.Client({ host: src.server.host, port: src.server.port, user: src.server.user, password: src.server.password, database: src.database });
+    const admin = new pg.Client({
+      host: src.server.host,
+      port: src.server.port,
+      user: src.server.user,
+      password: src.server.password,
+      database: src.database,
+    });
     await admin.connect();
     try {
       let done = false;
-      const runs = Promise.all(Array.from({ length: 6 }, () => c.sample(slowish, slowish.columns, 1))).finally(() => (done = true));
+      const runs = Promise.all(Array.from({ length: 6 }, () => c.sample(slowish, slowish.columns, 1))).finally(
+        () => (done = true),
+      );
       let most = 0;
       while (!done) {
-        const r = await admin.query(`SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'fieldlens-scan' AND state = 'active'`, [src.database]);
+        const r = await admin.query(
+          `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = $1 AND application_name = 'fieldlens-scan' AND state = 'active'`,
+          [src.database],
+        );
         most = Math.max(most, r.rows[0].n);
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
@@ -338,10 +433,16 @@ describe('spreadOrder', () => {
   it('puts rows from across the whole read first, each row once', () => {
     const rows = Array.from({ length: 1000 }, (_, i) => i);
     const spread = spreadOrder(rows, 100);
-    assert.deepEqual([...spread].sort((a, b) => a - b), rows, 'every row once');
+    assert.deepEqual(
+      [...spread].sort((a, b) => a - b),
+      rows,
+      'every row once',
+    );
     const first = spread.slice(0, 100);
-    assert.ok(Math.min(...first) === 0 && Math.max(...first) >= 990, `first 100 span ${Math.min(...first)}–${Math.max(...first)}`);
+    assert.ok(
+      Math.min(...first) === 0 && Math.max(...first) >= 990,
+      `first 100 span ${Math.min(...first)}–${Math.max(...first)}`,
+    );
     assert.deepEqual(spreadOrder([1, 2, 3], 5), [1, 2, 3]);
   });
 });
-

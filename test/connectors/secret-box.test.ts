@@ -45,7 +45,11 @@ describe('secret box', () => {
   it('refuses another key and another context, without revealing the secret', () => {
     const sealed = box.encrypt(password, 'datasource-1');
     assert.equal(box.decrypt(sealed, 'datasource-1'), password);
-    assert.throws(() => box.decrypt(sealed, 'datasource-2'), SecretDecryptError, 'a value copied to another row does not decrypt');
+    assert.throws(
+      () => box.decrypt(sealed, 'datasource-2'),
+      SecretDecryptError,
+      'a value copied to another row does not decrypt',
+    );
     assert.throws(
       () => createSecretBox(randomBytes(32)).decrypt(sealed, 'datasource-1'),
       (err: unknown) => err instanceof SecretDecryptError && !err.message.includes(password),
@@ -66,7 +70,10 @@ describe('secret box', () => {
       fs.writeFileSync(raw, key);
       assert.deepEqual(loadSecretKey({ FIELDLENS_SECRET_KEY_FILE: raw }), key);
       assert.throws(() => loadSecretKey({ FIELDLENS_SECRET_KEY_FILE: path.join(dir, 'missing') }), SecretKeyError);
-      assert.throws(() => loadSecretKey({ FIELDLENS_SECRET_KEY: key.toString('base64'), FIELDLENS_SECRET_KEY_FILE: text }), SecretKeyError);
+      assert.throws(
+        () => loadSecretKey({ FIELDLENS_SECRET_KEY: key.toString('base64'), FIELDLENS_SECRET_KEY_FILE: text }),
+        SecretKeyError,
+      );
     } finally {
       fs.rmSync(dir, { recursive: true, force: true });
     }

@@ -24,7 +24,12 @@ export function pgServer(): PgServer {
   const url = process.env.TEST_DATABASE_URL;
   if (!url) return { host: '127.0.0.1', port: 5432, user: 'postgres', password: undefined };
   const u = new URL(url);
-  return { host: u.hostname, port: Number(u.port || 5432), user: decodeURIComponent(u.username || 'postgres'), password: u.password ? decodeURIComponent(u.password) : undefined };
+  return {
+    host: u.hostname,
+    port: Number(u.port || 5432),
+    user: decodeURIComponent(u.username || 'postgres'),
+    password: u.password ? decodeURIComponent(u.password) : undefined,
+  };
 }
 
 export function randomName(prefix: string): string {
@@ -40,7 +45,13 @@ export interface PgSource {
 }
 
 async function pgAdmin(server: PgServer, database = 'postgres'): Promise<pg.Client> {
-  const c = new pg.Client({ host: server.host, port: server.port, user: server.user, password: server.password, database });
+  const c = new pg.Client({
+    host: server.host,
+    port: server.port,
+    user: server.user,
+    password: server.password,
+    database,
+  });
   await c.connect();
   return c;
 }
@@ -124,7 +135,12 @@ export async function collect<T>(it: AsyncIterable<T>): Promise<T[]> {
 /** Everything a caller could show of an error: message, detail, own properties, stack. */
 export function errorText(err: unknown): string {
   if (!(err instanceof Error)) return String(err);
-  return [err.message, err.stack ?? '', JSON.stringify(err, Object.getOwnPropertyNames(err)), String((err as { detail?: unknown }).detail ?? '')].join('\n');
+  return [
+    err.message,
+    err.stack ?? '',
+    JSON.stringify(err, Object.getOwnPropertyNames(err)),
+    String((err as { detail?: unknown }).detail ?? ''),
+  ].join('\n');
 }
 
 function selfSignedCert(subjectAltName: string): { key: Buffer; cert: Buffer } {
@@ -132,7 +148,29 @@ function selfSignedCert(subjectAltName: string): { key: Buffer; cert: Buffer } {
   try {
     const keyFile = path.join(dir, 'key.pem');
     const certFile = path.join(dir, 'cert.pem');
-    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:prime256v1', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', '/CN=fieldlens-test', '-addext', `subjectAltName=${subjectAltName}`], { stdio: 'ignore' });
+    execFileSync(
+      'openssl',
+      [
+        'req',
+        '-x509',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:prime256v1',
+        '-nodes',
+        '-keyout',
+        keyFile,
+        '-out',
+        certFile,
+        '-days',
+        '1',
+        '-subj',
+        '/CN=fieldlens-test',
+        '-addext',
+        `subjectAltName=${subjectAltName}`,
+      ],
+      { stdio: 'ignore' },
+    );
     return { key: fs.readFileSync(keyFile), cert: fs.readFileSync(certFile) };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
@@ -166,7 +204,10 @@ function mysqlHandshake(): Buffer {
  * client's SSLRequest packet) would, with a fresh self-signed certificate for `subjectAltName` (made by the openssl
  * command), then hangs up: enough to check what each `ssl` mode trusts.
  */
-export async function selfSignedTlsServer(protocol: 'postgresql' | 'mysql', subjectAltName: string): Promise<{ port: number; cert: string; close(): Promise<void> }> {
+export async function selfSignedTlsServer(
+  protocol: 'postgresql' | 'mysql',
+  subjectAltName: string,
+): Promise<{ port: number; cert: string; close(): Promise<void> }> {
   const { key, cert } = selfSignedCert(subjectAltName);
   const sockets = new Set<net.Socket>();
   const server = net.createServer((socket) => {

@@ -7,17 +7,30 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { ConnectionFailure, ConnectionSpecError, checkConnectionSpec, openConnector, resolveSqlitePath, type CatalogTable, type Connector } from '../../src/connectors/index.js';
+import {
+  ConnectionFailure,
+  ConnectionSpecError,
+  checkConnectionSpec,
+  openConnector,
+  resolveSqlitePath,
+  type CatalogTable,
+  type Connector,
+} from '../../src/connectors/index.js';
 import { collect } from './sources.js';
 
-const ENDLESS_VIEW = 'CREATE VIEW endless AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c WHERE x < 0';
+const ENDLESS_VIEW =
+  'CREATE VIEW endless AS WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c) SELECT x FROM c WHERE x < 0';
 
 /** A column name whose bytes are not UTF-8 (0x6E 0xFF 0x6F), written into the schema as SQLite stores it. */
 function addNonUtf8Column(db: Database.Database): void {
-  db.exec(`CREATE TABLE latin (id INTEGER, zzz TEXT, ok TEXT); INSERT INTO latin VALUES (1, 'bytes-name-value', 'plain'), (2, 'second', 'plain2');`);
+  db.exec(
+    `CREATE TABLE latin (id INTEGER, zzz TEXT, ok TEXT); INSERT INTO latin VALUES (1, 'bytes-name-value', 'plain'), (2, 'second', 'plain2');`,
+  );
   db.unsafeMode(true);
   db.exec('PRAGMA writable_schema = ON');
-  db.prepare(`UPDATE sqlite_schema SET sql = CAST(replace(sql, 'zzz', '"' || CAST(X'6EFF6F' AS TEXT) || '"') AS TEXT) WHERE name = 'latin'`).run();
+  db.prepare(
+    `UPDATE sqlite_schema SET sql = CAST(replace(sql, 'zzz', '"' || CAST(X'6EFF6F' AS TEXT) || '"') AS TEXT) WHERE name = 'latin'`,
+  ).run();
   db.exec('PRAGMA writable_schema = OFF');
   db.unsafeMode(false);
 }
@@ -53,10 +66,15 @@ describe('SQLite reads in a reader process', () => {
     dir = path.join(root, 'scan');
     fs.mkdirSync(dir);
     const db = new Database(path.join(dir, 'source.db'));
-    db.exec(`${ENDLESS_VIEW}; CREATE TABLE fine (id INTEGER PRIMARY KEY, email TEXT); INSERT INTO fine VALUES (1, 'a@example.com'), (2, 'b@example.com');`);
+    db.exec(
+      `${ENDLESS_VIEW}; CREATE TABLE fine (id INTEGER PRIMARY KEY, email TEXT); INSERT INTO fine VALUES (1, 'a@example.com'), (2, 'b@example.com');`,
+    );
     const wide = Array.from({ length: 1200 }, (_, i) => `"col ${i}" TEXT`).join(', ');
     db.exec(`CREATE TABLE wide (id INTEGER PRIMARY KEY, ${wide})`);
-    db.prepare(`INSERT INTO wide VALUES (?, ${Array.from({ length: 1200 }, () => '?').join(', ')})`).run(1, ...Array.from({ length: 1200 }, (_, i) => `v${i}`));
+    db.prepare(`INSERT INTO wide VALUES (?, ${Array.from({ length: 1200 }, () => '?').join(', ')})`).run(
+      1,
+      ...Array.from({ length: 1200 }, (_, i) => `v${i}`),
+    );
     addNonUtf8Column(db);
     db.close();
   });
@@ -72,7 +90,10 @@ describe('SQLite reads in a reader process', () => {
     const started = Date.now();
     const reading = c.sample(endless, endless.columns);
     assert.ok(await loopTurnsDuring(reading), 'timers fire while the view is being read');
-    await assert.rejects(reading, (err: unknown) => err instanceof ConnectionFailure && err.cause === 'timeout' && /timed out/.test(err.detail));
+    await assert.rejects(
+      reading,
+      (err: unknown) => err instanceof ConnectionFailure && err.cause === 'timeout' && /timed out/.test(err.detail),
+    );
     assert.ok(Date.now() - started < 60_000, 'ended by the deadline, not by the view');
     const fine = await table(c, 'fine');
     assert.deepEqual((await c.sample(fine, fine.columns)).values.get('email'), ['a@example.com', 'b@example.com']);
@@ -122,7 +143,11 @@ describe('SQLite reads in a reader process', () => {
     // The WAL database stays open, so its -wal and -shm files exist.
     try {
       const refused = (database: string): void =>
-        assert.throws(() => checkConnectionSpec({ kind: 'sqlite', database }, { sqliteDir: dir, ownDatabaseFiles: [own] }), (err: unknown) => err instanceof ConnectionSpecError && /own database/.test(err.message), database);
+        assert.throws(
+          () => checkConnectionSpec({ kind: 'sqlite', database }, { sqliteDir: dir, ownDatabaseFiles: [own] }),
+          (err: unknown) => err instanceof ConnectionSpecError && /own database/.test(err.message),
+          database,
+        );
       assert.ok(fs.existsSync(`${own}-wal`) && fs.existsSync(`${own}-shm`));
       refused('service.db');
       refused(own);
@@ -135,7 +160,10 @@ describe('SQLite reads in a reader process', () => {
       refused('hard.db');
       fs.mkdirSync(path.join(dir, 'sub'));
       refused('sub/../service.db');
-      assert.throws(() => openConnector({ kind: 'sqlite', database: 'service.db' }, { sqliteDir: dir, ownDatabaseFiles: [own] }), ConnectionSpecError);
+      assert.throws(
+        () => openConnector({ kind: 'sqlite', database: 'service.db' }, { sqliteDir: dir, ownDatabaseFiles: [own] }),
+        ConnectionSpecError,
+      );
       // Another file of the folder is still a source.
       assert.equal(resolveSqlitePath('source.db', dir, [own]), fs.realpathSync(path.join(dir, 'source.db')));
     } finally {

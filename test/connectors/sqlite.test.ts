@@ -6,7 +6,15 @@ import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import Database from 'better-sqlite3';
-import { ConnectionFailure, ConnectionSpecError, openConnector, resolveSqlitePath, type CatalogTable, type ConnectionSpec, type Connector } from '../../src/connectors/index.js';
+import {
+  ConnectionFailure,
+  ConnectionSpecError,
+  openConnector,
+  resolveSqlitePath,
+  type CatalogTable,
+  type ConnectionSpec,
+  type Connector,
+} from '../../src/connectors/index.js';
 import { collect, errorText } from './sources.js';
 
 const PLANTED = 'PLANTED-SECRET-378282246310005';
@@ -64,7 +72,11 @@ describe('SQLite connector', () => {
   });
 
   it('accepts only files inside the scan folder', () => {
-    assert.throws(() => openConnector({ kind: 'sqlite', database: file }, {}), ConnectionSpecError, 'no folder configured: refused');
+    assert.throws(
+      () => openConnector({ kind: 'sqlite', database: file }, {}),
+      ConnectionSpecError,
+      'no folder configured: refused',
+    );
     assert.equal(resolveSqlitePath('source.db', dir), fs.realpathSync(file));
     assert.equal(resolveSqlitePath(file, dir), fs.realpathSync(file));
     const outside = path.join(root, 'outside.db');
@@ -72,9 +84,17 @@ describe('SQLite connector', () => {
     assert.throws(() => resolveSqlitePath('../outside.db', dir), ConnectionSpecError);
     assert.throws(() => resolveSqlitePath(outside, dir), ConnectionSpecError);
     fs.symlinkSync(outside, path.join(dir, 'link.db'));
-    assert.throws(() => resolveSqlitePath('link.db', dir), ConnectionSpecError, 'a symlink out of the folder is refused');
+    assert.throws(
+      () => resolveSqlitePath('link.db', dir),
+      ConnectionSpecError,
+      'a symlink out of the folder is refused',
+    );
     fs.symlinkSync(root, path.join(dir, 'up'));
-    assert.throws(() => resolveSqlitePath('up/outside.db', dir), ConnectionSpecError, 'a symlinked folder out is refused');
+    assert.throws(
+      () => resolveSqlitePath('up/outside.db', dir),
+      ConnectionSpecError,
+      'a symlinked folder out is refused',
+    );
     assert.throws(() => resolveSqlitePath('.', dir), ConnectionSpecError);
     assert.throws(
       () => resolveSqlitePath('missing.db', dir),
@@ -109,7 +129,8 @@ describe('SQLite connector', () => {
 
   it('applies include/exclude patterns', async () => {
     const c = connect();
-    const list = async (filters: Parameters<Connector['listColumns']>[0]): Promise<string[]> => (await collect(c.listColumns(filters))).map((t) => t.name).sort();
+    const list = async (filters: Parameters<Connector['listColumns']>[0]): Promise<string[]> =>
+      (await collect(c.listColumns(filters))).map((t) => t.name).sort();
     assert.deepEqual(await list({ include_tables: ['ORD*'] }), ['Order', 'order_names']);
     assert.deepEqual(await list({ include_tables: ['main.a_b'] }), ['a_b']);
     assert.deepEqual(await list({ include_tables: ['a?b'] }), ['a_b', 'axb']);
@@ -120,7 +141,10 @@ describe('SQLite connector', () => {
   it('filters in the catalog query: thousands of non-matching tables are never fetched', async () => {
     const bulkFile = path.join(dir, 'bulk.db');
     const db = new Database(bulkFile);
-    db.exec(Array.from({ length: 3000 }, (_, i) => `CREATE TABLE t${i} (a INTEGER, b TEXT);`).join('\n') + 'CREATE TABLE wanted (x INTEGER PRIMARY KEY);');
+    db.exec(
+      Array.from({ length: 3000 }, (_, i) => `CREATE TABLE t${i} (a INTEGER, b TEXT);`).join('\n') +
+        'CREATE TABLE wanted (x INTEGER PRIMARY KEY);',
+    );
     db.close();
     const c = connect({ database: 'bulk.db' }, { catalogPageSize: 200 });
     assert.deepEqual(

@@ -10,7 +10,14 @@ import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { ADMIN_PASSWORD, adminToken, bearer, buildTestApp, createUser, type TestApp } from '../helpers/app.js';
 import { recordEvents } from '../modules/audit/factories.js';
 import { createDatasource, importOk } from '../modules/fields/factories.js';
-import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations, waitInPage, watchedPage } from './harness.js';
+import {
+  ensureConsoleBuilt,
+  launchBrowser,
+  screenshot,
+  seriousViolations,
+  waitInPage,
+  watchedPage,
+} from './harness.js';
 
 describe('console audit page [sqlite]', () => {
   let t: TestApp;
@@ -29,16 +36,35 @@ describe('console audit page [sqlite]', () => {
     const pagila = await createDatasource(t.app, token, 'Pagila');
     const ids = (
       await importOk(t.app, token, pagila, [
-        { table_name: 'public.customer', field_name: 'email', data_type: 'text', classification_chain_path: 'Technical/Record ID' },
-        { table_name: 'public.customer', field_name: 'phone', data_type: 'text', classification_chain_path: 'Technical/Record ID' },
-        { table_name: 'public.staff', field_name: 'username', data_type: 'text', classification_chain_path: 'Technical/Record ID' },
+        {
+          table_name: 'public.customer',
+          field_name: 'email',
+          data_type: 'text',
+          classification_chain_path: 'Technical/Record ID',
+        },
+        {
+          table_name: 'public.customer',
+          field_name: 'phone',
+          data_type: 'text',
+          classification_chain_path: 'Technical/Record ID',
+        },
+        {
+          table_name: 'public.staff',
+          field_name: 'username',
+          data_type: 'text',
+          classification_chain_path: 'Technical/Record ID',
+        },
       ])
     ).field_ids;
     emailId = ids[0] as string;
     const rita = await createUser(t.app, ['operator'], { token, username: 'rita-reviewer' });
-    const decide = (url: string, payload: object) => t.app.inject({ method: 'POST', url, headers: bearer(rita.token), payload });
+    const decide = (url: string, payload: object) =>
+      t.app.inject({ method: 'POST', url, headers: bearer(rita.token), payload });
     assert.equal((await decide(`/api/v1/classify/fields/${ids[0]}/confirm`, {})).statusCode, 200);
-    assert.equal((await decide(`/api/v1/classify/fields/${ids[1]}/defer`, { reason: 'Ask the data owner' })).statusCode, 200);
+    assert.equal(
+      (await decide(`/api/v1/classify/fields/${ids[1]}/defer`, { reason: 'Ask the data owner' })).statusCode,
+      200,
+    );
     assert.equal((await decide(`/api/v1/classify/fields/${ids[2]}/confirm`, {})).statusCode, 200);
     // Actions with LIKE's wildcards in their names: the page must take them literally.
     await recordEvents(t, [
@@ -54,14 +80,22 @@ describe('console audit page [sqlite]', () => {
     await t?.close();
   });
 
-  const newPage = (): Promise<{ page: Page; problems: string[] }> => watchedPage(browser, contexts, { acceptDownloads: true });
+  const newPage = (): Promise<{ page: Page; problems: string[] }> =>
+    watchedPage(browser, contexts, { acceptDownloads: true });
 
   const rows = (page: Page) => page.locator('table.audit tbody tr');
-  const actions = async (page: Page) => (await rows(page).locator('td:nth-child(4)').allInnerTexts()).map((s) => s.trim());
+  const actions = async (page: Page) =>
+    (await rows(page).locator('td:nth-child(4)').allInnerTexts()).map((s) => s.trim());
 
   /** Sets the filters, applies them and waits until the table shows the answer to exactly these filters. */
-  async function filter(page: Page, values: { action?: string; actor?: string; target?: string }, expectRows: number): Promise<void> {
-    const answered = page.waitForResponse((r) => r.url().includes('/api/v1/audit-logs?') && r.request().method() === 'GET');
+  async function filter(
+    page: Page,
+    values: { action?: string; actor?: string; target?: string },
+    expectRows: number,
+  ): Promise<void> {
+    const answered = page.waitForResponse(
+      (r) => r.url().includes('/api/v1/audit-logs?') && r.request().method() === 'GET',
+    );
     await page.getByLabel('Action').fill(values.action ?? '');
     await page.getByLabel('Actor').fill(values.actor ?? '');
     await page.getByLabel('Target').fill(values.target ?? '');
@@ -88,7 +122,10 @@ describe('console audit page [sqlite]', () => {
     await confirmed.waitFor();
     const link = confirmed.getByRole('link', { name: 'public.customer.email' });
     assert.equal(await link.getAttribute('href'), `/fields/${emailId}`);
-    assert.match(await confirmed.locator('td.target').innerText(), /public\.customer\.email in Pagila\s+field [0-9a-f]{8}…/);
+    assert.match(
+      await confirmed.locator('td.target').innerText(),
+      /public\.customer\.email in Pagila\s+field [0-9a-f]{8}…/,
+    );
     await rows(page).filter({ hasText: 'user.created' }).locator('td.target', { hasText: 'rita-reviewer' }).waitFor();
 
     await filter(page, { action: 'field.*' }, 3);
@@ -98,7 +135,12 @@ describe('console audit page [sqlite]', () => {
     assert.deepEqual(await actions(page), ['test_event']);
 
     await filter(page, { actor: 'rita-reviewer' }, 4);
-    assert.deepEqual((await actions(page)).sort(), ['auth.login', 'field.confirmed', 'field.confirmed', 'field.deferred']);
+    assert.deepEqual((await actions(page)).sort(), [
+      'auth.login',
+      'field.confirmed',
+      'field.confirmed',
+      'field.deferred',
+    ]);
     assert.deepEqual(new Set(await rows(page).locator('td:nth-child(3)').allInnerTexts()), new Set(['rita-reviewer']));
 
     await filter(page, { target: 'customer.email' }, 1);
@@ -113,11 +155,20 @@ describe('console audit page [sqlite]', () => {
     await page.getByRole('button', { name: 'Export CSV' }).click();
     const file = await download;
     const text = await streamText(await file.createReadStream());
-    const [header, ...records] = text.trim().split('\r\n').map((r) => r.split(','));
+    const [header, ...records] = text
+      .trim()
+      .split('\r\n')
+      .map((r) => r.split(','));
     assert.ok(header);
     assert.equal(records.length, 3);
-    const names = records.map((r) => `${r[header.indexOf('target_name')]} in ${r[header.indexOf('target_datasource')]}`).sort();
-    assert.deepEqual(names, ['public.customer.email in Pagila', 'public.customer.phone in Pagila', 'public.staff.username in Pagila']);
+    const names = records
+      .map((r) => `${r[header.indexOf('target_name')]} in ${r[header.indexOf('target_datasource')]}`)
+      .sort();
+    assert.deepEqual(names, [
+      'public.customer.email in Pagila',
+      'public.customer.phone in Pagila',
+      'public.staff.username in Pagila',
+    ]);
 
     // A * that is not at the end is answered with a problem the page shows, and the rows stay as they were.
     await page.getByLabel('Action').fill('*.confirmed');

@@ -44,7 +44,19 @@ describe('console: editing a data source connection [sqlite]', () => {
       method: 'POST',
       url: '/api/v1/datasources',
       headers: bearer(token),
-      payload: { name: 'orders', type: 'postgresql', connection: { kind: 'postgresql', host: '127.0.0.1', port: home.port, database: 'orders', user: 'scan', password: secret, include_tables: ['orders*'] } },
+      payload: {
+        name: 'orders',
+        type: 'postgresql',
+        connection: {
+          kind: 'postgresql',
+          host: '127.0.0.1',
+          port: home.port,
+          database: 'orders',
+          user: 'scan',
+          password: secret,
+          include_tables: ['orders*'],
+        },
+      },
     });
     assert.equal(created.statusCode, 201, created.body);
     const id = json<{ id: string }>(created).id;
@@ -78,12 +90,19 @@ describe('console: editing a data source connection [sqlite]', () => {
       assert.match((await notice.textContent()) ?? '', /Password removed.*port changed/);
       await page.getByText('Connection saved.').waitFor();
       assert.match((await page.getByTestId('connection').textContent()) ?? '', new RegExp(`:${elsewhere.port}/orders`));
-      assert.equal(await page.getByText('stored (encrypted)').count(), 0, 'the page no longer claims a stored password');
+      assert.equal(
+        await page.getByText('stored (encrypted)').count(),
+        0,
+        'the page no longer claims a stored password',
+      );
 
       await page.getByRole('button', { name: 'Test connection' }).click();
       await page.getByText(/Connected: PostgreSQL 16\.4 elsewhere/).waitFor();
       assert.equal(elsewhere.logins.length, 1);
-      assert.ok(elsewhere.logins.every((l) => l.password !== secret), 'the old password never reached the new port');
+      assert.ok(
+        elsewhere.logins.every((l) => l.password !== secret),
+        'the old password never reached the new port',
+      );
       assert.equal(home.logins.length, 0);
 
       // The filters the form does not show were kept.

@@ -23,10 +23,26 @@ function crmCatalog(): FieldInput[] {
   const emails = ['email', 'email_address', 'contact_email', 'user_email', 'billing_email', 'work_email'];
   const times = ['created_at', 'updated_at', 'deleted_at', 'modified_at', 'inserted_at', 'processed_at'];
   return [
-    ...emails.map((f, i) => ({ table_name: `users_${i % 2}`, field_name: f, data_type: 'varchar', classification_chain_path: EMAIL })),
-    ...times.map((f, i) => ({ table_name: `events_${i % 2}`, field_name: f, data_type: 'timestamp', classification_chain_path: TIMESTAMP })),
+    ...emails.map((f, i) => ({
+      table_name: `users_${i % 2}`,
+      field_name: f,
+      data_type: 'varchar',
+      classification_chain_path: EMAIL,
+    })),
+    ...times.map((f, i) => ({
+      table_name: `events_${i % 2}`,
+      field_name: f,
+      data_type: 'timestamp',
+      classification_chain_path: TIMESTAMP,
+    })),
     // Mislabelled: an e-mail column tagged as a timestamp, the queue's top suspect.
-    { table_name: 'crm_contact', field_name: 'email', data_type: 'varchar', comment: 'e-mail address of the contact', classification_chain_path: TIMESTAMP },
+    {
+      table_name: 'crm_contact',
+      field_name: 'email',
+      data_type: 'varchar',
+      comment: 'e-mail address of the contact',
+      classification_chain_path: TIMESTAMP,
+    },
   ];
 }
 
@@ -47,7 +63,9 @@ describe('web console [sqlite]', () => {
   before(async () => {
     ensureConsoleBuilt();
     scanDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fl-console-scan-'));
-    t = await buildTestApp('sqlite', { env: { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem, FIELDLENS_SCAN_SQLITE_DIR: scanDir } });
+    t = await buildTestApp('sqlite', {
+      env: { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem, FIELDLENS_SCAN_SQLITE_DIR: scanDir },
+    });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
     token = await adminToken(t.app);
@@ -80,7 +98,9 @@ describe('web console [sqlite]', () => {
   }
 
   /** A field as the API has it (with a new admin token when the test moved the clock past the old one's lifetime). */
-  async function field(id: string): Promise<{ review_status: string; classification_chain_path: string; level: string }> {
+  async function field(
+    id: string,
+  ): Promise<{ review_status: string; classification_chain_path: string; level: string }> {
     let response = await t.app.inject({ method: 'GET', url: `/api/v1/fields/${id}`, headers: bearer(token) });
     if (response.statusCode === 401) {
       token = await adminToken(t.app);
@@ -114,13 +134,20 @@ describe('web console [sqlite]', () => {
     assert.equal(await rows(page).count(), 13);
     // Six bars per row, drawn against the page's baseline.
     assert.equal(await rows(page).first().locator('svg.minibars rect.bar').count(), 6);
-    assert.equal((await rows(page).first().locator('svg.minibars path.base').getAttribute('d'))?.match(/M/g)?.length, 6);
+    assert.equal(
+      (await rows(page).first().locator('svg.minibars path.base').getAttribute('d'))?.match(/M/g)?.length,
+      6,
+    );
     const first = await rows(page).first().innerText();
     assert.match(first, /crm · crm_contact · email/);
     assert.match(first, /Technical\/Timestamp/);
     const scores = await rows(page).locator('.num').allInnerTexts();
     const numeric = scores.map(Number);
-    assert.deepEqual(numeric, [...numeric].sort((a, b) => b - a), 'outlier score descending');
+    assert.deepEqual(
+      numeric,
+      [...numeric].sort((a, b) => b - a),
+      'outlier score descending',
+    );
     assert.equal(new URL(page.url()).pathname, '/queue');
     await assertAccessible(page, 'queue');
     await screenshot(page, 'queue');
@@ -131,9 +158,14 @@ describe('web console [sqlite]', () => {
     const { page, problems } = await newPage();
     await signIn(page, reviewer.username, reviewer.password, `/queue?datasource_id=${crm}`);
     await rows(page).first().locator('svg.minibars').waitFor();
-    const ids = await rows(page).evaluateAll((trs) => trs.map((tr) => (tr as unknown as { dataset: { fieldId: string } }).dataset.fieldId));
+    const ids = await rows(page).evaluateAll((trs) =>
+      trs.map((tr) => (tr as unknown as { dataset: { fieldId: string } }).dataset.fieldId),
+    );
 
-    await rows(page).nth(0).getByRole('button', { name: /^Confirm crm/ }).click();
+    await rows(page)
+      .nth(0)
+      .getByRole('button', { name: /^Confirm crm/ })
+      .click();
     await page.getByRole('status').filter({ hasText: 'Confirmed crm_contact.email' }).waitFor();
     assert.equal((await field(ids[0] as string)).review_status, 'confirmed');
     await rows(page).nth(0).getByText('confirmed').waitFor();
@@ -146,7 +178,10 @@ describe('web console [sqlite]', () => {
     assert.equal((await field(ids[1] as string)).review_status, 'confirmed');
     assert.equal((await field(ids[2] as string)).review_status, 'confirmed');
 
-    await rows(page).nth(3).getByRole('button', { name: /^Defer/ }).click();
+    await rows(page)
+      .nth(3)
+      .getByRole('button', { name: /^Defer/ })
+      .click();
     const dialog = page.getByRole('dialog', { name: 'Defer this field' });
     await dialog.getByLabel('Reason (required)').fill('Ask the CRM owner what this column holds');
     await assertAccessible(page, 'defer dialog');
@@ -158,10 +193,18 @@ describe('web console [sqlite]', () => {
 
   it('confirms with another tag and level chosen in the tag picker (the API offers no suggestions yet)', async () => {
     const { page, problems } = await newPage();
-    await signIn(page, reviewer.username, reviewer.password, `/queue?datasource_id=${crm}&q=crm_contact&review_status=any`);
+    await signIn(
+      page,
+      reviewer.username,
+      reviewer.password,
+      `/queue?datasource_id=${crm}&q=crm_contact&review_status=any`,
+    );
     await rows(page).first().locator('svg.minibars').waitFor();
     const id = await rows(page).first().getAttribute('data-field-id');
-    await rows(page).first().getByRole('button', { name: /^Change the tag or level of/ }).click();
+    await rows(page)
+      .first()
+      .getByRole('button', { name: /^Change the tag or level of/ })
+      .click();
     const dialog = page.getByRole('dialog');
     const picker = dialog.getByRole('combobox', { name: /^Tag/ });
     await picker.fill('contact email');
@@ -183,7 +226,9 @@ describe('web console [sqlite]', () => {
     const { page, problems } = await newPage();
     await signIn(page, reviewer.username, reviewer.password, `/queue?datasource_id=${bulk}&limit=50`);
     await rows(page).first().locator('svg.minibars').waitFor();
-    const ids = await rows(page).evaluateAll((trs) => trs.map((tr) => (tr as unknown as { dataset: { fieldId: string } }).dataset.fieldId));
+    const ids = await rows(page).evaluateAll((trs) =>
+      trs.map((tr) => (tr as unknown as { dataset: { fieldId: string } }).dataset.fieldId),
+    );
     await page.locator('body').click({ position: { x: 5, y: 5 } });
     await page.keyboard.press('j');
     await page.keyboard.press('j');
@@ -218,7 +263,11 @@ describe('web console [sqlite]', () => {
     const { page, problems } = await newPage();
     await signIn(page, 'admin', ADMIN_PASSWORD, `/queue?datasource_id=${crm}&q=created_at&review_status=any`);
     await rows(page).first().locator('svg.minibars').waitFor();
-    await apiCall('POST', `/api/v1/classify/fields/${await rows(page).first().getAttribute('data-field-id')}/confirm`, {});
+    await apiCall(
+      'POST',
+      `/api/v1/classify/fields/${await rows(page).first().getAttribute('data-field-id')}/confirm`,
+      {},
+    );
     await rows(page).first().locator('a').click();
     await page.getByRole('heading', { name: 'crm · events_0 · created_at' }).waitFor();
     const axes = page.locator('table.axes tbody tr');
@@ -235,7 +284,7 @@ describe('web console [sqlite]', () => {
     assert.deepEqual(problems, []);
   });
 
-  it("gives an observer a read-only view: no decision controls, keys do nothing, the audit history explained", async () => {
+  it('gives an observer a read-only view: no decision controls, keys do nothing, the audit history explained', async () => {
     const { page, problems } = await newPage();
     await signIn(page, observer.username, observer.password, `/queue?datasource_id=${bulk}`);
     await rows(page).first().locator('svg.minibars').waitFor();
@@ -262,8 +311,14 @@ describe('web console [sqlite]', () => {
     const { page, problems } = await newPage();
     await signIn(page, 'admin', ADMIN_PASSWORD, '/license');
     await page.getByTestId('tier').filter({ hasText: 'trial_mock' }).waitFor();
-    const file = issueLicense(vendor, t.clock.now(), { sku_tier: 'enterprise', customer_name: 'ACME Corp', quotas: { max_datasources: 10, max_users: 20 } });
-    await page.getByLabel('License file (.service-license)').setInputFiles({ name: 'acme.service-license', mimeType: 'application/octet-stream', buffer: Buffer.from(file) });
+    const file = issueLicense(vendor, t.clock.now(), {
+      sku_tier: 'enterprise',
+      customer_name: 'ACME Corp',
+      quotas: { max_datasources: 10, max_users: 20 },
+    });
+    await page
+      .getByLabel('License file (.service-license)')
+      .setInputFiles({ name: 'acme.service-license', mimeType: 'application/octet-stream', buffer: Buffer.from(file) });
     await page.getByRole('button', { name: 'Import' }).click();
     await page.getByRole('status').filter({ hasText: 'Imported: tier enterprise' }).waitFor();
     await page.getByTestId('tier').filter({ hasText: 'enterprise' }).waitFor();
@@ -273,7 +328,13 @@ describe('web console [sqlite]', () => {
     await screenshot(page, 'license');
 
     // A bad file is refused in words, and the license in force stays.
-    await page.getByLabel('License file (.service-license)').setInputFiles({ name: 'bad.service-license', mimeType: 'application/octet-stream', buffer: Buffer.from('not a license') });
+    await page
+      .getByLabel('License file (.service-license)')
+      .setInputFiles({
+        name: 'bad.service-license',
+        mimeType: 'application/octet-stream',
+        buffer: Buffer.from('not a license'),
+      });
     await page.getByRole('button', { name: 'Import' }).click();
     await page.getByRole('alert').filter({ hasText: 'The license file was refused.' }).waitFor();
     await page.getByTestId('tier').filter({ hasText: 'enterprise' }).waitFor();
@@ -283,7 +344,13 @@ describe('web console [sqlite]', () => {
   it('renders every admin page accessibly (overview, data sources, audit with export, users)', async () => {
     const { page, problems } = await newPage();
     // Decisions of today for the progress over time.
-    const [one, two] = (await t.app.inject({ method: 'GET', url: `/api/v1/fields?datasource_id=${bulk}&limit=2&sort=name`, headers: bearer(await adminToken(t.app)) })).json<{ items: { id: string }[] }>().items;
+    const [one, two] = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/fields?datasource_id=${bulk}&limit=2&sort=name`,
+        headers: bearer(await adminToken(t.app)),
+      })
+    ).json<{ items: { id: string }[] }>().items;
     await apiCall('POST', `/api/v1/classify/fields/${one?.id}/confirm`, {});
     await apiCall('POST', `/api/v1/classify/fields/${two?.id}/defer`, { reason: 'Checked by the overview test' });
     await signIn(page, 'admin', ADMIN_PASSWORD, '/overview');
@@ -291,8 +358,13 @@ describe('web console [sqlite]', () => {
     await page.getByRole('img', { name: /Confirmed fields: \d+ of 533/ }).waitFor();
     // Progress over time: today's decisions (the tests above confirmed and deferred fields) as the API counts them.
     const chart = page.getByTestId('progress-chart');
-    assert.match((await chart.getAttribute('aria-label')) ?? '', /^Review progress per day from \S+ to \S+: [1-9]\d* decisions; confirmed share from/);
-    const progress = (await t.app.inject({ method: 'GET', url: '/api/v1/review/progress', headers: bearer(await adminToken(t.app)) })).json<{
+    assert.match(
+      (await chart.getAttribute('aria-label')) ?? '',
+      /^Review progress per day from \S+ to \S+: [1-9]\d* decisions; confirmed share from/,
+    );
+    const progress = (
+      await t.app.inject({ method: 'GET', url: '/api/v1/review/progress', headers: bearer(await adminToken(t.app)) })
+    ).json<{
       buckets: Array<{ confirmed: number; deferred: number; confirmed_fields: number }>;
     }>();
     const today = progress.buckets.at(-1);
@@ -315,14 +387,24 @@ describe('web console [sqlite]', () => {
     await assertAccessible(page, 'data sources');
     await screenshot(page, 'datasources');
 
-    const deferred = (await t.app.inject({ method: 'GET', url: '/api/v1/fields?datasource_id=' + crm + '&limit=1&sort=name', headers: bearer(await adminToken(t.app)) })).json<{ items: { id: string }[] }>().items[0]?.id;
+    const deferred = (
+      await t.app.inject({
+        method: 'GET',
+        url: '/api/v1/fields?datasource_id=' + crm + '&limit=1&sort=name',
+        headers: bearer(await adminToken(t.app)),
+      })
+    ).json<{ items: { id: string }[] }>().items[0]?.id;
     await apiCall('POST', `/api/v1/classify/fields/${deferred}/defer`, { reason: 'Checked by the audit test' });
     await page.getByRole('link', { name: 'Audit log' }).click();
     await page.getByRole('cell', { name: 'user.created' }).first().waitFor();
     await page.getByLabel('Action').fill('field.deferred');
     await page.getByRole('button', { name: 'Apply' }).click();
     // The unfiltered page already shows the deferral: wait until the filtered answer has replaced every row.
-    await page.locator('table.audit tbody tr').filter({ hasNotText: 'field.deferred' }).first().waitFor({ state: 'detached' });
+    await page
+      .locator('table.audit tbody tr')
+      .filter({ hasNotText: 'field.deferred' })
+      .first()
+      .waitFor({ state: 'detached' });
     await page.getByRole('cell', { name: 'field.deferred' }).first().waitFor();
     const shown = await page.locator('table.audit tbody tr').count();
     assert.equal(await page.getByRole('cell', { name: 'field.deferred' }).count(), shown);
@@ -330,7 +412,10 @@ describe('web console [sqlite]', () => {
     await page.getByRole('button', { name: 'Export NDJSON' }).click();
     const file = await download;
     assert.equal(file.suggestedFilename(), 'fieldlens-audit.ndjson');
-    const lines = (await streamText(await file.createReadStream())).trim().split('\n').map((l) => JSON.parse(l) as { action: string });
+    const lines = (await streamText(await file.createReadStream()))
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { action: string });
     assert.equal(lines.length, shown);
     assert.ok(lines.every((l) => l.action === 'field.deferred'));
     await assertAccessible(page, 'audit');
@@ -373,7 +458,10 @@ describe('web console [sqlite]', () => {
     await rows(page).first().locator('svg.minibars').waitFor();
     await rows(page).nth(5).getByRole('checkbox').check();
     await rows(page).nth(6).getByRole('checkbox').check();
-    const ids = [await rows(page).nth(5).getAttribute('data-field-id'), await rows(page).nth(6).getAttribute('data-field-id')];
+    const ids = [
+      await rows(page).nth(5).getAttribute('data-field-id'),
+      await rows(page).nth(6).getAttribute('data-field-id'),
+    ];
     t.clock.advance(8 * 24 * 3600 * 1000);
     await page.getByTestId('batch-confirm').click();
     const dialog = page.getByRole('dialog', { name: 'Your session has ended' });
@@ -403,7 +491,12 @@ describe('web console [sqlite]', () => {
   it('renders a queue page of 500 rows windowed: the grid tells its size, scrolling and j/k reach every row', async () => {
     // How long the render takes is measured in bench/console.ts, not here.
     const { page, problems } = await newPage();
-    await signIn(page, observer.username, observer.password, `/queue?datasource_id=${bulk}&limit=500&review_status=any`);
+    await signIn(
+      page,
+      observer.username,
+      observer.password,
+      `/queue?datasource_id=${bulk}&limit=500&review_status=any`,
+    );
     await page.locator('body[data-queue-rows="500"]').waitFor();
 
     // Only a screenful (and a margin) is in the page, but the grid says it has 500 rows and each row says which it is.
@@ -413,7 +506,15 @@ describe('web console [sqlite]', () => {
     assert.ok(drawn >= 10 && drawn < 60, `${drawn} rows drawn`);
     assert.equal(await page.locator('svg.minibars').count(), drawn);
     assert.equal(await rows(page).first().getAttribute('aria-rowindex'), '2');
-    const api = (await t.app.inject({ method: 'GET', url: `/api/v1/fields?datasource_id=${bulk}&limit=500&sort=outlier_score`, headers: bearer(await adminToken(t.app)) })).json<{ items: { id: string }[] }>().items.map((f) => f.id);
+    const api = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/fields?datasource_id=${bulk}&limit=500&sort=outlier_score`,
+        headers: bearer(await adminToken(t.app)),
+      })
+    )
+      .json<{ items: { id: string }[] }>()
+      .items.map((f) => f.id);
 
     // Scrolled to the end, the last row is drawn in its place, with its minibars.
     await page.evaluate('window.scrollTo(0, document.body.scrollHeight)');
@@ -445,8 +546,12 @@ describe('web console [sqlite]', () => {
     source.exec(`CREATE TABLE customers (id INTEGER PRIMARY KEY, email TEXT, full_name TEXT, created_at TEXT);
       CREATE TABLE orders (id INTEGER PRIMARY KEY, customer_id INTEGER, amount REAL, shipped_at TEXT);`);
     for (let i = 1; i <= 20; i++) {
-      source.prepare('INSERT INTO customers VALUES (?, ?, ?, ?)').run(i, `person${i}@example.com`, `Person Number${i}`, `2024-01-${String(i).padStart(2, '0')}`);
-      source.prepare('INSERT INTO orders VALUES (?, ?, ?, ?)').run(i, i, i * 9.5, `2024-02-${String(i).padStart(2, '0')}`);
+      source
+        .prepare('INSERT INTO customers VALUES (?, ?, ?, ?)')
+        .run(i, `person${i}@example.com`, `Person Number${i}`, `2024-01-${String(i).padStart(2, '0')}`);
+      source
+        .prepare('INSERT INTO orders VALUES (?, ?, ?, ?)')
+        .run(i, i, i * 9.5, `2024-02-${String(i).padStart(2, '0')}`);
     }
     source.close();
 
@@ -466,7 +571,10 @@ describe('web console [sqlite]', () => {
     await page.getByTestId('no-scan-history').waitFor();
 
     await page.getByRole('button', { name: 'Test connection' }).click();
-    await page.getByRole('status').filter({ hasText: /^Connected: \S+/ }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /^Connected: \S+/ })
+      .waitFor();
 
     // Started, the scan waits in the queue; the worker runs it and the page, polling, shows it finish.
     await page.getByRole('button', { name: 'Start scan' }).click();
@@ -474,12 +582,21 @@ describe('web console [sqlite]', () => {
     assert.equal(await page.getByRole('button', { name: 'Start scan' }).isDisabled(), true);
     await t.app.services.scanWorker.drain();
     await page.locator('[data-testid="scan-progress"][data-status="succeeded"]').waitFor();
-    const scans = (await t.app.inject({ method: 'GET', url: `/api/v1/datasources/${id}/scans`, headers: bearer(await adminToken(t.app)) })).json<{
+    const scans = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/datasources/${id}/scans`,
+        headers: bearer(await adminToken(t.app)),
+      })
+    ).json<{
       items: Array<{ status: string; counts: { new: number; classified: number }; progress: { tables_total: number } }>;
     }>().items;
     assert.equal(scans[0]?.status, 'succeeded');
     assert.equal(scans[0]?.counts.new, 8);
-    assert.equal(await page.getByTestId('scan-counts').innerText(), `New 8, changed 0, removed 0, unchanged 0; classified ${scans[0]?.counts.classified}.`);
+    assert.equal(
+      await page.getByTestId('scan-counts').innerText(),
+      `New 8, changed 0, removed 0, unchanged 0; classified ${scans[0]?.counts.classified}.`,
+    );
     assert.equal(await page.getByRole('progressbar').getAttribute('aria-label'), 'Scan progress: 2 of 2 tables');
     await page.locator('table.scans tbody tr').filter({ hasText: 'succeeded' }).waitFor();
     await assertAccessible(page, 'data source with scans');
@@ -493,7 +610,15 @@ describe('web console [sqlite]', () => {
     await page.locator('table.scans tbody tr').filter({ hasText: 'cancelled' }).waitFor();
     assert.equal(await page.locator('table.scans tbody tr').count(), 2);
     await t.app.services.scanWorker.drain();
-    const statuses = (await t.app.inject({ method: 'GET', url: `/api/v1/datasources/${id}/scans`, headers: bearer(await adminToken(t.app)) })).json<{ items: Array<{ status: string }> }>().items.map((s) => s.status);
+    const statuses = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/datasources/${id}/scans`,
+        headers: bearer(await adminToken(t.app)),
+      })
+    )
+      .json<{ items: Array<{ status: string }> }>()
+      .items.map((s) => s.status);
     assert.deepEqual(statuses.sort(), ['cancelled', 'succeeded']);
 
     // The scanned columns are in the review queue.
@@ -507,15 +632,47 @@ describe('web console [sqlite]', () => {
     const leads = await createDatasource(t.app, await adminToken(t.app), 'leads');
     const emails = ['email', 'email_address', 'contact_email', 'lead_email', 'owner_email', 'reply_to_email'];
     await importOk(t.app, await adminToken(t.app), leads, [
-      ...emails.map((f) => ({ table_name: 'leads', field_name: f, data_type: 'varchar', classification_chain_path: EMAIL })),
-      ...['created_at', 'updated_at', 'converted_at'].map((f) => ({ table_name: 'leads', field_name: f, data_type: 'timestamp', classification_chain_path: TIMESTAMP })),
+      ...emails.map((f) => ({
+        table_name: 'leads',
+        field_name: f,
+        data_type: 'varchar',
+        classification_chain_path: EMAIL,
+      })),
+      ...['created_at', 'updated_at', 'converted_at'].map((f) => ({
+        table_name: 'leads',
+        field_name: f,
+        data_type: 'timestamp',
+        classification_chain_path: TIMESTAMP,
+      })),
       // Mislabelled twice over: e-mail addresses tagged as timestamps.
-      { table_name: 'lead_contacts', field_name: 'email', data_type: 'varchar', comment: 'e-mail address of the lead', classification_chain_path: TIMESTAMP },
-      { table_name: 'lead_contacts', field_name: 'secondary_email', data_type: 'varchar', comment: 'another e-mail address of the lead', classification_chain_path: TIMESTAMP },
+      {
+        table_name: 'lead_contacts',
+        field_name: 'email',
+        data_type: 'varchar',
+        comment: 'e-mail address of the lead',
+        classification_chain_path: TIMESTAMP,
+      },
+      {
+        table_name: 'lead_contacts',
+        field_name: 'secondary_email',
+        data_type: 'varchar',
+        comment: 'another e-mail address of the lead',
+        classification_chain_path: TIMESTAMP,
+      },
     ]);
     await t.app.services.metricsWorker.drain();
-    const listed = (await t.app.inject({ method: 'GET', url: `/api/v1/fields?datasource_id=${leads}&q=lead_contacts&limit=10&sort=name`, headers: bearer(await adminToken(t.app)) })).json<{
-      items: Array<{ id: string; field_name: string; suggested_classification: { tag_id: number; chain_path: string; level: string } | null }>;
+    const listed = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/fields?datasource_id=${leads}&q=lead_contacts&limit=10&sort=name`,
+        headers: bearer(await adminToken(t.app)),
+      })
+    ).json<{
+      items: Array<{
+        id: string;
+        field_name: string;
+        suggested_classification: { tag_id: number; chain_path: string; level: string } | null;
+      }>;
     }>().items;
     const [first, second] = listed;
     assert.ok(first?.suggested_classification && second?.suggested_classification, JSON.stringify(listed));
@@ -528,7 +685,10 @@ describe('web console [sqlite]', () => {
     await assertAccessible(page, 'queue with suggestions');
     await screenshot(page, 'queue-suggestion');
     await row.getByRole('button', { name: /^Accept suggestion for/ }).click();
-    await page.getByRole('status').filter({ hasText: `Confirmed lead_contacts.${first.field_name}` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Confirmed lead_contacts.${first.field_name}` })
+      .waitFor();
     const accepted = await field(first.id);
     assert.equal(accepted.review_status, 'confirmed');
     assert.equal(accepted.classification_chain_path, first.suggested_classification.chain_path);
@@ -540,7 +700,10 @@ describe('web console [sqlite]', () => {
     for (let i = 0; i < index; i++) await page.keyboard.press('j');
     await page.locator(`.queue .row.active[data-field-id="${second.id}"]`).waitFor();
     await page.keyboard.press('a');
-    await page.getByRole('status').filter({ hasText: `Confirmed lead_contacts.${second.field_name}` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Confirmed lead_contacts.${second.field_name}` })
+      .waitFor();
     const keyed = await field(second.id);
     assert.equal(keyed.classification_chain_path, second.suggested_classification.chain_path);
     assert.equal(keyed.level, second.suggested_classification.level);

@@ -66,7 +66,11 @@ describe('console data-source form [sqlite]', () => {
   }
 
   async function stored(t: TestApp, name: string): Promise<Datasource | undefined> {
-    const list = await t.app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(await adminToken(t.app)) });
+    const list = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/datasources',
+      headers: bearer(await adminToken(t.app)),
+    });
     return list.json<{ items: Datasource[] }>().items.find((d) => d.name === name);
   }
 
@@ -128,7 +132,10 @@ describe('console data-source form [sqlite]', () => {
     await form.getByLabel(/^Connect to it for scans/).check();
     const file = form.getByLabel('File', { exact: true });
     const hint = await page.locator(`#${await file.getAttribute('aria-describedby')}`).innerText();
-    assert.equal(hint, `A path inside ${scanDir}, the folder this server allows SQLite files in (absolute, or relative to it).`);
+    assert.equal(
+      hint,
+      `A path inside ${scanDir}, the folder this server allows SQLite files in (absolute, or relative to it).`,
+    );
     assert.equal(await form.getByLabel('Only these schemas').count(), 0);
     assert.equal(await form.getByLabel('Host', { exact: true }).count(), 0);
     await file.fill('chinook.db');
@@ -151,7 +158,11 @@ describe('console data-source form [sqlite]', () => {
     await kinds.selectOption('sqlite');
     const reason = page.locator(`#${await kinds.getAttribute('aria-describedby')}`);
     assert.match(await reason.innerText(), /allows no SQLite files: its operator sets FIELDLENS_SCAN_SQLITE_DIR/);
-    assert.equal(await form.getByLabel(/^Connect to it for scans/).count(), 0, 'no connection offered that would be refused');
+    assert.equal(
+      await form.getByLabel(/^Connect to it for scans/).count(),
+      0,
+      'no connection offered that would be refused',
+    );
     await assertAccessible(page, 'sqlite refused');
     await form.getByRole('button', { name: 'Create' }).click();
     await page.getByRole('status').filter({ hasText: 'Created data source legacy-files.' }).waitFor();

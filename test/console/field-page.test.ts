@@ -44,13 +44,40 @@ function catalog(): FieldInput[] {
   const emails = ['email', 'email_address', 'contact_email', 'lead_email', 'owner_email', 'reply_to_email'];
   const times = ['created_at', 'updated_at', 'converted_at', 'deleted_at', 'modified_at'];
   return [
-    ...emails.map((f) => ({ table_name: 'leads', field_name: f, data_type: 'varchar', classification_chain_path: EMAIL })),
-    ...times.map((f) => ({ table_name: 'leads', field_name: f, data_type: 'timestamp', classification_chain_path: TIMESTAMP })),
+    ...emails.map((f) => ({
+      table_name: 'leads',
+      field_name: f,
+      data_type: 'varchar',
+      classification_chain_path: EMAIL,
+    })),
+    ...times.map((f) => ({
+      table_name: 'leads',
+      field_name: f,
+      data_type: 'timestamp',
+      classification_chain_path: TIMESTAMP,
+    })),
     // Mislabelled: e-mail addresses tagged as timestamps, each with a suggestion to accept.
-    { table_name: 'lead_contacts', field_name: 'email', data_type: 'varchar', comment: 'e-mail address of the lead', classification_chain_path: TIMESTAMP },
-    { table_name: 'lead_contacts', field_name: 'secondary_email', data_type: 'varchar', comment: 'another e-mail address of the lead', classification_chain_path: TIMESTAMP },
+    {
+      table_name: 'lead_contacts',
+      field_name: 'email',
+      data_type: 'varchar',
+      comment: 'e-mail address of the lead',
+      classification_chain_path: TIMESTAMP,
+    },
+    {
+      table_name: 'lead_contacts',
+      field_name: 'secondary_email',
+      data_type: 'varchar',
+      comment: 'another e-mail address of the lead',
+      classification_chain_path: TIMESTAMP,
+    },
     // Classified by the classifier: the name points to a quantity, the boolean samples decide otherwise.
-    { table_name: 'stock_moves', field_name: 'units_on_hand', data_type: 'varchar(5)', sample_values: Array.from({ length: 25 }, (_, i) => (i % 3 === 0 ? 'true' : 'false')) },
+    {
+      table_name: 'stock_moves',
+      field_name: 'units_on_hand',
+      data_type: 'varchar(5)',
+      sample_values: Array.from({ length: 25 }, (_, i) => (i % 3 === 0 ? 'true' : 'false')),
+    },
   ];
 }
 
@@ -74,7 +101,13 @@ describe('field page [sqlite]', () => {
     source = await createDatasource(t.app, token, 'leads-db');
     await importOk(t.app, token, source, catalog());
     await t.app.services.metricsWorker.drain();
-    const listed = (await t.app.inject({ method: 'GET', url: `/api/v1/fields?datasource_id=${source}&limit=100&sort=name`, headers: bearer(token) })).json<{ items: ApiField[] }>().items;
+    const listed = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/fields?datasource_id=${source}&limit=100&sort=name`,
+        headers: bearer(token),
+      })
+    ).json<{ items: ApiField[] }>().items;
     for (const f of listed) byName.set(`${f.table_name}.${f.field_name}`, f);
     reviewer = await createUser(t.app, ['operator'], { token, username: 'rita-reviewer' });
     observer = await createUser(t.app, ['observer'], { token, username: 'otto-observer' });
@@ -87,7 +120,8 @@ describe('field page [sqlite]', () => {
     await t?.close();
   });
 
-  const newPage = (): Promise<{ page: Page; problems: string[] }> => watchedPage(browser, contexts, { viewport: { width: 1400, height: 1000 } });
+  const newPage = (): Promise<{ page: Page; problems: string[] }> =>
+    watchedPage(browser, contexts, { viewport: { width: 1400, height: 1000 } });
 
   async function signIn(page: Page, who: { username: string; password: string }, path: string): Promise<void> {
     await page.goto(base + path);
@@ -98,13 +132,22 @@ describe('field page [sqlite]', () => {
   }
 
   async function apiField(id: string): Promise<ApiField> {
-    const response = await t.app.inject({ method: 'GET', url: `/api/v1/fields/${id}`, headers: bearer(await adminToken(t.app)) });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/fields/${id}`,
+      headers: bearer(await adminToken(t.app)),
+    });
     assert.equal(response.statusCode, 200, response.body);
     return response.json<ApiField>();
   }
 
   async function minibars(ids: string[]): Promise<ApiMinibar[]> {
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/classify/fields/embedding-minibars', headers: bearer(await adminToken(t.app)), payload: { field_ids: ids } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/classify/fields/embedding-minibars',
+      headers: bearer(await adminToken(t.app)),
+      payload: { field_ids: ids },
+    });
     assert.equal(response.statusCode, 200, response.body);
     return response.json<{ items: ApiMinibar[] }>().items;
   }
@@ -170,7 +213,11 @@ describe('field page [sqlite]', () => {
     await page.locator('table.axes').waitFor();
     await decisions(page).getByRole('button', { name: 'Defer…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Defer this field' });
-    assert.equal(await dialog.getByRole('button', { name: 'Defer' }).isDisabled(), true, 'no deferral without a reason');
+    assert.equal(
+      await dialog.getByRole('button', { name: 'Defer' }).isDisabled(),
+      true,
+      'no deferral without a reason',
+    );
     await dialog.getByLabel('Reason (required)').fill('Ask the owner whether rows are soft-deleted');
     await assertAccessible(page, 'defer dialog');
     await dialog.getByRole('button', { name: 'Defer' }).click();
@@ -192,7 +239,10 @@ describe('field page [sqlite]', () => {
     await screenshot(page, 'field-decisions');
     const accept = decisions(page).getByRole('button', { name: `Accept suggestion: ${s.chain_path} ${s.level}` });
     await accept.click();
-    await page.getByRole('status').filter({ hasText: `Confirmed lead_contacts.email as ${s.chain_path} ${s.level}.` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Confirmed lead_contacts.email as ${s.chain_path} ${s.level}.` })
+      .waitFor();
     await reviewStatus(page).filter({ hasText: 'confirmed' }).waitFor();
     assert.equal(await accept.count(), 0, 'no Accept once confirmed');
     assert.equal(await page.getByTestId('suggestion').count(), 0);
@@ -215,7 +265,8 @@ describe('field page [sqlite]', () => {
     await page.locator('table.axes').waitFor();
     await page.getByTestId('read-only').waitFor();
     assert.equal(await decisions(page).count(), 0);
-    for (const name of [/^Confirm/, /^Change/, /^Defer/, /^Accept/]) assert.equal(await page.getByRole('button', { name }).count(), 0, `no ${name} button`);
+    for (const name of [/^Confirm/, /^Change/, /^Defer/, /^Accept/])
+      assert.equal(await page.getByRole('button', { name }).count(), 0, `no ${name} button`);
     await assertAccessible(page, 'observer field page');
     assert.equal((await apiField(f.id)).review_status, 'unreviewed');
     assert.deepEqual(problems, []);
@@ -229,9 +280,19 @@ describe('field page [sqlite]', () => {
     await signIn(page, reviewer, `/fields/${f.id}`);
     await page.locator('table.axes').waitFor();
     const won = page.getByTestId('evidence-won');
-    assert.match(await won.locator('caption').innerText(), new RegExp(`^Won: ${f.classification_chain_path} ${f.level}`));
-    assert.equal(await won.locator('tbody tr').count(), f.classification_evidence.filter((e) => e.for === undefined && !(e.factor === 'data_type' && e.score < 0 && / rules out /.test(e.detail))).length);
-    const quantity = page.getByTestId('evidence-lost').filter({ has: page.locator('caption', { hasText: 'Lost: Business/Products/Quantity' }) });
+    assert.match(
+      await won.locator('caption').innerText(),
+      new RegExp(`^Won: ${f.classification_chain_path} ${f.level}`),
+    );
+    assert.equal(
+      await won.locator('tbody tr').count(),
+      f.classification_evidence.filter(
+        (e) => e.for === undefined && !(e.factor === 'data_type' && e.score < 0 && / rules out /.test(e.detail)),
+      ).length,
+    );
+    const quantity = page
+      .getByTestId('evidence-lost')
+      .filter({ has: page.locator('caption', { hasText: 'Lost: Business/Products/Quantity' }) });
     await quantity.waitFor();
     // The name spoke for Quantity; the boolean samples cost it the answer.
     await quantity.locator('tr', { hasText: 'Column name' }).filter({ hasText: 'for it' }).waitFor();
@@ -253,13 +314,21 @@ describe('field page [sqlite]', () => {
     const { page, problems } = await newPage();
     await signIn(page, observer, `/fields/${lowButWeak.field_id}`);
     await page.locator('svg.minibars').waitFor();
-    assert.equal(await page.locator('svg.minibars rect.bar.poor, svg.minibars rect.bar.weak').count(), 0, 'a field rated low shows no warning bars');
+    assert.equal(
+      await page.locator('svg.minibars rect.bar.poor, svg.minibars rect.bar.weak').count(),
+      0,
+      'a field rated low shows no warning bars',
+    );
 
     await page.goto(`${base}/fields/${suspicious.field_id}`);
     await page.locator('svg.minibars').waitFor();
     for (const [axis, score] of Object.entries(suspicious.scores)) {
       const expected = score < 0.1 ? 'bar poor' : score < 0.25 ? 'bar weak' : 'bar';
-      assert.equal(await page.locator(`svg.minibars rect[data-axis="${axis}"]`).getAttribute('class'), expected, `${axis} ${score}`);
+      assert.equal(
+        await page.locator(`svg.minibars rect[data-axis="${axis}"]`).getAttribute('class'),
+        expected,
+        `${axis} ${score}`,
+      );
     }
     // The page says in words which bars are low, lowest first, and what each one means for this field.
     const low = Object.entries(suspicious.scores)
@@ -267,8 +336,13 @@ describe('field page [sqlite]', () => {
       .sort((a, b) => a[1] - b[1]);
     const phrases = await page.getByTestId('low-axes').locator('li').allTextContents();
     assert.equal(phrases.length, low.length, phrases.join(' | '));
-    low.forEach(([axis, score], i) => assert.ok(phrases[i]!.startsWith(`${LABELS[axis]} (${score.toFixed(2)}): `), `${phrases[i]} for ${axis}`));
-    assert.match(await page.locator('.legend').first().innerText(), /near 1 it looks like the fields that carry\s+this classification, near 0 like the fields that do not/);
+    low.forEach(([axis, score], i) =>
+      assert.ok(phrases[i]!.startsWith(`${LABELS[axis]} (${score.toFixed(2)}): `), `${phrases[i]} for ${axis}`),
+    );
+    assert.match(
+      await page.locator('.legend').first().innerText(),
+      /near 1 it looks like the fields that carry\s+this classification, near 0 like the fields that do not/,
+    );
 
     // A field whose bars are all high says so.
     const fits = items.find((m) => Math.min(...Object.values(m.scores)) >= 0.25);
@@ -282,9 +356,23 @@ describe('field page [sqlite]', () => {
     const token = await adminToken(t.app);
     const archive = await createDatasource(t.app, token, 'archive-db');
     // An e-mail address filed at L1 while every other e-mail field is at its tag's level: the tag is right, the level is not.
-    await importOk(t.app, token, archive, [{ table_name: 'lead_archive', field_name: 'email', data_type: 'varchar', classification_chain_path: EMAIL, level: 'L1' }]);
+    await importOk(t.app, token, archive, [
+      {
+        table_name: 'lead_archive',
+        field_name: 'email',
+        data_type: 'varchar',
+        classification_chain_path: EMAIL,
+        level: 'L1',
+      },
+    ]);
     await t.app.services.metricsWorker.drain();
-    const listed = (await t.app.inject({ method: 'GET', url: `/api/v1/fields?datasource_id=${archive}&limit=10`, headers: bearer(token) })).json<{ items: ApiField[] }>().items;
+    const listed = (
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/fields?datasource_id=${archive}&limit=10`,
+        headers: bearer(token),
+      })
+    ).json<{ items: ApiField[] }>().items;
     const wrongLevel = listed[0]!;
     assert.equal(wrongLevel.level, 'L1');
     const right = known('leads.email');

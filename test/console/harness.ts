@@ -23,25 +23,47 @@ function newestMtime(target: string): number {
 
 /** Runs the console build when web/dist is missing or older than any source of it (a few seconds). */
 export function ensureConsoleBuilt(): void {
-  const sources = ['src', 'public', 'index.html', 'vite.config.ts'].map((p) => path.join(WEB, p)).filter((p) => fs.existsSync(p));
+  const sources = ['src', 'public', 'index.html', 'vite.config.ts']
+    .map((p) => path.join(WEB, p))
+    .filter((p) => fs.existsSync(p));
   const newest = Math.max(...sources.map(newestMtime));
   if (fs.existsSync(BUILT) && fs.statSync(BUILT).mtimeMs >= newest) return;
-  execFileSync(process.execPath, [path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--config', path.join(WEB, 'vite.config.ts'), '--logLevel', 'warn'], {
-    cwd: ROOT,
-    stdio: 'inherit',
-  });
+  execFileSync(
+    process.execPath,
+    [
+      path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'),
+      'build',
+      '--config',
+      path.join(WEB, 'vite.config.ts'),
+      '--logLevel',
+      'warn',
+    ],
+    {
+      cwd: ROOT,
+      stdio: 'inherit',
+    },
+  );
 }
 
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 
 export async function launchBrowser(): Promise<{ browser: Browser; close(): Promise<void> }> {
-  if (!fs.existsSync(CHROMIUM)) throw new Error(`No Chromium at ${CHROMIUM}: install Debian's (apt-get install -y chromium) or set CHROMIUM_PATH`);
+  if (!fs.existsSync(CHROMIUM))
+    throw new Error(`No Chromium at ${CHROMIUM}: install Debian's (apt-get install -y chromium) or set CHROMIUM_PATH`);
   // playwright-core gives every launch a fresh, temporary profile (user-data dir) and removes it on close.
   const browser = await chromium.launch({
     executablePath: CHROMIUM,
     headless: true,
     // The machine's network is closed: without these Chromium keeps trying Google's services.
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'],
+    args: [
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+      '--no-first-run',
+      '--disable-quic',
+    ],
   });
   return {
     browser,
@@ -60,7 +82,10 @@ export async function watchedPage(
   contexts: BrowserContext[],
   options: { viewport?: { width: number; height: number }; acceptDownloads?: boolean } = {},
 ): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport: options.viewport ?? { width: 1400, height: 900 }, acceptDownloads: options.acceptDownloads ?? true });
+  const context = await browser.newContext({
+    viewport: options.viewport ?? { width: 1400, height: 900 },
+    acceptDownloads: options.acceptDownloads ?? true,
+  });
   contexts.push(context);
   const page = await context.newPage();
   const problems: string[] = [];
@@ -83,7 +108,9 @@ export interface AxeViolation {
 /** axe-core's serious and critical violations on the page as it is now (evaluated through DevTools: CSP does not apply). */
 export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   await page.evaluate(AXE_SOURCE);
-  const violations = (await page.evaluate(`axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))`)) as AxeViolation[];
+  const violations = (await page.evaluate(
+    `axe.run(document, { resultTypes: ['violations'] }).then((r) => r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, nodes: v.nodes.slice(0, 3).map((n) => n.target.join(' ')) })))`,
+  )) as AxeViolation[];
   return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
 }
 

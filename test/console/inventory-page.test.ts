@@ -33,20 +33,70 @@ describe('console inventory report and decisions upload [sqlite]', () => {
     const billing = await createDatasource(t.app, token, 'Billing');
     crmIds = (
       await importOk(t.app, token, crm, [
-        { table_name: 'public.customer', field_name: 'email', data_type: 'text', classification_chain_path: 'Personal/Contact/Email address', level: 'L4' },
-        { table_name: 'public.customer', field_name: 'phone', data_type: 'text', classification_chain_path: 'Personal/Contact/Email address', level: 'L4' },
-        { table_name: 'public.customer', field_name: 'id', data_type: 'uuid', classification_chain_path: 'Technical/Record ID', level: 'L1' },
-        { table_name: 'public.customer', field_name: 'created_at', data_type: 'timestamp', classification_chain_path: 'Technical/Timestamp', level: 'L1' },
+        {
+          table_name: 'public.customer',
+          field_name: 'email',
+          data_type: 'text',
+          classification_chain_path: 'Personal/Contact/Email address',
+          level: 'L4',
+        },
+        {
+          table_name: 'public.customer',
+          field_name: 'phone',
+          data_type: 'text',
+          classification_chain_path: 'Personal/Contact/Email address',
+          level: 'L4',
+        },
+        {
+          table_name: 'public.customer',
+          field_name: 'id',
+          data_type: 'uuid',
+          classification_chain_path: 'Technical/Record ID',
+          level: 'L1',
+        },
+        {
+          table_name: 'public.customer',
+          field_name: 'created_at',
+          data_type: 'timestamp',
+          classification_chain_path: 'Technical/Timestamp',
+          level: 'L1',
+        },
       ])
     ).field_ids;
     await importOk(t.app, token, billing, [
-      { table_name: 'invoices', field_name: 'iban', data_type: 'text', classification_chain_path: 'Technical/Record ID', level: 'L5' },
-      { table_name: 'invoices', field_name: 'amount', data_type: 'numeric', classification_chain_path: 'Technical/Record ID', level: 'L2' },
+      {
+        table_name: 'invoices',
+        field_name: 'iban',
+        data_type: 'text',
+        classification_chain_path: 'Technical/Record ID',
+        level: 'L5',
+      },
+      {
+        table_name: 'invoices',
+        field_name: 'amount',
+        data_type: 'numeric',
+        classification_chain_path: 'Technical/Record ID',
+        level: 'L2',
+      },
     ]);
     const rita = await createUser(t.app, ['operator'], { token, username: 'rita-reviewer' });
-    assert.equal((await t.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${crmIds[2]}/confirm`, headers: bearer(rita.token), payload: {} })).statusCode, 200);
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: `/api/v1/classify/fields/${crmIds[2]}/confirm`,
+          headers: bearer(rita.token),
+          payload: {},
+        })
+      ).statusCode,
+      200,
+    );
     // The outlier model's verdict, as the metrics worker would store it: one unreviewed field likely misclassified.
-    await t.database.db.updateTable('fields').set({ severity: 'high', outlier_score: 0.93 }).where('id', '=', crmIds[1]!).execute();
+    await t.database.db
+      .updateTable('fields')
+      .set({ severity: 'high', outlier_score: 0.93 })
+      .where('id', '=', crmIds[1]!)
+      .execute();
     ({ browser, close: closeBrowser } = await launchBrowser());
   });
 
@@ -83,7 +133,10 @@ describe('console inventory report and decisions upload [sqlite]', () => {
     assert.match(levelRows[0]!, /L1[\s\S]*\b2\b[\s\S]*\b1\b[\s\S]*50 %/);
     const crmRow = page.getByTestId('by-datasource').locator('tbody tr', { hasText: 'CRM' });
     // L1 L2 L3 L4 L5, fields, confirmed share, high risk.
-    assert.deepEqual((await crmRow.locator('td').allInnerTexts()).map((s) => s.trim()), ['2', '0', '0', '2', '0', '4', '25 %', '1']);
+    assert.deepEqual(
+      (await crmRow.locator('td').allInnerTexts()).map((s) => s.trim()),
+      ['2', '0', '0', '2', '0', '4', '25 %', '1'],
+    );
     const tagRows = await page.getByTestId('by-tag').locator('tbody tr th').allInnerTexts();
     assert.deepEqual(tagRows, ['Technical/Record ID', 'Personal/Contact/Email address', 'Technical/Timestamp']);
     assert.equal(await page.locator('svg.report-chart[role="img"]').count(), 4);
@@ -92,7 +145,11 @@ describe('console inventory report and decisions upload [sqlite]', () => {
 
     await page.emulateMedia({ media: 'print' });
     assert.equal(await page.locator('header.top').isVisible(), false, 'no navigation in print');
-    assert.equal(await page.getByRole('button', { name: 'Print or save as PDF' }).isVisible(), false, 'no buttons in print');
+    assert.equal(
+      await page.getByRole('button', { name: 'Print or save as PDF' }).isVisible(),
+      false,
+      'no buttons in print',
+    );
     assert.equal(await page.getByTestId('report-meta').isVisible(), true, 'the date and the instance are printed');
     const pdf = await page.pdf({ format: 'A4' });
     assert.ok(pdf.byteLength > 10_000 && pdf.subarray(0, 5).toString() === '%PDF-', 'Print → PDF gives a document');
@@ -111,12 +168,23 @@ describe('console inventory report and decisions upload [sqlite]', () => {
     const chunks: Buffer[] = [];
     for await (const chunk of await file.createReadStream()) chunks.push(Buffer.from(chunk as Buffer));
     const rows = parse(Buffer.concat(chunks).toString('utf8'), { columns: true }) as Array<Record<string, string>>;
-    assert.deepEqual(rows.map((r) => r.datasource).sort(), ['CRM', 'CRM', 'CRM', 'CRM'], 'only the data source the queue is filtered on');
+    assert.deepEqual(
+      rows.map((r) => r.datasource).sort(),
+      ['CRM', 'CRM', 'CRM', 'CRM'],
+      'only the data source the queue is filtered on',
+    );
 
     await page.getByRole('button', { name: 'Upload decisions…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Upload decisions' });
-    const bad = ['field_id,action,chain_path,level,reason', `${crmIds[0]},confirm,,L9,`, `${crmIds[1]},defer,,,`, 'nope,confirm,,,'].join('\r\n');
-    await dialog.getByLabel('CSV file').setInputFiles({ name: 'decisions.csv', mimeType: 'text/csv', buffer: Buffer.from(bad) });
+    const bad = [
+      'field_id,action,chain_path,level,reason',
+      `${crmIds[0]},confirm,,L9,`,
+      `${crmIds[1]},defer,,,`,
+      'nope,confirm,,,',
+    ].join('\r\n');
+    await dialog
+      .getByLabel('CSV file')
+      .setInputFiles({ name: 'decisions.csv', mimeType: 'text/csv', buffer: Buffer.from(bad) });
     await dialog.getByRole('button', { name: 'Apply decisions' }).click();
     const errors = dialog.getByTestId('upload-errors');
     await errors.waitFor();
@@ -126,13 +194,29 @@ describe('console inventory report and decisions upload [sqlite]', () => {
     await assertAccessible(page);
     await screenshot(page, 'upload-decisions');
 
-    const good = ['field_id,action,chain_path,level,reason', `${crmIds[0]},confirm,,,`, `${crmIds[1]},defer,,,"Ask the CRM owner, then decide"`].join('\r\n');
-    await dialog.getByLabel('CSV file').setInputFiles({ name: 'decisions.csv', mimeType: 'text/csv', buffer: Buffer.from(good) });
+    const good = [
+      'field_id,action,chain_path,level,reason',
+      `${crmIds[0]},confirm,,,`,
+      `${crmIds[1]},defer,,,"Ask the CRM owner, then decide"`,
+    ].join('\r\n');
+    await dialog
+      .getByLabel('CSV file')
+      .setInputFiles({ name: 'decisions.csv', mimeType: 'text/csv', buffer: Buffer.from(good) });
     await dialog.getByRole('button', { name: 'Apply decisions' }).click();
     await page.getByText('Applied the file: 1 confirmed, 1 deferred, 0 rows without an action left alone.').waitFor();
     assert.equal(await dialog.count(), 0, 'the dialog closes once applied');
-    const states = await t.database.db.selectFrom('fields').select(['id', 'review_status']).where('id', 'in', [crmIds[0]!, crmIds[1]!]).execute();
-    assert.deepEqual(new Map(states.map((s) => [s.id, s.review_status])), new Map([[crmIds[0]!, 'confirmed'], [crmIds[1]!, 'deferred']]));
+    const states = await t.database.db
+      .selectFrom('fields')
+      .select(['id', 'review_status'])
+      .where('id', 'in', [crmIds[0]!, crmIds[1]!])
+      .execute();
+    assert.deepEqual(
+      new Map(states.map((s) => [s.id, s.review_status])),
+      new Map([
+        [crmIds[0]!, 'confirmed'],
+        [crmIds[1]!, 'deferred'],
+      ]),
+    );
     assert.deepEqual(problems, []);
   });
 });

@@ -15,7 +15,14 @@ import { ADMIN_PASSWORD, adminToken, bearer, buildTestApp, createUser, type Test
 import { describeEachDatabase } from '../helpers/databases.js';
 import { createDatasource, importOk, manyFields, type FieldInput } from '../modules/fields/factories.js';
 import { createScannable, scanNow, sqliteScanDir } from '../modules/scans/helpers.js';
-import { ensureConsoleBuilt, launchBrowser, screenshot, seriousViolations, waitInPage, watchedPage } from './harness.js';
+import {
+  ensureConsoleBuilt,
+  launchBrowser,
+  screenshot,
+  seriousViolations,
+  waitInPage,
+  watchedPage,
+} from './harness.js';
 
 const EMAIL = 'Personal/Contact/Email address';
 const TIMESTAMP = 'Technical/Timestamp';
@@ -38,11 +45,33 @@ function crmCatalog(): FieldInput[] {
   const emails = ['email', 'email_address', 'contact_email', 'user_email', 'billing_email', 'work_email'];
   const times = ['created_at', 'updated_at', 'deleted_at', 'modified_at', 'inserted_at', 'processed_at'];
   return [
-    ...emails.map((f, i) => ({ table_name: `users_${i % 2}`, field_name: f, data_type: 'varchar', classification_chain_path: EMAIL })),
-    ...times.map((f, i) => ({ table_name: `events_${i % 2}`, field_name: f, data_type: 'timestamp', classification_chain_path: TIMESTAMP })),
+    ...emails.map((f, i) => ({
+      table_name: `users_${i % 2}`,
+      field_name: f,
+      data_type: 'varchar',
+      classification_chain_path: EMAIL,
+    })),
+    ...times.map((f, i) => ({
+      table_name: `events_${i % 2}`,
+      field_name: f,
+      data_type: 'timestamp',
+      classification_chain_path: TIMESTAMP,
+    })),
     // Mislabelled: e-mail columns tagged as timestamps, the queue's top suspects, with a suggestion.
-    { table_name: 'crm_contact', field_name: 'email', data_type: 'varchar', comment: 'e-mail address of the contact', classification_chain_path: TIMESTAMP },
-    { table_name: 'crm_contact', field_name: 'secondary_email', data_type: 'varchar', comment: 'another e-mail address of the contact', classification_chain_path: TIMESTAMP },
+    {
+      table_name: 'crm_contact',
+      field_name: 'email',
+      data_type: 'varchar',
+      comment: 'e-mail address of the contact',
+      classification_chain_path: TIMESTAMP,
+    },
+    {
+      table_name: 'crm_contact',
+      field_name: 'secondary_email',
+      data_type: 'varchar',
+      comment: 'another e-mail address of the contact',
+      classification_chain_path: TIMESTAMP,
+    },
   ];
 }
 
@@ -70,10 +99,26 @@ describeEachDatabase('review queue in the browser', (kind) => {
     leads = await createDatasource(t.app, token, 'leads');
     const emails = ['email', 'email_address', 'contact_email', 'lead_email', 'owner_email', 'reply_to_email'];
     await importOk(t.app, token, leads, [
-      ...emails.map((f) => ({ table_name: 'leads', field_name: f, data_type: 'varchar', classification_chain_path: EMAIL })),
-      ...['created_at', 'updated_at', 'converted_at'].map((f) => ({ table_name: 'leads', field_name: f, data_type: 'timestamp', classification_chain_path: TIMESTAMP })),
+      ...emails.map((f) => ({
+        table_name: 'leads',
+        field_name: f,
+        data_type: 'varchar',
+        classification_chain_path: EMAIL,
+      })),
+      ...['created_at', 'updated_at', 'converted_at'].map((f) => ({
+        table_name: 'leads',
+        field_name: f,
+        data_type: 'timestamp',
+        classification_chain_path: TIMESTAMP,
+      })),
       // Mislabelled: an e-mail address tagged as a timestamp, with a suggestion.
-      { table_name: 'lead_contacts', field_name: 'email', data_type: 'varchar', comment: 'e-mail address of the lead', classification_chain_path: TIMESTAMP },
+      {
+        table_name: 'lead_contacts',
+        field_name: 'email',
+        data_type: 'varchar',
+        comment: 'e-mail address of the lead',
+        classification_chain_path: TIMESTAMP,
+      },
     ]);
     await t.app.services.metricsWorker.drain();
     reviewer = await createUser(t.app, ['operator'], { token, username: 'rita-reviewer' });
@@ -97,13 +142,21 @@ describeEachDatabase('review queue in the browser', (kind) => {
   }
 
   async function apiField(id: string): Promise<ApiField> {
-    const response = await t.app.inject({ method: 'GET', url: `/api/v1/fields/${id}`, headers: bearer(await adminToken(t.app)) });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/fields/${id}`,
+      headers: bearer(await adminToken(t.app)),
+    });
     assert.equal(response.statusCode, 200, response.body);
     return response.json<ApiField>();
   }
 
   async function apiList(query: string): Promise<ApiField[]> {
-    const response = await t.app.inject({ method: 'GET', url: `/api/v1/fields?${query}`, headers: bearer(await adminToken(t.app)) });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/fields?${query}`,
+      headers: bearer(await adminToken(t.app)),
+    });
     assert.equal(response.statusCode, 200, response.body);
     return response.json<{ items: ApiField[] }>().items;
   }
@@ -111,14 +164,22 @@ describeEachDatabase('review queue in the browser', (kind) => {
   const isListCall = (r: Response) => new URL(r.url()).pathname === '/api/v1/fields' && r.request().method() === 'GET';
 
   /** Does `change` and returns the list the API answered for it, with the query the page sent. */
-  async function listAfter(page: Page, change: () => Promise<void>): Promise<{ items: ApiField[]; query: URLSearchParams }> {
+  async function listAfter(
+    page: Page,
+    change: () => Promise<void>,
+  ): Promise<{ items: ApiField[]; query: URLSearchParams }> {
     const [response] = await Promise.all([page.waitForResponse(isListCall, { timeout: 10_000 }), change()]);
     assert.equal(response.status(), 200);
-    return { items: ((await response.json()) as { items: ApiField[] }).items, query: new URL(response.url()).searchParams };
+    return {
+      items: ((await response.json()) as { items: ApiField[] }).items,
+      query: new URL(response.url()).searchParams,
+    };
   }
 
   /** What the grid shows: the rows drawn (place and field id) and the size it announces; null while a list loads. */
-  async function shown(page: Page): Promise<{ rowcount: number; drawn: Array<[number, string]>; selected: number } | { empty: true } | null> {
+  async function shown(
+    page: Page,
+  ): Promise<{ rowcount: number; drawn: Array<[number, string]>; selected: number } | { empty: true } | null> {
     // A string, evaluated in the page (the tests are compiled without the DOM's types).
     return page.evaluate(`(() => {
       const grid = document.querySelector('.queue[role="grid"]');
@@ -136,47 +197,158 @@ describeEachDatabase('review queue in the browser', (kind) => {
     const expected = (s: NonNullable<typeof last>) => {
       if (items.length === 0) return 'empty' in s;
       if ('empty' in s) return false;
-      return s.rowcount === items.length + 1 && s.drawn.length > 0 && s.drawn.length <= items.length && s.drawn.every(([i, id], n) => i === n && items[i]?.id === id);
+      return (
+        s.rowcount === items.length + 1 &&
+        s.drawn.length > 0 &&
+        s.drawn.length <= items.length &&
+        s.drawn.every(([i, id], n) => i === n && items[i]?.id === id)
+      );
     };
     for (let tries = 0; tries < 100; tries++) {
       last = await shown(page);
       if (last && expected(last)) break;
       await page.waitForTimeout(50);
     }
-    assert.ok(last && expected(last), `${what}: the grid shows ${JSON.stringify(last)}, the API listed ${items.length}: ${JSON.stringify(items.slice(0, 30).map((f) => f.id))}`);
+    assert.ok(
+      last && expected(last),
+      `${what}: the grid shows ${JSON.stringify(last)}, the API listed ${items.length}: ${JSON.stringify(items.slice(0, 30).map((f) => f.id))}`,
+    );
     // Everything the list holds is drawn when it fits the window.
-    if (items.length > 0 && items.length <= 20 && last && !('empty' in last)) assert.equal(last.drawn.length, items.length, what);
+    if (items.length > 0 && items.length <= 20 && last && !('empty' in last))
+      assert.equal(last.drawn.length, items.length, what);
   }
 
   const rows = (page: Page) => page.locator('.queue .row[data-field-id]');
   // A select's accessible name is its label followed by the chosen option: matched by its start.
-  const filter = (page: Page, label: string) => page.getByRole('form', { name: 'Queue filters' }).getByRole(label === 'Search' ? 'searchbox' : 'combobox', { name: new RegExp(`^${label}\\b`) });
+  const filter = (page: Page, label: string) =>
+    page
+      .getByRole('form', { name: 'Queue filters' })
+      .getByRole(label === 'Search' ? 'searchbox' : 'combobox', { name: new RegExp(`^${label}\\b`) });
 
   it('shows exactly the list the API gave after narrowing by every filter, order and page size', async () => {
     const { page, problems } = await newPage();
     const first = await listAfter(page, () => signIn(page, '/queue'));
     assert.equal(first.items.length, 100, 'the default page of 100 unreviewed fields');
-    const emailLevel = (await apiList(`tag_id=${(await apiList('q=email_address'))[0]?.classification_tag_id}`))[0]?.level as string;
+    const emailLevel = (await apiList(`tag_id=${(await apiList('q=email_address'))[0]?.classification_tag_id}`))[0]
+      ?.level as string;
     await assertShows(page, first.items, 'unfiltered');
 
     const steps: Array<[string, string, () => Promise<void>]> = [
-      ['datasource_id', crm, () => filter(page, 'Data source').selectOption({ label: 'crm' }).then(() => undefined)],
-      ['datasource_id', '', () => filter(page, 'Data source').selectOption({ label: 'All' }).then(() => undefined)],
-      ['level', emailLevel, () => filter(page, 'Level').selectOption(emailLevel).then(() => undefined)],
-      ['tag_id', '', () => filter(page, 'Tag').selectOption({ label: EMAIL }).then(() => undefined)],
-      ['level', '', () => filter(page, 'Level').selectOption({ label: 'All' }).then(() => undefined)],
-      ['tag_id', '', () => filter(page, 'Tag').selectOption({ label: 'All' }).then(() => undefined)],
-      ['severity', 'high', () => filter(page, 'Severity').selectOption('high').then(() => undefined)],
-      ['severity', 'low', () => filter(page, 'Severity').selectOption('low').then(() => undefined)],
-      ['severity', '', () => filter(page, 'Severity').selectOption('').then(() => undefined)],
+      [
+        'datasource_id',
+        crm,
+        () =>
+          filter(page, 'Data source')
+            .selectOption({ label: 'crm' })
+            .then(() => undefined),
+      ],
+      [
+        'datasource_id',
+        '',
+        () =>
+          filter(page, 'Data source')
+            .selectOption({ label: 'All' })
+            .then(() => undefined),
+      ],
+      [
+        'level',
+        emailLevel,
+        () =>
+          filter(page, 'Level')
+            .selectOption(emailLevel)
+            .then(() => undefined),
+      ],
+      [
+        'tag_id',
+        '',
+        () =>
+          filter(page, 'Tag')
+            .selectOption({ label: EMAIL })
+            .then(() => undefined),
+      ],
+      [
+        'level',
+        '',
+        () =>
+          filter(page, 'Level')
+            .selectOption({ label: 'All' })
+            .then(() => undefined),
+      ],
+      [
+        'tag_id',
+        '',
+        () =>
+          filter(page, 'Tag')
+            .selectOption({ label: 'All' })
+            .then(() => undefined),
+      ],
+      [
+        'severity',
+        'high',
+        () =>
+          filter(page, 'Severity')
+            .selectOption('high')
+            .then(() => undefined),
+      ],
+      [
+        'severity',
+        'low',
+        () =>
+          filter(page, 'Severity')
+            .selectOption('low')
+            .then(() => undefined),
+      ],
+      [
+        'severity',
+        '',
+        () =>
+          filter(page, 'Severity')
+            .selectOption('')
+            .then(() => undefined),
+      ],
       // Typed, not submitted: the search narrows as the reviewer types.
       ['q', 'email', () => filter(page, 'Search').pressSequentially('email', { delay: 30 })],
-      ['review_status', 'any', () => filter(page, 'Review status').selectOption('any').then(() => undefined)],
-      ['sort', 'name', () => filter(page, 'Order').selectOption({ label: 'Name' }).then(() => undefined)],
-      ['sort', 'updated_at', () => filter(page, 'Order').selectOption({ label: 'Newest change' }).then(() => undefined)],
+      [
+        'review_status',
+        'any',
+        () =>
+          filter(page, 'Review status')
+            .selectOption('any')
+            .then(() => undefined),
+      ],
+      [
+        'sort',
+        'name',
+        () =>
+          filter(page, 'Order')
+            .selectOption({ label: 'Name' })
+            .then(() => undefined),
+      ],
+      [
+        'sort',
+        'updated_at',
+        () =>
+          filter(page, 'Order')
+            .selectOption({ label: 'Newest change' })
+            .then(() => undefined),
+      ],
       ['q', '', () => filter(page, 'Search').fill('')],
-      ['limit', '50', () => filter(page, 'Rows').selectOption('50').then(() => undefined)],
-      ['review_status', 'confirmed', () => filter(page, 'Review status').selectOption('confirmed').then(() => undefined)],
+      [
+        'limit',
+        '50',
+        () =>
+          filter(page, 'Rows')
+            .selectOption('50')
+            .then(() => undefined),
+      ],
+      [
+        'review_status',
+        'confirmed',
+        () =>
+          filter(page, 'Review status')
+            .selectOption('confirmed')
+            .then(() => undefined),
+      ],
     ];
     const sizes: number[] = [];
     for (const [param, value, change] of steps) {
@@ -196,7 +368,10 @@ describeEachDatabase('review queue in the browser', (kind) => {
     }
     console.log(`# list sizes after each step: ${sizes.join(', ')}`);
     // The narrowing really narrowed (a grid that kept its old rows would fail above, not here).
-    assert.ok(sizes.some((n) => n > 0 && n < 20), JSON.stringify(sizes));
+    assert.ok(
+      sizes.some((n) => n > 0 && n < 20),
+      JSON.stringify(sizes),
+    );
     assert.ok(sizes.includes(0) || sizes.some((n) => n < 100), JSON.stringify(sizes));
     assert.deepEqual(problems, []);
   });
@@ -209,7 +384,11 @@ describeEachDatabase('review queue in the browser', (kind) => {
     await page.getByRole('button', { name: 'Select page' }).click();
     await page.getByText('14 selected').waitFor();
 
-    const narrowed = await listAfter(page, () => filter(page, 'Tag').selectOption({ label: TIMESTAMP }).then(() => undefined));
+    const narrowed = await listAfter(page, () =>
+      filter(page, 'Tag')
+        .selectOption({ label: TIMESTAMP })
+        .then(() => undefined),
+    );
     await assertShows(page, narrowed.items, 'tag=timestamp');
     assert.equal(narrowed.items.length, 8);
     // The ticks of the rows no longer shown are gone; the eight shown keep theirs.
@@ -219,7 +398,12 @@ describeEachDatabase('review queue in the browser', (kind) => {
     await page.getByTestId('batch-confirm').click();
     await page.getByRole('status').filter({ hasText: 'Confirmed 8, skipped 0, errors 0' }).waitFor();
     const shownIds = new Set(narrowed.items.map((f) => f.id));
-    for (const f of all.items) assert.equal((await apiField(f.id)).review_status, shownIds.has(f.id) ? 'confirmed' : 'unreviewed', `${f.table_name}.${f.field_name}`);
+    for (const f of all.items)
+      assert.equal(
+        (await apiField(f.id)).review_status,
+        shownIds.has(f.id) ? 'confirmed' : 'unreviewed',
+        `${f.table_name}.${f.field_name}`,
+      );
     assert.deepEqual(problems, []);
   });
 
@@ -244,7 +428,10 @@ describeEachDatabase('review queue in the browser', (kind) => {
     page.on('request', (r) => {
       if (r.method() === 'POST' && /confirm|defer/.test(r.url())) calls.push(new URL(r.url()).pathname);
     });
-    await page.locator(`.queue .row[data-field-id="${target.id}"]`).getByRole('button', { name: /^Confirm / }).click();
+    await page
+      .locator(`.queue .row[data-field-id="${target.id}"]`)
+      .getByRole('button', { name: /^Confirm / })
+      .click();
     await page.locator(`.queue .row[data-field-id="${target.id}"]`).getByRole('checkbox').click();
     assert.equal(await page.getByRole('button', { name: 'Select page' }).isDisabled(), true);
     await page.locator('body').click({ position: { x: 5, y: 5 } });
@@ -275,7 +462,8 @@ describeEachDatabase('review queue in the browser', (kind) => {
     await page.keyboard.press('?');
     const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
     await dialog.waitFor();
-    for (const key of ['j', 'k', 'Enter', 'c', 'a', 'd', 'x', '?']) await dialog.locator('kbd', { hasText: new RegExp(`^${key.replace('?', '\\?')}$`) }).waitFor();
+    for (const key of ['j', 'k', 'Enter', 'c', 'a', 'd', 'x', '?'])
+      await dialog.locator('kbd', { hasText: new RegExp(`^${key.replace('?', '\\?')}$`) }).waitFor();
     assert.deepEqual(await seriousViolations(page), [], 'keys dialog');
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'detached' });
@@ -296,10 +484,17 @@ describeEachDatabase('review queue in the browser', (kind) => {
     const row = page.locator(`.queue .row[data-field-id="${field.id}"]`);
     await row.locator('svg.minibars').waitFor();
     await row.getByRole('button', { name: /^Accept suggestion for/ }).click();
-    await page.getByRole('status').filter({ hasText: `Confirmed lead_contacts.${field.field_name}` }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Confirmed lead_contacts.${field.field_name}` })
+      .waitFor();
     await row.getByText('confirmed', { exact: true }).waitFor();
     await row.locator('.path', { hasText: field.suggested_classification.chain_path }).waitFor();
-    assert.equal(await row.getByRole('button', { name: /^Accept suggestion/ }).count(), 0, 'no Accept on a decided row');
+    assert.equal(
+      await row.getByRole('button', { name: /^Accept suggestion/ }).count(),
+      0,
+      'no Accept on a decided row',
+    );
     assert.equal(await row.locator('.suggestion').count(), 0, 'no suggestion on a decided row');
     assert.equal(await row.locator('svg.minibars').count(), 0, 'no old minibars');
     assert.equal(await row.locator('.sev').count(), 0, 'no old severity');
@@ -334,8 +529,19 @@ describeEachDatabase('review queue views in the browser', (kind) => {
     // A stand-in for the built-in sample catalog: its fields would top the queue.
     sample = await createDatasource(t.app, token, 'Sample shop');
     await importOk(t.app, token, sample, [
-      { table_name: 'shop_customers', field_name: 'email', data_type: 'varchar', comment: 'customer e-mail address', classification_chain_path: TIMESTAMP },
-      { table_name: 'shop_customers', field_name: 'created_at', data_type: 'timestamp', classification_chain_path: TIMESTAMP },
+      {
+        table_name: 'shop_customers',
+        field_name: 'email',
+        data_type: 'varchar',
+        comment: 'customer e-mail address',
+        classification_chain_path: TIMESTAMP,
+      },
+      {
+        table_name: 'shop_customers',
+        field_name: 'created_at',
+        data_type: 'timestamp',
+        classification_chain_path: TIMESTAMP,
+      },
     ]);
     await t.database.db.updateTable('datasources').set({ is_sample: 1 }).where('id', '=', sample).execute();
     // The reviewer's own source, scanned, changed, scanned again.
@@ -370,20 +576,32 @@ describeEachDatabase('review queue views in the browser', (kind) => {
 
   const isListCall = (r: Response) => new URL(r.url()).pathname === '/api/v1/fields' && r.request().method() === 'GET';
 
-  async function listAfter(page: Page, change: () => Promise<unknown>): Promise<{ items: ApiField[]; query: URLSearchParams }> {
+  async function listAfter(
+    page: Page,
+    change: () => Promise<unknown>,
+  ): Promise<{ items: ApiField[]; query: URLSearchParams }> {
     const [response] = await Promise.all([page.waitForResponse(isListCall, { timeout: 10_000 }), change()]);
     assert.equal(response.status(), 200);
-    return { items: ((await response.json()) as { items: ApiField[] }).items, query: new URL(response.url()).searchParams };
+    return {
+      items: ((await response.json()) as { items: ApiField[] }).items,
+      query: new URL(response.url()).searchParams,
+    };
   }
 
   /** The field ids drawn, in order, once the grid shows `count` rows (all fit the window here). */
   async function drawnIds(page: Page, count: number): Promise<string[]> {
     await page.locator(`.queue[aria-busy="false"][aria-rowcount="${count + 1}"]`).waitFor();
-    return page.locator('.queue .row[data-field-id]').evaluateAll((rs) => rs.map((r) => r.getAttribute('data-field-id') as string));
+    return page
+      .locator('.queue .row[data-field-id]')
+      .evaluateAll((rs) => rs.map((r) => r.getAttribute('data-field-id') as string));
   }
 
   async function apiList(query: string): Promise<ApiField[]> {
-    const response = await t.app.inject({ method: 'GET', url: `/api/v1/fields?${query}`, headers: bearer(await adminToken(t.app)) });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/fields?${query}`,
+      headers: bearer(await adminToken(t.app)),
+    });
     assert.equal(response.statusCode, 200, response.body);
     return response.json<{ items: ApiField[] }>().items;
   }
@@ -406,34 +624,61 @@ describeEachDatabase('review queue views in the browser', (kind) => {
     });
     assert.equal(first.query.get('include_sample'), 'false', 'a real source exists: the sample data is left out');
     assert.ok(first.items.length > 0 && first.items.every((f) => f.datasource_id === scanned));
-    assert.deepEqual(await drawnIds(page, first.items.length), first.items.map((f) => f.id));
+    assert.deepEqual(
+      await drawnIds(page, first.items.length),
+      first.items.map((f) => f.id),
+    );
     const toggle = page.getByRole('checkbox', { name: 'Show sample data' });
     assert.equal(await toggle.isChecked(), false);
 
     const withSample = await listAfter(page, () => toggle.check());
     assert.equal(withSample.query.get('include_sample'), 'true');
     assert.ok(withSample.items.some((f) => f.datasource_id === sample));
-    assert.deepEqual(await drawnIds(page, withSample.items.length), withSample.items.map((f) => f.id));
+    assert.deepEqual(
+      await drawnIds(page, withSample.items.length),
+      withSample.items.map((f) => f.id),
+    );
     await listAfter(page, () => toggle.uncheck());
 
-    const changed = await listAfter(page, () => page.getByRole('combobox', { name: /^View\b/ }).selectOption({ label: 'Changed since last scan' }));
+    const changed = await listAfter(page, () =>
+      page.getByRole('combobox', { name: /^View\b/ }).selectOption({ label: 'Changed since last scan' }),
+    );
     assert.equal(changed.query.get('changed'), 'last_scan');
-    const expected = await apiList('changed=last_scan&review_status=unreviewed&include_sample=false&sort=risk&limit=100');
-    assert.deepEqual(changed.items.map((f) => f.id), expected.map((f) => f.id));
-    assert.deepEqual(new Set(expected.map((f) => f.scan_change)), new Set(['new', 'changed', 'reclassified']), 'the fixture has each kind of change');
+    const expected = await apiList(
+      'changed=last_scan&review_status=unreviewed&include_sample=false&sort=risk&limit=100',
+    );
+    assert.deepEqual(
+      changed.items.map((f) => f.id),
+      expected.map((f) => f.id),
+    );
+    assert.deepEqual(
+      new Set(expected.map((f) => f.scan_change)),
+      new Set(['new', 'changed', 'reclassified']),
+      'the fixture has each kind of change',
+    );
     const ids = await drawnIds(page, expected.length);
-    assert.deepEqual(ids, expected.map((f) => f.id));
+    assert.deepEqual(
+      ids,
+      expected.map((f) => f.id),
+    );
     // Each row says what the scan did to it.
     for (const f of expected) {
       const label = f.scan_change === 'reclassified' ? 're-classified' : String(f.scan_change);
       await page.locator(`.queue .row[data-field-id="${f.id}"] .change`, { hasText: label }).waitFor();
     }
     // The view combines with the order: newest change first.
-    const newest = await listAfter(page, () => page.getByRole('combobox', { name: /^Order\b/ }).selectOption({ label: 'Newest change' }));
+    const newest = await listAfter(page, () =>
+      page.getByRole('combobox', { name: /^Order\b/ }).selectOption({ label: 'Newest change' }),
+    );
     assert.equal(newest.query.get('sort'), 'updated_at');
     assert.equal(newest.query.get('changed'), 'last_scan');
-    assert.deepEqual(await drawnIds(page, newest.items.length), newest.items.map((f) => f.id));
-    await listAfter(page, () => page.getByRole('combobox', { name: /^Order\b/ }).selectOption({ label: 'Risk (most suspicious first)' }));
+    assert.deepEqual(
+      await drawnIds(page, newest.items.length),
+      newest.items.map((f) => f.id),
+    );
+    await listAfter(page, () =>
+      page.getByRole('combobox', { name: /^Order\b/ }).selectOption({ label: 'Risk (most suspicious first)' }),
+    );
     await drawnIds(page, expected.length);
     assert.deepEqual(await seriousViolations(page), [], 'changed-since-scan view');
     await screenshot(page, 'queue-changed-since-scan');

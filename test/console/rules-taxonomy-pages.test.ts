@@ -39,7 +39,7 @@ describe('console rules and taxonomy pages [sqlite]', () => {
   let owner: { username: string; password: string };
   const contexts: BrowserContext[] = [];
 
-  const api = async <T,>(method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object): Promise<T> => {
+  const api = async <T>(method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object): Promise<T> => {
     const response = await t.app.inject({ method, url, headers: bearer(token), ...(payload ? { payload } : {}) });
     assert.ok(response.statusCode < 300, `${method} ${url}: ${response.statusCode} ${response.body}`);
     return json<T>(response);
@@ -64,7 +64,11 @@ describe('console rules and taxonomy pages [sqlite]', () => {
     ]);
     // A taxonomy of the organisation's own, with fields an import classified.
     const loyalty = await api<TagItem>('POST', '/api/v1/classification/tags', { name: 'Loyalty', default_level: 'L2' });
-    await api<TagItem>('POST', '/api/v1/classification/tags', { name: 'Card', parent_id: loyalty.id, default_level: 'L3' });
+    await api<TagItem>('POST', '/api/v1/classification/tags', {
+      name: 'Card',
+      parent_id: loyalty.id,
+      default_level: 'L3',
+    });
     await api<TagItem>('POST', '/api/v1/classification/tags', { name: 'Legacy', default_level: 'L1' });
     await importOk(t.app, token, crm, [
       { table_name: 'alt', field_name: 'code_a', data_type: 'text', classification_chain_path: 'Legacy', level: 'L1' },
@@ -81,7 +85,12 @@ describe('console rules and taxonomy pages [sqlite]', () => {
     await t?.close();
   });
 
-  async function signIn(page: Page, path: string, heading: string, user = { username: 'admin', password: ADMIN_PASSWORD }): Promise<void> {
+  async function signIn(
+    page: Page,
+    path: string,
+    heading: string,
+    user = { username: 'admin', password: ADMIN_PASSWORD },
+  ): Promise<void> {
     await page.goto(`${base}${path}`);
     await page.getByLabel('Username').fill(user.username);
     await page.getByLabel('Password').fill(user.password);
@@ -94,7 +103,13 @@ describe('console rules and taxonomy pages [sqlite]', () => {
     assert.deepEqual(violations, [], JSON.stringify(violations, null, 1));
   }
 
-  async function pickTag(page: Page, scope: ReturnType<Page['locator']> | Page, label: string, words: string, option: string): Promise<void> {
+  async function pickTag(
+    page: Page,
+    scope: ReturnType<Page['locator']> | Page,
+    label: string,
+    words: string,
+    option: string,
+  ): Promise<void> {
     const input = scope.getByRole('combobox', { name: label, exact: true });
     await input.fill(words);
     await scope.getByRole('option', { name: new RegExp(`^${option.replace(/[/]/g, '\\/')} `) }).click();
@@ -110,16 +125,40 @@ describe('console rules and taxonomy pages [sqlite]', () => {
     await pickTag(page, page, 'Tag', 'loyalty card', 'Loyalty/Card');
     await page.getByLabel('Column name pattern').fill('^treuekarte');
     // The live preview: the count is the API's answer for the same rule.
-    const expected = await api<{ matched: number }>('POST', '/api/v1/classification/rules/preview', { rule: { name: 'x', tag_id: (await tagByPath('Loyalty/Card'))!.id, match: { column_name: '^treuekarte' } } });
-    assert.equal(expected.matched, 3);
-    await page.getByTestId('preview-count').filter({ hasText: '3 fields in the catalog would be decided by this rule' }).waitFor();
-    assert.deepEqual((await page.locator('.preview-items tbody tr td:nth-child(2)').allInnerTexts()).sort(), ['treuekarte_id', 'treuekarte_nr', 'treuekarte_nummer']);
-    await page.getByRole('group', { name: 'Type families' }).getByLabel('text', { exact: true }).check();
-    const narrowed = await api<{ matched: number; items: Array<{ field_name: string }> }>('POST', '/api/v1/classification/rules/preview', {
-      rule: { name: 'x', tag_id: (await tagByPath('Loyalty/Card'))!.id, match: { column_name: '^treuekarte', data_type_family: ['text'] } },
+    const expected = await api<{ matched: number }>('POST', '/api/v1/classification/rules/preview', {
+      rule: { name: 'x', tag_id: (await tagByPath('Loyalty/Card'))!.id, match: { column_name: '^treuekarte' } },
     });
-    assert.deepEqual(narrowed.items.map((i) => i.field_name).sort(), ['treuekarte_nr', 'treuekarte_nummer'], 'text and varchar are of the text family');
-    await page.getByTestId('preview-count').filter({ hasText: /^2 fields in the catalog/ }).waitFor();
+    assert.equal(expected.matched, 3);
+    await page
+      .getByTestId('preview-count')
+      .filter({ hasText: '3 fields in the catalog would be decided by this rule' })
+      .waitFor();
+    assert.deepEqual((await page.locator('.preview-items tbody tr td:nth-child(2)').allInnerTexts()).sort(), [
+      'treuekarte_id',
+      'treuekarte_nr',
+      'treuekarte_nummer',
+    ]);
+    await page.getByRole('group', { name: 'Type families' }).getByLabel('text', { exact: true }).check();
+    const narrowed = await api<{ matched: number; items: Array<{ field_name: string }> }>(
+      'POST',
+      '/api/v1/classification/rules/preview',
+      {
+        rule: {
+          name: 'x',
+          tag_id: (await tagByPath('Loyalty/Card'))!.id,
+          match: { column_name: '^treuekarte', data_type_family: ['text'] },
+        },
+      },
+    );
+    assert.deepEqual(
+      narrowed.items.map((i) => i.field_name).sort(),
+      ['treuekarte_nr', 'treuekarte_nummer'],
+      'text and varchar are of the text family',
+    );
+    await page
+      .getByTestId('preview-count')
+      .filter({ hasText: /^2 fields in the catalog/ })
+      .waitFor();
 
     // A backreference cannot run in linear time: RE2 refuses it, and the page says so next to the field.
     await page.getByLabel('Table name pattern').fill('(kunden)\\1');
@@ -130,41 +169,68 @@ describe('console rules and taxonomy pages [sqlite]', () => {
     await assertAccessible(page);
     await screenshot(page, 'rules-refused');
     await page.getByLabel('Table name pattern').fill('');
-    await page.getByTestId('preview-count').filter({ hasText: /^2 fields/ }).waitFor();
+    await page
+      .getByTestId('preview-count')
+      .filter({ hasText: /^2 fields/ })
+      .waitFor();
     await screenshot(page, 'rules-form');
     await page.getByRole('button', { name: 'Create rule' }).click();
     await page.getByText('Created rule loyalty card').waitFor();
-    assert.deepEqual((await rules()).map((r) => [r.name, r.priority, r.enabled]), [['loyalty card', 0, true]]);
+    assert.deepEqual(
+      (await rules()).map((r) => [r.name, r.priority, r.enabled]),
+      [['loyalty card', 0, true]],
+    );
 
     // A second rule of the same priority is tried after the older one; "up" puts it first. (The test clock stands
     // still: a second later, so "older" is not left to the ids.)
     t.clock.set(new Date(t.clock.now().getTime() + 1000));
-    await api('POST', '/api/v1/classification/rules', { name: 'member numbers', tag_id: (await tagByPath('Loyalty'))!.id, match: { table_name: '^mitglieder$' } });
+    await api('POST', '/api/v1/classification/rules', {
+      name: 'member numbers',
+      tag_id: (await tagByPath('Loyalty'))!.id,
+      match: { table_name: '^mitglieder$' },
+    });
     await page.reload();
     await page.locator('tr[data-rule="member numbers"]').waitFor();
     assert.deepEqual(await page.locator('table.rules tbody th').allInnerTexts(), ['loyalty card', 'member numbers']);
-    assert.match(await page.locator('tr[data-rule="loyalty card"]').innerText(), /Loyalty\/Card\s+tag default \(L3\)[\s\S]*column name matches \/\^treuekarte\/ and type is text[\s\S]*every data source/);
+    assert.match(
+      await page.locator('tr[data-rule="loyalty card"]').innerText(),
+      /Loyalty\/Card\s+tag default \(L3\)[\s\S]*column name matches \/\^treuekarte\/ and type is text[\s\S]*every data source/,
+    );
     await page.getByRole('button', { name: 'Move member numbers up' }).click();
     await page.getByText('Moved member numbers up.').waitFor();
     assert.deepEqual(await page.locator('table.rules tbody th').allInnerTexts(), ['member numbers', 'loyalty card']);
-    assert.deepEqual((await rules()).map((r) => r.name), ['member numbers', 'loyalty card'], 'the order the server tries them in');
+    assert.deepEqual(
+      (await rules()).map((r) => r.name),
+      ['member numbers', 'loyalty card'],
+      'the order the server tries them in',
+    );
 
     // Edit: the form opens with the rule as it is; a typed priority and a level are saved, the rest kept.
     await page.getByRole('button', { name: 'Edit member numbers' }).click();
     const edit = page.getByRole('form', { name: 'Edit rule member numbers' });
     assert.equal(await edit.getByLabel('Table name pattern').inputValue(), '^mitglieder$');
     assert.equal(await edit.getByRole('combobox', { name: 'Tag', exact: true }).inputValue(), 'Loyalty');
-    await edit.getByTestId('preview-count').filter({ hasText: /^1 field in the catalog/ }).waitFor();
+    await edit
+      .getByTestId('preview-count')
+      .filter({ hasText: /^1 field in the catalog/ })
+      .waitFor();
     await edit.getByLabel('Priority (higher is tried first)').fill('7');
     await edit.getByLabel('Level').selectOption('L4');
     await edit.getByRole('button', { name: 'Save rule' }).click();
     await page.getByText('Saved rule member numbers').waitFor();
-    const edited = (await api<{ items: Array<RuleItem & { level: string | null; match: object }> }>('GET', '/api/v1/classification/rules')).items.find((r) => r.name === 'member numbers');
+    const edited = (
+      await api<{ items: Array<RuleItem & { level: string | null; match: object }> }>(
+        'GET',
+        '/api/v1/classification/rules',
+      )
+    ).items.find((r) => r.name === 'member numbers');
     assert.deepEqual([edited?.priority, edited?.level, edited?.match], [7, 'L4', { table_name: '^mitglieder$' }]);
     assert.match(await page.locator('tr[data-rule="member numbers"]').innerText(), /^7\s/);
 
     // The field page says which rule decided a field (a field imported now is decided by the rules at once).
-    const { field_ids } = await importOk(t.app, token, crm, [{ table_name: 'kasse', field_name: 'treuekarte_code', data_type: 'text' }]);
+    const { field_ids } = await importOk(t.app, token, crm, [
+      { table_name: 'kasse', field_name: 'treuekarte_code', data_type: 'text' },
+    ]);
     await page.goto(`${base}/fields/${field_ids[0]}`);
     const decided = page.getByTestId('decided-by-rule');
     await decided.waitFor();
@@ -185,7 +251,10 @@ describe('console rules and taxonomy pages [sqlite]', () => {
     await assertAccessible(page);
     await dialog.getByRole('button', { name: 'Delete', exact: true }).click();
     await page.getByText('Deleted loyalty card.').waitFor();
-    assert.deepEqual((await rules()).map((r) => r.name), ['member numbers']);
+    assert.deepEqual(
+      (await rules()).map((r) => r.name),
+      ['member numbers'],
+    );
     await assertAccessible(page);
     assert.deepEqual(problems, []);
   });
@@ -223,7 +292,14 @@ describe('console rules and taxonomy pages [sqlite]', () => {
     await assertAccessible(page);
 
     // Delete Legacy: without a replacement the server refuses (fields use it), with one its fields move.
-    const legacyIds = (await t.database.db.selectFrom('fields').innerJoin('tags', 'tags.id', 'fields.tag_id').select('fields.id').where('tags.chain_path', '=', 'Legacy').execute()).map((r) => r.id);
+    const legacyIds = (
+      await t.database.db
+        .selectFrom('fields')
+        .innerJoin('tags', 'tags.id', 'fields.tag_id')
+        .select('fields.id')
+        .where('tags.chain_path', '=', 'Legacy')
+        .execute()
+    ).map((r) => r.id);
     assert.equal(legacyIds.length, 2);
     await legacyRow.getByRole('button', { name: 'Legacy' }).click();
     await page.getByRole('complementary', { name: 'Legacy' }).getByRole('button', { name: 'Delete…' }).click();
@@ -243,11 +319,23 @@ describe('console rules and taxonomy pages [sqlite]', () => {
     }
     // Karte's count is the inventory's: the two moved fields, plus the field the first test's rule decided (until the
     // background re-evaluation hands it back to the classifier).
-    const report = await api<{ by_tag: Array<{ chain_path: string; fields: number; by_level: Record<string, number> }> }>('GET', '/api/v1/reports/inventory');
+    const report = await api<{
+      by_tag: Array<{ chain_path: string; fields: number; by_level: Record<string, number> }>;
+    }>('GET', '/api/v1/reports/inventory');
     const karteCount = report.by_tag.find((c) => c.chain_path === 'Loyalty/Karte');
-    assert.ok(karteCount && karteCount.fields >= 2 && karteCount.by_level.L1 === 1 && karteCount.by_level.L2 === 1, JSON.stringify(karteCount));
-    const words = Object.entries(karteCount.by_level).filter(([, n]) => n > 0).map(([level, n]) => `${level} ${n}`).join(', ');
-    await page.locator('.tag-row[data-tag="Loyalty/Karte"]').getByTestId('tag-counts').filter({ hasText: `${karteCount.fields} fields (${words})` }).waitFor();
+    assert.ok(
+      karteCount && karteCount.fields >= 2 && karteCount.by_level.L1 === 1 && karteCount.by_level.L2 === 1,
+      JSON.stringify(karteCount),
+    );
+    const words = Object.entries(karteCount.by_level)
+      .filter(([, n]) => n > 0)
+      .map(([level, n]) => `${level} ${n}`)
+      .join(', ');
+    await page
+      .locator('.tag-row[data-tag="Loyalty/Karte"]')
+      .getByTestId('tag-counts')
+      .filter({ hasText: `${karteCount.fields} fields (${words})` })
+      .waitFor();
     await assertAccessible(page);
     // The picture for the docs: the organisation's branch open, its tag chosen.
     await page.getByRole('button', { name: 'Collapse all' }).click();
@@ -264,7 +352,11 @@ describe('console rules and taxonomy pages [sqlite]', () => {
     await signIn(page, '/rules', 'Classification rules', observer);
     await page.getByTestId('rules-readonly').waitFor();
     await page.locator('tr[data-rule="member numbers"]').waitFor();
-    assert.equal(await page.locator('section').getByRole('button').count(), 0, 'no New rule, Edit, Delete, order buttons');
+    assert.equal(
+      await page.locator('section').getByRole('button').count(),
+      0,
+      'no New rule, Edit, Delete, order buttons',
+    );
     assert.equal(await page.locator('table.rules input').count(), 0, 'no enable toggle');
     await assertAccessible(page);
 

@@ -44,10 +44,20 @@ describe('console: what a scan could not take whole [sqlite]', () => {
       INSERT INTO customers (email, notes) VALUES ('ann@example.com', 'n');`);
     source.close();
     const token = await adminToken(t.app);
-    const created = await t.app.inject({ method: 'POST', url: '/api/v1/datasources', headers: bearer(token), payload: { name: 'odd', type: 'sqlite', connection: { kind: 'sqlite', database: 'odd.db' } } });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/datasources',
+      headers: bearer(token),
+      payload: { name: 'odd', type: 'sqlite', connection: { kind: 'sqlite', database: 'odd.db' } },
+    });
     assert.equal(created.statusCode, 201, created.body);
     const id = json<{ id: string }>(created).id;
-    const started = await t.app.inject({ method: 'POST', url: `/api/v1/datasources/${id}/scans`, headers: bearer(token), payload: {} });
+    const started = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/datasources/${id}/scans`,
+      headers: bearer(token),
+      payload: {},
+    });
     assert.equal(started.statusCode, 202, started.body);
     await t.app.services.scanWorker.drain();
 
@@ -62,7 +72,10 @@ describe('console: what a scan could not take whole [sqlite]', () => {
       await page.getByRole('button', { name: 'Sign in' }).click();
       await page.locator('[data-testid="scan-progress"][data-status="succeeded"]').waitFor();
 
-      assert.equal((await page.getByTestId('scan-notes-summary').innerText()).trim(), '2 tables skipped, 1 column skipped, 1 comment or type cut');
+      assert.equal(
+        (await page.getByTestId('scan-notes-summary').innerText()).trim(),
+        '2 tables skipped, 1 column skipped, 1 comment or type cut',
+      );
       const notes = page.getByTestId('scan-notes');
       const rows = notes.locator('tbody tr');
       assert.equal(await rows.count(), 4);

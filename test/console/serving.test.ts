@@ -23,7 +23,14 @@ describeEachDatabase('console serving', (kind) => {
   after(() => t.close());
 
   it('answers / and client routes with index.html: revalidated, under a CSP without inline script or style', async () => {
-    for (const url of ['/', '/queue', '/queue?severity=high', `/fields/${'0'.repeat(8)}-0000-4000-8000-000000000000`, `/datasources/${'0'.repeat(8)}-0000-4000-8000-000000000000`, '/license']) {
+    for (const url of [
+      '/',
+      '/queue',
+      '/queue?severity=high',
+      `/fields/${'0'.repeat(8)}-0000-4000-8000-000000000000`,
+      `/datasources/${'0'.repeat(8)}-0000-4000-8000-000000000000`,
+      '/license',
+    ]) {
       const response = await t.app.inject({ method: 'GET', url });
       assert.equal(response.statusCode, 200, url);
       assert.match(String(response.headers['content-type']), /^text\/html/);

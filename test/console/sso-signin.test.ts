@@ -34,7 +34,9 @@ describe('console single sign-on [sqlite]', () => {
     const passwordOffPort = await freePort();
     base = `http://127.0.0.1:${port}`;
     passwordOffBase = `http://127.0.0.1:${passwordOffPort}`;
-    provider = await startTestProvider({ redirectUri: [`${base}/api/v1/auth/oidc/callback`, `${passwordOffBase}/api/v1/auth/oidc/callback`] });
+    provider = await startTestProvider({
+      redirectUri: [`${base}/api/v1/auth/oidc/callback`, `${passwordOffBase}/api/v1/auth/oidc/callback`],
+    });
     const env = {
       FIELDLENS_OIDC_ISSUER: provider.issuer,
       FIELDLENS_OIDC_CLIENT_ID: provider.clientId,
@@ -45,7 +47,9 @@ describe('console single sign-on [sqlite]', () => {
     };
     t = await buildTestApp('sqlite', { env });
     await t.app.listen({ port, host: '127.0.0.1' });
-    passwordOff = await buildTestApp('sqlite', { env: { ...env, FIELDLENS_PUBLIC_URL: passwordOffBase, FIELDLENS_PASSWORD_LOGIN: 'off' } });
+    passwordOff = await buildTestApp('sqlite', {
+      env: { ...env, FIELDLENS_PUBLIC_URL: passwordOffBase, FIELDLENS_PASSWORD_LOGIN: 'off' },
+    });
     await passwordOff.app.listen({ port: passwordOffPort, host: '127.0.0.1' });
     ({ browser, close: closeBrowser } = await launchBrowser());
   });
@@ -113,7 +117,10 @@ describe('console single sign-on [sqlite]', () => {
     // Past the refresh token's absolute lifetime the session is over: the dialog offers single sign-on only.
     passwordOff.clock.advance(8 * 24 * 3600 * 1000);
     // The page's next call (the queue's, or this navigation's) finds the session over.
-    await page.getByRole('link', { name: 'Overview' }).click({ timeout: 2_000 }).catch(() => undefined);
+    await page
+      .getByRole('link', { name: 'Overview' })
+      .click({ timeout: 2_000 })
+      .catch(() => undefined);
     const dialog = page.getByRole('dialog', { name: 'Your session has ended' });
     await dialog.getByRole('link', { name: 'Sign in with Acme SSO' }).waitFor();
     assert.equal(await dialog.getByLabel('Password').count(), 0);

@@ -69,7 +69,10 @@ describe('console API tokens page [sqlite]', () => {
 
     // The secret works, as that token's permission only.
     assert.equal((await useToken(secret)).statusCode, 200);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/users', headers: bearer(secret) })).statusCode, 403);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/api/v1/users', headers: bearer(secret) })).statusCode,
+      403,
+    );
 
     // Shown once: after Done, or on a reload, the page no longer has it; the list shows what identifies it.
     await page.getByRole('button', { name: 'Done' }).click();
@@ -86,7 +89,12 @@ describe('console API tokens page [sqlite]', () => {
 
     // An admin looks at another user's tokens.
     const rita = await createUser(t.app, ['operator'], { username: 'rita-scripts' });
-    const ritas = await t.app.inject({ method: 'POST', url: '/api/v1/tokens', headers: bearer(rita.token), payload: { name: 'rita export', expires_in_days: 5 } });
+    const ritas = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/tokens',
+      headers: bearer(rita.token),
+      payload: { name: 'rita export', expires_in_days: 5 },
+    });
     assert.equal(ritas.statusCode, 201);
     await page.reload();
     await page.getByLabel('Tokens of').selectOption({ label: 'rita-scripts' });

@@ -25,7 +25,11 @@ describe('console webhooks page [sqlite]', () => {
     ensureConsoleBuilt();
     t = await buildTestApp('sqlite', {
       workers: true,
-      env: { FIELDLENS_SECRET_KEY: randomBytes(32).toString('base64'), FIELDLENS_WEBHOOK_ALLOW_HTTP: 'on', FIELDLENS_WEBHOOK_ALLOW_PRIVATE: 'on' },
+      env: {
+        FIELDLENS_SECRET_KEY: randomBytes(32).toString('base64'),
+        FIELDLENS_WEBHOOK_ALLOW_HTTP: 'on',
+        FIELDLENS_WEBHOOK_ALLOW_PRIVATE: 'on',
+      },
     });
     await t.app.listen({ port: 0, host: '127.0.0.1' });
     base = `http://127.0.0.1:${(t.app.server.address() as AddressInfo).port}`;
@@ -109,7 +113,10 @@ describe('console webhooks page [sqlite]', () => {
     const observer = await createUser(t.app, ['observer']);
     const { page, problems } = await watchedPage(browser, contexts);
     await signIn(page, observer.username, observer.password);
-    await page.getByText(/webhook:write/).first().waitFor();
+    await page
+      .getByText(/webhook:write/)
+      .first()
+      .waitFor();
     assert.equal(await page.getByRole('link', { name: 'Webhooks' }).count(), 0);
     assert.equal(await page.getByRole('button', { name: 'Create webhook' }).count(), 0);
     assert.deepEqual(problems, []);

@@ -7,7 +7,9 @@ import { createTestDatabase, describeEachDatabase, type TestDatabase } from '../
 
 /** A queue table of the shape WorkQueue documents, apart from the app's own (no foreign keys to satisfy). */
 async function createQueueTable(database: Database): Promise<void> {
-  await sql`create table jobs_queue (job_id text primary key, token text not null, enqueued_at text not null, claimed_by text, claimed_at text)`.execute(database.db);
+  await sql`create table jobs_queue (job_id text primary key, token text not null, enqueued_at text not null, claimed_by text, claimed_at text)`.execute(
+    database.db,
+  );
 }
 
 const T0 = new Date('2026-01-01T00:00:00.000Z');
@@ -36,9 +38,15 @@ describeEachDatabase('work queue', (kind) => {
     await queue.enqueue(database.db, ['c'], at(2).toISOString());
     await queue.enqueue(database.db, ['a', 'b'], at(1).toISOString());
     const first = await queue.claim('w1', at(10), 2);
-    assert.deepEqual(first.map((c) => c.key), ['a', 'b']);
+    assert.deepEqual(
+      first.map((c) => c.key),
+      ['a', 'b'],
+    );
     const second = await queue.claim('w2', at(11), 5);
-    assert.deepEqual(second.map((c) => c.key), ['c']);
+    assert.deepEqual(
+      second.map((c) => c.key),
+      ['c'],
+    );
     assert.deepEqual(await queue.claim('w3', at(12), 5), []);
     assert.equal(await queue.count(database.db), 3);
   });
@@ -50,7 +58,10 @@ describeEachDatabase('work queue', (kind) => {
     await queue.enqueue(database.db, ['b'], at(2).toISOString());
     await queue.complete(database.db, claims);
     assert.equal(await queue.count(database.db), 1);
-    assert.deepEqual((await queue.claim('w2', at(3), 10)).map((c) => c.key), ['b']);
+    assert.deepEqual(
+      (await queue.claim('w2', at(3), 10)).map((c) => c.key),
+      ['b'],
+    );
   });
 
   it('gives abandoned claims to another worker after the timeout, and not before', async () => {
@@ -58,7 +69,10 @@ describeEachDatabase('work queue', (kind) => {
     assert.equal((await queue.claim('crashed', at(1), 10)).length, 1);
     assert.deepEqual(await queue.claim('w2', at(30_000), 10), []);
     const taken = await queue.claim('w2', at(61_002), 10);
-    assert.deepEqual(taken.map((c) => c.key), ['a']);
+    assert.deepEqual(
+      taken.map((c) => c.key),
+      ['a'],
+    );
     await queue.complete(database.db, taken);
     assert.equal(await queue.count(database.db), 0);
   });
@@ -67,10 +81,13 @@ describeEachDatabase('work queue', (kind) => {
     await queue.enqueue(database.db, ['a'], at(0).toISOString());
     const claims = await queue.claim('w1', at(1), 10);
     await queue.release(database.db, claims);
-    assert.deepEqual((await queue.claim('w2', at(2), 10)).map((c) => c.key), ['a']);
+    assert.deepEqual(
+      (await queue.claim('w2', at(2), 10)).map((c) => c.key),
+      ['a'],
+    );
   });
 
-  it('enqueues in the caller\'s transaction: a rollback leaves nothing queued', async () => {
+  it("enqueues in the caller's transaction: a rollback leaves nothing queued", async () => {
     await assert.rejects(
       database.db.transaction().execute(async (trx) => {
         await queue.enqueue(trx, ['a', 'b'], at(0).toISOString());

@@ -10,17 +10,24 @@ const doc = readFileSync(new URL('../../docs/api.md', import.meta.url), 'utf8');
 test('the roles × permissions table of docs/api.md is the access table', () => {
   const header = doc.split('\n').find((line) => line.startsWith('| Permission |'));
   assert.ok(header, 'no roles table');
-  const roles = header.split('|').map((c) => c.trim()).slice(3, -1);
+  const roles = header
+    .split('|')
+    .map((c) => c.trim())
+    .slice(3, -1);
   assert.deepEqual(roles, [...ROLES]);
   const documented = new Map<string, string[]>();
   for (const line of doc.split('\n')) {
     const match = /^\| `([a-z]+:[a-z]+)` \|[^|]*\|(.*)\|$/.exec(line);
     if (!match) continue;
     const cells = match[2]!.split('|').map((c) => c.trim());
-    documented.set(match[1]!, roles.filter((_, i) => cells[i] === '✓'));
+    documented.set(
+      match[1]!,
+      roles.filter((_, i) => cells[i] === '✓'),
+    );
   }
   assert.deepEqual([...documented.keys()], PERMISSIONS);
-  for (const permission of PERMISSIONS) assert.deepEqual(documented.get(permission), [...ACCESS_TABLE[permission]], permission);
+  for (const permission of PERMISSIONS)
+    assert.deepEqual(documented.get(permission), [...ACCESS_TABLE[permission]], permission);
 });
 
 test('every error code the service answers is in the error table of docs/api.md, with its status', () => {

@@ -43,5 +43,6 @@ test('the README configuration table lists exactly the declared variables, with 
     declared.map(([name]) => name).sort(),
     'the README table and src/config-env.ts name different variables',
   );
-  for (const [name, schema] of declared) assert.equal(documented.get(name), expectedDefault(schema), `the README's default of ${name}`);
+  for (const [name, schema] of declared)
+    assert.equal(documented.get(name), expectedDefault(schema), `the README's default of ${name}`);
 });

@@ -21,7 +21,8 @@ function variablesRead(): Set<string> {
   for (const file of sourceFiles(path.join(root, 'src'))) {
     const text = readFileSync(file, 'utf8');
     for (const m of text.matchAll(/\benv(?:\.|\[['"`])([A-Z][A-Z0-9_]+)/g)) names.add(m[1] as string);
-    for (const m of text.matchAll(/['"`]((?:FIELDLENS_[A-Z0-9_]+)|DATABASE_URL|LOG_LEVEL|PORT|HOST)['"`]/g)) names.add(m[1] as string);
+    for (const m of text.matchAll(/['"`]((?:FIELDLENS_[A-Z0-9_]+)|DATABASE_URL|LOG_LEVEL|PORT|HOST)['"`]/g))
+      names.add(m[1] as string);
   }
   return names;
 }
@@ -42,7 +43,14 @@ function variablesDocumented(): Set<string> {
 test('the README configuration table names exactly the variables the service reads', () => {
   const read = variablesRead();
   const documented = variablesDocumented();
-  assert.ok(read.size >= 25, `found only ${read.size} variables in src/: the pattern no longer matches the config's readers`);
-  assert.deepEqual([...read].filter((n) => !documented.has(n)).sort(), [], 'read by the service but missing from the README table');
+  assert.ok(
+    read.size >= 25,
+    `found only ${read.size} variables in src/: the pattern no longer matches the config's readers`,
+  );
+  assert.deepEqual(
+    [...read].filter((n) => !documented.has(n)).sort(),
+    [],
+    'read by the service but missing from the README table',
+  );
   assert.deepEqual([...documented].filter((n) => !read.has(n)).sort(), [], 'in the README table but read nowhere');
 });

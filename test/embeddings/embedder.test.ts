@@ -29,7 +29,13 @@ describe('builtin embedder', () => {
 
   it('returns unit-length vectors in input order, never NaN, even for empty input', async () => {
     const inputs: FieldEmbeddingInput[] = [
-      { table_name: 'users', field_name: 'email', comment: 'Login e-mail', data_type: 'varchar(255)', format_signature: 'email' },
+      {
+        table_name: 'users',
+        field_name: 'email',
+        comment: 'Login e-mail',
+        data_type: 'varchar(255)',
+        format_signature: 'email',
+      },
       { table_name: '', field_name: '' },
       { table_name: '___', field_name: '42', comment: null, data_type: null, format_signature: null },
       { table_name: '订单', field_name: 'xq7z' },
@@ -82,7 +88,9 @@ describe('builtin embedder', () => {
   it('gives unknown words a stable n-gram vector near look-alike words', async () => {
     const [custmr, customer, order, again] = await embedder.embedTexts(['custmr', 'customer', 'order', 'custmr']);
     assert.deepEqual(custmr, again);
-    assert.ok(cos(custmr as Float32Array, customer as Float32Array) > cos(custmr as Float32Array, order as Float32Array));
+    assert.ok(
+      cos(custmr as Float32Array, customer as Float32Array) > cos(custmr as Float32Array, order as Float32Array),
+    );
     // A code with no look-alike still gets a finite unit vector.
     const [code] = await embedder.embedTexts(['zqxj']);
     assert.ok(Math.abs(norm(code as Float32Array) - 1) < 1e-5);
@@ -97,7 +105,11 @@ describe('builtin embedder', () => {
 
   it('uses comment, data type and format signature', async () => {
     const bare = await field('col_17');
-    const described = await field('col_17', { comment: 'customer e-mail address', data_type: 'text', format_signature: 'email' });
+    const described = await field('col_17', {
+      comment: 'customer e-mail address',
+      data_type: 'text',
+      format_signature: 'email',
+    });
     const email = await field('email');
     assert.ok(cos(described, email) > cos(bare, email) + 0.2);
   });

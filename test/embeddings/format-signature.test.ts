@@ -1,6 +1,11 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { FORMAT_CLASS_WORDS, classifySample, formatSignature, formatSignatureWords } from '../../src/embeddings/format-signature.js';
+import {
+  FORMAT_CLASS_WORDS,
+  classifySample,
+  formatSignature,
+  formatSignatureWords,
+} from '../../src/embeddings/format-signature.js';
 import { luhnValid as passesLuhn } from '../../src/text/value-kinds.js';
 
 // Deterministic pseudo-random digits (no Math.random: tests must be reproducible).
@@ -74,8 +79,16 @@ describe('formatSignature', () => {
 
   it('never echoes sample values', () => {
     const samples = [
-      'secret.person@example.com', 'Jonathan Q. Public', '4111 1111 1111 1111', 'SW1A 1AA', 'ZZTOPSECRET',
-      'hunter2hunter2', '{"ssn":"078-05-1120"}', 'Paris', '078-05-1120', 'DE89370400440532013000',
+      'secret.person@example.com',
+      'Jonathan Q. Public',
+      '4111 1111 1111 1111',
+      'SW1A 1AA',
+      'ZZTOPSECRET',
+      'hunter2hunter2',
+      '{"ssn":"078-05-1120"}',
+      'Paris',
+      '078-05-1120',
+      'DE89370400440532013000',
     ];
     const sig = formatSignature(samples) ?? '';
     const known = new Set(Object.keys(FORMAT_CLASS_WORDS));

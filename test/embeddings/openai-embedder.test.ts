@@ -50,7 +50,9 @@ before(async () => {
       let data = body.input.map((t, index) => ({ object: 'embedding', index, embedding: fakeEmbedding(t) }));
       if (mode === 'short') data = data.slice(1);
       if (mode === 'reversed') data = data.reverse();
-      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ object: 'list', data, model: body.model }));
+      res
+        .writeHead(200, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ object: 'list', data, model: body.model }));
     })();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -84,7 +86,10 @@ describe('openai-compatible embedder', () => {
     const e = new OpenAiEmbedder({ url, model: 'm', batchSize: 1000 });
     const texts = Array.from({ length: 600 }, (_, i) => `text ${i}`);
     const out = await e.embedTexts(texts);
-    assert.deepEqual(calls.map((c) => c.body.input.length), [256, 256, 88]);
+    assert.deepEqual(
+      calls.map((c) => c.body.input.length),
+      [256, 256, 88],
+    );
     assert.equal(out.length, 600);
     // Result i belongs to text i.
     const n = Math.hypot(...fakeEmbedding('text 599'));
@@ -101,9 +106,26 @@ describe('openai-compatible embedder', () => {
 
   it('turns fields into one descriptive string each', async () => {
     const e = new OpenAiEmbedder({ url, model: 'm' });
-    await e.embedFields([{ table_name: 'crm_contacts', field_name: 'cust_dob', comment: 'Date of birth', data_type: 'date', format_signature: 'date' }]);
+    await e.embedFields([
+      {
+        table_name: 'crm_contacts',
+        field_name: 'cust_dob',
+        comment: 'Date of birth',
+        data_type: 'date',
+        format_signature: 'date',
+      },
+    ]);
     const text = calls[0]?.body.input[0] ?? '';
-    assert.equal(text, describeField({ table_name: 'crm_contacts', field_name: 'cust_dob', comment: 'Date of birth', data_type: 'date', format_signature: 'date' }));
+    assert.equal(
+      text,
+      describeField({
+        table_name: 'crm_contacts',
+        field_name: 'cust_dob',
+        comment: 'Date of birth',
+        data_type: 'date',
+        format_signature: 'date',
+      }),
+    );
     assert.match(text, /customer birth date/);
     assert.match(text, /crm contacts/);
     assert.match(text, /Date of birth/);
@@ -112,7 +134,10 @@ describe('openai-compatible embedder', () => {
   it('fails clearly on HTTP errors, bad JSON, wrong counts and timeouts', async () => {
     const e = new OpenAiEmbedder({ url, model: 'm', timeoutMs: 100 });
     mode = 'error';
-    await assert.rejects(e.embedTexts(['x']), (err: unknown) => err instanceof EmbeddingProviderError && err.status === 503 && /503/.test(err.message));
+    await assert.rejects(
+      e.embedTexts(['x']),
+      (err: unknown) => err instanceof EmbeddingProviderError && err.status === 503 && /503/.test(err.message),
+    );
     mode = 'garbage';
     await assert.rejects(e.embedTexts(['x']), /invalid JSON/);
     mode = 'short';

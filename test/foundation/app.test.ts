@@ -29,11 +29,26 @@ describeEachDatabase('foundation', (kind) => {
 
   it('writes one access line per request with its id, method, path and status, but keeps probes out of the access log', async () => {
     await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { 'x-request-id': 'trace-me-42' } });
-    const lines = t.logs.filter((line) => line.includes('trace-me-42')).map((line) => JSON.parse(line) as { reqId: string; msg: string; req: Record<string, unknown>; res: Record<string, unknown>; responseTime: number });
+    const lines = t.logs
+      .filter((line) => line.includes('trace-me-42'))
+      .map(
+        (line) =>
+          JSON.parse(line) as {
+            reqId: string;
+            msg: string;
+            req: Record<string, unknown>;
+            res: Record<string, unknown>;
+            responseTime: number;
+          },
+      );
     assert.equal(lines.length, 1);
     assert.equal(lines[0]?.msg, 'request completed');
     assert.equal(lines[0]?.reqId, 'trace-me-42');
-    assert.deepEqual(lines[0]?.req, { method: 'GET', url: '/api/v1/auth/me', remoteAddress: '127.0.0.1' }, 'the client address is logged');
+    assert.deepEqual(
+      lines[0]?.req,
+      { method: 'GET', url: '/api/v1/auth/me', remoteAddress: '127.0.0.1' },
+      'the client address is logged',
+    );
     assert.deepEqual(lines[0]?.res, { statusCode: 401 });
     assert.equal(typeof lines[0]?.responseTime, 'number');
     await t.app.inject({ method: 'GET', url: '/healthz', headers: { 'x-request-id': 'probe-43' } });
@@ -41,11 +56,25 @@ describeEachDatabase('foundation', (kind) => {
   });
 
   it('redacts credentials wherever a log line could carry them', async () => {
-    const secrets = { password: 'pw-secret-1', current_password: 'pw-secret-2', access_token: 'at-secret-3', refresh_token: 'rt-secret-4' };
-    t.app.log.info({ ...secrets, body: { ...secrets }, req: { headers: { authorization: 'Bearer hdr-secret-5', cookie: 'sid=ck-secret-6' }, body: { ...secrets } }, payload: { ...secrets } }, 'redaction probe');
+    const secrets = {
+      password: 'pw-secret-1',
+      current_password: 'pw-secret-2',
+      access_token: 'at-secret-3',
+      refresh_token: 'rt-secret-4',
+    };
+    t.app.log.info(
+      {
+        ...secrets,
+        body: { ...secrets },
+        req: { headers: { authorization: 'Bearer hdr-secret-5', cookie: 'sid=ck-secret-6' }, body: { ...secrets } },
+        payload: { ...secrets },
+      },
+      'redaction probe',
+    );
     const line = t.logs.find((l) => l.includes('redaction probe'));
     assert.ok(line);
-    for (const secret of [...Object.values(secrets), 'hdr-secret-5', 'ck-secret-6']) assert.ok(!line.includes(secret), `${secret} is redacted`);
+    for (const secret of [...Object.values(secrets), 'hdr-secret-5', 'ck-secret-6'])
+      assert.ok(!line.includes(secret), `${secret} is redacted`);
     // Top level, body, req.body and payload: 16 fields; req.headers: 2.
     assert.equal(line.split('[redacted]').length - 1, 18);
     const logged = JSON.parse(line) as { req: { headers: Record<string, string> } };
@@ -62,7 +91,11 @@ describeEachDatabase('foundation', (kind) => {
     assert.deepEqual(doc.paths['/api/v1/auth/me']?.get?.security, [{ bearer: [] }]);
     // Enums are documented with their values (they are { type: 'string', enum } for the serializer's sake).
     type Schema = { type?: string; enum?: string[]; items?: Schema; properties?: Record<string, Schema> };
-    const meSchema = (doc.paths['/api/v1/auth/me']?.get as { responses: Record<string, { content: Record<string, { schema: Schema }> }> }).responses['200']?.content['application/json']?.schema;
+    const meSchema = (
+      doc.paths['/api/v1/auth/me']?.get as {
+        responses: Record<string, { content: Record<string, { schema: Schema }> }>;
+      }
+    ).responses['200']?.content['application/json']?.schema;
     assert.deepEqual(meSchema?.properties?.permissions?.items, { type: 'string', enum: [...PERMISSIONS] });
     assert.deepEqual(meSchema?.properties?.roles?.items?.properties?.role?.enum, [...ROLES]);
     const ui = await t.app.inject({ method: 'GET', url: '/docs/' });
@@ -86,7 +119,10 @@ describeEachDatabase('foundation', (kind) => {
     assert.equal(response.statusCode, 400);
     const body = problem(response);
     assert.equal(body.code, 'validation_failed');
-    assert.deepEqual(body.errors?.map((e) => e.path), ['/password']);
+    assert.deepEqual(
+      body.errors?.map((e) => e.path),
+      ['/password'],
+    );
   });
 
   it('answers an unknown route with a 404 problem', async () => {
@@ -127,7 +163,10 @@ describeEachDatabase('migrations', (kind) => {
       const second = await buildTestApp(kind, { testDatabase: db });
       try {
         const users = await second.database.db.selectFrom('users').select('username').execute();
-        assert.deepEqual(users.map((u) => u.username), ['admin']);
+        assert.deepEqual(
+          users.map((u) => u.username),
+          ['admin'],
+        );
         const ready = await second.app.inject({ method: 'GET', url: '/readyz' });
         assert.equal(ready.statusCode, 200);
       } finally {
@@ -145,7 +184,10 @@ for (const kind of databaseKinds().filter((k) => k === 'postgres')) {
     it('two instances starting at once on one database both come up', async () => {
       const db = await createTestDatabase(kind);
       try {
-        const [a, b] = await Promise.all([buildTestApp(kind, { testDatabase: db }), buildTestApp(kind, { testDatabase: db })]);
+        const [a, b] = await Promise.all([
+          buildTestApp(kind, { testDatabase: db }),
+          buildTestApp(kind, { testDatabase: db }),
+        ]);
         const users = await a.database.db.selectFrom('users').select('username').execute();
         assert.equal(users.length, 1);
         await Promise.all([a.close(), b.close()]);
@@ -159,11 +201,17 @@ for (const kind of databaseKinds().filter((k) => k === 'postgres')) {
 describe('configuration', () => {
   it('rejects a bad value naming the variable', async () => {
     const { loadConfig, ConfigError } = await import('../../src/config.js');
-    assert.throws(() => loadConfig({ PORT: 'eighty' }), (e: unknown) => e instanceof ConfigError && e.message.startsWith('PORT:'));
+    assert.throws(
+      () => loadConfig({ PORT: 'eighty' }),
+      (e: unknown) => e instanceof ConfigError && e.message.startsWith('PORT:'),
+    );
     assert.throws(() => loadConfig({ DATABASE_URL: 'mysql://x' }), /DATABASE_URL/);
     assert.throws(() => loadConfig({ FIELDLENS_JWT_SECRET: 'short' }), /FIELDLENS_JWT_SECRET/);
     assert.throws(() => loadConfig({ FIELDLENS_SAMPLE_DATA: 'maybe' }), /FIELDLENS_SAMPLE_DATA/);
-    assert.throws(() => loadConfig({ FIELDLENS_SEVERITY_HIGH: '0.3', FIELDLENS_SEVERITY_MEDIUM: '0.5' }), /FIELDLENS_SEVERITY_MEDIUM/);
+    assert.throws(
+      () => loadConfig({ FIELDLENS_SEVERITY_HIGH: '0.3', FIELDLENS_SEVERITY_MEDIUM: '0.5' }),
+      /FIELDLENS_SEVERITY_MEDIUM/,
+    );
     assert.throws(() => loadConfig({ FIELDLENS_INDEX_THREADS: '0' }), /FIELDLENS_INDEX_THREADS/);
     assert.equal(loadConfig({ FIELDLENS_INDEX_THREADS: '4' }).indexThreads, 4);
     const defaults = loadConfig({});
@@ -183,6 +231,9 @@ describe('configuration', () => {
       timeout: 30_000,
     });
     assert.equal(result.status, 1);
-    assert.equal(result.stderr.trim(), 'fieldlens: invalid configuration: PORT: must be a whole number, got "not-a-port"');
+    assert.equal(
+      result.stderr.trim(),
+      'fieldlens: invalid configuration: PORT: must be a whole number, got "not-a-port"',
+    );
   });
 });

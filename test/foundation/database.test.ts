@@ -15,8 +15,24 @@ describeEachDatabase('Database.selectArrays', (kind) => {
     await database.db
       .insertInto('datasources')
       .values([
-        { id: '00000000-0000-4000-8000-000000000001', name: 'crm', type: 'postgresql', description: null, is_sample: 0, created_at: now, updated_at: now },
-        { id: '00000000-0000-4000-8000-000000000002', name: 'hr', type: 'mysql', description: 'people', is_sample: 1, created_at: now, updated_at: now },
+        {
+          id: '00000000-0000-4000-8000-000000000001',
+          name: 'crm',
+          type: 'postgresql',
+          description: null,
+          is_sample: 0,
+          created_at: now,
+          updated_at: now,
+        },
+        {
+          id: '00000000-0000-4000-8000-000000000002',
+          name: 'hr',
+          type: 'mysql',
+          description: 'people',
+          is_sample: 1,
+          created_at: now,
+          updated_at: now,
+        },
       ])
       .execute();
   });
@@ -26,7 +42,12 @@ describeEachDatabase('Database.selectArrays', (kind) => {
   });
 
   it('answers rows as arrays in select-list order, with nulls and typed values, and leaves object queries alone', async () => {
-    const query = () => database.db.selectFrom('datasources').select(['name', 'description', 'is_sample']).where('name', 'in', ['crm', 'hr', 'none']).orderBy('name');
+    const query = () =>
+      database.db
+        .selectFrom('datasources')
+        .select(['name', 'description', 'is_sample'])
+        .where('name', 'in', ['crm', 'hr', 'none'])
+        .orderBy('name');
     assert.deepEqual(await database.selectArrays(query().compile()), [
       ['crm', null, 0],
       ['hr', 'people', 1],
@@ -36,7 +57,12 @@ describeEachDatabase('Database.selectArrays', (kind) => {
       { name: 'crm', description: null, is_sample: 0 },
       { name: 'hr', description: 'people', is_sample: 1 },
     ]);
-    assert.deepEqual(await database.selectArrays(database.db.selectFrom('datasources').select('name').where('name', '=', 'none').compile()), []);
+    assert.deepEqual(
+      await database.selectArrays(
+        database.db.selectFrom('datasources').select('name').where('name', '=', 'none').compile(),
+      ),
+      [],
+    );
   });
 });
 
@@ -48,10 +74,20 @@ describeEachDatabase('migration 0007: the nearest field name is stored with the 
       await migrateTo(database, '0006-metrics-queue-order');
       const now = new Date().toISOString();
       const source = '00000000-0000-4000-8000-000000000001';
-      await sql`insert into datasources (id, name, type, description, is_sample, created_at, updated_at) values (${source}, 'crm', 'postgresql', null, 0, ${now}, ${now})`.execute(database.db);
-      const tag = (await sql<{ id: number }>`insert into tags (name, chain_path, default_level, created_at) values ('Email', 'Test/Email', 'L3', ${now}) returning id`.execute(database.db)).rows[0]!.id;
+      await sql`insert into datasources (id, name, type, description, is_sample, created_at, updated_at) values (${source}, 'crm', 'postgresql', null, 0, ${now}, ${now})`.execute(
+        database.db,
+      );
+      const tag = (
+        await sql<{
+          id: number;
+        }>`insert into tags (name, chain_path, default_level, created_at) values ('Email', 'Test/Email', 'L3', ${now}) returning id`.execute(
+          database.db,
+        )
+      ).rows[0]!.id;
       const field = (id: string, table: string, name: string) =>
-        sql`insert into fields (id, datasource_id, table_name, field_name, tag_id, level, created_at, updated_at) values (${id}, ${source}, ${table}, ${name}, ${tag}, 'L3', ${now}, ${now})`.execute(database.db);
+        sql`insert into fields (id, datasource_id, table_name, field_name, tag_id, level, created_at, updated_at) values (${id}, ${source}, ${table}, ${name}, ${tag}, 'L3', ${now}, ${now})`.execute(
+          database.db,
+        );
       const [a, b] = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b'];
       await field(a, 'users', 'email');
       await field(b, 'contacts', 'mail');
@@ -59,22 +95,35 @@ describeEachDatabase('migration 0007: the nearest field name is stored with the 
         sql`insert into field_metrics (field_id, raw_category_anchor, score_category_anchor, raw_centroid, score_centroid, raw_peer_mean, score_peer_mean,
               raw_nearest, score_nearest, raw_lower_quartile, score_lower_quartile, raw_farthest, score_farthest, category_similarity, centroid_similarity,
               neighbour_disagreement, outlier_score, severity, nearest_field_id, reason, computed_at)
-            values (${id}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'low', ${nearest}, 'r', ${now})`.execute(database.db);
+            values (${id}, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 'low', ${nearest}, 'r', ${now})`.execute(
+          database.db,
+        );
       await metrics(a, b);
       await metrics(b, null);
 
       await migrateToLatest(database);
-      const rows = await database.db.selectFrom('field_metrics').select(['field_id', 'nearest_field_id', 'nearest_field_name']).orderBy('field_id').execute();
+      const rows = await database.db
+        .selectFrom('field_metrics')
+        .select(['field_id', 'nearest_field_id', 'nearest_field_name'])
+        .orderBy('field_id')
+        .execute();
       assert.deepEqual(rows, [
         { field_id: a, nearest_field_id: b, nearest_field_name: 'contacts.mail' },
         { field_id: b, nearest_field_id: null, nearest_field_name: null },
       ]);
 
       await migrateTo(database, '0006-metrics-queue-order');
-      assert.deepEqual(await database.db.selectFrom('field_metrics').select(['field_id', 'nearest_field_id']).orderBy('field_id').execute(), [
-        { field_id: a, nearest_field_id: b },
-        { field_id: b, nearest_field_id: null },
-      ]);
+      assert.deepEqual(
+        await database.db
+          .selectFrom('field_metrics')
+          .select(['field_id', 'nearest_field_id'])
+          .orderBy('field_id')
+          .execute(),
+        [
+          { field_id: a, nearest_field_id: b },
+          { field_id: b, nearest_field_id: null },
+        ],
+      );
     } finally {
       await database.close();
       await test.dispose();
@@ -90,23 +139,49 @@ describeEachDatabase('migration 0023: stored scores change meaning, so every mea
       await migrateTo(database, '0020-classification-rules');
       const now = new Date().toISOString();
       const source = '00000000-0000-4000-8000-000000000001';
-      await sql`insert into datasources (id, name, type, description, is_sample, created_at, updated_at) values (${source}, 'crm', 'postgresql', null, 0, ${now}, ${now})`.execute(database.db);
-      const tag = (await sql<{ id: number }>`insert into tags (name, chain_path, default_level, created_at) values ('Email', 'Test/Email', 'L3', ${now}) returning id`.execute(database.db)).rows[0]!.id;
-      const [a, b, c] = ['00000000-0000-4000-8000-00000000000a', '00000000-0000-4000-8000-00000000000b', '00000000-0000-4000-8000-00000000000c'];
-      for (const [id, name] of [[a, 'email'], [b, 'mail'], [c, 'notes']] as const) {
-        await sql`insert into fields (id, datasource_id, table_name, field_name, tag_id, level, created_at, updated_at) values (${id}, ${source}, 'users', ${name}, ${tag}, 'L3', ${now}, ${now})`.execute(database.db);
+      await sql`insert into datasources (id, name, type, description, is_sample, created_at, updated_at) values (${source}, 'crm', 'postgresql', null, 0, ${now}, ${now})`.execute(
+        database.db,
+      );
+      const tag = (
+        await sql<{
+          id: number;
+        }>`insert into tags (name, chain_path, default_level, created_at) values ('Email', 'Test/Email', 'L3', ${now}) returning id`.execute(
+          database.db,
+        )
+      ).rows[0]!.id;
+      const [a, b, c] = [
+        '00000000-0000-4000-8000-00000000000a',
+        '00000000-0000-4000-8000-00000000000b',
+        '00000000-0000-4000-8000-00000000000c',
+      ];
+      for (const [id, name] of [
+        [a, 'email'],
+        [b, 'mail'],
+        [c, 'notes'],
+      ] as const) {
+        await sql`insert into fields (id, datasource_id, table_name, field_name, tag_id, level, created_at, updated_at) values (${id}, ${source}, 'users', ${name}, ${tag}, 'L3', ${now}, ${now})`.execute(
+          database.db,
+        );
       }
       for (const id of [a, b]) {
         await sql`insert into field_metrics (field_id, raw_category_anchor, score_category_anchor, raw_centroid, score_centroid, raw_peer_mean, score_peer_mean,
               raw_nearest, score_nearest, raw_lower_quartile, score_lower_quartile, raw_farthest, score_farthest, category_similarity, centroid_similarity,
               neighbour_disagreement, outlier_score, severity, reason, computed_at)
-            values (${id}, 0, 0.5, 0, 0.5, 0, 0.5, 0, 0.5, 0, 0.5, 0, 0.5, 0, 0, 0, 0, 'low', 'r', ${now})`.execute(database.db);
+            values (${id}, 0, 0.5, 0, 0.5, 0, 0.5, 0, 0.5, 0, 0.5, 0, 0.5, 0, 0, 0, 0, 'low', 'r', ${now})`.execute(
+          database.db,
+        );
       }
       await sql`delete from metrics_queue`.execute(database.db);
-      await sql`insert into metrics_queue (field_id, token, enqueued_at, claimed_by, claimed_at) values (${b}, 'old', ${now}, 'worker-1', ${now})`.execute(database.db);
+      await sql`insert into metrics_queue (field_id, token, enqueued_at, claimed_by, claimed_at) values (${b}, 'old', ${now}, 'worker-1', ${now})`.execute(
+        database.db,
+      );
 
       await migrateToLatest(database);
-      const queued = await database.db.selectFrom('metrics_queue').select(['field_id', 'token', 'claimed_by', 'claimed_at']).orderBy('field_id').execute();
+      const queued = await database.db
+        .selectFrom('metrics_queue')
+        .select(['field_id', 'token', 'claimed_by', 'claimed_at'])
+        .orderBy('field_id')
+        .execute();
       assert.deepEqual(
         queued.map((q) => q.field_id),
         [a, b],

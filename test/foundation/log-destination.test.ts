@@ -71,7 +71,13 @@ describe('turn-batched log destination', () => {
     log.info({ n: 2 }, 'second');
     await nextTurn();
     assert.equal(writes.length, 1);
-    const lines = (writes[0] ?? '').trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
-    assert.deepEqual(lines.map((l) => l.msg), ['first', 'second']);
+    const lines = (writes[0] ?? '')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string });
+    assert.deepEqual(
+      lines.map((l) => l.msg),
+      ['first', 'second'],
+    );
   });
 });

@@ -29,7 +29,21 @@ describe('log serializers', () => {
     const { log, lines } = capture();
     const secrets = { password: 's1', current_password: 's2', access_token: 's3', refresh_token: 's4', token: 's8' };
     const censored = Object.fromEntries(SECRET_FIELDS.map((field) => [field, CENSORED]));
-    log.info({ ...secrets, username: 'kept', body: { ...secrets, username: 'kept' }, payload: { ...secrets }, req: { method: 'POST', body: { ...secrets }, headers: { authorization: 'Bearer s5', cookie: 's6', accept: 'kept' } }, headers: { authorization: 'Bearer s7', 'content-type': 'kept' } }, 'probe');
+    log.info(
+      {
+        ...secrets,
+        username: 'kept',
+        body: { ...secrets, username: 'kept' },
+        payload: { ...secrets },
+        req: {
+          method: 'POST',
+          body: { ...secrets },
+          headers: { authorization: 'Bearer s5', cookie: 's6', accept: 'kept' },
+        },
+        headers: { authorization: 'Bearer s7', 'content-type': 'kept' },
+      },
+      'probe',
+    );
     await new Promise((resolve) => setImmediate(resolve));
     const line = lines[0];
     assert.ok(line);
@@ -37,7 +51,11 @@ describe('log serializers', () => {
     for (const field of SECRET_FIELDS) assert.equal(line[field], CENSORED, field);
     assert.deepEqual(line.body, { ...censored, username: 'kept' });
     assert.deepEqual(line.payload, censored);
-    assert.deepEqual(line.req, { method: 'POST', body: censored, headers: { authorization: CENSORED, cookie: CENSORED, accept: 'kept' } });
+    assert.deepEqual(line.req, {
+      method: 'POST',
+      body: censored,
+      headers: { authorization: CENSORED, cookie: CENSORED, accept: 'kept' },
+    });
     assert.deepEqual(line.headers, { authorization: CENSORED, 'content-type': 'kept' });
     assert.ok(!/"s[1-8]"|Bearer/.test(JSON.stringify(line)));
   });
@@ -56,9 +74,12 @@ describe('log serializers', () => {
 
     const withSecret = { username: 'alice', password: 'hunter2-hunter2' };
     assert.deepEqual(serialize('body', withSecret), { username: 'alice', password: CENSORED });
-    assert.equal(withSecret.password, 'hunter2-hunter2', 'a copy is censored, the caller\'s object is not');
+    assert.equal(withSecret.password, 'hunter2-hunter2', "a copy is censored, the caller's object is not");
     const request = { url: '/x', headers: { authorization: 'Bearer t' } };
-    assert.deepEqual(JSON.parse(JSON.stringify(serialize('req', request))), { url: '/x', headers: { authorization: CENSORED } });
+    assert.deepEqual(JSON.parse(JSON.stringify(serialize('req', request))), {
+      url: '/x',
+      headers: { authorization: CENSORED },
+    });
     assert.equal(request.headers.authorization, 'Bearer t');
   });
 
@@ -69,7 +90,14 @@ describe('log serializers', () => {
     raw.headers = { authorization: 'Bearer secret-header', cookie: 'sid=secret-cookie', 'accept-version': '1' };
     const live = Object.assign(raw, { ip: '192.0.2.9', host: 'fieldlens.example', body: { password: 'secret-body' } });
     const summary = serialize('req', live);
-    assert.deepEqual(summary, { method: 'POST', url: '/api/v1/auth/login', version: '1', host: 'fieldlens.example', remoteAddress: '192.0.2.9', remotePort: undefined });
+    assert.deepEqual(summary, {
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      version: '1',
+      host: 'fieldlens.example',
+      remoteAddress: '192.0.2.9',
+      remotePort: undefined,
+    });
     assert.ok(!JSON.stringify(summary).includes('secret'));
     class Reply {
       statusCode = 204;

@@ -65,7 +65,11 @@ for (const kind of databaseKinds().filter((k) => k === 'postgres')) {
         const ready = await t.app.inject({ method: 'GET', url: '/readyz' });
         assert.equal(ready.statusCode, 503);
         assert.equal(problem(ready).code, 'unavailable');
-        const login = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: 'whatever-password' } });
+        const login = await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/auth/login',
+          payload: { username: 'admin', password: 'whatever-password' },
+        });
         assert.equal(login.statusCode, 503);
         assert.equal(problem(login).code, 'unavailable');
         assert.equal(login.headers['retry-after'], '5');
@@ -90,7 +94,14 @@ for (const kind of databaseKinds().filter((k) => k === 'postgres')) {
 /** Starts test/fixtures/slow-server.ts and answers its port once it listens. */
 async function startSlowServer(
   env: Record<string, string>,
-): Promise<{ child: ChildProcessByStdio<Writable, Readable, Readable>; port: number; exited: Promise<number | null>; stdout: () => string; stderr: () => string; printed: (line: string) => Promise<void> }> {
+): Promise<{
+  child: ChildProcessByStdio<Writable, Readable, Readable>;
+  port: number;
+  exited: Promise<number | null>;
+  stdout: () => string;
+  stderr: () => string;
+  printed: (line: string) => Promise<void>;
+}> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/slow-server.ts'], {
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['pipe', 'pipe', 'pipe'],
@@ -143,7 +154,10 @@ function send(port: number, path: string, agent: http.Agent | false) {
 }
 
 /** One request on a connection of its own; resolves with the status and body, or the socket error's code. */
-function request(port: number, path: string): Promise<{ status: number; body: string; contentType?: string } | { error: string }> {
+function request(
+  port: number,
+  path: string,
+): Promise<{ status: number; body: string; contentType?: string } | { error: string }> {
   return new Promise((resolve) => {
     const req = http.get({ host: '127.0.0.1', port, path, agent: false }, (res) => {
       let body = '';
@@ -158,7 +172,10 @@ function request(port: number, path: string): Promise<{ status: number; body: st
 
 describe('graceful shutdown', () => {
   it('SIGTERM with 60 requests in flight: /readyz 503 at once, no new connections after the grace period, all 60 answered 200, exit 0', async () => {
-    const server = await startSlowServer({ FIELDLENS_SHUTDOWN_GRACE_MS: '4000', FIELDLENS_SHUTDOWN_TIMEOUT_MS: '60000' });
+    const server = await startSlowServer({
+      FIELDLENS_SHUTDOWN_GRACE_MS: '4000',
+      FIELDLENS_SHUTDOWN_TIMEOUT_MS: '60000',
+    });
     const { child, port } = server;
     try {
       const before = await request(port, '/readyz');
@@ -211,12 +228,18 @@ describe('graceful shutdown', () => {
     // The grace period ends while a request blocks the event loop; meanwhile clients open new connections (the
     // kernel accepts them into the listening socket's queue) and send on idle keep-alive connections (the bytes wait
     // in the socket buffers). Closing the listener or the "idle" connections at that moment would reset them all.
-    const server = await startSlowServer({ FIELDLENS_SHUTDOWN_GRACE_MS: '500', FIELDLENS_SHUTDOWN_TIMEOUT_MS: '60000' });
+    const server = await startSlowServer({
+      FIELDLENS_SHUTDOWN_GRACE_MS: '500',
+      FIELDLENS_SHUTDOWN_TIMEOUT_MS: '60000',
+    });
     const { child, port } = server;
     const keepAlive = new http.Agent({ keepAlive: true, maxSockets: 10 });
     try {
       const warm = await Promise.all(Array.from({ length: 10 }, () => send(port, '/healthz', keepAlive).answer));
-      assert.deepEqual(warm, Array.from({ length: 10 }, () => '200 {"status":"ok"}'));
+      assert.deepEqual(
+        warm,
+        Array.from({ length: 10 }, () => '200 {"status":"ok"}'),
+      );
 
       child.kill('SIGTERM');
       let ready = await request(port, '/readyz');
@@ -231,7 +254,10 @@ describe('graceful shutdown', () => {
       const fresh = Array.from({ length: 20 }, () => send(port, '/healthz', false));
       const reused = Array.from({ length: 10 }, () => send(port, '/healthz', keepAlive));
       await Promise.all([...fresh, ...reused].map((r) => r.sent));
-      assert.ok(!server.stdout().includes('BUSY END'), 'the 30 requests were sent while the event loop was blocked, past the grace period');
+      assert.ok(
+        !server.stdout().includes('BUSY END'),
+        'the 30 requests were sent while the event loop was blocked, past the grace period',
+      );
 
       assert.equal(await busy.answer, '200 done');
       assert.deepEqual(
@@ -273,7 +299,10 @@ describe('graceful shutdown', () => {
         child.stdout.on('data', check);
         check();
       });
-      const slow = fetch(`http://127.0.0.1:${port}/slow`).then(async (r) => ({ status: r.status, body: await r.text() }));
+      const slow = fetch(`http://127.0.0.1:${port}/slow`).then(async (r) => ({
+        status: r.status,
+        body: await r.text(),
+      }));
       // Signalled once the server has the request in hand, not after a guessed delay.
       await received;
       child.kill('SIGTERM');

@@ -85,9 +85,14 @@ export function json<T = Record<string, unknown>>(response: LightMyRequestRespon
   return JSON.parse(response.body) as T;
 }
 
-export async function login(app: FastifyInstance, username: string, password: string): Promise<{ access_token: string; refresh_token: string }> {
+export async function login(
+  app: FastifyInstance,
+  username: string,
+  password: string,
+): Promise<{ access_token: string; refresh_token: string }> {
   const response = await app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username, password } });
-  if (response.statusCode !== 200) throw new Error(`login as ${username} failed: ${response.statusCode} ${response.body}`);
+  if (response.statusCode !== 200)
+    throw new Error(`login as ${username} failed: ${response.statusCode} ${response.body}`);
   return json(response);
 }
 
@@ -124,13 +129,22 @@ export function bearer(token: string): { authorization: string } {
 }
 
 /** Asserts the RFC 9457 problem shape (docs/api.md) and returns the body. */
-export function problem(response: LightMyRequestResponse): { code: string; status: number; title: string; detail: string; type: string; errors?: Array<{ path: string; message: string; row?: number }> } {
+export function problem(response: LightMyRequestResponse): {
+  code: string;
+  status: number;
+  title: string;
+  detail: string;
+  type: string;
+  errors?: Array<{ path: string; message: string; row?: number }>;
+} {
   const body = json<{ code: string; status: number; title: string; detail: string; type: string }>(response);
   if (!String(response.headers['content-type']).startsWith('application/problem+json')) {
     throw new Error(`expected problem+json, got ${String(response.headers['content-type'])}: ${response.body}`);
   }
-  if (body.status !== response.statusCode) throw new Error(`problem status ${body.status} != HTTP ${response.statusCode}`);
-  if (body.type !== `https://fieldlens.dev/problems/${body.code}`) throw new Error(`problem type ${body.type} does not match code ${body.code}`);
+  if (body.status !== response.statusCode)
+    throw new Error(`problem status ${body.status} != HTTP ${response.statusCode}`);
+  if (body.type !== `https://fieldlens.dev/problems/${body.code}`)
+    throw new Error(`problem type ${body.type} does not match code ${body.code}`);
   if (/\bat .*\.(ts|js):\d+/.test(response.body)) throw new Error(`stack trace leaked: ${response.body}`);
   return body;
 }

@@ -26,7 +26,9 @@ export function describeEachDatabase(name: string, suite: (kind: DialectKind) =>
     void describe(`${name} [${kind}]`, () => suite(kind));
   }
   if (!process.env.TEST_DATABASE_URL) {
-    void describe(`${name} [postgres]`, { skip: 'TEST_DATABASE_URL is not set (see README: Tests)' }, () => suite('postgres'));
+    void describe(`${name} [postgres]`, { skip: 'TEST_DATABASE_URL is not set (see README: Tests)' }, () =>
+      suite('postgres'),
+    );
   }
 }
 

@@ -64,7 +64,14 @@ export async function startTestProvider(options: { redirectUri: string | string[
     claims: { openid: ['sub'], profile: ['preferred_username', 'groups'], email: ['email'] },
     features: { devInteractions: { enabled: true } },
     pkce: { required: () => true },
-    ttl: { AuthorizationCode: () => state.codeTtlSeconds, Session: 3600, Interaction: 600, Grant: 3600, IdToken: 3600, AccessToken: 3600 },
+    ttl: {
+      AuthorizationCode: () => state.codeTtlSeconds,
+      Session: 3600,
+      Interaction: 600,
+      Grant: 3600,
+      IdToken: 3600,
+      AccessToken: 3600,
+    },
     cookies: { keys: ['test-cookie-key-of-the-provider-00001'] },
   });
   server.on('request', provider.callback());
@@ -132,7 +139,8 @@ export async function signInAtProvider(authorizationUrl: string, redirectUri: st
     // The development pages hold one form: the sign-in (prompt=login) or the consent (prompt=consent).
     const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
     const prompt = /name="prompt" value="([a-z]+)"/.exec(html)?.[1];
-    if (action === undefined || prompt === undefined) throw new Error(`no form on the provider's page: ${html.slice(0, 300)}`);
+    if (action === undefined || prompt === undefined)
+      throw new Error(`no form on the provider's page: ${html.slice(0, 300)}`);
     const body = new URLSearchParams({ prompt });
     if (prompt === 'login') {
       body.set('login', login);

@@ -47,13 +47,22 @@ describeEachDatabase('access matrix', (kind) => {
   it('grants webhook:write to superadmin and admin only, and the webhook routes need it', () => {
     assert.deepEqual([...ACCESS_TABLE['webhook:write']], ['superadmin', 'admin']);
     const byRoute = new Map(t.app.accessRules.map((r) => [`${r.method} ${r.url}`, r.access]));
-    for (const route of ['GET /api/v1/webhooks', 'POST /api/v1/webhooks', 'PATCH /api/v1/webhooks/:id', 'DELETE /api/v1/webhooks/:id', 'GET /api/v1/webhooks/:id/deliveries', 'POST /api/v1/webhooks/:id/test']) {
+    for (const route of [
+      'GET /api/v1/webhooks',
+      'POST /api/v1/webhooks',
+      'PATCH /api/v1/webhooks/:id',
+      'DELETE /api/v1/webhooks/:id',
+      'GET /api/v1/webhooks/:id/deliveries',
+      'POST /api/v1/webhooks/:id/test',
+    ]) {
       assert.equal(byRoute.get(route), 'webhook:write', route);
     }
   });
 
   it('answers 401 without a token, 403 without the permission, and lets the permitted roles through', async () => {
-    const routes = t.app.accessRules.filter((r) => r.url.startsWith('/api/') && r.method !== 'HEAD' && r.access !== 'public');
+    const routes = t.app.accessRules.filter(
+      (r) => r.url.startsWith('/api/') && r.method !== 'HEAD' && r.access !== 'public',
+    );
     const probe = (method: string, url: string, headers: Record<string, string> = {}) =>
       t.app.inject({
         method: method as 'GET',
@@ -75,7 +84,12 @@ describeEachDatabase('access matrix', (kind) => {
       if (role === 'superadmin') {
         token = admin;
       } else {
-        const changed = await t.app.inject({ method: 'PATCH', url: `/api/v1/users/${subject.id}`, headers: bearer(admin), payload: { roles: [role] } });
+        const changed = await t.app.inject({
+          method: 'PATCH',
+          url: `/api/v1/users/${subject.id}`,
+          headers: bearer(admin),
+          payload: { roles: [role] },
+        });
         assert.equal(changed.statusCode, 200);
         token = (await login(t.app, subject.username, subject.password)).access_token;
       }
@@ -92,7 +106,12 @@ describeEachDatabase('access matrix', (kind) => {
 
     // An API token of the superadmin given two permissions passes only the routes those permissions (or any sign-in)
     // open: the token narrows the matrix, whatever the user's roles.
-    const created = await t.app.inject({ method: 'POST', url: '/api/v1/tokens', headers: bearer(admin), payload: { name: 'matrix', expires_in_days: 1, permissions: ['field:read', 'scan:read'] } });
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/tokens',
+      headers: bearer(admin),
+      payload: { name: 'matrix', expires_in_days: 1, permissions: ['field:read', 'scan:read'] },
+    });
     assert.equal(created.statusCode, 201);
     const apiToken = (JSON.parse(created.body) as { token: string }).token;
     for (const route of routes) {

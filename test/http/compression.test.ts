@@ -18,7 +18,8 @@ describeEachDatabase('compression', (kind) => {
   });
   after(async () => t.close());
 
-  const page = (headers: Record<string, string>) => t.app.inject({ method: 'GET', url: '/api/v1/fields?limit=500', headers: { ...bearer(token), ...headers } });
+  const page = (headers: Record<string, string>) =>
+    t.app.inject({ method: 'GET', url: '/api/v1/fields?limit=500', headers: { ...bearer(token), ...headers } });
 
   it('compresses a large answer with the encoding the client accepts, and not at all without Accept-Encoding', async () => {
     const plain = await page({});
@@ -35,14 +36,21 @@ describeEachDatabase('compression', (kind) => {
       assert.equal(packed.statusCode, 200);
       assert.equal(packed.headers['content-encoding'], encoding, accept);
       assert.match(String(packed.headers.vary), /accept-encoding/i);
-      assert.ok(packed.rawPayload.length * 5 < plain.rawPayload.length, `${accept}: ${packed.rawPayload.length} of ${plain.rawPayload.length} bytes`);
+      assert.ok(
+        packed.rawPayload.length * 5 < plain.rawPayload.length,
+        `${accept}: ${packed.rawPayload.length} of ${plain.rawPayload.length} bytes`,
+      );
       assert.deepEqual(JSON.parse(inflate(packed.rawPayload).toString('utf8')), expected);
     }
     assert.equal((await page({ 'accept-encoding': 'identity' })).headers['content-encoding'], undefined);
   });
 
   it('sends a small answer (under 1 KB) uncompressed', async () => {
-    const me = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { ...bearer(token), 'accept-encoding': 'gzip, br' } });
+    const me = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/auth/me',
+      headers: { ...bearer(token), 'accept-encoding': 'gzip, br' },
+    });
     assert.equal(me.statusCode, 200);
     assert.ok(me.rawPayload.length < 1024);
     assert.equal(me.headers['content-encoding'], undefined);

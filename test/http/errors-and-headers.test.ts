@@ -5,7 +5,10 @@ import { adminToken, bearer, buildTestApp, json, problem, ADMIN_PASSWORD, type T
 import { describeEachDatabase } from '../helpers/databases.js';
 
 /** Sends raw bytes on a fresh TCP connection (no client library normalises the path or the headers) and answers what comes back. */
-function rawHttp(port: number, text: string): Promise<{ status: number; headers: Record<string, string>; body: string }> {
+function rawHttp(
+  port: number,
+  text: string,
+): Promise<{ status: number; headers: Record<string, string>; body: string }> {
   return new Promise((resolve, reject) => {
     const socket = net.connect(port, '127.0.0.1', () => socket.write(text));
     let data = '';
@@ -27,7 +30,11 @@ function rawHttp(port: number, text: string): Promise<{ status: number; headers:
   });
 }
 
-function assertProblem(answer: { status: number; headers: Record<string, string>; body: string }, status: number, code: string): void {
+function assertProblem(
+  answer: { status: number; headers: Record<string, string>; body: string },
+  status: number,
+  code: string,
+): void {
   assert.equal(answer.status, status, answer.body);
   assert.match(answer.headers['content-type'] ?? '', /^application\/problem\+json/);
   assert.equal(answer.headers['x-content-type-options'], 'nosniff');
@@ -71,12 +78,19 @@ describeEachDatabase('errors that arise before a route runs', (kind) => {
   });
 
   it('answers malformed JSON 400 problem+json', async () => {
-    const answer = await rawHttp(port, 'POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\nConnection: close\r\n\r\n{"a":');
+    const answer = await rawHttp(
+      port,
+      'POST /api/v1/auth/login HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 5\r\nConnection: close\r\n\r\n{"a":',
+    );
     assertProblem(answer, 400, 'validation_failed');
   });
 
   it('answers a dot-dot path sent as-is under /docs/static 404, not 500', async () => {
-    for (const path of ['/docs/static/%2e%2e/package.json', '/docs/static/../../package.json', '/docs/static/%2e%2e/%2e%2e/%2e%2e/etc/passwd']) {
+    for (const path of [
+      '/docs/static/%2e%2e/package.json',
+      '/docs/static/../../package.json',
+      '/docs/static/%2e%2e/%2e%2e/%2e%2e/etc/passwd',
+    ]) {
       const answer = await rawHttp(port, `GET ${path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n`);
       assertProblem(answer, 404, 'not_found');
       assert.doesNotMatch(answer.body, /"name":\s*"fieldlens"|root:/);
@@ -100,7 +114,11 @@ describeEachDatabase('response headers', (kind) => {
   after(async () => t.close());
 
   it('sends Cache-Control: no-store with tokens (login, refresh) and with user data', async () => {
-    const loggedIn = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: ADMIN_PASSWORD } });
+    const loggedIn = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'admin', password: ADMIN_PASSWORD },
+    });
     assert.equal(loggedIn.statusCode, 200);
     assert.equal(loggedIn.headers['cache-control'], 'no-store');
     const { refresh_token, access_token } = json<{ refresh_token: string; access_token: string }>(loggedIn);
@@ -137,7 +155,13 @@ describeEachDatabase('response headers', (kind) => {
     for (const url of ['/', '/docs/', '/docs/static/swagger-initializer.js']) {
       const response = await t.app.inject({ method: 'GET', url });
       const csp = String(response.headers['content-security-policy']);
-      const directives = new Map(csp.split(';').map((part) => part.trim().split(/\s+/)).filter((words) => words[0]).map(([name = '', ...values]) => [name, values]));
+      const directives = new Map(
+        csp
+          .split(';')
+          .map((part) => part.trim().split(/\s+/))
+          .filter((words) => words[0])
+          .map(([name = '', ...values]) => [name, values]),
+      );
       assert.deepEqual(directives.get('script-src'), ["'self'"], `${url}: ${csp}`);
       assert.deepEqual(directives.get('style-src'), ["'self'"], url);
       assert.deepEqual(directives.get('img-src'), ["'self'", 'data:'], url);
@@ -147,7 +171,11 @@ describeEachDatabase('response headers', (kind) => {
     }
     const ui = await t.app.inject({ method: 'GET', url: '/docs/' });
     assert.equal(ui.statusCode, 200);
-    assert.doesNotMatch(ui.body, /<script>(?!\s*<\/script>)|<script(?![^>]*\bsrc=)[^>]*>\s*\S/, 'the UI page has no inline script for the policy to block');
+    assert.doesNotMatch(
+      ui.body,
+      /<script>(?!\s*<\/script>)|<script(?![^>]*\bsrc=)[^>]*>\s*\S/,
+      'the UI page has no inline script for the policy to block',
+    );
     assert.equal(ui.headers['x-frame-options'], 'DENY');
   });
 });
@@ -161,12 +189,23 @@ describeEachDatabase('input the database refuses as data', (kind) => {
 
   it('answers a 4xx problem+json, never a 500, for values the schemas let through but the database cannot store or compare', async () => {
     const token = await adminToken(t.app);
-    for (const url of ['/api/v1/fields?limit=Infinity', '/api/v1/audit-logs?limit=1e309', '/api/v1/fields?tag_id=99999999999999999999', '/api/v1/fields?level=L%00', '/api/v1/audit-logs?action=a%00b', '/api/v1/audit-logs?target_id=x%00']) {
+    for (const url of [
+      '/api/v1/fields?limit=Infinity',
+      '/api/v1/audit-logs?limit=1e309',
+      '/api/v1/fields?tag_id=99999999999999999999',
+      '/api/v1/fields?level=L%00',
+      '/api/v1/audit-logs?action=a%00b',
+      '/api/v1/audit-logs?target_id=x%00',
+    ]) {
       const response = await t.app.inject({ method: 'GET', url, headers: bearer(token) });
       assert.ok(response.statusCode < 500, `${url}: ${response.statusCode} ${response.body}`);
       if (response.statusCode >= 400) problem(response);
     }
-    const login = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'ad\u0000min', password: 'whatever-passphrase' } });
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'ad\u0000min', password: 'whatever-passphrase' },
+    });
     assert.ok(login.statusCode >= 400 && login.statusCode < 500, `${login.statusCode} ${login.body}`);
     problem(login);
   });

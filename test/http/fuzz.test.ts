@@ -19,14 +19,30 @@ describeEachDatabase('fuzzing every operation of /openapi.json', (kind) => {
         casesPerOperation: CASES_PER_OPERATION,
         seed: 19,
         send: async (request) => {
-          const response = await t.app.inject({ method: request.method as 'GET', url: request.url, headers: request.headers, ...(request.payload === undefined ? {} : { payload: request.payload }) });
+          const response = await t.app.inject({
+            method: request.method as 'GET',
+            url: request.url,
+            headers: request.headers,
+            ...(request.payload === undefined ? {} : { payload: request.payload }),
+          });
           return { status: response.statusCode, headers: response.headers, body: response.body };
         },
       });
       assert.ok(report.operations >= 25, `walked ${report.operations} operations`);
-      assert.deepEqual(report.failures.slice(0, 5), [], `${report.failures.length} of ${report.requests} requests broke the rule`);
-      assert.ok((report.byStatus['400'] ?? 0) > report.requests / 3, `most malformed input is a 400: ${JSON.stringify(report.byStatus)}`);
-      assert.equal((await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode, 200, 'the service is still ready');
+      assert.deepEqual(
+        report.failures.slice(0, 5),
+        [],
+        `${report.failures.length} of ${report.requests} requests broke the rule`,
+      );
+      assert.ok(
+        (report.byStatus['400'] ?? 0) > report.requests / 3,
+        `most malformed input is a 400: ${JSON.stringify(report.byStatus)}`,
+      );
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/readyz' })).statusCode,
+        200,
+        'the service is still ready',
+      );
     } finally {
       await t.close();
     }

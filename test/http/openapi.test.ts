@@ -23,7 +23,9 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 /** Every operation of the document with its method and path. */
 function operations(doc: Document): Array<{ method: string; path: string; op: Operation }> {
-  return Object.entries(doc.paths).flatMap(([path, item]) => Object.entries(item).map(([method, op]) => ({ method, path, op })));
+  return Object.entries(doc.paths).flatMap(([path, item]) =>
+    Object.entries(item).map(([method, op]) => ({ method, path, op })),
+  );
 }
 
 /** Property names listed as required although their schema has a default, anywhere in a schema. */
@@ -33,7 +35,8 @@ function requiredDefaults(schema: unknown, at = ''): string[] {
   const found: string[] = [];
   const properties = node.properties as Record<string, Schema> | undefined;
   if (properties && Array.isArray(node.required)) {
-    for (const name of node.required as string[]) if (properties[name]?.default !== undefined) found.push(`${at}/${name}`);
+    for (const name of node.required as string[])
+      if (properties[name]?.default !== undefined) found.push(`${at}/${name}`);
   }
   for (const [key, value] of Object.entries(node)) {
     if (Array.isArray(value)) value.forEach((v, i) => found.push(...requiredDefaults(v, `${at}/${key}/${i}`)));
@@ -89,8 +92,20 @@ describeEachDatabase('the OpenAPI document tells the truth', (kind) => {
         assert.equal(example.type, `https://fieldlens.dev/problems/${example.code}`);
       }
     }
-    const codes = (doc.components.schemas.Problem?.properties as Record<string, { enum: string[] }> | undefined)?.code?.enum ?? [];
-    for (const code of ['validation_failed', 'unauthorized', 'forbidden', 'not_found', 'conflict', 'unprocessable', 'rate_limited', 'payload_too_large', 'unsupported_media_type']) assert.ok(codes.includes(code));
+    const codes =
+      (doc.components.schemas.Problem?.properties as Record<string, { enum: string[] }> | undefined)?.code?.enum ?? [];
+    for (const code of [
+      'validation_failed',
+      'unauthorized',
+      'forbidden',
+      'not_found',
+      'conflict',
+      'unprocessable',
+      'rate_limited',
+      'payload_too_large',
+      'unsupported_media_type',
+    ])
+      assert.ok(codes.includes(code));
     for (const [path, method, status] of [
       ['/api/v1/users', 'post', '409'],
       ['/api/v1/classification/tags', 'post', '422'],
@@ -104,9 +119,11 @@ describeEachDatabase('the OpenAPI document tells the truth', (kind) => {
   it('does not mark parameters or body properties that have a default as required', () => {
     for (const { method, path, op } of operations(doc)) {
       for (const parameter of op.parameters ?? []) {
-        if (parameter.schema?.default !== undefined) assert.notEqual(parameter.required, true, `${method} ${path} ?${parameter.name}`);
+        if (parameter.schema?.default !== undefined)
+          assert.notEqual(parameter.required, true, `${method} ${path} ?${parameter.name}`);
       }
-      for (const media of Object.values(op.requestBody?.content ?? {})) assert.deepEqual(requiredDefaults(media.schema), [], `${method} ${path}`);
+      for (const media of Object.values(op.requestBody?.content ?? {}))
+        assert.deepEqual(requiredDefaults(media.schema), [], `${method} ${path}`);
     }
     const limit = doc.paths['/api/v1/fields']?.get?.parameters?.find((p) => p.name === 'limit');
     assert.equal(limit?.schema?.default, 50);
@@ -124,22 +141,42 @@ describeEachDatabase('the OpenAPI document tells the truth', (kind) => {
     const ajv = addFormats(new Ajv({ strict: false, allErrors: true }));
     ajv.addSchema({ components: doc.components }, 'doc');
     const { severity } = loadConfig({});
-    const expectSeverity = (score: number) => (score >= severity.high ? 'high' : score >= severity.medium ? 'medium' : 'low');
+    const expectSeverity = (score: number) =>
+      score >= severity.high ? 'high' : score >= severity.medium ? 'medium' : 'low';
     const withExamples = new Set<string>();
     for (const { method, path, op } of operations(doc)) {
       for (const [status, response] of Object.entries(op.responses)) {
         const media = response.content?.['application/json'];
         if (Number(status) >= 400 || media?.example === undefined) continue;
         withExamples.add(String(op.operationId));
-        const validate = ajv.compile(JSON.parse(JSON.stringify(media.schema).replace(/"#\/components/g, '"doc#/components')) as Schema);
+        const validate = ajv.compile(
+          JSON.parse(JSON.stringify(media.schema).replace(/"#\/components/g, '"doc#/components')) as Schema,
+        );
         assert.ok(validate(media.example), `${method} ${path} ${status}: ${ajv.errorsText(validate.errors)}`);
-        const items = (media.example as { items?: Array<{ outlier_score?: number | null; severity?: string | null }> }).items ?? [media.example as { outlier_score?: number | null; severity?: string | null }];
+        const items = (media.example as { items?: Array<{ outlier_score?: number | null; severity?: string | null }> })
+          .items ?? [media.example as { outlier_score?: number | null; severity?: string | null }];
         for (const item of items) {
-          if (typeof item.outlier_score === 'number') assert.equal(item.severity, expectSeverity(item.outlier_score), `${method} ${path}: severity of ${item.outlier_score}`);
+          if (typeof item.outlier_score === 'number')
+            assert.equal(
+              item.severity,
+              expectSeverity(item.outlier_score),
+              `${method} ${path}: severity of ${item.outlier_score}`,
+            );
         }
       }
     }
-    for (const id of ['login', 'refreshTokens', 'getCurrentUser', 'listFields', 'getField', 'confirmField', 'batchConfirmFields', 'deferField', 'getEmbeddingMinibars', 'getMetricsStatus']) {
+    for (const id of [
+      'login',
+      'refreshTokens',
+      'getCurrentUser',
+      'listFields',
+      'getField',
+      'confirmField',
+      'batchConfirmFields',
+      'deferField',
+      'getEmbeddingMinibars',
+      'getMetricsStatus',
+    ]) {
       assert.ok(withExamples.has(id), `${id} has an example`);
     }
   });

@@ -31,17 +31,39 @@ describeEachDatabase('Prometheus /metrics', (kind) => {
       }
       const token = await adminToken(t.app);
       for (let i = 0; i < 3; i += 1) {
-        assert.equal((await t.app.inject({ method: 'GET', url: `/api/v1/fields/${UNKNOWN_ID}`, headers: bearer(token) })).statusCode, 404);
+        assert.equal(
+          (await t.app.inject({ method: 'GET', url: `/api/v1/fields/${UNKNOWN_ID}`, headers: bearer(token) }))
+            .statusCode,
+          404,
+        );
       }
-      await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: 'not-the-right-passphrase' } });
-      await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'nobody-at-all', password: 'not-the-right-passphrase' } });
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { username: 'admin', password: 'not-the-right-passphrase' },
+      });
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { username: 'nobody-at-all', password: 'not-the-right-passphrase' },
+      });
 
       const response = await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(TOKEN) });
       assert.equal(response.statusCode, 200);
       assert.match(String(response.headers['content-type']), /^text\/plain; version=0\.0\.4/);
       const text = response.body;
-      assert.equal(sample(text, 'fieldlens_http_request_duration_seconds_count', { method: 'GET', route: '/api/v1/fields/:id', status_code: '404' }), 3);
-      assert.ok((sample(text, 'fieldlens_http_request_duration_seconds_bucket', { route: '/api/v1/fields/:id', le: '+Inf' }) ?? 0) >= 3);
+      assert.equal(
+        sample(text, 'fieldlens_http_request_duration_seconds_count', {
+          method: 'GET',
+          route: '/api/v1/fields/:id',
+          status_code: '404',
+        }),
+        3,
+      );
+      assert.ok(
+        (sample(text, 'fieldlens_http_request_duration_seconds_bucket', { route: '/api/v1/fields/:id', le: '+Inf' }) ??
+          0) >= 3,
+      );
       assert.ok(!text.includes(UNKNOWN_ID), 'raw URLs never become labels');
       assert.equal(sample(text, 'fieldlens_login_failures_total', { reason: 'invalid_credentials' }), 2);
       assert.equal(sample(text, 'fieldlens_metrics_queue_pending'), (await t.app.services.metrics.status()).pending);
@@ -57,17 +79,27 @@ describeEachDatabase('Prometheus /metrics', (kind) => {
         method: 'POST',
         url: '/api/v1/datasources',
         headers: bearer(token),
-        payload: { name: 'scanned', type: 'postgresql', connection: { kind: 'postgresql', host: '127.0.0.1', port: 1, database: 'crm', user: 'scanner' } },
+        payload: {
+          name: 'scanned',
+          type: 'postgresql',
+          connection: { kind: 'postgresql', host: '127.0.0.1', port: 1, database: 'crm', user: 'scanner' },
+        },
       });
       assert.equal(created.statusCode, 201, created.body);
-      const scan = await t.app.inject({ method: 'POST', url: `/api/v1/datasources/${created.json<{ id: string }>().id}/scans`, headers: bearer(token) });
+      const scan = await t.app.inject({
+        method: 'POST',
+        url: `/api/v1/datasources/${created.json<{ id: string }>().id}/scans`,
+        headers: bearer(token),
+      });
       assert.equal(scan.statusCode, 202, scan.body);
       const scraped = await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(TOKEN) });
       assert.equal(sample(scraped.body, 'fieldlens_scans', { status: 'queued' }), 1);
       assert.equal(sample(scraped.body, 'fieldlens_scans', { status: 'running' }), 0);
 
       // A later gauge plugs in through registerGauge.
-      t.app.prometheus?.registerGauge('fieldlens_test_items', 'test gauge', ['status'], (set) => set({ status: 'queued' }, 7));
+      t.app.prometheus?.registerGauge('fieldlens_test_items', 'test gauge', ['status'], (set) =>
+        set({ status: 'queued' }, 7),
+      );
       const again = await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(TOKEN) });
       assert.equal(sample(again.body, 'fieldlens_test_items', { status: 'queued' }), 7);
     } finally {
@@ -109,5 +141,9 @@ describeEachDatabase('Prometheus /metrics', (kind) => {
 it('refuses FIELDLENS_METRICS=on with neither a token nor a port, and a short token', () => {
   assert.throws(() => loadConfig({ FIELDLENS_METRICS: 'on' }), ConfigError);
   assert.throws(() => loadConfig({ FIELDLENS_METRICS: 'on', FIELDLENS_METRICS_TOKEN: 'short' }), ConfigError);
-  assert.deepEqual(loadConfig({ FIELDLENS_METRICS: 'on', FIELDLENS_METRICS_PORT: '9464' }).metrics, { enabled: true, token: undefined, port: 9464 });
+  assert.deepEqual(loadConfig({ FIELDLENS_METRICS: 'on', FIELDLENS_METRICS_PORT: '9464' }).metrics, {
+    enabled: true,
+    token: undefined,
+    port: 9464,
+  });
 });

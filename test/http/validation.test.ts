@@ -26,13 +26,25 @@ describeEachDatabase('validation: bodies are not coerced', (kind) => {
 
   it('PATCH /users/{id} {"disabled": null} is refused and a disabled user stays disabled', async () => {
     const user = await createUser(t.app, ['observer'], { token });
-    const disable = await t.app.inject({ method: 'PATCH', url: `/api/v1/users/${user.id}`, headers: bearer(token), payload: { disabled: true } });
+    const disable = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/users/${user.id}`,
+      headers: bearer(token),
+      payload: { disabled: true },
+    });
     assert.equal(disable.statusCode, 200, disable.body);
     for (const disabled of [null, 0, 'false', '']) {
-      const response = await t.app.inject({ method: 'PATCH', url: `/api/v1/users/${user.id}`, headers: bearer(token), payload: { disabled } });
+      const response = await t.app.inject({
+        method: 'PATCH',
+        url: `/api/v1/users/${user.id}`,
+        headers: bearer(token),
+        payload: { disabled },
+      });
       assertValidationFailed(response, `disabled: ${JSON.stringify(disabled)}`);
     }
-    const list = json<{ items: Array<{ id: string; disabled: boolean }> }>(await t.app.inject({ method: 'GET', url: '/api/v1/users', headers: bearer(token) }));
+    const list = json<{ items: Array<{ id: string; disabled: boolean }> }>(
+      await t.app.inject({ method: 'GET', url: '/api/v1/users', headers: bearer(token) }),
+    );
     assert.equal(list.items.find((u) => u.id === user.id)?.disabled, true);
   });
 
@@ -52,12 +64,19 @@ describeEachDatabase('validation: bodies are not coerced', (kind) => {
     ];
     for (const body of bad) {
       assertValidationFailed(await confirm(t.app, token, id, body), `confirm ${JSON.stringify(body)}`);
-      assertValidationFailed(await batchConfirm(t.app, token, { field_ids: [id], ...body }), `batch-confirm ${JSON.stringify(body)}`);
+      assertValidationFailed(
+        await batchConfirm(t.app, token, { field_ids: [id], ...body }),
+        `batch-confirm ${JSON.stringify(body)}`,
+      );
     }
     assert.equal((await getField(t.app, token, id)).review_status, 'unreviewed');
     assert.equal(await auditSeq(t.database), seq, 'nothing was confirmed or audit-logged');
     // null keeps the current value, as documented.
-    const kept = await confirm(t.app, token, id, { classification_tag_id: null, classification_chain_path: null, lock_level: null });
+    const kept = await confirm(t.app, token, id, {
+      classification_tag_id: null,
+      classification_chain_path: null,
+      lock_level: null,
+    });
     assert.equal(kept.statusCode, 200, kept.body);
   });
 
@@ -71,12 +90,18 @@ describeEachDatabase('validation: bodies are not coerced', (kind) => {
       });
       assertValidationFailed(response, `parent_id: ${JSON.stringify(parent_id)}`);
     }
-    const tags = json<{ items: Array<{ name: string }> }>(await t.app.inject({ method: 'GET', url: '/api/v1/classification/tags', headers: bearer(token) }));
+    const tags = json<{ items: Array<{ name: string }> }>(
+      await t.app.inject({ method: 'GET', url: '/api/v1/classification/tags', headers: bearer(token) }),
+    );
     assert.ok(!tags.items.some((tag) => tag.name.startsWith('coerced-root-')));
   });
 
   it('a number where a string belongs is refused (no coercion to text)', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 12345, password: 123456789012 } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 12345, password: 123456789012 },
+    });
     assertValidationFailed(response, 'numeric credentials');
   });
 });
@@ -117,9 +142,17 @@ describeEachDatabase('validation: malformed query input is 400, never 500', (kin
     ]) {
       assertValidationFailed(await get(url), url);
     }
-    const login = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'adm\u0000in', password: 'whatever-password-1' } });
+    const login = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'adm\u0000in', password: 'whatever-password-1' },
+    });
     assertValidationFailed(login, 'NUL in username');
-    const refresh = await t.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: 'abc\u0000def' } });
+    const refresh = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/refresh',
+      payload: { refresh_token: 'abc\u0000def' },
+    });
     assertValidationFailed(refresh, 'NUL in refresh token');
   });
 });

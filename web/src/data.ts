@@ -7,7 +7,9 @@ let datasources: Promise<Datasource[]> | undefined;
 
 export function loadTags(fresh = false): Promise<Tag[]> {
   if (fresh) tags = undefined;
-  tags ??= ok(api.GET('/api/v1/classification/tags')).then((r) => r.items.sort((a, b) => a.chain_path.localeCompare(b.chain_path)));
+  tags ??= ok(api.GET('/api/v1/classification/tags')).then((r) =>
+    r.items.sort((a, b) => a.chain_path.localeCompare(b.chain_path)),
+  );
   tags.catch(() => (tags = undefined));
   return tags;
 }

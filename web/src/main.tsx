@@ -94,7 +94,9 @@ function App() {
   }, [path]);
 
   useEffect(() => {
-    const label = NAV.find((n) => n.href === path)?.label ?? (path.startsWith('/fields/') ? 'Field' : path.startsWith('/datasources/') ? 'Data source' : 'FieldLens');
+    const label =
+      NAV.find((n) => n.href === path)?.label ??
+      (path.startsWith('/fields/') ? 'Field' : path.startsWith('/datasources/') ? 'Data source' : 'FieldLens');
     document.title = `${label} · FieldLens`;
   }, [path]);
 
@@ -112,7 +114,16 @@ function App() {
           <ul>
             {NAV.filter((n) => n.permission === '' || session.can(n.permission)).map((n) => (
               <li key={n.href}>
-                <a href={n.href} aria-current={path === n.href || (n.href === '/queue' && path.startsWith('/fields/')) || (n.href === '/datasources' && path.startsWith('/datasources/')) ? 'page' : undefined}>
+                <a
+                  href={n.href}
+                  aria-current={
+                    path === n.href ||
+                    (n.href === '/queue' && path.startsWith('/fields/')) ||
+                    (n.href === '/datasources' && path.startsWith('/datasources/'))
+                      ? 'page'
+                      : undefined
+                  }
+                >
                   {n.label}
                 </a>
               </li>

@@ -28,9 +28,25 @@ export function useLocation(): { path: string; query: URLSearchParams } {
 /** Same-origin link clicks (without modifier keys) go through the router. */
 export function onLinkClick(event: MouseEvent): void {
   const anchor = (event.target as Element).closest('a');
-  if (!anchor || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
+  if (
+    !anchor ||
+    event.defaultPrevented ||
+    event.button !== 0 ||
+    event.metaKey ||
+    event.ctrlKey ||
+    event.shiftKey ||
+    event.altKey
+  )
+    return;
   const href = anchor.getAttribute('href');
-  if (!href || !href.startsWith('/') || href.startsWith('/api/') || href.startsWith('/docs') || anchor.hasAttribute('download')) return;
+  if (
+    !href ||
+    !href.startsWith('/') ||
+    href.startsWith('/api/') ||
+    href.startsWith('/docs') ||
+    anchor.hasAttribute('download')
+  )
+    return;
   event.preventDefault();
   navigate(href);
 }

@@ -41,7 +41,11 @@ export const metrics: MigrationFactory = (kind: DialectKind) => ({
       .addColumn('claimed_by', 'text')
       .addColumn('claimed_at', 'text')
       .execute();
-    await db.schema.createIndex('metrics_queue_claim_idx').on('metrics_queue').columns(['claimed_at', 'enqueued_at']).execute();
+    await db.schema
+      .createIndex('metrics_queue_claim_idx')
+      .on('metrics_queue')
+      .columns(['claimed_at', 'enqueued_at'])
+      .execute();
 
     if (kind === 'postgres') {
       await sql`create table metrics_changes (seq bigserial primary key, field_id text not null)`.execute(db);
@@ -54,9 +58,15 @@ export const metrics: MigrationFactory = (kind: DialectKind) => ({
       await sql`create trigger fields_metrics_change after insert or delete or update of tag_id, level, embedding, review_status, table_name, field_name
         on fields for each row execute function fieldlens_field_changed()`.execute(db);
     } else {
-      await sql`create table metrics_changes (seq integer primary key autoincrement, field_id text not null)`.execute(db);
-      await sql`create trigger fields_metrics_insert after insert on fields begin insert into metrics_changes(field_id) values (new.id); end`.execute(db);
-      await sql`create trigger fields_metrics_delete after delete on fields begin insert into metrics_changes(field_id) values (old.id); end`.execute(db);
+      await sql`create table metrics_changes (seq integer primary key autoincrement, field_id text not null)`.execute(
+        db,
+      );
+      await sql`create trigger fields_metrics_insert after insert on fields begin insert into metrics_changes(field_id) values (new.id); end`.execute(
+        db,
+      );
+      await sql`create trigger fields_metrics_delete after delete on fields begin insert into metrics_changes(field_id) values (old.id); end`.execute(
+        db,
+      );
       await sql`create trigger fields_metrics_update after update of tag_id, level, embedding, review_status, table_name, field_name on fields
         begin insert into metrics_changes(field_id) values (new.id); end`.execute(db);
     }
@@ -66,7 +76,8 @@ export const metrics: MigrationFactory = (kind: DialectKind) => ({
       await sql`drop trigger if exists fields_metrics_change on fields`.execute(db);
       await sql`drop function if exists fieldlens_field_changed()`.execute(db);
     } else {
-      for (const t of ['fields_metrics_insert', 'fields_metrics_delete', 'fields_metrics_update']) await sql`drop trigger if exists ${sql.raw(t)}`.execute(db);
+      for (const t of ['fields_metrics_insert', 'fields_metrics_delete', 'fields_metrics_update'])
+        await sql`drop trigger if exists ${sql.raw(t)}`.execute(db);
     }
     await db.schema.dropTable('metrics_changes').execute();
     await db.schema.dropTable('metrics_queue').execute();

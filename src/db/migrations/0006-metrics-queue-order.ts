@@ -11,12 +11,26 @@ import type { MigrationFactory } from './index.js';
 export const metricsQueueOrder: MigrationFactory = () => ({
   async up(db: Kysely<unknown>): Promise<void> {
     await db.schema.dropIndex('metrics_queue_claim_idx').execute();
-    await db.schema.createIndex('metrics_queue_unclaimed_idx').on('metrics_queue').columns(['enqueued_at', 'field_id']).where(sql.ref('claimed_at'), 'is', null).execute();
-    await db.schema.createIndex('metrics_queue_claimed_idx').on('metrics_queue').column('claimed_at').where(sql.ref('claimed_at'), 'is not', null).execute();
+    await db.schema
+      .createIndex('metrics_queue_unclaimed_idx')
+      .on('metrics_queue')
+      .columns(['enqueued_at', 'field_id'])
+      .where(sql.ref('claimed_at'), 'is', null)
+      .execute();
+    await db.schema
+      .createIndex('metrics_queue_claimed_idx')
+      .on('metrics_queue')
+      .column('claimed_at')
+      .where(sql.ref('claimed_at'), 'is not', null)
+      .execute();
   },
   async down(db: Kysely<unknown>): Promise<void> {
     await db.schema.dropIndex('metrics_queue_claimed_idx').execute();
     await db.schema.dropIndex('metrics_queue_unclaimed_idx').execute();
-    await db.schema.createIndex('metrics_queue_claim_idx').on('metrics_queue').columns(['claimed_at', 'enqueued_at']).execute();
+    await db.schema
+      .createIndex('metrics_queue_claim_idx')
+      .on('metrics_queue')
+      .columns(['claimed_at', 'enqueued_at'])
+      .execute();
   },
 });

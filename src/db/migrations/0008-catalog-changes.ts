@@ -34,23 +34,41 @@ export const catalogChanges: MigrationFactory = (kind: DialectKind) => ({
         on fields for each row execute function fieldlens_field_changed()`.execute(db);
       await sql`create function fieldlens_tag_changed() returns trigger language plpgsql as $$
         begin insert into catalog_changes(tag_id) values (new.id); return null; end $$`.execute(db);
-      await sql`create trigger tags_catalog_change after insert or update on tags for each row execute function fieldlens_tag_changed()`.execute(db);
+      await sql`create trigger tags_catalog_change after insert or update on tags for each row execute function fieldlens_tag_changed()`.execute(
+        db,
+      );
     } else {
-      for (const t of ['fields_metrics_insert', 'fields_metrics_delete', 'fields_metrics_update']) await sql`drop trigger if exists ${sql.raw(t)}`.execute(db);
+      for (const t of ['fields_metrics_insert', 'fields_metrics_delete', 'fields_metrics_update'])
+        await sql`drop trigger if exists ${sql.raw(t)}`.execute(db);
       await sql`create table catalog_changes (seq integer primary key autoincrement, field_id text, tag_id integer, level text,
         old_tag_id integer, old_level text, expanded integer not null default 0)`.execute(db);
       await sql`create trigger fields_catalog_insert after insert on fields
-        begin insert into catalog_changes(field_id, tag_id, level) values (new.id, new.tag_id, new.level); end`.execute(db);
+        begin insert into catalog_changes(field_id, tag_id, level) values (new.id, new.tag_id, new.level); end`.execute(
+        db,
+      );
       await sql`create trigger fields_catalog_delete after delete on fields
-        begin insert into catalog_changes(field_id, old_tag_id, old_level) values (old.id, old.tag_id, old.level); end`.execute(db);
+        begin insert into catalog_changes(field_id, old_tag_id, old_level) values (old.id, old.tag_id, old.level); end`.execute(
+        db,
+      );
       await sql`create trigger fields_catalog_update after update of tag_id, level, embedding, review_status, table_name, field_name on fields
-        begin insert into catalog_changes(field_id, tag_id, level, old_tag_id, old_level) values (new.id, new.tag_id, new.level, old.tag_id, old.level); end`.execute(db);
-      await sql`create trigger tags_catalog_insert after insert on tags begin insert into catalog_changes(tag_id) values (new.id); end`.execute(db);
-      await sql`create trigger tags_catalog_update after update on tags begin insert into catalog_changes(tag_id) values (new.id); end`.execute(db);
+        begin insert into catalog_changes(field_id, tag_id, level, old_tag_id, old_level) values (new.id, new.tag_id, new.level, old.tag_id, old.level); end`.execute(
+        db,
+      );
+      await sql`create trigger tags_catalog_insert after insert on tags begin insert into catalog_changes(tag_id) values (new.id); end`.execute(
+        db,
+      );
+      await sql`create trigger tags_catalog_update after update on tags begin insert into catalog_changes(tag_id) values (new.id); end`.execute(
+        db,
+      );
     }
     await db.schema.dropTable('metrics_changes').execute();
     // Changes not yet expanded, in order: read by every worker round and counted by `pending`.
-    await db.schema.createIndex('catalog_changes_unexpanded_idx').on('catalog_changes').column('seq').where(sql.ref('expanded'), '=', 0).execute();
+    await db.schema
+      .createIndex('catalog_changes_unexpanded_idx')
+      .on('catalog_changes')
+      .column('seq')
+      .where(sql.ref('expanded'), '=', 0)
+      .execute();
     // The fields that name a changed or deleted field as their nearest neighbour.
     await db.schema.createIndex('field_metrics_nearest_idx').on('field_metrics').column('nearest_field_id').execute();
     // Metrics left naming a deleted field by writers that forgot to mark them stale: recomputed after the upgrade.

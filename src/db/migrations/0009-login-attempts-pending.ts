@@ -8,7 +8,10 @@ import type { MigrationFactory } from './index.js';
  */
 export const loginAttemptsPending: MigrationFactory = () => ({
   async up(db: Kysely<unknown>): Promise<void> {
-    await db.schema.alterTable('login_attempts').addColumn('pending', 'integer', (c) => c.notNull().defaultTo(0)).execute();
+    await db.schema
+      .alterTable('login_attempts')
+      .addColumn('pending', 'integer', (c) => c.notNull().defaultTo(0))
+      .execute();
   },
   async down(db: Kysely<unknown>): Promise<void> {
     await db.schema.alterTable('login_attempts').dropColumn('pending').execute();

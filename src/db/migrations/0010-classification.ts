@@ -12,7 +12,10 @@ import type { MigrationFactory } from './index.js';
 export const classification: MigrationFactory = (kind) => ({
   async up(db: Kysely<unknown>): Promise<void> {
     const float = kind === 'postgres' ? 'double precision' : 'real';
-    await db.schema.alterTable('fields').addColumn('classification_source', 'text', (c) => c.notNull().defaultTo('import')).execute();
+    await db.schema
+      .alterTable('fields')
+      .addColumn('classification_source', 'text', (c) => c.notNull().defaultTo('import'))
+      .execute();
     await db.schema.alterTable('fields').addColumn('classification_confidence', sql.raw(float)).execute();
     await db.schema.alterTable('fields').addColumn('classification_evidence', 'text').execute();
     await db.schema.alterTable('fields').addColumn('value_summary', 'text').execute();
@@ -26,7 +29,17 @@ export const classification: MigrationFactory = (kind) => ({
       .addColumn('claimed_by', 'text')
       .addColumn('claimed_at', 'text')
       .execute();
-    await db.schema.createIndex('reclassify_queue_unclaimed_idx').on('reclassify_queue').columns(['enqueued_at', 'field_id']).where(sql.ref('claimed_at'), 'is', null).execute();
-    await db.schema.createIndex('reclassify_queue_claimed_idx').on('reclassify_queue').column('claimed_at').where(sql.ref('claimed_at'), 'is not', null).execute();
+    await db.schema
+      .createIndex('reclassify_queue_unclaimed_idx')
+      .on('reclassify_queue')
+      .columns(['enqueued_at', 'field_id'])
+      .where(sql.ref('claimed_at'), 'is', null)
+      .execute();
+    await db.schema
+      .createIndex('reclassify_queue_claimed_idx')
+      .on('reclassify_queue')
+      .column('claimed_at')
+      .where(sql.ref('claimed_at'), 'is not', null)
+      .execute();
   },
 });

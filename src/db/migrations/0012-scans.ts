@@ -45,8 +45,17 @@ export const scans: MigrationFactory = () => ({
       .where(sql.ref('status'), 'in', sql`('queued', 'running')`)
       .execute();
     // A data source's scans newest first (the list, the schedule's "last scan").
-    await db.schema.createIndex('scans_datasource_idx').on('scans').columns(['datasource_id', 'created_at', 'id']).execute();
+    await db.schema
+      .createIndex('scans_datasource_idx')
+      .on('scans')
+      .columns(['datasource_id', 'created_at', 'id'])
+      .execute();
     // What workers claim: few rows at any time.
-    await db.schema.createIndex('scans_active_idx').on('scans').columns(['status', 'created_at']).where(sql.ref('status'), 'in', sql`('queued', 'running')`).execute();
+    await db.schema
+      .createIndex('scans_active_idx')
+      .on('scans')
+      .columns(['status', 'created_at'])
+      .where(sql.ref('status'), 'in', sql`('queued', 'running')`)
+      .execute();
   },
 });

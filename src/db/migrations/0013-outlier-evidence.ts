@@ -38,7 +38,9 @@ export const outlierEvidence: MigrationFactory = (kind) => ({
     ] as const) {
       await db.schema.alterTable('field_metrics').addColumn(name, sql.raw(type)).execute();
     }
-    const columns = sql.raw('tag_id, level, embedding, review_status, table_name, field_name, predicted_tag_id, predicted_level');
+    const columns = sql.raw(
+      'tag_id, level, embedding, review_status, table_name, field_name, predicted_tag_id, predicted_level',
+    );
     if (kind === 'postgres') {
       await sql`drop trigger fields_catalog_change on fields`.execute(db);
       await sql`create trigger fields_catalog_change after insert or delete or update of ${columns}
@@ -46,7 +48,9 @@ export const outlierEvidence: MigrationFactory = (kind) => ({
     } else {
       await sql`drop trigger fields_catalog_update`.execute(db);
       await sql`create trigger fields_catalog_update after update of ${columns} on fields
-        begin insert into catalog_changes(field_id, tag_id, level, old_tag_id, old_level) values (new.id, new.tag_id, new.level, old.tag_id, old.level); end`.execute(db);
+        begin insert into catalog_changes(field_id, tag_id, level, old_tag_id, old_level) values (new.id, new.tag_id, new.level, old.tag_id, old.level); end`.execute(
+        db,
+      );
     }
     await db.schema.createIndex('fields_risk_idx').on('fields').columns(['risk', 'id']).execute();
     // The re-classification worker queues once per classifier and taxonomy version: forget that it did, so that its next

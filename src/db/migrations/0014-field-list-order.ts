@@ -35,7 +35,9 @@ export const fieldListOrder: MigrationFactory = (kind) => ({
       const order = kind === 'postgres' ? `${column} desc nulls last, id desc` : `${column} desc, id desc`;
       const short = column === 'outlier_score' ? 'outlier' : column;
       for (const [suffix, prefix] of PREFIXES) {
-        await sql.raw(`create index fields_${suffix}${short}_order_idx on fields (${[...prefix, order].join(', ')})`).execute(db);
+        await sql
+          .raw(`create index fields_${suffix}${short}_order_idx on fields (${[...prefix, order].join(', ')})`)
+          .execute(db);
       }
     }
     // Fresh statistics, so PostgreSQL's planner weighs the new indexes with the catalog's real size at once

@@ -38,18 +38,27 @@ export const fieldScanChange: MigrationFactory = (kind) => ({
     await db.schema.alterTable('fields').addColumn('scan_change', 'text').execute();
     await sql`create index fields_last_scan_idx on fields (last_scan_id)`.execute(db);
     for (const [order, columns] of ORDERS) {
-      for (const [prefix, leading] of PREFIXES) await sql.raw(`create index fields_${prefix}${order}_order_idx on fields (${leading}, ${columns})`).execute(db);
+      for (const [prefix, leading] of PREFIXES)
+        await sql.raw(`create index fields_${prefix}${order}_order_idx on fields (${leading}, ${columns})`).execute(db);
     }
     if (kind === 'sqlite') {
-      await sql`create virtual table fields_search using fts5(table_name, field_name, content = 'fields', content_rowid = 'rowid', tokenize = 'trigram')`.execute(db);
+      await sql`create virtual table fields_search using fts5(table_name, field_name, content = 'fields', content_rowid = 'rowid', tokenize = 'trigram')`.execute(
+        db,
+      );
       await sql`insert into fields_search (fields_search) values ('rebuild')`.execute(db);
       await sql`create trigger fields_search_insert after insert on fields begin
-        insert into fields_search (rowid, table_name, field_name) values (new.rowid, new.table_name, new.field_name); end`.execute(db);
+        insert into fields_search (rowid, table_name, field_name) values (new.rowid, new.table_name, new.field_name); end`.execute(
+        db,
+      );
       await sql`create trigger fields_search_delete after delete on fields begin
-        insert into fields_search (fields_search, rowid, table_name, field_name) values ('delete', old.rowid, old.table_name, old.field_name); end`.execute(db);
+        insert into fields_search (fields_search, rowid, table_name, field_name) values ('delete', old.rowid, old.table_name, old.field_name); end`.execute(
+        db,
+      );
       await sql`create trigger fields_search_update after update of table_name, field_name on fields begin
         insert into fields_search (fields_search, rowid, table_name, field_name) values ('delete', old.rowid, old.table_name, old.field_name);
-        insert into fields_search (rowid, table_name, field_name) values (new.rowid, new.table_name, new.field_name); end`.execute(db);
+        insert into fields_search (rowid, table_name, field_name) values (new.rowid, new.table_name, new.field_name); end`.execute(
+        db,
+      );
     }
     if (kind === 'postgres') {
       // pg_trgm is a trusted extension: a database owner may install it. Installed in `public` so every schema of the
@@ -58,7 +67,9 @@ export const fieldScanChange: MigrationFactory = (kind) => ({
       try {
         await sql`create extension if not exists pg_trgm schema public`.execute(db);
         for (const column of ['table_name', 'field_name']) {
-          await sql.raw(`create index fields_${column}_trgm_idx on fields using gin (lower(${column}) public.gin_trgm_ops)`).execute(db);
+          await sql
+            .raw(`create index fields_${column}_trgm_idx on fields using gin (lower(${column}) public.gin_trgm_ops)`)
+            .execute(db);
         }
         await sql`release savepoint trgm`.execute(db);
       } catch {

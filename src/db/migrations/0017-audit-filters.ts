@@ -12,10 +12,15 @@ import type { MigrationFactory } from './index.js';
 export const auditFilters: MigrationFactory = (kind) => ({
   async up(db: Kysely<unknown>): Promise<void> {
     if (kind === 'postgres') await sql`alter table audit_log alter column action type text collate "C"`.execute(db);
-    await db.schema.createIndex('audit_log_actor_name_idx').on('audit_log').columns(['actor_username', 'seq']).execute();
+    await db.schema
+      .createIndex('audit_log_actor_name_idx')
+      .on('audit_log')
+      .columns(['actor_username', 'seq'])
+      .execute();
   },
   async down(db: Kysely<unknown>): Promise<void> {
     await db.schema.dropIndex('audit_log_actor_name_idx').execute();
-    if (kind === 'postgres') await sql`alter table audit_log alter column action type text collate "default"`.execute(db);
+    if (kind === 'postgres')
+      await sql`alter table audit_log alter column action type text collate "default"`.execute(db);
   },
 });

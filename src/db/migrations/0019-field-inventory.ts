@@ -9,7 +9,11 @@ import type { MigrationFactory } from './index.js';
  */
 export const fieldInventory: MigrationFactory = (kind) => ({
   async up(db: Kysely<unknown>): Promise<void> {
-    await db.schema.createIndex('fields_inventory_idx').on('fields').columns(['datasource_id', 'level', 'review_status', 'severity']).execute();
+    await db.schema
+      .createIndex('fields_inventory_idx')
+      .on('fields')
+      .columns(['datasource_id', 'level', 'review_status', 'severity'])
+      .execute();
     // Fresh statistics, so PostgreSQL's planner weighs the new index with the catalog's real size at once.
     if (kind === 'postgres') await sql.raw('analyze fields').execute(db);
   },

@@ -39,7 +39,9 @@ export const webhooks: MigrationFactory = () => ({
       .addColumn('delivered_at', 'text')
       .execute();
     // The worker reads due deliveries in time order; the log lists a webhook's deliveries newest first.
-    await sql`create index webhook_deliveries_due_idx on webhook_deliveries (next_attempt_at, id) where status = 'pending'`.execute(db);
+    await sql`create index webhook_deliveries_due_idx on webhook_deliveries (next_attempt_at, id) where status = 'pending'`.execute(
+      db,
+    );
     await sql`create index webhook_deliveries_log_idx on webhook_deliveries (webhook_id, created_at, id)`.execute(db);
   },
   async down(db: Kysely<unknown>): Promise<void> {

@@ -51,11 +51,16 @@ const text = (value: unknown): string | null => (typeof value === 'string' && va
  * The name an entry itself recorded, for a target that no longer exists (a deleted user or data source, a field a scan
  * removed): the writers put it in `details` under these keys, or, for a user acting on itself, as the actor.
  */
-function recordedName(row: Pick<AuditLogEntryRow, 'target_type' | 'target_id' | 'actor_id' | 'actor_username'>, details: Record<string, unknown>): string | null {
+function recordedName(
+  row: Pick<AuditLogEntryRow, 'target_type' | 'target_id' | 'actor_id' | 'actor_username'>,
+  details: Record<string, unknown>,
+): string | null {
   switch (row.target_type) {
     case 'user':
       // A login names its user as the actor, not in details.
-      return text(details.username) ?? (row.target_id !== null && row.target_id === row.actor_id ? row.actor_username : null);
+      return (
+        text(details.username) ?? (row.target_id !== null && row.target_id === row.actor_id ? row.actor_username : null)
+      );
     case 'datasource':
       return text(details.name);
     case 'tag':
@@ -73,7 +78,9 @@ function recordedName(row: Pick<AuditLogEntryRow, 'target_type' | 'target_id' | 
 function parseDetails(text: string): Record<string, unknown> {
   try {
     const value: unknown = JSON.parse(text);
-    return value !== null && typeof value === 'object' && !Array.isArray(value) ? (value as Record<string, unknown>) : { value };
+    return value !== null && typeof value === 'object' && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : { value };
   } catch {
     // A row edited outside the service may hold anything; show it rather than fail the whole page.
     return { unparsable: text };

@@ -6,7 +6,13 @@ import type { Database } from '../../db/database.js';
 import { AppError } from '../../http/errors.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import { csvHeader, csvRow, ndjsonLine, toEntryResponse, type ExportFormat } from './audit-export.js';
-import { countActionsByDay, listEntriesNewestFirst, listEntriesOldestFirst, readHead, type AuditFilters } from './audit.repository.js';
+import {
+  countActionsByDay,
+  listEntriesNewestFirst,
+  listEntriesOldestFirst,
+  readHead,
+  type AuditFilters,
+} from './audit.repository.js';
 import { verifyAuditChain, type ChainVerification, type VerifyOptions } from './audit-verify.js';
 
 export type AuditEntryResponse = ReturnType<typeof toEntryResponse>;
@@ -30,7 +36,9 @@ function encodeCursor(seq: number): string {
 function decodeCursor(cursor: string): number {
   const match = /^seq:(\d{1,15})$/.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
   if (!match?.[1]) {
-    throw new AppError('validation_failed', 'The cursor is not one this service issued', { errors: [{ path: '/query/cursor', message: 'is invalid' }] });
+    throw new AppError('validation_failed', 'The cursor is not one this service issued', {
+      errors: [{ path: '/query/cursor', message: 'is invalid' }],
+    });
   }
   return Number(match[1]);
 }
@@ -41,7 +49,9 @@ function toFilters(query: AuditQuery): AuditFilters {
     if (value === undefined) return undefined;
     const date = new Date(value);
     if (Number.isNaN(date.getTime())) {
-      throw new AppError('validation_failed', `${name} is not a valid timestamp`, { errors: [{ path: `/query/${name}`, message: 'is invalid' }] });
+      throw new AppError('validation_failed', `${name} is not a valid timestamp`, {
+        errors: [{ path: `/query/${name}`, message: 'is invalid' }],
+      });
     }
     return date.toISOString();
   };
@@ -81,7 +91,9 @@ export class AuditLogService {
   ) {}
 
   /** One page of entries matching the filters, newest first; next_cursor is null on the last page. */
-  async listEntries(query: AuditQuery & { limit: number; cursor?: string }): Promise<{ items: AuditEntryResponse[]; next_cursor: string | null }> {
+  async listEntries(
+    query: AuditQuery & { limit: number; cursor?: string },
+  ): Promise<{ items: AuditEntryResponse[]; next_cursor: string | null }> {
     const filters = toFilters(query);
     const beforeSeq = query.cursor === undefined ? undefined : decodeCursor(query.cursor);
     const rows = await listEntriesNewestFirst(this.deps.database.db, filters, {
@@ -113,13 +125,20 @@ export class AuditLogService {
         yield page.map(line).join('');
         const last = page.at(-1);
         if (!last || page.length < EXPORT_PAGE_SIZE) return;
-        page = await listEntriesOldestFirst(db, filters, { afterSeq: Number(last.seq), maxSeq, limit: EXPORT_PAGE_SIZE });
+        page = await listEntriesOldestFirst(db, filters, {
+          afterSeq: Number(last.seq),
+          maxSeq,
+          limit: EXPORT_PAGE_SIZE,
+        });
       }
     })();
   }
 
   /** How many entries of each of `actions` were written per UTC day (YYYY-MM-DD) since the instant `since`. */
-  async countActionsByDay(actions: readonly string[], since: Date): Promise<Array<{ day: string; action: string; n: number }>> {
+  async countActionsByDay(
+    actions: readonly string[],
+    since: Date,
+  ): Promise<Array<{ day: string; action: string; n: number }>> {
     return countActionsByDay(this.deps.database.db, actions, since.toISOString());
   }
 

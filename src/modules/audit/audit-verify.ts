@@ -31,7 +31,11 @@ export async function verifyAuditChain(database: Database, options: VerifyOption
   return database.db.transaction().execute(run);
 }
 
-async function walkChain(db: Queryable, pageSize: number, onProgress?: (checked: number) => void): Promise<ChainVerification> {
+async function walkChain(
+  db: Queryable,
+  pageSize: number,
+  onProgress?: (checked: number) => void,
+): Promise<ChainVerification> {
   const head = await readHead(db);
   let expectedSeq = 1;
   let prevHash = GENESIS_HASH;
@@ -57,12 +61,22 @@ async function walkChain(db: Queryable, pageSize: number, onProgress?: (checked:
         : head.seq < lastSeq
           ? `audit_head says the chain ends at seq ${head.seq}, but entries go on to seq ${lastSeq}: entries were added outside the service`
           : `audit_head hash ${head.hash} differs from the hash of the last entry (seq ${lastSeq})`;
-    return { ok: false, entries: checked, seq: Math.min(head.seq, lastSeq) + (head.seq === lastSeq ? 0 : 1), reason: 'head_mismatch', detail };
+    return {
+      ok: false,
+      entries: checked,
+      seq: Math.min(head.seq, lastSeq) + (head.seq === lastSeq ? 0 : 1),
+      reason: 'head_mismatch',
+      detail,
+    };
   }
   return { ok: true, entries: checked, headSeq: head.seq, headHash: head.hash };
 }
 
-function checkEntry(row: AuditLogRow, expectedSeq: number, prevHash: string): { seq: number; reason: ChainBreakReason; detail: string } | undefined {
+function checkEntry(
+  row: AuditLogRow,
+  expectedSeq: number,
+  prevHash: string,
+): { seq: number; reason: ChainBreakReason; detail: string } | undefined {
   const seq = Number(row.seq);
   if (seq !== expectedSeq) {
     return {
@@ -81,7 +95,11 @@ function checkEntry(row: AuditLogRow, expectedSeq: number, prevHash: string): { 
   const { hash: _stored, ...content } = row;
   const recomputed = hashEntry({ ...content, seq });
   if (recomputed !== row.hash) {
-    return { seq, reason: 'hash_mismatch', detail: `entry seq ${seq} was altered: its content hashes to ${recomputed}, not the stored ${row.hash}` };
+    return {
+      seq,
+      reason: 'hash_mismatch',
+      detail: `entry seq ${seq} was altered: its content hashes to ${recomputed}, not the stored ${row.hash}`,
+    };
   }
   return undefined;
 }

@@ -11,7 +11,11 @@ export type NewAuditEntry = Omit<AuditLogRow, 'seq' | 'prev_hash' | 'hash'>;
  * Appends entries to the chain inside the caller's transaction. The chain head row is locked
  * (advisory lock + row update) so concurrent writers on PostgreSQL still form one unbroken chain.
  */
-export async function appendEntries(database: Database, trx: Tx, entries: readonly NewAuditEntry[]): Promise<AuditLogRow[]> {
+export async function appendEntries(
+  database: Database,
+  trx: Tx,
+  entries: readonly NewAuditEntry[],
+): Promise<AuditLogRow[]> {
   if (entries.length === 0) return [];
   await database.lock(trx, 'fieldlens.audit_chain');
   const head = await trx.selectFrom('audit_head').select(['seq', 'hash']).where('id', '=', 1).executeTakeFirstOrThrow();
@@ -27,7 +31,10 @@ export async function appendEntries(database: Database, trx: Tx, entries: readon
   }
   // Chunked so a 500-field batch stays under SQLite's bound-parameter limit.
   for (let i = 0; i < rows.length; i += 200) {
-    await trx.insertInto('audit_log').values(rows.slice(i, i + 200)).execute();
+    await trx
+      .insertInto('audit_log')
+      .values(rows.slice(i, i + 200))
+      .execute();
   }
   await trx.updateTable('audit_head').set({ seq, hash: prevHash }).where('id', '=', 1).execute();
   return rows;
@@ -78,7 +85,8 @@ function containsPattern(text: string): string {
   return `%${text.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
-const likeLower = (expr: ReturnType<typeof sql>, pattern: string) => sql<boolean>`lower(${expr}) like ${pattern} escape '\\'`;
+const likeLower = (expr: ReturnType<typeof sql>, pattern: string) =>
+  sql<boolean>`lower(${expr}) like ${pattern} escape '\\'`;
 
 function filterConditions(eb: ExpressionBuilder<DB, 'audit_log'>, filters: AuditFilters) {
   const conditions = [];
@@ -104,7 +112,8 @@ function filterConditions(eb: ExpressionBuilder<DB, 'audit_log'>, filters: Audit
  * database builds once (a semi-join), not a lookup per entry.
  */
 function targetNameMatches(eb: ExpressionBuilder<DB, 'audit_log'>, pattern: string) {
-  const of = (type: string, ids: Parameters<typeof eb>[2]) => eb.and([eb('audit_log.target_type', '=', type), eb('audit_log.target_id', 'in', ids)]);
+  const of = (type: string, ids: Parameters<typeof eb>[2]) =>
+    eb.and([eb('audit_log.target_type', '=', type), eb('audit_log.target_id', 'in', ids)]);
   return eb.or([
     of(
       'field',
@@ -113,11 +122,26 @@ function targetNameMatches(eb: ExpressionBuilder<DB, 'audit_log'>, pattern: stri
         .innerJoin('datasources as fd', 'fd.id', 'f.datasource_id')
         .select('f.id')
         .where((w) =>
-          w.or([likeLower(sql`${sql.ref('f.table_name')} || '.' || ${sql.ref('f.field_name')}`, pattern), likeLower(sql.ref('fd.name'), pattern)]),
+          w.or([
+            likeLower(sql`${sql.ref('f.table_name')} || '.' || ${sql.ref('f.field_name')}`, pattern),
+            likeLower(sql.ref('fd.name'), pattern),
+          ]),
         ),
     ),
-    of('user', eb.selectFrom('users as u').select('u.id').where(likeLower(sql.ref('u.username'), pattern))),
-    of('datasource', eb.selectFrom('datasources as d').select('d.id').where(likeLower(sql.ref('d.name'), pattern))),
+    of(
+      'user',
+      eb
+        .selectFrom('users as u')
+        .select('u.id')
+        .where(likeLower(sql.ref('u.username'), pattern)),
+    ),
+    of(
+      'datasource',
+      eb
+        .selectFrom('datasources as d')
+        .select('d.id')
+        .where(likeLower(sql.ref('d.name'), pattern)),
+    ),
     of(
       'scan',
       eb
@@ -126,7 +150,13 @@ function targetNameMatches(eb: ExpressionBuilder<DB, 'audit_log'>, pattern: stri
         .select('s.id')
         .where(likeLower(sql.ref('sd.name'), pattern)),
     ),
-    of('tag', eb.selectFrom('tags as t').select(sql<string>`cast(${sql.ref('t.id')} as text)`.as('id')).where(likeLower(sql.ref('t.chain_path'), pattern))),
+    of(
+      'tag',
+      eb
+        .selectFrom('tags as t')
+        .select(sql<string>`cast(${sql.ref('t.id')} as text)`.as('id'))
+        .where(likeLower(sql.ref('t.chain_path'), pattern)),
+    ),
   ]);
 }
 
@@ -142,8 +172,16 @@ function targetNames(eb: ExpressionBuilder<DB, 'audit_log'>) {
     .selectFrom('fields as nf')
     .select(sql<string>`${sql.ref('nf.table_name')} || '.' || ${sql.ref('nf.field_name')}`.as('n'))
     .whereRef('nf.id', '=', target);
-  const fieldSource = eb.selectFrom('fields as nf').innerJoin('datasources as nd', 'nd.id', 'nf.datasource_id').select('nd.name').whereRef('nf.id', '=', target);
-  const scanSource = eb.selectFrom('scans as ns').innerJoin('datasources as nd', 'nd.id', 'ns.datasource_id').select('nd.name').whereRef('ns.id', '=', target);
+  const fieldSource = eb
+    .selectFrom('fields as nf')
+    .innerJoin('datasources as nd', 'nd.id', 'nf.datasource_id')
+    .select('nd.name')
+    .whereRef('nf.id', '=', target);
+  const scanSource = eb
+    .selectFrom('scans as ns')
+    .innerJoin('datasources as nd', 'nd.id', 'ns.datasource_id')
+    .select('nd.name')
+    .whereRef('ns.id', '=', target);
   const userName = eb.selectFrom('users as nu').select('nu.username').whereRef('nu.id', '=', target);
   const sourceName = eb.selectFrom('datasources as nd').select('nd.name').whereRef('nd.id', '=', target);
   const tagPath = eb
@@ -164,7 +202,15 @@ function targetNames(eb: ExpressionBuilder<DB, 'audit_log'>) {
       .else(null)
       .end()
       .as('target_name'),
-    eb.case().when(isType('field')).then(fieldSource).when(isType('scan')).then(scanSource).else(null).end().as('target_datasource'),
+    eb
+      .case()
+      .when(isType('field'))
+      .then(fieldSource)
+      .when(isType('scan'))
+      .then(scanSource)
+      .else(null)
+      .end()
+      .as('target_datasource'),
   ] as const;
 }
 
@@ -268,7 +314,11 @@ export async function listEntriesNewestFirst(
   filters: AuditFilters,
   page: { beforeSeq?: number; limit: number },
 ): Promise<AuditLogEntryRow[]> {
-  return listPage(db, filters, { order: 'desc', limit: page.limit, ...(page.beforeSeq === undefined ? {} : { beforeSeq: page.beforeSeq }) });
+  return listPage(db, filters, {
+    order: 'desc',
+    limit: page.limit,
+    ...(page.beforeSeq === undefined ? {} : { beforeSeq: page.beforeSeq }),
+  });
 }
 
 /** A page of entries, oldest first, with `afterSeq < seq <= maxSeq`, with their targets' names. */
@@ -288,7 +338,13 @@ export async function readHead(db: Queryable): Promise<{ seq: number; hash: stri
 
 /** Every entry after `afterSeq`, in seq order, unfiltered: what the chain check walks. */
 export async function readChainPage(db: Queryable, afterSeq: number, limit: number): Promise<AuditLogRow[]> {
-  return db.selectFrom('audit_log').selectAll().where('seq', '>', afterSeq).orderBy('seq', 'asc').limit(limit).execute();
+  return db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('seq', '>', afterSeq)
+    .orderBy('seq', 'asc')
+    .limit(limit)
+    .execute();
 }
 
 /**
@@ -296,7 +352,11 @@ export async function readChainPage(db: Queryable, afterSeq: number, limit: numb
  * stored as toISOString() text on both databases, so the day is their first ten characters; the (at, seq) index serves
  * the range.
  */
-export async function countActionsByDay(db: Queryable, actions: readonly string[], since: string): Promise<Array<{ day: string; action: string; n: number }>> {
+export async function countActionsByDay(
+  db: Queryable,
+  actions: readonly string[],
+  since: string,
+): Promise<Array<{ day: string; action: string; n: number }>> {
   const day = sql<string>`substr(at, 1, 10)`;
   const rows = await db
     .selectFrom('audit_log')

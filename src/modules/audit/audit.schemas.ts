@@ -8,14 +8,22 @@ const Filters = {
     Type.String({
       minLength: 1,
       maxLength: 100,
-      description: 'An exact action (field.confirmed), or a prefix ending in * (field.* is every action starting with field.). No other character is a wildcard: % and _ are literal',
+      description:
+        'An exact action (field.confirmed), or a prefix ending in * (field.* is every action starting with field.). No other character is a wildcard: % and _ are literal',
     }),
   ),
   actor_id: Type.Optional(Uuid),
   actor: Type.Optional(
-    Type.String({ minLength: 1, maxLength: 100, description: 'A user name, whole: the entries of the user who holds it now; when no user holds it (deleted), the entries written under it' }),
+    Type.String({
+      minLength: 1,
+      maxLength: 100,
+      description:
+        'A user name, whole: the entries of the user who holds it now; when no user holds it (deleted), the entries written under it',
+    }),
   ),
-  target_id: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'Exact target id (a field UUID, a tag id …)' })),
+  target_id: Type.Optional(
+    Type.String({ minLength: 1, maxLength: 200, description: 'Exact target id (a field UUID, a tag id …)' }),
+  ),
   target: Type.Optional(
     Type.String({
       minLength: 1,
@@ -32,7 +40,9 @@ export const AuditListQuery = Type.Object(
   {
     ...Filters,
     limit: Type.Integer({ minimum: 1, maximum: 500, default: 100 }),
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 100, description: 'next_cursor of the previous page' })),
+    cursor: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'next_cursor of the previous page' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -71,8 +81,14 @@ const EXAMPLE_ENTRY: AuditLogEntryRow = {
 export const AuditExportBody = Type.Unsafe<Readable>({
   description: 'NDJSON (application/x-ndjson) or CSV (text/csv) body',
   content: {
-    'application/x-ndjson': { schema: { type: 'string', description: 'One JSON entry per line (format=ndjson)' }, example: ndjsonLine(EXAMPLE_ENTRY) },
-    'text/csv': { schema: { type: 'string', description: 'RFC 4180 CSV with a header row (format=csv)' }, example: csvHeader() + csvRow(EXAMPLE_ENTRY) },
+    'application/x-ndjson': {
+      schema: { type: 'string', description: 'One JSON entry per line (format=ndjson)' },
+      example: ndjsonLine(EXAMPLE_ENTRY),
+    },
+    'text/csv': {
+      schema: { type: 'string', description: 'RFC 4180 CSV with a header row (format=csv)' },
+      example: csvHeader() + csvRow(EXAMPLE_ENTRY),
+    },
   },
 });
 
@@ -92,7 +108,9 @@ export const AuditEntry = Type.Object({
         "The target's name, read when the entry is read: a field's schema.table.column, a user name, a data source's name, a tag's chain path; for a target that is gone, the name the entry recorded; null when there is none",
     }),
   ),
-  target_datasource: Nullable(Type.String({ description: "The data source of a field or scan target, by its current name; null otherwise" })),
+  target_datasource: Nullable(
+    Type.String({ description: 'The data source of a field or scan target, by its current name; null otherwise' }),
+  ),
   request_id: Nullable(Type.String()),
   details: Type.Object({}, { additionalProperties: true }),
   hash: Type.String({ description: 'SHA-256 (hex) of prev_hash and the canonical JSON of the entry' }),

@@ -14,11 +14,20 @@ export async function insertSession(
   db: Queryable,
   session: { id: string; user_id: string; created_at: string; expires_at: string },
 ): Promise<void> {
-  await db.insertInto('auth_sessions').values({ ...session, revoked_at: null, revoked_reason: null }).execute();
+  await db
+    .insertInto('auth_sessions')
+    .values({ ...session, revoked_at: null, revoked_reason: null })
+    .execute();
 }
 
-export async function insertRefreshToken(db: Queryable, token: { token_hash: string; session_id: string; created_at: string }): Promise<void> {
-  await db.insertInto('refresh_tokens').values({ ...token, used_at: null }).execute();
+export async function insertRefreshToken(
+  db: Queryable,
+  token: { token_hash: string; session_id: string; created_at: string },
+): Promise<void> {
+  await db
+    .insertInto('refresh_tokens')
+    .values({ ...token, used_at: null })
+    .execute();
 }
 
 export async function findRefreshToken(db: Queryable, tokenHash: string): Promise<RefreshTokenLookup | undefined> {
@@ -86,7 +95,14 @@ export async function putLoginAttempts(
     .insertInto('login_attempts')
     .values(row)
     .onConflict((oc) =>
-      oc.column('username_key').doUpdateSet({ failures: row.failures, pending: row.pending, locked_until: row.locked_until, last_failed_at: row.last_failed_at }),
+      oc
+        .column('username_key')
+        .doUpdateSet({
+          failures: row.failures,
+          pending: row.pending,
+          locked_until: row.locked_until,
+          last_failed_at: row.last_failed_at,
+        }),
     )
     .execute();
 }
@@ -96,5 +112,9 @@ export async function clearLoginFailures(db: Queryable, usernameKey: string): Pr
 }
 
 export async function deleteStaleLoginAttempts(db: Queryable, before: string): Promise<void> {
-  await db.deleteFrom('login_attempts').where('last_failed_at', '<', before).where('locked_until', 'is', null).execute();
+  await db
+    .deleteFrom('login_attempts')
+    .where('last_failed_at', '<', before)
+    .where('locked_until', 'is', null)
+    .execute();
 }

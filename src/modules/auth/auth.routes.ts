@@ -15,7 +15,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
         operationId: 'login',
         'x-error-statuses': [401],
         summary: 'Log in with username and password',
-        description: 'Returns a short-lived bearer access token and a refresh token. After 10 consecutive failures a username is throttled (429 with Retry-After).',
+        description:
+          'Returns a short-lived bearer access token and a refresh token. After 10 consecutive failures a username is throttled (429 with Retry-After).',
         tags: ['auth'],
         body: LoginBody,
         response: { 200: LoginResponse },
@@ -32,7 +33,8 @@ export const authRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = asy
         operationId: 'refreshTokens',
         'x-error-statuses': [401],
         summary: 'Exchange a refresh token for a new token pair',
-        description: 'No bearer token needed. The refresh token is rotated: the old one stops working, and presenting it again revokes the whole login session.',
+        description:
+          'No bearer token needed. The refresh token is rotated: the old one stops working, and presenting it again revokes the whole login session.',
         tags: ['auth'],
         body: RefreshBody,
         response: { 200: RefreshResponse },

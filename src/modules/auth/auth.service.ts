@@ -10,10 +10,23 @@ import { callerPermissions, type Caller, type Permission, type Principal, type R
 import type { Authenticator } from '../../http/authentication.js';
 import { AppError } from '../../http/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
-import { findUserById, findUserByUsername, parseRoles, userForTokenReader, type TokenUserReader, type TokenUserRow } from '../users/users.service.js';
+import {
+  findUserById,
+  findUserByUsername,
+  parseRoles,
+  userForTokenReader,
+  type TokenUserReader,
+  type TokenUserRow,
+} from '../users/users.service.js';
 import * as repo from './auth.repository.js';
 import { passwordHashing } from '../../crypto/password.js';
-import { hashRefreshToken, invalidToken, newRefreshToken, type AccessTokenClaims, type AccessTokens } from './tokens.js';
+import {
+  hashRefreshToken,
+  invalidToken,
+  newRefreshToken,
+  type AccessTokenClaims,
+  type AccessTokens,
+} from './tokens.js';
 
 /** After this many consecutive failures a username is throttled. */
 export const MAX_CONSECUTIVE_FAILURES = 10;
@@ -112,7 +125,10 @@ export class AuthService implements Authenticator {
    */
   async login(username: string, password: string, requestId: string): Promise<TokenPair & { token_type: 'bearer' }> {
     if (!this.deps.config.passwordLogin) {
-      throw new AppError('forbidden', 'Password login is turned off on this server (FIELDLENS_PASSWORD_LOGIN=off): sign in with single sign-on');
+      throw new AppError(
+        'forbidden',
+        'Password login is turned off on this server (FIELDLENS_PASSWORD_LOGIN=off): sign in with single sign-on',
+      );
     }
     const usernameKey = username.toLowerCase();
     await this.claimLoginAttempt(usernameKey);
@@ -123,12 +139,20 @@ export class AuthService implements Authenticator {
     if (!user || !passwordOk || user.disabled === 1) {
       await this.db.transaction().execute(async (trx) => {
         const { failures, lockSeconds } = await this.settleFailedAttempt(trx, usernameKey, this.deps.clock.now());
-        await this.deps.audit.record(trx, { id: user?.id ?? null, username: user?.username ?? null, requestId }, {
-          action: 'auth.login_failed',
-          targetType: 'user',
-          targetId: user?.id ?? null,
-          details: { username: username.slice(0, 128), consecutive_failures: failures, ...(lockSeconds > 0 ? { locked_seconds: lockSeconds } : {}) },
-        });
+        await this.deps.audit.record(
+          trx,
+          { id: user?.id ?? null, username: user?.username ?? null, requestId },
+          {
+            action: 'auth.login_failed',
+            targetType: 'user',
+            targetId: user?.id ?? null,
+            details: {
+              username: username.slice(0, 128),
+              consecutive_failures: failures,
+              ...(lockSeconds > 0 ? { locked_seconds: lockSeconds } : {}),
+            },
+          },
+        );
       });
       throw new AppError('invalid_credentials', 'The username or password is wrong');
     }
@@ -158,15 +182,28 @@ export class AuthService implements Authenticator {
       created_at: now.toISOString(),
       expires_at: new Date(now.getTime() + this.deps.config.refreshTokenTtlSeconds * 1000).toISOString(),
     });
-    await repo.insertRefreshToken(trx, { token_hash: hashRefreshToken(refreshToken), session_id: sessionId, created_at: now.toISOString() });
-    await this.deps.audit.record(trx, { id: user.id, username: user.username, requestId }, {
-      action: 'auth.login',
-      targetType: 'user',
-      targetId: user.id,
-      details: { session_id: sessionId, ...(details.method === 'password' ? {} : { method: details.method }) },
+    await repo.insertRefreshToken(trx, {
+      token_hash: hashRefreshToken(refreshToken),
+      session_id: sessionId,
+      created_at: now.toISOString(),
     });
+    await this.deps.audit.record(
+      trx,
+      { id: user.id, username: user.username, requestId },
+      {
+        action: 'auth.login',
+        targetType: 'user',
+        targetId: user.id,
+        details: { session_id: sessionId, ...(details.method === 'password' ? {} : { method: details.method }) },
+      },
+    );
     const accessToken = await this.deps.tokens.sign({ sub: user.id, ver: user.token_version, sid: sessionId }, now);
-    return { access_token: accessToken, refresh_token: refreshToken, token_type: 'bearer', expires_in: this.deps.tokens.ttlSeconds };
+    return {
+      access_token: accessToken,
+      refresh_token: refreshToken,
+      token_type: 'bearer',
+      expires_in: this.deps.tokens.ttlSeconds,
+    };
   }
 
   /**
@@ -196,19 +233,32 @@ export class AuthService implements Authenticator {
     await this.deps.database.lock(trx, `fieldlens.login.${usernameKey}`);
     const current = await repo.findLoginAttempts(trx, usernameKey);
     if (current?.locked_until && current.locked_until > now.toISOString()) {
-      return { outcome: 'locked', retryAfter: Math.max(1, Math.ceil((Date.parse(current.locked_until) - now.getTime()) / 1000)) };
+      return {
+        outcome: 'locked',
+        retryAfter: Math.max(1, Math.ceil((Date.parse(current.locked_until) - now.getTime()) / 1000)),
+      };
     }
     const sinceLast = current === undefined ? Infinity : now.getTime() - Date.parse(current.last_failed_at);
     const failures = current !== undefined && sinceLast < FAILURE_RESET_MS ? current.failures : 0;
     const pending = current !== undefined && sinceLast < PENDING_STALE_MS ? current.pending : 0;
     const allowed = failures < MAX_CONSECUTIVE_FAILURES ? MAX_CONSECUTIVE_FAILURES - failures : 1;
     if (pending >= allowed) return { outcome: 'busy' };
-    await repo.putLoginAttempts(trx, { username_key: usernameKey, failures, pending: pending + 1, locked_until: null, last_failed_at: now.toISOString() });
+    await repo.putLoginAttempts(trx, {
+      username_key: usernameKey,
+      failures,
+      pending: pending + 1,
+      locked_until: null,
+      last_failed_at: now.toISOString(),
+    });
     return { outcome: 'granted' };
   }
 
   /** Turns a claimed attempt into one more consecutive failure, locking the username when it reaches the limit. */
-  private async settleFailedAttempt(trx: Tx, usernameKey: string, now: Date): Promise<{ failures: number; lockSeconds: number }> {
+  private async settleFailedAttempt(
+    trx: Tx,
+    usernameKey: string,
+    now: Date,
+  ): Promise<{ failures: number; lockSeconds: number }> {
     await this.deps.database.lock(trx, `fieldlens.login.${usernameKey}`);
     const current = await repo.findLoginAttempts(trx, usernameKey);
     const failures = (current?.failures ?? 0) + 1;
@@ -217,7 +267,8 @@ export class AuthService implements Authenticator {
       username_key: usernameKey,
       failures,
       pending: Math.max(0, (current?.pending ?? 1) - 1),
-      locked_until: lockSeconds > 0 ? new Date(now.getTime() + lockSeconds * 1000).toISOString() : (current?.locked_until ?? null),
+      locked_until:
+        lockSeconds > 0 ? new Date(now.getTime() + lockSeconds * 1000).toISOString() : (current?.locked_until ?? null),
       last_failed_at: current?.last_failed_at ?? now.toISOString(),
     });
     return { failures, lockSeconds };
@@ -232,7 +283,13 @@ export class AuthService implements Authenticator {
       await repo.clearLoginFailures(trx, usernameKey);
       return;
     }
-    await repo.putLoginAttempts(trx, { username_key: usernameKey, failures: 0, pending, locked_until: null, last_failed_at: current.last_failed_at });
+    await repo.putLoginAttempts(trx, {
+      username_key: usernameKey,
+      failures: 0,
+      pending,
+      locked_until: null,
+      last_failed_at: current.last_failed_at,
+    });
   }
 
   /**
@@ -250,12 +307,16 @@ export class AuthService implements Authenticator {
       if (!firstUse) {
         this.userForToken.invalidate();
         await repo.revokeSession(trx, found.session_id, at, 'refresh_token_reuse');
-        await this.deps.audit.record(trx, { id: found.user_id, username: null, requestId }, {
-          action: 'auth.refresh_reuse_detected',
-          targetType: 'session',
-          targetId: found.session_id,
-          details: { user_id: found.user_id },
-        });
+        await this.deps.audit.record(
+          trx,
+          { id: found.user_id, username: null, requestId },
+          {
+            action: 'auth.refresh_reuse_detected',
+            targetType: 'session',
+            targetId: found.session_id,
+            details: { user_id: found.user_id },
+          },
+        );
         return { ok: false as const };
       }
       const user = await findUserById(trx, found.user_id);
@@ -265,11 +326,19 @@ export class AuthService implements Authenticator {
         return { ok: false as const };
       }
       const next = newRefreshToken();
-      await repo.insertRefreshToken(trx, { token_hash: hashRefreshToken(next), session_id: found.session_id, created_at: at });
+      await repo.insertRefreshToken(trx, {
+        token_hash: hashRefreshToken(next),
+        session_id: found.session_id,
+        created_at: at,
+      });
       return { ok: true as const, user, next, sessionId: found.session_id };
     });
-    if (!outcome.ok) throw new AppError('invalid_grant', 'The refresh token is unknown, expired, revoked or already used');
-    const accessToken = await this.deps.tokens.sign({ sub: outcome.user.id, ver: outcome.user.token_version, sid: outcome.sessionId }, now);
+    if (!outcome.ok)
+      throw new AppError('invalid_grant', 'The refresh token is unknown, expired, revoked or already used');
+    const accessToken = await this.deps.tokens.sign(
+      { sub: outcome.user.id, ver: outcome.user.token_version, sid: outcome.sessionId },
+      now,
+    );
     return { access_token: accessToken, refresh_token: outcome.next, expires_in: this.deps.tokens.ttlSeconds };
   }
 
@@ -281,11 +350,15 @@ export class AuthService implements Authenticator {
       if (!found) return;
       this.userForToken.invalidate();
       if (await repo.revokeSession(trx, found.session_id, at, 'logout')) {
-        await this.deps.audit.record(trx, { id: found.user_id, username: null, requestId }, {
-          action: 'auth.logout',
-          targetType: 'session',
-          targetId: found.session_id,
-        });
+        await this.deps.audit.record(
+          trx,
+          { id: found.user_id, username: null, requestId },
+          {
+            action: 'auth.logout',
+            targetType: 'session',
+            targetId: found.session_id,
+          },
+        );
       }
     });
   }
@@ -312,7 +385,12 @@ export class AuthService implements Authenticator {
   private principalOf(user: TokenUserRow): Principal {
     let principal = this.principals.get(user);
     if (principal === undefined) {
-      principal = Object.freeze({ id: user.id, username: user.username, email: user.email, roles: Object.freeze(parseRoles(user.roles)) });
+      principal = Object.freeze({
+        id: user.id,
+        username: user.username,
+        email: user.email,
+        roles: Object.freeze(parseRoles(user.roles)),
+      });
       this.principals.set(user, principal);
     }
     return principal;

@@ -84,7 +84,12 @@ export class AccessTokens {
         requiredClaims: ['sub', 'iat', 'exp', 'jti'],
         currentDate: now,
       });
-      if (typeof payload.sub !== 'string' || typeof payload.ver !== 'number' || typeof payload.sid !== 'string' || typeof payload.exp !== 'number') {
+      if (
+        typeof payload.sub !== 'string' ||
+        typeof payload.ver !== 'number' ||
+        typeof payload.sid !== 'string' ||
+        typeof payload.exp !== 'number'
+      ) {
         throw new Error('claims');
       }
       const claims = { sub: payload.sub, ver: payload.ver, sid: payload.sid };

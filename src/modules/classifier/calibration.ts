@@ -126,6 +126,14 @@ export function fitIsotonic(points: ReadonlyArray<{ raw: number; right: boolean 
     }
   }
   // Capped at 0.99 (no rule set is never wrong); inside a run of equal steps only its ends are kept.
-  const pts = blocks.map((b) => [Math.round((b.sumX / b.n) * 1000) / 1000, Math.min(0.99, Math.round((b.sumY / b.n) * 1000) / 1000)] as const);
-  return pts.filter((p, i) => i === 0 || i === pts.length - 1 || !((pts[i - 1] as readonly number[])[1] === p[1] && (pts[i + 1] as readonly number[])[1] === p[1]));
+  const pts = blocks.map(
+    (b) =>
+      [Math.round((b.sumX / b.n) * 1000) / 1000, Math.min(0.99, Math.round((b.sumY / b.n) * 1000) / 1000)] as const,
+  );
+  return pts.filter(
+    (p, i) =>
+      i === 0 ||
+      i === pts.length - 1 ||
+      !((pts[i - 1] as readonly number[])[1] === p[1] && (pts[i + 1] as readonly number[])[1] === p[1]),
+  );
 }

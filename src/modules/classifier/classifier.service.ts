@@ -6,7 +6,15 @@
  * No database of its own; sample values stay in memory.
  */
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
-import { buildClassifierContext, CLASSIFIER_VERSION, classifyField, type Classification, type ClassifierContext, type ClassifyInput, type ConfirmedNeighbour } from './classifier.js';
+import {
+  buildClassifierContext,
+  CLASSIFIER_VERSION,
+  classifyField,
+  type Classification,
+  type ClassifierContext,
+  type ClassifyInput,
+  type ConfirmedNeighbour,
+} from './classifier.js';
 
 /** Finds, for each unit embedding, the confirmed fields nearest to it (empty lists when it cannot tell yet). */
 export type ConfirmedNeighbourFinder = (embeddings: readonly Float32Array[]) => Promise<ConfirmedNeighbour[][]>;
@@ -71,11 +79,16 @@ export class ClassifierService {
    * `results` is the classifier's own view of each field (kept as its prediction, which the outlier model weighs);
    * `decisions` what a field the classifier decides is classified as — a matching rule's tag and level, else that view.
    */
-  async classify(requests: readonly ClassifyRequest[]): Promise<{ results: Classification[]; decisions: Decision[]; versionKey: string }> {
+  async classify(
+    requests: readonly ClassifyRequest[],
+  ): Promise<{ results: Classification[]; decisions: Decision[]; versionKey: string }> {
     const [anchors, rules] = await Promise.all([this.deps.taxonomy.tagAnchors(), this.deps.rules.activeRules()]);
     const versionKey = key(anchors.index.version, anchors.embedderVersion, rules.version);
     if (requests.length === 0) return { results: [], decisions: [], versionKey };
-    const [context, confirmed] = await Promise.all([this.context(), this.deps.confirmedNeighbours(requests.map((r) => r.embedding))]);
+    const [context, confirmed] = await Promise.all([
+      this.context(),
+      this.deps.confirmedNeighbours(requests.map((r) => r.embedding)),
+    ]);
     const results = requests.map((request, i) => {
       const result = classifyField({ ...request, confirmed: confirmed[i] ?? [] }, context);
       return { ...result, level: this.deps.taxonomy.configuredLevel(result.level) };
@@ -104,7 +117,14 @@ export class ClassifierService {
       const levels = this.deps.taxonomy.listLevels().map((l) => l.code);
       const context = Promise.resolve(
         buildClassifierContext(
-          anchors.index.tags.map((tag, i) => ({ id: tag.id, chain_path: tag.chain_path, builtin_path: tag.builtin_path, default_level: tag.default_level, keywords: tag.keywords, anchor: unit(anchors.vectors[i]) })),
+          anchors.index.tags.map((tag, i) => ({
+            id: tag.id,
+            chain_path: tag.chain_path,
+            builtin_path: tag.builtin_path,
+            default_level: tag.default_level,
+            keywords: tag.keywords,
+            anchor: unit(anchors.vectors[i]),
+          })),
           { levels },
         ),
       );

@@ -7,13 +7,21 @@ import { calibrate, CALIBRATION, CALIBRATION_NAME_ONLY, rawConfidence } from './
 import { declaredClass, TYPE_PRIOR, typeAllows, typeFamily, type TypeFamily } from './data-type-gate.js';
 import { KIND_PHRASE, summarizeValues, type ValueKind, type ValueSummary } from './detectors.js';
 import { HEALTH_WORDS, PERSON_WORDS, RULES } from './lexicon.js';
-import { buildPhrases, NameMatcher, nameEvidence, tableColumnsSignal, type NameMatch, type TableColumnsSignal } from './name-evidence.js';
+import {
+  buildPhrases,
+  NameMatcher,
+  nameEvidence,
+  tableColumnsSignal,
+  type NameMatch,
+  type TableColumnsSignal,
+} from './name-evidence.js';
 import { KIND_RULES } from './value-evidence.js';
 
 /** Bumped whenever the classifier's output can change for the same input, so stored results are re-evaluated. */
 export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.5.2';
 
-export type EvidenceFactor = 'name' | 'table' | 'context' | 'comment' | 'data_type' | 'values' | 'confirmed_fields' | 'anchor' | 'rule';
+export type EvidenceFactor =
+  'name' | 'table' | 'context' | 'comment' | 'data_type' | 'values' | 'confirmed_fields' | 'anchor' | 'rule';
 
 export interface Evidence {
   readonly factor: EvidenceFactor;
@@ -29,7 +37,10 @@ export interface Evidence {
 }
 
 /** A table's column signal, read once per column-name array (callers pass one array per table). */
-const columnSignals = new WeakMap<readonly string[], { matcher: ClassifierContext['matcher']; signal: TableColumnsSignal }>();
+const columnSignals = new WeakMap<
+  readonly string[],
+  { matcher: ClassifierContext['matcher']; signal: TableColumnsSignal }
+>();
 function columnsSignal(ctx: ClassifierContext, names: readonly string[] | null | undefined): TableColumnsSignal | null {
   if (!Array.isArray(names) || names.length < 2) return null;
   const hit = columnSignals.get(names);
@@ -141,7 +152,10 @@ function parseKeywords(k: ClassifierTag['keywords']): string[] {
  * Builds the classifier's view of a taxonomy: its leaf tags by name and id, the name rules plus each custom
  * leaf's own keywords, and the level order (least sensitive first; default L1–L5). Build once per taxonomy version.
  */
-export function buildClassifierContext(tags: readonly ClassifierTag[], options: { levels?: readonly string[]; version?: string } = {}): ClassifierContext {
+export function buildClassifierContext(
+  tags: readonly ClassifierTag[],
+  options: { levels?: readonly string[]; version?: string } = {},
+): ClassifierContext {
   const paths = new Set(tags.map((t) => t.chain_path));
   const parents = new Set<string>();
   for (const p of paths) {
@@ -157,14 +171,29 @@ export function buildClassifierContext(tags: readonly ClassifierTag[], options: 
     if (parents.has(t.chain_path)) continue;
     const known_as = t.builtin_path ?? t.chain_path;
     const name = known_as.slice(known_as.lastIndexOf('/') + 1);
-    const leaf: ContextLeaf = { id: t.id, name, label: t.chain_path.slice(t.chain_path.lastIndexOf('/') + 1), chain_path: t.chain_path, default_level: t.default_level, anchor: t.anchor ?? null };
+    const leaf: ContextLeaf = {
+      id: t.id,
+      name,
+      label: t.chain_path.slice(t.chain_path.lastIndexOf('/') + 1),
+      chain_path: t.chain_path,
+      default_level: t.default_level,
+      anchor: t.anchor ?? null,
+    };
     leaves.push(leaf);
     byId.set(t.id, leaf);
     if (!byName.has(name)) byName.set(name, leaf);
     // Tags the rules do not know (an organisation's own) are found by their name and keywords.
     if (!known.has(name)) {
-      const words = [name, ...parseKeywords(t.keywords)].map((k) => k.toLowerCase().replace(/[^\p{L}\p{N}]+/gu, ' ').trim()).filter((k) => k.length > 1);
-      if (words.length > 0) extra.push([name, words.map((w) => `${w}*${(2.6 + 0.8 * (w.split(' ').length - 1)).toFixed(1)}`).join('|')]);
+      const words = [name, ...parseKeywords(t.keywords)]
+        .map((k) =>
+          k
+            .toLowerCase()
+            .replace(/[^\p{L}\p{N}]+/gu, ' ')
+            .trim(),
+        )
+        .filter((k) => k.length > 1);
+      if (words.length > 0)
+        extra.push([name, words.map((w) => `${w}*${(2.6 + 0.8 * (w.split(' ').length - 1)).toFixed(1)}`).join('|')]);
     }
   }
   const phrases = buildPhrases(extra);
@@ -214,7 +243,10 @@ function resolveLeaf(ctx: ClassifierContext, name: string): ContextLeaf | undefi
 }
 
 /** Classifies one field from the evidence it carries; see docs/classifier.md for the factors. */
-export function classifyField(input: ClassifyInput & { readonly confirmed?: readonly ConfirmedNeighbour[] }, ctx: ClassifierContext): Classification {
+export function classifyField(
+  input: ClassifyInput & { readonly confirmed?: readonly ConfirmedNeighbour[] },
+  ctx: ClassifierContext,
+): Classification {
   const { raw_score: _raw, corroborated: _corroborated, ...out } = scoreField(input, ctx);
   return out;
 }
@@ -223,7 +255,11 @@ type AddEvidence = (leafName: string, factor: EvidenceFactor, score: number, det
 type Votes = Map<number, { weight: number; count: number; best: number }>;
 
 /** The candidate tags of one field, each with its total and evidence; `add` credits a leaf by its name. */
-function candidateBook(ctx: ClassifierContext): { cands: Map<number, Candidate>; cand: (leaf: ContextLeaf) => Candidate; add: AddEvidence } {
+function candidateBook(ctx: ClassifierContext): {
+  cands: Map<number, Candidate>;
+  cand: (leaf: ContextLeaf) => Candidate;
+  add: AddEvidence;
+} {
   const cands = new Map<number, Candidate>();
   const cand = (leaf: ContextLeaf): Candidate => {
     let c = cands.get(leaf.id);
@@ -247,8 +283,15 @@ function candidateBook(ctx: ClassifierContext): { cands: Map<number, Candidate>;
  * Name, table and comment. The strongest of name and table counts fully, the other a little (they often say the same
  * thing twice); the comment adds a smaller share. Returns whether any leaf was named, and the table's words.
  */
-function addNameEvidence(ctx: ClassifierContext, input: ClassifyInput, add: AddEvidence): { named: boolean; tableWords: string[] } {
-  const { matches, tableWords } = nameEvidence(ctx.matcher, { ...input, columns: columnsSignal(ctx, input.table_columns) });
+function addNameEvidence(
+  ctx: ClassifierContext,
+  input: ClassifyInput,
+  add: AddEvidence,
+): { named: boolean; tableWords: string[] } {
+  const { matches, tableWords } = nameEvidence(ctx.matcher, {
+    ...input,
+    columns: columnsSignal(ctx, input.table_columns),
+  });
   const perLeaf = new Map<string, { name?: NameMatch; table?: NameMatch; comment?: NameMatch }>();
   for (const m of matches) {
     const e = perLeaf.get(m.leaf) ?? {};
@@ -277,22 +320,51 @@ function addNameEvidence(ctx: ClassifierContext, input: ClassifyInput, add: AddE
 }
 
 /** The declared type: a weak prior when it is telling (boolean → flag, timestamp → time), or the class it names. */
-function addDeclaredType(ctx: ClassifierContext, dataType: string | null | undefined, family: TypeFamily, named: boolean, add: AddEvidence): void {
+function addDeclaredType(
+  ctx: ClassifierContext,
+  dataType: string | null | undefined,
+  family: TypeFamily,
+  named: boolean,
+  add: AddEvidence,
+): void {
   // A MySQL-style tiny integer holds flags and small enumerations far more often than measures.
   const numericDefault = TINY_INTEGER.test(dataType ?? '') ? 'Status flag' : 'Metric value';
-  const prior = TYPE_PRIOR[family] ?? (!named && (family === 'integer' || family === 'decimal') ? numericDefault : undefined);
-  if (prior !== undefined) add(prior, 'data_type', named ? 0.3 : 0.9, `declared type ${family} suggests ${(resolveLeaf(ctx, prior)?.label ?? prior).toLowerCase()}`);
+  const prior =
+    TYPE_PRIOR[family] ?? (!named && (family === 'integer' || family === 'decimal') ? numericDefault : undefined);
+  if (prior !== undefined)
+    add(
+      prior,
+      'data_type',
+      named ? 0.3 : 0.9,
+      `declared type ${family} suggests ${(resolveLeaf(ctx, prior)?.label ?? prior).toLowerCase()}`,
+    );
   // An ORM relation typed by its entity (`office: Office`) holds a reference to that row; an enumeration's class
   // (`gateway: GatewayType`) a category. Not when the class names personal data itself (`address: Address`).
   const cls = family === 'unknown' || family === 'text' ? declaredClass(dataType) : null;
   if (cls !== null && !namesPersonalData(ctx, cls.name)) {
-    if (cls.kind === 'entity') add('Foreign key', 'data_type', named ? 1.2 : 3.0, `declared type '${cls.name.slice(0, 40)}' is another entity: a reference to it`);
-    else add('Category', 'data_type', named ? 1.0 : 2.0, `declared type '${cls.name.slice(0, 40)}' is a list of named values`);
+    if (cls.kind === 'entity')
+      add(
+        'Foreign key',
+        'data_type',
+        named ? 1.2 : 3.0,
+        `declared type '${cls.name.slice(0, 40)}' is another entity: a reference to it`,
+      );
+    else
+      add(
+        'Category',
+        'data_type',
+        named ? 1.0 : 2.0,
+        `declared type '${cls.name.slice(0, 40)}' is a list of named values`,
+      );
   }
 }
 
 /** Confirmed neighbours vote, weighted by similarity: each confirmation teaches the classifier. */
-function addConfirmedVotes(ctx: ClassifierContext, confirmed: readonly ConfirmedNeighbour[], cand: (leaf: ContextLeaf) => Candidate): Votes {
+function addConfirmedVotes(
+  ctx: ClassifierContext,
+  confirmed: readonly ConfirmedNeighbour[],
+  cand: (leaf: ContextLeaf) => Candidate,
+): Votes {
   const votes: Votes = new Map();
   for (const c of confirmed) {
     const w = voteWeight(c.similarity);
@@ -322,14 +394,22 @@ function addConfirmedVotes(ctx: ClassifierContext, confirmed: readonly Confirmed
 }
 
 /** The data-type gate removes tags that cannot hold this type; the best and second of the others. */
-function rankCandidates(cands: ReadonlyMap<number, Candidate>, family: TypeFamily): { best: Candidate | undefined; second: Candidate | undefined; allowed: Candidate[]; ruledOut: Evidence[] } {
+function rankCandidates(
+  cands: ReadonlyMap<number, Candidate>,
+  family: TypeFamily,
+): { best: Candidate | undefined; second: Candidate | undefined; allowed: Candidate[]; ruledOut: Evidence[] } {
   const ruledOut: Evidence[] = [];
   let best: Candidate | undefined;
   let second: Candidate | undefined;
   const allowed: Candidate[] = [];
   for (const c of cands.values()) {
     if (!typeAllows(c.leaf.name, family)) {
-      if (c.total > 0) ruledOut.push({ factor: 'data_type', score: round(-c.total), detail: `declared type ${family} rules out ${c.leaf.label}` });
+      if (c.total > 0)
+        ruledOut.push({
+          factor: 'data_type',
+          score: round(-c.total),
+          detail: `declared type ${family} rules out ${c.leaf.label}`,
+        });
       continue;
     }
     allowed.push(c);
@@ -351,7 +431,10 @@ export function scoreField(
   const { named, tableWords } = addNameEvidence(ctx, input, add);
   // Sample values: the majority kind proves its tag and marks down the tags it contradicts.
   const family = typeFamily(input.data_type);
-  const values = input.sample_values && input.sample_values.length > 0 ? summarizeValues(input.sample_values) : (input.value_summary ?? summarizeValues(undefined));
+  const values =
+    input.sample_values && input.sample_values.length > 0
+      ? summarizeValues(input.sample_values)
+      : (input.value_summary ?? summarizeValues(undefined));
   applyValues(values, add, cands);
   addDeclaredType(ctx, input.data_type, family, named, add);
   const confirmed = input.confirmed ?? ctx.confirmed ?? [];
@@ -376,8 +459,15 @@ export function scoreField(
 
   const level = contextLevel(ctx, best, tableWords, chooseLevel(ctx, best, values, votes, confirmed));
   const winner = best;
-  const forWinner = winner.evidence.filter((e) => e.score !== 0 || winner.total <= 0).sort((a, b) => Math.abs(b.score) - Math.abs(a.score));
-  const evidence = [...forWinner, ...level.evidence, ...ruledOut.sort((a, b) => a.score - b.score).slice(0, 2), ...runnersUpEvidence(winner, allowed)];
+  const forWinner = winner.evidence
+    .filter((e) => e.score !== 0 || winner.total <= 0)
+    .sort((a, b) => Math.abs(b.score) - Math.abs(a.score));
+  const evidence = [
+    ...forWinner,
+    ...level.evidence,
+    ...ruledOut.sort((a, b) => a.score - b.score).slice(0, 2),
+    ...runnersUpEvidence(winner, allowed),
+  ];
   return {
     tag_id: winner.leaf.id,
     chain_path: winner.leaf.chain_path,
@@ -405,12 +495,21 @@ function namesPersonalData(ctx: ClassifierContext, className: string): boolean {
 /** The strongest evidence for and against the best runners-up (the candidates the chosen tag beat), each marked with its tag. */
 function runnersUpEvidence(best: Candidate, allowed: readonly Candidate[]): Evidence[] {
   const out: Evidence[] = [];
-  const others = allowed.filter((c) => c !== best && c.total > 0).sort((a, b) => b.total - a.total).slice(0, RUNNERS_UP);
+  const others = allowed
+    .filter((c) => c !== best && c.total > 0)
+    .sort((a, b) => b.total - a.total)
+    .slice(0, RUNNERS_UP);
   for (const c of others) {
     // What spoke for it, and what cost it the most (the samples that contradict a name, say).
     const items = [
-      ...c.evidence.filter((e) => e.score > 0).sort((a, b) => b.score - a.score).slice(0, RUNNER_UP_ITEMS),
-      ...c.evidence.filter((e) => e.score < 0).sort((a, b) => a.score - b.score).slice(0, 1),
+      ...c.evidence
+        .filter((e) => e.score > 0)
+        .sort((a, b) => b.score - a.score)
+        .slice(0, RUNNER_UP_ITEMS),
+      ...c.evidence
+        .filter((e) => e.score < 0)
+        .sort((a, b) => a.score - b.score)
+        .slice(0, 1),
     ];
     for (const e of items) out.push({ factor: e.factor, score: e.score, detail: e.detail, for: c.leaf.chain_path });
   }
@@ -423,12 +522,17 @@ function runnersUpEvidence(best: Candidate, allowed: readonly Candidate[]): Evid
  */
 function isCorroborated(best: Candidate, ruledOut: readonly Evidence[]): boolean {
   for (const e of best.evidence) {
-    if (e.score > 0 && (e.factor === 'values' || e.factor === 'confirmed_fields' || e.factor === 'data_type')) return true;
+    if (e.score > 0 && (e.factor === 'values' || e.factor === 'confirmed_fields' || e.factor === 'data_type'))
+      return true;
   }
   return ruledOut.some((e) => e.score <= -1);
 }
 
-function applyValues(values: ValueSummary, add: (leaf: string, f: EvidenceFactor, s: number, d: string) => void, cands: Map<number, Candidate>): void {
+function applyValues(
+  values: ValueSummary,
+  add: (leaf: string, f: EvidenceFactor, s: number, d: string) => void,
+  cands: Map<number, Candidate>,
+): void {
   if (values.considered === 0) return;
   const kind = values.majority;
   if (kind === null) return;
@@ -446,12 +550,21 @@ function applyValues(values: ValueSummary, add: (leaf: string, f: EvidenceFactor
       if (c.total <= 0 || rule.compatible.has(c.leaf.name) || rule.proves?.[0] === c.leaf.name) continue;
       const penalty = -Math.min(c.total * 0.6, 3.5) * strength;
       c.total += penalty;
-      c.evidence.push({ factor: 'values', score: round(penalty), detail: `${count} of ${values.considered} non-null samples are ${phrase}, unlike ${c.leaf.label.toLowerCase()}` });
+      c.evidence.push({
+        factor: 'values',
+        score: round(penalty),
+        detail: `${count} of ${values.considered} non-null samples are ${phrase}, unlike ${c.leaf.label.toLowerCase()}`,
+      });
     }
   }
 }
 
-function applyAnchors(ctx: ClassifierContext, embedding: Float32Array, cand: (leaf: ContextLeaf) => Candidate, spokenFor: (leaf: ContextLeaf) => boolean): void {
+function applyAnchors(
+  ctx: ClassifierContext,
+  embedding: Float32Array,
+  cand: (leaf: ContextLeaf) => Candidate,
+  spokenFor: (leaf: ContextLeaf) => boolean,
+): void {
   const sims: Array<{ leaf: ContextLeaf; sim: number }> = [];
   for (const leaf of ctx.leaves) {
     const a = leaf.anchor;
@@ -473,7 +586,11 @@ function applyAnchors(ctx: ClassifierContext, embedding: Float32Array, cand: (le
     if (sim < ANCHOR_ALONE_MIN && !spokenFor(leaf)) continue;
     const c = cand(leaf);
     c.total += score;
-    c.evidence.push({ factor: 'anchor', score: round(score), detail: `embedding is among the nearest to the ${leaf.label} anchor (cosine ${sim.toFixed(2)})` });
+    c.evidence.push({
+      factor: 'anchor',
+      score: round(score),
+      detail: `embedding is among the nearest to the ${leaf.label} anchor (cosine ${sim.toFixed(2)})`,
+    });
   }
 }
 
@@ -483,7 +600,13 @@ function fallback(ctx: ClassifierContext, family: TypeFamily, values: ValueSumma
   const name = byType ?? (family === 'integer' || family === 'decimal' ? 'Metric value' : 'Object name');
   const leaf = resolveLeaf(ctx, name) ?? resolveLeaf(ctx, 'Configuration setting') ?? (ctx.leaves[0] as ContextLeaf);
   const why = values.considered > 0 ? 'samples show no known format' : 'no samples';
-  return { leaf, total: 0, evidence: [{ factor: 'name', score: 0, detail: `no rule matches the name and ${why}: a technical default for review` }] };
+  return {
+    leaf,
+    total: 0,
+    evidence: [
+      { factor: 'name', score: 0, detail: `no rule matches the name and ${why}: a technical default for review` },
+    ],
+  };
 }
 
 /** The tag's default level, unless confirmations or a sensitive minority of the samples say otherwise. */
@@ -508,7 +631,11 @@ function chooseLevel(
     const top = [...levelVotes.entries()].sort((a, b) => b[1] - a[1] || rank(b[0]) - rank(a[0]))[0];
     reviewed = top !== undefined;
     if (top && top[0] !== level) {
-      evidence.push({ factor: 'confirmed_fields', score: 0, detail: `level ${top[0]} as reviewers set it on near-identical confirmed fields` });
+      evidence.push({
+        factor: 'confirmed_fields',
+        score: 0,
+        detail: `level ${top[0]} as reviewers set it on near-identical confirmed fields`,
+      });
       level = top[0];
     }
   }
@@ -521,7 +648,11 @@ function chooseLevel(
       const leaf = resolveLeaf(ctx, rule.proves[0]);
       if (!leaf || leaf.id === best.leaf.id) continue;
       if (rank(leaf.default_level) > rank(level)) {
-        evidence.push({ factor: 'values', score: 0, detail: `${count} of ${values.considered} samples are ${KIND_PHRASE[kind as ValueKind]}: level raised to ${leaf.default_level}` });
+        evidence.push({
+          factor: 'values',
+          score: 0,
+          detail: `${count} of ${values.considered} samples are ${KIND_PHRASE[kind as ValueKind]}: level raised to ${leaf.default_level}`,
+        });
         level = leaf.default_level;
       }
     }
@@ -530,7 +661,9 @@ function chooseLevel(
 }
 
 /** Tables of places an organisation runs: their contact details are the organisation's own, published ones. */
-const ESTABLISHMENT_WORDS: ReadonlySet<string> = new Set('office store shop branch warehouse site facility depot agency'.split(' '));
+const ESTABLISHMENT_WORDS: ReadonlySet<string> = new Set(
+  'office store shop branch warehouse site facility depot agency'.split(' '),
+);
 const ESTABLISHMENT_CONTACTS: ReadonlySet<string> = new Set(['Email address', 'Phone number', 'Postal address']);
 
 /**
@@ -538,20 +671,45 @@ const ESTABLISHMENT_CONTACTS: ReadonlySet<string> = new Set(['Email address', 'P
  * sensitive level), and free-text notes in a health table can hold what a diagnosis holds (its level). Near-identical
  * confirmed fields of the tag that carry a level have the last word, also when it is the tag's default.
  */
-function contextLevel(ctx: ClassifierContext, best: Candidate, table: readonly string[], chosen: { level: string; evidence: Evidence[]; reviewed: boolean }): { level: string; evidence: Evidence[] } {
+function contextLevel(
+  ctx: ClassifierContext,
+  best: Candidate,
+  table: readonly string[],
+  chosen: { level: string; evidence: Evidence[]; reviewed: boolean },
+): { level: string; evidence: Evidence[] } {
   if (chosen.reviewed) return chosen;
   const rank = (l: string): number => ctx.levelRank.get(l) ?? -1;
   const has = (set: ReadonlySet<string>): boolean => table.some((w) => set.has(w));
   if (ESTABLISHMENT_CONTACTS.has(best.leaf.name) && has(ESTABLISHMENT_WORDS) && !has(PERSON_WORDS)) {
     const lowest = [...ctx.levelRank.entries()].sort((a, b) => a[1] - b[1])[0]?.[0];
     if (lowest !== undefined && rank(lowest) < rank(chosen.level)) {
-      return { level: lowest, evidence: [...chosen.evidence, { factor: 'table', score: 0, detail: `${best.leaf.label.toLowerCase()} of a place (table '${table.join(' ')}'), not of a person: level ${lowest}` }] };
+      return {
+        level: lowest,
+        evidence: [
+          ...chosen.evidence,
+          {
+            factor: 'table',
+            score: 0,
+            detail: `${best.leaf.label.toLowerCase()} of a place (table '${table.join(' ')}'), not of a person: level ${lowest}`,
+          },
+        ],
+      };
     }
   }
   if (best.leaf.name === 'Internal notes' && has(HEALTH_WORDS)) {
     const diagnosis = resolveLeaf(ctx, 'Diagnosis');
     if (diagnosis && rank(diagnosis.default_level) > rank(chosen.level)) {
-      return { level: diagnosis.default_level, evidence: [...chosen.evidence, { factor: 'table', score: 0, detail: `free-text notes in a health table (table '${table.join(' ')}') can hold diagnoses: level ${diagnosis.default_level}` }] };
+      return {
+        level: diagnosis.default_level,
+        evidence: [
+          ...chosen.evidence,
+          {
+            factor: 'table',
+            score: 0,
+            detail: `free-text notes in a health table (table '${table.join(' ')}') can hold diagnoses: level ${diagnosis.default_level}`,
+          },
+        ],
+      };
     }
   }
   return chosen;
@@ -570,6 +728,8 @@ function scrubSamples(evidence: Evidence[], samples: readonly unknown[] | null |
   if (needles.length === 0) return evidence;
   return evidence.map((e) => {
     const d = e.detail.toLowerCase();
-    return needles.some((n) => d.includes(n)) ? { ...e, detail: `${e.factor.replace('_', ' ')} evidence (wording withheld: it would repeat a sample value)` } : e;
+    return needles.some((n) => d.includes(n))
+      ? { ...e, detail: `${e.factor.replace('_', ' ')} evidence (wording withheld: it would repeat a sample value)` }
+      : e;
   });
 }

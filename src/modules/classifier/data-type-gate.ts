@@ -18,21 +18,97 @@ export type TypeFamily =
   | 'unknown';
 
 const WORD_FAMILY: Readonly<Record<string, TypeFamily>> = {
-  varchar: 'text', char: 'text', character: 'text', nvarchar: 'text', nchar: 'text', text: 'text', string: 'text',
-  str: 'text', clob: 'text', nclob: 'text', tinytext: 'text', mediumtext: 'text', longtext: 'text', citext: 'text',
-  varchar2: 'text', nvarchar2: 'text', enum: 'text', set: 'text', keyword: 'text', object_id: 'text', objectid: 'text',
-  int: 'integer', integer: 'integer', bigint: 'integer', smallint: 'integer', tinyint: 'integer', mediumint: 'integer',
-  serial: 'integer', bigserial: 'integer', smallserial: 'integer', int2: 'integer', int4: 'integer', int8: 'integer',
-  long: 'integer', short: 'integer', int16: 'integer', int32: 'integer', int64: 'integer', uint: 'integer',
-  decimal: 'decimal', numeric: 'decimal', number: 'decimal', float: 'decimal', float4: 'decimal', float8: 'decimal',
-  double: 'decimal', real: 'decimal', money: 'decimal', smallmoney: 'decimal', float32: 'decimal', float64: 'decimal',
-  date: 'date', datetime: 'datetime', datetime2: 'datetime', smalldatetime: 'datetime', timestamp: 'datetime',
-  timestamptz: 'datetime', datetimeoffset: 'datetime', time: 'time', timetz: 'time', interval: 'interval',
-  year: 'integer', bool: 'boolean', boolean: 'boolean', bit: 'boolean', uuid: 'uuid', uniqueidentifier: 'uuid',
-  json: 'json', jsonb: 'json', xml: 'json', object: 'json', struct: 'json', map: 'json', variant: 'json',
-  blob: 'binary', bytea: 'binary', binary: 'binary', varbinary: 'binary', longblob: 'binary', mediumblob: 'binary',
-  image: 'binary', raw: 'binary', bytes: 'binary', inet: 'inet', cidr: 'inet', macaddr: 'text',
-  geometry: 'geo', geography: 'geo', point: 'geo', polygon: 'geo', geojson: 'geo',
+  varchar: 'text',
+  char: 'text',
+  character: 'text',
+  nvarchar: 'text',
+  nchar: 'text',
+  text: 'text',
+  string: 'text',
+  str: 'text',
+  clob: 'text',
+  nclob: 'text',
+  tinytext: 'text',
+  mediumtext: 'text',
+  longtext: 'text',
+  citext: 'text',
+  varchar2: 'text',
+  nvarchar2: 'text',
+  enum: 'text',
+  set: 'text',
+  keyword: 'text',
+  object_id: 'text',
+  objectid: 'text',
+  int: 'integer',
+  integer: 'integer',
+  bigint: 'integer',
+  smallint: 'integer',
+  tinyint: 'integer',
+  mediumint: 'integer',
+  serial: 'integer',
+  bigserial: 'integer',
+  smallserial: 'integer',
+  int2: 'integer',
+  int4: 'integer',
+  int8: 'integer',
+  long: 'integer',
+  short: 'integer',
+  int16: 'integer',
+  int32: 'integer',
+  int64: 'integer',
+  uint: 'integer',
+  decimal: 'decimal',
+  numeric: 'decimal',
+  number: 'decimal',
+  float: 'decimal',
+  float4: 'decimal',
+  float8: 'decimal',
+  double: 'decimal',
+  real: 'decimal',
+  money: 'decimal',
+  smallmoney: 'decimal',
+  float32: 'decimal',
+  float64: 'decimal',
+  date: 'date',
+  datetime: 'datetime',
+  datetime2: 'datetime',
+  smalldatetime: 'datetime',
+  timestamp: 'datetime',
+  timestamptz: 'datetime',
+  datetimeoffset: 'datetime',
+  time: 'time',
+  timetz: 'time',
+  interval: 'interval',
+  year: 'integer',
+  bool: 'boolean',
+  boolean: 'boolean',
+  bit: 'boolean',
+  uuid: 'uuid',
+  uniqueidentifier: 'uuid',
+  json: 'json',
+  jsonb: 'json',
+  xml: 'json',
+  object: 'json',
+  struct: 'json',
+  map: 'json',
+  variant: 'json',
+  blob: 'binary',
+  bytea: 'binary',
+  binary: 'binary',
+  varbinary: 'binary',
+  longblob: 'binary',
+  mediumblob: 'binary',
+  image: 'binary',
+  raw: 'binary',
+  bytes: 'binary',
+  inet: 'inet',
+  cidr: 'inet',
+  macaddr: 'text',
+  geometry: 'geo',
+  geography: 'geo',
+  point: 'geo',
+  polygon: 'geo',
+  geojson: 'geo',
 };
 
 /**
@@ -41,12 +117,40 @@ const WORD_FAMILY: Readonly<Record<string, TypeFamily>> = {
  */
 const ORM_FAMILY: Readonly<Record<string, TypeFamily>> = {
   ...WORD_FAMILY,
-  char: 'text', email: 'text', url: 'text', slug: 'text', ip: 'inet', genericipaddress: 'inet', ipaddress: 'inet',
-  integer: 'integer', positiveinteger: 'integer', positivesmallinteger: 'integer', positivebiginteger: 'integer',
-  biginteger: 'integer', smallinteger: 'integer', auto: 'integer', bigauto: 'integer', increments: 'integer',
-  float: 'decimal', decimal: 'decimal', duration: 'interval',
-  boolean: 'boolean', nullboolean: 'boolean', check: 'boolean', datetime: 'datetime', date: 'date', time: 'time',
-  uuid: 'uuid', guid: 'uuid', json: 'json', mixed: 'json', file: 'text', image: 'text', link: 'text', data: 'text', select: 'text',
+  char: 'text',
+  email: 'text',
+  url: 'text',
+  slug: 'text',
+  ip: 'inet',
+  genericipaddress: 'inet',
+  ipaddress: 'inet',
+  integer: 'integer',
+  positiveinteger: 'integer',
+  positivesmallinteger: 'integer',
+  positivebiginteger: 'integer',
+  biginteger: 'integer',
+  smallinteger: 'integer',
+  auto: 'integer',
+  bigauto: 'integer',
+  increments: 'integer',
+  float: 'decimal',
+  decimal: 'decimal',
+  duration: 'interval',
+  boolean: 'boolean',
+  nullboolean: 'boolean',
+  check: 'boolean',
+  datetime: 'datetime',
+  date: 'date',
+  time: 'time',
+  uuid: 'uuid',
+  guid: 'uuid',
+  json: 'json',
+  mixed: 'json',
+  file: 'text',
+  image: 'text',
+  link: 'text',
+  data: 'text',
+  select: 'text',
 };
 
 /** Longest declared type read: a type name is a few words; the rest of an overlong string cannot change its family. */
@@ -70,7 +174,10 @@ export function typeFamily(dataType: string | null | undefined): TypeFamily {
   }
   // ORM and framework type names (`PositiveIntegerField`, `DateTimeField`, `unsignedTinyInteger`, `FallbackJSONField`):
   // a `Field` suffix dropped, then the camelCase parts read from the last (the head of the name) to the first.
-  for (const token of dataType.slice(0, MAX_TYPE_LENGTH).replace(/\([^()]*\)/g, ' ').split(/[^A-Za-z0-9]+/)) {
+  for (const token of dataType
+    .slice(0, MAX_TYPE_LENGTH)
+    .replace(/\([^()]*\)/g, ' ')
+    .split(/[^A-Za-z0-9]+/)) {
     const bare = token.replace(/Field$/, '');
     if (bare === '') continue;
     if (Object.hasOwn(ORM_FAMILY, bare.toLowerCase())) return ORM_FAMILY[bare.toLowerCase()] as TypeFamily;
@@ -193,7 +300,35 @@ export const TYPE_PRIOR: Readonly<Partial<Record<TypeFamily, string>>> = {
 };
 
 /** Class names that are values, not entities, though written like one. */
-const VALUE_CLASSES: ReadonlySet<string> = new Set(['instant', 'duration', 'money', 'locale', 'currency', 'url', 'uri', 'email', 'any', 'period', 'zoneid', 'color', 'colour', 'buffer', 'record', 'dictionary', 'hash', 'list', 'collection', 'enumerable', 'optional', 'nullable', 'array', 'vector', 'tuple', 'sequence', 'iterable']);
+const VALUE_CLASSES: ReadonlySet<string> = new Set([
+  'instant',
+  'duration',
+  'money',
+  'locale',
+  'currency',
+  'url',
+  'uri',
+  'email',
+  'any',
+  'period',
+  'zoneid',
+  'color',
+  'colour',
+  'buffer',
+  'record',
+  'dictionary',
+  'hash',
+  'list',
+  'collection',
+  'enumerable',
+  'optional',
+  'nullable',
+  'array',
+  'vector',
+  'tuple',
+  'sequence',
+  'iterable',
+]);
 /** Last words of an enumeration's class name (`DeviceType`, `OrderStatus`). */
 const ENUM_CLASS = /(Type|Kind|Status|Enum|Mode|Level|State|Category|Method)$/;
 
@@ -207,6 +342,11 @@ export function declaredClass(dataType: string | null | undefined): { kind: 'ent
   const name = dataType.trim().replace(/\?$/, '');
   // Frappe's `Link` and `Dynamic Link` fields hold the name of another document: a reference.
   if (/^(Dynamic )?Link$/.test(name)) return { kind: 'entity', name };
-  if (!/^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)*$/.test(name) || typeFamily(name) !== 'unknown' || VALUE_CLASSES.has(name.toLowerCase())) return null;
+  if (
+    !/^[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)*$/.test(name) ||
+    typeFamily(name) !== 'unknown' ||
+    VALUE_CLASSES.has(name.toLowerCase())
+  )
+    return null;
   return { kind: ENUM_CLASS.test(name) ? 'enum' : 'entity', name };
 }

@@ -79,7 +79,15 @@ export function summarizeValues(samples: readonly unknown[] | undefined): ValueS
       if (typeof raw === 'boolean') kind = 'boolean';
       else if (typeof raw === 'number' || typeof raw === 'bigint') {
         const s = String(raw);
-        kind = Number.isInteger(Number(raw)) ? (isCardNumber(s) ? 'card_number' : s.replace('-', '').length >= 9 ? 'digits' : 'integer') : /^-?\d{1,3}\.\d{4,}$/.test(s) && Math.abs(Number(raw)) <= 180 ? 'coordinate' : 'decimal';
+        kind = Number.isInteger(Number(raw))
+          ? isCardNumber(s)
+            ? 'card_number'
+            : s.replace('-', '').length >= 9
+              ? 'digits'
+              : 'integer'
+          : /^-?\d{1,3}\.\d{4,}$/.test(s) && Math.abs(Number(raw)) <= 180
+            ? 'coordinate'
+            : 'decimal';
       } else if (typeof raw === 'string') {
         const v = raw.trim();
         if (NULLISH.has(v.toLowerCase())) continue;

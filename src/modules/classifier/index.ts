@@ -13,5 +13,11 @@ export {
   type Evidence,
   type EvidenceFactor,
 } from './classifier.js';
-export { formatFingerprint, summarizeValues, summaryFromFingerprint, type ValueKind, type ValueSummary } from './detectors.js';
+export {
+  formatFingerprint,
+  summarizeValues,
+  summaryFromFingerprint,
+  type ValueKind,
+  type ValueSummary,
+} from './detectors.js';
 export { typeFamily, type TypeFamily } from './data-type-gate.js';

@@ -51,27 +51,61 @@ export interface TableColumnsSignal {
 
 /** Canonical words that, as a column's head, name a person's particulars. */
 /** Trailing words that say how a value is stored, not what it is (`name_cached`, `email_normalized`). */
-const STORAGE_QUALIFIERS: ReadonlySet<string> = new Set('cached normalized normalised formatted canonical sanitized sanitised trimmed lowercase lowercased uppercase'.split(' '));
+const STORAGE_QUALIFIERS: ReadonlySet<string> = new Set(
+  'cached normalized normalised formatted canonical sanitized sanitised trimmed lowercase lowercased uppercase'.split(
+    ' ',
+  ),
+);
 
 /** Words that make `… key` a secret or cryptographic key rather than a key to another row. */
 const SECRET_KEY_MODIFIERS: ReadonlySet<string> = new Set(
-  'secure secret public private license licence api access auth authentication confirm confirmation activation encryption encrypted crypt signing signature session reset verification verify master ssh pgp gpg rsa hmac recovery'.split(' '),
+  'secure secret public private license licence api access auth authentication confirm confirmation activation encryption encrypted crypt signing signature session reset verification verify master ssh pgp gpg rsa hmac recovery'.split(
+    ' ',
+  ),
 );
 
-const PERSON_DETAIL_HEADS: ReadonlySet<string> = new Set(['email', 'phone', 'mobile', 'birth', 'dob', 'gender', 'sex', 'surname', 'ssn', 'nationality', 'salutation', 'maiden']);
+const PERSON_DETAIL_HEADS: ReadonlySet<string> = new Set([
+  'email',
+  'phone',
+  'mobile',
+  'birth',
+  'dob',
+  'gender',
+  'sex',
+  'surname',
+  'ssn',
+  'nationality',
+  'salutation',
+  'maiden',
+]);
 /** Words of an address part, as a column. */
-const ADDRESS_PART_WORDS: ReadonlySet<string> = new Set(['city', 'zip', 'postcode', 'postal', 'street', 'address', 'town', 'country']);
+const ADDRESS_PART_WORDS: ReadonlySet<string> = new Set([
+  'city',
+  'zip',
+  'postcode',
+  'postal',
+  'street',
+  'address',
+  'town',
+  'country',
+]);
 /**
  * Last words that decide what a compound name holds whatever the words before them (the head noun): a kind of
  * something, a format or template, a version, a count, a yes/no state.
  */
-const HEAD_KINDS: ReadonlyMap<string, { leaf: string; what: string }> = new Map<string, { leaf: string; what: string }>([
-  ...['type', 'kind', 'category'].map((w) => [w, { leaf: 'Category', what: 'a kind of something' }] as const),
-  ...['format', 'template', 'pattern', 'mask', 'regex', 'regexp'].map((w) => [w, { leaf: 'Configuration setting', what: 'a format or template' }] as const),
-  ...['version'].map((w) => [w, { leaf: 'Version', what: 'a version' }] as const),
-  ...['count'].map((w) => [w, { leaf: 'Metric value', what: 'a count' }] as const),
-  ...['enabled', 'disabled', 'verified', 'optin', 'optout', 'opted', 'confirmed'].map((w) => [w, { leaf: 'Status flag', what: 'a yes/no state' }] as const),
-]);
+const HEAD_KINDS: ReadonlyMap<string, { leaf: string; what: string }> = new Map<string, { leaf: string; what: string }>(
+  [
+    ...['type', 'kind', 'category'].map((w) => [w, { leaf: 'Category', what: 'a kind of something' }] as const),
+    ...['format', 'template', 'pattern', 'mask', 'regex', 'regexp'].map(
+      (w) => [w, { leaf: 'Configuration setting', what: 'a format or template' }] as const,
+    ),
+    ...['version'].map((w) => [w, { leaf: 'Version', what: 'a version' }] as const),
+    ...['count'].map((w) => [w, { leaf: 'Metric value', what: 'a count' }] as const),
+    ...['enabled', 'disabled', 'verified', 'optin', 'optout', 'opted', 'confirmed'].map(
+      (w) => [w, { leaf: 'Status flag', what: 'a yes/no state' }] as const,
+    ),
+  ],
+);
 
 /** At most this many columns are read for a table's signal (a table of 5,000 columns says nothing more). */
 const MAX_TABLE_COLUMNS = 400;
@@ -81,25 +115,181 @@ const MAX_TABLE_COLUMNS = 400;
 /** Words that name a person's picture when the table is about people. */
 const PHOTO_WORDS: ReadonlySet<string> = new Set(['photo', 'picture', 'portrait', 'image', 'headshot', 'foto', 'bild']);
 /** Words that make a column about a picture rather than the picture: its address, name, kind, size or time. */
-const NOT_THE_IMAGE_ITSELF: ReadonlySet<string> = new Set(['url', 'path', 'file', 'filename', 'name', 'type', 'count', 'size', 'width', 'height', 'format', 'mime', 'caption', 'date', 'at', 'time', 'updated', 'created', 'uploaded', 'flag', 'consent', 'credit', 'alt', 'key', 'hash', 'link']);
+const NOT_THE_IMAGE_ITSELF: ReadonlySet<string> = new Set([
+  'url',
+  'path',
+  'file',
+  'filename',
+  'name',
+  'type',
+  'count',
+  'size',
+  'width',
+  'height',
+  'format',
+  'mime',
+  'caption',
+  'date',
+  'at',
+  'time',
+  'updated',
+  'created',
+  'uploaded',
+  'flag',
+  'consent',
+  'credit',
+  'alt',
+  'key',
+  'hash',
+  'link',
+]);
 
 const TRANSLATIONS: ReadonlyMap<string, string> = new Map(Object.entries(TRANSLATE));
 
-const DROP = new Set(['of', 'the', 'and', 'de', 'la', 'le', 'du', 'des', 'del', 'da', 'do', 'dos', 'das', 'van', 'der', 'den', 'a', 'an', 'to', 'for', 'in', 'en', 'y', 'e', 'et', 'und', 'het', 'el', 'los', 'las', 'les', 'di', 'il', 'per', 'tbl', 'tb', 'col', 'fld', 'c', 'x', 'vw', 'v', 'dim', 'fact', 'stg', 'raw', 'src', 'tmp']);
+const DROP = new Set([
+  'of',
+  'the',
+  'and',
+  'de',
+  'la',
+  'le',
+  'du',
+  'des',
+  'del',
+  'da',
+  'do',
+  'dos',
+  'das',
+  'van',
+  'der',
+  'den',
+  'a',
+  'an',
+  'to',
+  'for',
+  'in',
+  'en',
+  'y',
+  'e',
+  'et',
+  'und',
+  'het',
+  'el',
+  'los',
+  'las',
+  'les',
+  'di',
+  'il',
+  'per',
+  'tbl',
+  'tb',
+  'col',
+  'fld',
+  'c',
+  'x',
+  'vw',
+  'v',
+  'dim',
+  'fact',
+  'stg',
+  'raw',
+  'src',
+  'tmp',
+]);
 // Bare key names: `id`, `pk`, `uuid` (not `key`, which is more often a settings key).
 const BARE_KEYS = new Set(['id', 'pk', 'uuid', 'guid', 'oid', 'uid', 'identifier', 'rowid']);
 // Leaves a modifier may match without settling what a `*_name` column is.
-const ENTITY_NEUTRAL = new Set(['Full name', 'Object name', 'Foreign key', 'Record ID', 'Timestamp', 'Status flag', 'Customer ID', 'Category', 'Configuration setting']);
+const ENTITY_NEUTRAL = new Set([
+  'Full name',
+  'Object name',
+  'Foreign key',
+  'Record ID',
+  'Timestamp',
+  'Status flag',
+  'Customer ID',
+  'Category',
+  'Configuration setting',
+]);
 // Small words that carry structure in a column name but none in a sentence.
-const COMMENT_STOP = new Set(['is', 'has', 'can', 'was', 'at', 'on', 'by', 'if', 'or', 'not', 'this', 'that', 'when', 'with', 'from', 'used', 'be', 'are', 'it', 'as', 'set', 'value', 'data', 'time', 'key', 'type', 'id']);
+const COMMENT_STOP = new Set([
+  'is',
+  'has',
+  'can',
+  'was',
+  'at',
+  'on',
+  'by',
+  'if',
+  'or',
+  'not',
+  'this',
+  'that',
+  'when',
+  'with',
+  'from',
+  'used',
+  'be',
+  'are',
+  'it',
+  'as',
+  'set',
+  'value',
+  'data',
+  'time',
+  'key',
+  'type',
+  'id',
+]);
 // Two-letter pieces allowed when splitting run-together legacy names (EMPNO, CUSTNM, BRTHDT).
-const SHORT_PIECES = new Set(['nm', 'dt', 'no', 'cd', 'id', 'tm', 'ts', 'ip', 'cc', 'dl', 'pk', 'fk', 'yn', 'nr', 'tp', 'st', 'ph', 'pw', 'of', 'at', 'on', 'by', 'is']);
+const SHORT_PIECES = new Set([
+  'nm',
+  'dt',
+  'no',
+  'cd',
+  'id',
+  'tm',
+  'ts',
+  'ip',
+  'cc',
+  'dl',
+  'pk',
+  'fk',
+  'yn',
+  'nr',
+  'tp',
+  'st',
+  'ph',
+  'pw',
+  'of',
+  'at',
+  'on',
+  'by',
+  'is',
+]);
 
 const PAYMENT_CARD_LEAVES = new Set(['Payment card number', 'Card expiry date', 'Card verification code']);
 const MEASURE_LEAVES = new Set(['Monetary amount', 'Price', 'Account balance', 'Metric value', 'Quantity']);
-const IDENTIFIER_LEAVES = new Set(['Payment card number', 'Bank account number', 'Transaction ID', 'Order ID', 'Customer ID', 'Discount code', 'Invoice number', 'Product SKU', 'Shipment tracking number', 'Contract reference', 'Employee ID']);
+const IDENTIFIER_LEAVES = new Set([
+  'Payment card number',
+  'Bank account number',
+  'Transaction ID',
+  'Order ID',
+  'Customer ID',
+  'Discount code',
+  'Invoice number',
+  'Product SKU',
+  'Shipment tracking number',
+  'Contract reference',
+  'Employee ID',
+]);
 /** Documents whose number a `<document>_id` column holds (`passport_id`, `licence_id`): the number, not a key. */
-const DOCUMENT_LEAVES = new Set(['Passport number', 'Driver licence number', 'National ID number', 'Tax identification number', 'Health insurance number']);
+const DOCUMENT_LEAVES = new Set([
+  'Passport number',
+  'Driver licence number',
+  'National ID number',
+  'Tax identification number',
+  'Health insurance number',
+]);
 /** Declared types that hold numbers: a key, never a document's number. */
 const NUMERIC_FAMILIES: ReadonlySet<string> = new Set(['integer', 'decimal']);
 /** Table words naming units of an organisation: their `name` is a department's. */
@@ -143,7 +333,17 @@ function buildVocabulary(phrases: readonly Phrase[]): Set<string> {
   const v = new Set<string>();
   for (const p of phrases) for (const w of p.words) v.add(w);
   for (const k of TRANSLATIONS.keys()) v.add(k);
-  for (const set of [PERSON_WORDS, ORG_WORDS, PRODUCT_WORDS, PLACE_WORDS, HEALTH_WORDS, CARD_WORDS, ADDRESS_WORDS, MAIL_WORDS]) for (const w of set) v.add(w);
+  for (const set of [
+    PERSON_WORDS,
+    ORG_WORDS,
+    PRODUCT_WORDS,
+    PLACE_WORDS,
+    HEALTH_WORDS,
+    CARD_WORDS,
+    ADDRESS_WORDS,
+    MAIL_WORDS,
+  ])
+    for (const w of set) v.add(w);
   for (const w of DROP) if (w.length >= 2) v.add(w);
   return v;
 }
@@ -187,7 +387,7 @@ export class NameMatcher {
     const end = best[n];
     if (!end || end.pieces < 2) return null;
     const out: string[] = [];
-    for (let i = n; i > 0; ) {
+    for (let i = n; i > 0;) {
       const b = best[i] as { pieces: number; prev: number };
       out.unshift(word.slice(b.prev, i));
       i = b.prev;
@@ -209,7 +409,11 @@ export class NameMatcher {
     if (TRANSLATIONS.has(w) || this.vocab.has(w)) return this.push(w, out);
     // Plurals: customers → customer, addresses → address, categories → category.
     if (w.length > 3 && w.endsWith('s')) {
-      const cands = w.endsWith('ies') ? [w.slice(0, -3) + 'y', w.slice(0, -1)] : w.endsWith('es') ? [w.slice(0, -1), w.slice(0, -2)] : [w.slice(0, -1)];
+      const cands = w.endsWith('ies')
+        ? [w.slice(0, -3) + 'y', w.slice(0, -1)]
+        : w.endsWith('es')
+          ? [w.slice(0, -1), w.slice(0, -2)]
+          : [w.slice(0, -1)];
       for (const c of cands) if (TRANSLATIONS.has(c) || this.vocab.has(c)) return this.push(c, out);
     }
     const pieces = this.segment(w);
@@ -262,7 +466,9 @@ export class NameMatcher {
   }
 
   /** Phrases whose words all occur in `tokens`, with where they sit. */
-  match(tokens: readonly string[]): Array<{ phrase: Phrase; coversLast: boolean; coversFirst: boolean; covered: number }> {
+  match(
+    tokens: readonly string[],
+  ): Array<{ phrase: Phrase; coversLast: boolean; coversFirst: boolean; covered: number }> {
     const set = new Set(tokens);
     const out: Array<{ phrase: Phrase; coversLast: boolean; coversFirst: boolean; covered: number }> = [];
     const seenFirst = new Set<string>();
@@ -276,7 +482,12 @@ export class NameMatcher {
         for (const w of p.words) if (!set.has(w)) ok = false;
         if (!ok || !this.placed(p.words, tokens)) continue;
         const last = tokens[tokens.length - 1] as string;
-        out.push({ phrase: p, coversLast: p.words.includes(last), coversFirst: p.words.includes(tokens[0] as string), covered: p.words.length });
+        out.push({
+          phrase: p,
+          coversLast: p.words.includes(last),
+          coversFirst: p.words.includes(tokens[0] as string),
+          covered: p.words.length,
+        });
       }
     }
     return out;
@@ -304,16 +515,22 @@ export function tableColumnsSignal(matcher: NameMatcher, columnNames: readonly s
     read++;
     const lead = NAMESPACE_PREFIX.exec(name)?.[1]?.toLowerCase();
     // `id_…`, `is_…`, `fk_…` before most columns are conventions of keys and flags, not a namespace.
-    if (lead !== undefined && !KEY_WORDS.has(lead) && !FLAG_PREFIX.has(lead) && lead !== 'fk' && lead !== 'id') firsts.set(lead, (firsts.get(lead) ?? 0) + 1);
+    if (lead !== undefined && !KEY_WORDS.has(lead) && !FLAG_PREFIX.has(lead) && lead !== 'fk' && lead !== 'id')
+      firsts.set(lead, (firsts.get(lead) ?? 0) + 1);
     const w = matcher.words(name);
     const last = w[w.length - 1];
     if (last === undefined || KEY_WORDS.has(last) || (w.length >= 2 && FLAG_PREFIX.has(w[0] as string))) continue;
     // `email`, `home_phone`, `birth_date`, `first_name`: the particulars of a person, by the column's own words.
-    if (w.some((x) => PERSON_DETAIL_HEADS.has(x)) || (last === 'name' && (w.includes('first') || w.includes('last') || w.includes('middle')))) person.set(name, name);
+    if (
+      w.some((x) => PERSON_DETAIL_HEADS.has(x)) ||
+      (last === 'name' && (w.includes('first') || w.includes('last') || w.includes('middle')))
+    )
+      person.set(name, name);
     else if (w.some((x) => ADDRESS_PART_WORDS.has(x))) address.set(name, name);
   }
   let prefix: string | null = null;
-  for (const [lead, count] of firsts) if (count >= 3 && count >= 0.6 * read && (prefix === null || count > (firsts.get(prefix) ?? 0))) prefix = lead;
+  for (const [lead, count] of firsts)
+    if (count >= 3 && count >= 0.6 * read && (prefix === null || count > (firsts.get(prefix) ?? 0))) prefix = lead;
   return { person, address, prefix };
 }
 
@@ -324,7 +541,12 @@ function columnsBut(columns: ReadonlyMap<string, string>, own: string): string[]
   return out;
 }
 function quoteColumns(names: readonly string[]): string {
-  return names.slice(0, 3).map((n) => `'${n.slice(0, 40)}'`).join(', ') + (names.length > 3 ? ` and ${names.length - 3} more` : '');
+  return (
+    names
+      .slice(0, 3)
+      .map((n) => `'${n.slice(0, 40)}'`)
+      .join(', ') + (names.length > 3 ? ` and ${names.length - 3} more` : '')
+  );
 }
 
 function quoteWords(words: readonly string[]): string {
@@ -369,7 +591,10 @@ interface NameReading {
 }
 
 /** The column's canonical words, without a type prefix, a namespace or a storage qualifier; and the table's words. */
-function columnWords(matcher: NameMatcher, input: NameEvidenceInput): { rawField: string; table: string[]; col: string[] } {
+function columnWords(
+  matcher: NameMatcher,
+  input: NameEvidenceInput,
+): { rawField: string; table: string[]; col: string[] } {
   // Callers validate types; a missing name still must not throw in the middle of a scan.
   // Hungarian notation (`strName`, `szPayGrade`): the type prefix is not a word of the name (`str` is not a street).
   const rawField = typeof input.field_name === 'string' ? input.field_name : '';
@@ -380,34 +605,63 @@ function columnWords(matcher: NameMatcher, input: NameEvidenceInput): { rawField
   // — unless it makes a phrase with the next words (`user_name`, `customer_id`, `session_id` keep theirs).
   const lead = NAMESPACE_PREFIX.exec(rawField)?.[1]?.toLowerCase();
   const repeatsTable = written.length >= 2 && table.includes(written[0] as string);
-  const namespace = written.length < 2 ? 0 : repeatsTable ? 1 : lead !== undefined && input.columns?.prefix === lead ? matcher.words(lead).length : 0;
+  const namespace =
+    written.length < 2
+      ? 0
+      : repeatsTable
+        ? 1
+        : lead !== undefined && input.columns?.prefix === lead
+          ? matcher.words(lead).length
+          : 0;
   if (namespace > 0 && namespace < written.length) {
     const rest = written.slice(namespace);
     // The rest must stand on its own: not a lone key word (`customer_sk`), nor a name or title that needs the table's
     // word as its modifier (`attendee_name_cached` in `attendee_profiles`; an opaque `eec_` before `name` is no modifier).
-    const standsAlone = !(rest.length === 1 && KEY_WORDS.has(rest[0] as string)) && !(repeatsTable && (rest.includes('name') || rest.includes('title')));
-    if (standsAlone && !matcher.match(written).some((m) => m.phrase.words.length >= 2 && m.phrase.words.includes(written[0] as string))) written = rest;
+    const standsAlone =
+      !(rest.length === 1 && KEY_WORDS.has(rest[0] as string)) &&
+      !(repeatsTable && (rest.includes('name') || rest.includes('title')));
+    if (
+      standsAlone &&
+      !matcher.match(written).some((m) => m.phrase.words.length >= 2 && m.phrase.words.includes(written[0] as string))
+    )
+      written = rest;
   }
   // `name_cached`, `email_normalized`, `phone_formatted`: a trailing word that says how a value is kept is not its
   // head; the word before it is.
-  while (written.length >= 2 && STORAGE_QUALIFIERS.has(written[written.length - 1] as string)) written = written.slice(0, -1);
+  while (written.length >= 2 && STORAGE_QUALIFIERS.has(written[written.length - 1] as string))
+    written = written.slice(0, -1);
   // `data_nascimento`, `data_cad` in a date column: the Portuguese and Italian `data` is a date, said first.
-  const col = written.length >= 2 && written[0] === 'data' && DATE_FAMILIES.has(typeFamily(input.data_type ?? null)) ? ['date', ...written.slice(1)] : written;
+  const col =
+    written.length >= 2 && written[0] === 'data' && DATE_FAMILIES.has(typeFamily(input.data_type ?? null))
+      ? ['date', ...written.slice(1)]
+      : written;
   return { rawField, table, col };
 }
 
 /** The head of the name decides: `customer_email_id` is a key, `email_sent_at` a time, `is_email_verified` a flag. */
-function nameStructure(col: readonly string[], rawField: string, colMatches: NameReading['colMatches']): Pick<NameReading, 'structural' | 'keyWord' | 'secretModifier'> {
+function nameStructure(
+  col: readonly string[],
+  rawField: string,
+  colMatches: NameReading['colMatches'],
+): Pick<NameReading, 'structural' | 'keyWord' | 'secretModifier'> {
   const n = col.length;
   const last = col[n - 1];
   const first = col[0];
   // `secure_key`, `license_key`, `EncryptedUserKey`, `PublicKey`: a key of a cryptographic or secret kind is that key,
   // not a reference to another row (`customer_key` is).
-  const secretModifier = n >= 2 && last === 'key' ? col.slice(0, -1).find((w) => SECRET_KEY_MODIFIERS.has(w)) : undefined;
-  if (n >= 2 && last !== undefined && KEY_WORDS.has(last) && secretModifier === undefined) return { structural: 'key', keyWord: last, secretModifier };
+  const secretModifier =
+    n >= 2 && last === 'key' ? col.slice(0, -1).find((w) => SECRET_KEY_MODIFIERS.has(w)) : undefined;
+  if (n >= 2 && last !== undefined && KEY_WORDS.has(last) && secretModifier === undefined)
+    return { structural: 'key', keyWord: last, secretModifier };
   // `id_cliente`, `id_client`, `idcontacto`: the Romance order of `client_id`.
   if (n >= 2 && first === 'id') return { structural: 'key', keyWord: first, secretModifier };
-  if (n >= 2 && first === 'code' && ROMANCE_CODE.test(rawField) && !NOT_GLUED.test(rawField.toLowerCase()) && !colMatches.some((m) => m.phrase.words.length >= 2 && m.phrase.words.includes('code'))) {
+  if (
+    n >= 2 &&
+    first === 'code' &&
+    ROMANCE_CODE.test(rawField) &&
+    !NOT_GLUED.test(rawField.toLowerCase()) &&
+    !colMatches.some((m) => m.phrase.words.length >= 2 && m.phrase.words.includes('code'))
+  ) {
     // `cod_aluno`, `codagente`, `codigo_pedido`: Romance "code of" a row is a reference to it, unless the words
     // make a known code together (`codigo_postal`, `codpais`).
     return { structural: 'key', keyWord: first, secretModifier };
@@ -431,13 +685,35 @@ function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
   const prefixIsTable = n >= 2 && table.includes(first as string);
   // `passport_id`, `licencia_id`: the identifier of a document is its number, not a key to another row.
   const documentKey =
-    structural === 'key' && !prefixIsTable && !NUMERIC_FAMILIES.has(typeFamily(input.data_type ?? null)) && colMatches.some((m) => DOCUMENT_LEAVES.has(m.phrase.leaf) && m.phrase.weight >= 2.4 && !m.phrase.words.includes(keyWord as string));
+    structural === 'key' &&
+    !prefixIsTable &&
+    !NUMERIC_FAMILIES.has(typeFamily(input.data_type ?? null)) &&
+    colMatches.some(
+      (m) =>
+        DOCUMENT_LEAVES.has(m.phrase.leaf) && m.phrase.weight >= 2.4 && !m.phrase.words.includes(keyWord as string),
+    );
   const personColumns = input.columns ? columnsBut(input.columns.person, rawField) : [];
   const addressColumns = input.columns ? columnsBut(input.columns.address, rawField) : [];
   return {
-    matcher, input, rawField, table, col, n, first, last: col[n - 1], colMatches, ...structure, prefixIsTable, documentKey,
-    personColumns, addressColumns, peopleByColumns: personColumns.length >= 2,
-    byName: new Map(), byTable: new Map(), byComment: new Map(), byContext: new Map(),
+    matcher,
+    input,
+    rawField,
+    table,
+    col,
+    n,
+    first,
+    last: col[n - 1],
+    colMatches,
+    ...structure,
+    prefixIsTable,
+    documentKey,
+    personColumns,
+    addressColumns,
+    peopleByColumns: personColumns.length >= 2,
+    byName: new Map(),
+    byTable: new Map(),
+    byComment: new Map(),
+    byContext: new Map(),
   };
 }
 
@@ -451,16 +727,30 @@ function addPhraseMatches(r: NameReading): void {
   const otherCard = col.some((w, i) => w === 'card' && i > 0 && NON_PAYMENT_CARD.has(col[i - 1] as string));
   for (const m of r.colMatches) {
     if (otherCard && PAYMENT_CARD_LEAVES.has(m.phrase.leaf)) continue;
-    const pos = m.coversLast || (documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf)) ? 1 : (m.coversFirst ? 0.78 : 0.6) * (measureHead && IDENTIFIER_LEAVES.has(m.phrase.leaf) ? 0.75 : 1);
+    const pos =
+      m.coversLast || (documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf))
+        ? 1
+        : (m.coversFirst ? 0.78 : 0.6) * (measureHead && IDENTIFIER_LEAVES.has(m.phrase.leaf) ? 0.75 : 1);
     const coverage = m.covered / Math.max(1, n);
     let score = m.phrase.weight * pos * (0.85 + 0.15 * coverage);
-    const includesHead = structural === 'key' ? m.phrase.words.includes(keyWord as string) : structural === 'flag' ? m.phrase.words.includes(first as string) : m.coversLast;
+    const includesHead =
+      structural === 'key'
+        ? m.phrase.words.includes(keyWord as string)
+        : structural === 'flag'
+          ? m.phrase.words.includes(first as string)
+          : m.coversLast;
     // `amt_name`, `price_label`: a name or title of something is not a measure of it.
-    if (!m.coversLast && MEASURE_LEAVES.has(m.phrase.leaf) && (last === 'name' || last === 'title' || last === 'label')) score *= 0.35;
+    if (!m.coversLast && MEASURE_LEAVES.has(m.phrase.leaf) && (last === 'name' || last === 'title' || last === 'label'))
+      score *= 0.35;
     if (structural !== null && !includesHead && !(documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf))) score *= 0.35;
     // `comment_author` in `wp_comments`, `CUST_…` in `CUST_MSTR`: a leading table prefix is not what the column means.
     if (prefixIsTable && m.phrase.words.length === 1 && m.phrase.words[0] === first) score *= 0.5;
-    keep(r.byName, { leaf: m.phrase.leaf, score, factor: 'name', detail: `column name words ${quoteWords(col)} match '${m.phrase.text}'` });
+    keep(r.byName, {
+      leaf: m.phrase.leaf,
+      score,
+      factor: 'name',
+      detail: `column name words ${quoteWords(col)} match '${m.phrase.text}'`,
+    });
   }
 }
 
@@ -471,48 +761,111 @@ function addStructuralEvidence(r: NameReading): void {
   const fieldName = typeof r.input.field_name === 'string' ? r.input.field_name : '';
   const raw = structural === null && /of/i.test(fieldName) ? splitWords(fieldName) : [];
   if (raw.some((w, i) => w === 'of' && i > 0 && COUNT_HEADS.has(raw[i - 1] as string) && i + 1 < raw.length)) {
-    keep(r.byName, { leaf: 'Metric value', score: 4.2, factor: 'name', detail: `column name starts '${raw[raw.indexOf('of') - 1]} of': a count` });
+    keep(r.byName, {
+      leaf: 'Metric value',
+      score: 4.2,
+      factor: 'name',
+      detail: `column name starts '${raw[raw.indexOf('of') - 1]} of': a count`,
+    });
   }
   if (r.secretModifier !== undefined) {
-    keep(r.byName, { leaf: 'API key or token', score: 3.6, factor: 'name', detail: `column name is a '${r.secretModifier} key': a secret or cryptographic key, not a reference to a row` });
+    keep(r.byName, {
+      leaf: 'API key or token',
+      score: 3.6,
+      factor: 'name',
+      detail: `column name is a '${r.secretModifier} key': a secret or cryptographic key, not a reference to a row`,
+    });
   }
   if (n === 1 && last !== undefined && BARE_KEYS.has(last)) {
-    keep(r.byName, { leaf: 'Record ID', score: 4.2, factor: 'name', detail: `column is named '${last}': the row's own key` });
+    keep(r.byName, {
+      leaf: 'Record ID',
+      score: 4.2,
+      factor: 'name',
+      detail: `column is named '${last}': the row's own key`,
+    });
   } else if (structural === 'key' && !r.documentKey) {
     const modifier = col.filter((w) => w !== keyWord);
     // `STRMAST.STRID`, `PRODMAST.PRODKEY`: in legacy master tables the key repeats the table's own abbreviation.
-    const rawTable = (typeof r.input.table_name === 'string' ? r.input.table_name : '').toLowerCase().replace(/[^a-z0-9]/g, '');
+    const rawTable = (typeof r.input.table_name === 'string' ? r.input.table_name : '')
+      .toLowerCase()
+      .replace(/[^a-z0-9]/g, '');
     const abbreviation = LEGACY_KEY.exec(rawField)?.[1]?.toLowerCase();
-    const legacySelf = abbreviation !== undefined && rawTable.startsWith(abbreviation) && rawTable.length > abbreviation.length;
+    const legacySelf =
+      abbreviation !== undefined && rawTable.startsWith(abbreviation) && rawTable.length > abbreviation.length;
     const self = modifier.length > 0 && (modifier.every((w) => table.includes(w)) || legacySelf);
-    if (self) keep(r.byName, { leaf: 'Record ID', score: 3.9, factor: 'name', detail: `column ${quoteWords(col)} is the key of its own table` });
-    else keep(r.byName, { leaf: 'Foreign key', score: 3.2, factor: 'name', detail: `column name has '${keyWord}' as its head: a key to another row, not the thing itself` });
+    if (self)
+      keep(r.byName, {
+        leaf: 'Record ID',
+        score: 3.9,
+        factor: 'name',
+        detail: `column ${quoteWords(col)} is the key of its own table`,
+      });
+    else
+      keep(r.byName, {
+        leaf: 'Foreign key',
+        score: 3.2,
+        factor: 'name',
+        detail: `column name has '${keyWord}' as its head: a key to another row, not the thing itself`,
+      });
   } else if (structural === 'by') {
-    keep(r.byName, { leaf: 'Foreign key', score: 3.6, factor: 'name', detail: `column name ends in 'by': a reference to who did it` });
+    keep(r.byName, {
+      leaf: 'Foreign key',
+      score: 3.6,
+      factor: 'name',
+      detail: `column name ends in 'by': a reference to who did it`,
+    });
   } else if (structural === 'time') {
-    keep(r.byName, { leaf: 'Timestamp', score: 4.0, factor: 'name', detail: `column name ends in '${last}': when something happened` });
+    keep(r.byName, {
+      leaf: 'Timestamp',
+      score: 4.0,
+      factor: 'name',
+      detail: `column name ends in '${last}': when something happened`,
+    });
   } else if (structural === 'flag') {
-    keep(r.byName, { leaf: 'Status flag', score: 4.0, factor: 'name', detail: `column name starts with '${first}': a yes/no flag` });
+    keep(r.byName, {
+      leaf: 'Status flag',
+      score: 4.0,
+      factor: 'name',
+      detail: `column name starts with '${first}': a yes/no flag`,
+    });
   } else if (structural === 'head') {
     // `email_format`, `phone_type`, `address_kind`, `email_opt_in`: the last word says what the column holds; the
     // sensitive words before it only say what it is about. A phrase that includes the head (`blood_type`) keeps its weight.
     const kind = HEAD_KINDS.get(last as string) as { leaf: string; what: string };
-    keep(r.byName, { leaf: kind.leaf, score: 3.0, factor: 'name', detail: `column name ends in '${last}': ${kind.what}, whatever it is about` });
+    keep(r.byName, {
+      leaf: kind.leaf,
+      score: 3.0,
+      factor: 'name',
+      detail: `column name ends in '${last}': ${kind.what}, whatever it is about`,
+    });
   }
 }
 
 /** The leaf a generic `name` or `title` names, by its other words or the table's. */
-function genericHeadLeaf(head: 'name' | 'title', others: readonly string[], from: readonly string[], table: readonly string[], dataType: string): { leaf: string; score: number } {
+function genericHeadLeaf(
+  head: 'name' | 'title',
+  others: readonly string[],
+  from: readonly string[],
+  table: readonly string[],
+  dataType: string,
+): { leaf: string; score: number } {
   const base = others.length > 0 ? 3.6 : 3.0;
   if (anyIn(from, PERSON_WORDS)) return { leaf: head === 'name' ? 'Full name' : 'Job title', score: base };
   if (anyIn(from, ORG_WORDS)) return { leaf: 'Organisation name', score: base };
   if (anyIn(from, PRODUCT_WORDS)) return { leaf: 'Public product description', score: base };
   if (head === 'name' && anyIn(from, UNIT_WORDS)) return { leaf: 'Department', score: base };
-  if (head === 'name' && others.length === 0 && from.includes('country')) return { leaf: SHORT_CODE_TYPE.test(dataType) ? 'Country code' : 'Country', score: base };
+  if (head === 'name' && others.length === 0 && from.includes('country'))
+    return { leaf: SHORT_CODE_TYPE.test(dataType) ? 'Country code' : 'Country', score: base };
   if (head === 'name' && others.length === 0 && from.includes('city')) return { leaf: 'City', score: base };
-  if (head === 'name' && others.length === 0 && anyIn(from, new Set(['state', 'region', 'province', 'county', 'district']))) return { leaf: 'Approximate location', score: base };
+  if (
+    head === 'name' &&
+    others.length === 0 &&
+    anyIn(from, new Set(['state', 'region', 'province', 'county', 'district']))
+  )
+    return { leaf: 'Approximate location', score: base };
   if (head === 'title' && anyIn(from, new Set(['job', 'position', 'role']))) return { leaf: 'Job title', score: base };
-  if (others.length === 0 && table.length === 0) return { leaf: head === 'name' ? 'Full name' : 'Object name', score: 1.8 };
+  if (others.length === 0 && table.length === 0)
+    return { leaf: head === 'name' ? 'Full name' : 'Object name', score: 1.8 };
   return { leaf: 'Object name', score: others.length > 0 ? 3.0 : 2.2 };
 }
 
@@ -522,20 +875,69 @@ function addGenericHeadEvidence(r: NameReading): void {
   if (r.structural !== null || !(col.includes('name') || col.includes('title'))) return;
   const head = col.includes('name') ? 'name' : 'title';
   const others = col.filter((w) => w !== head && w !== 'full' && w !== 'display');
-  const specific = col.some((w) => ['first', 'last', 'middle', 'surname', 'user', 'file', 'city', 'country', 'street', 'job', 'company', 'bank', 'product', 'item', 'department', 'team', 'host', 'table', 'tag', 'code', 'account', 'screen', 'login', 'drug', 'school'].includes(w));
+  const specific = col.some((w) =>
+    [
+      'first',
+      'last',
+      'middle',
+      'surname',
+      'user',
+      'file',
+      'city',
+      'country',
+      'street',
+      'job',
+      'company',
+      'bank',
+      'product',
+      'item',
+      'department',
+      'team',
+      'host',
+      'table',
+      'tag',
+      'code',
+      'account',
+      'screen',
+      'login',
+      'drug',
+      'school',
+    ].includes(w),
+  );
   // `os_name`, `event_name`, `country_name`: the modifier names the thing; the phrase rules decide.
   // A measure among the modifiers (`amt_name`) does not: a name is not an amount.
-  const modifierSpeaks = others.length > 0 && r.matcher.match(others).some((m) => m.phrase.weight >= 2.4 && !ENTITY_NEUTRAL.has(m.phrase.leaf) && !MEASURE_LEAVES.has(m.phrase.leaf));
+  const modifierSpeaks =
+    others.length > 0 &&
+    r.matcher
+      .match(others)
+      .some((m) => m.phrase.weight >= 2.4 && !ENTITY_NEUTRAL.has(m.phrase.leaf) && !MEASURE_LEAVES.has(m.phrase.leaf));
   if (specific || modifierSpeaks) return;
   const from = others.length > 0 ? others : table;
   const factor = others.length > 0 ? 'name' : 'table';
   const where = others.length > 0 ? `its words ${quoteWords(others)}` : `table ${quoteWords(table)}`;
   const { leaf, score } = genericHeadLeaf(head, others, from, table, r.input.data_type ?? '');
   const map = factor === 'name' ? r.byName : r.byTable;
-  keep(map, { leaf, score, factor, detail: `'${head}' read with ${where}: ${leaf === 'Object name' ? 'names a thing, not a person' : leaf.toLowerCase()}` });
+  keep(map, {
+    leaf,
+    score,
+    factor,
+    detail: `'${head}' read with ${where}: ${leaf === 'Object name' ? 'names a thing, not a person' : leaf.toLowerCase()}`,
+  });
   // A bare `name` whose table says nothing of what it names, among a person's particulars, is that person's.
-  if (head === 'name' && others.length === 0 && leaf === 'Object name' && r.peopleByColumns && !anyIn(table, PRODUCT_WORDS) && !anyIn(table, ORG_WORDS)) {
-    keep(r.byContext, { leaf: 'Full name', score: 3.8, factor: 'context', detail: `'name' among columns ${quoteColumns(r.personColumns)}: a person's name` });
+  if (
+    head === 'name' &&
+    others.length === 0 &&
+    leaf === 'Object name' &&
+    r.peopleByColumns &&
+    !anyIn(table, PRODUCT_WORDS) &&
+    !anyIn(table, ORG_WORDS)
+  ) {
+    keep(r.byContext, {
+      leaf: 'Full name',
+      score: 3.8,
+      factor: 'context',
+      detail: `'name' among columns ${quoteColumns(r.personColumns)}: a person's name`,
+    });
   }
 }
 
@@ -554,13 +956,28 @@ function addTableCompletion(r: NameReading): void {
       }
       if (!usesCol || !usesTable) continue;
       let score = m.phrase.weight * 0.82 * (m.coversLast ? 1 : 0.7);
-      if (structural !== null && !m.phrase.words.includes(structural === 'flag' ? (first as string) : (last as string))) score *= 0.35;
-      keep(r.byTable, { leaf: m.phrase.leaf, score, factor: 'table', detail: `table ${quoteWords(table)} with column ${quoteWords(col)} reads as '${m.phrase.text}'` });
+      if (structural !== null && !m.phrase.words.includes(structural === 'flag' ? (first as string) : (last as string)))
+        score *= 0.35;
+      keep(r.byTable, {
+        leaf: m.phrase.leaf,
+        score,
+        factor: 'table',
+        detail: `table ${quoteWords(table)} with column ${quoteWords(col)} reads as '${m.phrase.text}'`,
+      });
     }
   }
   // `patients.subscriber_id`, `claims.member_no`: in a health table the member's id is the insurance number.
-  if ((structural === null || structural === 'key') && anyIn(table, HEALTH_WORDS) && anyIn(col, new Set(['member', 'insurance', 'subscriber', 'insured']))) {
-    keep(r.byTable, { leaf: 'Health insurance number', score: 4.0, factor: 'table', detail: `member or insurance number in a health table` });
+  if (
+    (structural === null || structural === 'key') &&
+    anyIn(table, HEALTH_WORDS) &&
+    anyIn(col, new Set(['member', 'insurance', 'subscriber', 'insured']))
+  ) {
+    keep(r.byTable, {
+      leaf: 'Health insurance number',
+      score: 4.0,
+      factor: 'table',
+      detail: `member or insurance number in a health table`,
+    });
   }
 }
 
@@ -569,22 +986,67 @@ function addAmbiguityContext(r: NameReading): void {
   const { col, table, n, last } = r;
   const all = [...table, ...col];
   if ((col.includes('state') || col.includes('province')) && anyIn(all, ADDRESS_WORDS)) {
-    keep(r.byTable, { leaf: 'Approximate location', score: 4.0, factor: 'table', detail: `'state' next to address words: a region, not a status` });
-  } else if (n === 1 && (last === 'state' || last === 'province' || last === 'county' || last === 'region') && r.addressColumns.length > 0) {
-    keep(r.byContext, { leaf: 'Approximate location', score: 4.0, factor: 'context', detail: `'${last}' among columns ${quoteColumns(r.addressColumns)}: a region of an address, not a status` });
+    keep(r.byTable, {
+      leaf: 'Approximate location',
+      score: 4.0,
+      factor: 'table',
+      detail: `'state' next to address words: a region, not a status`,
+    });
+  } else if (
+    n === 1 &&
+    (last === 'state' || last === 'province' || last === 'county' || last === 'region') &&
+    r.addressColumns.length > 0
+  ) {
+    keep(r.byContext, {
+      leaf: 'Approximate location',
+      score: 4.0,
+      factor: 'context',
+      detail: `'${last}' among columns ${quoteColumns(r.addressColumns)}: a region of an address, not a status`,
+    });
   }
   // `threads.cc`, `messages.to`, `emails.bcc`: in a table of mail the recipients are addresses, not a card.
-  if (n === 1 && (last === 'cc' || last === 'bcc' || last === 'to' || last === 'recipients') && anyIn(table, MAIL_WORDS)) {
-    keep(r.byTable, { leaf: 'Email address', score: 4.0, factor: 'table', detail: `'${last}' in a table of mail or messages: recipients' addresses` });
+  if (
+    n === 1 &&
+    (last === 'cc' || last === 'bcc' || last === 'to' || last === 'recipients') &&
+    anyIn(table, MAIL_WORDS)
+  ) {
+    keep(r.byTable, {
+      leaf: 'Email address',
+      score: 4.0,
+      factor: 'table',
+      detail: `'${last}' in a table of mail or messages: recipients' addresses`,
+    });
   }
   if ((col.includes('expiry') || col.includes('expiration') || col.includes('expires')) && anyIn(all, CARD_WORDS)) {
-    keep(r.byTable, { leaf: 'Card expiry date', score: 4.6, factor: 'table', detail: `expiry in a payment card context` });
+    keep(r.byTable, {
+      leaf: 'Card expiry date',
+      score: 4.6,
+      factor: 'table',
+      detail: `expiry in a payment card context`,
+    });
   }
-  if ((col.includes('code') || col.includes('security') || col.includes('verification')) && anyIn(col, new Set(['security', 'verification', 'cvv'])) && anyIn(all, CARD_WORDS)) {
-    keep(r.byTable, { leaf: 'Card verification code', score: 4.6, factor: 'table', detail: `security code in a payment card context` });
+  if (
+    (col.includes('code') || col.includes('security') || col.includes('verification')) &&
+    anyIn(col, new Set(['security', 'verification', 'cvv'])) &&
+    anyIn(all, CARD_WORDS)
+  ) {
+    keep(r.byTable, {
+      leaf: 'Card verification code',
+      score: 4.6,
+      factor: 'table',
+      detail: `security code in a payment card context`,
+    });
   }
-  if (anyIn(table, HEALTH_WORDS) && anyIn(col, new Set(['weight', 'height', 'temperature', 'pulse', 'pressure', 'bmi']))) {
-    keep(r.byTable, { leaf: 'Clinical measurement', score: 4.0, factor: 'table', detail: `body measurement in a health table` });
+  if (
+    anyIn(table, HEALTH_WORDS) &&
+    anyIn(col, new Set(['weight', 'height', 'temperature', 'pulse', 'pressure', 'bmi']))
+  ) {
+    keep(r.byTable, {
+      leaf: 'Clinical measurement',
+      score: 4.0,
+      factor: 'table',
+      detail: `body measurement in a health table`,
+    });
   }
 }
 
@@ -598,16 +1060,60 @@ function addPeopleContext(r: NameReading): void {
     const map = peopleByTable ? r.byTable : r.byContext;
     const factor = peopleByTable ? 'table' : 'context';
     const where = peopleByTable ? 'in a table of people' : `beside ${quoteColumns(r.personColumns)}`;
-    if (anyIn(col, PHOTO_WORDS)) keep(map, { leaf: 'Photo of a person', score: 4.0, factor, detail: `photo ${where}: a picture of a person` });
-    else if (col.includes('fingerprint') && !anyIn(col, new Set(['device', 'browser', 'key', 'cert', 'certificate', 'ssh', 'gpg', 'pgp', 'tls', 'public', 'hash', 'file', 'content']))) {
-      keep(map, { leaf: 'Biometric template', score: 4.0, factor, detail: `fingerprint ${where}: a biometric template` });
+    if (anyIn(col, PHOTO_WORDS))
+      keep(map, { leaf: 'Photo of a person', score: 4.0, factor, detail: `photo ${where}: a picture of a person` });
+    else if (
+      col.includes('fingerprint') &&
+      !anyIn(
+        col,
+        new Set([
+          'device',
+          'browser',
+          'key',
+          'cert',
+          'certificate',
+          'ssh',
+          'gpg',
+          'pgp',
+          'tls',
+          'public',
+          'hash',
+          'file',
+          'content',
+        ]),
+      )
+    ) {
+      keep(map, {
+        leaf: 'Biometric template',
+        score: 4.0,
+        factor,
+        detail: `fingerprint ${where}: a biometric template`,
+      });
     }
   }
-  if (anyIn(table, PERSON_WORDS) && anyIn(col, new Set(['rating', 'score', 'grade'])) && !anyIn(col, new Set(['credit', 'pay', 'risk']))) {
-    keep(r.byTable, { leaf: 'Performance rating', score: 3.4, factor: 'table', detail: `rating of a person in a table of people` });
+  if (
+    anyIn(table, PERSON_WORDS) &&
+    anyIn(col, new Set(['rating', 'score', 'grade'])) &&
+    !anyIn(col, new Set(['credit', 'pay', 'risk']))
+  ) {
+    keep(r.byTable, {
+      leaf: 'Performance rating',
+      score: 3.4,
+      factor: 'table',
+      detail: `rating of a person in a table of people`,
+    });
   }
-  if (anyIn(table, new Set(['employee', 'staff', 'personnel', 'worker', 'hr'])) && anyIn(col, new Set(['position', 'title', 'role', 'grade'])) && !col.includes('pay')) {
-    keep(r.byTable, { leaf: 'Job title', score: 3.8, factor: 'table', detail: `position or title in an employee table` });
+  if (
+    anyIn(table, new Set(['employee', 'staff', 'personnel', 'worker', 'hr'])) &&
+    anyIn(col, new Set(['position', 'title', 'role', 'grade'])) &&
+    !col.includes('pay')
+  ) {
+    keep(r.byTable, {
+      leaf: 'Job title',
+      score: 3.8,
+      factor: 'table',
+      detail: `position or title in an employee table`,
+    });
   }
 }
 
@@ -618,14 +1124,27 @@ function addSettingsAndComment(r: NameReading): void {
   // as a sender address, not a person's: unless the table names people (`user_settings`), where it is theirs.
   const tableHead = table[table.length - 1];
   if (tableHead !== undefined && CONFIG_TABLE_WORDS.has(tableHead) && !anyIn(table, PERSON_WORDS)) {
-    const contact = [...r.byName.values()].filter((m) => CONTACT_LEAVES.has(m.leaf)).sort((a, b) => b.score - a.score)[0];
-    if (contact) keep(r.byTable, { leaf: 'Configuration setting', score: contact.score + 0.6, factor: 'table', detail: `${contact.leaf.toLowerCase()} in settings table ${quoteWords(table)}: a configured value, not a person's` });
+    const contact = [...r.byName.values()]
+      .filter((m) => CONTACT_LEAVES.has(m.leaf))
+      .sort((a, b) => b.score - a.score)[0];
+    if (contact)
+      keep(r.byTable, {
+        leaf: 'Configuration setting',
+        score: contact.score + 0.6,
+        factor: 'table',
+        detail: `${contact.leaf.toLowerCase()} in settings table ${quoteWords(table)}: a configured value, not a person's`,
+      });
   }
   if (r.input.comment) {
     const words = r.matcher.words(r.input.comment.slice(0, 300)).filter((w) => !COMMENT_STOP.has(w));
     for (const m of r.matcher.match(words)) {
       const score = m.phrase.weight * 0.6 * (m.phrase.words.length > 1 ? 1 : 0.85);
-      keep(r.byComment, { leaf: m.phrase.leaf, score, factor: 'comment', detail: `comment mentions '${m.phrase.text}'` });
+      keep(r.byComment, {
+        leaf: m.phrase.leaf,
+        score,
+        factor: 'comment',
+        detail: `comment mentions '${m.phrase.text}'`,
+      });
     }
   }
 }
@@ -635,7 +1154,10 @@ function addSettingsAndComment(r: NameReading): void {
  * factor; the column name weighs most, the table name resolves generic columns (`name`, `number`, `code`),
  * the comment counts less.
  */
-export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { matches: NameMatch[]; columnWords: string[]; tableWords: string[] } {
+export function nameEvidence(
+  matcher: NameMatcher,
+  input: NameEvidenceInput,
+): { matches: NameMatch[]; columnWords: string[]; tableWords: string[] } {
   const r = readName(matcher, input);
   addPhraseMatches(r);
   addStructuralEvidence(r);
@@ -646,5 +1168,9 @@ export function nameEvidence(matcher: NameMatcher, input: NameEvidenceInput): { 
     addPeopleContext(r);
   }
   addSettingsAndComment(r);
-  return { matches: [...r.byName.values(), ...r.byTable.values(), ...r.byComment.values(), ...r.byContext.values()], columnWords: r.col, tableWords: r.table };
+  return {
+    matches: [...r.byName.values(), ...r.byTable.values(), ...r.byComment.values(), ...r.byContext.values()],
+    columnWords: r.col,
+    tableWords: r.table,
+  };
 }

@@ -6,7 +6,10 @@
 import { SAMPLE_SIZE_DEFAULT, SAMPLE_SIZE_MAX } from '../../connectors/index.js';
 import type { ConnectionOptionsResponse } from './datasources.schemas.js';
 
-export function connectionOptionsOf(settings: { sqliteDir: string | undefined; canStorePasswords: boolean }): ConnectionOptionsResponse {
+export function connectionOptionsOf(settings: {
+  sqliteDir: string | undefined;
+  canStorePasswords: boolean;
+}): ConnectionOptionsResponse {
   const sqliteDir = settings.sqliteDir ?? null;
   return {
     kinds: [
@@ -16,7 +19,10 @@ export function connectionOptionsOf(settings: { sqliteDir: string | undefined; c
         kind: 'sqlite',
         label: 'SQLite file',
         available: sqliteDir !== null,
-        reason: sqliteDir === null ? 'This server allows no SQLite files: its operator sets FIELDLENS_SCAN_SQLITE_DIR to the folder they may lie in' : null,
+        reason:
+          sqliteDir === null
+            ? 'This server allows no SQLite files: its operator sets FIELDLENS_SCAN_SQLITE_DIR to the folder they may lie in'
+            : null,
         default_port: null,
         schemas: false,
       },

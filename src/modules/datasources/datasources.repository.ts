@@ -30,7 +30,9 @@ export async function findDatasourceWithCount(db: Queryable, id: string): Promis
 }
 
 /** Id, name and sample flag of every data source (no field counts: for naming sources in exports and reports). */
-export async function listDatasourceNames(db: Queryable): Promise<Array<{ id: string; name: string; is_sample: boolean }>> {
+export async function listDatasourceNames(
+  db: Queryable,
+): Promise<Array<{ id: string; name: string; is_sample: boolean }>> {
   const rows = await db.selectFrom('datasources').select(['id', 'name', 'is_sample']).orderBy('name').execute();
   return rows.map((r) => ({ id: r.id, name: r.name, is_sample: Number(r.is_sample) === 1 }));
 }
@@ -62,7 +64,9 @@ export async function updateDatasource(db: Queryable, id: string, update: Update
 }
 
 /** Data sources with a connection and a scan interval: the ones scanned periodically. */
-export async function listScheduledDatasources(db: Queryable): Promise<Array<{ id: string; scan_interval_hours: number }>> {
+export async function listScheduledDatasources(
+  db: Queryable,
+): Promise<Array<{ id: string; scan_interval_hours: number }>> {
   const rows = await db
     .selectFrom('datasources')
     .select(['id', 'scan_interval_hours'])

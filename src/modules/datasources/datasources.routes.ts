@@ -23,7 +23,8 @@ export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }
       schema: {
         operationId: 'listDatasources',
         summary: 'List data sources',
-        description: 'Every data source with its number of fields, oldest first. is_sample marks the built-in trial sample data.',
+        description:
+          'Every data source with its number of fields, oldest first. is_sample marks the built-in trial sample data.',
         tags: ['datasources'],
         response: { 200: DatasourceListResponse },
       },

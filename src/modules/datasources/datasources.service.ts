@@ -7,7 +7,14 @@
 import { randomUUID } from 'node:crypto';
 import type { Updateable } from 'kysely';
 import type { Clock } from '../../clock.js';
-import { checkConnectionSpec, ConnectionFailure, ConnectionSpecError, openConnector, type ConnectionSpec, type ConnectorOptions } from '../../connectors/index.js';
+import {
+  checkConnectionSpec,
+  ConnectionFailure,
+  ConnectionSpecError,
+  openConnector,
+  type ConnectionSpec,
+  type ConnectorOptions,
+} from '../../connectors/index.js';
 import { remoteText } from '../../connectors/remote-text.js';
 import { SecretDecryptError, type SecretBox } from '../../crypto/secret-box.js';
 import type { Database, Tx } from '../../db/database.js';
@@ -19,7 +26,16 @@ import type { FieldCascades } from '../fields/field-cascades.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import { connectionOptionsOf } from './connection-options.js';
 import * as repo from './datasources.repository.js';
-import type { ConnectionBody, ConnectionOptionsResponse, ConnectionResponse, CreateDatasourceBody, DatasourceResponse, TestConnectionResponse, UpdateDatasourceBody, UpdateDatasourceResponse } from './datasources.schemas.js';
+import type {
+  ConnectionBody,
+  ConnectionOptionsResponse,
+  ConnectionResponse,
+  CreateDatasourceBody,
+  DatasourceResponse,
+  TestConnectionResponse,
+  UpdateDatasourceBody,
+  UpdateDatasourceResponse,
+} from './datasources.schemas.js';
 
 /** The connection as stored: the API's connection object without its password. */
 type StoredConnection = Omit<ConnectionSpec, 'password'>;
@@ -31,9 +47,25 @@ export interface ScanTarget {
   scanIntervalHours: number | null;
 }
 
-const CONNECTION_KEYS = ['kind', 'host', 'port', 'database', 'user', 'ssl', 'include_schemas', 'exclude_schemas', 'include_tables', 'exclude_tables', 'sample_size'] as const;
+const CONNECTION_KEYS = [
+  'kind',
+  'host',
+  'port',
+  'database',
+  'user',
+  'ssl',
+  'include_schemas',
+  'exclude_schemas',
+  'include_tables',
+  'exclude_tables',
+  'sample_size',
+] as const;
 const NETWORK_ONLY_KEYS = ['host', 'port', 'user', 'password', 'ssl'] as const;
-const DEFAULT_PORTS: Record<ConnectionSpec['kind'], number | undefined> = { postgresql: 5432, mysql: 3306, sqlite: undefined };
+const DEFAULT_PORTS: Record<ConnectionSpec['kind'], number | undefined> = {
+  postgresql: 5432,
+  mysql: 3306,
+  sqlite: undefined,
+};
 const SSL_STRENGTH: Record<NonNullable<ConnectionSpec['ssl']>, number> = { disable: 0, require: 1, 'verify-full': 2 };
 /** The longest server version answered and audited (the server chooses it). */
 export const SERVER_VERSION_MAX = 200;
@@ -141,7 +173,8 @@ export class DatasourcesService {
       created_at: now,
       updated_at: now,
       connection: connection && JSON.stringify(connection),
-      connection_password: typeof body.connection?.password === 'string' ? this.seal(body.connection.password, id) : null,
+      connection_password:
+        typeof body.connection?.password === 'string' ? this.seal(body.connection.password, id) : null,
       scan_interval_hours: body.scan_interval_hours ?? null,
     };
     await this.db.transaction().execute(async (trx) => {
@@ -240,7 +273,9 @@ export class DatasourcesService {
       ...toDatasourceResponse(updated),
       password_dropped: dropReason !== undefined,
       ...(dropReason !== undefined
-        ? { notice: `The stored password was removed because ${dropReason}: a password is never sent to another destination than the one it was given for. Enter it again with the connection if the new destination needs one.` }
+        ? {
+            notice: `The stored password was removed because ${dropReason}: a password is never sent to another destination than the one it was given for. Enter it again with the connection if the new destination needs one.`,
+          }
         : {}),
     };
   }
@@ -266,7 +301,8 @@ export class DatasourcesService {
    */
   async testConnection(caller: Caller, id: string): Promise<TestConnectionResponse> {
     const { datasource, connection } = await this.getScanTarget(id);
-    if (!connection) throw conflict('The data source has no connection to test: set one with PATCH /api/v1/datasources/{id}');
+    if (!connection)
+      throw conflict('The data source has no connection to test: set one with PATCH /api/v1/datasources/{id}');
     let connector;
     try {
       connector = openConnector(connection, this.connectorOptions());
@@ -290,8 +326,21 @@ export class DatasourcesService {
    * Audits a connection test, as it opens a connection from the service to an address a user chose: where to and how
    * it ended (the cause's name, never a message, a sample or the password).
    */
-  private async recordConnectionTest(caller: Caller, datasource: DatasourceRow, connection: ConnectionSpec, outcome: { ok: true; server_version: string } | { ok: false; cause: string }): Promise<void> {
-    const target = connection.kind === 'sqlite' ? { kind: connection.kind, database: connection.database } : { kind: connection.kind, host: connection.host, port: connection.port ?? null, database: connection.database };
+  private async recordConnectionTest(
+    caller: Caller,
+    datasource: DatasourceRow,
+    connection: ConnectionSpec,
+    outcome: { ok: true; server_version: string } | { ok: false; cause: string },
+  ): Promise<void> {
+    const target =
+      connection.kind === 'sqlite'
+        ? { kind: connection.kind, database: connection.database }
+        : {
+            kind: connection.kind,
+            host: connection.host,
+            port: connection.port ?? null,
+            database: connection.database,
+          };
     await this.db.transaction().execute(async (trx) => {
       await this.deps.audit.record(trx, caller, {
         action: 'datasource.connection_tested',
@@ -312,23 +361,33 @@ export class DatasourcesService {
     // A connection stored while sockets were allowed is refused once they no longer are.
     if (stored) this.refuseSocketHost(stored);
     let connection: ConnectionSpec | null = stored;
-    if (stored && datasource.connection_password !== null) connection = { ...stored, password: this.unseal(datasource.connection_password, datasource) };
+    if (stored && datasource.connection_password !== null)
+      connection = { ...stored, password: this.unseal(datasource.connection_password, datasource) };
     return { datasource, connection, scanIntervalHours: datasource.scan_interval_hours };
   }
 
   /** For the scanner's schedule: data sources with both a connection and a scan interval. */
   async listScheduledScans(): Promise<Array<{ datasourceId: string; scanIntervalHours: number }>> {
-    return (await repo.listScheduledDatasources(this.db)).map((r) => ({ datasourceId: r.id, scanIntervalHours: r.scan_interval_hours }));
+    return (await repo.listScheduledDatasources(this.db)).map((r) => ({
+      datasourceId: r.id,
+      scanIntervalHours: r.scan_interval_hours,
+    }));
   }
 
   /** What the data-source form offers: the kinds this server takes, the SQLite folder, whether passwords can be stored, the limits. */
   connectionOptions(): ConnectionOptionsResponse {
-    return connectionOptionsOf({ sqliteDir: this.deps.scanSqliteDir, canStorePasswords: this.deps.secretBox !== undefined });
+    return connectionOptionsOf({
+      sqliteDir: this.deps.scanSqliteDir,
+      canStorePasswords: this.deps.secretBox !== undefined,
+    });
   }
 
   /** The options every connector of a data source is opened with (the sqlite scan folder, timeout, own files), so all callers apply the same rules. */
   connectorOptions(): ConnectorOptions {
-    return { ...this.deps.connector, ...(this.deps.scanSqliteDir === undefined ? {} : { sqliteDir: this.deps.scanSqliteDir }) };
+    return {
+      ...this.deps.connector,
+      ...(this.deps.scanSqliteDir === undefined ? {} : { sqliteDir: this.deps.scanSqliteDir }),
+    };
   }
 
   /** Data sources that count against the quota (sample sources do not); for the license gate, inside its transaction. */
@@ -345,7 +404,10 @@ export class DatasourcesService {
    * Inserts a sample data source (is_sample = 1, no quota check) inside the caller's transaction;
    * returns undefined when a source of that name already exists (a user's own source is never touched).
    */
-  async insertSampleDatasource(trx: Tx, spec: { name: string; type: string; description: string }): Promise<DatasourceRow | undefined> {
+  async insertSampleDatasource(
+    trx: Tx,
+    spec: { name: string; type: string; description: string },
+  ): Promise<DatasourceRow | undefined> {
     const now = this.deps.clock.now().toISOString();
     const row: DatasourceRow = {
       id: randomUUID(),
@@ -383,7 +445,8 @@ export class DatasourcesService {
   private checkConnection(body: ConnectionBody): StoredConnection {
     if (body.kind === 'sqlite') {
       const misplaced = NETWORK_ONLY_KEYS.filter((key) => body[key] !== undefined && body[key] !== null);
-      if (misplaced.length > 0) throw unprocessable(`A sqlite connection takes a file path in database, not ${misplaced.join(', ')}`);
+      if (misplaced.length > 0)
+        throw unprocessable(`A sqlite connection takes a file path in database, not ${misplaced.join(', ')}`);
     }
     const stored = storedConnectionOf(body);
     this.refuseSocketHost(stored);
@@ -403,16 +466,19 @@ export class DatasourcesService {
    * a local server, often trusting local users without a password. Refused (422) unless FIELDLENS_SCAN_ALLOW_SOCKETS.
    */
   private refuseSocketHost(connection: StoredConnection): void {
-    if (connection.kind !== 'postgresql' || typeof connection.host !== 'string' || !connection.host.startsWith('/')) return;
+    if (connection.kind !== 'postgresql' || typeof connection.host !== 'string' || !connection.host.startsWith('/'))
+      return;
     if (this.deps.allowSockets === true) return;
     throw unprocessable(
-      'The connection is refused: a PostgreSQL host that is a path connects over a Unix socket on the service\'s own machine; give a host name or address, or set FIELDLENS_SCAN_ALLOW_SOCKETS=on to allow socket connections',
+      "The connection is refused: a PostgreSQL host that is a path connects over a Unix socket on the service's own machine; give a host name or address, or set FIELDLENS_SCAN_ALLOW_SOCKETS=on to allow socket connections",
     );
   }
 
   private seal(password: string, datasourceId: string): string {
     if (!this.deps.secretBox) {
-      throw unprocessable('Connection passwords cannot be stored: the service has no secret key (set FIELDLENS_SECRET_KEY or FIELDLENS_SECRET_KEY_FILE)');
+      throw unprocessable(
+        'Connection passwords cannot be stored: the service has no secret key (set FIELDLENS_SECRET_KEY or FIELDLENS_SECRET_KEY_FILE)',
+      );
     }
     return this.deps.secretBox.encrypt(password, datasourceId);
   }
@@ -420,13 +486,17 @@ export class DatasourcesService {
   private unseal(sealed: string, datasource: DatasourceRow): string {
     const again = `enter the password again with PATCH /api/v1/datasources/${datasource.id}`;
     if (!this.deps.secretBox) {
-      throw unprocessable(`The stored connection password of data source "${datasource.name}" cannot be read: the service has no secret key (set FIELDLENS_SECRET_KEY or FIELDLENS_SECRET_KEY_FILE), or ${again}`);
+      throw unprocessable(
+        `The stored connection password of data source "${datasource.name}" cannot be read: the service has no secret key (set FIELDLENS_SECRET_KEY or FIELDLENS_SECRET_KEY_FILE), or ${again}`,
+      );
     }
     try {
       return this.deps.secretBox.decrypt(sealed, datasource.id);
     } catch (error) {
       if (!(error instanceof SecretDecryptError)) throw error;
-      throw unprocessable(`The stored connection password of data source "${datasource.name}" cannot be decrypted with the configured secret key (the key changed?): restore the previous key or ${again}`);
+      throw unprocessable(
+        `The stored connection password of data source "${datasource.name}" cannot be decrypted with the configured secret key (the key changed?): restore the previous key or ${again}`,
+      );
     }
   }
 }

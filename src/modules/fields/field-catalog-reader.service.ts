@@ -65,7 +65,9 @@ export class FieldCatalogReader {
   }
 
   /** The fields a rule preview lists, with their table, name and current classification. */
-  async ruleCandidateDetails(ids: readonly string[]): Promise<Array<{ id: string; table_name: string; field_name: string; chain_path: string; level: string }>> {
+  async ruleCandidateDetails(
+    ids: readonly string[],
+  ): Promise<Array<{ id: string; table_name: string; field_name: string; chain_path: string; level: string }>> {
     return repo.findRuleCandidateDetails(this.db, ids);
   }
 

@@ -42,24 +42,41 @@ export class FieldPreparer {
    * Validation, classification and embeddings: everything but the writes. `tableColumnsOf(i)` gives the columns of
    * item i's table when the caller knows them (a scan); otherwise they are gathered from the batch and the stored fields.
    */
-  async prepare(datasourceId: string, items: readonly ImportFieldItem[], tableColumnsOf?: (i: number) => readonly string[] | undefined): Promise<PreparedImport> {
+  async prepare(
+    datasourceId: string,
+    items: readonly ImportFieldItem[],
+    tableColumnsOf?: (i: number) => readonly string[] | undefined,
+  ): Promise<PreparedImport> {
     const index = await this.deps.taxonomy.tagIndex();
     const errors: ProblemFieldError[] = [];
     const resolved = items.map((item, i) => {
       const prefix = `/fields/${i}`;
       return this.deps.taxonomy.resolveWith(
         index,
-        { tag_id: item.classification_tag_id ?? null, chain_path: item.classification_chain_path ?? null, level: item.level ?? null },
-        { tag_id: `${prefix}/classification_tag_id`, chain_path: `${prefix}/classification_chain_path`, level: `${prefix}/level` },
+        {
+          tag_id: item.classification_tag_id ?? null,
+          chain_path: item.classification_chain_path ?? null,
+          level: item.level ?? null,
+        },
+        {
+          tag_id: `${prefix}/classification_tag_id`,
+          chain_path: `${prefix}/classification_chain_path`,
+          level: `${prefix}/level`,
+        },
         errors,
       );
     });
     if (errors.length > 0) {
       const shown = errors.slice(0, MAX_REPORTED_ERRORS);
-      throw unprocessable(`${errors.length} field(s) refer to an unknown tag, chain path or level; nothing was imported`, shown);
+      throw unprocessable(
+        `${errors.length} field(s) refer to an unknown tag, chain path or level; nothing was imported`,
+        shown,
+      );
     }
 
-    const signatures = items.map((item) => (item.sample_values && item.sample_values.length > 0 ? formatSignature(item.sample_values) : null));
+    const signatures = items.map((item) =>
+      item.sample_values && item.sample_values.length > 0 ? formatSignature(item.sample_values) : null,
+    );
     const embeddings = await this.deps.embedder.embedFields(
       items.map((item, i) => ({
         table_name: item.table_name,
@@ -95,7 +112,9 @@ export class FieldPreparer {
       const given = resolved[i] as { tag: TagRow | null; level: string | null };
       const auto = byItem.get(i);
       const tagId = given.tag?.id ?? (auto as Decision).tag_id;
-      const level = given.level ?? (given.tag ? this.deps.taxonomy.configuredLevel(given.tag.default_level) : (auto as Decision).level);
+      const level =
+        given.level ??
+        (given.tag ? this.deps.taxonomy.configuredLevel(given.tag.default_level) : (auto as Decision).level);
       return {
         id: randomUUID(),
         datasource_id: datasourceId,
@@ -116,8 +135,18 @@ export class FieldPreparer {
         predicted_confidence: (classified.results[i] as Classification).confidence,
         predicted_with: classified.versionKey,
         ...(auto
-          ? { classification_source: auto.source, classification_confidence: auto.confidence, classification_evidence: JSON.stringify(auto.evidence), classified_with: classified.versionKey }
-          : { classification_source: 'import', classification_confidence: null, classification_evidence: null, classified_with: null }),
+          ? {
+              classification_source: auto.source,
+              classification_confidence: auto.confidence,
+              classification_evidence: JSON.stringify(auto.evidence),
+              classified_with: classified.versionKey,
+            }
+          : {
+              classification_source: 'import',
+              classification_confidence: null,
+              classification_evidence: null,
+              classified_with: null,
+            }),
         created_at: now,
         updated_at: now,
       };
@@ -163,12 +192,20 @@ export function assertNoDuplicates(items: readonly ImportFieldItem[]): void {
     const key = fieldKey(item.table_name, item.field_name);
     const first = seen.get(key);
     if (first === undefined) seen.set(key, i);
-    else errors.push({ path: `/fields/${i}`, message: `repeats ${item.table_name}.${item.field_name} of /fields/${first}` });
+    else
+      errors.push({
+        path: `/fields/${i}`,
+        message: `repeats ${item.table_name}.${item.field_name} of /fields/${first}`,
+      });
   });
   if (errors.length > 0) {
     const firstError = errors[0] as ProblemFieldError;
-    throw new AppError('validation_failed', `Each table_name/field_name may appear once per import: ${firstError.path} ${firstError.message}`, {
-      errors: errors.slice(0, MAX_REPORTED_ERRORS),
-    });
+    throw new AppError(
+      'validation_failed',
+      `Each table_name/field_name may appear once per import: ${firstError.path} ${firstError.message}`,
+      {
+        errors: errors.slice(0, MAX_REPORTED_ERRORS),
+      },
+    );
   }
 }

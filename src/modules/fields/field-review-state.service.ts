@@ -14,12 +14,20 @@ export class FieldReviewState {
   }
 
   /** Sets the confirmed, locked classification of fields that share one target (tag, level). */
-  async confirmFields(trx: Tx, ids: readonly string[], change: { tag_id: number; level: string; reviewed_at: string; reviewed_by: string }): Promise<void> {
+  async confirmFields(
+    trx: Tx,
+    ids: readonly string[],
+    change: { tag_id: number; level: string; reviewed_at: string; reviewed_by: string },
+  ): Promise<void> {
     await repo.confirmFields(trx, ids, change);
   }
 
   /** Marks one field deferred with the reviewer's reason; classification and lock stay as they are. */
-  async deferField(trx: Tx, id: string, change: { reason: string; reviewed_at: string; reviewed_by: string }): Promise<void> {
+  async deferField(
+    trx: Tx,
+    id: string,
+    change: { reason: string; reviewed_at: string; reviewed_by: string },
+  ): Promise<void> {
     await repo.deferField(trx, id, change);
   }
 }

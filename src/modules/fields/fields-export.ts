@@ -29,7 +29,8 @@ export function toExportRecord(row: FieldListRow, datasourceName: string): Field
     lock_level: row.locked === 1 ? row.level : null,
     review_status: row.review_status,
     classification_source: row.classification_source,
-    classification_confidence: row.classification_source === 'classifier' ? round3(row.classification_confidence) : null,
+    classification_confidence:
+      row.classification_source === 'classifier' ? round3(row.classification_confidence) : null,
     outlier_score: round3(row.outlier_score),
     severity: row.severity,
     suggested_chain_path: row.suggested_tag_id !== null ? row.suggested_chain_path : null,

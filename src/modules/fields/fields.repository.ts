@@ -18,7 +18,10 @@ import { AUTOMATIC_SOURCES, type FieldSort } from './fields.schemas.js';
  * A field as the API shows it: the columns its answer needs (not the embedding, the value summary or the review
  * bookkeeping: a 500-row page reads and copies only what it sends), plus its tag's chain path.
  */
-export type FieldListRow = Pick<FieldRow, (typeof FIELD_COLUMNS)[number] extends `fields.${infer C extends keyof FieldRow}` ? C : never> & {
+export type FieldListRow = Pick<
+  FieldRow,
+  (typeof FIELD_COLUMNS)[number] extends `fields.${infer C extends keyof FieldRow}` ? C : never
+> & {
   classification_chain_path: string;
   suggested_chain_path: string | null;
 };
@@ -87,7 +90,6 @@ export async function findFieldById(db: Queryable, id: string): Promise<FieldLis
   return selectFields(db).where('fields.id', '=', id).executeTakeFirst();
 }
 
-
 /**
  * Inserts or updates on (datasource_id, table_name, field_name), in chunks. A locked field keeps its classification,
  * and so does one given by an import or a reviewer when the new row was only classified automatically; a field whose
@@ -101,7 +103,8 @@ const KEEP = sql`(fields.locked = 1 or (excluded.classification_source in ${AUTO
 
 /** The classification columns of an upsert: the stored ones where `keep` holds, else the incoming ones. */
 function classificationUnless(keep: RawBuilder<unknown>) {
-  const pick = <T>(column: keyof FieldRow) => sql<T>`case when ${keep} then ${sql.ref(`fields.${column}`)} else ${sql.ref(`excluded.${column}`)} end`;
+  const pick = <T>(column: keyof FieldRow) =>
+    sql<T>`case when ${keep} then ${sql.ref(`fields.${column}`)} else ${sql.ref(`excluded.${column}`)} end`;
   return {
     tag_id: pick<number>('tag_id'),
     level: pick<string>('level'),
@@ -148,7 +151,10 @@ async function lockExistingInIdOrder(db: Queryable, rows: readonly NewFieldRow[]
   }
 }
 
-export async function upsertFields(db: Queryable, rows: readonly NewFieldRow[]): Promise<Array<{ id: string; table_name: string; field_name: string }>> {
+export async function upsertFields(
+  db: Queryable,
+  rows: readonly NewFieldRow[],
+): Promise<Array<{ id: string; table_name: string; field_name: string }>> {
   const stored: Array<{ id: string; table_name: string; field_name: string }> = [];
   await lockExistingInIdOrder(db, rows);
   for (let start = 0; start < rows.length; start += UPSERT_CHUNK_ROWS) {
@@ -170,7 +176,9 @@ export async function upsertFields(db: Queryable, rows: readonly NewFieldRow[]):
             predicted_level: eb.ref('excluded.predicted_level'),
             predicted_confidence: eb.ref('excluded.predicted_confidence'),
             predicted_with: eb.ref('excluded.predicted_with'),
-            review_status: sql<FieldRow['review_status']>`case when not (${KEEP}) and (fields.tag_id <> excluded.tag_id or fields.level <> excluded.level) then 'unreviewed' else fields.review_status end`,
+            review_status: sql<
+              FieldRow['review_status']
+            >`case when not (${KEEP}) and (fields.tag_id <> excluded.tag_id or fields.level <> excluded.level) then 'unreviewed' else fields.review_status end`,
             updated_at: eb.ref('excluded.updated_at'),
           })),
         )
@@ -194,13 +202,24 @@ export async function upsertFields(db: Queryable, rows: readonly NewFieldRow[]):
  * written `+column = ?`, which SQLite does not use an index for: it reads the selective index and sorts its few rows.
  * PostgreSQL weighs its statistics and gets the plain terms.
  */
-function applyFilter(query: SelectQueryBuilder<DB, 'fields' | 'tags', FieldListRow>, filter: FieldFilter, sqlite: boolean, keyOrder = false, frequentQ = false) {
+function applyFilter(
+  query: SelectQueryBuilder<DB, 'fields' | 'tags', FieldListRow>,
+  filter: FieldFilter,
+  sqlite: boolean,
+  keyOrder = false,
+  frequentQ = false,
+) {
   let q = query;
-  const selective = sqlite && (filter.tag_id !== undefined || filter.last_scan_ids !== undefined || (filter.q !== undefined && usesTrigrams(filter.q) && !frequentQ));
+  const selective =
+    sqlite &&
+    (filter.tag_id !== undefined ||
+      filter.last_scan_ids !== undefined ||
+      (filter.q !== undefined && usesTrigrams(filter.q) && !frequentQ));
   // In the export's catalog-key order (keyOrder), the natural-key index (datasource_id, table_name, field_name) serves
   // both the order and a data-source filter; an index on a broad filter would make SQLite sort everything after the
   // keyset again for every page (quadratic over an export), so those filters are only checked on the rows it reads.
-  const unindexed = (column: 'review_status' | 'level' | 'severity' | 'datasource_id') => selective || (sqlite && keyOrder && column !== 'datasource_id');
+  const unindexed = (column: 'review_status' | 'level' | 'severity' | 'datasource_id') =>
+    selective || (sqlite && keyOrder && column !== 'datasource_id');
   const broad = (column: 'review_status' | 'level' | 'severity' | 'datasource_id') =>
     unindexed(column) ? sql<string>`+${sql.ref(`fields.${column}`)}` : sql.ref<string>(`fields.${column}`);
   if (filter.datasource_id !== undefined) q = q.where(broad('datasource_id'), '=', filter.datasource_id);
@@ -210,7 +229,10 @@ function applyFilter(query: SelectQueryBuilder<DB, 'fields' | 'tags', FieldListR
   if (filter.tag_id !== undefined) q = q.where('fields.tag_id', '=', filter.tag_id);
   if (filter.last_scan_ids !== undefined) {
     // No finished scan anywhere: no field can be in the view (an empty IN list is not valid SQL).
-    q = filter.last_scan_ids.length === 0 ? q.where(sql<boolean>`1 = 0`) : q.where('fields.last_scan_id', 'in', [...filter.last_scan_ids]);
+    q =
+      filter.last_scan_ids.length === 0
+        ? q.where(sql<boolean>`1 = 0`)
+        : q.where('fields.last_scan_id', 'in', [...filter.last_scan_ids]);
   }
   if (filter.exclude_datasource_ids !== undefined && filter.exclude_datasource_ids.length > 0) {
     q = q.where('fields.datasource_id', 'not in', [...filter.exclude_datasource_ids]);
@@ -257,26 +279,47 @@ async function frequentSubstring(db: Queryable, q: string, limit: number): Promi
   const top = await sql<{ n: number | null }>`select max(rowid) as n from fields`.execute(db);
   const bound = Math.ceil(Math.sqrt((limit * Number(top.rows[0]?.n ?? 0)) / 4));
   if (bound === 0) return false;
-  const found = await sql<{ n: number }>`select count(*) as n from (select 1 from fields_search where fields_search match ${trigramPhrase(q)} limit ${bound})`.execute(db);
+  const found = await sql<{
+    n: number;
+  }>`select count(*) as n from (select 1 from fields_search where fields_search match ${trigramPhrase(q)} limit ${bound})`.execute(
+    db,
+  );
   return Number(found.rows[0]?.n ?? 0) >= bound;
 }
 
-export async function listFields(db: Queryable, filter: FieldFilter, sort: FieldSort, after: FieldKeyset | undefined, limit: number): Promise<FieldListRow[]> {
+export async function listFields(
+  db: Queryable,
+  filter: FieldFilter,
+  sort: FieldSort,
+  after: FieldKeyset | undefined,
+  limit: number,
+): Promise<FieldListRow[]> {
   const sqlite = !isPostgres(db);
-  const frequentQ = sqlite && filter.q !== undefined && usesTrigrams(filter.q) && (await frequentSubstring(db, filter.q, limit));
+  const frequentQ =
+    sqlite && filter.q !== undefined && usesTrigrams(filter.q) && (await frequentSubstring(db, filter.q, limit));
   let q = applyFilter(selectFields(db), filter, sqlite, false, frequentQ);
   switch (sort) {
     case 'name':
       if (after) {
         const value = String(after.value);
-        q = q.where((eb) => eb.or([eb('fields.field_name', '>', value), eb.and([eb('fields.field_name', '=', value), eb('fields.id', '>', after.id)])]));
+        q = q.where((eb) =>
+          eb.or([
+            eb('fields.field_name', '>', value),
+            eb.and([eb('fields.field_name', '=', value), eb('fields.id', '>', after.id)]),
+          ]),
+        );
       }
       q = q.orderBy('fields.field_name', 'asc').orderBy('fields.id', 'asc');
       break;
     case 'updated_at':
       if (after) {
         const value = String(after.value);
-        q = q.where((eb) => eb.or([eb('fields.updated_at', '<', value), eb.and([eb('fields.updated_at', '=', value), eb('fields.id', '<', after.id)])]));
+        q = q.where((eb) =>
+          eb.or([
+            eb('fields.updated_at', '<', value),
+            eb.and([eb('fields.updated_at', '=', value), eb('fields.id', '<', after.id)]),
+          ]),
+        );
       }
       q = q.orderBy('fields.updated_at', 'desc').orderBy('fields.id', 'desc');
       break;
@@ -303,22 +346,44 @@ export interface ExportKeyset {
  * One page of an export: the rows after `after` in catalog-key order (data source, table, field), which the unique
  * index on that key serves (a stable order that groups each table's fields, whatever changes between pages).
  */
-export async function listFieldsForExport(db: Queryable, filter: FieldFilter, after: ExportKeyset | undefined, limit: number): Promise<FieldListRow[]> {
+export async function listFieldsForExport(
+  db: Queryable,
+  filter: FieldFilter,
+  after: ExportKeyset | undefined,
+  limit: number,
+): Promise<FieldListRow[]> {
   let q = applyFilter(selectFields(db), filter, !isPostgres(db), true);
   if (after) {
     q = q.where((eb) =>
-      eb(eb.refTuple('fields.datasource_id', 'fields.table_name', 'fields.field_name'), '>', eb.tuple(after.datasource_id, after.table_name, after.field_name)),
+      eb(
+        eb.refTuple('fields.datasource_id', 'fields.table_name', 'fields.field_name'),
+        '>',
+        eb.tuple(after.datasource_id, after.table_name, after.field_name),
+      ),
     );
   }
-  return q.orderBy('fields.datasource_id').orderBy('fields.table_name').orderBy('fields.field_name').limit(limit).execute();
+  return q
+    .orderBy('fields.datasource_id')
+    .orderBy('fields.table_name')
+    .orderBy('fields.field_name')
+    .limit(limit)
+    .execute();
 }
 
 /** Keyset for "<column> desc nulls last, id desc" (outlier_score or risk, both `real`). */
-function afterOutlier(eb: ExpressionBuilder<DB, 'fields' | 'tags'>, after: FieldKeyset, column: 'fields.outlier_score' | 'fields.risk') {
+function afterOutlier(
+  eb: ExpressionBuilder<DB, 'fields' | 'tags'>,
+  after: FieldKeyset,
+  column: 'fields.outlier_score' | 'fields.risk',
+) {
   if (after.value === null) return eb.and([eb(column, 'is', null), eb('fields.id', '<', after.id)]);
   // Compare as the column's type: PostgreSQL stores real (float4), and 0.1 as float8 is not 0.1 as float4.
   const value = sql<number>`cast(${after.value} as real)`;
-  return eb.or([eb(column, '<', value), eb.and([eb(column, '=', value), eb('fields.id', '<', after.id)]), eb(column, 'is', null)]);
+  return eb.or([
+    eb(column, '<', value),
+    eb.and([eb(column, '=', value), eb('fields.id', '<', after.id)]),
+    eb(column, 'is', null),
+  ]);
 }
 
 /** A data source as the list needs it: whether it is sample data, and its last finished scan (null: none yet). */
@@ -375,7 +440,11 @@ export type ReviewState = Pick<FieldRow, 'id' | 'tag_id' | 'level' | 'locked' | 
 export async function lockReviewStates(trx: Tx, ids: readonly string[]): Promise<ReviewState[]> {
   const states: ReviewState[] = [];
   for (const part of sortedChunks(ids)) {
-    const query = trx.selectFrom('fields').select(['id', 'tag_id', 'level', 'locked', 'review_status', 'review_reason']).where('id', 'in', part).orderBy('id');
+    const query = trx
+      .selectFrom('fields')
+      .select(['id', 'tag_id', 'level', 'locked', 'review_status', 'review_reason'])
+      .where('id', 'in', part)
+      .orderBy('id');
     // FOR NO KEY UPDATE: what an UPDATE of non-key columns takes; it lets the metrics' foreign-key checks through.
     states.push(...(await (isPostgres(trx) ? query.forNoKeyUpdate() : query).execute()));
   }
@@ -383,7 +452,11 @@ export async function lockReviewStates(trx: Tx, ids: readonly string[]): Promise
 }
 
 /** Sets the confirmed classification of fields that share one target (tag, level), locked. */
-export async function confirmFields(trx: Tx, ids: readonly string[], change: { tag_id: number; level: string; reviewed_at: string; reviewed_by: string }): Promise<void> {
+export async function confirmFields(
+  trx: Tx,
+  ids: readonly string[],
+  change: { tag_id: number; level: string; reviewed_at: string; reviewed_by: string },
+): Promise<void> {
   for (const part of sortedChunks(ids)) {
     await trx
       .updateTable('fields')
@@ -406,10 +479,20 @@ export async function confirmFields(trx: Tx, ids: readonly string[], change: { t
 }
 
 /** Marks one field deferred with the reviewer's reason; classification and lock stay as they are. */
-export async function deferField(trx: Tx, id: string, change: { reason: string; reviewed_at: string; reviewed_by: string }): Promise<void> {
+export async function deferField(
+  trx: Tx,
+  id: string,
+  change: { reason: string; reviewed_at: string; reviewed_by: string },
+): Promise<void> {
   await trx
     .updateTable('fields')
-    .set({ review_status: 'deferred', review_reason: change.reason, reviewed_at: change.reviewed_at, reviewed_by: change.reviewed_by, updated_at: change.reviewed_at })
+    .set({
+      review_status: 'deferred',
+      review_reason: change.reason,
+      reviewed_at: change.reviewed_at,
+      reviewed_by: change.reviewed_by,
+      updated_at: change.reviewed_at,
+    })
     .where('id', '=', id)
     .execute();
 }
@@ -418,7 +501,14 @@ export async function deferField(trx: Tx, id: string, change: { reason: string; 
 
 /** Deletes every field of a data source (their metrics and queue entries go with them); returns how many. */
 export async function deleteFieldsOfDatasource(trx: Tx, datasourceId: string): Promise<number> {
-  if (isPostgres(trx)) await trx.selectFrom('fields').select('id').where('datasource_id', '=', datasourceId).orderBy('id').forUpdate().execute();
+  if (isPostgres(trx))
+    await trx
+      .selectFrom('fields')
+      .select('id')
+      .where('datasource_id', '=', datasourceId)
+      .orderBy('id')
+      .forUpdate()
+      .execute();
   const result = await trx.deleteFrom('fields').where('datasource_id', '=', datasourceId).executeTakeFirst();
   return Number(result.numDeletedRows);
 }
@@ -441,10 +531,24 @@ export interface CatalogFieldRow {
   classification_evidence?: string | null;
 }
 
-const CATALOG_COLUMNS = ['id', 'tag_id', 'level', 'review_status', 'embedding', 'predicted_tag_id', 'predicted_level', 'predicted_confidence', 'classification_source', 'classification_evidence'] as const;
+const CATALOG_COLUMNS = [
+  'id',
+  'tag_id',
+  'level',
+  'review_status',
+  'embedding',
+  'predicted_tag_id',
+  'predicted_level',
+  'predicted_confidence',
+  'classification_source',
+  'classification_evidence',
+] as const;
 
 export async function countFields(db: Queryable): Promise<number> {
-  const row = await db.selectFrom('fields').select((s) => s.fn.countAll<number>().as('n')).executeTakeFirst();
+  const row = await db
+    .selectFrom('fields')
+    .select((s) => s.fn.countAll<number>().as('n'))
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
@@ -480,11 +584,20 @@ export async function countByDatasourceAndLevel(db: Queryable): Promise<Inventor
       eb.fn.countAll<number | string>().as('fields'),
       sql<number | string>`sum(case when review_status = 'confirmed' then 1 else 0 end)`.as('confirmed'),
       sql<number | string>`sum(case when review_status = 'deferred' then 1 else 0 end)`.as('deferred'),
-      sql<number | string>`sum(case when review_status = 'unreviewed' and severity = 'high' then 1 else 0 end)`.as('high_risk'),
+      sql<number | string>`sum(case when review_status = 'unreviewed' and severity = 'high' then 1 else 0 end)`.as(
+        'high_risk',
+      ),
     ])
     .groupBy(['datasource_id', 'level'])
     .execute();
-  return rows.map((r) => ({ datasource_id: r.datasource_id, level: r.level, fields: Number(r.fields), confirmed: Number(r.confirmed), deferred: Number(r.deferred), high_risk: Number(r.high_risk) }));
+  return rows.map((r) => ({
+    datasource_id: r.datasource_id,
+    level: r.level,
+    fields: Number(r.fields),
+    confirmed: Number(r.confirmed),
+    deferred: Number(r.deferred),
+    high_risk: Number(r.high_risk),
+  }));
 }
 
 /** The catalog counted by tag and level (one pass over the covering index `fields_tag_level_idx`, migration 0025). */
@@ -498,7 +611,11 @@ export async function countByTag(db: Queryable): Promise<Array<{ tag_id: number;
 }
 
 /** One page of fields in id order (keyset), for building an in-memory replica of the catalog. */
-export async function listCatalogFields(db: Queryable, afterId: string | null, limit: number): Promise<CatalogFieldRow[]> {
+export async function listCatalogFields(
+  db: Queryable,
+  afterId: string | null,
+  limit: number,
+): Promise<CatalogFieldRow[]> {
   let q = db.selectFrom('fields').select(CATALOG_COLUMNS).orderBy('id').limit(limit);
   if (afterId !== null) q = q.where('id', '>', afterId);
   return q.execute();
@@ -506,7 +623,8 @@ export async function listCatalogFields(db: Queryable, afterId: string | null, l
 
 export async function findCatalogFields(db: Queryable, ids: readonly string[]): Promise<CatalogFieldRow[]> {
   const out: CatalogFieldRow[] = [];
-  for (const part of sortedChunks(ids)) out.push(...(await db.selectFrom('fields').select(CATALOG_COLUMNS).where('id', 'in', part).execute()));
+  for (const part of sortedChunks(ids))
+    out.push(...(await db.selectFrom('fields').select(CATALOG_COLUMNS).where('id', 'in', part).execute()));
   return out;
 }
 
@@ -515,7 +633,10 @@ export async function findCatalogFields(db: Queryable, ids: readonly string[]): 
  * (a digest of its table and column names, declared type, comment and value formats). A later change of any of them
  * is the field itself changing, which reopens its review; nothing else does.
  */
-export async function findReviewBases(db: Queryable, ids: readonly string[]): Promise<Map<string, { reviewedAt: string | null; self: string }>> {
+export async function findReviewBases(
+  db: Queryable,
+  ids: readonly string[],
+): Promise<Map<string, { reviewedAt: string | null; self: string }>> {
   const out = new Map<string, { reviewedAt: string | null; self: string }>();
   for (const part of sortedChunks(ids)) {
     const rows = await db
@@ -524,7 +645,10 @@ export async function findReviewBases(db: Queryable, ids: readonly string[]): Pr
       .where('id', 'in', part)
       .execute();
     for (const r of rows) {
-      const self = createHash('sha256').update(JSON.stringify([r.table_name, r.field_name, r.data_type, r.comment, r.format_signature])).digest('base64url').slice(0, 16);
+      const self = createHash('sha256')
+        .update(JSON.stringify([r.table_name, r.field_name, r.data_type, r.comment, r.format_signature]))
+        .digest('base64url')
+        .slice(0, 16);
       out.set(r.id, { reviewedAt: r.reviewed_at, self });
     }
   }
@@ -532,7 +656,10 @@ export async function findReviewBases(db: Queryable, ids: readonly string[]): Pr
 }
 
 /** `table.field` and data source name of the given fields that still exist. */
-export async function findFieldNames(db: Queryable, ids: readonly string[]): Promise<Map<string, { name: string; datasource: string }>> {
+export async function findFieldNames(
+  db: Queryable,
+  ids: readonly string[],
+): Promise<Map<string, { name: string; datasource: string }>> {
   const out = new Map<string, { name: string; datasource: string }>();
   for (const part of sortedChunks(ids)) {
     const rows = await db
@@ -548,7 +675,8 @@ export async function findFieldNames(db: Queryable, ids: readonly string[]): Pro
 
 export async function existingFieldIds(db: Queryable, ids: readonly string[]): Promise<Set<string>> {
   const out = new Set<string>();
-  for (const part of sortedChunks(ids)) for (const r of await db.selectFrom('fields').select('id').where('id', 'in', part).execute()) out.add(r.id);
+  for (const part of sortedChunks(ids))
+    for (const r of await db.selectFrom('fields').select('id').where('id', 'in', part).execute()) out.add(r.id);
   return out;
 }
 
@@ -561,7 +689,14 @@ export async function lockForMetrics(trx: Tx, ids: readonly string[]): Promise<S
   if (!isPostgres(trx)) return existingFieldIds(trx, ids);
   const out = new Set<string>();
   for (const part of sortedChunks(ids)) {
-    const rows = await trx.selectFrom('fields').select('id').where('id', 'in', part).orderBy('id').forNoKeyUpdate().skipLocked().execute();
+    const rows = await trx
+      .selectFrom('fields')
+      .select('id')
+      .where('id', 'in', part)
+      .orderBy('id')
+      .forNoKeyUpdate()
+      .skipLocked()
+      .execute();
     for (const r of rows) out.add(r.id);
   }
   return out;
@@ -635,7 +770,11 @@ export async function enqueueOutdatedClassifications(trx: Tx, key: string, now: 
 const MAX_TABLE_COLUMNS = 400;
 
 /** The stored column names of the given tables of a data source (at most MAX_TABLE_COLUMNS each), by table name. */
-export async function listTableColumnNames(db: Queryable, datasourceId: string, tables: readonly string[]): Promise<Map<string, string[]>> {
+export async function listTableColumnNames(
+  db: Queryable,
+  datasourceId: string,
+  tables: readonly string[],
+): Promise<Map<string, string[]>> {
   const out = new Map<string, string[]>();
   const unique = [...new Set(tables)];
   for (let i = 0; i < unique.length; i += CHUNK) {
@@ -658,7 +797,19 @@ export async function listTableColumnNames(db: Queryable, datasourceId: string, 
 
 export type ReclassificationRow = Pick<
   FieldRow,
-  'id' | 'datasource_id' | 'table_name' | 'field_name' | 'data_type' | 'comment' | 'value_summary' | 'embedding' | 'predicted_tag_id' | 'predicted_level' | 'classification_source' | 'classification_evidence' | 'updated_at'
+  | 'id'
+  | 'datasource_id'
+  | 'table_name'
+  | 'field_name'
+  | 'data_type'
+  | 'comment'
+  | 'value_summary'
+  | 'embedding'
+  | 'predicted_tag_id'
+  | 'predicted_level'
+  | 'classification_source'
+  | 'classification_evidence'
+  | 'updated_at'
 > & {
   /** Whether the classifier may change its classification (else only its view is refreshed). */
   reclassifiable: boolean;
@@ -684,7 +835,8 @@ export async function findForReclassification(db: Queryable, ids: readonly strin
         'classification_source',
         'classification_evidence',
         'updated_at',
-        sql<number>`case when ${RECLASSIFIABLE} then 1 else 0 end`.as('reclassifiable')])
+        sql<number>`case when ${RECLASSIFIABLE} then 1 else 0 end`.as('reclassifiable'),
+      ])
       .where('id', 'in', part)
       .execute();
     out.push(...rows.map((r) => ({ ...r, reclassifiable: Number(r.reclassifiable) === 1 })));
@@ -704,7 +856,11 @@ export async function applyPrediction(
   const moved = row.predicted_tag_id !== view.tag_id || row.predicted_level !== view.level;
   await trx
     .updateTable('fields')
-    .set({ predicted_confidence: view.confidence, predicted_with: view.predicted_with, ...(moved ? { predicted_tag_id: view.tag_id, predicted_level: view.level } : {}) })
+    .set({
+      predicted_confidence: view.confidence,
+      predicted_with: view.predicted_with,
+      ...(moved ? { predicted_tag_id: view.tag_id, predicted_level: view.level } : {}),
+    })
     .where('id', '=', row.id)
     .execute();
 }
@@ -728,7 +884,12 @@ export async function applyReclassification(
     updated_at: string;
   },
 ): Promise<'changed' | 'same' | 'skipped'> {
-  const before = await trx.selectFrom('fields').select(['tag_id', 'level']).where('id', '=', id).where(RECLASSIFIABLE).executeTakeFirst();
+  const before = await trx
+    .selectFrom('fields')
+    .select(['tag_id', 'level'])
+    .where('id', '=', id)
+    .where(RECLASSIFIABLE)
+    .executeTakeFirst();
   if (!before) return 'skipped';
   const moved = before.tag_id !== change.tag_id || before.level !== change.level;
   await trx
@@ -755,16 +916,41 @@ export async function applyReclassification(
 // ---------------------------------------------------------------- scans (the scans module's writes)
 
 /** What a scan compares a column it finds with: the field's stored description and whether its classification is kept. */
-export type ScanBaselineRow = Pick<FieldRow, 'id' | 'table_name' | 'field_name' | 'data_type' | 'comment' | 'format_signature' | 'locked' | 'review_status' | 'classification_source'>;
+export type ScanBaselineRow = Pick<
+  FieldRow,
+  | 'id'
+  | 'table_name'
+  | 'field_name'
+  | 'data_type'
+  | 'comment'
+  | 'format_signature'
+  | 'locked'
+  | 'review_status'
+  | 'classification_source'
+>;
 
 /** Every field of a data source, read in id-ordered pages (a large source is not one giant result). */
-export async function listScanBaseline(db: Queryable, datasourceId: string, pageSize = 5000): Promise<ScanBaselineRow[]> {
+export async function listScanBaseline(
+  db: Queryable,
+  datasourceId: string,
+  pageSize = 5000,
+): Promise<ScanBaselineRow[]> {
   const out: ScanBaselineRow[] = [];
   let after: string | null = null;
   for (;;) {
     let q = db
       .selectFrom('fields')
-      .select(['id', 'table_name', 'field_name', 'data_type', 'comment', 'format_signature', 'locked', 'review_status', 'classification_source'])
+      .select([
+        'id',
+        'table_name',
+        'field_name',
+        'data_type',
+        'comment',
+        'format_signature',
+        'locked',
+        'review_status',
+        'classification_source',
+      ])
       .where('datasource_id', '=', datasourceId)
       .orderBy('id')
       .limit(pageSize);
@@ -790,7 +976,9 @@ const KEEP_ON_SCAN = sql`(fields.locked = 1 or fields.review_status = 'confirmed
 export async function upsertScannedFields(db: Queryable, rows: readonly NewFieldRow[], scanId: string): Promise<void> {
   await lockExistingInIdOrder(db, rows);
   for (let start = 0; start < rows.length; start += UPSERT_CHUNK_ROWS) {
-    const chunk = rows.slice(start, start + UPSERT_CHUNK_ROWS).map((row) => ({ ...row, last_scan_id: scanId, scan_change: 'new' as const }));
+    const chunk = rows
+      .slice(start, start + UPSERT_CHUNK_ROWS)
+      .map((row) => ({ ...row, last_scan_id: scanId, scan_change: 'new' as const }));
     try {
       await db
         .insertInto('fields')
@@ -804,13 +992,17 @@ export async function upsertScannedFields(db: Queryable, rows: readonly NewField
             embedding: eb.ref('excluded.embedding'),
             embedder_version: eb.ref('excluded.embedder_version'),
             ...classificationUnless(KEEP_ON_SCAN),
-            review_status: sql<FieldRow['review_status']>`case when ${KEEP_ON_SCAN} then fields.review_status else 'unreviewed' end`,
+            review_status: sql<
+              FieldRow['review_status']
+            >`case when ${KEEP_ON_SCAN} then fields.review_status else 'unreviewed' end`,
             review_reason: sql<string | null>`case when ${KEEP_ON_SCAN} then fields.review_reason else null end`,
             // The classifier's own view follows the column's inputs whatever the field's classification: it is the
             // outlier model's evidence about that classification.
             predicted_tag_id: sql<number | null>`coalesce(excluded.predicted_tag_id, fields.predicted_tag_id)`,
             predicted_level: sql<string | null>`coalesce(excluded.predicted_level, fields.predicted_level)`,
-            predicted_confidence: sql<number | null>`coalesce(excluded.predicted_confidence, fields.predicted_confidence)`,
+            predicted_confidence: sql<
+              number | null
+            >`coalesce(excluded.predicted_confidence, fields.predicted_confidence)`,
             predicted_with: sql<string | null>`coalesce(excluded.predicted_with, fields.predicted_with)`,
             last_scan_id: eb.ref('excluded.last_scan_id'),
             // Every expression here reads the row as it was before this update.
@@ -839,13 +1031,26 @@ export interface RemovedFieldRow {
 }
 
 /** Deletes the given fields of a data source (row-locked in id order first) and answers what they were. */
-export async function deleteScannedFields(trx: Tx, datasourceId: string, ids: readonly string[]): Promise<RemovedFieldRow[]> {
+export async function deleteScannedFields(
+  trx: Tx,
+  datasourceId: string,
+  ids: readonly string[],
+): Promise<RemovedFieldRow[]> {
   const out: RemovedFieldRow[] = [];
   for (const part of sortedChunks(ids)) {
     const query = trx
       .selectFrom('fields')
       .innerJoin('tags', 'tags.id', 'fields.tag_id')
-      .select(['fields.id', 'fields.table_name', 'fields.field_name', 'fields.tag_id', 'tags.chain_path as classification_chain_path', 'fields.level', 'fields.locked', 'fields.review_status'])
+      .select([
+        'fields.id',
+        'fields.table_name',
+        'fields.field_name',
+        'fields.tag_id',
+        'tags.chain_path as classification_chain_path',
+        'fields.level',
+        'fields.locked',
+        'fields.review_status',
+      ])
       .where('fields.datasource_id', '=', datasourceId)
       .where('fields.id', 'in', part)
       .orderBy('fields.id');
@@ -865,7 +1070,10 @@ export async function deleteScannedFields(trx: Tx, datasourceId: string, ids: re
 }
 
 /** How many fields carry one of the tags (as their classification or as their suggestion). */
-export async function countFieldsOfTags(db: Queryable, tagIds: readonly number[]): Promise<{ classified: number; suggested: number }> {
+export async function countFieldsOfTags(
+  db: Queryable,
+  tagIds: readonly number[],
+): Promise<{ classified: number; suggested: number }> {
   if (tagIds.length === 0) return { classified: 0, suggested: 0 };
   const row = await db
     .selectFrom('fields')
@@ -882,11 +1090,28 @@ export async function countFieldsOfTags(db: Queryable, tagIds: readonly number[]
  * Moves the fields of the tags (and suggestions naming them) to another tag; returns how many fields were moved.
  * With `toTagId` null no field may carry the tags (the caller checked): their suggestions are dropped.
  */
-export async function moveFieldsToTag(trx: Tx, fromTagIds: readonly number[], toTagId: number | null, now: string): Promise<number> {
+export async function moveFieldsToTag(
+  trx: Tx,
+  fromTagIds: readonly number[],
+  toTagId: number | null,
+  now: string,
+): Promise<number> {
   if (fromTagIds.length === 0) return 0;
   let moved = 0;
-  if (toTagId !== null) moved = Number((await trx.updateTable('fields').set({ tag_id: toTagId, updated_at: now }).where('tag_id', 'in', fromTagIds).executeTakeFirst()).numUpdatedRows);
-  const suggestion = toTagId === null ? { suggested_tag_id: null, suggested_level: null, suggested_confidence: null } : { suggested_tag_id: toTagId };
+  if (toTagId !== null)
+    moved = Number(
+      (
+        await trx
+          .updateTable('fields')
+          .set({ tag_id: toTagId, updated_at: now })
+          .where('tag_id', 'in', fromTagIds)
+          .executeTakeFirst()
+      ).numUpdatedRows,
+    );
+  const suggestion =
+    toTagId === null
+      ? { suggested_tag_id: null, suggested_level: null, suggested_confidence: null }
+      : { suggested_tag_id: toTagId };
   await trx.updateTable('fields').set(suggestion).where('suggested_tag_id', 'in', fromTagIds).execute();
   return moved;
 }
@@ -926,7 +1151,10 @@ export async function listRuleCandidates(db: Queryable, query: RuleCandidateQuer
 }
 
 /** The listed fields of a rule preview, with their current classification (≤ 500 ids). */
-export async function findRuleCandidateDetails(db: Queryable, ids: readonly string[]): Promise<Array<{ id: string; table_name: string; field_name: string; chain_path: string; level: string }>> {
+export async function findRuleCandidateDetails(
+  db: Queryable,
+  ids: readonly string[],
+): Promise<Array<{ id: string; table_name: string; field_name: string; chain_path: string; level: string }>> {
   if (ids.length === 0) return [];
   return db
     .selectFrom('fields')
@@ -938,6 +1166,11 @@ export async function findRuleCandidateDetails(db: Queryable, ids: readonly stri
 
 /** Every declared type in the catalog, once (a rule's type families are turned into these for SQL). */
 export async function listDeclaredDataTypes(db: Queryable): Promise<string[]> {
-  const rows = await db.selectFrom('fields').select('data_type').distinct().where('data_type', 'is not', null).execute();
+  const rows = await db
+    .selectFrom('fields')
+    .select('data_type')
+    .distinct()
+    .where('data_type', 'is not', null)
+    .execute();
   return rows.map((r) => r.data_type as string);
 }

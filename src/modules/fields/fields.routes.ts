@@ -4,7 +4,15 @@ import { Type } from 'typebox';
 import { callerOf } from '../../http/authentication.js';
 import type { Services } from '../../services.js';
 import { EXPORT_CONTENT_TYPES, negotiateExportFormat } from './fields-export.js';
-import { FieldExportQuery, FieldIdParams, FieldListQuery, FieldListResponse, FieldResponse, ImportFieldsBody, ImportFieldsResponse } from './fields.schemas.js';
+import {
+  FieldExportQuery,
+  FieldIdParams,
+  FieldListQuery,
+  FieldListResponse,
+  FieldResponse,
+  ImportFieldsBody,
+  ImportFieldsResponse,
+} from './fields.schemas.js';
 
 export const fieldsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { fields } = services;
@@ -20,7 +28,7 @@ export const fieldsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         description:
           '1–5000 fields per call, all committed together or not at all. Upsert on (datasource, table_name, field_name): re-importing returns the same ids. ' +
           'Classify by classification_tag_id or classification_chain_path (422 when unknown or when both name different tags); a field without either is classified ' +
-          'automatically (nearest tag by embedding) and gets that tag\'s default level. A locked field keeps its classification. sample_values are reduced to a ' +
+          "automatically (nearest tag by embedding) and gets that tag's default level. A locked field keeps its classification. sample_values are reduced to a " +
           'format signature and never stored. Duplicate rows in one call → 400; unknown data source → 404.',
         tags: ['fields'],
         body: ImportFieldsBody,
@@ -62,7 +70,12 @@ export const fieldsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
         tags: ['fields'],
         querystring: FieldExportQuery,
         // The body is a stream, sent as is: the schema documents it for OpenAPI and is never a serializer.
-        response: { 200: Type.Unsafe<Readable>({ type: 'string', description: 'CSV (text/csv) or NDJSON (application/x-ndjson) body' }) },
+        response: {
+          200: Type.Unsafe<Readable>({
+            type: 'string',
+            description: 'CSV (text/csv) or NDJSON (application/x-ndjson) body',
+          }),
+        },
       },
     },
     async (request, reply) => {
@@ -85,7 +98,8 @@ export const fieldsRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       schema: {
         operationId: 'getField',
         summary: 'Get one field',
-        description: 'The field with its classification (tag id, chain path, level), lock, review status and stored outlier score and severity.',
+        description:
+          'The field with its classification (tag id, chain path, level), lock, review status and stored outlier score and severity.',
         tags: ['fields'],
         params: FieldIdParams,
         response: { 200: FieldResponse },

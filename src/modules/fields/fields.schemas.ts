@@ -11,19 +11,35 @@ export const CLASSIFICATION_SOURCES = ['import', 'classifier', 'rule', 'reviewer
 /** Sources of a classification FieldLens gave itself: re-evaluated, rescanned and shown with evidence; nobody decided them. */
 export const AUTOMATIC_SOURCES = ['classifier', 'rule'] as const;
 export const isAutomaticSource = (source: string): boolean => (AUTOMATIC_SOURCES as readonly string[]).includes(source);
-export const EVIDENCE_FACTORS = ['name', 'table', 'context', 'comment', 'data_type', 'values', 'confirmed_fields', 'anchor', 'rule'] as const;
+export const EVIDENCE_FACTORS = [
+  'name',
+  'table',
+  'context',
+  'comment',
+  'data_type',
+  'values',
+  'confirmed_fields',
+  'anchor',
+  'rule',
+] as const;
 
 export const ClassificationEvidence = Type.Object({
   factor: Type.Enum(EVIDENCE_FACTORS),
-  score: Type.Number({ description: 'points this factor gave the chosen tag (negative: against it, or a tag it ruled out)' }),
+  score: Type.Number({
+    description: 'points this factor gave the chosen tag (negative: against it, or a tag it ruled out)',
+  }),
   detail: Type.String({ description: 'a short sentence for the reviewer' }),
   for: Type.Optional(
-    Type.String({ description: 'set on the evidence of a runner-up: the chain path of the tag it spoke for (the tag the chosen one beat); absent for the chosen tag' }),
+    Type.String({
+      description:
+        'set on the evidence of a runner-up: the chain path of the tag it spoke for (the tag the chosen one beat); absent for the chosen tag',
+    }),
   ),
 });
 export type FieldSort = (typeof FIELD_SORTS)[number];
 
-const Name = (what: string) => PlainText({ minLength: 1, maxLength: 128, description: `${what}: 1–128 characters, no control characters` });
+const Name = (what: string) =>
+  PlainText({ minLength: 1, maxLength: 128, description: `${what}: 1–128 characters, no control characters` });
 /** Comments come from schema DDL and may span lines: tab, CR and LF are allowed, other control characters are not. */
 const Comment = Type.String({ maxLength: 4000, pattern: '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$' });
 
@@ -69,7 +85,11 @@ export const SuggestedClassification = Type.Union(
       tag_id: Type.Integer(),
       chain_path: Type.String(),
       level: Type.String(),
-      confidence: Type.Number({ minimum: 0, maximum: 1, description: 'how strongly the evidence favours it over the current classification' }),
+      confidence: Type.Number({
+        minimum: 0,
+        maximum: 1,
+        description: 'how strongly the evidence favours it over the current classification',
+      }),
     }),
     Type.Null(),
   ],
@@ -90,19 +110,26 @@ export const FieldResponse = Type.Object({
   classification_tag_id: Type.Integer(),
   classification_chain_path: Type.String(),
   level: Type.String(),
-  lock_level: Type.Union([Type.String(), Type.Null()], { description: 'The level when a reviewer locked the classification, else null' }),
+  lock_level: Type.Union([Type.String(), Type.Null()], {
+    description: 'The level when a reviewer locked the classification, else null',
+  }),
   review_status: Type.Enum(REVIEW_STATUSES),
-  outlier_score: Type.Union([Type.Number(), Type.Null()], { description: 'From the stored metrics; null until computed' }),
+  outlier_score: Type.Union([Type.Number(), Type.Null()], {
+    description: 'From the stored metrics; null until computed',
+  }),
   severity: Type.Union([Type.Enum(SEVERITIES), Type.Null()]),
   suggested_classification: SuggestedClassification,
   classification_source: Type.Enum(CLASSIFICATION_SOURCES, {
-    description: 'How the field got its classification: given by an import, chosen by the classifier, or confirmed by a reviewer',
+    description:
+      'How the field got its classification: given by an import, chosen by the classifier, or confirmed by a reviewer',
   }),
   classification_confidence: Type.Union([Type.Number({ minimum: 0, maximum: 1 }), Type.Null()], {
-    description: "The classifier's calibrated confidence (the share of its answers at this confidence that are right); null when given by an import or a reviewer",
+    description:
+      "The classifier's calibrated confidence (the share of its answers at this confidence that are right); null when given by an import or a reviewer",
   }),
   classification_evidence: Type.Array(ClassificationEvidence, {
-    description: 'What the classifier weighed, strongest first (empty when given by an import or a reviewer); never a sample value',
+    description:
+      'What the classifier weighed, strongest first (empty when given by an import or a reviewer); never a sample value',
   }),
   scan_change: Type.Union([Type.Enum(SCAN_CHANGES), Type.Null()], {
     description:
@@ -120,11 +147,19 @@ const LIST_FILTERS = {
   severity: Type.Optional(Type.Enum(SEVERITIES)),
   level: Type.Optional(Type.String({ minLength: 1, maxLength: 16 })),
   tag_id: Type.Optional(Type.Integer({ minimum: 1 })),
-  q: Type.Optional(PlainText({ minLength: 1, maxLength: 128, description: 'Substring of the table or field name (case-insensitive)' })),
-  changed: Type.Optional(
-    Type.Enum(CHANGED_VIEWS, { description: 'last_scan: only fields the last finished scan of their data source created, changed or re-classified (see scan_change)' }),
+  q: Type.Optional(
+    PlainText({ minLength: 1, maxLength: 128, description: 'Substring of the table or field name (case-insensitive)' }),
   ),
-  include_sample: Type.Boolean({ default: true, description: "false leaves out the fields of the built-in sample data sources (is_sample)" }),
+  changed: Type.Optional(
+    Type.Enum(CHANGED_VIEWS, {
+      description:
+        'last_scan: only fields the last finished scan of their data source created, changed or re-classified (see scan_change)',
+    }),
+  ),
+  include_sample: Type.Boolean({
+    default: true,
+    description: 'false leaves out the fields of the built-in sample data sources (is_sample)',
+  }),
 };
 
 export const FieldListQuery = Type.Object(
@@ -137,7 +172,14 @@ export const FieldListQuery = Type.Object(
         'risk: review order — likely-wrong fields first (severity high, then medium), under-classified before over-classified within each, then by outlier_score; not-yet-scored last',
     }),
     limit: Type.Integer({ minimum: 1, maximum: 500, default: 50 }),
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 2048, pattern: '^[A-Za-z0-9_-]+$', description: 'next_cursor of the previous page' })),
+    cursor: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 2048,
+        pattern: '^[A-Za-z0-9_-]+$',
+        description: 'next_cursor of the previous page',
+      }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -145,7 +187,9 @@ export type FieldListQuery = Static<typeof FieldListQuery>;
 
 export const FieldListResponse = Type.Object({
   items: Type.Array(FieldResponse),
-  next_cursor: Type.Union([Type.String(), Type.Null()], { description: 'Pass as cursor for the next page; null on the last page' }),
+  next_cursor: Type.Union([Type.String(), Type.Null()], {
+    description: 'Pass as cursor for the next page; null on the last page',
+  }),
 });
 export type FieldListResponse = Static<typeof FieldListResponse>;
 
@@ -158,7 +202,10 @@ export const FieldExportQuery = Type.Object(
   {
     ...LIST_FILTERS,
     format: Type.Optional(
-      Type.Enum(EXPORT_FORMATS, { description: 'csv or ndjson; when absent, the Accept header decides (text/csv or application/x-ndjson), else csv' }),
+      Type.Enum(EXPORT_FORMATS, {
+        description:
+          'csv or ndjson; when absent, the Accept header decides (text/csv or application/x-ndjson), else csv',
+      }),
     ),
   },
   { additionalProperties: false },

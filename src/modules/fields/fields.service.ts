@@ -20,7 +20,19 @@ import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import { assertNoDuplicates, compareKeys, fieldKey, FieldPreparer, type PreparedImport } from './field-preparation.js';
 import * as repo from './fields.repository.js';
 import { csvHeader, csvRecords, ndjsonRecords, toExportRecord } from './fields-export.js';
-import { FIELD_SORTS, isAutomaticSource, type ExportFormat, type FieldExportRecord, type FieldListQuery, type FieldListResponse, type FieldResponse, type FieldSort, type ImportFieldItem, type ImportFieldsBody, type ImportFieldsResponse } from './fields.schemas.js';
+import {
+  FIELD_SORTS,
+  isAutomaticSource,
+  type ExportFormat,
+  type FieldExportRecord,
+  type FieldListQuery,
+  type FieldListResponse,
+  type FieldResponse,
+  type FieldSort,
+  type ImportFieldItem,
+  type ImportFieldsBody,
+  type ImportFieldsResponse,
+} from './fields.schemas.js';
 
 /** The filters of the list (and the export): its query without sort and paging. */
 export type FieldListFilters = Omit<FieldListQuery, 'sort' | 'limit' | 'cursor'>;
@@ -56,16 +68,25 @@ export function toFieldResponse(row: repo.FieldListRow, lastScans: ReadonlyMap<s
     severity: row.severity,
     suggested_classification:
       row.suggested_tag_id !== null && row.suggested_chain_path !== null && row.suggested_level !== null
-        ? { tag_id: row.suggested_tag_id, chain_path: row.suggested_chain_path, level: row.suggested_level, confidence: round3(row.suggested_confidence ?? 0) }
+        ? {
+            tag_id: row.suggested_tag_id,
+            chain_path: row.suggested_chain_path,
+            level: row.suggested_level,
+            confidence: round3(row.suggested_confidence ?? 0),
+          }
         : null,
     classification_source: row.classification_source,
-    classification_confidence: isAutomaticSource(row.classification_source) ? round3OrNull(row.classification_confidence) : null,
-    classification_evidence: isAutomaticSource(row.classification_source) ? parseEvidence(row.classification_evidence) : [],
-    scan_change: row.last_scan_id !== null && lastScans.get(row.datasource_id) === row.last_scan_id ? row.scan_change : null,
+    classification_confidence: isAutomaticSource(row.classification_source)
+      ? round3OrNull(row.classification_confidence)
+      : null,
+    classification_evidence: isAutomaticSource(row.classification_source)
+      ? parseEvidence(row.classification_evidence)
+      : [],
+    scan_change:
+      row.last_scan_id !== null && lastScans.get(row.datasource_id) === row.last_scan_id ? row.scan_change : null,
     updated_at: row.updated_at,
   };
 }
-
 
 /** The stored evidence (JSON written by this module); an unreadable value reads as none rather than failing a list. */
 function parseEvidence(text: string | null): FieldResponse['classification_evidence'] {
@@ -73,7 +94,9 @@ function parseEvidence(text: string | null): FieldResponse['classification_evide
   try {
     const value: unknown = JSON.parse(text);
     if (!Array.isArray(value)) return [];
-    return (value as FieldResponse['classification_evidence']).map((e) => (typeof e.score === 'number' ? { ...e, score: round3(e.score) } : e));
+    return (value as FieldResponse['classification_evidence']).map((e) =>
+      typeof e.score === 'number' ? { ...e, score: round3(e.score) } : e,
+    );
   } catch {
     return [];
   }
@@ -88,8 +111,14 @@ function decodeFieldCursor(sort: FieldSort, cursor: string): repo.FieldKeyset {
   return decodeCursor(
     cursor,
     ({ s, v, i }) => {
-      if (s !== sort || !(FIELD_SORTS as readonly unknown[]).includes(s) || typeof i !== 'string' || i.length > 64) return undefined;
-      if (numeric ? !(v === null || (typeof v === 'number' && Number.isFinite(v))) : typeof v !== 'string' || v.length > 256) return undefined;
+      if (s !== sort || !(FIELD_SORTS as readonly unknown[]).includes(s) || typeof i !== 'string' || i.length > 64)
+        return undefined;
+      if (
+        numeric
+          ? !(v === null || (typeof v === 'number' && Number.isFinite(v)))
+          : typeof v !== 'string' || v.length > 256
+      )
+        return undefined;
       return { value: v as string | number | null, id: i };
     },
     'The cursor is not a next_cursor of this list and sort',
@@ -145,14 +174,19 @@ export class FieldsService {
     const rows = await repo.listFields(this.db, filter, sort, after, query.limit + 1);
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
-    const next = rows.length > query.limit && last ? encodeFieldCursor(sort, { value: sortValue(sort, last), id: last.id }) : null;
+    const next =
+      rows.length > query.limit && last ? encodeFieldCursor(sort, { value: sortValue(sort, last), id: last.id }) : null;
     // A page of fields no scan wrote needs no scan states (scan_change is null for each).
-    const lastScans = page.some((row) => row.last_scan_id !== null) ? new Map((await sourceStates()).map((s) => [s.id, s.last_scan_id])) : new Map<string, string | null>();
+    const lastScans = page.some((row) => row.last_scan_id !== null)
+      ? new Map((await sourceStates()).map((s) => [s.id, s.last_scan_id]))
+      : new Map<string, string | null>();
     return { items: page.map((row) => toFieldResponse(row, lastScans)), next_cursor: next };
   }
 
   /** The list's filters as repository terms, and the data sources' states (read once, and only when needed). */
-  private async listFilter(query: FieldListFilters): Promise<{ filter: repo.FieldFilter; sourceStates: () => Promise<repo.SourceState[]> }> {
+  private async listFilter(
+    query: FieldListFilters,
+  ): Promise<{ filter: repo.FieldFilter; sourceStates: () => Promise<repo.SourceState[]> }> {
     const filter: repo.FieldFilter = {};
     if (query.datasource_id !== undefined) filter.datasource_id = query.datasource_id;
     if (query.review_status !== undefined) filter.review_status = query.review_status;
@@ -162,8 +196,10 @@ export class FieldsService {
     if (query.q !== undefined) filter.q = query.q;
     let sources: repo.SourceState[] | undefined;
     const sourceStates = async () => (sources ??= await repo.listSourceStates(this.db));
-    if (query.changed === 'last_scan') filter.last_scan_ids = (await sourceStates()).flatMap((s) => (s.last_scan_id === null ? [] : [s.last_scan_id]));
-    if (!query.include_sample) filter.exclude_datasource_ids = (await sourceStates()).filter((s) => s.is_sample).map((s) => s.id);
+    if (query.changed === 'last_scan')
+      filter.last_scan_ids = (await sourceStates()).flatMap((s) => (s.last_scan_id === null ? [] : [s.last_scan_id]));
+    if (!query.include_sample)
+      filter.exclude_datasource_ids = (await sourceStates()).filter((s) => s.is_sample).map((s) => s.id);
     return { filter, sourceStates };
   }
 
@@ -176,7 +212,8 @@ export class FieldsService {
   async exportFields(query: FieldListFilters, format: ExportFormat): Promise<AsyncIterable<string>> {
     const { filter } = await this.listFilter(query);
     const db = this.db;
-    const readNames = async () => new Map((await this.deps.datasources.listDatasourceNames()).map((d) => [d.id, d.name]));
+    const readNames = async () =>
+      new Map((await this.deps.datasources.listDatasourceNames()).map((d) => [d.id, d.name]));
     let names = await readNames();
     const toRecords = async (rows: readonly repo.FieldListRow[]): Promise<FieldExportRecord[]> => {
       // A data source created during the export: its names are read again, once for the page.
@@ -192,7 +229,12 @@ export class FieldsService {
         yield encode(await toRecords(page));
         const last = page[page.length - 1];
         if (!last || page.length < EXPORT_PAGE_SIZE) return;
-        page = await repo.listFieldsForExport(db, filter, { datasource_id: last.datasource_id, table_name: last.table_name, field_name: last.field_name }, EXPORT_PAGE_SIZE);
+        page = await repo.listFieldsForExport(
+          db,
+          filter,
+          { datasource_id: last.datasource_id, table_name: last.table_name, field_name: last.field_name },
+          EXPORT_PAGE_SIZE,
+        );
       }
     })();
   }
@@ -211,7 +253,13 @@ export class FieldsService {
         action: 'fields.imported',
         targetType: 'datasource',
         targetId: datasource.id,
-        details: { datasource: datasource.name, fields: prepared.rows.length, created: result.created, updated: result.updated, auto_classified: prepared.autoClassified },
+        details: {
+          datasource: datasource.name,
+          fields: prepared.rows.length,
+          created: result.created,
+          updated: result.updated,
+          auto_classified: prepared.autoClassified,
+        },
       });
       return result;
     });
@@ -222,7 +270,9 @@ export class FieldsService {
    * `writeInto(trx, datasource)` writes them inside the caller's transaction, with no audit entry of its own.
    * For the sample data, which loads several data sources under one lock.
    */
-  async prepareFieldImport(items: readonly ImportFieldItem[]): Promise<{ writeInto(trx: Tx, datasource: DatasourceRow): Promise<ImportFieldsResponse> }> {
+  async prepareFieldImport(
+    items: readonly ImportFieldItem[],
+  ): Promise<{ writeInto(trx: Tx, datasource: DatasourceRow): Promise<ImportFieldsResponse> }> {
     assertNoDuplicates(items);
     const prepared = await this.preparer.prepare('', items);
     return {
@@ -234,7 +284,11 @@ export class FieldsService {
   }
 
   /** Writes a prepared import inside `trx`; ids come back in input order. */
-  private async writeImport(trx: Tx, datasource: DatasourceRow, prepared: PreparedImport): Promise<ImportFieldsResponse> {
+  private async writeImport(
+    trx: Tx,
+    datasource: DatasourceRow,
+    prepared: PreparedImport,
+  ): Promise<ImportFieldsResponse> {
     // Rows in key order: concurrent imports touching the same fields then lock them in the same order (no deadlock).
     const ordered = [...prepared.rows].sort((a, b) => compareKeys(a, b));
     const stored = await repo.upsertFields(trx, ordered);
@@ -242,7 +296,8 @@ export class FieldsService {
     let created = 0;
     const fieldIds = prepared.rows.map((row) => {
       const id = idByKey.get(fieldKey(row.table_name, row.field_name));
-      if (id === undefined) throw new Error(`import into ${datasource.id}: no id returned for ${row.table_name}.${row.field_name}`);
+      if (id === undefined)
+        throw new Error(`import into ${datasource.id}: no id returned for ${row.table_name}.${row.field_name}`);
       if (id === row.id) created += 1;
       return id;
     });

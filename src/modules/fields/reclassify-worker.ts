@@ -60,7 +60,11 @@ export class ReclassifyWorker {
     const key = await this.deps.classifier.versionKey();
     await this.enqueueOutdated(key);
     for (;;) {
-      const claims = await this.deps.queue.claim(this.worker, new Date(Math.max(this.deps.clock.now().getTime(), Date.now())), BATCH);
+      const claims = await this.deps.queue.claim(
+        this.worker,
+        new Date(Math.max(this.deps.clock.now().getTime(), Date.now())),
+        BATCH,
+      );
       if (claims.length === 0) return;
       await this.reclassify(claims);
       if (this.rounds.stopped) return;
@@ -90,12 +94,18 @@ export class ReclassifyWorker {
       else tables.set(r.datasource_id, [r.table_name]);
     }
     const out = new Map<string, Map<string, string[]>>();
-    for (const [datasourceId, names] of tables) out.set(datasourceId, await repo.listTableColumnNames(this.deps.database.db, datasourceId, names));
+    for (const [datasourceId, names] of tables)
+      out.set(datasourceId, await repo.listTableColumnNames(this.deps.database.db, datasourceId, names));
     return out;
   }
 
   private async reclassify(claims: readonly Claim[]): Promise<void> {
-    const rows = (await repo.findForReclassification(this.deps.database.db, claims.map((c) => c.key))).filter((r) => r.embedding !== null);
+    const rows = (
+      await repo.findForReclassification(
+        this.deps.database.db,
+        claims.map((c) => c.key),
+      )
+    ).filter((r) => r.embedding !== null);
     const columns = await this.tableColumns(rows);
     const { results, decisions, versionKey } = await this.deps.classifier.classify(
       rows.map((r) => ({
@@ -119,7 +129,12 @@ export class ReclassifyWorker {
         const decision = decisions[i];
         if (!result || !decision) continue;
         if (!row.reclassifiable) {
-          await repo.applyPrediction(trx, row, { tag_id: result.tag_id, level: result.level, confidence: result.confidence, predicted_with: versionKey });
+          await repo.applyPrediction(trx, row, {
+            tag_id: result.tag_id,
+            level: result.level,
+            confidence: result.confidence,
+            predicted_with: versionKey,
+          });
           continue;
         }
         const updated = await repo.applyReclassification(trx, row.id, {
@@ -151,11 +166,15 @@ export class ReclassifyWorker {
  * The rule that decided a field (its evidence names it: `rule <name>`), so that a re-evaluation, which has no samples,
  * keeps a value part that held on the samples of the field's last import or scan (rule-matcher.ts).
  */
-function heldValueRule(row: Pick<repo.ReclassificationRow, 'classification_source' | 'classification_evidence' | 'updated_at'>): { name: string; since: string } | null {
+function heldValueRule(
+  row: Pick<repo.ReclassificationRow, 'classification_source' | 'classification_evidence' | 'updated_at'>,
+): { name: string; since: string } | null {
   if (row.classification_source !== 'rule' || row.classification_evidence === null) return null;
   try {
     const evidence = JSON.parse(row.classification_evidence) as Array<{ factor?: unknown; detail?: unknown }>;
-    const item = Array.isArray(evidence) ? evidence.find((e) => e.factor === 'rule' && typeof e.detail === 'string' && e.detail.startsWith('rule ')) : undefined;
+    const item = Array.isArray(evidence)
+      ? evidence.find((e) => e.factor === 'rule' && typeof e.detail === 'string' && e.detail.startsWith('rule '))
+      : undefined;
     return item ? { name: (item.detail as string).slice('rule '.length), since: row.updated_at } : null;
   } catch {
     return null;

@@ -8,14 +8,22 @@ import { AppError, problemOf } from '../../http/errors.js';
 const HealthResponse = Type.Object({ status: Type.Literal('ok') });
 
 /** Liveness and readiness probes for load balancers and orchestrators (no auth). */
-export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database; lifecycle: Pick<Lifecycle, 'draining' | 'storageFull'> }> = async (app, { database, lifecycle }) => {
+export const healthRoutes: FastifyPluginAsyncTypebox<{
+  database: Database;
+  lifecycle: Pick<Lifecycle, 'draining' | 'storageFull'>;
+}> = async (app, { database, lifecycle }) => {
   app.get(
     '/healthz',
     {
       // Probes hit these every few seconds: keep them out of the access log (errors still log).
       logLevel: 'warn',
       config: { access: 'public' },
-      schema: { operationId: 'checkLiveness', summary: 'Liveness: 200 while the process is up', tags: ['health'], response: { 200: HealthResponse } },
+      schema: {
+        operationId: 'checkLiveness',
+        summary: 'Liveness: 200 while the process is up',
+        tags: ['health'],
+        response: { 200: HealthResponse },
+      },
     },
     async () => ({ status: 'ok' as const }),
   );
@@ -36,14 +44,24 @@ export const healthRoutes: FastifyPluginAsyncTypebox<{ database: Database; lifec
     },
     async (_request, reply) => {
       // Answered, not thrown: a load balancer polls it all through the drain, and that is no error to log.
-      if (lifecycle.draining) return sendProblem(reply, problemOf('unavailable', 'This instance is shutting down', { instance: '/readyz' }));
+      if (lifecycle.draining)
+        return sendProblem(reply, problemOf('unavailable', 'This instance is shutting down', { instance: '/readyz' }));
       if (lifecycle.storageFull) {
-        return sendProblem(reply, problemOf('unavailable', 'The database could not store a write a moment ago (disk full)', { instance: '/readyz' }), { 'retry-after': '30' });
+        return sendProblem(
+          reply,
+          problemOf('unavailable', 'The database could not store a write a moment ago (disk full)', {
+            instance: '/readyz',
+          }),
+          { 'retry-after': '30' },
+        );
       }
       try {
         await database.ping();
       } catch (error) {
-        throw new AppError('unavailable', 'The database is not reachable', { cause: error, headers: { 'retry-after': '5' } });
+        throw new AppError('unavailable', 'The database is not reachable', {
+          cause: error,
+          headers: { 'retry-after': '5' },
+        });
       }
       return { status: 'ok' as const };
     },

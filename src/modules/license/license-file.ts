@@ -22,7 +22,12 @@ export type FeatureKey = 'embedding_metrics' | 'batch_confirm' | 'audit_export' 
 
 export const SKU_TIERS: readonly SkuTier[] = ['trial_mock', 'lite', 'pro', 'enterprise'];
 export const LICENSE_STATUSES: readonly LicenseStatus[] = ['active', 'suspended', 'revoked'];
-export const FEATURE_KEYS: readonly FeatureKey[] = ['embedding_metrics', 'batch_confirm', 'audit_export', 'sample_data'];
+export const FEATURE_KEYS: readonly FeatureKey[] = [
+  'embedding_metrics',
+  'batch_confirm',
+  'audit_export',
+  'sample_data',
+];
 
 export interface LicenseQuotas {
   max_datasources: number | null;
@@ -82,7 +87,11 @@ export function signLicense(payload: LicensePayload, privateKeyPem: string): str
  * tooling and tests (e.g. proving that a validly signed but invalid payload is still refused);
  * use `signLicense` to issue licenses.
  */
-export function signRawLicensePayload(payloadBytes: Uint8Array, privateKeyPem: string, alg: string = LICENSE_ALG): string {
+export function signRawLicensePayload(
+  payloadBytes: Uint8Array,
+  privateKeyPem: string,
+  alg: string = LICENSE_ALG,
+): string {
   const key = toEd25519PrivateKey(privateKeyPem);
   const enc = Buffer.from(payloadBytes).toString('base64');
   const sig = sign(null, signedBytes(enc), key).toString('base64');
@@ -122,7 +131,10 @@ export interface LicenseInspection {
  * Decodes a license file for display, reporting every finding instead of throwing on the first one.
  * Never use `payload` for decisions: only `verified` is trustworthy.
  */
-export function inspectLicenseFile(text: string | Uint8Array, publicKeyPems: readonly string[] | null): LicenseInspection {
+export function inspectLicenseFile(
+  text: string | Uint8Array,
+  publicKeyPems: readonly string[] | null,
+): LicenseInspection {
   const keys = publicKeyPems === null ? null : toEd25519PublicKeys(publicKeyPems);
   let envelope: DecodedEnvelope;
   try {
@@ -146,7 +158,10 @@ export function inspectLicenseFile(text: string | Uint8Array, publicKeyPems: rea
     return { payload, signature: 'not_checked', verified: null, error: payloadError };
   }
   if (!keys.some((key) => verify(null, signedBytes(envelope.enc), key, envelope.sig))) {
-    const error = new LicenseFileError('signature', 'the license signature does not verify with the trusted public key');
+    const error = new LicenseFileError(
+      'signature',
+      'the license signature does not verify with the trusted public key',
+    );
     return { payload, signature: 'invalid', verified: null, error };
   }
   if (payloadError !== null) return { payload, signature: 'valid', verified: null, error: payloadError };
@@ -178,12 +193,27 @@ export function parseLicensePayload(value: unknown): LicensePayload {
     throw new LicenseFileError('payload', `invalid license payload: ${message}`);
   };
   if (!isPlainObject(value)) return fail('not a JSON object');
-  const known = ['format', 'license_id', 'customer_name', 'sku_tier', 'status', 'issued_at', 'not_before', 'expires_at', 'quotas', 'features'];
+  const known = [
+    'format',
+    'license_id',
+    'customer_name',
+    'sku_tier',
+    'status',
+    'issued_at',
+    'not_before',
+    'expires_at',
+    'quotas',
+    'features',
+  ];
   for (const key of Object.keys(value)) if (!known.includes(key)) fail(`unknown field "${key}"`);
 
   if (value.format !== 1) fail('format must be 1');
   const licenseId = value.license_id;
-  if (typeof licenseId !== 'string' || !/^[A-Za-z0-9][A-Za-z0-9._:-]*$/.test(licenseId) || licenseId.length > MAX_LICENSE_ID_LENGTH) {
+  if (
+    typeof licenseId !== 'string' ||
+    !/^[A-Za-z0-9][A-Za-z0-9._:-]*$/.test(licenseId) ||
+    licenseId.length > MAX_LICENSE_ID_LENGTH
+  ) {
     fail(`license_id must be 1–${MAX_LICENSE_ID_LENGTH} characters of A–Z a–z 0–9 . _ : -`);
   }
   const customerName = value.customer_name;
@@ -191,21 +221,25 @@ export function parseLicensePayload(value: unknown): LicensePayload {
     fail(`customer_name must be 1–${MAX_CUSTOMER_NAME_LENGTH} characters without control characters`);
   }
   if (!SKU_TIERS.includes(value.sku_tier as SkuTier)) fail(`sku_tier must be one of ${SKU_TIERS.join(', ')}`);
-  if (!LICENSE_STATUSES.includes(value.status as LicenseStatus)) fail(`status must be one of ${LICENSE_STATUSES.join(', ')}`);
+  if (!LICENSE_STATUSES.includes(value.status as LicenseStatus))
+    fail(`status must be one of ${LICENSE_STATUSES.join(', ')}`);
   for (const key of ['issued_at', 'not_before'] as const) {
     if (!isIsoTimestamp(value[key])) fail(`${key} must be an ISO 8601 timestamp with a time zone`);
   }
-  if (value.expires_at !== null && !isIsoTimestamp(value.expires_at)) fail('expires_at must be an ISO 8601 timestamp with a time zone, or null');
+  if (value.expires_at !== null && !isIsoTimestamp(value.expires_at))
+    fail('expires_at must be an ISO 8601 timestamp with a time zone, or null');
   if (typeof value.expires_at === 'string' && Date.parse(value.expires_at) <= Date.parse(value.not_before as string)) {
     fail('expires_at must be later than not_before');
   }
 
   const quotas = value.quotas;
   if (!isPlainObject(quotas)) return fail('quotas must be an object');
-  for (const key of Object.keys(quotas)) if (key !== 'max_datasources' && key !== 'max_users') fail(`unknown quota "${key}"`);
+  for (const key of Object.keys(quotas))
+    if (key !== 'max_datasources' && key !== 'max_users') fail(`unknown quota "${key}"`);
   for (const key of ['max_datasources', 'max_users'] as const) {
     const quota = quotas[key];
-    if (quota !== null && !(Number.isSafeInteger(quota) && (quota as number) >= 0)) fail(`quotas.${key} must be a non-negative integer or null`);
+    if (quota !== null && !(Number.isSafeInteger(quota) && (quota as number) >= 0))
+      fail(`quotas.${key} must be a non-negative integer or null`);
   }
 
   const features = value.features;
@@ -234,14 +268,28 @@ export function parseLicensePayload(value: unknown): LicensePayload {
 /** True for an RFC 3339 / ISO 8601 date-time with seconds and a zone (`Z` or `±HH:MM`) naming a real instant. */
 export function isIsoTimestamp(value: unknown): value is string {
   if (typeof value !== 'string') return false;
-  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:Z|([+-])(\d{2}):(\d{2}))$/.exec(value);
+  const match = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.\d{1,9})?(?:Z|([+-])(\d{2}):(\d{2}))$/.exec(
+    value,
+  );
   if (match === null) return false;
-  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
+  const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
   if (hour > 23 || minute > 59 || second > 59) return false;
   if (match[8] !== undefined && (Number(match[8]) > 23 || Number(match[9]) > 59)) return false;
   // Date.parse accepts 2025-02-30 (rolls over to March); compare the calendar date to refuse it.
   const date = new Date(Date.UTC(year, month - 1, day));
-  return date.getUTCFullYear() === year && date.getUTCMonth() === month - 1 && date.getUTCDate() === day && Number.isFinite(Date.parse(value));
+  return (
+    date.getUTCFullYear() === year &&
+    date.getUTCMonth() === month - 1 &&
+    date.getUTCDate() === day &&
+    Number.isFinite(Date.parse(value))
+  );
 }
 
 // ---------------------------------------------------------------------------------------------------
@@ -260,7 +308,8 @@ function decodeEnvelope(input: string | Uint8Array): DecodedEnvelope {
   const byteLength = typeof input === 'string' ? Buffer.byteLength(input, 'utf8') : input.byteLength;
   if (byteLength > MAX_LICENSE_FILE_BYTES) fail(`larger than ${MAX_LICENSE_FILE_BYTES / 1024} KiB`);
   const bytes = typeof input === 'string' ? Buffer.from(input, 'utf8') : Buffer.from(input);
-  if (bytes.some((byte) => byte > 0x7e || (byte < 0x20 && byte !== 0x0a && byte !== 0x0d))) fail('contains non-ASCII or control characters');
+  if (bytes.some((byte) => byte > 0x7e || (byte < 0x20 && byte !== 0x0a && byte !== 0x0d)))
+    fail('contains non-ASCII or control characters');
 
   // Lines end in LF or CRLF (a file that went through a Windows editor still verifies); blank lines
   // may follow the end marker, nothing else may surround the armour.
@@ -271,7 +320,8 @@ function decodeEnvelope(input: string | Uint8Array): DecodedEnvelope {
   if (endIndex === -1) fail(`the end marker ${LICENSE_ARMOR_END} is missing (truncated file?)`);
   if (endIndex !== lines.length - 1) fail('unexpected content after the end marker');
   const body = lines.slice(1, endIndex);
-  if (body.length === 0 || body.some((line) => line.length === 0 || line.length > LINE_WIDTH)) fail('malformed body lines');
+  if (body.length === 0 || body.some((line) => line.length === 0 || line.length > LINE_WIDTH))
+    fail('malformed body lines');
 
   const envelopeBytes = decodeCanonicalBase64(body.join(''));
   if (envelopeBytes === null) fail('the body is not valid base64');
@@ -283,9 +333,11 @@ function decodeEnvelope(input: string | Uint8Array): DecodedEnvelope {
   }
   if (!isPlainObject(envelope)) return fail('the envelope is not a JSON object');
   const { enc, sig, alg } = envelope;
-  if (typeof enc !== 'string' || typeof sig !== 'string' || typeof alg !== 'string') return fail('the envelope needs string fields enc, sig and alg');
+  if (typeof enc !== 'string' || typeof sig !== 'string' || typeof alg !== 'string')
+    return fail('the envelope needs string fields enc, sig and alg');
   // Byte-identical to what signLicense writes: no extra fields, no re-ordering, no whitespace.
-  if (!(envelopeBytes as Buffer).equals(Buffer.from(envelopeJson(enc, sig, alg), 'utf8'))) fail('the envelope is not in canonical form');
+  if (!(envelopeBytes as Buffer).equals(Buffer.from(envelopeJson(enc, sig, alg), 'utf8')))
+    fail('the envelope is not in canonical form');
   const payloadBytes = decodeCanonicalBase64(enc);
   if (payloadBytes === null || payloadBytes.length === 0) return fail('enc is not valid base64');
   const sigBytes = decodeCanonicalBase64(sig);
@@ -363,5 +415,6 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
 
 function isDisplayText(text: string, maxLength: number): boolean {
   // eslint-disable-next-line no-control-regex
-  return text.trim().length > 0 && [...text].length <= maxLength && !/[\u0000-\u001f\u007f-\u009f\u2028\u2029]/.test(text);
+  const control = /[\u0000-\u001f\u007f-\u009f\u2028\u2029]/;
+  return text.trim().length > 0 && [...text].length <= maxLength && !control.test(text);
 }

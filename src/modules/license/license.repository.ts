@@ -18,7 +18,13 @@ export interface LicensePointer {
 export async function readLicensePointer(db: Queryable): Promise<LicensePointer> {
   const row = await db
     .selectNoFrom((eb) => [
-      eb.selectFrom('licenses').select('license_id').where('active', '=', 1).orderBy('imported_at', 'desc').limit(1).as('license_id'),
+      eb
+        .selectFrom('licenses')
+        .select('license_id')
+        .where('active', '=', 1)
+        .orderBy('imported_at', 'desc')
+        .limit(1)
+        .as('license_id'),
       eb.selectFrom('settings').select('value').where('key', '=', CLOCK_HIGH_WATER_MARK_KEY).as('high_water_mark'),
     ])
     .executeTakeFirst();

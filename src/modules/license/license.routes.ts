@@ -20,7 +20,9 @@ function uploadReader(request: FastifyRequest): LicenseUploadReader {
       throw transportError(error);
     }
     if (part === undefined || part.fieldname !== 'file') {
-      throw new AppError('validation_failed', 'Send the license file in the multipart part "file"', { errors: [{ path: '/file', message: 'is required' }] });
+      throw new AppError('validation_failed', 'Send the license file in the multipart part "file"', {
+        errors: [{ path: '/file', message: 'is required' }],
+      });
     }
     let bytes: Buffer;
     try {
@@ -36,7 +38,8 @@ function uploadReader(request: FastifyRequest): LicenseUploadReader {
 }
 
 function transportError(error: unknown): AppError {
-  if ((error as { statusCode?: unknown } | null)?.statusCode === 413) return new AppError('payload_too_large', TOO_LARGE);
+  if ((error as { statusCode?: unknown } | null)?.statusCode === 413)
+    return new AppError('payload_too_large', TOO_LARGE);
   return new AppError('validation_failed', 'The multipart body is malformed', { cause: error });
 }
 
@@ -82,7 +85,10 @@ export const licenseRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = 
     },
     async (request) => {
       if (!request.isMultipart()) {
-        throw new AppError('unsupported_media_type', `Send the license as multipart/form-data with the file in the part "file"`);
+        throw new AppError(
+          'unsupported_media_type',
+          `Send the license as multipart/form-data with the file in the part "file"`,
+        );
       }
       return license.importLicense(callerOf(request), uploadReader(request));
     },

@@ -2,13 +2,17 @@ import { Type, type Static } from 'typebox';
 import { Timestamp } from '../../http/schemas.js';
 import { LICENSE_FILE_EXTENSION, LICENSE_STATUSES, MAX_LICENSE_FILE_BYTES, SKU_TIERS } from './license-file.js';
 
-const SkuTier = Type.Enum(SKU_TIERS, { description: 'trial_mock (built-in trial, sample data), lite, pro or enterprise' });
+const SkuTier = Type.Enum(SKU_TIERS, {
+  description: 'trial_mock (built-in trial, sample data), lite, pro or enterprise',
+});
 const Quota = Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'null = unlimited' });
 const NullableTimestamp = (description: string) => Type.Union([Timestamp, Type.Null()], { description });
 
 export const LicenseStatusResponse = Type.Object({
   sku_tier: SkuTier,
-  license_status: Type.Enum(LICENSE_STATUSES, { description: 'The license\'s own status; active for the built-in trial' }),
+  license_status: Type.Enum(LICENSE_STATUSES, {
+    description: "The license's own status; active for the built-in trial",
+  }),
   computed_status: Type.Enum(['active', 'expired', 'not_yet_valid', 'suspended', 'revoked'], {
     description: 'The status the service acts on: the license status, the dates and the clock-rollback guard',
   }),
@@ -26,7 +30,9 @@ export const LicenseStatusResponse = Type.Object({
     sample_data: Type.Boolean({ description: 'The built-in sample catalog' }),
   }),
   is_expired: Type.Boolean(),
-  days_remaining: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], { description: 'Whole days left, rounded up; 0 once expired; null when perpetual' }),
+  days_remaining: Type.Union([Type.Integer({ minimum: 0 }), Type.Null()], {
+    description: 'Whole days left, rounded up; 0 once expired; null when perpetual',
+  }),
 });
 export type LicenseStatusResponse = Static<typeof LicenseStatusResponse>;
 

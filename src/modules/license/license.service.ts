@@ -17,7 +17,15 @@ import type { Actor, AuditService } from '../audit/audit.service.js';
 import { getSetting, putSettingIfAbsent } from '../../db/settings.js';
 import type { WebhookEvents } from '../webhooks/webhooks.service.js';
 import type { LicenseGate, QuotaResource } from './license.gate.js';
-import { LICENSE_FILE_EXTENSION, LicenseFileError, isIsoTimestamp, verifyLicenseFile, type FeatureKey, type LicensePayload, type SkuTier } from './license-file.js';
+import {
+  LICENSE_FILE_EXTENSION,
+  LicenseFileError,
+  isIsoTimestamp,
+  verifyLicenseFile,
+  type FeatureKey,
+  type LicensePayload,
+  type SkuTier,
+} from './license-file.js';
 import * as repo from './license.repository.js';
 import type { LicenseImportResponse, LicenseStatusResponse } from './license.schemas.js';
 import { computeLicenseState, effectiveFeatures, tierOf, type LicenseState } from './tiers.js';
@@ -95,7 +103,10 @@ export interface ClockReset {
  * mark at or before now is left as it is. Run it once every instance's clock is right again, or a clock still ahead
  * raises the mark again. The license's signed `issued_at` still counts as a time seen.
  */
-export async function resetClockHighWaterMark(deps: { database: Database; clock: Clock; audit: AuditService }, actor: Actor): Promise<ClockReset> {
+export async function resetClockHighWaterMark(
+  deps: { database: Database; clock: Clock; audit: AuditService },
+  actor: Actor,
+): Promise<ClockReset> {
   const now = deps.clock.now().toISOString();
   return deps.database.db.transaction().execute(async (trx) => {
     await deps.database.lock(trx, 'fieldlens.license');
@@ -144,12 +155,15 @@ export class LicenseService implements LicenseGate {
   async start(): Promise<void> {
     const now = this.deps.clock.now();
     const stored = await putSettingIfAbsent(this.db, repo.TRIAL_STARTED_AT_KEY, now.toISOString(), now);
-    if (!isIsoTimestamp(stored)) throw new Error(`the stored trial start (setting ${repo.TRIAL_STARTED_AT_KEY}) is not a timestamp`);
+    if (!isIsoTimestamp(stored))
+      throw new Error(`the stored trial start (setting ${repo.TRIAL_STARTED_AT_KEY}) is not a timestamp`);
     this.trialStartedAt = new Date(stored);
     await this.refresh();
     // Keeps the high-water mark moving while nothing asks for the license (a quiet night).
     this.timer = setInterval(() => {
-      this.refresh().catch((error: unknown) => this.deps.log.warn({ err: error }, 'refreshing the license state failed'));
+      this.refresh().catch((error: unknown) =>
+        this.deps.log.warn({ err: error }, 'refreshing the license state failed'),
+      );
     }, HIGH_WATER_MARK_STEP_MS);
     this.timer.unref();
   }
@@ -161,7 +175,10 @@ export class LicenseService implements LicenseGate {
   /** The license status object of the spec, with live usage. Always read from the database. */
   async getStatus(): Promise<LicenseStatusResponse> {
     const state = this.stateOf(await this.refresh());
-    const [datasources, users] = await Promise.all([this.deps.usage.countBillableDatasources(), this.deps.usage.countActiveUsers()]);
+    const [datasources, users] = await Promise.all([
+      this.deps.usage.countBillableDatasources(),
+      this.deps.usage.countActiveUsers(),
+    ]);
     return {
       sku_tier: state.sku_tier,
       license_status: state.license_status,
@@ -185,7 +202,10 @@ export class LicenseService implements LicenseGate {
     const { key, noun } = QUOTA_OF[resource];
     const limit = state.quotas[key];
     if (limit === null) return;
-    const used = resource === 'users' ? await this.deps.usage.countActiveUsers(trx) : await this.deps.usage.countBillableDatasources(trx);
+    const used =
+      resource === 'users'
+        ? await this.deps.usage.countActiveUsers(trx)
+        : await this.deps.usage.countBillableDatasources(trx);
     if (used >= limit) {
       throw new AppError(
         'quota_exceeded',
@@ -275,7 +295,8 @@ export class LicenseService implements LicenseGate {
     try {
       return verifyLicenseFile(bytes, [this.deps.publicKeyPem]);
     } catch (error) {
-      if (error instanceof LicenseFileError) throw new LicenseImportRefused(error.reason, `The license file is not valid: ${error.message}`);
+      if (error instanceof LicenseFileError)
+        throw new LicenseImportRefused(error.reason, `The license file is not valid: ${error.message}`);
       throw error;
     }
   }
@@ -283,7 +304,10 @@ export class LicenseService implements LicenseGate {
   /** Refuses a license that would not be active now: expired, not yet valid, or checked against a rolled-back clock. */
   private assertImportable(payload: LicensePayload, now: Date, highWaterMark: Date | null): void {
     if (payload.expires_at !== null && now.getTime() >= Date.parse(payload.expires_at)) {
-      throw new LicenseImportRefused('expired', `The license expired at ${new Date(payload.expires_at).toISOString()}; ask the vendor for a renewed license`);
+      throw new LicenseImportRefused(
+        'expired',
+        `The license expired at ${new Date(payload.expires_at).toISOString()}; ask the vendor for a renewed license`,
+      );
     }
     if (now.getTime() < Date.parse(payload.not_before)) {
       throw new LicenseImportRefused(
@@ -308,7 +332,12 @@ export class LicenseService implements LicenseGate {
     );
   }
 
-  private async recordImportFailure(caller: Caller, error: unknown, filename: string | null, licenseId: string | null): Promise<void> {
+  private async recordImportFailure(
+    caller: Caller,
+    error: unknown,
+    filename: string | null,
+    licenseId: string | null,
+  ): Promise<void> {
     let reason: ImportFailureReason = 'error';
     if (error instanceof LicenseImportRefused) reason = error.reason;
     else if (error instanceof AppError && error.code === 'payload_too_large') reason = 'too_large';
@@ -374,11 +403,15 @@ export class LicenseService implements LicenseGate {
     if (row === undefined) return null;
     try {
       const payload = verifyLicenseFile(row.file_text, [this.deps.publicKeyPem]);
-      if (payload.license_id !== licenseId) throw new LicenseFileError('payload', 'the stored license row does not match its signed license_id');
+      if (payload.license_id !== licenseId)
+        throw new LicenseFileError('payload', 'the stored license row does not match its signed license_id');
       return payload;
     } catch (error) {
       if (!(error instanceof LicenseFileError)) throw error;
-      this.deps.log.error({ licenseId, reason: error.reason }, `the stored license does not verify with the trusted key (${error.message}); acting as if none were imported`);
+      this.deps.log.error(
+        { licenseId, reason: error.reason },
+        `the stored license does not verify with the trusted key (${error.message}); acting as if none were imported`,
+      );
       return null;
     }
   }
@@ -422,14 +455,23 @@ export class LicenseService implements LicenseGate {
       if ((await getSetting(trx, key(nearest))) !== undefined) return;
       for (const days of crossed) await putSettingIfAbsent(trx, key(days), now.toISOString(), now);
       await webhooks.emit(trx, [
-        { type: 'license.expiring', data: { license_id: inputs.payload?.license_id ?? null, sku_tier: state.sku_tier, expires_at: state.expires_at, days_before: nearest } },
+        {
+          type: 'license.expiring',
+          data: {
+            license_id: inputs.payload?.license_id ?? null,
+            sku_tier: state.sku_tier,
+            expires_at: state.expires_at,
+            days_before: nearest,
+          },
+        },
       ]);
     });
     this.announced.add(key(nearest));
   }
 
   private async cachedInputs(): Promise<LicenseInputs> {
-    if (this.cache !== undefined && this.deps.clock.monotonicMs() - this.cache.loadedAt < LICENSE_CACHE_TTL_MS) return this.cache.inputs;
+    if (this.cache !== undefined && this.deps.clock.monotonicMs() - this.cache.loadedAt < LICENSE_CACHE_TTL_MS)
+      return this.cache.inputs;
     this.refreshing ??= this.refresh().finally(() => {
       this.refreshing = undefined;
     });

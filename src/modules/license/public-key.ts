@@ -22,9 +22,12 @@ export function loadPublicKeyPem(value: string): string {
     try {
       text = readFileSync(trimmed);
     } catch (error) {
-      throw new Error(`cannot read the license public key file ${trimmed}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`);
+      throw new Error(
+        `cannot read the license public key file ${trimmed}: ${(error as NodeJS.ErrnoException).code ?? 'error'}`,
+      );
     }
-    if (text.byteLength > MAX_KEY_FILE_BYTES) throw new Error(`the license public key file ${trimmed} is too large to be a PEM key`);
+    if (text.byteLength > MAX_KEY_FILE_BYTES)
+      throw new Error(`the license public key file ${trimmed} is too large to be a PEM key`);
     pem = text.toString('utf8');
   }
   if (pem.includes('PRIVATE KEY')) throw new Error('a license public key was expected, but a private key was given');

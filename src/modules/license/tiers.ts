@@ -2,7 +2,14 @@
  * Tier defaults and the license state the service acts on (docs/license.md). Pure functions: the caller
  * supplies the clock, the trial start and the persisted high-water mark.
  */
-import { FEATURE_KEYS, type FeatureKey, type LicensePayload, type LicenseQuotas, type LicenseStatus, type SkuTier } from './license-file.js';
+import {
+  FEATURE_KEYS,
+  type FeatureKey,
+  type LicensePayload,
+  type LicenseQuotas,
+  type LicenseStatus,
+  type SkuTier,
+} from './license-file.js';
 
 export const DAY_MS = 24 * 60 * 60 * 1000;
 export const TRIAL_DURATION_DAYS = 30;
@@ -10,7 +17,12 @@ export const TRIAL_QUOTAS: Readonly<LicenseQuotas> = Object.freeze({ max_datasou
 /** How far the clock may fall behind the latest time seen before the license counts as expired. */
 export const CLOCK_ROLLBACK_TOLERANCE_MS = DAY_MS;
 
-const ALL_ON: Readonly<Record<FeatureKey, boolean>> = { embedding_metrics: true, batch_confirm: true, audit_export: true, sample_data: true };
+const ALL_ON: Readonly<Record<FeatureKey, boolean>> = {
+  embedding_metrics: true,
+  batch_confirm: true,
+  audit_export: true,
+  sample_data: true,
+};
 
 export const TIER_DEFAULT_FEATURES: Readonly<Record<SkuTier, Readonly<Record<FeatureKey, boolean>>>> = Object.freeze({
   trial_mock: ALL_ON,
@@ -44,7 +56,9 @@ export interface LicenseStateInput {
 }
 
 /** The feature switches in force: the tier defaults, overridden by the payload's `features`. Null = the built-in trial. */
-export function effectiveFeatures(payload: Pick<LicensePayload, 'sku_tier' | 'features'> | null): Record<FeatureKey, boolean> {
+export function effectiveFeatures(
+  payload: Pick<LicensePayload, 'sku_tier' | 'features'> | null,
+): Record<FeatureKey, boolean> {
   const defaults = TIER_DEFAULT_FEATURES[payload?.sku_tier ?? 'trial_mock'];
   const features = {} as Record<FeatureKey, boolean>;
   for (const key of FEATURE_KEYS) features[key] = payload?.features[key] ?? defaults[key];
@@ -74,7 +88,12 @@ export function computeLicenseState(input: LicenseStateInput): LicenseState {
   if (input.highWaterMark !== null) seenMs.push(input.highWaterMark.getTime());
   const clockRolledBack = nowMs < Math.max(...seenMs) - CLOCK_ROLLBACK_TOLERANCE_MS;
 
-  const expiresMs = payload === null ? input.trialStartedAt.getTime() + TRIAL_DURATION_DAYS * DAY_MS : payload.expires_at === null ? null : Date.parse(payload.expires_at);
+  const expiresMs =
+    payload === null
+      ? input.trialStartedAt.getTime() + TRIAL_DURATION_DAYS * DAY_MS
+      : payload.expires_at === null
+        ? null
+        : Date.parse(payload.expires_at);
   // The trial has no "not yet valid": it starts when the service first starts, and a clock a little
   // behind that (another instance's skew) is covered by the rollback tolerance.
   const notBeforeMs = payload === null ? null : Date.parse(payload.not_before);
@@ -90,7 +109,8 @@ export function computeLicenseState(input: LicenseStateInput): LicenseState {
   else computedStatus = 'active';
 
   let daysRemaining: number | null;
-  if (isExpired) daysRemaining = 0; // also for a perpetual license when the clock was rolled back
+  if (isExpired)
+    daysRemaining = 0; // also for a perpetual license when the clock was rolled back
   else if (expiresMs === null) daysRemaining = null;
   else daysRemaining = Math.ceil((expiresMs - nowMs) / DAY_MS);
 

@@ -138,8 +138,10 @@ class HnswNearestIndex implements NearestIndex {
 
 /** Throws RangeError unless the vector has the index's dimensions and only finite values. */
 export function checkVector(vector: Float32Array, dimensions: number): void {
-  if (vector.length !== dimensions) throw new RangeError(`vector has ${vector.length} dimensions, index has ${dimensions}`);
-  for (let i = 0; i < vector.length; i++) if (!Number.isFinite(vector[i])) throw new RangeError('vector contains a non-finite value');
+  if (vector.length !== dimensions)
+    throw new RangeError(`vector has ${vector.length} dimensions, index has ${dimensions}`);
+  for (let i = 0; i < vector.length; i++)
+    if (!Number.isFinite(vector[i])) throw new RangeError('vector contains a non-finite value');
 }
 
 /** Throws RangeError unless the key can be an hnswlib label. */
@@ -156,6 +158,7 @@ export function checkKey(key: number): void {
  */
 export function createNearestIndex(dimensions: number, capacityHint: number): NearestIndex {
   if (!Number.isInteger(dimensions) || dimensions <= 0) throw new RangeError('dimensions must be a positive integer');
-  if (!Number.isFinite(capacityHint) || capacityHint < 0) throw new RangeError('capacityHint must be a non-negative number');
+  if (!Number.isFinite(capacityHint) || capacityHint < 0)
+    throw new RangeError('capacityHint must be a non-negative number');
   return new HnswNearestIndex(dimensions, capacityHint);
 }

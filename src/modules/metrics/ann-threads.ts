@@ -191,7 +191,8 @@ export class ThreadedNearestIndex {
     if (this.failure) return Promise.reject(this.failure);
     if (this.closed) return Promise.reject(new Error('the nearest-neighbour index is closed'));
     const wanted = Math.min(Math.floor(k), this.liveCount);
-    if (queries.length === 0 || !(wanted > 0)) return Promise.resolve(queries.map(() => ({ keys: [], similarities: [] })));
+    if (queries.length === 0 || !(wanted > 0))
+      return Promise.resolve(queries.map(() => ({ keys: [], similarities: [] })));
     const vectors = new Float32Array(queries.length * this.dimensions);
     queries.forEach((q, i) => {
       checkVector(q, this.dimensions);
@@ -211,7 +212,14 @@ export class ThreadedNearestIndex {
     const id = this.nextId++;
     return new Promise<Neighbours[]>((resolve, reject) => {
       if (this.pending.size === 0) for (const shard of this.shards) shard.worker.ref();
-      this.pending.set(id, { replies: [], waiting: this.shards.length, n: vectors.length / this.dimensions, k, resolve, reject });
+      this.pending.set(id, {
+        replies: [],
+        waiting: this.shards.length,
+        n: vectors.length / this.dimensions,
+        k,
+        resolve,
+        reject,
+      });
       const request: SearchRequest = { type: 'search', id, vectors, k, urgent };
       for (const shard of this.shards) shard.worker.postMessage(request);
     });
@@ -244,7 +252,11 @@ export class ThreadedNearestIndex {
   private send(shard: Shard): void {
     if (this.closed || this.failure) return;
     const ops = shard.buffer.take();
-    shard.worker.postMessage(ops, [ops.kinds.buffer as ArrayBuffer, ops.keys.buffer as ArrayBuffer, ops.vectors.buffer as ArrayBuffer]);
+    shard.worker.postMessage(ops, [
+      ops.kinds.buffer as ArrayBuffer,
+      ops.keys.buffer as ArrayBuffer,
+      ops.vectors.buffer as ArrayBuffer,
+    ]);
   }
 
   private onReply(reply: ShardReply): void {
@@ -281,7 +293,11 @@ export class ThreadedNearestIndex {
 }
 
 /** Each query's k best over the shards' answers (each best first). */
-function merge(replies: ReadonlyArray<{ keys: Int32Array; similarities: Float32Array }>, n: number, k: number): Neighbours[] {
+function merge(
+  replies: ReadonlyArray<{ keys: Int32Array; similarities: Float32Array }>,
+  n: number,
+  k: number,
+): Neighbours[] {
   const out: Neighbours[] = [];
   for (let q = 0; q < n; q++) {
     const keys: number[] = [];

@@ -4,7 +4,14 @@
 // a million-field build or a batch's searches are queued.
 import { parentPort, workerData } from 'node:worker_threads';
 import { createNearestIndex } from './ann-index.js';
-import { OP_ADD, type IndexOps, type SearchRequest, type ShardMessage, type ShardReply, type ShardSetup } from './ann-threads.js';
+import {
+  OP_ADD,
+  type IndexOps,
+  type SearchRequest,
+  type ShardMessage,
+  type ShardReply,
+  type ShardSetup,
+} from './ann-threads.js';
 
 const SLICE_MS = 5;
 
@@ -37,7 +44,12 @@ port.on('message', (message: ShardMessage) => {
     queue.push({ ops: message, next: 0, vectorAt: 0 });
   } else {
     const n = message.vectors.length / setup.dimensions;
-    const job = { request: message, next: 0, keys: new Int32Array(n * message.k).fill(-1), similarities: new Float32Array(n * message.k) };
+    const job = {
+      request: message,
+      next: 0,
+      keys: new Int32Array(n * message.k).fill(-1),
+      similarities: new Float32Array(n * message.k),
+    };
     (message.urgent ? urgent : queue).push(job);
   }
   schedule();
@@ -105,7 +117,11 @@ function searchSome(job: SearchJob, deadline: number): boolean {
     if (performance.now() >= deadline) break;
   }
   if (job.next < n) return false;
-  post({ type: 'found', id, keys: job.keys, similarities: job.similarities, spent: vectors }, [job.keys.buffer as ArrayBuffer, job.similarities.buffer as ArrayBuffer, vectors.buffer as ArrayBuffer]);
+  post({ type: 'found', id, keys: job.keys, similarities: job.similarities, spent: vectors }, [
+    job.keys.buffer as ArrayBuffer,
+    job.similarities.buffer as ArrayBuffer,
+    vectors.buffer as ArrayBuffer,
+  ]);
   return true;
 }
 

@@ -254,7 +254,9 @@ export type AxisDistributions = Record<AxisKey, AxisDistribution>;
 export function buildAxisDistributions(rows: Iterable<RawAxes>, resolution?: number): AxisDistributions {
   const cols = Object.fromEntries(AXIS_KEYS.map((k) => [k, [] as number[]])) as Record<AxisKey, number[]>;
   for (const row of rows) for (const k of AXIS_KEYS) cols[k].push(row[k]);
-  return Object.fromEntries(AXIS_KEYS.map((k) => [k, AxisDistribution.fromValues(cols[k], resolution)])) as AxisDistributions;
+  return Object.fromEntries(
+    AXIS_KEYS.map((k) => [k, AxisDistribution.fromValues(cols[k], resolution)]),
+  ) as AxisDistributions;
 }
 
 /** Normalised scores: per axis, the share of the catalog that fits worse. */

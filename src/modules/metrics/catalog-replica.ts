@@ -60,7 +60,10 @@ export class CatalogReplica {
   async ensure(): Promise<CatalogState> {
     if (this.state?.index.failure) {
       // An index thread died (out of memory, say): the index is incomplete. Build everything again.
-      this.deps.log.error({ err: this.state.index.failure }, 'metrics nearest-neighbour index failed; reloading the catalog');
+      this.deps.log.error(
+        { err: this.state.index.failure },
+        'metrics nearest-neighbour index failed; reloading the catalog',
+      );
       await this.discard();
     }
     if (this.state) {
@@ -107,7 +110,11 @@ export class CatalogReplica {
     this.maxSeen = bounds.max;
     // Sized for the catalog up front: growing the nearest-neighbour index later copies it.
     const count = await this.deps.fields.countFields();
-    const state = new CatalogState(this.deps.dimensions, Math.ceil(count * 1.05) + 1024, count >= SHARD_FROM ? this.deps.indexThreads : 1);
+    const state = new CatalogState(
+      this.deps.dimensions,
+      Math.ceil(count * 1.05) + 1024,
+      count >= SHARD_FROM ? this.deps.indexThreads : 1,
+    );
     try {
       await this.fill(state);
       // The index builds in its threads while the catalog is read; computing needs it complete.
@@ -120,7 +127,10 @@ export class CatalogReplica {
     await this.sync();
     const ms = performance.now() - started;
     this.loadMs += ms;
-    this.deps.log.info({ fields: state.size, indexThreads: state.index.shardCount, ms: Math.round(ms) }, 'metrics catalog loaded');
+    this.deps.log.info(
+      { fields: state.size, indexThreads: state.index.shardCount, ms: Math.round(ms) },
+      'metrics catalog loaded',
+    );
     return state;
   }
 
@@ -201,7 +211,8 @@ export class CatalogReplica {
         if (r.seq > newest) newest = r.seq;
       }
       for (const s of found) this.gaps.delete(s);
-      for (let s = this.maxSeen + 1; s < newest && this.gaps.size < MAX_GAPS; s++) if (!found.has(s)) this.gaps.set(s, now);
+      for (let s = this.maxSeen + 1; s < newest && this.gaps.size < MAX_GAPS; s++)
+        if (!found.has(s)) this.gaps.set(s, now);
       this.maxSeen = newest;
       const list = [...ids];
       const rowsNow = await this.deps.fields.catalogRows(list);

@@ -223,7 +223,9 @@ export class CatalogState {
    * How reviewers treated the fields the classifier gave this tag: kept as predicted or corrected, and the most
    * common correction (tag id and level) with its count; null when none was reviewed.
    */
-  answerReviews(predictedTagId: number): { kept: number; corrected: number; top: { tagId: number; level: string; count: number } | null } | null {
+  answerReviews(
+    predictedTagId: number,
+  ): { kept: number; corrected: number; top: { tagId: number; level: string; count: number } | null } | null {
     const r = this.answerReviewsByTag.get(predictedTagId);
     if (!r || r.kept + r.corrected === 0) return null;
     let top: { tagId: number; level: string; count: number } | null = null;
@@ -249,32 +251,43 @@ export class CatalogState {
   predicted(slot: number): { tagId: number; level: string; confidence: number } | null {
     const tagId = this.predTag[slot] as number;
     if (tagId === 0) return null;
-    return { tagId, level: this.levelNames[this.predLevel[slot] as number] as string, confidence: this.predConf[slot] as number };
+    return {
+      tagId,
+      level: this.levelNames[this.predLevel[slot] as number] as string,
+      confidence: this.predConf[slot] as number,
+    };
   }
 
   /** How many of the tag's fields sit at each level. */
   tagLevels(tagId: number): Array<{ level: string; count: number }> {
     const t = this.tags.get(tagId);
     if (!t) return [];
-    return [...t.levelCounts].flatMap(([n, count]) => (count > 0 ? [{ level: this.levelNames[n] as string, count }] : []));
+    return [...t.levelCounts].flatMap(([n, count]) =>
+      count > 0 ? [{ level: this.levelNames[n] as string, count }] : [],
+    );
   }
 
   /** The levels the catalog holds, with their groups. */
   levelGroups(): Array<{ level: string; group: GroupState }> {
-    return this.levelNames.flatMap((level, i) => ((this.levels[i] as GroupState).count > 0 ? [{ level, group: this.levels[i] as GroupState }] : []));
+    return this.levelNames.flatMap((level, i) =>
+      (this.levels[i] as GroupState).count > 0 ? [{ level, group: this.levels[i] as GroupState }] : [],
+    );
   }
 
   /** The tag's peer sample: up to `limit` of its members (smallest id hash first) and every sampled member's embedding. */
   tagSample(tagId: number, limit: number): { slots: number[]; embeddings: readonly Float32Array[] } {
     const sample = this.peerSample(tagId);
-    return sample ? { slots: sample.slots.slice(0, limit), embeddings: sample.embeddings } : { slots: [], embeddings: [] };
+    return sample
+      ? { slots: sample.slots.slice(0, limit), embeddings: sample.embeddings }
+      : { slots: [], embeddings: [] };
   }
 
   /** About `size` slots of the whole catalog, those with the smallest id hash, in hash order (a stable uniform sample). */
   hashSample(size: number): number[] {
     const limit = hashSampleLimit(size, this.size);
     const slots: number[] = [];
-    for (let slot = 0; slot < this.ids.length; slot++) if (this.ids[slot] !== undefined && (this.hashOf[slot] as number) < limit) slots.push(slot);
+    for (let slot = 0; slot < this.ids.length; slot++)
+      if (this.ids[slot] !== undefined && (this.hashOf[slot] as number) < limit) slots.push(slot);
     return slots.sort((a, b) => (this.hashOf[a] as number) - (this.hashOf[b] as number) || a - b);
   }
 
@@ -317,7 +330,10 @@ export class CatalogState {
     this.selfClassified[slot] = row.classification_source === 'classifier' && row.review_status !== 'confirmed' ? 1 : 0;
     const support = this.selfClassified[slot] === 1 ? classifierSupport(row.classification_evidence) : null;
     this.supportRunnerPath[slot] = support?.runnerUpPath ? this.internPath(support.runnerUpPath) : -1;
-    const predicted = row.predicted_tag_id !== null && row.predicted_tag_id !== undefined && row.predicted_level ? row.predicted_tag_id : 0;
+    const predicted =
+      row.predicted_tag_id !== null && row.predicted_tag_id !== undefined && row.predicted_level
+        ? row.predicted_tag_id
+        : 0;
     this.predTag[slot] = predicted;
     this.predLevel[slot] = predicted === 0 ? 0 : this.levelNumber(row.predicted_level as string);
     this.predConf[slot] = predicted === 0 ? 0 : (row.predicted_confidence ?? 0.5);
@@ -403,9 +419,16 @@ export class CatalogState {
     if (!tag) return null;
     if (tag.sample) return tag.sample;
     const hash = this.hashOf;
-    const all = Array.from(tag.members.slots.subarray(0, tag.members.size)).sort((a, b) => (hash[a] as number) - (hash[b] as number) || a - b);
+    const all = Array.from(tag.members.slots.subarray(0, tag.members.size)).sort(
+      (a, b) => (hash[a] as number) - (hash[b] as number) || a - b,
+    );
     const slots = all.slice(0, PEER_SAMPLE_SIZE);
-    tag.sample = { slots, embeddings: slots.map((s) => this.embedding(s)), inSample: new Set(slots), spare: all[PEER_SAMPLE_SIZE] ?? -1 };
+    tag.sample = {
+      slots,
+      embeddings: slots.map((s) => this.embedding(s)),
+      inSample: new Set(slots),
+      spare: all[PEER_SAMPLE_SIZE] ?? -1,
+    };
     return tag.sample;
   }
 
@@ -479,7 +502,15 @@ export class CatalogState {
   }
 
   private newTag(tagId: number): TagState {
-    const t: TagState = { sum: new Float32Array(this.dimensions), count: 0, members: new SlotList(), levelCounts: new Map(), confirmedSum: new Float32Array(this.dimensions), confirmedCount: 0, sample: null };
+    const t: TagState = {
+      sum: new Float32Array(this.dimensions),
+      count: 0,
+      members: new SlotList(),
+      levelCounts: new Map(),
+      confirmedSum: new Float32Array(this.dimensions),
+      confirmedCount: 0,
+      sample: null,
+    };
     this.tags.set(tagId, t);
     return t;
   }
@@ -524,7 +555,11 @@ export class CatalogState {
   private grow(needed: number): void {
     if (needed <= this.capacity) return;
     const capacity = Math.max(needed, this.capacity * 2, 1024);
-    const widen = <T extends Int32Array | Uint32Array | Uint8Array | Float32Array | Float64Array>(old: T, make: (n: number) => T, width = 1): T => {
+    const widen = <T extends Int32Array | Uint32Array | Uint8Array | Float32Array | Float64Array>(
+      old: T,
+      make: (n: number) => T,
+      width = 1,
+    ): T => {
       const grown = make(capacity * width);
       grown.set(old);
       return grown;
@@ -542,7 +577,8 @@ export class CatalogState {
     this.levelPosition = widen(this.levelPosition, (n) => new Int32Array(n));
     this.hasRaw = widen(this.hasRaw, (n) => new Uint8Array(n));
     this.raws = widen(this.raws, (n) => new Float64Array(n), RAW_WIDTH);
-    while (this.chunks.length * this.chunkSlots < capacity) this.chunks.push(new Float32Array(this.chunkSlots * this.dimensions));
+    while (this.chunks.length * this.chunkSlots < capacity)
+      this.chunks.push(new Float32Array(this.chunkSlots * this.dimensions));
     this.twins.grow(capacity);
     this.capacity = capacity;
   }

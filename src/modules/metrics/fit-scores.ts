@@ -8,7 +8,12 @@ import { neighbourDisagreement, weightOf, type Neighbour } from './measure-field
 import { addInto } from './vectors.js';
 
 /** The axes calibrated against a tag's fields (`centroid` is calibrated by level, `nearest` by its neighbours). */
-export const TAG_AXES = ['category_anchor', 'peer_mean', 'lower_quartile', 'farthest'] as const satisfies readonly AxisKey[];
+export const TAG_AXES = [
+  'category_anchor',
+  'peer_mean',
+  'lower_quartile',
+  'farthest',
+] as const satisfies readonly AxisKey[];
 type TagAxis = (typeof TAG_AXES)[number];
 
 /** Members and non-members measured per tag and per level (each way): ~2 ms a tag at 256 peers and 100 dimensions. */
@@ -89,7 +94,13 @@ export interface FitSource {
     /** Up to FIT_SAMPLE fields of other tags. */
     others: readonly number[];
   }>;
-  levels: ReadonlyArray<{ level: string; sum: Float32Array; count: number; members: readonly number[]; others: readonly number[] }>;
+  levels: ReadonlyArray<{
+    level: string;
+    sum: Float32Array;
+    count: number;
+    members: readonly number[];
+    others: readonly number[];
+  }>;
 }
 
 export interface FitCalibration {
@@ -111,11 +122,18 @@ const withMember = (sum: Float32Array, e: Float32Array): Float32Array => {
  * non-member as if it carried the tag (its embedding added to the sums, compared with the tag's peer sample).
  * `pause` is awaited between tags so a large taxonomy does not hold the event loop.
  */
-export async function buildFitCalibration(source: FitSource, pause: () => Promise<void> = async () => undefined): Promise<FitCalibration> {
+export async function buildFitCalibration(
+  source: FitSource,
+  pause: () => Promise<void> = async () => undefined,
+): Promise<FitCalibration> {
   const tags = new Map<number, Record<TagAxis, FitSample>>();
-  const pooled = Object.fromEntries(TAG_AXES.map((k) => [k, { members: [] as number[], others: [] as number[] }])) as Record<TagAxis, { members: number[]; others: number[] }>;
+  const pooled = Object.fromEntries(
+    TAG_AXES.map((k) => [k, { members: [] as number[], others: [] as number[] }]),
+  ) as Record<TagAxis, { members: number[]; others: number[] }>;
   for (const tag of source.tags) {
-    const values = Object.fromEntries(TAG_AXES.map((k) => [k, { members: [] as number[], others: [] as number[] }])) as Record<TagAxis, { members: number[]; others: number[] }>;
+    const values = Object.fromEntries(
+      TAG_AXES.map((k) => [k, { members: [] as number[], others: [] as number[] }]),
+    ) as Record<TagAxis, { members: number[]; others: number[] }>;
     const measure = (raw: RawAxes, side: 'members' | 'others'): void => {
       for (const k of TAG_AXES) {
         values[k][side].push(raw[k]);
@@ -124,30 +142,66 @@ export async function buildFitCalibration(source: FitSource, pause: () => Promis
     };
     for (const slot of tag.members) {
       const embedding = source.embedding(slot);
-      measure(computeAxes({ embedding, anchor: tag.anchor, levelSum: null, levelCount: 0, tagSum: tag.sum, tagCount: tag.count, peerSample: tag.peersOf(slot), nearest: null }).raw, 'members');
+      measure(
+        computeAxes({
+          embedding,
+          anchor: tag.anchor,
+          levelSum: null,
+          levelCount: 0,
+          tagSum: tag.sum,
+          tagCount: tag.count,
+          peerSample: tag.peersOf(slot),
+          nearest: null,
+        }).raw,
+        'members',
+      );
     }
     for (const slot of tag.others) {
       const embedding = source.embedding(slot);
       measure(
-        computeAxes({ embedding, anchor: tag.anchor, levelSum: null, levelCount: 0, tagSum: withMember(tag.sum, embedding), tagCount: tag.count + 1, peerSample: tag.peers, nearest: null }).raw,
+        computeAxes({
+          embedding,
+          anchor: tag.anchor,
+          levelSum: null,
+          levelCount: 0,
+          tagSum: withMember(tag.sum, embedding),
+          tagCount: tag.count + 1,
+          peerSample: tag.peers,
+          nearest: null,
+        }).raw,
         'others',
       );
     }
     if (tag.members.length >= FIT_MIN_MEMBERS) {
-      tags.set(tag.tagId, Object.fromEntries(TAG_AXES.map((k) => [k, { members: sorted(values[k].members), others: sorted(values[k].others) }])) as Record<TagAxis, FitSample>);
+      tags.set(
+        tag.tagId,
+        Object.fromEntries(
+          TAG_AXES.map((k) => [k, { members: sorted(values[k].members), others: sorted(values[k].others) }]),
+        ) as Record<TagAxis, FitSample>,
+      );
     } else if (tag.others.length > 0) {
       // Too few members of its own: the pooled members, against this tag's own non-members.
-      tags.set(tag.tagId, Object.fromEntries(TAG_AXES.map((k) => [k, { members: new Float64Array(0), others: sorted(values[k].others) }])) as Record<TagAxis, FitSample>);
+      tags.set(
+        tag.tagId,
+        Object.fromEntries(
+          TAG_AXES.map((k) => [k, { members: new Float64Array(0), others: sorted(values[k].others) }]),
+        ) as Record<TagAxis, FitSample>,
+      );
     }
     await pause();
   }
-  const pooledTag = Object.fromEntries(TAG_AXES.map((k) => [k, { members: sorted(pooled[k].members), others: sorted(pooled[k].others) }])) as Record<TagAxis, FitSample>;
-  for (const sample of tags.values()) for (const k of TAG_AXES) if (sample[k].members.length === 0) sample[k] = { members: pooledTag[k].members, others: sample[k].others };
+  const pooledTag = Object.fromEntries(
+    TAG_AXES.map((k) => [k, { members: sorted(pooled[k].members), others: sorted(pooled[k].others) }]),
+  ) as Record<TagAxis, FitSample>;
+  for (const sample of tags.values())
+    for (const k of TAG_AXES)
+      if (sample[k].members.length === 0) sample[k] = { members: pooledTag[k].members, others: sample[k].others };
 
   const levels = new Map<string, FitSample>();
   const pooledLevel = { members: [] as number[], others: [] as number[] };
   const centroidDistance = (embedding: Float32Array, sum: Float32Array, count: number): number =>
-    computeAxes({ embedding, anchor: null, levelSum: sum, levelCount: count, peerSample: [], nearest: null }).raw.centroid;
+    computeAxes({ embedding, anchor: null, levelSum: sum, levelCount: count, peerSample: [], nearest: null }).raw
+      .centroid;
   for (const level of source.levels) {
     const members = level.members.map((slot) => centroidDistance(source.embedding(slot), level.sum, level.count));
     const others = level.others.map((slot) => {
@@ -156,10 +210,14 @@ export async function buildFitCalibration(source: FitSource, pause: () => Promis
     });
     pooledLevel.members.push(...members);
     pooledLevel.others.push(...others);
-    levels.set(level.level, { members: sorted(level.members.length >= FIT_MIN_MEMBERS ? members : []), others: sorted(others) });
+    levels.set(level.level, {
+      members: sorted(level.members.length >= FIT_MIN_MEMBERS ? members : []),
+      others: sorted(others),
+    });
   }
   const pooledLevelSample = { members: sorted(pooledLevel.members), others: sorted(pooledLevel.others) };
-  for (const [level, sample] of levels) if (sample.members.length === 0) levels.set(level, { members: pooledLevelSample.members, others: sample.others });
+  for (const [level, sample] of levels)
+    if (sample.members.length === 0) levels.set(level, { members: pooledLevelSample.members, others: sample.others });
   return { tags, levels, pooledTag, pooledLevel: pooledLevelSample };
 }
 
@@ -211,7 +269,11 @@ export function fitScores(
  * Similarity-weighted share of the neighbours at the field's level: 1 at the same level, 0.5 one step away, 0 two or
  * more; each neighbour weighs as in the disagreement (weightOf). Null without neighbours of positive similarity or with an unranked level.
  */
-export function levelAgreement(neighbours: readonly Neighbour[], level: string, rank: (level: string) => number): number | null {
+export function levelAgreement(
+  neighbours: readonly Neighbour[],
+  level: string,
+  rank: (level: string) => number,
+): number | null {
   const own = rank(level);
   if (own < 0) return null;
   let w = 0;

@@ -113,7 +113,8 @@ export interface Neighbour {
 export const CONFIRMED_WEIGHT = 2;
 
 /** A neighbour's weight as evidence: its similarity (never negative), times CONFIRMED_WEIGHT when confirmed. */
-export const weightOf = (n: Pick<Neighbour, 'similarity' | 'confirmed'>): number => (Number.isFinite(n.similarity) ? Math.max(0, n.similarity) : 0) * (n.confirmed ? CONFIRMED_WEIGHT : 1);
+export const weightOf = (n: Pick<Neighbour, 'similarity' | 'confirmed'>): number =>
+  (Number.isFinite(n.similarity) ? Math.max(0, n.similarity) : 0) * (n.confirmed ? CONFIRMED_WEIGHT : 1);
 
 /**
  * Similarity-weighted share of the neighbours carrying another classification, in [0, 1]:
@@ -124,7 +125,11 @@ export const weightOf = (n: Pick<Neighbour, 'similarity' | 'confirmed'>): number
  * m < k other fields cannot have more than m agreeing neighbours, so a share of (k − m)/k disagreeing is what a
  * correct field shows; only disagreement beyond that floor counts, rescaled to [0, 1]. A field alone in its tag gets 0.
  */
-export function neighbourDisagreement(neighbours: readonly Neighbour[], self: { tag_id: number; level: string }, otherMembers = Infinity): number {
+export function neighbourDisagreement(
+  neighbours: readonly Neighbour[],
+  self: { tag_id: number; level: string },
+  otherMembers = Infinity,
+): number {
   let w = 0;
   let bad = 0;
   for (const n of neighbours) {
@@ -173,7 +178,8 @@ export function nearestTagEvidence(
   self: { tag_id: number },
   nearestPeerSimilarity: number | null,
 ): NearestTagEvidence {
-  let own = nearestPeerSimilarity !== null && Number.isFinite(nearestPeerSimilarity) ? nearestPeerSimilarity : -Infinity;
+  let own =
+    nearestPeerSimilarity !== null && Number.isFinite(nearestPeerSimilarity) ? nearestPeerSimilarity : -Infinity;
   let ownKnown = Number.isFinite(own);
   let other = -Infinity;
   let farthest = Infinity;
@@ -302,7 +308,10 @@ export function classificationEvidence(x: ClassificationEvidenceInput): Classifi
     classifierOtherAlone: x.tagLevels.reduce((n, l) => n + l.count, 0) <= 1 ? classifierOther : 0,
     selfClassified: x.selfClassified === true,
     selfDoubt: x.selfClassified === true && p !== null && !other ? clamp(1 - p.confidence, 0, 1) : 0,
-    selfLooseTag: x.selfClassified === true && x.tagCohesion !== null && x.tagCohesion !== undefined ? clamp(1 - x.tagCohesion, 0, 2) : 0,
+    selfLooseTag:
+      x.selfClassified === true && x.tagCohesion !== null && x.tagCohesion !== undefined
+        ? clamp(1 - x.tagCohesion, 0, 2)
+        : 0,
   };
 }
 
@@ -375,7 +384,12 @@ export interface ReviewedEvidence {
  * classification, and a confirmed twin with another classification (the most common one among its confirmed twins,
  * ties to the higher level). Independent of the classifier's answer; a correction teaches it at once.
  */
-export function reviewedEvidence(neighbours: readonly Neighbour[], self: { tag_id: number; level: string }, confirmedTwins: ReadonlyArray<{ tag_id: number; level: string }>, rank: LevelRank): ReviewedEvidence {
+export function reviewedEvidence(
+  neighbours: readonly Neighbour[],
+  self: { tag_id: number; level: string },
+  confirmedTwins: ReadonlyArray<{ tag_id: number; level: string }>,
+  rank: LevelRank,
+): ReviewedEvidence {
   let confirmedOther = 0;
   let confirmedAgrees = 0;
   for (const n of neighbours) {
@@ -422,7 +436,11 @@ export function measureField(n: FieldNeighbourhood): FieldMeasurement {
   const nearest = n.neighbours[0];
   const axes = computeAxes({ ...n, nearest: nearest ? { similarity: nearest.similarity } : null });
   const margins = computeTagMargins(n.embedding, n.tagId, n.tagStats);
-  const disagreement = neighbourDisagreement(n.neighbours, { tag_id: n.tagId, level: n.level }, (n.tagCount ?? Infinity) - 1);
+  const disagreement = neighbourDisagreement(
+    n.neighbours,
+    { tag_id: n.tagId, level: n.level },
+    (n.tagCount ?? Infinity) - 1,
+  );
   const nearestRatio = nearestTagEvidence(n.neighbours, { tag_id: n.tagId }, axes.nearest_peer_similarity).ratio;
   return { axes, margins, disagreement, nearestRatio };
 }

@@ -20,7 +20,18 @@ import { buildAxisDistributions, normalizeAxes, perAxis, type AxisDistributions 
 import type { CatalogReplica } from './catalog-replica.js';
 import { hashSampleLimit, type CatalogState, type RememberedRaw } from './catalog-state.js';
 import { buildFitCalibration, FIT_SAMPLE, fitScores, type FitCalibration, type FitSource } from './fit-scores.js';
-import { classificationEvidence, groupCohesion, marginScale, measureField, reviewedEvidence, type ClassificationEvidence, type FieldMeasurement, type Neighbour, type ReviewedEvidence, type TagStats } from './measure-field.js';
+import {
+  classificationEvidence,
+  groupCohesion,
+  marginScale,
+  measureField,
+  reviewedEvidence,
+  type ClassificationEvidence,
+  type FieldMeasurement,
+  type Neighbour,
+  type ReviewedEvidence,
+  type TagStats,
+} from './measure-field.js';
 import * as repo from './metrics.repository.js';
 import { outlierScore, outlierTerms, severityOf, type OutlierInput, type SeverityThresholds } from './outlier-model.js';
 import { REASON_NEIGHBOURS, reasonFor, type ReasonInput, type ReasonNeighbour } from './reason.js';
@@ -229,7 +240,13 @@ export class MetricsWorker {
     if (claims.length === 0) return null;
     // Claimed after the change committed: the replica sees it now.
     const state = await this.replicaState();
-    return { claims, prepared: this.prepare(state, claims.map((c) => c.key)) };
+    return {
+      claims,
+      prepared: this.prepare(
+        state,
+        claims.map((c) => c.key),
+      ),
+    };
   }
 
   /**
@@ -237,13 +254,23 @@ export class MetricsWorker {
    * they will be stale again), stores their metrics, mirrors outlier score and severity onto them, completes their
    * claims and gives the skipped ones back.
    */
-  private async store(rows: ReadonlyArray<repo.FieldMetricsRow & { risk: number }>, claims: readonly Claim[]): Promise<void> {
+  private async store(
+    rows: ReadonlyArray<repo.FieldMetricsRow & { risk: number }>,
+    claims: readonly Claim[],
+  ): Promise<void> {
     const started = performance.now();
     await this.deps.database.db.transaction().execute(async (trx) => {
       await yieldLocksAfter(trx, BACKGROUND_LOCK_WAIT_MS);
-      const locked = await this.deps.mirror.lockForMetrics(trx, rows.map((r) => r.field_id));
+      const locked = await this.deps.mirror.lockForMetrics(
+        trx,
+        rows.map((r) => r.field_id),
+      );
       const kept = rows.filter((r) => locked.has(r.field_id));
-      await repo.saveMetrics(trx, this.deps.database.kind, kept.map(({ risk: _risk, ...row }) => row));
+      await repo.saveMetrics(
+        trx,
+        this.deps.database.kind,
+        kept.map(({ risk: _risk, ...row }) => row),
+      );
       const becameHigh = await this.deps.mirror.setOutlierScores(
         trx,
         kept.map((r) => ({
@@ -262,15 +289,30 @@ export class MetricsWorker {
           trx,
           becameHigh.map((id) => {
             const r = byId.get(id);
-            return { type: 'finding.high_risk' as const, data: { field_id: id, severity: 'high', outlier_score: r?.outlier_score ?? null, risk: r?.risk ?? null, suggested_level: r?.suggested_level ?? null } };
+            return {
+              type: 'finding.high_risk' as const,
+              data: {
+                field_id: id,
+                severity: 'high',
+                outlier_score: r?.outlier_score ?? null,
+                risk: r?.risk ?? null,
+                suggested_level: r?.suggested_level ?? null,
+              },
+            };
           }),
         );
       }
       const computed = new Set(kept.map((r) => r.field_id));
       const skipped = new Set(rows.filter((r) => !locked.has(r.field_id)).map((r) => r.field_id));
       // A claimed field that no longer exists (or is not in the replica yet) is done: its deletion or insertion is its own change.
-      await this.deps.queue.complete(trx, claims.filter((c) => computed.has(c.key) || !skipped.has(c.key)));
-      await this.deps.queue.release(trx, claims.filter((c) => skipped.has(c.key)));
+      await this.deps.queue.complete(
+        trx,
+        claims.filter((c) => computed.has(c.key) || !skipped.has(c.key)),
+      );
+      await this.deps.queue.release(
+        trx,
+        claims.filter((c) => skipped.has(c.key)),
+      );
     });
     this.times.saveMs += performance.now() - started;
     this.times.fields += rows.length;
@@ -285,14 +327,24 @@ export class MetricsWorker {
         return slot === undefined ? [] : [{ id, slot, tagId: state.tagOf[slot] as number }];
       })
       .sort((a, b) => a.tagId - b.tagId);
-    return { state, ids: order.map((o) => o.id), searches: this.searchAhead(state, order.map((o) => o.slot)) };
+    return {
+      state,
+      ids: order.map((o) => o.id),
+      searches: this.searchAhead(
+        state,
+        order.map((o) => o.slot),
+      ),
+    };
   }
 
   /** Sends the slots' neighbour searches to the index threads, SEARCH_CHUNK per request, all at once. */
   private searchAhead(state: CatalogState, slots: readonly number[]): Array<Promise<Neighbours[]>> {
     const searches: Array<Promise<Neighbours[]>> = [];
     for (let i = 0; i < slots.length; i += SEARCH_CHUNK) {
-      const search = state.search(slots.slice(i, i + SEARCH_CHUNK).map((slot) => state.embedding(slot)), NEIGHBOURS_K + 1);
+      const search = state.search(
+        slots.slice(i, i + SEARCH_CHUNK).map((slot) => state.embedding(slot)),
+        NEIGHBOURS_K + 1,
+      );
       // Awaited in order by measureAll; a failure is reported there, not as an unhandled rejection meanwhile.
       search.catch(() => undefined);
       searches.push(search);
@@ -304,7 +356,12 @@ export class MetricsWorker {
    * Measures the fields in order, each with its searched neighbours. Every YIELD_EVERY fields requests get the event
    * loop — and may change the catalog, so each field's slot is looked up when its turn comes.
    */
-  private async measureAll(state: CatalogState, ids: readonly string[], searches: ReadonlyArray<Promise<Neighbours[]>>, measure: (slot: number, found: Neighbours) => void): Promise<void> {
+  private async measureAll(
+    state: CatalogState,
+    ids: readonly string[],
+    searches: ReadonlyArray<Promise<Neighbours[]>>,
+    measure: (slot: number, found: Neighbours) => void,
+  ): Promise<void> {
     for (let c = 0; c < searches.length; c++) {
       const found = await (searches[c] as Promise<Neighbours[]>);
       for (let j = 0; j < found.length; j++) {
@@ -322,7 +379,8 @@ export class MetricsWorker {
     this.distributions = values.length > 0 ? buildAxisDistributions(values.map((v) => v.raw)) : null;
     const peer = values.flatMap((v) => (v.peer === null ? [] : [v.peer]));
     const anchor = values.flatMap((v) => (v.anchor === null ? [] : [v.anchor]));
-    this.scales = peer.length >= 20 && anchor.length >= 20 ? { peer: marginScale(peer), anchor: marginScale(anchor) } : undefined;
+    this.scales =
+      peer.length >= 20 && anchor.length >= 20 ? { peer: marginScale(peer), anchor: marginScale(anchor) } : undefined;
     this.rawsAtBuild = state.rawCount;
     this.computedSinceBuild = 0;
   }
@@ -332,14 +390,23 @@ export class MetricsWorker {
    * The sample is the whole catalog up to DISTRIBUTION_SAMPLE fields, else the fields whose id hash falls below
    * the matching share of the hash range (a deterministic, uniform sample that stays stable as the catalog grows).
    */
-  private async coverDistributionSample(state: CatalogState, measure: (slot: number, found: Neighbours) => unknown): Promise<boolean> {
+  private async coverDistributionSample(
+    state: CatalogState,
+    measure: (slot: number, found: Neighbours) => unknown,
+  ): Promise<boolean> {
     const limit = hashSampleLimit(DISTRIBUTION_SAMPLE, state.size);
     const slots: number[] = [];
     for (let slot = 0; slot < state.slotCount; slot++) {
-      if (state.ids[slot] !== undefined && (state.hashOf[slot] as number) < limit && !state.hasRemembered(slot)) slots.push(slot);
+      if (state.ids[slot] !== undefined && (state.hashOf[slot] as number) < limit && !state.hasRemembered(slot))
+        slots.push(slot);
     }
     if (slots.length === 0) return false;
-    await this.measureAll(state, slots.map((slot) => state.ids[slot] as string), this.searchAhead(state, slots), measure);
+    await this.measureAll(
+      state,
+      slots.map((slot) => state.ids[slot] as string),
+      this.searchAhead(state, slots),
+      measure,
+    );
     return true;
   }
 
@@ -400,7 +467,9 @@ export class MetricsWorker {
     });
     await this.calibrate(state, tags.anchorOf, measure);
     // Names are read for the reasons only (the replica keeps no names: ~60 bytes per field at 1M fields).
-    const names = await this.deps.fields.fieldNames([...new Set(pre.flatMap((m) => (m.nearest ? [m.nearest.id] : [])))]);
+    const names = await this.deps.fields.fieldNames([
+      ...new Set(pre.flatMap((m) => (m.nearest ? [m.nearest.id] : []))),
+    ]);
     const bases = await this.confirmedBases(pre);
     const computedAt = this.deps.clock.now().toISOString();
     this.times.computeMs += performance.now() - started;
@@ -415,7 +484,8 @@ export class MetricsWorker {
     const rank = (level: string): number => levelRanks.get(level) ?? -1;
     const usualLevel = (tagId: number): string | null => {
       let best: { level: string; count: number } | null = null;
-      for (const l of state.tagLevels(tagId)) if (!best || l.count > best.count || (l.count === best.count && rank(l.level) > rank(best.level))) best = l;
+      for (const l of state.tagLevels(tagId))
+        if (!best || l.count > best.count || (l.count === best.count && rank(l.level) > rank(best.level))) best = l;
       return best?.level ?? tags.defaultLevel(tagId);
     };
     return { ...tags, rank, usualLevel };
@@ -429,16 +499,24 @@ export class MetricsWorker {
    * smallest id hash); they are only measured, not stored (each is stored when its own turn comes). The bars'
    * calibration follows the distributions.
    */
-  private async calibrate(state: CatalogState, anchorOf: ReadonlyMap<number, Float32Array>, measure: (slot: number, found: Neighbours) => unknown): Promise<void> {
+  private async calibrate(
+    state: CatalogState,
+    anchorOf: ReadonlyMap<number, Float32Array>,
+    measure: (slot: number, found: Neighbours) => unknown,
+  ): Promise<void> {
     if (this.covered?.state !== state || this.covered.version !== state.version) {
       this.covered = { state, version: state.version };
       if (await this.coverDistributionSample(state, measure)) this.rebuildDistributions(state);
     }
     // Rebuilt once 5% of the remembered values have changed since the last build.
-    if (!this.distributions || this.computedSinceBuild > 0.05 * Math.max(this.rawsAtBuild, 1)) this.rebuildDistributions(state);
+    if (!this.distributions || this.computedSinceBuild > 0.05 * Math.max(this.rawsAtBuild, 1))
+      this.rebuildDistributions(state);
     if (this.fitFor !== this.distributions) {
       this.fitFor = this.distributions;
-      this.fit = await buildFitCalibration(fitSource(state, anchorOf), () => new Promise((resolve) => setImmediate(resolve)));
+      this.fit = await buildFitCalibration(
+        fitSource(state, anchorOf),
+        () => new Promise((resolve) => setImmediate(resolve)),
+      );
     }
   }
 
@@ -452,13 +530,21 @@ export class MetricsWorker {
     const confirmedIds = pre.filter((m) => m.confirmed).map((m) => m.id);
     const [previous, review] =
       confirmedIds.length > 0
-        ? await Promise.all([repo.findConfirmedBasis(this.deps.database.db, confirmedIds), this.deps.fields.reviewBases(confirmedIds)])
+        ? await Promise.all([
+            repo.findConfirmedBasis(this.deps.database.db, confirmedIds),
+            this.deps.fields.reviewBases(confirmedIds),
+          ])
         : [new Map<string, string | null>(), new Map<string, { reviewedAt: string | null; self: string }>()];
     return { previous, review };
   }
 
   /** One field's scores, outlier score, suggestion and risk: its row but the reason, and what the reason needs. */
-  private scoreField(state: CatalogState, tags: TagContext, m: Measured, batch: { names: FieldNames; bases: ConfirmedBases; computedAt: string }): Scored {
+  private scoreField(
+    state: CatalogState,
+    tags: TagContext,
+    m: Measured,
+    batch: { names: FieldNames; bases: ConfirmedBases; computedAt: string },
+  ): Scored {
     const { id, tagId, level, axes, neighbours, margins, disagreement, nearestRatio, evidence, reviewed } = m;
     const { basis, confirmedUnchanged } = confirmedBasis(m, batch.bases);
     // The outlier model weighs the catalog percentiles (its weights were fitted on them); the stored bars are the
@@ -486,14 +572,27 @@ export class MetricsWorker {
     const risk = riskOf(score, severity, level, suggestion, tags.rank);
     // A nearest field deleted since the search has no name (and its deletion makes this field stale again).
     const nearestName = m.nearest ? batch.names.get(m.nearest.id) : undefined;
-    const judged: Judged = { scores, input, score, severity, suggestion, risk, peers, tagLevels, nearestName, basis, confirmedUnchanged };
+    const judged: Judged = {
+      scores,
+      input,
+      score,
+      severity,
+      suggestion,
+      risk,
+      peers,
+      tagLevels,
+      nearestName,
+      basis,
+      confirmedUnchanged,
+    };
     // The nearest fields a suspicious field's reason counts.
     const counted = severity === 'low' ? [] : neighbours.slice(0, REASON_NEIGHBOURS);
     return {
       row: metricsRow(m, judged, batch.computedAt),
       reasonInput: reasonInputOf(m, judged, tags),
       counted,
-      reasonNeighbours: (found) => reasonNeighboursOf(counted, m, suggestion, tags, (nid) => found.get(nid) ?? batch.names.get(nid)),
+      reasonNeighbours: (found) =>
+        reasonNeighboursOf(counted, m, suggestion, tags, (nid) => found.get(nid) ?? batch.names.get(nid)),
     };
   }
 
@@ -516,7 +615,13 @@ export class MetricsWorker {
       rank: tags.rank,
       twin: reviewed.twin,
       runnerUpTagId: runnerUpPath ? (tags.tagIdOf(runnerUpPath) ?? null) : null,
-      corrections: reviews?.top ? { tagId: reviews.top.tagId, level: reviews.top.level, share: reviews.top.count / (reviews.kept + reviews.corrected) } : null,
+      corrections: reviews?.top
+        ? {
+            tagId: reviews.top.tagId,
+            level: reviews.top.level,
+            share: reviews.top.count / (reviews.kept + reviews.corrected),
+          }
+        : null,
     });
     if (suggestion) this.suggestionLog?.set(id, { by: suggestion.by, score, share: suggestion.share });
     return suggestion;
@@ -528,8 +633,14 @@ export class MetricsWorker {
    */
   private async withReasons(scored: readonly Scored[], names: FieldNames): Promise<ComputedRow[]> {
     const more = scored.flatMap((c) => c.counted.map((m) => m.id)).filter((nid) => !names.has(nid));
-    const found = more.length > 0 ? await this.deps.fields.fieldNames([...new Set(more)]) : new Map<string, { name: string; datasource: string }>();
-    return scored.map(({ row, reasonInput, reasonNeighbours }) => ({ ...row, reason: reasonFor({ ...reasonInput, neighbours: reasonNeighbours(found) }) }));
+    const found =
+      more.length > 0
+        ? await this.deps.fields.fieldNames([...new Set(more)])
+        : new Map<string, { name: string; datasource: string }>();
+    return scored.map(({ row, reasonInput, reasonNeighbours }) => ({
+      ...row,
+      reason: reasonFor({ ...reasonInput, neighbours: reasonNeighbours(found) }),
+    }));
   }
 }
 
@@ -589,11 +700,28 @@ function measureSlot(state: CatalogState, tags: TagContext, slot: number, found:
   found.keys.forEach((key, i) => {
     const nid = state.ids[key];
     if (nid !== undefined && key !== slot && neighbours.length < NEIGHBOURS_K) {
-      neighbours.push({ id: nid, tag_id: state.tagOf[key] as number, level: state.level(key), similarity: found.similarities[i] ?? 0, confirmed: state.isConfirmed(key) });
+      neighbours.push({
+        id: nid,
+        tag_id: state.tagOf[key] as number,
+        level: state.level(key),
+        similarity: found.similarities[i] ?? 0,
+        confirmed: state.isConfirmed(key),
+      });
     }
   });
   const predicted = state.predicted(slot);
-  const evidence = classificationEvidence({ tagId, level, neighbours, predicted, tagLevels: state.tagLevels(tagId), defaultLevel: tags.defaultLevel(tagId), rank: tags.rank, groupOf: tags.groupOf, selfClassified: state.isSelfClassified(slot), tagCohesion: groupCohesion(tag?.sum, tag?.count ?? 0) });
+  const evidence = classificationEvidence({
+    tagId,
+    level,
+    neighbours,
+    predicted,
+    tagLevels: state.tagLevels(tagId),
+    defaultLevel: tags.defaultLevel(tagId),
+    rank: tags.rank,
+    groupOf: tags.groupOf,
+    selfClassified: state.isSelfClassified(slot),
+    tagCohesion: groupCohesion(tag?.sum, tag?.count ?? 0),
+  });
   const twins = state.confirmedTwins(slot).map((t) => ({ tag_id: state.tagOf[t] as number, level: state.level(t) }));
   const reviewed = reviewedEvidence(neighbours, { tag_id: tagId, level }, twins, tags.rank);
   const measured = measureField({
@@ -609,8 +737,23 @@ function measureSlot(state: CatalogState, tags: TagContext, slot: number, found:
     neighbours,
     tagStats: tags.stats,
   });
-  state.remember(slot, { raw: measured.axes.raw, peer: measured.margins.peerMargin, anchor: measured.margins.anchorMargin });
-  return { ...measured, id, tagId, level, nearest: neighbours[0], neighbours, evidence, predicted, confirmed: state.isConfirmed(slot), reviewed };
+  state.remember(slot, {
+    raw: measured.axes.raw,
+    peer: measured.margins.peerMargin,
+    anchor: measured.margins.anchorMargin,
+  });
+  return {
+    ...measured,
+    id,
+    tagId,
+    level,
+    nearest: neighbours[0],
+    neighbours,
+    evidence,
+    predicted,
+    confirmed: state.isConfirmed(slot),
+    reviewed,
+  };
 }
 
 /** A confirmed field's basis now (see MetricsWorker.confirmedBases), and whether it is the one stored. */
@@ -621,7 +764,8 @@ function confirmedBasis(m: Measured, bases: ConfirmedBases): { basis: string | n
   const before = bases.previous.get(m.id) ?? null;
   // A new confirmation (another reviewed_at) starts a new basis, as does one stored in the earlier form (the
   // classifications of the nearest fields); otherwise the first one is kept.
-  const basis = before !== null && before.split('|')[0] === now.split('|')[0] && before.includes('|field:') ? before : now;
+  const basis =
+    before !== null && before.split('|')[0] === now.split('|')[0] && before.includes('|field:') ? before : now;
   return { basis, confirmedUnchanged: basis === now };
 }
 
@@ -631,7 +775,9 @@ function reasonInputOf(m: Measured, j: Judged, tags: TagContext): ReasonInput {
   const { label, rank, defaultLevel } = tags;
   const { suggestion, nearestName } = j;
   const betterTag =
-    margins.anchorMargin !== null && margins.anchorMargin < 0 && margins.bestOtherAnchorTagId !== null ? { classification: label(margins.bestOtherAnchorTagId, null), by: 'anchor' as const } : null;
+    margins.anchorMargin !== null && margins.anchorMargin < 0 && margins.bestOtherAnchorTagId !== null
+      ? { classification: label(margins.bestOtherAnchorTagId, null), by: 'anchor' as const }
+      : null;
   return {
     classification: label(tagId, level),
     tag: label(tagId, null),
@@ -649,8 +795,17 @@ function reasonInputOf(m: Measured, j: Judged, tags: TagContext): ReasonInput {
           }
         : null,
     betterTag,
-    suggestion: suggestion ? { classification: label(suggestion.tagId, suggestion.level), sameTag: suggestion.tagId === tagId, by: suggestion.by } : null,
-    classifier: predicted && predicted.tagId !== tagId ? { classification: label(predicted.tagId, predicted.level), confidence: predicted.confidence } : null,
+    suggestion: suggestion
+      ? {
+          classification: label(suggestion.tagId, suggestion.level),
+          sameTag: suggestion.tagId === tagId,
+          by: suggestion.by,
+        }
+      : null,
+    classifier:
+      predicted && predicted.tagId !== tagId
+        ? { classification: label(predicted.tagId, predicted.level), confidence: predicted.confidence }
+        : null,
     expectedLevel:
       evidence.expectedLevel !== null && evidence.expectedLevel !== level
         ? {
@@ -681,7 +836,14 @@ function reasonNeighboursOf(
     const named = nameOf(n.id);
     return named === undefined
       ? []
-      : [{ classification: tags.label(n.tag_id, n.level), sameClassification: n.tag_id === m.tagId && n.level === m.level, sameTagAsSuggestion: suggestion !== null && suggestion.tagId === n.tag_id, datasource: named.datasource }];
+      : [
+          {
+            classification: tags.label(n.tag_id, n.level),
+            sameClassification: n.tag_id === m.tagId && n.level === m.level,
+            sameTagAsSuggestion: suggestion !== null && suggestion.tagId === n.tag_id,
+            datasource: named.datasource,
+          },
+        ];
   });
 }
 
@@ -692,8 +854,14 @@ function metricsRow(m: Measured, j: Judged, computedAt: string): ComputedRow {
   const raw = perAxis((k) => axes.raw[k]);
   return {
     field_id: id,
-    ...(Object.fromEntries(Object.entries(raw).map(([k, v]) => [`raw_${k}`, v])) as Pick<repo.FieldMetricsRow, `raw_${keyof typeof raw}`>),
-    ...(Object.fromEntries(Object.entries(scores).map(([k, v]) => [`score_${k}`, v])) as Pick<repo.FieldMetricsRow, `score_${keyof typeof scores}`>),
+    ...(Object.fromEntries(Object.entries(raw).map(([k, v]) => [`raw_${k}`, v])) as Pick<
+      repo.FieldMetricsRow,
+      `raw_${keyof typeof raw}`
+    >),
+    ...(Object.fromEntries(Object.entries(scores).map(([k, v]) => [`score_${k}`, v])) as Pick<
+      repo.FieldMetricsRow,
+      `score_${keyof typeof scores}`
+    >),
     category_similarity: axes.category_similarity,
     centroid_similarity: axes.centroid_similarity,
     neighbour_disagreement: disagreement,
@@ -749,8 +917,15 @@ function fitSource(state: CatalogState, anchorOf: ReadonlyMap<number, Float32Arr
   const levels = state.levelGroups().map(({ level, group }, i) => {
     const members = othersOf(0, (slot) => state.level(slot) === level);
     // A rare level has few fields in the pool: its own members fill up the sample.
-    for (let j = 0; j < group.members.size && members.length < FIT_SAMPLE; j++) if (!members.includes(group.members.at(j))) members.push(group.members.at(j));
-    return { level, sum: group.sum, count: group.count, members, others: othersOf(i * FIT_SAMPLE, (slot) => state.level(slot) !== level) };
+    for (let j = 0; j < group.members.size && members.length < FIT_SAMPLE; j++)
+      if (!members.includes(group.members.at(j))) members.push(group.members.at(j));
+    return {
+      level,
+      sum: group.sum,
+      count: group.count,
+      members,
+      others: othersOf(i * FIT_SAMPLE, (slot) => state.level(slot) !== level),
+    };
   });
   return { embedding: (slot) => state.embedding(slot), tags, levels };
 }

@@ -71,7 +71,12 @@ export async function findStoredMetrics(database: Database, ids: readonly string
 export async function findConfirmedBasis(db: Queryable, ids: readonly string[]): Promise<Map<string, string | null>> {
   const out = new Map<string, string | null>();
   for (const part of chunks(ids)) {
-    for (const r of await db.selectFrom('field_metrics').select(['field_id', 'confirmed_basis']).where('field_id', 'in', part).execute()) out.set(r.field_id, r.confirmed_basis);
+    for (const r of await db
+      .selectFrom('field_metrics')
+      .select(['field_id', 'confirmed_basis'])
+      .where('field_id', 'in', part)
+      .execute())
+      out.set(r.field_id, r.confirmed_basis);
   }
   return out;
 }
@@ -80,7 +85,12 @@ export async function findConfirmedBasis(db: Queryable, ids: readonly string[]):
 export async function fieldsNamingNearest(db: Queryable, ids: readonly string[]): Promise<string[]> {
   const out: string[] = [];
   for (const part of chunks(ids)) {
-    for (const r of await db.selectFrom('field_metrics').select('field_id').where('nearest_field_id', 'in', part).execute()) out.push(r.field_id);
+    for (const r of await db
+      .selectFrom('field_metrics')
+      .select('field_id')
+      .where('nearest_field_id', 'in', part)
+      .execute())
+      out.push(r.field_id);
   }
   return out;
 }
@@ -94,8 +104,12 @@ export async function enqueueUncomputed(db: Queryable, now: string, token: strin
       eb
         .selectFrom('fields as f')
         .select((s) => ['f.id', s.val(token).as('token'), s.val(now).as('enqueued_at')])
-        .where((w) => w.not(w.exists(w.selectFrom('field_metrics as m').select('m.field_id').whereRef('m.field_id', '=', 'f.id'))))
-        .where((w) => w.not(w.exists(w.selectFrom('metrics_queue as q').select('q.field_id').whereRef('q.field_id', '=', 'f.id')))),
+        .where((w) =>
+          w.not(w.exists(w.selectFrom('field_metrics as m').select('m.field_id').whereRef('m.field_id', '=', 'f.id'))),
+        )
+        .where((w) =>
+          w.not(w.exists(w.selectFrom('metrics_queue as q').select('q.field_id').whereRef('q.field_id', '=', 'f.id'))),
+        ),
     )
     .onConflict((oc) => oc.column('field_id').doNothing())
     .execute();
@@ -107,8 +121,15 @@ export async function enqueueAll(db: Queryable, now: string, token: string): Pro
     .insertInto('metrics_queue')
     .columns(['field_id', 'token', 'enqueued_at'])
     // The WHERE keeps SQLite from reading ON CONFLICT as a join condition of the SELECT.
-    .expression((eb) => eb.selectFrom('fields as f').select((s) => ['f.id', s.val(token).as('token'), s.val(now).as('enqueued_at')]).where(sql<boolean>`true`))
-    .onConflict((oc) => oc.column('field_id').doUpdateSet({ token, enqueued_at: now, claimed_by: null, claimed_at: null }))
+    .expression((eb) =>
+      eb
+        .selectFrom('fields as f')
+        .select((s) => ['f.id', s.val(token).as('token'), s.val(now).as('enqueued_at')])
+        .where(sql<boolean>`true`),
+    )
+    .onConflict((oc) =>
+      oc.column('field_id').doUpdateSet({ token, enqueued_at: now, claimed_by: null, claimed_at: null }),
+    )
     .execute();
 }
 
@@ -130,7 +151,8 @@ function upsertMetrics(db: Queryable, kind: DialectKind, part: readonly FieldMet
       .onConflict((oc) =>
         oc.column('field_id').doUpdateSet((eb) => {
           const set: Record<string, unknown> = {};
-          for (const column of columns) if (column !== 'field_id') set[column] = eb.ref(`excluded.${column}` as 'excluded.reason');
+          for (const column of columns)
+            if (column !== 'field_id') set[column] = eb.ref(`excluded.${column}` as 'excluded.reason');
           return set as never;
         }),
       )
@@ -151,7 +173,10 @@ export async function saveMetrics(db: Queryable, kind: DialectKind, rows: readon
 
 /** When metrics were last written, or null before the first. */
 export async function lastComputedAt(db: Queryable): Promise<string | null> {
-  const last = await db.selectFrom('field_metrics').select((s) => s.fn.max('computed_at').as('at')).executeTakeFirst();
+  const last = await db
+    .selectFrom('field_metrics')
+    .select((s) => s.fn.max('computed_at').as('at'))
+    .executeTakeFirst();
   return (last?.at as string | null | undefined) ?? null;
 }
 
@@ -181,17 +206,34 @@ export async function changeBounds(db: Queryable): Promise<{ min: number; max: n
 }
 
 /** Changes after `afterSeq` (up to `limit`) plus any of the listed earlier sequence numbers now visible. */
-export async function readChanges(db: Queryable, afterSeq: number, gaps: readonly number[], limit: number): Promise<CatalogChange[]> {
-  const rows = await db.selectFrom('catalog_changes').select(CHANGE_COLUMNS).where('seq', '>', afterSeq).orderBy('seq').limit(limit).execute();
+export async function readChanges(
+  db: Queryable,
+  afterSeq: number,
+  gaps: readonly number[],
+  limit: number,
+): Promise<CatalogChange[]> {
+  const rows = await db
+    .selectFrom('catalog_changes')
+    .select(CHANGE_COLUMNS)
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
   const out = rows.map(toChange);
   for (const part of chunks(gaps)) {
-    for (const r of await db.selectFrom('catalog_changes').select(CHANGE_COLUMNS).where('seq', 'in', part).execute()) out.push(toChange(r));
+    for (const r of await db.selectFrom('catalog_changes').select(CHANGE_COLUMNS).where('seq', 'in', part).execute())
+      out.push(toChange(r));
   }
   return out;
 }
 
 export async function existingSeqs(db: Queryable, from: number, to: number): Promise<Set<number>> {
-  const rows = await db.selectFrom('catalog_changes').select('seq').where('seq', '>', from).where('seq', '<=', to).execute();
+  const rows = await db
+    .selectFrom('catalog_changes')
+    .select('seq')
+    .where('seq', '>', from)
+    .where('seq', '<=', to)
+    .execute();
   return new Set(rows.map((r) => Number(r.seq)));
 }
 
@@ -202,12 +244,22 @@ export async function pruneChanges(db: Queryable, belowSeq: number): Promise<voi
 
 /** The oldest changes whose effects have not been enqueued yet. */
 export async function readUnexpanded(db: Queryable, limit: number): Promise<CatalogChange[]> {
-  const rows = await db.selectFrom('catalog_changes').select(CHANGE_COLUMNS).where('expanded', '=', 0).orderBy('seq').limit(limit).execute();
+  const rows = await db
+    .selectFrom('catalog_changes')
+    .select(CHANGE_COLUMNS)
+    .where('expanded', '=', 0)
+    .orderBy('seq')
+    .limit(limit)
+    .execute();
   return rows.map(toChange);
 }
 
 export async function countUnexpanded(db: Queryable): Promise<number> {
-  const row = await db.selectFrom('catalog_changes').select((s) => s.fn.countAll<number>().as('n')).where('expanded', '=', 0).executeTakeFirst();
+  const row = await db
+    .selectFrom('catalog_changes')
+    .select((s) => s.fn.countAll<number>().as('n'))
+    .where('expanded', '=', 0)
+    .executeTakeFirst();
   return Number(row?.n ?? 0);
 }
 
@@ -217,18 +269,36 @@ export async function countUnexpanded(db: Queryable): Promise<number> {
  */
 export async function countStale(db: Queryable): Promise<number> {
   if ((await countUnexpanded(db)) === 0) {
-    const row = await db.selectFrom('metrics_queue').select((s) => s.fn.countAll<number>().as('n')).executeTakeFirst();
+    const row = await db
+      .selectFrom('metrics_queue')
+      .select((s) => s.fn.countAll<number>().as('n'))
+      .executeTakeFirst();
     return Number(row?.n ?? 0);
   }
-  const changedTags = (await db.selectFrom('catalog_changes').select('tag_id').distinct().where('expanded', '=', 0).where('field_id', 'is', null).execute())
+  const changedTags = (
+    await db
+      .selectFrom('catalog_changes')
+      .select('tag_id')
+      .distinct()
+      .where('expanded', '=', 0)
+      .where('field_id', 'is', null)
+      .execute()
+  )
     .map((r) => r.tag_id)
     .filter((t): t is number => t !== null);
   let stale = db
     .selectFrom('metrics_queue')
     .select('field_id as id')
-    .union(db.selectFrom('catalog_changes').select('field_id as id').where('expanded', '=', 0).where('field_id', 'is not', null) as never);
+    .union(
+      db
+        .selectFrom('catalog_changes')
+        .select('field_id as id')
+        .where('expanded', '=', 0)
+        .where('field_id', 'is not', null) as never,
+    );
   // The fields of changed tags, through the tag index (usually there is no tag change at all).
-  if (changedTags.length > 0) stale = stale.union(db.selectFrom('fields').select('id').where('tag_id', 'in', changedTags) as never);
+  if (changedTags.length > 0)
+    stale = stale.union(db.selectFrom('fields').select('id').where('tag_id', 'in', changedTags) as never);
   const row = await db
     .selectFrom(stale.as('stale'))
     .select((s) => s.fn.countAll<number>().as('n'))
@@ -237,17 +307,35 @@ export async function countStale(db: Queryable): Promise<number> {
 }
 
 export async function markExpanded(db: Queryable, seqs: readonly number[]): Promise<void> {
-  for (const part of chunks([...seqs].sort((a, b) => a - b))) await db.updateTable('catalog_changes').set({ expanded: 1 }).where('seq', 'in', part).where('expanded', '=', 0).execute();
+  for (const part of chunks([...seqs].sort((a, b) => a - b)))
+    await db
+      .updateTable('catalog_changes')
+      .set({ expanded: 1 })
+      .where('seq', 'in', part)
+      .where('expanded', '=', 0)
+      .execute();
 }
 
 /** Marks every change up to `maxSeq` expanded (after enqueueing the whole catalog). */
 export async function markExpandedUpTo(db: Queryable, maxSeq: number): Promise<void> {
-  await db.updateTable('catalog_changes').set({ expanded: 1 }).where('expanded', '=', 0).where('seq', '<=', maxSeq).execute();
+  await db
+    .updateTable('catalog_changes')
+    .set({ expanded: 1 })
+    .where('expanded', '=', 0)
+    .where('seq', '<=', maxSeq)
+    .execute();
 }
 
 /** Stored suggestions naming one of the tags name `toTagId` instead (a tag deleted with a replacement), or none (null). */
-export async function retargetSuggestions(trx: Tx, fromTagIds: readonly number[], toTagId: number | null): Promise<void> {
+export async function retargetSuggestions(
+  trx: Tx,
+  fromTagIds: readonly number[],
+  toTagId: number | null,
+): Promise<void> {
   if (fromTagIds.length === 0) return;
-  const change = toTagId === null ? { suggested_tag_id: null, suggested_level: null, suggested_confidence: null } : { suggested_tag_id: toTagId };
+  const change =
+    toTagId === null
+      ? { suggested_tag_id: null, suggested_level: null, suggested_confidence: null }
+      : { suggested_tag_id: toTagId };
   await trx.updateTable('field_metrics').set(change).where('suggested_tag_id', 'in', fromTagIds).execute();
 }

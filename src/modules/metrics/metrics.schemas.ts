@@ -11,12 +11,22 @@ const axes = (description: string, item: { minimum: number; maximum: number }) =
     { description },
   );
 
-export const AxisScores = axes('Normalised scores in [0, 1]: the share of the catalog that fits worse on that axis (higher = fits better)', { minimum: 0, maximum: 1 });
-export const RawAxisScores = axes('Raw cosine distances 1 − cos in [0, 2] (lower = closer)', { minimum: 0, maximum: 2 });
+export const AxisScores = axes(
+  'Normalised scores in [0, 1]: the share of the catalog that fits worse on that axis (higher = fits better)',
+  { minimum: 0, maximum: 1 },
+);
+export const RawAxisScores = axes('Raw cosine distances 1 − cos in [0, 2] (lower = closer)', {
+  minimum: 0,
+  maximum: 2,
+});
 
 export const MinibarsBody = Type.Object(
   {
-    field_ids: Type.Array(Uuid, { minItems: 1, maxItems: MAX_MINIBARS_FIELDS, description: '1–500 field ids; a repeated id is answered once' }),
+    field_ids: Type.Array(Uuid, {
+      minItems: 1,
+      maxItems: MAX_MINIBARS_FIELDS,
+      description: '1–500 field ids; a repeated id is answered once',
+    }),
   },
   { additionalProperties: false },
 );
@@ -26,11 +36,29 @@ export const FieldMetricItem = Type.Object({
   field_id: Uuid,
   scores: AxisScores,
   raw_scores: RawAxisScores,
-  category_similarity: Type.Number({ minimum: -1, maximum: 1, description: "cosine similarity to the anchor of the field's tag" }),
-  centroid_similarity: Type.Number({ minimum: -1, maximum: 1, description: 'cosine similarity to the mean of the other fields at its level' }),
-  mean_similarity: Type.Number({ minimum: -1, maximum: 1, description: 'mean cosine similarity to the other fields of the submitted list (1 for a list of one)' }),
-  outlier_score: Type.Number({ minimum: 0, maximum: 1, description: 'how likely the classification is wrong; higher = more suspicious' }),
-  severity: Type.Enum(['low', 'medium', 'high'], { description: 'outlier_score bucketed by the configured thresholds' }),
+  category_similarity: Type.Number({
+    minimum: -1,
+    maximum: 1,
+    description: "cosine similarity to the anchor of the field's tag",
+  }),
+  centroid_similarity: Type.Number({
+    minimum: -1,
+    maximum: 1,
+    description: 'cosine similarity to the mean of the other fields at its level',
+  }),
+  mean_similarity: Type.Number({
+    minimum: -1,
+    maximum: 1,
+    description: 'mean cosine similarity to the other fields of the submitted list (1 for a list of one)',
+  }),
+  outlier_score: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    description: 'how likely the classification is wrong; higher = more suspicious',
+  }),
+  severity: Type.Enum(['low', 'medium', 'high'], {
+    description: 'outlier_score bucketed by the configured thresholds',
+  }),
   nearest_field_id: Type.Union([Uuid, Type.Null()], { description: 'the nearest other field in the catalog' }),
   nearest_field_name: Type.Union([Type.String(), Type.Null()], { description: 'its name as table.field' }),
   reason: Type.String({ description: 'one or two sentences naming the strongest evidence' }),
@@ -47,8 +75,13 @@ export const MinibarsResponse = Type.Object({
 export type MinibarsResponse = Static<typeof MinibarsResponse>;
 
 export const MetricsStatusResponse = Type.Object({
-  pending: Type.Integer({ minimum: 0, description: 'fields whose stored metrics are older than a change that affects them' }),
+  pending: Type.Integer({
+    minimum: 0,
+    description: 'fields whose stored metrics are older than a change that affects them',
+  }),
   fields: Type.Integer({ minimum: 0, description: 'fields in the catalog' }),
-  last_updated_at: Type.Union([Timestamp, Type.Null()], { description: 'when metrics were last written; null before the first' }),
+  last_updated_at: Type.Union([Timestamp, Type.Null()], {
+    description: 'when metrics were last written; null before the first',
+  }),
 });
 export type MetricsStatusResponse = Static<typeof MetricsStatusResponse>;

@@ -8,7 +8,15 @@ import { decodeVector, type Database, type Tx } from '../../db/database.js';
 import type { FieldCatalogReader } from '../fields/field-catalog-reader.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
-import { AXIS_KEYS, RAW_COLUMNS, SCORE_COLUMNS, perAxis, type AxisKey, type RawColumn, type ScoreColumn } from './axes.js';
+import {
+  AXIS_KEYS,
+  RAW_COLUMNS,
+  SCORE_COLUMNS,
+  perAxis,
+  type AxisKey,
+  type RawColumn,
+  type ScoreColumn,
+} from './axes.js';
 import type { CatalogReplica } from './catalog-replica.js';
 import * as repo from './metrics.repository.js';
 import type { FieldMetricItem, MetricsStatusResponse, MinibarsBody, MinibarsResponse } from './metrics.schemas.js';
@@ -73,10 +81,20 @@ export class MetricsService {
       const e = unit.get(id);
       const mean = e && inList > 1 ? clampNum((dot(e, sum) - dot(e, e)) / (inList - 1), -1, 1) : 1;
       const path = r.suggested_tag_id !== null ? tags?.byId.get(r.suggested_tag_id)?.chain_path : undefined;
-      const suggested = path !== undefined && r.suggested_level !== null ? { tag_id: r.suggested_tag_id as number, chain_path: path, level: r.suggested_level, confidence: f(r.suggested_confidence ?? 0) } : null;
+      const suggested =
+        path !== undefined && r.suggested_level !== null
+          ? {
+              tag_id: r.suggested_tag_id as number,
+              chain_path: path,
+              level: r.suggested_level,
+              confidence: f(r.suggested_confidence ?? 0),
+            }
+          : null;
       return toItem(r, mean, r.nearest_field_id !== null && nearestAlive.has(r.nearest_field_id), suggested);
     });
-    const baseline = perAxis((k) => (items.length === 0 ? 0 : f(items.reduce((s, it) => s + it.scores[k], 0) / items.length)));
+    const baseline = perAxis((k) =>
+      items.length === 0 ? 0 : f(items.reduce((s, it) => s + it.scores[k], 0) / items.length),
+    );
     return { items, baseline_scores: baseline, field_count: items.length, missing_field_ids: missing };
   }
 
@@ -117,7 +135,9 @@ export class MetricsService {
    * level): the organisation's own decisions, which the classifier weighs. Empty lists until this instance has loaded
    * its replica (an import is not held up for minutes at a million fields).
    */
-  async confirmedNeighbours(embeddings: readonly Float32Array[]): Promise<Array<Array<{ similarity: number; tag_id: number; level: string }>>> {
+  async confirmedNeighbours(
+    embeddings: readonly Float32Array[],
+  ): Promise<Array<Array<{ similarity: number; tag_id: number; level: string }>>> {
     const state = this.deps.replica.current;
     if (!state || embeddings.length === 0) return embeddings.map(() => []);
     await this.deps.replica.sync();
@@ -125,11 +145,19 @@ export class MetricsService {
     if (![...state.tags.values()].some((t) => t.confirmedCount > 0)) return embeddings.map(() => []);
     const out: Array<Array<{ similarity: number; tag_id: number; level: string }>> = [];
     for (let i = 0; i < embeddings.length; i += CONFIRMED_SEARCH_CHUNK) {
-      const found = await state.search(embeddings.slice(i, i + CONFIRMED_SEARCH_CHUNK).map(normalize), CONFIRMED_NEIGHBOURS);
+      const found = await state.search(
+        embeddings.slice(i, i + CONFIRMED_SEARCH_CHUNK).map(normalize),
+        CONFIRMED_NEIGHBOURS,
+      );
       for (const f of found) {
         const list: Array<{ similarity: number; tag_id: number; level: string }> = [];
         f.keys.forEach((slot, j) => {
-          if (state.ids[slot] !== undefined && state.isConfirmed(slot)) list.push({ similarity: f.similarities[j] ?? 0, tag_id: state.tagOf[slot] as number, level: state.level(slot) });
+          if (state.ids[slot] !== undefined && state.isConfirmed(slot))
+            list.push({
+              similarity: f.similarities[j] ?? 0,
+              tag_id: state.tagOf[slot] as number,
+              level: state.level(slot),
+            });
         });
         out.push(list);
       }
@@ -143,7 +171,11 @@ export class MetricsService {
    */
   async status(): Promise<MetricsStatusResponse> {
     const db = this.deps.database.db;
-    return { pending: await this.deps.staleness.pending(), fields: await this.deps.fields.countFields(), last_updated_at: await repo.lastComputedAt(db) };
+    return {
+      pending: await this.deps.staleness.pending(),
+      fields: await this.deps.fields.countFields(),
+      last_updated_at: await repo.lastComputedAt(db),
+    };
   }
 
   /** Stored suggestions naming deleted tags name their replacement (null: no suggestion), in the deleting transaction. */
@@ -158,7 +190,11 @@ function clampNum(x: number, lo: number, hi: number): number {
 }
 
 /** One value per axis from the stored columns (a plain loop: this runs twice for each of up to 500 items per request). */
-function axisValues(r: repo.StoredMetricsRow, columns: readonly (RawColumn | ScoreColumn)[], f: (x: number) => number): Record<AxisKey, number> {
+function axisValues(
+  r: repo.StoredMetricsRow,
+  columns: readonly (RawColumn | ScoreColumn)[],
+  f: (x: number) => number,
+): Record<AxisKey, number> {
   const out = {} as Record<AxisKey, number>;
   for (let i = 0; i < AXIS_KEYS.length; i++) out[AXIS_KEYS[i] as AxisKey] = f(r[columns[i] as RawColumn | ScoreColumn]);
   return out;
@@ -169,7 +205,12 @@ function f(x: number): number {
   return Number.isFinite(x) ? Math.round(x * 1000) / 1000 : 0;
 }
 
-function toItem(r: repo.StoredMetricsRow, meanSimilarity: number, nearestExists: boolean, suggested: FieldMetricItem['suggested_classification']): FieldMetricItem {
+function toItem(
+  r: repo.StoredMetricsRow,
+  meanSimilarity: number,
+  nearestExists: boolean,
+  suggested: FieldMetricItem['suggested_classification'],
+): FieldMetricItem {
   return {
     field_id: r.field_id,
     scores: axisValues(r, SCORE_COLUMNS, f),
@@ -182,8 +223,10 @@ function toItem(r: repo.StoredMetricsRow, meanSimilarity: number, nearestExists:
     nearest_field_id: nearestExists ? r.nearest_field_id : null,
     nearest_field_name: nearestExists ? r.nearest_field_name : null,
     // A nearest field deleted since is never cited: its deletion re-queued this field, whose new reason will not name it.
-    reason: nearestExists || r.nearest_field_name === null || !r.reason.includes(`\`${r.nearest_field_name}\``) ? r.reason : 'Being re-evaluated: a field it was compared with has been deleted.',
+    reason:
+      nearestExists || r.nearest_field_name === null || !r.reason.includes(`\`${r.nearest_field_name}\``)
+        ? r.reason
+        : 'Being re-evaluated: a field it was compared with has been deleted.',
     suggested_classification: suggested,
   };
 }
-

@@ -24,7 +24,14 @@ export interface ReasonInput {
   level?: string;
   scores: AxisScores;
   /** The nearest other field: its display name (e.g. `table.column`), similarity and classification. */
-  nearest?: { name: string; datasource?: string; similarity: number; classification: string; sameClassification: boolean; sameTagAsSuggestion?: boolean } | null;
+  nearest?: {
+    name: string;
+    datasource?: string;
+    similarity: number;
+    classification: string;
+    sameClassification: boolean;
+    sameTagAsSuggestion?: boolean;
+  } | null;
   /**
    * The field's nearest other fields, closest first, the nearest among them (REASON_NEIGHBOURS of them): a reason
    * says how many of them carry the other classification, and in which data source when they share one.
@@ -33,7 +40,11 @@ export interface ReasonInput {
   /** Another tag that fits better than the field's own (negative margin), if any; used only when it is the suggestion. */
   betterTag?: { classification: string; by: 'anchor' | 'peers' } | null;
   /** The suggested classification's label and what chose it. */
-  suggestion?: { classification: string; sameTag: boolean; by: 'classifier' | 'neighbours' | 'margins' | 'level' | 'twin' | 'corrections' } | null;
+  suggestion?: {
+    classification: string;
+    sameTag: boolean;
+    by: 'classifier' | 'neighbours' | 'margins' | 'level' | 'twin' | 'corrections';
+  } | null;
   /** The classifier's view when it disagrees with the tag: its label and confidence. */
   classifier?: { classification: string; confidence: number } | null;
   /**
@@ -99,16 +110,29 @@ function strongestKinds(t: OutlierTerms | undefined): Kind[] {
     ['reviewed', t.twinOther + Math.max(0, t.confirmedOther)],
     ['self', t.selfDoubt + Math.max(0, t.selfLooseTag)],
   ];
-  return sums.filter(([, v]) => v > 0.5).sort((a, b) => b[1] - a[1]).map(([k]) => k);
+  return sums
+    .filter(([, v]) => v > 0.5)
+    .sort((a, b) => b[1] - a[1])
+    .map(([k]) => k);
 }
 
 /**
  * The largest group of the nearest fields that share one other classification: how many, of how many, the label,
  * whether the nearest field is one of them, and their data source when they all share one.
  */
-function neighbourGroup(neighbours: readonly ReasonNeighbour[]): { count: number; of: number; classification: string; nearestInGroup: boolean; sameTagAsSuggestion: boolean; datasource: string | undefined } | null {
+function neighbourGroup(
+  neighbours: readonly ReasonNeighbour[],
+): {
+  count: number;
+  of: number;
+  classification: string;
+  nearestInGroup: boolean;
+  sameTagAsSuggestion: boolean;
+  datasource: string | undefined;
+} | null {
   const counts = new Map<string, ReasonNeighbour[]>();
-  for (const n of neighbours) if (!n.sameClassification) counts.set(n.classification, [...(counts.get(n.classification) ?? []), n]);
+  for (const n of neighbours)
+    if (!n.sameClassification) counts.set(n.classification, [...(counts.get(n.classification) ?? []), n]);
   let best: ReasonNeighbour[] | undefined;
   // Ties go to the group holding the closer field (Map order is the order of first appearance, closest first).
   for (const group of counts.values()) if (!best || group.length > best.length) best = group;
@@ -118,7 +142,14 @@ function neighbourGroup(neighbours: readonly ReasonNeighbour[]): { count: number
   // A data source is named only with the nearest field, which the reason then names too: a reason naming a deleted
   // field (or its data source) is withheld until recomputed (metrics.service), and that check looks for the nearest.
   const datasource = nearestInGroup && sources.size === 1 ? [...sources][0] : undefined;
-  return { count: best.length, of: neighbours.length, classification: best[0]!.classification, nearestInGroup, sameTagAsSuggestion: best[0]!.sameTagAsSuggestion, datasource };
+  return {
+    count: best.length,
+    of: neighbours.length,
+    classification: best[0]!.classification,
+    nearestInGroup,
+    sameTagAsSuggestion: best[0]!.sameTagAsSuggestion,
+    datasource,
+  };
 }
 
 /**
@@ -142,21 +173,38 @@ export function reasonFor(input: ReasonInput): string {
     for (const kind of strongestKinds(input.terms)) {
       if (sentences.length >= 2) break;
       if (kind === 'neighbours' && group && group.count >= 2 && nameable(group.sameTagAsSuggestion)) {
-        const many = group.count === group.of ? `Its ${group.of} nearest fields${group.datasource ? ` in ${group.datasource}` : ''} are all` : `${group.count} of its ${group.of} nearest fields${group.datasource ? ` in ${group.datasource}` : ''} are`;
-        const closest = group.nearestInGroup && n ? `, the closest \`${n.name}\`${group.datasource ? '' : where} (similarity ${n.similarity.toFixed(2)})` : '';
+        const many =
+          group.count === group.of
+            ? `Its ${group.of} nearest fields${group.datasource ? ` in ${group.datasource}` : ''} are all`
+            : `${group.count} of its ${group.of} nearest fields${group.datasource ? ` in ${group.datasource}` : ''} are`;
+        const closest =
+          group.nearestInGroup && n
+            ? `, the closest \`${n.name}\`${group.datasource ? '' : where} (similarity ${n.similarity.toFixed(2)})`
+            : '';
         sentences.push(`${many} ${group.classification}${closest}; it is ${own}.`);
       } else if (kind === 'neighbours' && n && !n.sameClassification && nameable(n.sameTagAsSuggestion ?? false)) {
         sentences.push(`${nearestPhrase} is ${n.classification}; it is ${own}.`);
       } else if (kind === 'neighbours' && s && !s.sameTag && s.by === 'neighbours') {
         sentences.push(`Its nearest fields are mostly ${s.classification}; it is ${own}.`);
-      } else if (kind === 'classifier' && input.classifier && (nameable(false) || s?.by === 'classifier' || s?.classification === input.classifier.classification)) {
-        sentences.push(`Its own name, table, comment, type and value formats point to ${input.classifier.classification} (classifier ${Math.round(input.classifier.confidence * 100)}% sure), not ${own}.`);
+      } else if (
+        kind === 'classifier' &&
+        input.classifier &&
+        (nameable(false) || s?.by === 'classifier' || s?.classification === input.classifier.classification)
+      ) {
+        sentences.push(
+          `Its own name, table, comment, type and value formats point to ${input.classifier.classification} (classifier ${Math.round(input.classifier.confidence * 100)}% sure), not ${own}.`,
+        );
       } else if (kind === 'level' && input.expectedLevel && input.level) {
         const e = input.expectedLevel;
         const tag = input.tag ?? 'its tag';
         const peers = e.peers ?? 0;
         const at = e.peersAtLevel ?? 0;
-        const counted = peers === 1 ? `The only other field tagged ${tag} is ${e.level}` : at === peers ? `All ${peers} other fields tagged ${tag} are ${e.level}` : `${at} of the ${peers} other fields tagged ${tag} are ${e.level}`;
+        const counted =
+          peers === 1
+            ? `The only other field tagged ${tag} is ${e.level}`
+            : at === peers
+              ? `All ${peers} other fields tagged ${tag} are ${e.level}`
+              : `${at} of the ${peers} other fields tagged ${tag} are ${e.level}`;
         const basis =
           peers > 0 && at > 0
             ? `${counted}${e.isDefault ? ", the tag's default" : ''}`
@@ -167,29 +215,47 @@ export function reasonFor(input: ReasonInput): string {
       } else if (kind === 'reviewed' && input.twin) {
         sentences.push(`A reviewer confirmed the same column elsewhere as ${input.twin.classification}; it is ${own}.`);
       } else if (kind === 'self' && input.selfConfidence !== null && input.selfConfidence !== undefined) {
-        const alternative = s && !s.sameTag && s.by === 'classifier' ? `; its second choice was ${s.classification}` : '';
-        sentences.push(`FieldLens classified it ${own} itself, only ${Math.round(input.selfConfidence * 100)}% sure from its name, table, type and values${alternative}.`);
-      } else if (kind === 'anchor' && input.betterTag && (!s || (!s.sameTag && s.classification.startsWith(input.betterTag.classification)))) {
-        sentences.push(`Its name, type and comment fit what ${input.betterTag.classification} describes better than its own tag.`);
+        const alternative =
+          s && !s.sameTag && s.by === 'classifier' ? `; its second choice was ${s.classification}` : '';
+        sentences.push(
+          `FieldLens classified it ${own} itself, only ${Math.round(input.selfConfidence * 100)}% sure from its name, table, type and values${alternative}.`,
+        );
+      } else if (
+        kind === 'anchor' &&
+        input.betterTag &&
+        (!s || (!s.sameTag && s.classification.startsWith(input.betterTag.classification)))
+      ) {
+        sentences.push(
+          `Its name, type and comment fit what ${input.betterTag.classification} describes better than its own tag.`,
+        );
       }
     }
     if (sentences.length === 0 && s) sentences.push(`${s.classification} fits it better than ${own}.`);
     // Doubt with nothing to name (no suggestion, no disagreeing neighbour): said so, never an empty reason.
-    if (sentences.length === 0) sentences.push(`Several signals doubt ${own}, none enough to name another classification.`);
+    if (sentences.length === 0)
+      sentences.push(`Several signals doubt ${own}, none enough to name another classification.`);
     if (sentences.length === 1) {
       const weak = weakestAxis(input.scores);
       // Bars and severity tell one story: when every bar is above the median, say why the score is high anyway.
-      if (weak.score >= 0.5) sentences.push('Its bars are high because the fields around it carry the same label; this evidence does not depend on those labels.');
+      if (weak.score >= 0.5)
+        sentences.push(
+          'Its bars are high because the fields around it carry the same label; this evidence does not depend on those labels.',
+        );
       else if (weak.score < WEAK_AXIS) sentences.push(`Also, ${weakAxisPhrase(weak.axis, input.tag, input.level)}.`);
     }
     return sentences.slice(0, 2).join(' ');
   }
-  if (input.confirmedUnchanged) sentences.push(`Confirmed by a reviewer as ${own}; its neighbourhood has not changed since.`);
+  if (input.confirmedUnchanged)
+    sentences.push(`Confirmed by a reviewer as ${own}; its neighbourhood has not changed since.`);
   if (n && n.sameClassification && sentences.length < 2) sentences.push(`${nearestPhrase} is ${own} too.`);
   if (sentences.length < 2 && !input.confirmedUnchanged) {
     const weak = weakestAxis(input.scores);
     // A weak axis of a field that fits is no evidence against it: said as such, after the verdict.
-    sentences.push(weak.score < WEAK_AXIS ? `Nothing points to another classification, though ${weakAxisPhrase(weak.axis, input.tag, input.level)}.` : 'Nothing points to another classification.');
+    sentences.push(
+      weak.score < WEAK_AXIS
+        ? `Nothing points to another classification, though ${weakAxisPhrase(weak.axis, input.tag, input.level)}.`
+        : 'Nothing points to another classification.',
+    );
   }
   return sentences.slice(0, 2).join(' ');
 }

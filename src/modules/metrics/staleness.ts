@@ -79,7 +79,8 @@ export class Staleness {
     if (changes.length === 0) return 0;
     // The replica must have applied these changes (the new embeddings), keeping the previous ones for below.
     const state = await this.deps.replica.ensure();
-    if (changes.length === BATCH && (await repo.countUnexpanded(db)) > WHOLESALE_SHARE * Math.max(state.size, 1)) return this.expandWholesale();
+    if (changes.length === BATCH && (await repo.countUnexpanded(db)) > WHOLESALE_SHARE * Math.max(state.size, 1))
+      return this.expandWholesale();
 
     const affected = new Set<string>();
     const queries: Float32Array[] = [];

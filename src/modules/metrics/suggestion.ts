@@ -1,6 +1,12 @@
 // What a reviewer is offered besides the score: the classification that fits the field better than its current one
 // (or none), and the field's place in the review order (`sort=risk`). Pure functions; docs/metrics.md explains them.
-import { CONFIRMED_WEIGHT, type ClassificationEvidence, type LevelRank, type Neighbour, type TagMargins } from './measure-field.js';
+import {
+  CONFIRMED_WEIGHT,
+  type ClassificationEvidence,
+  type LevelRank,
+  type Neighbour,
+  type TagMargins,
+} from './measure-field.js';
 import type { Severity } from './outlier-model.js';
 
 export interface Suggestion {
@@ -56,7 +62,8 @@ export const RUNNER_UP_SUPPORT = 1;
 export function suggestClassification(x: SuggestionInput): Suggestion | null {
   if (!(x.outlierScore >= x.threshold)) return null;
   // A reviewer decided its twin (the same column elsewhere) otherwise: that decision is the suggestion.
-  if (x.twin && (x.twin.tagId !== x.tagId || x.twin.level !== x.level)) return withConfidence({ tagId: x.twin.tagId, level: x.twin.level, by: 'twin' }, x.outlierScore, 1);
+  if (x.twin && (x.twin.tagId !== x.tagId || x.twin.level !== x.level))
+    return withConfidence({ tagId: x.twin.tagId, level: x.twin.level, by: 'twin' }, x.outlierScore, 1);
   const support = new Map<number, number>();
   const add = (tagId: number | null | undefined, w: number): void => {
     if (tagId === null || tagId === undefined || !(w > 0)) return;
@@ -64,12 +71,21 @@ export function suggestClassification(x: SuggestionInput): Suggestion | null {
   };
   let total = 0;
   for (const n of x.neighbours) total += Math.max(0, n.similarity) * (n.confirmed ? CONFIRMED_WEIGHT : 1);
-  if (total > 0) for (const n of x.neighbours) add(n.tag_id, (Math.max(0, n.similarity) * (n.confirmed ? CONFIRMED_WEIGHT : 1)) / total);
+  if (total > 0)
+    for (const n of x.neighbours)
+      add(n.tag_id, (Math.max(0, n.similarity) * (n.confirmed ? CONFIRMED_WEIGHT : 1)) / total);
   // A self-classified field's own tag IS the classifier's answer: its confidence is already in the score, and counting
   // it again as support for the current tag would hide every alternative.
-  if (x.predicted && !(x.evidence.selfClassified && x.predicted.tagId === x.tagId)) add(x.predicted.tagId, x.predicted.confidence);
+  if (x.predicted && !(x.evidence.selfClassified && x.predicted.tagId === x.tagId))
+    add(x.predicted.tagId, x.predicted.confidence);
   // The runner-up of the classifier's own answer (an imported label was not its answer: its view counts above).
-  if (x.evidence.selfClassified && x.runnerUpTagId !== null && x.runnerUpTagId !== undefined && x.runnerUpTagId !== x.tagId) add(x.runnerUpTagId, RUNNER_UP_SUPPORT);
+  if (
+    x.evidence.selfClassified &&
+    x.runnerUpTagId !== null &&
+    x.runnerUpTagId !== undefined &&
+    x.runnerUpTagId !== x.tagId
+  )
+    add(x.runnerUpTagId, RUNNER_UP_SUPPORT);
   if (x.corrections && x.corrections.tagId !== x.tagId) add(x.corrections.tagId, x.corrections.share);
   const m = x.margins;
   if (m.peerMargin !== null) add(m.peerMargin < 0 ? m.bestOtherPeerTagId : x.tagId, 0.5);
@@ -85,11 +101,27 @@ export function suggestClassification(x: SuggestionInput): Suggestion | null {
   }
   // A self-classified field the score calls more likely wrong than right shows its best alternative even when its own
   // tag has more support: that support comes mostly from the same classifier's answers around it.
-  if (best !== null && (bestSupport > own || (x.evidence.selfClassified === true && x.outlierScore >= SELF_ALTERNATIVE_FROM))) {
+  if (
+    best !== null &&
+    (bestSupport > own || (x.evidence.selfClassified === true && x.outlierScore >= SELF_ALTERNATIVE_FROM))
+  ) {
     const fromClassifier = x.predicted !== null && x.predicted.tagId === best;
     const fromCorrections = !fromClassifier && x.corrections?.tagId === best;
-    const level = fromClassifier ? (x.predicted as { level: string }).level : fromCorrections ? (x.corrections as { level: string }).level : (x.usualLevel(best) ?? x.level);
-    const by = fromClassifier || (x.runnerUpTagId === best && !fromCorrections) ? 'classifier' : fromCorrections ? 'corrections' : m.bestOtherPeerTagId === best || m.bestOtherAnchorTagId === best ? (total > 0 ? 'neighbours' : 'margins') : 'neighbours';
+    const level = fromClassifier
+      ? (x.predicted as { level: string }).level
+      : fromCorrections
+        ? (x.corrections as { level: string }).level
+        : (x.usualLevel(best) ?? x.level);
+    const by =
+      fromClassifier || (x.runnerUpTagId === best && !fromCorrections)
+        ? 'classifier'
+        : fromCorrections
+          ? 'corrections'
+          : m.bestOtherPeerTagId === best || m.bestOtherAnchorTagId === best
+            ? total > 0
+              ? 'neighbours'
+              : 'margins'
+            : 'neighbours';
     return withConfidence({ tagId: best, level, by }, x.outlierScore, bestSupport / (bestSupport + own));
   }
   const expected = x.evidence.expectedLevel;
@@ -129,14 +161,24 @@ export function suggestionConfidence(score: number, share: number, by: Suggestio
   return round3(1 / (1 + Math.exp(-z)));
 }
 
-const withConfidence = (s: Omit<Suggestion, 'confidence' | 'share'>, score: number, share: number): Suggestion => ({ ...s, share: round3(share), confidence: suggestionConfidence(score, share, s.by) });
+const withConfidence = (s: Omit<Suggestion, 'confidence' | 'share'>, score: number, share: number): Suggestion => ({
+  ...s,
+  share: round3(share),
+  confidence: suggestionConfidence(score, share, s.by),
+});
 
 /**
  * The review-order key of `GET /fields?sort=risk` (descending): severity high first, then medium, then low; within
  * high and medium, under-classified fields (the suggestion's level is above the current one) before the others; then
  * the outlier score. Values: high 4–6, medium 2–4, low 0–1.
  */
-export function riskOf(score: number, severity: Severity, level: string, suggestion: Pick<Suggestion, 'level'> | null, rank: LevelRank): number {
+export function riskOf(
+  score: number,
+  severity: Severity,
+  level: string,
+  suggestion: Pick<Suggestion, 'level'> | null,
+  rank: LevelRank,
+): number {
   const base = severity === 'high' ? 4 : severity === 'medium' ? 2 : 0;
   const under = base > 0 && suggestion !== null && rank(suggestion.level) > rank(level) ? 1 : 0;
   return base + under + Math.min(1, Math.max(0, Number.isFinite(score) ? score : 0));

@@ -34,7 +34,18 @@ export class ReportsService {
     const totals = { fields: 0, confirmed: 0, unreviewed: 0, deferred: 0 };
     const byLevel = new Map(levels.map((l) => [l.code, { level: l.code, fields: 0, confirmed: 0 }]));
     const bySource = new Map(
-      sources.map((s) => [s.id, { datasource_id: s.id, name: s.name, is_sample: s.is_sample, fields: 0, confirmed: 0, by_level: zeroLevels(), high_risk: 0 }]),
+      sources.map((s) => [
+        s.id,
+        {
+          datasource_id: s.id,
+          name: s.name,
+          is_sample: s.is_sample,
+          fields: 0,
+          confirmed: 0,
+          by_level: zeroLevels(),
+          high_risk: 0,
+        },
+      ]),
     );
     for (const cell of cells) {
       totals.fields += cell.fields;
@@ -53,15 +64,35 @@ export class ReportsService {
       source.by_level[cell.level] = (source.by_level[cell.level] ?? 0) + cell.fields;
       source.high_risk += cell.high_risk;
     }
-    const tags = new Map<number, { tag_id: number; chain_path: string; fields: number; by_level: Record<string, number> }>();
+    const tags = new Map<
+      number,
+      { tag_id: number; chain_path: string; fields: number; by_level: Record<string, number> }
+    >();
     for (const cell of tagCounts) {
       let tag = tags.get(cell.tag_id);
-      if (!tag) tags.set(cell.tag_id, (tag = { tag_id: cell.tag_id, chain_path: index.byId.get(cell.tag_id)?.chain_path ?? `#${cell.tag_id}`, fields: 0, by_level: zeroLevels() }));
+      if (!tag)
+        tags.set(
+          cell.tag_id,
+          (tag = {
+            tag_id: cell.tag_id,
+            chain_path: index.byId.get(cell.tag_id)?.chain_path ?? `#${cell.tag_id}`,
+            fields: 0,
+            by_level: zeroLevels(),
+          }),
+        );
       tag.fields += cell.fields;
       tag.by_level[cell.level] = (tag.by_level[cell.level] ?? 0) + cell.fields;
     }
-    const byTag = [...tags.values()]
-      .sort((a, b) => b.fields - a.fields || (a.chain_path < b.chain_path ? -1 : a.chain_path > b.chain_path ? 1 : 0));
-    return { generated_at: generatedAt, levels, totals, by_level: [...byLevel.values()], by_datasource: [...bySource.values()], by_tag: byTag };
+    const byTag = [...tags.values()].sort(
+      (a, b) => b.fields - a.fields || (a.chain_path < b.chain_path ? -1 : a.chain_path > b.chain_path ? 1 : 0),
+    );
+    return {
+      generated_at: generatedAt,
+      levels,
+      totals,
+      by_level: [...byLevel.values()],
+      by_datasource: [...bySource.values()],
+      by_tag: byTag,
+    };
   }
 }

@@ -23,7 +23,8 @@ export interface DecisionRow {
   reason: string;
 }
 
-export type ParsedDecisions = { ok: true; rows: DecisionRow[] } | { ok: false; detail: string; errors: ProblemFieldError[] };
+export type ParsedDecisions =
+  { ok: true; rows: DecisionRow[] } | { ok: false; detail: string; errors: ProblemFieldError[] };
 
 /** A problem about one row of the file. */
 export function rowError(row: number, message: string): ProblemFieldError {
@@ -51,15 +52,26 @@ export function parseDecisionsCsv(text: string, exportColumns: readonly string[]
     records = parse(text, { bom: true, relax_column_count: true, skip_empty_lines: false });
   } catch (error) {
     if (error instanceof CsvError) {
-      const record = typeof (error as CsvError & { records?: number }).records === 'number' ? (error as CsvError & { records: number }).records + 1 : undefined;
+      const record =
+        typeof (error as CsvError & { records?: number }).records === 'number'
+          ? (error as CsvError & { records: number }).records + 1
+          : undefined;
       const where = record === undefined ? 'the file' : `row ${record}`;
-      return { ok: false, detail: `The file is not valid CSV (RFC 4180) near ${where}: ${error.message}`, errors: [rowError(record ?? 1, error.message)] };
+      return {
+        ok: false,
+        detail: `The file is not valid CSV (RFC 4180) near ${where}: ${error.message}`,
+        errors: [rowError(record ?? 1, error.message)],
+      };
     }
     throw error;
   }
   const [header, ...data] = records;
   if (!header || header.every((cell) => cell.trim() === '')) {
-    return { ok: false, detail: 'The file is empty: a header row field_id,action,chain_path,level,reason and at least one row are needed', errors: [rowError(1, 'no header row')] };
+    return {
+      ok: false,
+      detail: 'The file is empty: a header row field_id,action,chain_path,level,reason and at least one row are needed',
+      errors: [rowError(1, 'no header row')],
+    };
   }
   const names = header.map((cell) => cell.trim().toLowerCase());
   const index = new Map<DecisionColumn, number>();
@@ -70,16 +82,26 @@ export function parseDecisionsCsv(text: string, exportColumns: readonly string[]
       if (index.has(column)) headerErrors.push(`column ${column} appears twice`);
       else index.set(column, i);
     } else if (!exportColumns.includes(name)) {
-      headerErrors.push(`unknown column "${header[i]}" (expected ${DECISION_COLUMNS.join(', ')}; other columns of an export are ignored)`);
+      headerErrors.push(
+        `unknown column "${header[i]}" (expected ${DECISION_COLUMNS.join(', ')}; other columns of an export are ignored)`,
+      );
     }
   });
   if (!index.has('field_id')) headerErrors.push('no field_id (or id) column');
   if (!index.has('action')) headerErrors.push('no action column');
   if (headerErrors.length > 0) {
-    return { ok: false, detail: `The header row is not a decisions header: ${headerErrors.join('; ')}`, errors: headerErrors.map((m) => rowError(1, m)) };
+    return {
+      ok: false,
+      detail: `The header row is not a decisions header: ${headerErrors.join('; ')}`,
+      errors: headerErrors.map((m) => rowError(1, m)),
+    };
   }
   if (data.length > MAX_DECISION_ROWS) {
-    return { ok: false, detail: `At most ${MAX_DECISION_ROWS.toLocaleString('en')} rows per file; this one has ${data.length.toLocaleString('en')}`, errors: [rowError(1, 'too many rows')] };
+    return {
+      ok: false,
+      detail: `At most ${MAX_DECISION_ROWS.toLocaleString('en')} rows per file; this one has ${data.length.toLocaleString('en')}`,
+      errors: [rowError(1, 'too many rows')],
+    };
   }
 
   const rows: DecisionRow[] = [];
@@ -92,7 +114,12 @@ export function parseDecisionsCsv(text: string, exportColumns: readonly string[]
     const row = i + 2;
     if (record.every((c) => c.trim() === '')) return;
     if (record.length > header.length && record.slice(header.length).some((c) => c.trim() !== '')) {
-      errors.push(rowError(row, `has ${record.length} cells but the header has ${header.length} (a comma in a cell must be inside quotes)`));
+      errors.push(
+        rowError(
+          row,
+          `has ${record.length} cells but the header has ${header.length} (a comma in a cell must be inside quotes)`,
+        ),
+      );
       return;
     }
     rows.push({
@@ -104,7 +131,9 @@ export function parseDecisionsCsv(text: string, exportColumns: readonly string[]
       reason: cell(record, 'reason'),
     });
   });
-  if (errors.length > 0) return { ok: false, detail: `${errors.length} row(s) are malformed; nothing was applied`, errors };
-  if (rows.length === 0) return { ok: false, detail: 'The file has a header but no decision rows', errors: [rowError(2, 'no rows')] };
+  if (errors.length > 0)
+    return { ok: false, detail: `${errors.length} row(s) are malformed; nothing was applied`, errors };
+  if (rows.length === 0)
+    return { ok: false, detail: 'The file has a header but no decision rows', errors: [rowError(2, 'no rows')] };
   return { ok: true, rows };
 }

@@ -3,8 +3,18 @@ import { Type } from 'typebox';
 import { callerOf } from '../../http/authentication.js';
 import type { Services } from '../../services.js';
 import { MAX_DECISION_ROWS } from './decisions-csv.js';
-import { BatchConfirmBody, BatchConfirmResponse, ConfirmResponse, DecisionBody, DecisionsResponse, DeferBody, DeferResponse, FieldIdParams, ReviewProgressQuery, ReviewProgressResponse } from './review.schemas.js';
-
+import {
+  BatchConfirmBody,
+  BatchConfirmResponse,
+  ConfirmResponse,
+  DecisionBody,
+  DecisionsResponse,
+  DeferBody,
+  DeferResponse,
+  FieldIdParams,
+  ReviewProgressQuery,
+  ReviewProgressResponse,
+} from './review.schemas.js';
 
 const DECISION_RULES =
   'Body fields are all optional: a tag id and a chain path must name the same tag (else 422); a path alone is resolved to its tag; ' +
@@ -59,7 +69,7 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       schema: {
         operationId: 'confirmField',
         'x-error-statuses': [422],
-        summary: 'Confirm a field\'s classification',
+        summary: "Confirm a field's classification",
         description: `${DECISION_RULES} Sets review_status to confirmed from any state and writes a field.confirmed audit entry.`,
         tags: ['review'],
         params: FieldIdParams,
@@ -111,7 +121,7 @@ export const reviewRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       config: { access: 'field:review' },
       schema: {
         operationId: 'deferField',
-        summary: 'Defer a field\'s review with a reason',
+        summary: "Defer a field's review with a reason",
         description:
           'Sets review_status to deferred from any state, keeps the classification (and its lock) as it is, and writes a field.deferred audit entry with the reason.',
         tags: ['review'],

@@ -11,16 +11,20 @@ export type FieldIdParams = Static<typeof FieldIdParams>;
 
 const decision = {
   classification_tag_id: Type.Optional(
-    Type.Union([Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), Type.Null()], { description: 'The tag to confirm; null or absent: the field\'s current tag (or the tag of the path)' }),
+    Type.Union([Type.Integer({ minimum: 1, maximum: 2_147_483_647 }), Type.Null()], {
+      description: "The tag to confirm; null or absent: the field's current tag (or the tag of the path)",
+    }),
   ),
   classification_chain_path: Type.Optional(
     Type.Union([PlainText({ minLength: 1, maxLength: 2000 }), Type.Null()], {
-      description: 'Tag names from the root joined by "/", e.g. "Personal/Contact/Email"; must name the same tag as classification_tag_id when both are given',
+      description:
+        'Tag names from the root joined by "/", e.g. "Personal/Contact/Email"; must name the same tag as classification_tag_id when both are given',
     }),
   ),
   lock_level: Type.Optional(
     Type.Union([Type.String({ minLength: 1, maxLength: 64 }), Type.Null()], {
-      description: 'A configured level code (GET /api/v1/classification/levels) that becomes the field\'s level; null or absent: the current level is kept',
+      description:
+        "A configured level code (GET /api/v1/classification/levels) that becomes the field's level; null or absent: the current level is kept",
     }),
   ),
 };
@@ -31,7 +35,11 @@ export type DecisionBody = Static<typeof DecisionBody>;
 export const BatchConfirmBody = Type.Object(
   {
     ...decision,
-    field_ids: Type.Array(Uuid, { minItems: 1, maxItems: MAX_BATCH_FIELDS, description: '1–500 field ids; a repeated id is answered once' }),
+    field_ids: Type.Array(Uuid, {
+      minItems: 1,
+      maxItems: MAX_BATCH_FIELDS,
+      description: '1–500 field ids; a repeated id is answered once',
+    }),
   },
   { additionalProperties: false },
 );
@@ -60,7 +68,8 @@ export const DeferBody = Type.Object(
       maxLength: MAX_DEFER_REASON,
       // At least one visible character; line breaks and tabs allowed, other control characters not.
       pattern: DEFER_REASON_PATTERN,
-      description: 'Why the decision is deferred: 1–2000 characters, not only whitespace; line breaks and tabs allowed, other control characters not',
+      description:
+        'Why the decision is deferred: 1–2000 characters, not only whitespace; line breaks and tabs allowed, other control characters not',
     }),
   },
   { additionalProperties: false },
@@ -80,8 +89,16 @@ export type ProgressBucket = (typeof PROGRESS_BUCKETS)[number];
 
 export const ReviewProgressQuery = Type.Object(
   {
-    bucket: Type.Enum(PROGRESS_BUCKETS, { default: 'day', description: 'day: UTC calendar days; week: ISO weeks (Monday to Sunday, UTC)' }),
-    days: Type.Integer({ minimum: 1, maximum: 366, default: 30, description: 'How far back: the buckets covering the last `days` days, today included' }),
+    bucket: Type.Enum(PROGRESS_BUCKETS, {
+      default: 'day',
+      description: 'day: UTC calendar days; week: ISO weeks (Monday to Sunday, UTC)',
+    }),
+    days: Type.Integer({
+      minimum: 1,
+      maximum: 366,
+      default: 30,
+      description: 'How far back: the buckets covering the last `days` days, today included',
+    }),
   },
   { additionalProperties: false },
 );
@@ -89,10 +106,23 @@ export type ReviewProgressQuery = Static<typeof ReviewProgressQuery>;
 
 export const ReviewProgressBucket = Type.Object({
   start: Type.String({ format: 'date', description: 'First day of the bucket (UTC, YYYY-MM-DD)' }),
-  confirmed: Type.Integer({ minimum: 0, description: 'Confirmations recorded in the bucket (audit entries field.confirmed: each field of a batch counts)' }),
-  deferred: Type.Integer({ minimum: 0, description: 'Deferrals recorded in the bucket (audit entries field.deferred)' }),
-  confirmed_fields: Type.Integer({ minimum: 0, description: 'Fields of the current catalog that were confirmed by the end of the bucket and still are' }),
-  confirmed_share: Type.Number({ minimum: 0, maximum: 1, description: 'confirmed_fields / fields_total (0 for an empty catalog)' }),
+  confirmed: Type.Integer({
+    minimum: 0,
+    description: 'Confirmations recorded in the bucket (audit entries field.confirmed: each field of a batch counts)',
+  }),
+  deferred: Type.Integer({
+    minimum: 0,
+    description: 'Deferrals recorded in the bucket (audit entries field.deferred)',
+  }),
+  confirmed_fields: Type.Integer({
+    minimum: 0,
+    description: 'Fields of the current catalog that were confirmed by the end of the bucket and still are',
+  }),
+  confirmed_share: Type.Number({
+    minimum: 0,
+    maximum: 1,
+    description: 'confirmed_fields / fields_total (0 for an empty catalog)',
+  }),
 });
 
 export const ReviewProgressResponse = Type.Object({
@@ -104,8 +134,17 @@ export const ReviewProgressResponse = Type.Object({
 export type ReviewProgressResponse = Static<typeof ReviewProgressResponse>;
 
 export const DecisionsResponse = Type.Object({
-  confirmed: Type.Integer({ minimum: 0, description: 'Rows applied as confirmations (one field.confirmed audit entry each)' }),
-  deferred: Type.Integer({ minimum: 0, description: 'Rows applied as deferrals (one field.deferred audit entry each)' }),
-  ignored: Type.Integer({ minimum: 0, description: 'Rows left without an action (an exported row nobody decided): nothing written for them' }),
+  confirmed: Type.Integer({
+    minimum: 0,
+    description: 'Rows applied as confirmations (one field.confirmed audit entry each)',
+  }),
+  deferred: Type.Integer({
+    minimum: 0,
+    description: 'Rows applied as deferrals (one field.deferred audit entry each)',
+  }),
+  ignored: Type.Integer({
+    minimum: 0,
+    description: 'Rows left without an action (an exported row nobody decided): nothing written for them',
+  }),
 });
 export type DecisionsResponse = Static<typeof DecisionsResponse>;

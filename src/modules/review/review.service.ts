@@ -21,7 +21,18 @@ import type { LicenseGate } from '../license/license.gate.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import type { WebhookEvent, WebhookEvents } from '../webhooks/webhooks.service.js';
 import { DEFER_REASON_PATTERN, MAX_DEFER_REASON } from './review.schemas.js';
-import type { BatchConfirmBody, BatchConfirmResponse, ConfirmResponse, DecisionBody, DecisionsResponse, DeferBody, DeferResponse, ProgressBucket, ReviewProgressQuery, ReviewProgressResponse } from './review.schemas.js';
+import type {
+  BatchConfirmBody,
+  BatchConfirmResponse,
+  ConfirmResponse,
+  DecisionBody,
+  DecisionsResponse,
+  DeferBody,
+  DeferResponse,
+  ProgressBucket,
+  ReviewProgressQuery,
+  ReviewProgressResponse,
+} from './review.schemas.js';
 
 /** The decision after resolution: each null when the body left it out (then the field's own value is kept). */
 interface Decision {
@@ -129,7 +140,11 @@ export class ReviewService {
       await this.deps.database.lock(trx, REVIEW_LOCK);
       const [state] = await this.deps.fields.lockReviewStates(trx, [fieldId]);
       if (!state) throw notFound('Field');
-      await this.deps.fields.deferField(trx, fieldId, { reason: body.reason, reviewed_at: deferredAt, reviewed_by: caller.id });
+      await this.deps.fields.deferField(trx, fieldId, {
+        reason: body.reason,
+        reviewed_at: deferredAt,
+        reviewed_by: caller.id,
+      });
       await this.deps.audit.record(trx, caller, deferredEvent(state, body.reason, {}));
     });
     return { field_id: fieldId, review_status: 'deferred', reason: body.reason, deferred_at: deferredAt };
@@ -164,7 +179,8 @@ export class ReviewService {
       if (!validator.isUUID(id)) problems.push(`field_id "${row.field_id}" is not a field id (a UUID)`);
       else if (firstRowOf.has(id)) problems.push(`repeats the field of row ${firstRowOf.get(id)}`);
       else firstRowOf.set(id, row.row);
-      if (row.action !== 'confirm' && row.action !== 'defer') problems.push(`action "${row.action}" is not confirm or defer`);
+      if (row.action !== 'confirm' && row.action !== 'defer')
+        problems.push(`action "${row.action}" is not confirm or defer`);
       const resolveErrors: ProblemFieldError[] = [];
       const resolved = this.deps.taxonomy.resolveWith(
         index,
@@ -174,43 +190,78 @@ export class ReviewService {
       );
       for (const e of resolveErrors) problems.push(`${e.path} ${e.message}`);
       const reason = row.reason.replace(/\r\n?/g, '\n');
-      if (row.action === 'confirm' && reason.trim() !== '') problems.push('reason is for a defer; a confirm takes none (leave it empty)');
+      if (row.action === 'confirm' && reason.trim() !== '')
+        problems.push('reason is for a defer; a confirm takes none (leave it empty)');
       if (row.action === 'defer') {
         // Counted in code points, as the single defer's schema counts them.
         const length = [...reason].length;
         if (length === 0 || length > MAX_DEFER_REASON || !DEFER_REASON.test(reason)) {
-          problems.push(`a defer needs a reason of 1–${MAX_DEFER_REASON} characters, not only spaces, without control characters other than tab and line break`);
+          problems.push(
+            `a defer needs a reason of 1–${MAX_DEFER_REASON} characters, not only spaces, without control characters other than tab and line break`,
+          );
         }
       }
       if (problems.length > 0) {
         errors.push(rowError(row.row, problems.join('; ')));
         continue;
       }
-      planned.push({ row: row.row, id, action: row.action as 'confirm' | 'defer', tagId: resolved.tag?.id ?? null, level: resolved.level, chainPath: row.chain_path, reason });
+      planned.push({
+        row: row.row,
+        id,
+        action: row.action as 'confirm' | 'defer',
+        tagId: resolved.tag?.id ?? null,
+        level: resolved.level,
+        chainPath: row.chain_path,
+        reason,
+      });
     }
 
     const result: DecisionsResponse = { confirmed: 0, deferred: 0, ignored };
     await this.deps.database.db.transaction().execute(async (trx) => {
       await this.deps.database.lock(trx, REVIEW_LOCK);
       // Under the review lock: what the fields are now, which is what each decision is checked against and applied to.
-      const states = new Map((await this.deps.fields.lockReviewStates(trx, planned.map((p) => p.id))).map((s) => [s.id, s]));
+      const states = new Map(
+        (
+          await this.deps.fields.lockReviewStates(
+            trx,
+            planned.map((p) => p.id),
+          )
+        ).map((s) => [s.id, s]),
+      );
       for (const p of planned) {
         const state = states.get(p.id);
         if (!state) errors.push(rowError(p.row, `no field has the id ${p.id}`));
         // A deferral keeps the classification: the exported chain_path and level may stay in the row, a change may not.
-        else if (p.action === 'defer' && ((p.tagId !== null && p.tagId !== state.tag_id) || (p.level !== null && p.level !== state.level))) {
-          errors.push(rowError(p.row, `a defer keeps the classification (${pathOf(state.tag_id) ?? state.tag_id}, ${state.level}): leave chain_path and level as they are, or confirm instead`));
+        else if (
+          p.action === 'defer' &&
+          ((p.tagId !== null && p.tagId !== state.tag_id) || (p.level !== null && p.level !== state.level))
+        ) {
+          errors.push(
+            rowError(
+              p.row,
+              `a defer keeps the classification (${pathOf(state.tag_id) ?? state.tag_id}, ${state.level}): leave chain_path and level as they are, or confirm instead`,
+            ),
+          );
         }
       }
       if (errors.length > 0) {
         errors.sort((a, b) => (a.row ?? 0) - (b.row ?? 0));
-        throw new AppError('validation_failed', `${errors.length} row(s) of the file cannot be applied; nothing was applied`, { errors });
+        throw new AppError(
+          'validation_failed',
+          `${errors.length} row(s) of the file cannot be applied; nothing was applied`,
+          { errors },
+        );
       }
       const confirmations = planned
         .filter((p) => p.action === 'confirm')
         .map((p) => ({
           state: states.get(p.id) as ReviewState,
-          decision: { tagId: p.tagId, level: p.level, pathOf, body: { classification_chain_path: p.chainPath === '' ? null : p.chainPath, lock_level: p.level } },
+          decision: {
+            tagId: p.tagId,
+            level: p.level,
+            pathOf,
+            body: { classification_chain_path: p.chainPath === '' ? null : p.chainPath, lock_level: p.level },
+          },
         }));
       await this.applyConfirmations(trx, caller, confirmations, { upload: true });
       const deferredAt = this.deps.clock.now().toISOString();
@@ -218,7 +269,11 @@ export class ReviewService {
       for (const p of planned) {
         if (p.action !== 'defer') continue;
         const state = states.get(p.id) as ReviewState;
-        await this.deps.fields.deferField(trx, p.id, { reason: p.reason, reviewed_at: deferredAt, reviewed_by: caller.id });
+        await this.deps.fields.deferField(trx, p.id, {
+          reason: p.reason,
+          reviewed_at: deferredAt,
+          reviewed_by: caller.id,
+        });
         deferrals.push(deferredEvent(state, p.reason, { upload: true }));
       }
       if (deferrals.length > 0) await this.deps.audit.record(trx, caller, deferrals);
@@ -247,7 +302,13 @@ export class ReviewService {
       while (i > 0 && (starts[i] as string) > day) i -= 1;
       return i;
     };
-    const buckets = starts.map((start) => ({ start, confirmed: 0, deferred: 0, confirmed_fields: 0, confirmed_share: 0 }));
+    const buckets = starts.map((start) => ({
+      start,
+      confirmed: 0,
+      deferred: 0,
+      confirmed_fields: 0,
+      confirmed_share: 0,
+    }));
     for (const d of decisions) {
       const bucket = buckets[indexOf(d.day)];
       if (!bucket) continue;
@@ -280,14 +341,24 @@ export class ReviewService {
     });
     // Read outside the review transaction: on SQLite a second query on the database handle would wait for it forever.
     const index = await this.deps.taxonomy.tagIndex();
-    return { tagId: resolved.tag?.id ?? null, level: resolved.level, body, pathOf: (tagId) => index.byId.get(tagId)?.chain_path ?? null };
+    return {
+      tagId: resolved.tag?.id ?? null,
+      level: resolved.level,
+      body,
+      pathOf: (tagId) => index.byId.get(tagId)?.chain_path ?? null,
+    };
   }
 
   /**
    * Confirms each field to its decision (the same rules for one field, a batch and an uploaded file); one audit entry
    * per field, with `extra` in its details (batch: true, upload: true).
    */
-  private async applyConfirmations(trx: Tx, caller: Caller, items: ReadonlyArray<{ state: ReviewState; decision: Decision }>, extra: Record<string, unknown>): Promise<void> {
+  private async applyConfirmations(
+    trx: Tx,
+    caller: Caller,
+    items: ReadonlyArray<{ state: ReviewState; decision: Decision }>,
+    extra: Record<string, unknown>,
+  ): Promise<void> {
     if (items.length === 0) return;
     const now = this.deps.clock.now().toISOString();
 
@@ -310,19 +381,36 @@ export class ReviewService {
         review_status: state.review_status,
         locked: state.locked === 1,
       };
-      const after: ClassificationSnapshot = { tag_id: tagId, chain_path: pathOf(tagId), level, review_status: 'confirmed', locked: true };
+      const after: ClassificationSnapshot = {
+        tag_id: tagId,
+        chain_path: pathOf(tagId),
+        level,
+        review_status: 'confirmed',
+        locked: true,
+      };
       events.push({
         action: 'field.confirmed',
         targetType: 'field',
         targetId: state.id,
         details: { before, after, decision: decisionDetails(decision.body), ...extra },
       });
-      const data = { field_id: state.id, chain_path: after.chain_path, level, previous: { chain_path: before.chain_path, level: before.level, review_status: before.review_status }, by: caller.username };
+      const data = {
+        field_id: state.id,
+        chain_path: after.chain_path,
+        level,
+        previous: { chain_path: before.chain_path, level: before.level, review_status: before.review_status },
+        by: caller.username,
+      };
       hooks.push({ type: 'field.confirmed', data });
       if (level !== state.level) hooks.push({ type: 'field.level_changed', data });
     }
     for (const group of groups.values()) {
-      await this.deps.fields.confirmFields(trx, group.ids, { tag_id: group.tagId, level: group.level, reviewed_at: now, reviewed_by: caller.id });
+      await this.deps.fields.confirmFields(trx, group.ids, {
+        tag_id: group.tagId,
+        level: group.level,
+        reviewed_at: now,
+        reviewed_by: caller.id,
+      });
     }
     await this.deps.audit.record(trx, caller, events);
     await this.deps.webhooks?.emit(trx, hooks);

@@ -7,7 +7,17 @@ import { RE2JS } from 're2js';
 import type { RuleField } from '../classifier/classifier.service.js';
 import { typeFamily } from '../classifier/index.js';
 
-export const TYPE_FAMILIES = ['text', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'uuid', 'binary', 'json'] as const;
+export const TYPE_FAMILIES = [
+  'text',
+  'integer',
+  'decimal',
+  'boolean',
+  'date',
+  'datetime',
+  'uuid',
+  'binary',
+  'json',
+] as const;
 export type RuleTypeFamily = (typeof TYPE_FAMILIES)[number];
 
 export interface RuleMatch {
@@ -55,7 +65,17 @@ export function ruleTypeFamily(dataType: string | null | undefined): RuleTypeFam
  * Compiles a stored rule; throws on a pattern that does not compile (the service refuses such rules when they are
  * saved, so this only happens to a rule written to the database by hand).
  */
-export function compileRule(rule: { id: string; name: string; tag_id: number; level: string | null; priority: number; created_at: string; updated_at?: string; datasource_ids: readonly string[] | null; match: RuleMatch }): CompiledRule {
+export function compileRule(rule: {
+  id: string;
+  name: string;
+  tag_id: number;
+  level: string | null;
+  priority: number;
+  created_at: string;
+  updated_at?: string;
+  datasource_ids: readonly string[] | null;
+  match: RuleMatch;
+}): CompiledRule {
   const re = (pattern: string | undefined): RE2JS | null => {
     if (pattern === undefined) return null;
     const compiled = compilePattern(pattern);
@@ -94,14 +114,25 @@ export function compileRule(rule: { id: string; name: string; tag_id: number; le
         // Value parts are judged on samples only (never stored). Without samples (a re-evaluation, a preview) they do
         // not hold — except for the rule that decided the field on its samples last time, when the rule has not
         // changed since: a re-evaluation must not undo what the last scan's values showed.
-        const samples = (field.sample_values ?? []).filter((v) => v !== null && v !== undefined && String(v).trim() !== '').map((v) => String(v));
+        const samples = (field.sample_values ?? [])
+          .filter((v) => v !== null && v !== undefined && String(v).trim() !== '')
+          .map((v) => String(v));
         if (samples.length === 0) {
           const held = field.held_value_rule;
-          return held !== null && held !== undefined && held.name === rule.name && (rule.updated_at ?? rule.created_at) <= held.since;
+          return (
+            held !== null &&
+            held !== undefined &&
+            held.name === rule.name &&
+            (rule.updated_at ?? rule.created_at) <= held.since
+          );
         }
         let hits = 0;
         for (const s of samples) {
-          if ((valuePattern === null || valuePattern.matcher(s).find()) && (valueSet === null || valueSet.has(s.trim().toLowerCase()))) hits++;
+          if (
+            (valuePattern === null || valuePattern.matcher(s).find()) &&
+            (valueSet === null || valueSet.has(s.trim().toLowerCase()))
+          )
+            hits++;
         }
         if (hits / samples.length < minShare) return false;
       }

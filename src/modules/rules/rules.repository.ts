@@ -8,7 +8,13 @@ import { conflict } from '../../http/errors.js';
 const REVISION = 'rules.revision';
 
 export async function listRules(db: Queryable): Promise<ClassificationRuleRow[]> {
-  return db.selectFrom('classification_rules').selectAll().orderBy('priority', 'desc').orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('classification_rules')
+    .selectAll()
+    .orderBy('priority', 'desc')
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 export async function findRule(db: Queryable, id: string): Promise<ClassificationRuleRow | undefined> {
@@ -16,7 +22,10 @@ export async function findRule(db: Queryable, id: string): Promise<Classificatio
 }
 
 export async function countRules(db: Queryable): Promise<number> {
-  const row = await db.selectFrom('classification_rules').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('classification_rules')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
@@ -30,11 +39,19 @@ const uniqueName = async <T>(name: string | undefined, write: () => Promise<T>):
 };
 
 export async function insertRule(trx: Tx, row: Insertable<ClassificationRulesTable>): Promise<ClassificationRuleRow> {
-  return uniqueName(row.name, () => trx.insertInto('classification_rules').values(row).returningAll().executeTakeFirstOrThrow());
+  return uniqueName(row.name, () =>
+    trx.insertInto('classification_rules').values(row).returningAll().executeTakeFirstOrThrow(),
+  );
 }
 
-export async function updateRule(trx: Tx, id: string, change: Updateable<ClassificationRulesTable>): Promise<ClassificationRuleRow> {
-  return uniqueName(change.name, () => trx.updateTable('classification_rules').set(change).where('id', '=', id).returningAll().executeTakeFirstOrThrow());
+export async function updateRule(
+  trx: Tx,
+  id: string,
+  change: Updateable<ClassificationRulesTable>,
+): Promise<ClassificationRuleRow> {
+  return uniqueName(change.name, () =>
+    trx.updateTable('classification_rules').set(change).where('id', '=', id).returningAll().executeTakeFirstOrThrow(),
+  );
 }
 
 export async function deleteRule(trx: Tx, id: string): Promise<void> {
@@ -52,12 +69,25 @@ export async function bumpRevision(trx: Tx, now: Date): Promise<void> {
 
 export async function countRulesOfTags(db: Queryable, tagIds: readonly number[]): Promise<number> {
   if (tagIds.length === 0) return 0;
-  const row = await db.selectFrom('classification_rules').select((eb) => eb.fn.countAll<number>().as('n')).where('tag_id', 'in', tagIds).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('classification_rules')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('tag_id', 'in', tagIds)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 
-export async function moveRulesToTag(trx: Tx, fromTagIds: readonly number[], toTagId: number, now: string): Promise<number> {
+export async function moveRulesToTag(
+  trx: Tx,
+  fromTagIds: readonly number[],
+  toTagId: number,
+  now: string,
+): Promise<number> {
   if (fromTagIds.length === 0) return 0;
-  const result = await trx.updateTable('classification_rules').set({ tag_id: toTagId, updated_at: now }).where('tag_id', 'in', fromTagIds).executeTakeFirst();
+  const result = await trx
+    .updateTable('classification_rules')
+    .set({ tag_id: toTagId, updated_at: now })
+    .where('tag_id', 'in', fromTagIds)
+    .executeTakeFirst();
   return Number(result.numUpdatedRows);
 }

@@ -2,10 +2,18 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { callerOf } from '../../http/authentication.js';
 import type { Services } from '../../services.js';
-import { CreateRuleBody, PreviewRuleBody, PreviewRuleResponse, RuleIdParams, RuleListResponse, RuleResponse, UpdateRuleBody } from './rules.schemas.js';
+import {
+  CreateRuleBody,
+  PreviewRuleBody,
+  PreviewRuleResponse,
+  RuleIdParams,
+  RuleListResponse,
+  RuleResponse,
+  UpdateRuleBody,
+} from './rules.schemas.js';
 
 const MATCHING =
-  'A rule decides the fields the classifier would classify (not import-given, confirmed or locked ones): the enabled rule of highest priority whose every match part holds gives its tag and level (null: the tag\'s default), ' +
+  "A rule decides the fields the classifier would classify (not import-given, confirmed or locked ones): the enabled rule of highest priority whose every match part holds gives its tag and level (null: the tag's default), " +
   'with classification_source "rule", confidence 1 and evidence naming the rule. Patterns are RE2 regular expressions matched case-insensitively (a pattern that cannot run in linear time → 400). ' +
   'A change re-evaluates those fields in the background (GET /metrics/status counts them in pending).';
 
@@ -16,7 +24,12 @@ export const rulesRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     '/classification/rules',
     {
       config: { access: 'field:read' },
-      schema: { summary: 'List classification rules', description: `Every rule, in the order they are tried (priority, then age). ${MATCHING}`, tags: ['rules'], response: { 200: RuleListResponse } },
+      schema: {
+        summary: 'List classification rules',
+        description: `Every rule, in the order they are tried (priority, then age). ${MATCHING}`,
+        tags: ['rules'],
+        response: { 200: RuleListResponse },
+      },
     },
     async () => ({ items: await rules.listRules() }),
   );
@@ -42,7 +55,8 @@ export const rulesRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
       config: { access: 'taxonomy:write' },
       schema: {
         summary: 'Preview a classification rule',
-        description: 'Which catalog fields the rule would take, by name, table, comment and type (value parts are judged at the next import or scan); changes nothing.',
+        description:
+          'Which catalog fields the rule would take, by name, table, comment and type (value parts are judged at the next import or scan); changes nothing.',
         tags: ['rules'],
         body: PreviewRuleBody,
         response: { 200: PreviewRuleResponse },

@@ -14,9 +14,23 @@ import type { AuditService } from '../audit/audit.service.js';
 import type { DatasourcesService } from '../datasources/datasources.service.js';
 import type { FieldCatalogReader } from '../fields/field-catalog-reader.service.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
-import { compilePattern, compileRule, compileRuleSet, ruleTypeFamily, type RuleMatch, type RuleSet } from './rule-matcher.js';
+import {
+  compilePattern,
+  compileRule,
+  compileRuleSet,
+  ruleTypeFamily,
+  type RuleMatch,
+  type RuleSet,
+} from './rule-matcher.js';
 import * as repo from './rules.repository.js';
-import { MAX_RULES, type CreateRuleBody, type PreviewRuleBody, type PreviewRuleResponse, type RuleResponse, type UpdateRuleBody } from './rules.schemas.js';
+import {
+  MAX_RULES,
+  type CreateRuleBody,
+  type PreviewRuleBody,
+  type PreviewRuleResponse,
+  type RuleResponse,
+  type UpdateRuleBody,
+} from './rules.schemas.js';
 
 export interface RulesServiceDeps {
   database: Database;
@@ -49,7 +63,8 @@ export class RulesService {
     const now = this.deps.clock.now().toISOString();
     const row = await this.db.transaction().execute(async (trx) => {
       await this.deps.database.lock(trx, 'fieldlens.rules');
-      if ((await repo.countRules(trx)) >= MAX_RULES) throw new AppError('conflict', `An organisation has at most ${MAX_RULES} rules: delete or merge some first`);
+      if ((await repo.countRules(trx)) >= MAX_RULES)
+        throw new AppError('conflict', `An organisation has at most ${MAX_RULES} rules: delete or merge some first`);
       const inserted = await repo.insertRule(trx, {
         id: randomUUID(),
         name: body.name,
@@ -65,7 +80,12 @@ export class RulesService {
         updated_at: now,
       });
       await repo.bumpRevision(trx, this.deps.clock.now());
-      await this.deps.audit.record(trx, caller, { action: 'rule.created', targetType: 'rule', targetId: inserted.id, details: { rule: auditView(inserted) } });
+      await this.deps.audit.record(trx, caller, {
+        action: 'rule.created',
+        targetType: 'rule',
+        targetId: inserted.id,
+        details: { rule: auditView(inserted) },
+      });
       return inserted;
     });
     return this.respond(row);
@@ -103,7 +123,12 @@ export class RulesService {
         updated_at: this.deps.clock.now().toISOString(),
       });
       await repo.bumpRevision(trx, this.deps.clock.now());
-      await this.deps.audit.record(trx, caller, { action: 'rule.updated', targetType: 'rule', targetId: id, details: { before: auditView(before), after: auditView(updated) } });
+      await this.deps.audit.record(trx, caller, {
+        action: 'rule.updated',
+        targetType: 'rule',
+        targetId: id,
+        details: { before: auditView(before), after: auditView(updated) },
+      });
       return updated;
     });
     return this.respond(row);
@@ -116,7 +141,12 @@ export class RulesService {
       if (!before) throw notFound(`Rule ${id}`);
       await repo.deleteRule(trx, id);
       await repo.bumpRevision(trx, this.deps.clock.now());
-      await this.deps.audit.record(trx, caller, { action: 'rule.deleted', targetType: 'rule', targetId: id, details: { rule: auditView(before) } });
+      await this.deps.audit.record(trx, caller, {
+        action: 'rule.deleted',
+        targetType: 'rule',
+        targetId: id,
+        details: { rule: auditView(before) },
+      });
     });
   }
 
@@ -131,22 +161,50 @@ export class RulesService {
     const { values: _values, data_type_family: families, ...patterns } = body.rule.match;
     const scope = body.rule.datasource_ids ?? null;
     let datasourceIds: string[] | undefined = scope ?? undefined;
-    if (body.datasource_id !== undefined) datasourceIds = scope === null ? [body.datasource_id] : scope.filter((id) => id === body.datasource_id);
+    if (body.datasource_id !== undefined)
+      datasourceIds = scope === null ? [body.datasource_id] : scope.filter((id) => id === body.datasource_id);
     let dataTypes: string[] | undefined;
     if (families) {
       const wanted = new Set<string>(families);
       dataTypes = (await this.deps.fields.declaredDataTypes()).filter((t) => wanted.has(ruleTypeFamily(t) ?? ''));
     }
     if (datasourceIds?.length === 0 || dataTypes?.length === 0) return { matched: 0, items: [] };
-    const rule = Object.keys(patterns).length === 0 ? null : compileRule({ id: 'preview', name: body.rule.name, tag_id: body.rule.tag_id, level: null, priority: 0, created_at: '', datasource_ids: null, match: patterns });
+    const rule =
+      Object.keys(patterns).length === 0
+        ? null
+        : compileRule({
+            id: 'preview',
+            name: body.rule.name,
+            tag_id: body.rule.tag_id,
+            level: null,
+            priority: 0,
+            created_at: '',
+            datasource_ids: null,
+            match: patterns,
+          });
     const limit = body.limit ?? 50;
     const listed: string[] = [];
     let matched = 0;
     let after: string | null = null;
     for (;;) {
-      const page = await this.deps.fields.ruleCandidates({ afterId: after, limit: PREVIEW_PAGE, datasourceIds, dataTypes, read: { table_name: patterns.table_name !== undefined, comment: patterns.comment !== undefined } });
+      const page = await this.deps.fields.ruleCandidates({
+        afterId: after,
+        limit: PREVIEW_PAGE,
+        datasourceIds,
+        dataTypes,
+        read: { table_name: patterns.table_name !== undefined, comment: patterns.comment !== undefined },
+      });
       for (const f of page) {
-        if (rule && !rule.matches({ datasource_id: null, table_name: f.table_name ?? '', field_name: f.field_name, comment: f.comment })) continue;
+        if (
+          rule &&
+          !rule.matches({
+            datasource_id: null,
+            table_name: f.table_name ?? '',
+            field_name: f.field_name,
+            comment: f.comment,
+          })
+        )
+          continue;
         matched++;
         if (listed.length < limit) listed.push(f.id);
       }
@@ -156,7 +214,17 @@ export class RulesService {
     const details = new Map((await this.deps.fields.ruleCandidateDetails(listed)).map((f) => [f.id, f]));
     const items = listed.flatMap((id) => {
       const f = details.get(id);
-      return f ? [{ field_id: f.id, table_name: f.table_name, field_name: f.field_name, current_chain_path: f.chain_path, current_level: f.level }] : [];
+      return f
+        ? [
+            {
+              field_id: f.id,
+              table_name: f.table_name,
+              field_name: f.field_name,
+              current_chain_path: f.chain_path,
+              current_level: f.level,
+            },
+          ]
+        : [];
     });
     return { matched, items };
   }
@@ -171,7 +239,19 @@ export class RulesService {
             .filter((r) => r.enabled === 1)
             .flatMap((r) => {
               try {
-                return [compileRule({ id: r.id, name: r.name, tag_id: r.tag_id, level: r.level, priority: r.priority, created_at: r.created_at, updated_at: r.updated_at, datasource_ids: parseIds(r.datasource_ids), match: JSON.parse(r.match) as RuleMatch })];
+                return [
+                  compileRule({
+                    id: r.id,
+                    name: r.name,
+                    tag_id: r.tag_id,
+                    level: r.level,
+                    priority: r.priority,
+                    created_at: r.created_at,
+                    updated_at: r.updated_at,
+                    datasource_ids: parseIds(r.datasource_ids),
+                    match: JSON.parse(r.match) as RuleMatch,
+                  }),
+                ];
               } catch {
                 return []; // a rule written by hand with a pattern RE2 refuses decides nothing
               }
@@ -205,27 +285,52 @@ export class RulesService {
 
   private async validate(body: CreateRuleBody): Promise<void> {
     const match = body.match;
-    const parts = [match.column_name, match.table_name, match.comment, match.data_type_family, match.values].filter((p) => p !== undefined);
-    if (parts.length === 0) throw new AppError('validation_failed', 'A rule matches on at least one part', { errors: [{ path: '/match', message: 'must have at least one of column_name, table_name, comment, data_type_family, values' }] });
+    const parts = [match.column_name, match.table_name, match.comment, match.data_type_family, match.values].filter(
+      (p) => p !== undefined,
+    );
+    if (parts.length === 0)
+      throw new AppError('validation_failed', 'A rule matches on at least one part', {
+        errors: [
+          {
+            path: '/match',
+            message: 'must have at least one of column_name, table_name, comment, data_type_family, values',
+          },
+        ],
+      });
     if (match.values && match.values.pattern === undefined && match.values.in === undefined) {
-      throw new AppError('validation_failed', 'A values part needs a pattern or a list', { errors: [{ path: '/match/values', message: 'must have pattern or in' }] });
+      throw new AppError('validation_failed', 'A values part needs a pattern or a list', {
+        errors: [{ path: '/match/values', message: 'must have pattern or in' }],
+      });
     }
     const refused: ProblemFieldError[] = [];
-    for (const [path, pattern] of [['/match/column_name', match.column_name], ['/match/table_name', match.table_name], ['/match/comment', match.comment], ['/match/values/pattern', match.values?.pattern]] as const) {
+    for (const [path, pattern] of [
+      ['/match/column_name', match.column_name],
+      ['/match/table_name', match.table_name],
+      ['/match/comment', match.comment],
+      ['/match/values/pattern', match.values?.pattern],
+    ] as const) {
       if (pattern === undefined) continue;
       const compiled = compilePattern(pattern);
-      if (!compiled.ok) refused.push({ path, message: `cannot be run in linear time or is not a valid pattern: ${compiled.reason}` });
+      if (!compiled.ok)
+        refused.push({ path, message: `cannot be run in linear time or is not a valid pattern: ${compiled.reason}` });
     }
     if (refused.length > 0) throw new AppError('validation_failed', 'A pattern was refused', { errors: refused });
     const errors: ProblemFieldError[] = [];
     const index = await this.deps.taxonomy.tagIndex();
     if (!index.byId.has(body.tag_id)) errors.push({ path: '/tag_id', message: 'names no existing tag' });
     if (body.level !== undefined && body.level !== null && !this.deps.taxonomy.isLevel(body.level)) {
-      errors.push({ path: '/level', message: `is not one of ${this.deps.taxonomy.listLevels().map((l) => l.code).join(', ')}` });
+      errors.push({
+        path: '/level',
+        message: `is not one of ${this.deps.taxonomy
+          .listLevels()
+          .map((l) => l.code)
+          .join(', ')}`,
+      });
     }
     if (body.datasource_ids) {
       const existing = await this.deps.datasources.existingDatasourceIds(body.datasource_ids);
-      for (const [i, id] of body.datasource_ids.entries()) if (!existing.has(id)) errors.push({ path: `/datasource_ids/${i}`, message: 'names no existing data source' });
+      for (const [i, id] of body.datasource_ids.entries())
+        if (!existing.has(id)) errors.push({ path: `/datasource_ids/${i}`, message: 'names no existing data source' });
     }
     if (errors.length > 0) throw unprocessable(errors.map((e) => `${e.path} ${e.message}`).join('; '), errors);
   }
@@ -256,6 +361,16 @@ function toResponse(r: ClassificationRuleRow, chainPath: string): RuleResponse {
 /** The rule as the audit log keeps it (a values list is counted, not copied: it may hold thousands of entries). */
 function auditView(r: ClassificationRuleRow): Record<string, unknown> {
   const match = JSON.parse(r.match) as RuleMatch;
-  const values = match.values ? { ...match.values, ...(match.values.in ? { in: `${match.values.in.length} value(s)` } : {}) } : undefined;
-  return { name: r.name, tag_id: r.tag_id, level: r.level, priority: r.priority, enabled: r.enabled === 1, match: { ...match, ...(values ? { values } : {}) }, datasource_ids: parseIds(r.datasource_ids) };
+  const values = match.values
+    ? { ...match.values, ...(match.values.in ? { in: `${match.values.in.length} value(s)` } : {}) }
+    : undefined;
+  return {
+    name: r.name,
+    tag_id: r.tag_id,
+    level: r.level,
+    priority: r.priority,
+    enabled: r.enabled === 1,
+    match: { ...match, ...(values ? { values } : {}) },
+    datasource_ids: parseIds(r.datasource_ids),
+  };
 }

@@ -11,7 +11,13 @@ import { flattenTaxonomy, leafChainPaths, type LevelCode } from '../taxonomy/tax
 export const DEFAULT_SAMPLE_CATALOG_URL = new URL('../../../assets/sample-catalog.json', import.meta.url);
 
 const Name = Type.String({ minLength: 1, maxLength: 128, pattern: '^[^\\u0000-\\u001f\\u007f]*$' });
-const Level = Type.Union([Type.Literal('L1'), Type.Literal('L2'), Type.Literal('L3'), Type.Literal('L4'), Type.Literal('L5')]);
+const Level = Type.Union([
+  Type.Literal('L1'),
+  Type.Literal('L2'),
+  Type.Literal('L3'),
+  Type.Literal('L4'),
+  Type.Literal('L5'),
+]);
 const ChainPath = Type.String({ minLength: 1, maxLength: 2000 });
 
 export const SampleCatalogField = Type.Object(
@@ -21,9 +27,13 @@ export const SampleCatalogField = Type.Object(
     comment: Type.Optional(Type.String({ minLength: 1, maxLength: 2000 })),
     classification_chain_path: ChainPath,
     level: Level,
-    sample_values: Type.Optional(Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 20 })),
+    sample_values: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 200 }), { minItems: 1, maxItems: 20 }),
+    ),
     /** Present on a deliberately misclassified field: its true classification. */
-    seeded_error: Type.Optional(Type.Object({ correct_chain_path: ChainPath, correct_level: Level }, { additionalProperties: false })),
+    seeded_error: Type.Optional(
+      Type.Object({ correct_chain_path: ChainPath, correct_level: Level }, { additionalProperties: false }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -38,7 +48,13 @@ export const SampleCatalogFile = Type.Object(
           name: Name,
           type: Name,
           description: Type.String({ minLength: 1, maxLength: 2000 }),
-          tables: Type.Array(Type.Object({ name: Name, fields: Type.Array(SampleCatalogField, { minItems: 1 }) }, { additionalProperties: false }), { minItems: 1 }),
+          tables: Type.Array(
+            Type.Object(
+              { name: Name, fields: Type.Array(SampleCatalogField, { minItems: 1 }) },
+              { additionalProperties: false },
+            ),
+            { minItems: 1 },
+          ),
         },
         { additionalProperties: false },
       ),
@@ -99,12 +115,17 @@ export function parseSampleCatalog(data: unknown): SampleCatalog {
         const key = `${source.name}.${table.name}.${field.name}`;
         if (seen.has(key)) problems.push(`${at}: ${key} appears twice`);
         seen.add(key);
-        if (!leaves.has(field.classification_chain_path)) problems.push(`${at}/classification_chain_path: "${field.classification_chain_path}" is no leaf tag of the default taxonomy`);
+        if (!leaves.has(field.classification_chain_path))
+          problems.push(
+            `${at}/classification_chain_path: "${field.classification_chain_path}" is no leaf tag of the default taxonomy`,
+          );
         if (field.seeded_error) {
           const truth = field.seeded_error.correct_chain_path;
-          if (!leaves.has(truth)) problems.push(`${at}/seeded_error/correct_chain_path: "${truth}" is no leaf tag of the default taxonomy`);
+          if (!leaves.has(truth))
+            problems.push(`${at}/seeded_error/correct_chain_path: "${truth}" is no leaf tag of the default taxonomy`);
           // A level-only error keeps the tag: only a classification equal in tag and level is no error.
-          if (truth === field.classification_chain_path && field.seeded_error.correct_level === field.level) problems.push(`${at}/seeded_error: the correct classification is the one given, so it is no error`);
+          if (truth === field.classification_chain_path && field.seeded_error.correct_level === field.level)
+            problems.push(`${at}/seeded_error: the correct classification is the one given, so it is no error`);
           corrections.set(key, { chain_path: truth, level: field.seeded_error.correct_level });
         }
         fields.push({

@@ -34,7 +34,8 @@ export class SampleDataService {
   async ensureSampleData(): Promise<boolean> {
     const db = this.deps.database.db;
     // The common case (every start after the first) answers without a transaction.
-    if ((await getSetting(db, SAMPLE_DATA_MARKER)) !== undefined || (await this.deps.datasources.hasSampleData())) return false;
+    if ((await getSetting(db, SAMPLE_DATA_MARKER)) !== undefined || (await this.deps.datasources.hasSampleData()))
+      return false;
     // Classification and embeddings first, outside the transaction (a few hundred fields): an instance that loses
     // the race below just drops them.
     const prepared = await Promise.all(
@@ -55,7 +56,8 @@ export class SampleDataService {
     );
     return db.transaction().execute(async (trx) => {
       await this.deps.database.lock(trx, 'fieldlens.sample_data');
-      if ((await getSetting(trx, SAMPLE_DATA_MARKER)) !== undefined || (await this.deps.datasources.hasSampleData(trx))) return false;
+      if ((await getSetting(trx, SAMPLE_DATA_MARKER)) !== undefined || (await this.deps.datasources.hasSampleData(trx)))
+        return false;
       const loaded: Array<{ name: string; fields: number }> = [];
       for (const { source, fields } of prepared) {
         // undefined when the user already has a source of that name: theirs is never touched.
@@ -66,7 +68,12 @@ export class SampleDataService {
       }
       const now = this.deps.clock.now();
       await putSetting(trx, SAMPLE_DATA_MARKER, now.toISOString(), now);
-      await this.deps.audit.record(trx, SYSTEM_ACTOR, { action: 'sample_data.loaded', targetType: 'datasource', targetId: null, details: { datasources: loaded } });
+      await this.deps.audit.record(trx, SYSTEM_ACTOR, {
+        action: 'sample_data.loaded',
+        targetType: 'datasource',
+        targetId: null,
+        details: { datasources: loaded },
+      });
       return true;
     });
   }

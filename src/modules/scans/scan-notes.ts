@@ -15,7 +15,14 @@ const REASON_MAX = 300;
 const RUN_KINDS: ReadonlySet<ScanNoteKind> = new Set(['table_not_sampled', 'table_not_stored']);
 
 export function emptyNotes(): ScanNotes {
-  return { tables_not_sampled: 0, tables_not_stored: 0, tables_skipped: 0, columns_skipped: 0, metadata_cut: 0, items: [] };
+  return {
+    tables_not_sampled: 0,
+    tables_not_stored: 0,
+    tables_skipped: 0,
+    columns_skipped: 0,
+    metadata_cut: 0,
+    items: [],
+  };
 }
 
 /** The stored JSON as the API answers it (null or unreadable: no notes). */
@@ -73,7 +80,10 @@ export class ScanNotesBuilder {
   private add(item: ScanNote): void {
     this.version++;
     this.notes[TOTAL[item.kind]]++;
-    this.keep({ ...item, reason: item.reason.length > REASON_MAX ? `${item.reason.slice(0, REASON_MAX)}…` : item.reason });
+    this.keep({
+      ...item,
+      reason: item.reason.length > REASON_MAX ? `${item.reason.slice(0, REASON_MAX)}…` : item.reason,
+    });
   }
 
   addMetadata(notes: readonly MetadataNote[]): void {

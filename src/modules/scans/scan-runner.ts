@@ -16,7 +16,12 @@ import type { ScanRow, ScansTable } from '../../db/schema.js';
 import { formatSignature } from '../../embeddings/format-signature.js';
 import type { AuditService } from '../audit/audit.service.js';
 import { boundCatalogTable } from '../../connectors/bounds.js';
-import type { FieldScanWriter, PreparedScan, ScanBaselineRow, ScannedColumn } from '../fields/field-scan-writer.service.js';
+import type {
+  FieldScanWriter,
+  PreparedScan,
+  ScanBaselineRow,
+  ScannedColumn,
+} from '../fields/field-scan-writer.service.js';
 import { isAutomaticSource } from '../fields/fields.schemas.js';
 import { ScanNotesBuilder } from './scan-notes.js';
 import * as repo from './scans.repository.js';
@@ -38,7 +43,10 @@ export class ScanStopped extends Error {
   }
 }
 
-export type FieldsForScans = Pick<FieldScanWriter, 'scanBaseline' | 'prepareScanFields' | 'applyScan' | 'removeScannedFields'>;
+export type FieldsForScans = Pick<
+  FieldScanWriter,
+  'scanBaseline' | 'prepareScanFields' | 'applyScan' | 'removeScannedFields'
+>;
 
 export interface ScanRunDeps {
   database: Database;
@@ -84,7 +92,10 @@ export function isRefusedData(error: unknown): boolean {
 }
 
 /** The field's table name: `schema.table` on servers with schemas, the bare name for a SQLite file (one schema). */
-export function fieldTableName(connector: Pick<Connector, 'kind'>, table: Pick<CatalogTable, 'schema' | 'name'>): string {
+export function fieldTableName(
+  connector: Pick<Connector, 'kind'>,
+  table: Pick<CatalogTable, 'schema' | 'name'>,
+): string {
   return connector.kind === 'sqlite' ? table.name : `${table.schema}.${table.name}`;
 }
 
@@ -97,7 +108,10 @@ function dominantFormat(signature: string | null): string | null {
  * Whether a column differs from its field: type or comment, or the dominant format of its values (compared only when
  * both the field and this scan have samples: a column that yields none this time is not taken to have changed).
  */
-export function columnChanged(field: Pick<ScanBaselineRow, 'data_type' | 'comment' | 'format_signature'>, column: { data_type: string | null; comment: string | null; signature: string | null }): boolean {
+export function columnChanged(
+  field: Pick<ScanBaselineRow, 'data_type' | 'comment' | 'format_signature'>,
+  column: { data_type: string | null; comment: string | null; signature: string | null },
+): boolean {
   if ((field.data_type ?? null) !== column.data_type) return true;
   if ((field.comment ?? null) !== column.comment) return true;
   const before = dominantFormat(field.format_signature);
@@ -128,7 +142,13 @@ export class ScanRun {
     private readonly connector: Connector,
     private readonly signal: AbortSignal,
   ) {
-    this.counts = { count_new: scan.count_new, count_changed: scan.count_changed, count_removed: scan.count_removed, count_unchanged: scan.count_unchanged, count_classified: scan.count_classified };
+    this.counts = {
+      count_new: scan.count_new,
+      count_changed: scan.count_changed,
+      count_removed: scan.count_removed,
+      count_unchanged: scan.count_unchanged,
+      count_classified: scan.count_classified,
+    };
     this.tablesDone = scan.tables_done;
     this.fieldsDone = scan.fields_done;
     this.notes = new ScanNotesBuilder(scan.notes);
@@ -162,7 +182,8 @@ export class ScanRun {
     const fieldsTotal = tables.reduce((n, t) => n + t.columns.length, 0);
 
     const baseline = new Map<string, ScanBaselineRow>();
-    for (const row of await this.deps.fields.scanBaseline(this.scan.datasource_id)) baseline.set(key(row.table_name, row.field_name), row);
+    for (const row of await this.deps.fields.scanBaseline(this.scan.datasource_id))
+      baseline.set(key(row.table_name, row.field_name), row);
     const seen = new Set<string>();
 
     // A scan taken over resumes by table identity: the tables its earlier runs wrote are done (their columns still
@@ -182,7 +203,13 @@ export class ScanRun {
       for (const c of table.columns) seen.add(key(name, c.name));
     }
     const notesVersion = this.notes.version;
-    await this.progress({ tables_total: tables.length, fields_total: fieldsTotal, tables_done: this.tablesDone, fields_done: this.fieldsDone, notes: this.notes.json() });
+    await this.progress({
+      tables_total: tables.length,
+      fields_total: fieldsTotal,
+      tables_done: this.tablesDone,
+      fields_done: this.fieldsDone,
+      notes: this.notes.json(),
+    });
     this.notesWritten = notesVersion;
 
     let batch: CatalogTable[] = [];
@@ -203,7 +230,8 @@ export class ScanRun {
   }
 
   private checkSignal(): void {
-    if (this.signal.aborted) throw new ScanStopped((this.signal.reason as ScanStopped['reason'] | undefined) ?? 'shutdown');
+    if (this.signal.aborted)
+      throw new ScanStopped((this.signal.reason as ScanStopped['reason'] | undefined) ?? 'shutdown');
   }
 
   /**
@@ -211,7 +239,10 @@ export class ScanRun {
    * transaction: rolling it back); a cancel stops it now, or, seen inside a write transaction, once that commits.
    */
   private async progress(change: Updateable<ScansTable>, trx?: Tx): Promise<void> {
-    const result = await repo.updateClaimed(trx ?? this.deps.database.db, this.scan.id, this.worker, { ...change, heartbeat_at: this.deps.clock.now().toISOString() });
+    const result = await repo.updateClaimed(trx ?? this.deps.database.db, this.scan.id, this.worker, {
+      ...change,
+      heartbeat_at: this.deps.clock.now().toISOString(),
+    });
     if (result === undefined) throw new ScanStopped('lost');
     if (result.cancel) {
       if (trx) this.cancelSeen = true;
@@ -224,7 +255,11 @@ export class ScanRun {
     if (this.cancelSeen) throw new ScanStopped('cancel');
   }
 
-  private async runBatch(tables: readonly CatalogTable[], baseline: ReadonlyMap<string, ScanBaselineRow>, seen: Set<string>): Promise<void> {
+  private async runBatch(
+    tables: readonly CatalogTable[],
+    baseline: ReadonlyMap<string, ScanBaselineRow>,
+    seen: Set<string>,
+  ): Promise<void> {
     await this.progress({ phase: 'sampling' });
     const samples = await this.sampleTables(tables);
 
@@ -235,7 +270,14 @@ export class ScanRun {
     tables.forEach((table, i) => {
       const tableName = fieldTableName(this.connector, table);
       const values = samples[i];
-      const counts: TableCounts = { name: tableName, fields: 0, count_new: 0, count_changed: 0, count_unchanged: 0, count_classified: 0 };
+      const counts: TableCounts = {
+        name: tableName,
+        fields: 0,
+        count_new: 0,
+        count_changed: 0,
+        count_unchanged: 0,
+        count_classified: 0,
+      };
       perTable.push(counts);
       // Every column of the table, one array for all of them: the classifier reads the others as context.
       const tableColumns = table.columns.map((c) => c.name);
@@ -246,12 +288,25 @@ export class ScanRun {
         const sampled = (values?.get(column.name) ?? []).map(String);
         const comment = column.comment === '' ? null : column.comment;
         const existing = baseline.get(k);
-        const scanned: ScannedColumn = { table_name: tableName, field_name: column.name, data_type: column.data_type, comment, sample_values: sampled, table_columns: tableColumns };
+        const scanned: ScannedColumn = {
+          table_name: tableName,
+          field_name: column.name,
+          data_type: column.data_type,
+          comment,
+          sample_values: sampled,
+          table_columns: tableColumns,
+        };
         if (!existing) {
           counts.count_new++;
           counts.count_classified++;
           toWrite.push(scanned);
-        } else if (columnChanged(existing, { data_type: column.data_type, comment, signature: sampled.length > 0 ? formatSignature(sampled) : null })) {
+        } else if (
+          columnChanged(existing, {
+            data_type: column.data_type,
+            comment,
+            signature: sampled.length > 0 ? formatSignature(sampled) : null,
+          })
+        ) {
           counts.count_changed++;
           if (!keepsClassification(existing)) counts.count_classified++;
           toWrite.push(scanned);
@@ -261,7 +316,8 @@ export class ScanRun {
       }
     });
     // Embeddings and classification outside the transaction, so it stays short; the samples go out of scope here.
-    const prepared = toWrite.length > 0 ? await this.deps.fields.prepareScanFields(toWrite, this.scan.datasource_id) : undefined;
+    const prepared =
+      toWrite.length > 0 ? await this.deps.fields.prepareScanFields(toWrite, this.scan.datasource_id) : undefined;
     this.checkSignal();
 
     try {
@@ -275,9 +331,18 @@ export class ScanRun {
           await this.writeTables([table], rows);
         } catch (tableError) {
           if (!isRefusedData(tableError)) throw tableError;
-          this.deps.log.warn({ scan: this.scan.id, code: errorCode(tableError) }, 'scan: the catalog refused a table\'s fields; noted and skipped');
-          this.notes.notStored(table.name, `the catalog's database refused its fields (${errorCode(tableError) ?? 'error'})`);
-          await this.writeTables([{ ...table, count_new: 0, count_changed: 0, count_unchanged: 0, count_classified: 0 }], []);
+          this.deps.log.warn(
+            { scan: this.scan.id, code: errorCode(tableError) },
+            "scan: the catalog refused a table's fields; noted and skipped",
+          );
+          this.notes.notStored(
+            table.name,
+            `the catalog's database refused its fields (${errorCode(tableError) ?? 'error'})`,
+          );
+          await this.writeTables(
+            [{ ...table, count_new: 0, count_changed: 0, count_unchanged: 0, count_classified: 0 }],
+            [],
+          );
         }
       }
     }
@@ -307,7 +372,12 @@ export class ScanRun {
       await this.progress({ phase: 'writing', ...next, ...notes }, trx);
     });
     this.notesWritten = notesVersion;
-    Object.assign(this.counts, { count_new: next.count_new, count_changed: next.count_changed, count_unchanged: next.count_unchanged, count_classified: next.count_classified });
+    Object.assign(this.counts, {
+      count_new: next.count_new,
+      count_changed: next.count_changed,
+      count_unchanged: next.count_unchanged,
+      count_classified: next.count_classified,
+    });
     this.tablesDone = next.tables_done;
     this.fieldsDone = next.fields_done;
   }
@@ -330,7 +400,10 @@ export class ScanRun {
           if (!(error instanceof ConnectionFailure) || FATAL_CAUSES.has(error.cause)) throw error;
           this.tablesNotSampled++;
           this.notes.notSampled(fieldTableName(this.connector, table), `${error.cause}: ${error.detail}`);
-          this.deps.log.warn({ scan: this.scan.id, table: `${table.schema}.${table.name}`, cause: error.cause, code: error.code }, 'scan: a table could not be sampled; catalogued from its metadata only');
+          this.deps.log.warn(
+            { scan: this.scan.id, table: `${table.schema}.${table.name}`, cause: error.cause, code: error.code },
+            'scan: a table could not be sampled; catalogued from its metadata only',
+          );
         }
       }
     };

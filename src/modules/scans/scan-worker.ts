@@ -11,7 +11,13 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { Rounds } from '../../background/rounds.js';
 import type { Clock } from '../../clock.js';
-import { ConnectionFailure, ConnectionSpecError, openConnector, type Connector, type ConnectorOptions } from '../../connectors/index.js';
+import {
+  ConnectionFailure,
+  ConnectionSpecError,
+  openConnector,
+  type Connector,
+  type ConnectorOptions,
+} from '../../connectors/index.js';
 import type { Database } from '../../db/database.js';
 import type { ScanRow, ScansTable } from '../../db/schema.js';
 import { AppError } from '../../http/errors.js';
@@ -99,15 +105,28 @@ export class ScanWorker {
     return this.deps.database.db.transaction().execute(async (trx) => {
       const scan = await repo.claimScan(trx, this.id, now.toISOString(), staleBefore);
       if (!scan) return undefined;
-      const details = { datasource_id: scan.datasource_id, attempt: scan.attempts, ...(scan.attempts > 1 ? { resumed_after_tables: scan.tables_done } : {}) };
-      await this.deps.audit.record(trx, scanActor(scan), { action: scan.attempts > 1 ? 'scan.resumed' : 'scan.started', targetType: 'scan', targetId: scan.id, details });
+      const details = {
+        datasource_id: scan.datasource_id,
+        attempt: scan.attempts,
+        ...(scan.attempts > 1 ? { resumed_after_tables: scan.tables_done } : {}),
+      };
+      await this.deps.audit.record(trx, scanActor(scan), {
+        action: scan.attempts > 1 ? 'scan.resumed' : 'scan.started',
+        targetType: 'scan',
+        targetId: scan.id,
+        details,
+      });
       return scan;
     });
   }
 
   private async runClaimed(scan: ScanRow): Promise<void> {
     if (scan.attempts > MAX_SCAN_ATTEMPTS) {
-      await this.finish(scan, 'failed', `interrupted: the instances running this scan stopped ${MAX_SCAN_ATTEMPTS} times before it finished`);
+      await this.finish(
+        scan,
+        'failed',
+        `interrupted: the instances running this scan stopped ${MAX_SCAN_ATTEMPTS} times before it finished`,
+      );
       return;
     }
     const controller = new AbortController();
@@ -129,7 +148,10 @@ export class ScanWorker {
       await this.finish(scan, 'succeeded', null, run.noteTotals);
     } catch (error) {
       // A source read that failed because the run was stopped is the stop, not a failure of the source.
-      const stopped = controller.signal.aborted && !(error instanceof ScanStopped) ? new ScanStopped((controller.signal.reason as ScanStopped['reason'] | undefined) ?? 'shutdown') : error;
+      const stopped =
+        controller.signal.aborted && !(error instanceof ScanStopped)
+          ? new ScanStopped((controller.signal.reason as ScanStopped['reason'] | undefined) ?? 'shutdown')
+          : error;
       await this.ended(scan, stopped);
     } finally {
       clearInterval(heartbeat);
@@ -142,7 +164,9 @@ export class ScanWorker {
   private async heartbeat(scan: ScanRow, controller: AbortController): Promise<void> {
     if (controller.signal.aborted) return;
     try {
-      const result = await repo.updateClaimed(this.deps.database.db, scan.id, this.id, { heartbeat_at: this.deps.clock.now().toISOString() });
+      const result = await repo.updateClaimed(this.deps.database.db, scan.id, this.id, {
+        heartbeat_at: this.deps.clock.now().toISOString(),
+      });
       if (result === undefined) controller.abort('lost');
       else if (result.cancel) controller.abort('cancel');
     } catch (error) {
@@ -178,13 +202,27 @@ export class ScanWorker {
     // A failure of the app's own database or a bug: logged here (never with sample values: none are in app errors).
     this.deps.log.error({ err: error, scan: scan.id }, 'scan failed');
     await this.finish(scan, 'failed', 'internal error while scanning (see the service log)').catch((e: unknown) =>
-      this.deps.log.warn({ err: e, scan: scan.id }, 'could not record the failed scan; another instance will take it over'),
+      this.deps.log.warn(
+        { err: e, scan: scan.id },
+        'could not record the failed scan; another instance will take it over',
+      ),
     );
   }
 
   /** Ends the scan with its audit entry in one transaction (fenced: nothing happens when the claim was lost). */
-  private async finish(scan: ScanRow, status: 'succeeded' | 'failed' | 'cancelled', error: string | null, notes?: ScanRun['noteTotals']): Promise<void> {
-    const change: Updateable<ScansTable> = { status, phase: 'done', error, finished_at: this.deps.clock.now().toISOString(), heartbeat_at: null };
+  private async finish(
+    scan: ScanRow,
+    status: 'succeeded' | 'failed' | 'cancelled',
+    error: string | null,
+    notes?: ScanRun['noteTotals'],
+  ): Promise<void> {
+    const change: Updateable<ScansTable> = {
+      status,
+      phase: 'done',
+      error,
+      finished_at: this.deps.clock.now().toISOString(),
+      heartbeat_at: null,
+    };
     await this.deps.database.db.transaction().execute(async (trx) => {
       const result = await repo.updateClaimed(trx, scan.id, this.id, change);
       if (result === undefined) return;
@@ -200,7 +238,17 @@ export class ScanWorker {
         details: { datasource_id: scan.datasource_id, ...scanCounts(row), ...noted, ...(error ? { error } : {}) },
       });
       if (status !== 'cancelled') {
-        await this.deps.webhooks?.emit(trx, [{ type: action as 'scan.finished' | 'scan.failed', data: { scan_id: scan.id, datasource_id: scan.datasource_id, ...scanCounts(row), ...(error ? { error } : {}) } }]);
+        await this.deps.webhooks?.emit(trx, [
+          {
+            type: action as 'scan.finished' | 'scan.failed',
+            data: {
+              scan_id: scan.id,
+              datasource_id: scan.datasource_id,
+              ...scanCounts(row),
+              ...(error ? { error } : {}),
+            },
+          },
+        ]);
       }
     });
   }

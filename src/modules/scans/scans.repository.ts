@@ -31,21 +31,43 @@ export async function lockScan(trx: Tx, id: string): Promise<ScanRow | undefined
 }
 
 /** A data source's scans newest first, after the keyset (created_at, id) of the previous page. */
-export async function listScans(db: Queryable, datasourceId: string, after: { created_at: string; id: string } | undefined, limit: number): Promise<ScanRow[]> {
+export async function listScans(
+  db: Queryable,
+  datasourceId: string,
+  after: { created_at: string; id: string } | undefined,
+  limit: number,
+): Promise<ScanRow[]> {
   let q = db.selectFrom('scans').selectAll().where('datasource_id', '=', datasourceId);
   if (after) {
-    q = q.where((eb) => eb.or([eb('created_at', '<', after.created_at), eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)])]));
+    q = q.where((eb) =>
+      eb.or([
+        eb('created_at', '<', after.created_at),
+        eb.and([eb('created_at', '=', after.created_at), eb('id', '<', after.id)]),
+      ]),
+    );
   }
   return q.orderBy('created_at', 'desc').orderBy('id', 'desc').limit(limit).execute();
 }
 
 /** The newest scan of a data source (any status), for the schedule. */
 export async function latestScan(db: Queryable, datasourceId: string): Promise<ScanRow | undefined> {
-  return db.selectFrom('scans').selectAll().where('datasource_id', '=', datasourceId).orderBy('created_at', 'desc').orderBy('id', 'desc').limit(1).executeTakeFirst();
+  return db
+    .selectFrom('scans')
+    .selectAll()
+    .where('datasource_id', '=', datasourceId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id', 'desc')
+    .limit(1)
+    .executeTakeFirst();
 }
 
 export async function hasActiveScan(db: Queryable, datasourceId: string): Promise<boolean> {
-  const row = await db.selectFrom('scans').select('id').where('datasource_id', '=', datasourceId).where('status', 'in', ACTIVE).executeTakeFirst();
+  const row = await db
+    .selectFrom('scans')
+    .select('id')
+    .where('datasource_id', '=', datasourceId)
+    .where('status', 'in', ACTIVE)
+    .executeTakeFirst();
   return row !== undefined;
 }
 
@@ -57,7 +79,12 @@ export async function updateScan(db: Queryable, id: string, change: Updateable<S
  * Claims the oldest queued scan, or a running one whose heartbeat is older than `staleBefore` (its instance died),
  * for `worker`: marks it running, bumps its attempts, and answers it as claimed. Undefined when there is none.
  */
-export async function claimScan(trx: Tx, worker: string, now: string, staleBefore: string): Promise<ScanRow | undefined> {
+export async function claimScan(
+  trx: Tx,
+  worker: string,
+  now: string,
+  staleBefore: string,
+): Promise<ScanRow | undefined> {
   const lock = isPostgres(trx) ? sql`for update skip locked` : sql``;
   const wanted = await sql<{ id: string }>`select id from scans
     where status = 'queued' or (status = 'running' and (heartbeat_at is null or heartbeat_at < ${staleBefore}))
@@ -74,7 +101,15 @@ export async function claimScan(trx: Tx, worker: string, now: string, staleBefor
       started_at: eb.fn.coalesce('started_at', sql<string>`${now}`),
     }))
     .where('id', '=', id)
-    .where((eb) => eb.or([eb('status', '=', 'queued'), eb.and([eb('status', '=', 'running'), eb.or([eb('heartbeat_at', 'is', null), eb('heartbeat_at', '<', staleBefore)])])]))
+    .where((eb) =>
+      eb.or([
+        eb('status', '=', 'queued'),
+        eb.and([
+          eb('status', '=', 'running'),
+          eb.or([eb('heartbeat_at', 'is', null), eb('heartbeat_at', '<', staleBefore)]),
+        ]),
+      ]),
+    )
     .returningAll()
     .executeTakeFirst();
 }
@@ -84,7 +119,12 @@ export async function claimScan(trx: Tx, worker: string, now: string, staleBefor
  * Answers undefined when the claim is lost (taken over, the scan or its data source deleted), else whether a cancel
  * was asked for.
  */
-export async function updateClaimed(db: Queryable, id: string, worker: string, change: Updateable<ScansTable>): Promise<{ cancel: boolean } | undefined> {
+export async function updateClaimed(
+  db: Queryable,
+  id: string,
+  worker: string,
+  change: Updateable<ScansTable>,
+): Promise<{ cancel: boolean } | undefined> {
   const row = await db
     .updateTable('scans')
     .set(change)
@@ -109,7 +149,11 @@ export async function releaseClaim(db: Queryable, id: string, worker: string): P
 
 /** Scans by status, for monitoring. */
 export async function countByStatus(db: Queryable): Promise<Map<string, number>> {
-  const rows = await db.selectFrom('scans').select(['status', (eb) => eb.fn.countAll<number>().as('n')]).groupBy('status').execute();
+  const rows = await db
+    .selectFrom('scans')
+    .select(['status', (eb) => eb.fn.countAll<number>().as('n')])
+    .groupBy('status')
+    .execute();
   return new Map(rows.map((r) => [r.status, Number(r.n)]));
 }
 

@@ -57,7 +57,8 @@ export const scansRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
       schema: {
         operationId: 'getScan',
         summary: 'Get a scan',
-        description: 'Status, phase, progress (tables and fields done of the total) and counts (new, changed, removed, unchanged, classified) as the scan goes.',
+        description:
+          'Status, phase, progress (tables and fields done of the total) and counts (new, changed, removed, unchanged, classified) as the scan goes.',
         tags: ['scans'],
         params: ScanIdParams,
         response: { 200: ScanResponse },

@@ -27,8 +27,19 @@ export function toScanResponse(row: ScanRow): ScanResponse {
     datasource_id: row.datasource_id,
     status: row.status,
     phase: (active && row.cancel_requested === 1 ? 'cancelling' : row.phase) as ScanPhase,
-    progress: { tables_done: row.tables_done, tables_total: row.tables_total, fields_done: row.fields_done, fields_total: row.fields_total },
-    counts: { new: row.count_new, changed: row.count_changed, removed: row.count_removed, unchanged: row.count_unchanged, classified: row.count_classified },
+    progress: {
+      tables_done: row.tables_done,
+      tables_total: row.tables_total,
+      fields_done: row.fields_done,
+      fields_total: row.fields_total,
+    },
+    counts: {
+      new: row.count_new,
+      changed: row.count_changed,
+      removed: row.count_removed,
+      unchanged: row.count_unchanged,
+      classified: row.count_classified,
+    },
     notes: parseNotes(row.notes),
     error: row.error,
     requested_by: row.requested_by,
@@ -40,12 +51,22 @@ export function toScanResponse(row: ScanRow): ScanResponse {
 
 /** The counts of a scan as audit entries carry them. */
 export function scanCounts(row: ScanRow): Record<string, number> {
-  return { new: row.count_new, changed: row.count_changed, removed: row.count_removed, unchanged: row.count_unchanged, classified: row.count_classified, tables: row.tables_done, fields: row.fields_done };
+  return {
+    new: row.count_new,
+    changed: row.count_changed,
+    removed: row.count_removed,
+    unchanged: row.count_unchanged,
+    classified: row.count_classified,
+    tables: row.tables_done,
+    fields: row.fields_done,
+  };
 }
 
 /** Who a scan acts for in the audit log: the user who asked for it, or the system for a periodic scan. */
 export function scanActor(row: ScanRow): Actor {
-  return row.requested_by === null ? SYSTEM_ACTOR : { id: row.requested_by, username: row.requested_by_name, requestId: null };
+  return row.requested_by === null
+    ? SYSTEM_ACTOR
+    : { id: row.requested_by, username: row.requested_by_name, requestId: null };
 }
 
 function encodeScanCursor(row: ScanRow): string {
@@ -53,7 +74,11 @@ function encodeScanCursor(row: ScanRow): string {
 }
 
 function decodeScanCursor(cursor: string): { created_at: string; id: string } {
-  return decodeCursor(cursor, ({ c, i }) => (typeof c === 'string' && typeof i === 'string' && c.length <= 64 && i.length <= 64 ? { created_at: c, id: i } : undefined));
+  return decodeCursor(cursor, ({ c, i }) =>
+    typeof c === 'string' && typeof i === 'string' && c.length <= 64 && i.length <= 64
+      ? { created_at: c, id: i }
+      : undefined,
+  );
 }
 
 export class ScansService {
@@ -78,9 +103,11 @@ export class ScansService {
   async requestScan(caller: Caller, datasourceId: string): Promise<ScanResponse> {
     const target = await this.deps.datasources.getScanTarget(datasourceId);
     if (target.datasource.is_sample === 1) throw conflict('A sample data source has no database to scan');
-    if (target.connection === null) throw conflict('The data source has no connection to scan: set one with PATCH /api/v1/datasources/{id}');
+    if (target.connection === null)
+      throw conflict('The data source has no connection to scan: set one with PATCH /api/v1/datasources/{id}');
     const license = await this.deps.license.getStatus();
-    if (license.computed_status !== 'active') throw new AppError('license_inactive', `Scans need an active license; it is ${license.computed_status}`);
+    if (license.computed_status !== 'active')
+      throw new AppError('license_inactive', `Scans need an active license; it is ${license.computed_status}`);
     const row = this.newScan(datasourceId, caller);
     await this.db.transaction().execute(async (trx) => {
       await repo.insertScan(trx, row);
@@ -108,7 +135,10 @@ export class ScansService {
     const rows = await repo.listScans(this.db, datasourceId, after, query.limit + 1);
     const page = rows.slice(0, query.limit);
     const last = page[page.length - 1];
-    return { items: page.map(toScanResponse), next_cursor: rows.length > query.limit && last ? encodeScanCursor(last) : null };
+    return {
+      items: page.map(toScanResponse),
+      next_cursor: rows.length > query.limit && last ? encodeScanCursor(last) : null,
+    };
   }
 
   /**
@@ -120,12 +150,27 @@ export class ScansService {
       const row = await repo.lockScan(trx, id);
       if (!row) throw notFound('Scan');
       if (row.status === 'queued') {
-        await repo.updateScan(trx, id, { status: 'cancelled', phase: 'done', cancel_requested: 1, finished_at: this.deps.clock.now().toISOString() });
-        await this.deps.audit.record(trx, caller, { action: 'scan.cancelled', targetType: 'scan', targetId: id, details: { datasource_id: row.datasource_id, ...scanCounts(row) } });
+        await repo.updateScan(trx, id, {
+          status: 'cancelled',
+          phase: 'done',
+          cancel_requested: 1,
+          finished_at: this.deps.clock.now().toISOString(),
+        });
+        await this.deps.audit.record(trx, caller, {
+          action: 'scan.cancelled',
+          targetType: 'scan',
+          targetId: id,
+          details: { datasource_id: row.datasource_id, ...scanCounts(row) },
+        });
       } else if (row.status === 'running') {
         if (row.cancel_requested === 1) return;
         await repo.updateScan(trx, id, { cancel_requested: 1 });
-        await this.deps.audit.record(trx, caller, { action: 'scan.cancel_requested', targetType: 'scan', targetId: id, details: { datasource_id: row.datasource_id } });
+        await this.deps.audit.record(trx, caller, {
+          action: 'scan.cancel_requested',
+          targetType: 'scan',
+          targetId: id,
+          details: { datasource_id: row.datasource_id },
+        });
       } else {
         throw conflict(`The scan has already finished (${row.status})`);
       }
@@ -153,7 +198,12 @@ export class ScansService {
         if (last && now.getTime() - Date.parse(last.created_at) < scanIntervalHours * 3_600_000) continue;
         const row = this.newScan(datasourceId, null);
         await repo.insertScan(trx, row);
-        await this.deps.audit.record(trx, SYSTEM_ACTOR, { action: 'scan.requested', targetType: 'scan', targetId: row.id, details: { datasource_id: datasourceId, periodic: true, scan_interval_hours: scanIntervalHours } });
+        await this.deps.audit.record(trx, SYSTEM_ACTOR, {
+          action: 'scan.requested',
+          targetType: 'scan',
+          targetId: row.id,
+          details: { datasource_id: datasourceId, periodic: true, scan_interval_hours: scanIntervalHours },
+        });
         queued.push(row.id);
       }
       return queued;

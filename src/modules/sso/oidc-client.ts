@@ -21,11 +21,18 @@ export class OidcClient {
       const issuer = new URL(this.settings.issuer);
       // Plain http only for a provider on this machine (config.ts refuses any other http issuer).
       const insecure = issuer.protocol === 'http:' && isLoopbackHost(issuer.hostname);
-      const auth = this.settings.clientSecret === undefined ? client.None() : client.ClientSecretBasic(this.settings.clientSecret);
-      const config = await client.discovery(issuer, this.settings.clientId, { redirect_uris: [this.settings.redirectUri] }, auth, {
-        timeout: DISCOVERY_TIMEOUT_SECONDS,
-        ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
-      });
+      const auth =
+        this.settings.clientSecret === undefined ? client.None() : client.ClientSecretBasic(this.settings.clientSecret);
+      const config = await client.discovery(
+        issuer,
+        this.settings.clientId,
+        { redirect_uris: [this.settings.redirectUri] },
+        auth,
+        {
+          timeout: DISCOVERY_TIMEOUT_SECONDS,
+          ...(insecure ? { execute: [client.allowInsecureRequests] } : {}),
+        },
+      );
       return config;
     })().catch((error: unknown) => {
       this.configuration = undefined;
@@ -51,7 +58,10 @@ export class OidcClient {
    * Exchanges the code of a callback (`callbackUrl`: the redirect URI with the query the provider sent) and answers the
    * verified claims; throws when the provider refused, the state or nonce differ, or the ID token does not verify.
    */
-  async exchange(callbackUrl: URL, checks: { state: string; nonce: string; codeVerifier: string }): Promise<OidcClaims> {
+  async exchange(
+    callbackUrl: URL,
+    checks: { state: string; nonce: string; codeVerifier: string },
+  ): Promise<OidcClaims> {
     const config = await this.discover();
     const tokens = await client.authorizationCodeGrant(config, callbackUrl, {
       pkceCodeVerifier: checks.codeVerifier,

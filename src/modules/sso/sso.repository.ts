@@ -10,7 +10,11 @@ export async function insertPendingLogin(db: Queryable, row: SsoLoginsTable): Pr
  * Takes a pending sign-in by its state: reads and deletes it, so a state is answered once however many callbacks
  * arrive (on any instance); undefined when it is unknown, already taken, or expired.
  */
-export async function takePendingLogin(db: Queryable, stateHash: string, now: string): Promise<SsoLoginsTable | undefined> {
+export async function takePendingLogin(
+  db: Queryable,
+  stateHash: string,
+  now: string,
+): Promise<SsoLoginsTable | undefined> {
   const row = await db.selectFrom('sso_logins').selectAll().where('state_hash', '=', stateHash).executeTakeFirst();
   if (row === undefined) return undefined;
   const deleted = await db.deleteFrom('sso_logins').where('state_hash', '=', stateHash).executeTakeFirst();

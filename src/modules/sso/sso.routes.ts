@@ -23,7 +23,10 @@ function setBinding(reply: FastifyReply, value: string, maxAgeSeconds: number, s
   );
 }
 
-export const ssoRoutes: FastifyPluginAsyncTypebox<{ services: Services; secureCookie: boolean }> = async (app, { services, secureCookie }) => {
+export const ssoRoutes: FastifyPluginAsyncTypebox<{ services: Services; secureCookie: boolean }> = async (
+  app,
+  { services, secureCookie },
+) => {
   const { sso } = services;
 
   app.get(
@@ -32,7 +35,8 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ services: Services; secureCo
       config: { access: 'public' },
       schema: {
         summary: 'How one can sign in',
-        description: 'No token needed: whether password sign-in is on and whether single sign-on (OpenID Connect) is configured.',
+        description:
+          'No token needed: whether password sign-in is on and whether single sign-on (OpenID Connect) is configured.',
         tags: ['auth'],
         response: { 200: ProvidersResponse },
       },
@@ -46,7 +50,8 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ services: Services; secureCo
       config: { access: 'public' },
       schema: {
         summary: 'Start single sign-on',
-        description: 'A browser navigation: redirects to the OpenID provider (authorization code flow with PKCE, state and nonce). 404 when single sign-on is not configured.',
+        description:
+          'A browser navigation: redirects to the OpenID provider (authorization code flow with PKCE, state and nonce). 404 when single sign-on is not configured.',
         tags: ['auth'],
         response: { 302: Type.Null() },
       },
@@ -64,7 +69,8 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ services: Services; secureCo
       config: { access: 'public' },
       schema: {
         summary: 'Where the OpenID provider sends the browser back',
-        description: 'Checks the sign-in and redirects to the console: `/#sso_code=<code>` (one use, 60 s) or `/#sso_error=<reason>`.',
+        description:
+          'Checks the sign-in and redirects to the console: `/#sso_code=<code>` (one use, 60 s) or `/#sso_error=<reason>`.',
         tags: ['auth'],
         querystring: CallbackQuery,
         response: { 302: Type.Null() },
@@ -83,7 +89,8 @@ export const ssoRoutes: FastifyPluginAsyncTypebox<{ services: Services; secureCo
       config: { access: 'public' },
       schema: {
         summary: 'Exchange the code of a single sign-on for a token pair',
-        description: 'The same token pair as a password login. The code is used up by any attempt, lasts 60 s, and works only in the browser that started the sign-in (its cookie).',
+        description:
+          'The same token pair as a password login. The code is used up by any attempt, lasts 60 s, and works only in the browser that started the sign-in (its cookie).',
         tags: ['auth'],
         body: SsoTokenBody,
         response: { 200: LoginResponse },

@@ -4,7 +4,9 @@ export const ProvidersResponse = Type.Object({
   password: Type.Boolean({ description: 'Whether username and password sign-in is on (FIELDLENS_PASSWORD_LOGIN)' }),
   oidc: Type.Object({
     enabled: Type.Boolean({ description: 'Whether "Sign in with SSO" (OpenID Connect) is configured' }),
-    name: Type.Union([Type.String(), Type.Null()], { description: 'What the sign-in button names (FIELDLENS_OIDC_NAME)' }),
+    name: Type.Union([Type.String(), Type.Null()], {
+      description: 'What the sign-in button names (FIELDLENS_OIDC_NAME)',
+    }),
   }),
 });
 
@@ -21,7 +23,13 @@ export const CallbackQuery = Type.Object(
 );
 
 export const SsoTokenBody = Type.Object(
-  { code: Type.String({ minLength: 1, maxLength: 256, description: 'The code from the console address after `#sso_code=`' }) },
+  {
+    code: Type.String({
+      minLength: 1,
+      maxLength: 256,
+      description: 'The code from the console address after `#sso_code=`',
+    }),
+  },
   { additionalProperties: false },
 );
 export type SsoTokenBody = Static<typeof SsoTokenBody>;

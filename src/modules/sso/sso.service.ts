@@ -36,7 +36,14 @@ export const BINDING_COOKIE_PATH = '/api/v1/auth/oidc';
  * (`login_failed`), no group maps to a role (`no_role`), the user is disabled (`user_disabled`), the license's user
  * quota is full (`quota_exceeded`), the provider cannot be reached (`provider_unavailable`).
  */
-export type SsoErrorCode = 'access_denied' | 'login_expired' | 'login_failed' | 'no_role' | 'user_disabled' | 'quota_exceeded' | 'provider_unavailable';
+export type SsoErrorCode =
+  | 'access_denied'
+  | 'login_expired'
+  | 'login_failed'
+  | 'no_role'
+  | 'user_disabled'
+  | 'quota_exceeded'
+  | 'provider_unavailable';
 
 export interface ProvidersResponse {
   password: boolean;
@@ -102,11 +109,15 @@ export class SsoService {
 
   /** Which ways to sign in the console offers. */
   providers(): ProvidersResponse {
-    return { password: this.deps.passwordLogin, oidc: { enabled: this.deps.oidc !== undefined, name: this.deps.oidc?.name ?? null } };
+    return {
+      password: this.deps.passwordLogin,
+      oidc: { enabled: this.deps.oidc !== undefined, name: this.deps.oidc?.name ?? null },
+    };
   }
 
   private settings(): { settings: OidcConfig; client: OidcClient } {
-    if (this.deps.oidc === undefined || this.client === undefined) throw notFound('Single sign-on (not configured on this server)');
+    if (this.deps.oidc === undefined || this.client === undefined)
+      throw notFound('Single sign-on (not configured on this server)');
     return { settings: this.deps.oidc, client: this.client };
   }
 
@@ -129,7 +140,10 @@ export class SsoService {
     try {
       url = await client.authorizationUrl({ state, nonce, codeVerifier });
     } catch (error) {
-      this.deps.log.warn({ err: error, reqId: requestId }, 'single sign-on: the OpenID provider could not be reached (discovery failed)');
+      this.deps.log.warn(
+        { err: error, reqId: requestId },
+        'single sign-on: the OpenID provider could not be reached (discovery failed)',
+      );
       return { location: this.consoleUrl('sso_error=provider_unavailable'), binding: undefined };
     }
     const binding = randomBytes(32).toString('base64url');
@@ -159,20 +173,33 @@ export class SsoService {
     const now = this.deps.clock.now();
     const pending = state === null ? undefined : await repo.takePendingLogin(this.db, sha256(state), now.toISOString());
     if (state === null || pending === undefined) return this.refuse('login_expired', requestId);
-    if (binding === undefined || sha256(binding) !== pending.binding_hash) return this.refuse('login_failed', requestId, { reason: 'browser_mismatch' });
+    if (binding === undefined || sha256(binding) !== pending.binding_hash)
+      return this.refuse('login_failed', requestId, { reason: 'browser_mismatch' });
     const providerError = params.get('error');
-    if (providerError !== null) return this.refuse('access_denied', requestId, { provider_error: providerError.slice(0, 64) });
+    if (providerError !== null)
+      return this.refuse('access_denied', requestId, { provider_error: providerError.slice(0, 64) });
 
     let claims: OidcClaims;
     try {
       const callbackUrl = new URL(settings.redirectUri);
       callbackUrl.search = query;
-      claims = await client.exchange(callbackUrl, { state, nonce: pending.nonce, codeVerifier: openVerifier(pending.sealed_verifier, state) });
+      claims = await client.exchange(callbackUrl, {
+        state,
+        nonce: pending.nonce,
+        codeVerifier: openVerifier(pending.sealed_verifier, state),
+      });
     } catch (error) {
       // The library's message, the claim it was about, the provider's OAuth error code: never a value.
       const { error: oauthError, cause } = error as { error?: unknown; cause?: unknown };
-      const parts = [error instanceof Error ? error.message : 'unknown', cause instanceof Error ? cause.message : undefined, typeof oauthError === 'string' ? oauthError : undefined];
-      const reason = parts.filter((p) => p !== undefined).join(': ').slice(0, 300);
+      const parts = [
+        error instanceof Error ? error.message : 'unknown',
+        cause instanceof Error ? cause.message : undefined,
+        typeof oauthError === 'string' ? oauthError : undefined,
+      ];
+      const reason = parts
+        .filter((p) => p !== undefined)
+        .join(': ')
+        .slice(0, 300);
       this.deps.log.warn({ reqId: requestId, reason }, 'single sign-on: the callback did not verify');
       return this.refuse('login_failed', requestId, { reason });
     }
@@ -189,11 +216,18 @@ export class SsoService {
     try {
       outcome = await this.deps.users.signInSsoUser(identity, roles, requestId);
     } catch (error) {
-      if (error instanceof AppError && error.code === 'quota_exceeded') return this.refuse('quota_exceeded', requestId, { subject: claims.sub });
+      if (error instanceof AppError && error.code === 'quota_exceeded')
+        return this.refuse('quota_exceeded', requestId, { subject: claims.sub });
       throw error;
     }
-    if (outcome.outcome === 'no_role') return this.refuse('no_role', requestId, { subject: claims.sub, user_id: outcome.userId, groups: groups.slice(0, 20).map((g) => g.slice(0, 128)) });
-    if (outcome.outcome === 'disabled') return this.refuse('user_disabled', requestId, { subject: claims.sub, user_id: outcome.userId });
+    if (outcome.outcome === 'no_role')
+      return this.refuse('no_role', requestId, {
+        subject: claims.sub,
+        user_id: outcome.userId,
+        groups: groups.slice(0, 20).map((g) => g.slice(0, 128)),
+      });
+    if (outcome.outcome === 'disabled')
+      return this.refuse('user_disabled', requestId, { subject: claims.sub, user_id: outcome.userId });
 
     const code = randomBytes(32).toString('base64url');
     await repo.insertSsoCode(this.db, {
@@ -209,12 +243,16 @@ export class SsoService {
   /** Audits a refused sign-in (`auth.sso_login_failed`, with what is safe to keep) and answers the console's error URL. */
   private async refuse(code: SsoErrorCode, requestId: string, details: Record<string, unknown> = {}): Promise<string> {
     await this.db.transaction().execute(async (trx) => {
-      await this.deps.audit.record(trx, { id: typeof details.user_id === 'string' ? details.user_id : null, username: null, requestId }, {
-        action: 'auth.sso_login_failed',
-        targetType: 'user',
-        targetId: typeof details.user_id === 'string' ? details.user_id : null,
-        details: { error: code, ...details },
-      });
+      await this.deps.audit.record(
+        trx,
+        { id: typeof details.user_id === 'string' ? details.user_id : null, username: null, requestId },
+        {
+          action: 'auth.sso_login_failed',
+          targetType: 'user',
+          targetId: typeof details.user_id === 'string' ? details.user_id : null,
+          details: { error: code, ...details },
+        },
+      );
     });
     return this.consoleUrl(`sso_error=${code}`);
   }
@@ -223,17 +261,26 @@ export class SsoService {
    * Exchanges the one-use code of a finished sign-in for a token pair (the same as a password login's), in the browser
    * that started the sign-in. The code is used up by any attempt; unknown, used, expired or from another browser → 401.
    */
-  async exchangeCode(code: string, binding: string | undefined, requestId: string): Promise<TokenPair & { token_type: 'bearer' }> {
+  async exchangeCode(
+    code: string,
+    binding: string | undefined,
+    requestId: string,
+  ): Promise<TokenPair & { token_type: 'bearer' }> {
     this.settings();
     const now = this.deps.clock.now().toISOString();
     const result = await this.db.transaction().execute(async (trx) => {
       const row = await repo.takeSsoCode(trx, sha256(code));
-      if (row === undefined || row.expires_at <= now || binding === undefined || sha256(binding) !== row.binding_hash) return undefined;
+      if (row === undefined || row.expires_at <= now || binding === undefined || sha256(binding) !== row.binding_hash)
+        return undefined;
       const user = await findUserById(trx, row.user_id);
       if (user === undefined || user.disabled === 1) return undefined;
       return this.deps.auth.startSession(trx, user, requestId, { method: 'oidc' });
     });
-    if (result === undefined) throw new AppError('unauthorized', 'The sign-in code is unknown, expired, already used or from another browser: sign in again');
+    if (result === undefined)
+      throw new AppError(
+        'unauthorized',
+        'The sign-in code is unknown, expired, already used or from another browser: sign in again',
+      );
     return result;
   }
 }

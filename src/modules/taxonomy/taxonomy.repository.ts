@@ -50,7 +50,14 @@ export async function rememberDeletedBuiltins(db: Queryable, paths: readonly str
 export async function updateTag(
   db: Queryable,
   id: number,
-  change: { name: string; parent_id: number | null; chain_path: string; default_level: string; description: string | null; keywords: string },
+  change: {
+    name: string;
+    parent_id: number | null;
+    chain_path: string;
+    default_level: string;
+    description: string | null;
+    keywords: string;
+  },
 ): Promise<TagRow> {
   try {
     return await db.updateTable('tags').set(change).where('id', '=', id).returningAll().executeTakeFirstOrThrow();
@@ -61,7 +68,12 @@ export async function updateTag(
 }
 
 /** Rewrites the chain paths of a moved or renamed tag's descendants: `old/…` becomes `new/…`. */
-export async function renameDescendantPaths(db: Queryable, descendants: readonly TagRow[], oldPrefix: string, newPrefix: string): Promise<void> {
+export async function renameDescendantPaths(
+  db: Queryable,
+  descendants: readonly TagRow[],
+  oldPrefix: string,
+  newPrefix: string,
+): Promise<void> {
   for (const tag of descendants) {
     const chainPath = newPrefix + tag.chain_path.slice(oldPrefix.length);
     try {
@@ -90,6 +102,10 @@ export async function insertTag(db: Queryable, row: Insertable<TagsTable>): Prom
 
 /** Inserts the tag unless its chain path exists (another instance was first); returns the stored row. */
 export async function insertTagIfAbsent(db: Queryable, row: Insertable<TagsTable>): Promise<TagRow> {
-  await db.insertInto('tags').values(row).onConflict((oc) => oc.column('chain_path').doNothing()).execute();
+  await db
+    .insertInto('tags')
+    .values(row)
+    .onConflict((oc) => oc.column('chain_path').doNothing())
+    .execute();
   return db.selectFrom('tags').selectAll().where('chain_path', '=', row.chain_path).executeTakeFirstOrThrow();
 }

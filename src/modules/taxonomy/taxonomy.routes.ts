@@ -2,7 +2,15 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { callerOf } from '../../http/authentication.js';
 import type { Services } from '../../services.js';
 import { Type } from 'typebox';
-import { CreateTagBody, DeleteTagQuery, LevelListResponse, TagIdParams, TagListResponse, TagResponse, UpdateTagBody } from './taxonomy.schemas.js';
+import {
+  CreateTagBody,
+  DeleteTagQuery,
+  LevelListResponse,
+  TagIdParams,
+  TagListResponse,
+  TagResponse,
+  UpdateTagBody,
+} from './taxonomy.schemas.js';
 
 export const taxonomyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
   const { taxonomy } = services;
@@ -14,7 +22,8 @@ export const taxonomyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       schema: {
         operationId: 'listLevels',
         summary: 'List classification levels',
-        description: 'The configured level scheme (FIELDLENS_LEVELS), least sensitive first. Level codes are what fields, imports and lock_level use.',
+        description:
+          'The configured level scheme (FIELDLENS_LEVELS), least sensitive first. Level codes are what fields, imports and lock_level use.',
         tags: ['taxonomy'],
         response: { 200: LevelListResponse },
       },
@@ -29,7 +38,8 @@ export const taxonomyRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       schema: {
         operationId: 'listTags',
         summary: 'List classification tags',
-        description: 'Every tag of the taxonomy, parents before children. chain_path is the tag names from the root joined by "/".',
+        description:
+          'Every tag of the taxonomy, parents before children. chain_path is the tag names from the root joined by "/".',
         tags: ['taxonomy'],
         response: { 200: TagListResponse },
       },

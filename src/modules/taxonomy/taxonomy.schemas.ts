@@ -48,7 +48,11 @@ export type CreateTagBody = Static<typeof CreateTagBody>;
 export const UpdateTagBody = Type.Object(
   {
     name: Type.Optional(TagName),
-    parent_id: Type.Optional(Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], { description: 'The new parent; null moves the tag to the root' })),
+    parent_id: Type.Optional(
+      Type.Union([Type.Integer({ minimum: 1 }), Type.Null()], {
+        description: 'The new parent; null moves the tag to the root',
+      }),
+    ),
     default_level: Type.Optional(LevelCode),
     description: Type.Optional(Type.Union([PlainText({ maxLength: 1000 }), Type.Null()])),
     keywords: Type.Optional(Type.Array(PlainText({ minLength: 1, maxLength: 100 }), { maxItems: 50 })),
@@ -60,7 +64,11 @@ export type UpdateTagBody = Static<typeof UpdateTagBody>;
 export const TagIdParams = Type.Object({ id: Type.Integer({ minimum: 1 }) }, { additionalProperties: false });
 
 export const DeleteTagQuery = Type.Object(
-  { replace_with: Type.Optional(Type.Integer({ minimum: 1, description: 'The tag that the fields of the deleted tags move to' })) },
+  {
+    replace_with: Type.Optional(
+      Type.Integer({ minimum: 1, description: 'The tag that the fields of the deleted tags move to' }),
+    ),
+  },
   { additionalProperties: false },
 );
 export type DeleteTagQuery = Static<typeof DeleteTagQuery>;

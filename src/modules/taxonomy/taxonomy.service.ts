@@ -63,7 +63,12 @@ function parseKeywords(text: string): string[] {
 
 /** The text a tag's anchor is embedded from. */
 export function anchorText(tag: TagRow): string {
-  const parts = [tag.name, tag.chain_path.split('/').join(' '), tag.description ?? '', parseKeywords(tag.keywords).join(', ')];
+  const parts = [
+    tag.name,
+    tag.chain_path.split('/').join(' '),
+    tag.description ?? '',
+    parseKeywords(tag.keywords).join(', '),
+  ];
   return parts.filter((p) => p !== '').join('. ');
 }
 
@@ -87,7 +92,11 @@ export interface ClassificationPaths {
   level: string;
 }
 
-const DEFAULT_PATHS: ClassificationPaths = { tag_id: '/classification_tag_id', chain_path: '/classification_chain_path', level: '/lock_level' };
+const DEFAULT_PATHS: ClassificationPaths = {
+  tag_id: '/classification_tag_id',
+  chain_path: '/classification_chain_path',
+  level: '/lock_level',
+};
 
 /** "A / B/C " → "A/B/C": chain paths are matched segment by segment, ignoring spaces around "/". */
 function normalizeChainPath(path: string): string {
@@ -125,7 +134,14 @@ export class TaxonomyService {
   private anchorsCache: { version: string; anchors: Promise<TagAnchors> } | undefined;
 
   constructor(
-    private readonly deps: { database: Database; clock: Clock; audit: AuditService; embedder: Embedder; levels: readonly LevelDefinition[]; usage: TagUsage },
+    private readonly deps: {
+      database: Database;
+      clock: Clock;
+      audit: AuditService;
+      embedder: Embedder;
+      levels: readonly LevelDefinition[];
+      usage: TagUsage;
+    },
   ) {}
 
   private get db() {
@@ -161,7 +177,10 @@ export class TaxonomyService {
    * Resolves a classification given by tag id and/or chain path and an optional level.
    * Throws 422 (errors[] at `paths`) for an unknown tag id or path, a path and id naming different tags, or an unknown level.
    */
-  async resolveClassification(input: ClassificationInput, paths: ClassificationPaths = DEFAULT_PATHS): Promise<ResolvedClassification> {
+  async resolveClassification(
+    input: ClassificationInput,
+    paths: ClassificationPaths = DEFAULT_PATHS,
+  ): Promise<ResolvedClassification> {
     const index = await this.tagIndex();
     const errors: ProblemFieldError[] = [];
     const resolved = this.resolveWith(index, input, paths, errors);
@@ -170,7 +189,12 @@ export class TaxonomyService {
   }
 
   /** resolveClassification against a given index, collecting problems in `errors` (imports resolve many rows against one index). */
-  resolveWith(index: TagIndex, input: ClassificationInput, paths: ClassificationPaths, errors: ProblemFieldError[]): ResolvedClassification {
+  resolveWith(
+    index: TagIndex,
+    input: ClassificationInput,
+    paths: ClassificationPaths,
+    errors: ProblemFieldError[],
+  ): ResolvedClassification {
     let byId: TagRow | undefined;
     let byPath: TagRow | undefined;
     let failed = false;
@@ -189,12 +213,20 @@ export class TaxonomyService {
       }
     }
     if (byId && byPath && byId.id !== byPath.id) {
-      errors.push({ path: paths.chain_path, message: `names tag ${byPath.id} (${byPath.chain_path}) but classification_tag_id names tag ${byId.id} (${byId.chain_path})` });
+      errors.push({
+        path: paths.chain_path,
+        message: `names tag ${byPath.id} (${byPath.chain_path}) but classification_tag_id names tag ${byId.id} (${byId.chain_path})`,
+      });
       failed = true;
     }
     const level = input.level ?? null;
     if (level !== null && !this.isLevel(level)) {
-      errors.push({ path: paths.level, message: `is not a configured level (${this.listLevels().map((l) => l.code).join(', ')})` });
+      errors.push({
+        path: paths.level,
+        message: `is not a configured level (${this.listLevels()
+          .map((l) => l.code)
+          .join(', ')})`,
+      });
       failed = true;
     }
     return failed ? { tag: null, level: null } : { tag: byId ?? byPath ?? null, level };
@@ -233,13 +265,17 @@ export class TaxonomyService {
   /** Creates a tag under `parent_id` (or at the root); 422 for an unknown parent or level, 409 for a duplicate chain path. */
   async createTag(caller: Caller, body: CreateTagBody): Promise<TagResponse> {
     if (!this.isLevel(body.default_level)) {
-      throw unprocessable(`Unknown level "${body.default_level}"`, [{ path: '/default_level', message: `is not one of ${this.levelCodes()}` }]);
+      throw unprocessable(`Unknown level "${body.default_level}"`, [
+        { path: '/default_level', message: `is not one of ${this.levelCodes()}` },
+      ]);
     }
     const parentId = body.parent_id ?? null;
     const tag = await this.db.transaction().execute(async (trx) => {
       const parent = parentId === null ? undefined : await repo.findTagById(trx, parentId);
       if (parentId !== null && !parent) {
-        throw unprocessable(`No tag has the id ${parentId}`, [{ path: '/parent_id', message: 'names no existing tag' }]);
+        throw unprocessable(`No tag has the id ${parentId}`, [
+          { path: '/parent_id', message: 'names no existing tag' },
+        ]);
       }
       const chainPath = parent ? `${parent.chain_path}/${body.name}` : body.name;
       const row = await repo.insertTag(trx, {
@@ -273,7 +309,9 @@ export class TaxonomyService {
    */
   async updateTag(caller: Caller, id: number, body: UpdateTagBody): Promise<TagResponse> {
     if (body.default_level !== undefined && !this.isLevel(body.default_level)) {
-      throw unprocessable(`Unknown level "${body.default_level}"`, [{ path: '/default_level', message: `is not one of ${this.levelCodes()}` }]);
+      throw unprocessable(`Unknown level "${body.default_level}"`, [
+        { path: '/default_level', message: `is not one of ${this.levelCodes()}` },
+      ]);
     }
     const updated = await this.db.transaction().execute(async (trx) => {
       await this.deps.database.lock(trx, 'fieldlens.taxonomy');
@@ -285,11 +323,15 @@ export class TaxonomyService {
       let parentPath: string | null = null;
       if (parentId !== null) {
         const parent = tags.find((t) => t.id === parentId);
-        if (!parent) throw unprocessable(`No tag has the id ${parentId}`, [{ path: '/parent_id', message: 'names no existing tag' }]);
-        if (subtree.some((t) => t.id === parentId)) {
-          throw unprocessable(`Tag ${parentId} is ${parentId === id ? 'the tag itself' : 'below this tag'}: a tag cannot be moved under itself`, [
-            { path: '/parent_id', message: 'would make a cycle' },
+        if (!parent)
+          throw unprocessable(`No tag has the id ${parentId}`, [
+            { path: '/parent_id', message: 'names no existing tag' },
           ]);
+        if (subtree.some((t) => t.id === parentId)) {
+          throw unprocessable(
+            `Tag ${parentId} is ${parentId === id ? 'the tag itself' : 'below this tag'}: a tag cannot be moved under itself`,
+            [{ path: '/parent_id', message: 'would make a cycle' }],
+          );
         }
         parentPath = parent.chain_path;
       }
@@ -304,16 +346,27 @@ export class TaxonomyService {
         description: body.description === undefined ? tag.description : body.description,
         keywords: body.keywords === undefined ? tag.keywords : JSON.stringify(body.keywords),
       });
-      if (chainPath !== tag.chain_path) await repo.renameDescendantPaths(trx, descendants, `${tag.chain_path}/`, `${chainPath}/`);
+      if (chainPath !== tag.chain_path)
+        await repo.renameDescendantPaths(trx, descendants, `${tag.chain_path}/`, `${chainPath}/`);
       await repo.bumpRevision(trx, this.deps.clock.now());
-      const changed = (['name', 'parent_id', 'chain_path', 'default_level', 'description', 'keywords'] as const).filter((k) => row[k] !== tag[k]);
+      const changed = (['name', 'parent_id', 'chain_path', 'default_level', 'description', 'keywords'] as const).filter(
+        (k) => row[k] !== tag[k],
+      );
       await this.deps.audit.record(trx, caller, {
         action: 'tag.updated',
         targetType: 'tag',
         targetId: String(id),
         details: {
           chain_path: row.chain_path,
-          changed: Object.fromEntries(changed.map((k) => [k, { from: k === 'keywords' ? parseKeywords(tag[k]) : tag[k], to: k === 'keywords' ? parseKeywords(row[k]) : row[k] }])),
+          changed: Object.fromEntries(
+            changed.map((k) => [
+              k,
+              {
+                from: k === 'keywords' ? parseKeywords(tag[k]) : tag[k],
+                to: k === 'keywords' ? parseKeywords(row[k]) : row[k],
+              },
+            ]),
+          ),
           descendants_moved: chainPath !== tag.chain_path ? descendants.length : 0,
         },
       });
@@ -339,21 +392,31 @@ export class TaxonomyService {
       const doomedIds = doomed.map((t) => t.id);
       const replacement = replaceWith === null ? null : tags.find((t) => t.id === replaceWith);
       if (replaceWith !== null && !replacement) {
-        throw unprocessable(`No tag has the id ${replaceWith}`, [{ path: '/replace_with', message: 'names no existing tag' }]);
+        throw unprocessable(`No tag has the id ${replaceWith}`, [
+          { path: '/replace_with', message: 'names no existing tag' },
+        ]);
       }
       if (replacement && doomedIds.includes(replacement.id)) {
-        throw unprocessable(`Tag ${replacement.id} (${replacement.chain_path}) is deleted with this tag`, [{ path: '/replace_with', message: 'is deleted with the tag' }]);
+        throw unprocessable(`Tag ${replacement.id} (${replacement.chain_path}) is deleted with this tag`, [
+          { path: '/replace_with', message: 'is deleted with the tag' },
+        ]);
       }
       const used = await this.deps.usage.countFields(trx, doomedIds);
       const ruled = await this.deps.usage.countRules(trx, doomedIds);
       if ((used.classified > 0 || ruled > 0) && !replacement) {
-        throw conflict(`${used.classified} field(s) and ${ruled} rule(s) use this tag or a tag below it: give replace_with, the tag they move to`);
+        throw conflict(
+          `${used.classified} field(s) and ${ruled} rule(s) use this tag or a tag below it: give replace_with, the tag they move to`,
+        );
       }
       const moved = await this.deps.usage.moveFields(trx, doomedIds, replacement?.id ?? null);
       const rulesMoved = replacement ? await this.deps.usage.moveRules(trx, doomedIds, replacement.id) : 0;
       await repo.deleteTags(trx, doomed);
       const now = this.deps.clock.now();
-      await repo.rememberDeletedBuiltins(trx, doomed.map((t) => t.builtin_path).filter((p): p is string => p !== null), now);
+      await repo.rememberDeletedBuiltins(
+        trx,
+        doomed.map((t) => t.builtin_path).filter((p): p is string => p !== null),
+        now,
+      );
       await repo.bumpRevision(trx, now);
       await this.deps.audit.record(trx, caller, {
         action: 'tag.deleted',
@@ -382,7 +445,8 @@ export class TaxonomyService {
   async ensureDefaultTaxonomy(): Promise<void> {
     const flat = flattenTaxonomy();
     const missing = (present: ReadonlySet<string>) => flat.filter((spec) => !present.has(spec.chain_path));
-    const known = (tags: readonly TagRow[], deleted: ReadonlySet<string>) => new Set([...tags.map((t) => t.builtin_path ?? t.chain_path), ...deleted]);
+    const known = (tags: readonly TagRow[], deleted: ReadonlySet<string>) =>
+      new Set([...tags.map((t) => t.builtin_path ?? t.chain_path), ...deleted]);
     if (missing(known((await this.tagIndex()).tags, await repo.deletedBuiltins(this.db))).length === 0) return;
     await this.db.transaction().execute(async (trx) => {
       await this.deps.database.lock(trx, 'fieldlens.taxonomy');
@@ -439,4 +503,3 @@ function subtreeOf(tags: readonly TagRow[], id: number): TagRow[] {
   }
   return out;
 }
-

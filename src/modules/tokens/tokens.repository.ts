@@ -8,11 +8,21 @@ export async function insertToken(trx: Tx, row: Insertable<ApiTokensTable>): Pro
 }
 
 export async function listTokensOfUser(db: Queryable, userId: string): Promise<ApiTokenRow[]> {
-  return db.selectFrom('api_tokens').selectAll().where('user_id', '=', userId).orderBy('created_at', 'desc').orderBy('id').execute();
+  return db
+    .selectFrom('api_tokens')
+    .selectAll()
+    .where('user_id', '=', userId)
+    .orderBy('created_at', 'desc')
+    .orderBy('id')
+    .execute();
 }
 
 export async function countTokensOfUser(db: Queryable, userId: string): Promise<number> {
-  const row = await db.selectFrom('api_tokens').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', userId).executeTakeFirstOrThrow();
+  const row = await db
+    .selectFrom('api_tokens')
+    .select((eb) => eb.fn.countAll<number>().as('n'))
+    .where('user_id', '=', userId)
+    .executeTakeFirstOrThrow();
   return Number(row.n);
 }
 

@@ -2,7 +2,13 @@ import type { FastifyPluginAsyncTypebox } from '@fastify/type-provider-typebox';
 import { Type } from 'typebox';
 import { callerOf } from '../../http/authentication.js';
 import type { Services } from '../../services.js';
-import { CreateTokenBody, CreatedTokenResponse, TokenIdParams, TokenListQuery, TokenListResponse } from './tokens.schemas.js';
+import {
+  CreateTokenBody,
+  CreatedTokenResponse,
+  TokenIdParams,
+  TokenListQuery,
+  TokenListResponse,
+} from './tokens.schemas.js';
 
 const USE =
   'Use a token as `Authorization: Bearer flk_…` wherever an access token is accepted. It acts as its user with the permissions it was given, ' +
@@ -35,7 +41,8 @@ export const tokensRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       config: { access: 'authenticated' },
       schema: {
         summary: 'List API tokens',
-        description: "Your tokens, newest first, expired ones included; with user_id, another user's (needs user:read). The secret is never listed.",
+        description:
+          "Your tokens, newest first, expired ones included; with user_id, another user's (needs user:read). The secret is never listed.",
         tags: ['tokens'],
         querystring: TokenListQuery,
         response: { 200: TokenListResponse },
@@ -50,7 +57,8 @@ export const tokensRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = a
       config: { access: 'authenticated' },
       schema: {
         summary: 'Revoke an API token',
-        description: 'Your own token, or any with user:write; it stops working at once. 404 for a token you may not revoke. Audit-logged as token.revoked.',
+        description:
+          'Your own token, or any with user:write; it stops working at once. 404 for a token you may not revoke. Audit-logged as token.revoked.',
         tags: ['tokens'],
         params: TokenIdParams,
         response: { 204: Type.Null() },

@@ -7,7 +7,6 @@ export const MAX_TOKENS_PER_USER = 50;
 
 const PermissionName = StringEnum(PERMISSIONS, { description: 'Permission name' });
 
-
 export const CreateTokenBody = Type.Object(
   {
     name: PlainText({ minLength: 1, maxLength: 100, description: 'What the token is for, e.g. "nightly scanner"' }),
@@ -16,7 +15,8 @@ export const CreateTokenBody = Type.Object(
       Type.Array(PermissionName, {
         minItems: 1,
         uniqueItems: true,
-        description: "A subset of your own permissions; omitted: all your permissions at use time (they follow your roles)",
+        description:
+          'A subset of your own permissions; omitted: all your permissions at use time (they follow your roles)',
       }),
     ),
   },
@@ -29,21 +29,26 @@ const tokenFields = {
   name: Type.String(),
   prefix: Type.String({ description: '`flk_` and the first characters of the token, to recognise it' }),
   permissions: Type.Union([Type.Array(PermissionName), Type.Null()], {
-    description: "The permissions the token was given (it uses them only while its user holds them); null: all the user's permissions at use time",
+    description:
+      "The permissions the token was given (it uses them only while its user holds them); null: all the user's permissions at use time",
   }),
   expires_at: Timestamp,
 };
 
 export const TokenResponse = Type.Object({
   ...tokenFields,
-  last_used_at: Type.Union([Timestamp, Type.Null()], { description: 'Last use, to the minute (recorded at most once a minute)' }),
+  last_used_at: Type.Union([Timestamp, Type.Null()], {
+    description: 'Last use, to the minute (recorded at most once a minute)',
+  }),
   created_at: Timestamp,
 });
 export type TokenResponse = Static<typeof TokenResponse>;
 
 export const CreatedTokenResponse = Type.Object({
   ...tokenFields,
-  token: Type.String({ description: 'The secret (`flk_` + 32 base62 characters). Shown only in this answer: it cannot be read again.' }),
+  token: Type.String({
+    description: 'The secret (`flk_` + 32 base62 characters). Shown only in this answer: it cannot be read again.',
+  }),
   created_at: Timestamp,
 });
 export type CreatedTokenResponse = Static<typeof CreatedTokenResponse>;

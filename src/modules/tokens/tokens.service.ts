@@ -10,13 +10,26 @@ import { createHmac, hkdfSync, randomBytes, randomUUID, timingSafeEqual } from '
 import type { Clock } from '../../clock.js';
 import type { Database } from '../../db/database.js';
 import type { ApiTokenRow } from '../../db/schema.js';
-import { callerGrants, callerPermissions, isPermission, permissionsOf, type Caller, type Permission, type Principal } from '../../http/access.js';
+import {
+  callerGrants,
+  callerPermissions,
+  isPermission,
+  permissionsOf,
+  type Caller,
+  type Permission,
+  type Principal,
+} from '../../http/access.js';
 import type { Authenticator } from '../../http/authentication.js';
 import { AppError, conflict, forbidden, notFound } from '../../http/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
 import { findUserById, parseRoles } from '../users/users.service.js';
 import * as repo from './tokens.repository.js';
-import { MAX_TOKENS_PER_USER, type CreateTokenBody, type CreatedTokenResponse, type TokenResponse } from './tokens.schemas.js';
+import {
+  MAX_TOKENS_PER_USER,
+  type CreateTokenBody,
+  type CreatedTokenResponse,
+  type TokenResponse,
+} from './tokens.schemas.js';
 
 export const TOKEN_PREFIX = 'flk_';
 const BASE62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
@@ -57,7 +70,9 @@ export function tokenHashKey(signingKey: Uint8Array): Buffer {
 }
 
 function invalidApiToken(): AppError {
-  return new AppError('unauthorized', 'The API token is not valid', { headers: { 'www-authenticate': 'Bearer error="invalid_token"' } });
+  return new AppError('unauthorized', 'The API token is not valid', {
+    headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+  });
 }
 
 function parsePermissions(json: string | null): Permission[] | null {
@@ -84,8 +99,16 @@ function toResponse(row: ApiTokenRow): TokenResponse {
 }
 
 /** What the audit log keeps of a token: never the secret nor its hash. */
-function auditView(row: Pick<ApiTokenRow, 'name' | 'prefix' | 'permissions' | 'expires_at' | 'user_id'>): Record<string, unknown> {
-  return { name: row.name, prefix: row.prefix, permissions: parsePermissions(row.permissions), expires_at: row.expires_at, user_id: row.user_id };
+function auditView(
+  row: Pick<ApiTokenRow, 'name' | 'prefix' | 'permissions' | 'expires_at' | 'user_id'>,
+): Record<string, unknown> {
+  return {
+    name: row.name,
+    prefix: row.prefix,
+    permissions: parsePermissions(row.permissions),
+    expires_at: row.expires_at,
+    user_id: row.user_id,
+  };
 }
 
 export interface ApiTokensServiceDeps {
@@ -146,7 +169,8 @@ export class ApiTokensService {
       prefix: token.slice(0, TOKEN_PREFIX.length + SHOWN_CHARACTERS),
       token_hash: this.hash(token),
       // Kept in the table's order, so lists read the same whoever created them.
-      permissions: body.permissions === undefined ? null : JSON.stringify(held.filter((p) => body.permissions?.includes(p))),
+      permissions:
+        body.permissions === undefined ? null : JSON.stringify(held.filter((p) => body.permissions?.includes(p))),
       expires_at: new Date(now.getTime() + body.expires_in_days * DAY_MS).toISOString(),
       last_used_at: null,
       created_at: now.toISOString(),
@@ -155,10 +179,17 @@ export class ApiTokensService {
       // Serialises one user's creations, so two at once cannot both pass the limit.
       await this.deps.database.lock(trx, `fieldlens.api_tokens.${caller.id}`);
       if ((await repo.countTokensOfUser(trx, caller.id)) >= MAX_TOKENS_PER_USER) {
-        throw conflict(`A user holds at most ${MAX_TOKENS_PER_USER} API tokens (expired ones count until revoked): revoke some first`);
+        throw conflict(
+          `A user holds at most ${MAX_TOKENS_PER_USER} API tokens (expired ones count until revoked): revoke some first`,
+        );
       }
       await repo.insertToken(trx, row);
-      await this.deps.audit.record(trx, caller, { action: 'token.created', targetType: 'api_token', targetId: row.id, details: auditView(row) });
+      await this.deps.audit.record(trx, caller, {
+        action: 'token.created',
+        targetType: 'api_token',
+        targetId: row.id,
+        details: auditView(row),
+      });
     });
     const { last_used_at: _unused, ...shown } = toResponse(row);
     return { ...shown, token };
@@ -168,7 +199,8 @@ export class ApiTokensService {
   async listTokens(caller: Caller, userId?: string): Promise<TokenResponse[]> {
     const owner = userId ?? caller.id;
     if (owner !== caller.id) {
-      if (!callerGrants(caller, 'user:read')) throw forbidden("Listing another user's API tokens needs the permission user:read");
+      if (!callerGrants(caller, 'user:read'))
+        throw forbidden("Listing another user's API tokens needs the permission user:read");
       if (!(await findUserById(this.db, owner))) throw notFound('User');
     }
     return (await repo.listTokensOfUser(this.db, owner)).map(toResponse);
@@ -190,7 +222,12 @@ export class ApiTokensService {
     }
     await this.db.transaction().execute(async (trx) => {
       if (!(await repo.deleteToken(trx, id))) throw notFound('API token');
-      await this.deps.audit.record(trx, caller, { action: 'token.revoked', targetType: 'api_token', targetId: id, details: auditView(row) });
+      await this.deps.audit.record(trx, caller, {
+        action: 'token.revoked',
+        targetType: 'api_token',
+        targetId: id,
+        details: auditView(row),
+      });
     });
   }
 
@@ -216,11 +253,22 @@ export class ApiTokensService {
     const given = parsePermissions(row.permissions);
     const held = permissionsOf(roles);
     const permissions = Object.freeze(given === null ? held : held.filter((p) => given.includes(p)));
-    if ((row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= TOUCH_EVERY_MS) && this.claimTouch(row.id, now.getTime())) {
+    if (
+      (row.last_used_at === null || now.getTime() - Date.parse(row.last_used_at) >= TOUCH_EVERY_MS) &&
+      this.claimTouch(row.id, now.getTime())
+    ) {
       // When it was last used is for the owner's information: a failed write does not refuse the request.
-      await repo.touchToken(this.db, row.id, now.toISOString(), new Date(now.getTime() - TOUCH_EVERY_MS).toISOString()).catch(() => undefined);
+      await repo
+        .touchToken(this.db, row.id, now.toISOString(), new Date(now.getTime() - TOUCH_EVERY_MS).toISOString())
+        .catch(() => undefined);
     }
-    return Object.freeze({ id: row.user_id, username: row.username, email: row.email, roles, apiToken: Object.freeze({ id: row.id, permissions }) });
+    return Object.freeze({
+      id: row.user_id,
+      username: row.username,
+      email: row.email,
+      roles,
+      apiToken: Object.freeze({ id: row.id, permissions }),
+    });
   }
 }
 
@@ -228,7 +276,10 @@ export class ApiTokensService {
  * The bearer check of every protected route: a `flk_` credential is an API token, anything else a login's access
  * token (a JWT never starts with `flk_`: its first segment is base64url of `{"`, "ey…").
  */
-export function bearerAuthenticator(apiTokens: Pick<ApiTokensService, 'authenticate'>, accessTokens: Authenticator): Authenticator {
+export function bearerAuthenticator(
+  apiTokens: Pick<ApiTokensService, 'authenticate'>,
+  accessTokens: Authenticator,
+): Authenticator {
   return {
     authenticate: (token) => (isApiToken(token) ? apiTokens.authenticate(token) : accessTokens.authenticate(token)),
     rememberedPrincipal: (token) => (isApiToken(token) ? undefined : accessTokens.rememberedPrincipal(token)),

@@ -52,7 +52,9 @@ export interface TokenUserReaderOptions {
 export function userForTokenReader(db: Kdb, options: TokenUserReaderOptions): TokenUserReader {
   const compiled = db
     .selectFrom('users')
-    .leftJoin('auth_sessions', (join) => join.onRef('auth_sessions.user_id', '=', 'users.id').on('auth_sessions.id', '=', ''))
+    .leftJoin('auth_sessions', (join) =>
+      join.onRef('auth_sessions.user_id', '=', 'users.id').on('auth_sessions.id', '=', ''),
+    )
     .select([
       'users.id',
       'users.username',
@@ -156,6 +158,15 @@ export async function deleteUser(db: Queryable, id: string): Promise<boolean> {
 }
 
 /** The user an OpenID provider's subject signed in as before (issuer and subject are stored exactly as the ID token had them). */
-export async function findUserByOidcIdentity(db: Queryable, issuer: string, subject: string): Promise<UserRow | undefined> {
-  return db.selectFrom('users').selectAll().where('oidc_issuer', '=', issuer).where('oidc_subject', '=', subject).executeTakeFirst();
+export async function findUserByOidcIdentity(
+  db: Queryable,
+  issuer: string,
+  subject: string,
+): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('oidc_issuer', '=', issuer)
+    .where('oidc_subject', '=', subject)
+    .executeTakeFirst();
 }

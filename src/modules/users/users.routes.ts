@@ -24,7 +24,8 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
         operationId: 'createUser',
         'x-error-statuses': [409],
         summary: 'Create a user',
-        description: 'Counts against the license quota max_users (403 quota_exceeded). Only a superadmin can grant superadmin.',
+        description:
+          'Counts against the license quota max_users (403 quota_exceeded). Only a superadmin can grant superadmin.',
         tags: ['users'],
         body: CreateUserBody,
         response: { 201: UserResponse },
@@ -41,7 +42,7 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
         operationId: 'updateUser',
         'x-error-statuses': [409],
         summary: 'Change a user: email, roles, disabled, password',
-        description: 'Role, password and disabled changes end the user\'s sessions and take effect on its next request.',
+        description: "Role, password and disabled changes end the user's sessions and take effect on its next request.",
         tags: ['users'],
         params: UserIdParams,
         body: UpdateUserBody,
@@ -55,7 +56,14 @@ export const usersRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = as
     '/users/:id',
     {
       config: { access: 'user:write' },
-      schema: { operationId: 'deleteUser', 'x-error-statuses': [409], summary: 'Delete a user', tags: ['users'], params: UserIdParams, response: { 204: Type.Null() } },
+      schema: {
+        operationId: 'deleteUser',
+        'x-error-statuses': [409],
+        summary: 'Delete a user',
+        tags: ['users'],
+        params: UserIdParams,
+        response: { 204: Type.Null() },
+      },
     },
     async (request, reply) => {
       await users.deleteUser(callerOf(request), request.params.id);

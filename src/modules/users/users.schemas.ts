@@ -8,7 +8,11 @@ export const Username = Type.String({
   description: '3–64 letters, digits, ".", "_", "@" or "-"; unique regardless of case',
 });
 export const Email = Type.String({ format: 'email', maxLength: 254 });
-export const Password = Type.String({ minLength: 1, maxLength: 1024, description: '12–256 characters, any Unicode; common passwords are refused' });
+export const Password = Type.String({
+  minLength: 1,
+  maxLength: 1024,
+  description: '12–256 characters, any Unicode; common passwords are refused',
+});
 
 export const UserResponse = Type.Object({
   id: Uuid,
@@ -39,7 +43,9 @@ export const UpdateUserBody = Type.Object(
     roles: Type.Optional(Type.Array(RoleName, { minItems: 1, maxItems: 6, uniqueItems: true })),
     disabled: Type.Optional(Type.Boolean()),
     password: Type.Optional(Password),
-    current_password: Type.Optional(Type.String({ maxLength: 1024, description: 'Required when changing your own password' })),
+    current_password: Type.Optional(
+      Type.String({ maxLength: 1024, description: 'Required when changing your own password' }),
+    ),
   },
   { additionalProperties: false, minProperties: 1 },
 );

@@ -73,7 +73,12 @@ export interface PasswordResetDeps {
  * password): ends every session of the user and its failed-login lock, and writes `user.password_reset` to the audit
  * log in the same transaction. Throws AppError not_found or validation_failed (a refused password).
  */
-export async function resetUserPassword(deps: PasswordResetDeps, actor: Actor, username: string, password: string): Promise<{ id: string; username: string }> {
+export async function resetUserPassword(
+  deps: PasswordResetDeps,
+  actor: Actor,
+  username: string,
+  password: string,
+): Promise<{ id: string; username: string }> {
   const existing = await repo.findUserByUsername(deps.database.db, username);
   if (!existing) throw notFound('User');
   assertPassword(password, existing.username);
@@ -198,7 +203,10 @@ export class UsersService {
     if (body.password !== undefined) {
       if (caller.id === id) {
         // Changing your own password needs the current one (a stolen access token alone is not enough).
-        if (body.current_password === undefined || !(await verifyPassword(existing.password_hash, body.current_password))) {
+        if (
+          body.current_password === undefined ||
+          !(await verifyPassword(existing.password_hash, body.current_password))
+        ) {
           throw new AppError('validation_failed', 'Changing your own password needs the correct current_password', {
             errors: [{ path: '/current_password', message: 'is missing or wrong' }],
           });
@@ -233,14 +241,21 @@ export class UsersService {
     await this.db.transaction().execute(async (trx) => {
       await this.deps.database.lock(trx, 'fieldlens.users');
       const losesSuperadmin =
-        beforeRoles.includes('superadmin') && existing.disabled === 0 && (update.disabled === 1 || (update.roles !== undefined && !body.roles?.includes('superadmin')));
+        beforeRoles.includes('superadmin') &&
+        existing.disabled === 0 &&
+        (update.disabled === 1 || (update.roles !== undefined && !body.roles?.includes('superadmin')));
       if (losesSuperadmin) await this.assertNotLastSuperadmin(trx);
       if (update.disabled === 0) await this.deps.gate.assertCanCreate(trx, 'users');
       this.deps.auth.userChanged();
       await repo.updateUser(trx, id, update);
       if (securityRelevant) await this.deps.auth.revokeAllSessions(trx, id, 'user_changed');
       if (Object.keys(changes).length > 0) {
-        await this.deps.audit.record(trx, caller, { action: 'user.updated', targetType: 'user', targetId: id, details: { username: existing.username, changes } });
+        await this.deps.audit.record(trx, caller, {
+          action: 'user.updated',
+          targetType: 'user',
+          targetId: id,
+          details: { username: existing.username, changes },
+        });
       }
     });
     const updated = await repo.findUserById(this.db, id);
@@ -260,7 +275,12 @@ export class UsersService {
       if (roles.includes('superadmin') && existing.disabled === 0) await this.assertNotLastSuperadmin(trx);
       this.deps.auth.userChanged();
       if (!(await repo.deleteUser(trx, id))) throw notFound('User');
-      await this.deps.audit.record(trx, caller, { action: 'user.deleted', targetType: 'user', targetId: id, details: { username: existing.username, roles } });
+      await this.deps.audit.record(trx, caller, {
+        action: 'user.deleted',
+        targetType: 'user',
+        targetId: id,
+        details: { username: existing.username, roles },
+      });
     });
   }
 
@@ -306,7 +326,9 @@ export class UsersService {
     }
     if (configured === undefined) {
       // The one deliberate exception to "no secrets in logs": printed once, never stored in clear.
-      log.warn(`First start: created user "admin" (superadmin) with the generated password: ${password} — change it after logging in.`);
+      log.warn(
+        `First start: created user "admin" (superadmin) with the generated password: ${password} — change it after logging in.`,
+      );
     } else {
       log.info('First start: created user "admin" (superadmin) with the password from FIELDLENS_ADMIN_PASSWORD');
     }
@@ -348,31 +370,49 @@ export class UsersService {
         };
         this.deps.auth.userChanged();
         await repo.insertUser(trx, row);
-        await this.deps.audit.record(trx, { id: row.id, username, requestId }, {
-          action: 'user.created',
-          targetType: 'user',
-          targetId: row.id,
-          details: { username, email: row.email, roles, source: 'oidc' },
-        });
+        await this.deps.audit.record(
+          trx,
+          { id: row.id, username, requestId },
+          {
+            action: 'user.created',
+            targetType: 'user',
+            targetId: row.id,
+            details: { username, email: row.email, roles, source: 'oidc' },
+          },
+        );
         return { outcome: 'ok', user: row, created: true };
       }
       if (current.disabled === 1) return { outcome: 'disabled', userId: current.id };
       const before = parseRoles(current.roles);
       if (sameRoles(before, roles)) {
-        return roles.length === 0 ? { outcome: 'no_role', userId: current.id } : { outcome: 'ok', user: current, created: false };
+        return roles.length === 0
+          ? { outcome: 'no_role', userId: current.id }
+          : { outcome: 'ok', user: current, created: false };
       }
-      const update: UserUpdate = { roles: JSON.stringify(roles), token_version: current.token_version + 1, updated_at: now };
+      const update: UserUpdate = {
+        roles: JSON.stringify(roles),
+        token_version: current.token_version + 1,
+        updated_at: now,
+      };
       this.deps.auth.userChanged();
       await repo.updateUser(trx, current.id, update);
       await this.deps.auth.revokeAllSessions(trx, current.id, 'user_changed');
-      await this.deps.audit.record(trx, { id: current.id, username: current.username, requestId }, {
-        action: 'user.updated',
-        targetType: 'user',
-        targetId: current.id,
-        details: { username: current.username, changes: { roles: { before, after: roles } }, source: 'oidc' },
-      });
+      await this.deps.audit.record(
+        trx,
+        { id: current.id, username: current.username, requestId },
+        {
+          action: 'user.updated',
+          targetType: 'user',
+          targetId: current.id,
+          details: { username: current.username, changes: { roles: { before, after: roles } }, source: 'oidc' },
+        },
+      );
       if (roles.length === 0) return { outcome: 'no_role', userId: current.id };
-      return { outcome: 'ok', user: { ...current, ...update, roles: JSON.stringify(roles), token_version: current.token_version + 1 }, created: false };
+      return {
+        outcome: 'ok',
+        user: { ...current, ...update, roles: JSON.stringify(roles), token_version: current.token_version + 1 },
+        created: false,
+      };
     });
   }
 

@@ -73,7 +73,9 @@ function hextets(address: string): number[] | undefined {
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(text);
   if (dotted) {
     const parts = (dotted[1] as string).split('.').map(Number);
-    text = text.slice(0, -(dotted[1] as string).length) + `${(((parts[0] as number) << 8) | (parts[1] as number)).toString(16)}:${(((parts[2] as number) << 8) | (parts[3] as number)).toString(16)}`;
+    text =
+      text.slice(0, -(dotted[1] as string).length) +
+      `${(((parts[0] as number) << 8) | (parts[1] as number)).toString(16)}:${(((parts[2] as number) << 8) | (parts[3] as number)).toString(16)}`;
   }
   const halves = text.split('::');
   if (halves.length > 2) return undefined;
@@ -89,7 +91,8 @@ function hextets(address: string): number[] | undefined {
 export function embeddedIPv4(address: string): string | undefined {
   const g = hextets(address);
   if (!g) return undefined;
-  const v4 = () => `${(g[6] as number) >> 8}.${(g[6] as number) & 255}.${(g[7] as number) >> 8}.${(g[7] as number) & 255}`;
+  const v4 = () =>
+    `${(g[6] as number) >> 8}.${(g[6] as number) & 255}.${(g[7] as number) >> 8}.${(g[7] as number) & 255}`;
   const zeros = (from: number, to: number) => g.slice(from, to).every((x) => x === 0);
   if (zeros(0, 5) && g[5] === 0xffff) return v4(); // ::ffff:a.b.c.d
   if (zeros(0, 6) && ((g[6] as number) !== 0 || (g[7] as number) > 1)) return v4(); // ::a.b.c.d (deprecated "compatible")
@@ -118,8 +121,10 @@ export function parseWebhookUrl(raw: string, policy: AddressPolicy): URL {
     throw new WebhookUrlRefused('The URL is not a valid absolute URL');
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw new WebhookUrlRefused('A webhook URL must be https');
-  if (url.protocol === 'http:' && !policy.allowHttp) throw new WebhookUrlRefused('A webhook URL must be https (plain http needs FIELDLENS_WEBHOOK_ALLOW_HTTP=on)');
-  if (url.username !== '' || url.password !== '') throw new WebhookUrlRefused('A webhook URL may not carry a user name or password');
+  if (url.protocol === 'http:' && !policy.allowHttp)
+    throw new WebhookUrlRefused('A webhook URL must be https (plain http needs FIELDLENS_WEBHOOK_ALLOW_HTTP=on)');
+  if (url.username !== '' || url.password !== '')
+    throw new WebhookUrlRefused('A webhook URL may not carry a user name or password');
   if (url.hostname === '') throw new WebhookUrlRefused('A webhook URL needs a host');
   return url;
 }
@@ -134,14 +139,20 @@ const systemResolver: Resolver = (hostname) => {
   const timeout = new Promise<never>((_, reject) => {
     timer = setTimeout(() => reject(new Error('timeout')), RESOLVE_TIMEOUT_MS);
   });
-  return Promise.race([dns.lookup(hostname, { all: true, verbatim: true }), timeout]).finally(() => clearTimeout(timer));
+  return Promise.race([dns.lookup(hostname, { all: true, verbatim: true }), timeout]).finally(() =>
+    clearTimeout(timer),
+  );
 };
 
 /**
  * Resolves the URL's host and checks every address it resolves to (one non-public address refuses the URL: a name
  * answering both is how rebinding is staged). Answers the address to connect to.
  */
-export async function checkWebhookUrl(raw: string, policy: AddressPolicy, resolve: Resolver = systemResolver): Promise<CheckedTarget> {
+export async function checkWebhookUrl(
+  raw: string,
+  policy: AddressPolicy,
+  resolve: Resolver = systemResolver,
+): Promise<CheckedTarget> {
   const url = parseWebhookUrl(raw, policy);
   const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
   let addresses: Array<{ address: string; family: number }>;
@@ -159,7 +170,9 @@ export async function checkWebhookUrl(raw: string, policy: AddressPolicy, resolv
     for (const a of addresses) {
       const kind = nonPublicKind(a.address);
       if (kind !== undefined) {
-        throw new WebhookUrlRefused(`The URL's host resolves to ${a.address}, a ${kind} address; webhooks go to public addresses only (FIELDLENS_WEBHOOK_ALLOW_PRIVATE=on allows others)`);
+        throw new WebhookUrlRefused(
+          `The URL's host resolves to ${a.address}, a ${kind} address; webhooks go to public addresses only (FIELDLENS_WEBHOOK_ALLOW_PRIVATE=on allows others)`,
+        );
       }
     }
   }

@@ -48,7 +48,10 @@ export function sendWebhook(options: SendOptions): Promise<AttemptResult> {
   const { target, id, timestamp, body, secret } = options;
   const timeoutMs = options.timeoutMs ?? DELIVERY_TIMEOUT_MS;
   const pinned: LookupFunction = (_hostname, lookupOptions, callback) => {
-    if ((lookupOptions as { all?: boolean }).all) (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [{ address: target.address, family: target.family }]);
+    if ((lookupOptions as { all?: boolean }).all)
+      (callback as (e: null, a: Array<{ address: string; family: number }>) => void)(null, [
+        { address: target.address, family: target.family },
+      ]);
     else callback(null, target.address, target.family);
   };
   const transport = target.url.protocol === 'https:' ? https : http;
@@ -84,7 +87,8 @@ export function sendWebhook(options: SendOptions): Promise<AttemptResult> {
         });
         const done = () => {
           if (status >= 200 && status < 300) finish({ ok: true, statusCode: status, error: null });
-          else if (status >= 300 && status < 400) finish({ ok: false, statusCode: status, error: `redirect (${status}) not followed` });
+          else if (status >= 300 && status < 400)
+            finish({ ok: false, statusCode: status, error: `redirect (${status}) not followed` });
           else finish({ ok: false, statusCode: status, error: `HTTP ${status}` });
         };
         response.on('end', done);

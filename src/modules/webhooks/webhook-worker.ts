@@ -88,7 +88,14 @@ export class WebhookWorker {
       const full = [...this.perWebhook].filter(([, n]) => n >= PER_WEBHOOK_IN_FLIGHT).map(([id]) => id);
       const now = this.deps.clock.now();
       const leaseBefore = new Date(now.getTime() - DELIVERY_LEASE_MS).toISOString();
-      const claimed = await repo.claimDue(this.deps.database, this.id, now.toISOString(), leaseBefore, Math.min(room, BATCH), full);
+      const claimed = await repo.claimDue(
+        this.deps.database,
+        this.id,
+        now.toISOString(),
+        leaseBefore,
+        Math.min(room, BATCH),
+        full,
+      );
       if (claimed.length === 0) return;
       const overflow: string[] = [];
       for (const delivery of claimed) {
@@ -99,7 +106,9 @@ export class WebhookWorker {
         }
         this.perWebhook.set(delivery.webhook_id, busy + 1);
         const running: Promise<void> = this.attempt(delivery)
-          .catch((error: unknown) => this.deps.log.warn({ err: error, deliveryId: delivery.id }, 'webhook delivery attempt failed to record'))
+          .catch((error: unknown) =>
+            this.deps.log.warn({ err: error, deliveryId: delivery.id }, 'webhook delivery attempt failed to record'),
+          )
           .finally(() => {
             this.inFlight.delete(running);
             const left = (this.perWebhook.get(delivery.webhook_id) ?? 1) - 1;
@@ -138,7 +147,11 @@ export class WebhookWorker {
       last_error: result.error,
       next_attempt_at: giveUp ? null : new Date(next).toISOString(),
     });
-    if (giveUp) this.deps.log.warn({ webhookId: delivery.webhook_id, deliveryId: delivery.id, attempts }, 'webhook delivery failed for good after 24 h of retries');
+    if (giveUp)
+      this.deps.log.warn(
+        { webhookId: delivery.webhook_id, deliveryId: delivery.id, attempts },
+        'webhook delivery failed for good after 24 h of retries',
+      );
   }
 
   /**
@@ -160,19 +173,33 @@ export class WebhookWorker {
   private async send(delivery: repo.ClaimedDelivery): Promise<AttemptResult> {
     let secret: string;
     try {
-      if (!this.deps.secretBox) return { ok: false, statusCode: null, error: 'the service has no secret key to sign with' };
+      if (!this.deps.secretBox)
+        return { ok: false, statusCode: null, error: 'the service has no secret key to sign with' };
       secret = this.deps.secretBox.decrypt(delivery.secret, delivery.webhook_id);
     } catch (error) {
-      if (error instanceof SecretDecryptError) return { ok: false, statusCode: null, error: 'the signing secret cannot be decrypted (the secret key changed?)' };
+      if (error instanceof SecretDecryptError)
+        return {
+          ok: false,
+          statusCode: null,
+          error: 'the signing secret cannot be decrypted (the secret key changed?)',
+        };
       throw error;
     }
     let target;
     try {
       target = await checkWebhookUrl(delivery.url, this.deps.policy, this.deps.resolve);
     } catch (error) {
-      if (error instanceof WebhookUrlRefused) return { ok: false, statusCode: null, error: `refused: ${error.message}`.slice(0, 300) };
+      if (error instanceof WebhookUrlRefused)
+        return { ok: false, statusCode: null, error: `refused: ${error.message}`.slice(0, 300) };
       throw error;
     }
-    return sendWebhook({ target, id: delivery.id, timestamp: Math.floor(this.deps.clock.now().getTime() / 1000), body: delivery.payload, secret, timeoutMs: this.deps.timeoutMs });
+    return sendWebhook({
+      target,
+      id: delivery.id,
+      timestamp: Math.floor(this.deps.clock.now().getTime() / 1000),
+      body: delivery.payload,
+      secret,
+      timeoutMs: this.deps.timeoutMs,
+    });
   }
 }

@@ -28,7 +28,12 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
     '/webhooks',
     {
       config: { access: 'webhook:write' },
-      schema: { summary: 'List webhooks', description: 'Every webhook; the signing secrets are never shown again.', tags: ['webhooks'], response: { 200: WebhookListResponse } },
+      schema: {
+        summary: 'List webhooks',
+        description: 'Every webhook; the signing secrets are never shown again.',
+        tags: ['webhooks'],
+        response: { 200: WebhookListResponse },
+      },
     },
     async () => webhooks.listWebhooks(),
   );
@@ -104,7 +109,8 @@ export const webhooksRoutes: FastifyPluginAsyncTypebox<{ services: Services }> =
       config: { access: 'webhook:write' },
       schema: {
         summary: 'Send a test event',
-        description: 'Queues a webhook.test event for this webhook (sent within a second or two while it is enabled); the answer is the delivery, to follow in the log.',
+        description:
+          'Queues a webhook.test event for this webhook (sent within a second or two while it is enabled); the answer is the delivery, to follow in the log.',
         tags: ['webhooks'],
         params: WebhookIdParams,
         response: { 202: DeliveryResponse },

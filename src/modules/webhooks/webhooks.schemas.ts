@@ -2,12 +2,29 @@ import { Type, type Static } from 'typebox';
 import { PlainText, StringEnum, Timestamp, Uuid } from '../../http/schemas.js';
 
 /** The events a webhook may subscribe to; `webhook.test` is sent only by POST /webhooks/{id}/test. */
-export const WEBHOOK_EVENTS = ['scan.finished', 'scan.failed', 'finding.high_risk', 'field.confirmed', 'field.level_changed', 'license.expiring'] as const;
+export const WEBHOOK_EVENTS = [
+  'scan.finished',
+  'scan.failed',
+  'finding.high_risk',
+  'field.confirmed',
+  'field.level_changed',
+  'license.expiring',
+] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENTS)[number] | 'webhook.test';
 export const MAX_WEBHOOKS = 50;
 
-const Url = Type.String({ minLength: 1, maxLength: 2000, description: 'Where events are POSTed: https, resolving to public addresses only (see FIELDLENS_WEBHOOK_ALLOW_HTTP / _PRIVATE)' });
-const Events = Type.Array(StringEnum(WEBHOOK_EVENTS), { minItems: 1, maxItems: WEBHOOK_EVENTS.length, uniqueItems: true, description: 'The events to receive' });
+const Url = Type.String({
+  minLength: 1,
+  maxLength: 2000,
+  description:
+    'Where events are POSTed: https, resolving to public addresses only (see FIELDLENS_WEBHOOK_ALLOW_HTTP / _PRIVATE)',
+});
+const Events = Type.Array(StringEnum(WEBHOOK_EVENTS), {
+  minItems: 1,
+  maxItems: WEBHOOK_EVENTS.length,
+  uniqueItems: true,
+  description: 'The events to receive',
+});
 const Description = Type.Union([PlainText({ maxLength: 500 }), Type.Null()]);
 
 export const CreateWebhookBody = Type.Object(
@@ -17,7 +34,12 @@ export const CreateWebhookBody = Type.Object(
 export type CreateWebhookBody = Static<typeof CreateWebhookBody>;
 
 export const UpdateWebhookBody = Type.Object(
-  { url: Type.Optional(Url), events: Type.Optional(Events), enabled: Type.Optional(Type.Boolean()), description: Type.Optional(Description) },
+  {
+    url: Type.Optional(Url),
+    events: Type.Optional(Events),
+    enabled: Type.Optional(Type.Boolean()),
+    description: Type.Optional(Description),
+  },
   { additionalProperties: false, minProperties: 1 },
 );
 export type UpdateWebhookBody = Static<typeof UpdateWebhookBody>;
@@ -37,7 +59,9 @@ export type WebhookResponse = Static<typeof WebhookResponse>;
 
 export const CreatedWebhookResponse = Type.Object({
   ...webhookFields,
-  secret: Type.String({ description: 'The signing secret (whsec_ + base64 of 32 random bytes): shown this once, never again' }),
+  secret: Type.String({
+    description: 'The signing secret (whsec_ + base64 of 32 random bytes): shown this once, never again',
+  }),
 });
 export type CreatedWebhookResponse = Static<typeof CreatedWebhookResponse>;
 
@@ -60,11 +84,16 @@ export type DeliveryResponse = Static<typeof DeliveryResponse>;
 export const DeliveryListQuery = Type.Object(
   {
     limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, default: 50 })),
-    cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page' })),
+    cursor: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 200, description: 'next_cursor of the previous page' }),
+    ),
   },
   { additionalProperties: false },
 );
 export type DeliveryListQuery = Static<typeof DeliveryListQuery>;
 
-export const DeliveryListResponse = Type.Object({ items: Type.Array(DeliveryResponse), next_cursor: Type.Union([Type.String(), Type.Null()]) });
+export const DeliveryListResponse = Type.Object({
+  items: Type.Array(DeliveryResponse),
+  next_cursor: Type.Union([Type.String(), Type.Null()]),
+});
 export type DeliveryListResponse = Static<typeof DeliveryListResponse>;

@@ -12,7 +12,13 @@ import type { WebhookDeliveryRow, WebhookRow } from '../../db/schema.js';
 import type { Caller } from '../../http/access.js';
 import { AppError, notFound, unprocessable } from '../../http/errors.js';
 import type { AuditService } from '../audit/audit.service.js';
-import { checkWebhookUrl, parseWebhookUrl, WebhookUrlRefused, type AddressPolicy, type Resolver } from './webhook-address.js';
+import {
+  checkWebhookUrl,
+  parseWebhookUrl,
+  WebhookUrlRefused,
+  type AddressPolicy,
+  type Resolver,
+} from './webhook-address.js';
 import { newWebhookSecret } from './webhook-sender.js';
 import * as repo from './webhooks.repository.js';
 import {
@@ -56,7 +62,8 @@ export interface WebhooksServiceDeps {
   resolve?: Resolver;
 }
 
-const NO_SECRET_KEY = 'Webhook signing secrets cannot be stored: the service has no secret key (set FIELDLENS_SECRET_KEY or FIELDLENS_SECRET_KEY_FILE)';
+const NO_SECRET_KEY =
+  'Webhook signing secrets cannot be stored: the service has no secret key (set FIELDLENS_SECRET_KEY or FIELDLENS_SECRET_KEY_FILE)';
 
 export class WebhooksService implements WebhookEvents {
   constructor(private readonly deps: WebhooksServiceDeps) {}
@@ -79,7 +86,8 @@ export class WebhooksService implements WebhookEvents {
     const now = this.deps.clock.now().toISOString();
     const row = await this.db.transaction().execute(async (trx) => {
       await this.deps.database.lock(trx, 'fieldlens.webhooks');
-      if ((await repo.countWebhooks(trx)) >= MAX_WEBHOOKS) throw new AppError('conflict', `At most ${MAX_WEBHOOKS} webhooks: delete one first`);
+      if ((await repo.countWebhooks(trx)) >= MAX_WEBHOOKS)
+        throw new AppError('conflict', `At most ${MAX_WEBHOOKS} webhooks: delete one first`);
       const inserted = await repo.insertWebhook(trx, {
         id,
         url: body.url,
@@ -91,7 +99,12 @@ export class WebhooksService implements WebhookEvents {
         created_at: now,
         updated_at: now,
       });
-      await this.deps.audit.record(trx, caller, { action: 'webhook.created', targetType: 'webhook', targetId: id, details: { webhook: auditView(inserted) } });
+      await this.deps.audit.record(trx, caller, {
+        action: 'webhook.created',
+        targetType: 'webhook',
+        targetId: id,
+        details: { webhook: auditView(inserted) },
+      });
       return inserted;
     });
     return { ...toResponse(row), secret };
@@ -111,7 +124,12 @@ export class WebhooksService implements WebhookEvents {
         ...(body.description !== undefined ? { description: body.description } : {}),
         updated_at: this.deps.clock.now().toISOString(),
       });
-      await this.deps.audit.record(trx, caller, { action: 'webhook.updated', targetType: 'webhook', targetId: id, details: { before: auditView(before), after: auditView(updated) } });
+      await this.deps.audit.record(trx, caller, {
+        action: 'webhook.updated',
+        targetType: 'webhook',
+        targetId: id,
+        details: { before: auditView(before), after: auditView(updated) },
+      });
       return updated;
     });
     return toResponse(row);
@@ -124,7 +142,12 @@ export class WebhooksService implements WebhookEvents {
       const before = await repo.findWebhook(trx, id);
       if (!before) throw notFound(`Webhook ${id}`);
       await repo.deleteWebhook(trx, id);
-      await this.deps.audit.record(trx, caller, { action: 'webhook.deleted', targetType: 'webhook', targetId: id, details: { webhook: auditView(before) } });
+      await this.deps.audit.record(trx, caller, {
+        action: 'webhook.deleted',
+        targetType: 'webhook',
+        targetId: id,
+        details: { webhook: auditView(before) },
+      });
     });
   }
 
@@ -136,7 +159,10 @@ export class WebhooksService implements WebhookEvents {
     const rows = await repo.listDeliveries(this.db, id, after, limit + 1);
     const page = rows.slice(0, limit);
     const last = page[page.length - 1];
-    return { items: page.map(toDeliveryResponse), next_cursor: rows.length > limit && last ? encodeCursor(last) : null };
+    return {
+      items: page.map(toDeliveryResponse),
+      next_cursor: rows.length > limit && last ? encodeCursor(last) : null,
+    };
   }
 
   /** Queues a `webhook.test` event for this webhook alone (enabled or not: a disabled one keeps it until enabled). */
@@ -147,7 +173,12 @@ export class WebhooksService implements WebhookEvents {
     const deliveryId = `msg_${randomUUID()}`;
     await this.db.transaction().execute(async (trx) => {
       await repo.insertDeliveries(trx, [
-        deliveryRow(deliveryId, id, { type: 'webhook.test', data: { webhook_id: id, requested_by: caller.username } }, now),
+        deliveryRow(
+          deliveryId,
+          id,
+          { type: 'webhook.test', data: { webhook_id: id, requested_by: caller.username } },
+          now,
+        ),
       ]);
     });
     return toDeliveryResponse((await repo.findDelivery(this.db, deliveryId)) as WebhookDeliveryRow);
@@ -162,7 +193,8 @@ export class WebhooksService implements WebhookEvents {
     const rows = [];
     for (const s of subscriptions) {
       const wanted = new Set(parseEvents(s.events));
-      for (const event of events) if (wanted.has(event.type)) rows.push(deliveryRow(`msg_${randomUUID()}`, s.id, event, now));
+      for (const event of events)
+        if (wanted.has(event.type)) rows.push(deliveryRow(`msg_${randomUUID()}`, s.id, event, now));
     }
     await repo.insertDeliveries(trx, rows);
   }
@@ -176,13 +208,15 @@ export class WebhooksService implements WebhookEvents {
     try {
       parseWebhookUrl(url, this.deps.policy);
     } catch (error) {
-      if (error instanceof WebhookUrlRefused) throw new AppError('validation_failed', error.message, { errors: [{ path: '/url', message: error.message }] });
+      if (error instanceof WebhookUrlRefused)
+        throw new AppError('validation_failed', error.message, { errors: [{ path: '/url', message: error.message }] });
       throw error;
     }
     try {
       await checkWebhookUrl(url, this.deps.policy, this.deps.resolve);
     } catch (error) {
-      if (error instanceof WebhookUrlRefused) throw unprocessable(error.message, [{ path: '/url', message: error.message }]);
+      if (error instanceof WebhookUrlRefused)
+        throw unprocessable(error.message, [{ path: '/url', message: error.message }]);
       throw error;
     }
   }
@@ -234,7 +268,13 @@ function auditView(row: WebhookRow): Record<string, unknown> {
     origin = '';
   }
   const fingerprint = createHash('sha256').update(row.url).digest('hex').slice(0, 16);
-  return { url_origin: origin, url_sha256: fingerprint, events: parseEvents(row.events), enabled: row.enabled === 1, description: row.description };
+  return {
+    url_origin: origin,
+    url_sha256: fingerprint,
+    events: parseEvents(row.events),
+    enabled: row.enabled === 1,
+    description: row.description,
+  };
 }
 
 function toDeliveryResponse(row: WebhookDeliveryRow): DeliveryResponse {
@@ -258,9 +298,12 @@ function encodeCursor(row: Pick<WebhookDeliveryRow, 'created_at' | 'id'>): strin
 function decodeCursor(cursor: string): { created_at: string; id: string } {
   try {
     const value: unknown = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
-    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string') return { created_at: value[0], id: value[1] };
+    if (Array.isArray(value) && value.length === 2 && typeof value[0] === 'string' && typeof value[1] === 'string')
+      return { created_at: value[0], id: value[1] };
   } catch {
     // reported below
   }
-  throw new AppError('validation_failed', 'The cursor is not one this list gave', { errors: [{ path: '/cursor', message: 'unknown cursor' }] });
+  throw new AppError('validation_failed', 'The cursor is not one this list gave', {
+    errors: [{ path: '/cursor', message: 'unknown cursor' }],
+  });
 }

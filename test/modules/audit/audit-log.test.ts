@@ -64,13 +64,19 @@ describeEachDatabase('audit log read side', (kind) => {
     await recordEvents(t, someEvents(7));
     t.clock.advance(60_000);
     await recordEvents(t, [
-      { action: 'test.other', targetType: 'thing', targetId: 'special', details: { note: 'line one\nline "two", done' } },
+      {
+        action: 'test.other',
+        targetType: 'thing',
+        targetId: 'special',
+        details: { note: 'line one\nline "two", done' },
+      },
       { action: '=cmd|calc', targetType: 'thing', targetId: '+danger', details: {} },
     ]);
   });
   after(async () => t.close());
 
-  const list = (query: string, token = admin) => t.app.inject({ method: 'GET', url: `/api/v1/audit-logs${query}`, headers: bearer(token) });
+  const list = (query: string, token = admin) =>
+    t.app.inject({ method: 'GET', url: `/api/v1/audit-logs${query}`, headers: bearer(token) });
 
   it('lists entries newest first with every chained field', async () => {
     const response = await list('');
@@ -78,7 +84,10 @@ describeEachDatabase('audit log read side', (kind) => {
     const page = json<Page>(response);
     assert.equal(page.next_cursor, null);
     const seqs = page.items.map((e) => e.seq);
-    assert.deepEqual(seqs, [...seqs].sort((a, b) => b - a));
+    assert.deepEqual(
+      seqs,
+      [...seqs].sort((a, b) => b - a),
+    );
     const newest = page.items[0]!;
     assert.equal(newest.action, '=cmd|calc');
     assert.equal(newest.actor_id, TEST_ACTOR.id);
@@ -94,7 +103,10 @@ describeEachDatabase('audit log read side', (kind) => {
     assert.ok(byAction.items.every((e) => e.action === 'test.event'));
 
     const byTarget = json<Page>(await list('?target_id=special'));
-    assert.deepEqual(byTarget.items.map((e) => e.action), ['test.other']);
+    assert.deepEqual(
+      byTarget.items.map((e) => e.action),
+      ['test.other'],
+    );
 
     const byActor = json<Page>(await list(`?actor_id=${TEST_ACTOR.id}`));
     assert.equal(byActor.items.length, 9);
@@ -105,10 +117,15 @@ describeEachDatabase('audit log read side', (kind) => {
     // The 7 events were written 1 s after start, the last two 61 s after; until is exclusive.
     const early = new Date(Date.parse(startedAt) + 1000).toISOString();
     const late = new Date(Date.parse(startedAt) + 61_000).toISOString();
-    const window = json<Page>(await list(`?since=${encodeURIComponent(early)}&until=${encodeURIComponent(late)}&actor_id=${TEST_ACTOR.id}`));
+    const window = json<Page>(
+      await list(`?since=${encodeURIComponent(early)}&until=${encodeURIComponent(late)}&actor_id=${TEST_ACTOR.id}`),
+    );
     assert.equal(window.items.length, 7);
     const fromLate = json<Page>(await list(`?since=${encodeURIComponent(late)}`));
-    assert.deepEqual(fromLate.items.map((e) => e.action), ['=cmd|calc', 'test.other']);
+    assert.deepEqual(
+      fromLate.items.map((e) => e.action),
+      ['=cmd|calc', 'test.other'],
+    );
   });
 
   it('pages with a keyset cursor without gaps or repeats', async () => {
@@ -128,7 +145,14 @@ describeEachDatabase('audit log read side', (kind) => {
   });
 
   it('refuses bad query input with a 400 problem', async () => {
-    for (const query of ['?limit=0', '?limit=501', '?cursor=bm9wZQ', '?since=yesterday', '?actor_id=not-a-uuid', '?colour=red']) {
+    for (const query of [
+      '?limit=0',
+      '?limit=501',
+      '?cursor=bm9wZQ',
+      '?since=yesterday',
+      '?actor_id=not-a-uuid',
+      '?colour=red',
+    ]) {
       const response = await list(query);
       assert.equal(response.statusCode, 400, query);
       assert.equal(problem(response).code, 'validation_failed', query);
@@ -164,7 +188,10 @@ describeEachDatabase('audit log read side', (kind) => {
     const response = await t.app.inject({ method: 'GET', url: '/api/v1/audit-logs/export', headers: bearer(admin) });
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^application\/x-ndjson/);
-    assert.match(String(response.headers['content-disposition']), /^attachment; filename="fieldlens-audit-.*\.ndjson"$/);
+    assert.match(
+      String(response.headers['content-disposition']),
+      /^attachment; filename="fieldlens-audit-.*\.ndjson"$/,
+    );
     const lines = response.body.split('\n');
     assert.equal(lines.pop(), '', 'ends with a newline');
     const entries = lines.map((line) => JSON.parse(line) as Entry);
@@ -172,19 +199,44 @@ describeEachDatabase('audit log read side', (kind) => {
     assert.deepEqual(entries, listed, 'same entries as the list, oldest first');
     for (let i = 1; i < entries.length; i += 1) assert.equal(entries[i]!.prev_hash, entries[i - 1]!.hash);
 
-    const filtered = await t.app.inject({ method: 'GET', url: '/api/v1/audit-logs/export?action=test.event&format=ndjson', headers: bearer(admin) });
-    const targets = filtered.body.trim().split('\n').map((line) => (JSON.parse(line) as Entry).target_id);
+    const filtered = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/audit-logs/export?action=test.event&format=ndjson',
+      headers: bearer(admin),
+    });
+    const targets = filtered.body
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as Entry).target_id);
     assert.deepEqual(targets, ['t-0', 't-1', 't-2', 't-3', 't-4', 't-5', 't-6']);
   });
 
   it('exports CSV with correct quoting and neutralised formulas', async () => {
-    const response = await t.app.inject({ method: 'GET', url: '/api/v1/audit-logs/export?format=csv', headers: bearer(admin) });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/audit-logs/export?format=csv',
+      headers: bearer(admin),
+    });
     assert.equal(response.statusCode, 200);
     assert.match(String(response.headers['content-type']), /^text\/csv/);
     assert.match(String(response.headers['content-disposition']), /\.csv"$/);
     const rows = parseCsv(response.body);
     const header = rows.shift()!;
-    assert.deepEqual(header, ['seq', 'at', 'actor_id', 'actor_username', 'action', 'target_type', 'target_id', 'target_name', 'target_datasource', 'request_id', 'details', 'prev_hash', 'hash']);
+    assert.deepEqual(header, [
+      'seq',
+      'at',
+      'actor_id',
+      'actor_username',
+      'action',
+      'target_type',
+      'target_id',
+      'target_name',
+      'target_datasource',
+      'request_id',
+      'details',
+      'prev_hash',
+      'hash',
+    ]);
     const col = (name: string) => header.indexOf(name);
     const listed = json<Page>(await list('?limit=500')).items.reverse();
     assert.equal(rows.length, listed.length);
@@ -195,13 +247,23 @@ describeEachDatabase('audit log read side', (kind) => {
     const formula = rows.find((row) => row[col('action')]!.includes('cmd'))!;
     assert.equal(formula[col('action')], "'=cmd|calc");
     assert.equal(formula[col('target_id')], "'+danger");
-    assert.deepEqual(rows.map((row) => Number(row[col('seq')])), listed.map((e) => e.seq));
+    assert.deepEqual(
+      rows.map((row) => Number(row[col('seq')])),
+      listed.map((e) => e.seq),
+    );
   });
 
   it('streams a large export in pages, in order, without losing entries', async () => {
     await recordEvents(t, someEvents(2500, 'bulk.event'));
-    const response = await t.app.inject({ method: 'GET', url: '/api/v1/audit-logs/export?action=bulk.event', headers: bearer(admin) });
-    const targets = response.body.trim().split('\n').map((line) => (JSON.parse(line) as Entry).target_id);
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/audit-logs/export?action=bulk.event',
+      headers: bearer(admin),
+    });
+    const targets = response.body
+      .trim()
+      .split('\n')
+      .map((line) => (JSON.parse(line) as Entry).target_id);
     assert.equal(targets.length, 2500);
     assert.equal(targets[0], 't-0');
     assert.equal(targets[2499], 't-2499');

@@ -45,15 +45,28 @@ describeEachDatabase('audit log names and filters', (kind) => {
     reviewer = await createUser(t.app, ['operator'], { username: 'dana.reviewer' });
     sourceId = await createDatasource(t.app, admin, 'Pagila');
     const imported = await importOk(t.app, admin, sourceId, [
-      { table_name: 'public.customer', field_name: 'email', data_type: 'text', classification_chain_path: 'Technical/Record ID' },
-      { table_name: 'public.customer', field_name: 'phone', data_type: 'text', classification_chain_path: 'Technical/Record ID' },
+      {
+        table_name: 'public.customer',
+        field_name: 'email',
+        data_type: 'text',
+        classification_chain_path: 'Technical/Record ID',
+      },
+      {
+        table_name: 'public.customer',
+        field_name: 'phone',
+        data_type: 'text',
+        classification_chain_path: 'Technical/Record ID',
+      },
     ]);
     [emailId, phoneId] = imported.field_ids as [string, string];
     assert.equal((await confirm(t.app, reviewer.token, emailId)).statusCode, 200);
     assert.equal((await defer(t.app, reviewer.token, phoneId, { reason: 'ask the owner' })).statusCode, 200);
     const gone = await createUser(t.app, ['observer'], { username: 'temp.worker' });
     goneUser = { id: gone.id, username: gone.username };
-    assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/users/${gone.id}`, headers: bearer(admin) })).statusCode, 204);
+    assert.equal(
+      (await t.app.inject({ method: 'DELETE', url: `/api/v1/users/${gone.id}`, headers: bearer(admin) })).statusCode,
+      204,
+    );
     // Actions whose names hold LIKE's wildcards, to show they are taken literally.
     await recordEvents(t, [
       { action: 'test_event', targetType: 'thing', targetId: 'a' },
@@ -66,7 +79,11 @@ describeEachDatabase('audit log names and filters', (kind) => {
   after(async () => t.close());
 
   const list = async (query: string): Promise<Entry[]> => {
-    const response = await t.app.inject({ method: 'GET', url: `/api/v1/audit-logs?limit=500&${query}`, headers: bearer(admin) });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/audit-logs?limit=500&${query}`,
+      headers: bearer(admin),
+    });
     assert.equal(response.statusCode, 200, `${query}: ${response.body}`);
     return json<Page>(response).items;
   };
@@ -87,20 +104,33 @@ describeEachDatabase('audit log names and filters', (kind) => {
     assert.equal(source?.target_datasource, null);
     // A deleted user: the name the entries recorded.
     const deleted = await list(`target_id=${goneUser.id}`);
-    assert.deepEqual(deleted.map((e) => [e.action, e.target_name]), [
-      ['user.deleted', 'temp.worker'],
-      ['auth.login', 'temp.worker'],
-      ['user.created', 'temp.worker'],
-    ]);
+    assert.deepEqual(
+      deleted.map((e) => [e.action, e.target_name]),
+      [
+        ['user.deleted', 'temp.worker'],
+        ['auth.login', 'temp.worker'],
+        ['user.created', 'temp.worker'],
+      ],
+    );
   });
 
   it('reads names when the entry is read: a renamed data source shows its new name, the chain is untouched', async () => {
-    const renamed = await t.app.inject({ method: 'PATCH', url: `/api/v1/datasources/${sourceId}`, headers: bearer(admin), payload: { name: 'Pagila DVD rental' } });
+    const renamed = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/datasources/${sourceId}`,
+      headers: bearer(admin),
+      payload: { name: 'Pagila DVD rental' },
+    });
     assert.equal(renamed.statusCode, 200);
     const [confirmed] = await list('action=field.confirmed');
     assert.equal(confirmed?.target_datasource, 'Pagila DVD rental');
     assert.equal((await t.app.services.auditLog.verifyChain()).ok, true);
-    const patched = await t.app.inject({ method: 'PATCH', url: `/api/v1/datasources/${sourceId}`, headers: bearer(admin), payload: { name: 'Pagila' } });
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/datasources/${sourceId}`,
+      headers: bearer(admin),
+      payload: { name: 'Pagila' },
+    });
     assert.equal(patched.statusCode, 200);
   });
 
@@ -111,36 +141,68 @@ describeEachDatabase('audit log names and filters', (kind) => {
     const users = await list('action=user.*');
     assert.ok(users.length >= 3 && users.every((e) => e.action.startsWith('user.')));
     // An exact action stays exact.
-    assert.deepEqual((await list('action=field.')).map((e) => e.action), []);
+    assert.deepEqual(
+      (await list('action=field.')).map((e) => e.action),
+      [],
+    );
     // Paged, a prefix still gives every entry once, newest first.
     const all = await list('action=user.*');
     const paged: number[] = [];
     let cursor: string | null = null;
     do {
-      const response: LightMyRequestResponse = await t.app.inject({ method: 'GET', url: `/api/v1/audit-logs?action=user.*&limit=2${cursor ? `&cursor=${cursor}` : ''}`, headers: bearer(admin) });
+      const response: LightMyRequestResponse = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/audit-logs?action=user.*&limit=2${cursor ? `&cursor=${cursor}` : ''}`,
+        headers: bearer(admin),
+      });
       const page: Page = json<Page>(response);
       paged.push(...page.items.map((e) => e.seq));
       cursor = page.next_cursor;
     } while (cursor !== null);
-    assert.deepEqual(paged, all.map((e) => e.seq));
-    assert.deepEqual(paged, [...paged].sort((a, b) => b - a));
+    assert.deepEqual(
+      paged,
+      all.map((e) => e.seq),
+    );
+    assert.deepEqual(
+      paged,
+      [...paged].sort((a, b) => b - a),
+    );
     // `*` alone is no filter.
     assert.equal((await list('action=*')).length, (await list('')).length);
   });
 
   it('takes _ and % in the action filter literally', async () => {
-    assert.deepEqual((await list('action=test_*')).map((e) => e.action), ['test_event']);
-    assert.deepEqual((await list('action=test_event')).map((e) => e.action), ['test_event']);
-    assert.deepEqual((await list(`action=${encodeURIComponent('pct%*')}`)).map((e) => e.action), ['pct%done']);
-    assert.deepEqual((await list(`action=${encodeURIComponent('pct%done')}`)).map((e) => e.action), ['pct%done']);
-    assert.deepEqual((await list(`action=${encodeURIComponent('%*')}`)).map((e) => e.action), []);
+    assert.deepEqual(
+      (await list('action=test_*')).map((e) => e.action),
+      ['test_event'],
+    );
+    assert.deepEqual(
+      (await list('action=test_event')).map((e) => e.action),
+      ['test_event'],
+    );
+    assert.deepEqual(
+      (await list(`action=${encodeURIComponent('pct%*')}`)).map((e) => e.action),
+      ['pct%done'],
+    );
+    assert.deepEqual(
+      (await list(`action=${encodeURIComponent('pct%done')}`)).map((e) => e.action),
+      ['pct%done'],
+    );
+    assert.deepEqual(
+      (await list(`action=${encodeURIComponent('%*')}`)).map((e) => e.action),
+      [],
+    );
   });
 
   it('compares actions byte by byte, so the prefix range is exact under any database locale', async () => {
     if (kind === 'postgres') {
       // Migration 0017: the "C" collation on audit_log.action, whatever the database's default locale.
-      const { rows } = await sql<{ collation_name: string | null }>`select collation_name from information_schema.columns
-        where table_schema = current_schema() and table_name = 'audit_log' and column_name = 'action'`.execute(t.database.db);
+      const { rows } = await sql<{
+        collation_name: string | null;
+      }>`select collation_name from information_schema.columns
+        where table_schema = current_schema() and table_name = 'audit_log' and column_name = 'action'`.execute(
+        t.database.db,
+      );
       assert.equal(rows[0]?.collation_name, 'C');
     }
     // Punctuation right after the prefix's last character sorts by its code, not by a locale's loose rules.
@@ -150,13 +212,20 @@ describeEachDatabase('audit log names and filters', (kind) => {
       { action: 'zz/a', targetType: null, targetId: null },
       { action: 'zza', targetType: null, targetId: null },
     ]);
-    assert.deepEqual((await list('action=zz.*')).map((e) => e.action), ['zz.a']);
+    assert.deepEqual(
+      (await list('action=zz.*')).map((e) => e.action),
+      ['zz.a'],
+    );
     assert.deepEqual((await list('action=zz*')).map((e) => e.action).sort(), ['zz-a', 'zz.a', 'zz/a', 'zza']);
   });
 
   it('refuses a * that is not at the end', async () => {
     for (const action of ['field*.confirmed', '*.confirmed', 'field.**']) {
-      const response = await t.app.inject({ method: 'GET', url: `/api/v1/audit-logs?action=${encodeURIComponent(action)}`, headers: bearer(admin) });
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/audit-logs?action=${encodeURIComponent(action)}`,
+        headers: bearer(admin),
+      });
       assert.equal(response.statusCode, 400, action);
       assert.equal(problem(response).code, 'validation_failed');
       assert.equal(problem(response).errors?.[0]?.path, '/query/action');
@@ -165,18 +234,27 @@ describeEachDatabase('audit log names and filters', (kind) => {
 
   it('filters by the actor by user name', async () => {
     const byName = await list('actor=dana.reviewer');
-    assert.deepEqual(new Set(byName.map((e) => e.action)), new Set(['auth.login', 'field.confirmed', 'field.deferred']));
+    assert.deepEqual(
+      new Set(byName.map((e) => e.action)),
+      new Set(['auth.login', 'field.confirmed', 'field.deferred']),
+    );
     assert.ok(byName.every((e) => e.actor_id === reviewer.id));
     assert.deepEqual(await list('actor=dana'), [], 'a user name is matched whole');
     // A user that is gone: the entries written under the name.
     const gone = await list('actor=temp.worker');
-    assert.deepEqual(gone.map((e) => [e.action, e.actor_id]), [['auth.login', goneUser.id]]);
+    assert.deepEqual(
+      gone.map((e) => [e.action, e.actor_id]),
+      [['auth.login', goneUser.id]],
+    );
     assert.deepEqual(await list('actor=nobody.here'), []);
   });
 
   it("filters by the target's name, case-insensitive and literal", async () => {
     const email = await list('target=CUSTOMER.EMAIL');
-    assert.deepEqual(email.map((e) => [e.action, e.target_id]), [['field.confirmed', emailId]]);
+    assert.deepEqual(
+      email.map((e) => [e.action, e.target_id]),
+      [['field.confirmed', emailId]],
+    );
     // A field matches by its data source's name too; the data source's own entries match by its name.
     const pagila = await list('target=pagila');
     assert.deepEqual(new Set(pagila.map((e) => e.target_id)), new Set([emailId, phoneId, sourceId]));
@@ -188,15 +266,32 @@ describeEachDatabase('audit log names and filters', (kind) => {
   });
 
   it('exports the names in NDJSON and CSV', async () => {
-    const ndjson = await t.app.inject({ method: 'GET', url: '/api/v1/audit-logs/export?action=field.*', headers: bearer(admin) });
+    const ndjson = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/audit-logs/export?action=field.*',
+      headers: bearer(admin),
+    });
     assert.equal(ndjson.statusCode, 200);
-    const lines = ndjson.body.trim().split('\n').map((line) => JSON.parse(line) as Entry);
-    assert.deepEqual(lines.map((e) => [e.action, e.target_name, e.target_datasource]), [
-      ['field.confirmed', 'public.customer.email', 'Pagila'],
-      ['field.deferred', 'public.customer.phone', 'Pagila'],
-    ]);
-    const csv = await t.app.inject({ method: 'GET', url: '/api/v1/audit-logs/export?format=csv&target=customer.email', headers: bearer(admin) });
-    const [header, row] = csv.body.trim().split('\r\n').map((r) => r.split(','));
+    const lines = ndjson.body
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Entry);
+    assert.deepEqual(
+      lines.map((e) => [e.action, e.target_name, e.target_datasource]),
+      [
+        ['field.confirmed', 'public.customer.email', 'Pagila'],
+        ['field.deferred', 'public.customer.phone', 'Pagila'],
+      ],
+    );
+    const csv = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/audit-logs/export?format=csv&target=customer.email',
+      headers: bearer(admin),
+    });
+    const [header, row] = csv.body
+      .trim()
+      .split('\r\n')
+      .map((r) => r.split(','));
     assert.ok(header && row);
     assert.equal(row[header.indexOf('target_name')], 'public.customer.email');
     assert.equal(row[header.indexOf('target_datasource')], 'Pagila');

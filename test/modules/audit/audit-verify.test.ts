@@ -18,9 +18,11 @@ describeEachDatabase('audit chain verification', (kind) => {
   after(async () => t.close());
 
   const verify = (pageSize = 5) => t.app.services.auditLog.verifyChain({ pageSize });
-  const row = async (seq: number) => t.database.db.selectFrom('audit_log').selectAll().where('seq', '=', seq).executeTakeFirstOrThrow();
+  const row = async (seq: number) =>
+    t.database.db.selectFrom('audit_log').selectAll().where('seq', '=', seq).executeTakeFirstOrThrow();
   const put = async (entry: AuditLogRow) => t.database.db.insertInto('audit_log').values(entry).execute();
-  const total = async () => Number((await t.database.db.selectFrom('audit_head').select('seq').executeTakeFirstOrThrow()).seq);
+  const total = async () =>
+    Number((await t.database.db.selectFrom('audit_head').select('seq').executeTakeFirstOrThrow()).seq);
 
   it('reports an intact chain across page boundaries', async () => {
     const result = await verify();
@@ -33,18 +35,29 @@ describeEachDatabase('audit chain verification', (kind) => {
     const original = await row(6);
     await t.database.db.updateTable('audit_log').set({ details: '{"i":999}' }).where('seq', '=', 6).execute();
     const result = await verify();
-    assert.deepEqual(result.ok ? result : { seq: result.seq, reason: result.reason }, { seq: 6, reason: 'hash_mismatch' });
+    assert.deepEqual(result.ok ? result : { seq: result.seq, reason: result.reason }, {
+      seq: 6,
+      reason: 'hash_mismatch',
+    });
     await t.database.db.updateTable('audit_log').set({ details: original.details }).where('seq', '=', 6).execute();
     assert.equal((await verify()).ok, true);
   });
 
   it('finds an edited entry whose hash was recomputed, at the next seq (prev_hash mismatch)', async () => {
     const original = await row(4);
-    await t.database.db.updateTable('audit_log').set({ actor_username: 'someone-else', hash: 'f'.repeat(64) }).where('seq', '=', 4).execute();
+    await t.database.db
+      .updateTable('audit_log')
+      .set({ actor_username: 'someone-else', hash: 'f'.repeat(64) })
+      .where('seq', '=', 4)
+      .execute();
     const result = await verify();
     // Entry 4 itself now fails its own hash first; a consistent rewrite of 4 alone shows at 5.
     assert.equal(result.ok ? 0 : result.seq, 4);
-    await t.database.db.updateTable('audit_log').set({ actor_username: original.actor_username, hash: original.hash }).where('seq', '=', 4).execute();
+    await t.database.db
+      .updateTable('audit_log')
+      .set({ actor_username: original.actor_username, hash: original.hash })
+      .where('seq', '=', 4)
+      .execute();
   });
 
   it('finds a deleted entry at the missing seq (seq gap)', async () => {
@@ -63,7 +76,10 @@ describeEachDatabase('audit chain verification', (kind) => {
     await put({ ...b, seq: 8 });
     await put({ ...a, seq: 9 });
     const result = await verify();
-    assert.deepEqual(result.ok ? result : { seq: result.seq, reason: result.reason }, { seq: 8, reason: 'prev_hash_mismatch' });
+    assert.deepEqual(result.ok ? result : { seq: result.seq, reason: result.reason }, {
+      seq: 8,
+      reason: 'prev_hash_mismatch',
+    });
     await t.database.db.deleteFrom('audit_log').where('seq', 'in', [8, 9]).execute();
     await put(a);
     await put(b);
@@ -75,7 +91,10 @@ describeEachDatabase('audit chain verification', (kind) => {
     const original = await row(last);
     await t.database.db.deleteFrom('audit_log').where('seq', '=', last).execute();
     const result = await verify();
-    assert.deepEqual(result.ok ? result : { seq: result.seq, reason: result.reason }, { seq: last, reason: 'head_mismatch' });
+    assert.deepEqual(result.ok ? result : { seq: result.seq, reason: result.reason }, {
+      seq: last,
+      reason: 'head_mismatch',
+    });
     await put(original);
   });
 
@@ -86,8 +105,14 @@ describeEachDatabase('audit chain verification', (kind) => {
     const { hash: _hash, ...content } = { ...tail, seq: last + 1, prev_hash: tail.hash, action: 'forged' };
     await put({ ...content, hash: hashEntry(content) });
     const result = await verify();
-    assert.deepEqual(result.ok ? result : { seq: result.seq, reason: result.reason }, { seq: last + 1, reason: 'head_mismatch' });
-    await t.database.db.deleteFrom('audit_log').where('seq', '=', last + 1).execute();
+    assert.deepEqual(result.ok ? result : { seq: result.seq, reason: result.reason }, {
+      seq: last + 1,
+      reason: 'head_mismatch',
+    });
+    await t.database.db
+      .deleteFrom('audit_log')
+      .where('seq', '=', last + 1)
+      .execute();
     assert.equal((await verify()).ok, true);
   });
 
@@ -98,10 +123,14 @@ describeEachDatabase('audit chain verification', (kind) => {
         : { DATABASE_URL: withSearchPath(process.env.TEST_DATABASE_URL!, t.testDatabase.schema!) };
     const run = async () => {
       const out = { stdout: '', stderr: '' };
-      const code = await runAuditCommand(['verify', '--page-size', '4'], {
-        stdout: (s) => (out.stdout += s),
-        stderr: (s) => (out.stderr += s),
-      }, { env });
+      const code = await runAuditCommand(
+        ['verify', '--page-size', '4'],
+        {
+          stdout: (s) => (out.stdout += s),
+          stderr: (s) => (out.stderr += s),
+        },
+        { env },
+      );
       return { code, ...out };
     };
     const intact = await run();
@@ -123,7 +152,9 @@ describeEachDatabase('audit chain verification', (kind) => {
     await Promise.all(Array.from({ length: 20 }, (_, i) => recordEvents(t, someEvents(3, `concurrent.${i}`))));
     const result = await verify(7);
     assert.ok(result.ok, JSON.stringify(result));
-    const count = await sql<{ n: number }>`select count(*) as n from audit_log where action like 'concurrent.%'`.execute(t.database.db);
+    const count = await sql<{
+      n: number;
+    }>`select count(*) as n from audit_log where action like 'concurrent.%'`.execute(t.database.db);
     assert.equal(Number(count.rows[0]!.n), 60);
   });
 });

@@ -2,7 +2,11 @@
 import type { TestApp } from '../../helpers/app.js';
 import type { Actor, AuditEvent } from '../../../src/modules/audit/audit.service.js';
 
-export const TEST_ACTOR: Actor = { id: '00000000-0000-4000-8000-000000000001', username: 'tester', requestId: 'req-test' };
+export const TEST_ACTOR: Actor = {
+  id: '00000000-0000-4000-8000-000000000001',
+  username: 'tester',
+  requestId: 'req-test',
+};
 
 /** Appends the events in one transaction, as a service would. */
 export async function recordEvents(t: TestApp, events: AuditEvent[], actor: Actor = TEST_ACTOR): Promise<void> {

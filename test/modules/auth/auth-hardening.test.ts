@@ -7,7 +7,17 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { LightMyRequestResponse } from 'fastify';
 import { SignJWT } from 'jose';
-import { ADMIN_PASSWORD, adminToken, bearer, buildTestApp, createUser, json, login, problem, type TestApp } from '../../helpers/app.js';
+import {
+  ADMIN_PASSWORD,
+  adminToken,
+  bearer,
+  buildTestApp,
+  createUser,
+  json,
+  login,
+  problem,
+  type TestApp,
+} from '../../helpers/app.js';
 import { describeEachDatabase } from '../../helpers/databases.js';
 import { importLicense, issueLicense, keyPair } from '../license/license.helpers.js';
 
@@ -16,7 +26,11 @@ function attempt(t: TestApp, username: string, password: string): Promise<LightM
 }
 
 async function failedChecks(t: TestApp, username: string): Promise<number> {
-  const rows = await t.database.db.selectFrom('audit_log').select('details').where('action', '=', 'auth.login_failed').execute();
+  const rows = await t.database.db
+    .selectFrom('audit_log')
+    .select('details')
+    .where('action', '=', 'auth.login_failed')
+    .execute();
   return rows.filter((row) => (JSON.parse(row.details) as { username?: string }).username === username).length;
 }
 
@@ -54,7 +68,9 @@ describeEachDatabase('auth hardening: failed-login limit under parallel guesses'
   });
 
   it('an unknown username is throttled the same way, after 10 checks', async () => {
-    const responses = await Promise.all(Array.from({ length: 25 }, (_, i) => attempt(t, 'nobody-by-this-name', `wrong-guess-number-${i}-xx`)));
+    const responses = await Promise.all(
+      Array.from({ length: 25 }, (_, i) => attempt(t, 'nobody-by-this-name', `wrong-guess-number-${i}-xx`)),
+    );
     assert.deepEqual(tally(responses), { 401: 10, 429: 15 });
   });
 
@@ -67,9 +83,12 @@ describeEachDatabase('auth hardening: failed-login limit under parallel guesses'
 
   it('a correct password releases the streak: the next failures count from zero', async () => {
     const user = await createUser(t.app, ['observer']);
-    for (let i = 0; i < 9; i++) assert.equal((await attempt(t, user.username, `wrong-guess-number-${i}-xx`)).statusCode, 401);
+    for (let i = 0; i < 9; i++)
+      assert.equal((await attempt(t, user.username, `wrong-guess-number-${i}-xx`)).statusCode, 401);
     assert.equal((await attempt(t, user.username, user.password)).statusCode, 200);
-    const after = await Promise.all(Array.from({ length: 12 }, (_, i) => attempt(t, user.username, `wrong-again-number-${i}-xx`)));
+    const after = await Promise.all(
+      Array.from({ length: 12 }, (_, i) => attempt(t, user.username, `wrong-again-number-${i}-xx`)),
+    );
     assert.deepEqual(tally(after), { 401: 10, 429: 2 });
   });
 
@@ -79,7 +98,9 @@ describeEachDatabase('auth hardening: failed-login limit under parallel guesses'
       try {
         const user = await createUser(t.app, ['observer']);
         const responses = await Promise.all(
-          Array.from({ length: 60 }, (_, i) => attempt(i % 2 === 0 ? t : second, user.username, `wrong-guess-number-${i}-xx`)),
+          Array.from({ length: 60 }, (_, i) =>
+            attempt(i % 2 === 0 ? t : second, user.username, `wrong-guess-number-${i}-xx`),
+          ),
         );
         assert.deepEqual(tally(responses), { 401: 10, 429: 50 });
         assert.equal(await failedChecks(t, user.username), 10);
@@ -113,7 +134,11 @@ describeEachDatabase('auth hardening: ending a session ends its access tokens at
     // Used first, so a remembered verification would answer if revocation were not checked.
     assert.equal((await me(t, session.access_token)).statusCode, 200);
     assert.equal((await me(t, session.access_token)).statusCode, 200);
-    const out = await t.app.inject({ method: 'POST', url: '/api/v1/auth/logout', payload: { refresh_token: session.refresh_token } });
+    const out = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/logout',
+      payload: { refresh_token: session.refresh_token },
+    });
     assert.equal(out.statusCode, 204);
     const refused = await me(t, session.access_token);
     assert.equal(refused.statusCode, 401);
@@ -124,12 +149,20 @@ describeEachDatabase('auth hardening: ending a session ends its access tokens at
 
   it('refresh-token reuse: every access token of the session is refused at once', async () => {
     const first = await login(t.app, 'admin', ADMIN_PASSWORD);
-    const rotated = await t.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: first.refresh_token } });
+    const rotated = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/refresh',
+      payload: { refresh_token: first.refresh_token },
+    });
     assert.equal(rotated.statusCode, 200);
     const next = json<{ access_token: string }>(rotated);
     assert.equal((await me(t, first.access_token)).statusCode, 200);
     assert.equal((await me(t, next.access_token)).statusCode, 200);
-    const reuse = await t.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: first.refresh_token } });
+    const reuse = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/refresh',
+      payload: { refresh_token: first.refresh_token },
+    });
     assert.equal(reuse.statusCode, 401);
     assert.equal((await me(t, first.access_token)).statusCode, 401);
     assert.equal((await me(t, next.access_token)).statusCode, 401);
@@ -140,7 +173,10 @@ describeEachDatabase('auth hardening: ending a session ends its access tokens at
     const keyed = await buildTestApp(kind, { env: { FIELDLENS_JWT_SECRET: secret } });
     try {
       const session = await login(keyed.app, 'admin', ADMIN_PASSWORD);
-      const claims = JSON.parse(Buffer.from(session.access_token.split('.')[1]!, 'base64url').toString()) as Record<string, unknown>;
+      const claims = JSON.parse(Buffer.from(session.access_token.split('.')[1]!, 'base64url').toString()) as Record<
+        string,
+        unknown
+      >;
       const sign = (payload: Record<string, unknown>) =>
         new SignJWT(payload).setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).sign(new TextEncoder().encode(secret));
       assert.equal((await me(keyed, await sign(claims))).statusCode, 200, 'the same claims, signed here, are accepted');
@@ -148,7 +184,9 @@ describeEachDatabase('auth hardening: ending a session ends its access tokens at
       assert.equal((await me(keyed, await sign(withoutSession))).statusCode, 401);
       const other = await createUser(keyed.app, ['observer']);
       const otherSession = await login(keyed.app, other.username, other.password);
-      const otherSid = (JSON.parse(Buffer.from(otherSession.access_token.split('.')[1]!, 'base64url').toString()) as { sid: string }).sid;
+      const otherSid = (
+        JSON.parse(Buffer.from(otherSession.access_token.split('.')[1]!, 'base64url').toString()) as { sid: string }
+      ).sid;
       assert.equal((await me(keyed, await sign({ ...claims, sid: otherSid }))).statusCode, 401);
     } finally {
       await keyed.close();
@@ -161,7 +199,11 @@ describeEachDatabase('auth hardening: ending a session ends its access tokens at
       const session = await login(t.app, 'admin', ADMIN_PASSWORD);
       assert.equal((await me(second, session.access_token)).statusCode, 200);
       assert.equal((await me(second, session.access_token)).statusCode, 200);
-      const out = await t.app.inject({ method: 'POST', url: '/api/v1/auth/logout', payload: { refresh_token: session.refresh_token } });
+      const out = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/logout',
+        payload: { refresh_token: session.refresh_token },
+      });
       assert.equal(out.statusCode, 204);
       assert.equal((await me(second, session.access_token)).statusCode, 401);
     });
@@ -181,7 +223,11 @@ describeEachDatabase('auth hardening: no secret in any log line at trace level',
     const session = await login(t.app, 'admin', ADMIN_PASSWORD);
     secrets.push(session.access_token, session.refresh_token);
     const rotated = json<{ access_token: string; refresh_token: string }>(
-      await t.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: session.refresh_token } }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/refresh',
+        payload: { refresh_token: session.refresh_token },
+      }),
     );
     secrets.push(rotated.access_token, rotated.refresh_token);
     const token = await adminToken(t.app);

@@ -5,7 +5,16 @@ import { SignJWT } from 'jose';
 import { passwordHashing, verifyPassword } from '../../../src/crypto/password.js';
 import type { AppError } from '../../../src/http/errors.js';
 import { AccessTokens } from '../../../src/modules/auth/tokens.js';
-import { ADMIN_PASSWORD, bearer, buildTestApp, createUser, json, login, problem, type TestApp } from '../../helpers/app.js';
+import {
+  ADMIN_PASSWORD,
+  bearer,
+  buildTestApp,
+  createUser,
+  json,
+  login,
+  problem,
+  type TestApp,
+} from '../../helpers/app.js';
 import { describeEachDatabase } from '../../helpers/databases.js';
 
 const b64url = (value: string | Buffer) => Buffer.from(value).toString('base64url');
@@ -26,25 +35,43 @@ describeEachDatabase('auth: token life cycle', (kind) => {
   after(async () => t.close());
 
   it('login answers the token response of the spec', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: ADMIN_PASSWORD } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'admin', password: ADMIN_PASSWORD },
+    });
     assert.equal(response.statusCode, 200);
     const body = json<Record<string, unknown>>(response);
     assert.deepEqual(Object.keys(body).sort(), ['access_token', 'expires_in', 'refresh_token', 'token_type']);
     assert.equal(body.token_type, 'bearer');
     assert.equal(body.expires_in, 60);
-    const [header, payload] = String(body.access_token).split('.').slice(0, 2).map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Record<string, unknown>);
+    const [header, payload] = String(body.access_token)
+      .split('.')
+      .slice(0, 2)
+      .map((part) => JSON.parse(Buffer.from(part, 'base64url').toString()) as Record<string, unknown>);
     assert.equal(header?.typ, 'at+jwt');
     assert.equal(header?.alg, 'HS256');
-    for (const claim of ['iss', 'aud', 'sub', 'iat', 'exp', 'jti']) assert.ok(payload?.[claim] !== undefined, `claim ${claim}`);
+    for (const claim of ['iss', 'aud', 'sub', 'iat', 'exp', 'jti'])
+      assert.ok(payload?.[claim] !== undefined, `claim ${claim}`);
     assert.equal(Number(payload?.exp) - Number(payload?.iat), 60);
-    assert.ok(Buffer.from(String(body.refresh_token), 'base64url').length >= 16, 'refresh token carries at least 128 bits');
+    assert.ok(
+      Buffer.from(String(body.refresh_token), 'base64url').length >= 16,
+      'refresh token carries at least 128 bits',
+    );
   });
 
   it('login → me → expiry → token_expired → refresh → me → reuse revokes the session', async () => {
     const first = await login(t.app, 'admin', ADMIN_PASSWORD);
     const meResponse = await me(t, first.access_token);
     assert.equal(meResponse.statusCode, 200);
-    const identity = json<{ username: string; roles: unknown; permissions: string[]; sku_tier: string; email: string; id: string }>(meResponse);
+    const identity = json<{
+      username: string;
+      roles: unknown;
+      permissions: string[];
+      sku_tier: string;
+      email: string;
+      id: string;
+    }>(meResponse);
     assert.equal(identity.username, 'admin');
     assert.deepEqual(identity.roles, [{ role: 'superadmin', scope: 'global' }]);
     assert.ok(identity.permissions.includes('license:write'));
@@ -58,7 +85,9 @@ describeEachDatabase('auth: token life cycle', (kind) => {
 
     const rotated = await refresh(t, first.refresh_token);
     assert.equal(rotated.statusCode, 200);
-    const second = json<{ access_token: string; refresh_token: string; expires_in: number; token_type?: string }>(rotated);
+    const second = json<{ access_token: string; refresh_token: string; expires_in: number; token_type?: string }>(
+      rotated,
+    );
     assert.equal(second.token_type, undefined, 'refresh answers without token_type');
     assert.equal(second.expires_in, 60);
     assert.notEqual(second.refresh_token, first.refresh_token);
@@ -71,7 +100,11 @@ describeEachDatabase('auth: token life cycle', (kind) => {
     assert.equal(descendant.statusCode, 401, 'the whole session is revoked after reuse');
     assert.equal(problem(descendant).code, 'invalid_grant');
 
-    const reuseEntries = await t.database.db.selectFrom('audit_log').select('action').where('action', '=', 'auth.refresh_reuse_detected').execute();
+    const reuseEntries = await t.database.db
+      .selectFrom('audit_log')
+      .select('action')
+      .where('action', '=', 'auth.refresh_reuse_detected')
+      .execute();
     assert.equal(reuseEntries.length, 1);
   });
 
@@ -97,11 +130,19 @@ describeEachDatabase('auth: token life cycle', (kind) => {
 
   it('logout revokes the session', async () => {
     const session = await login(t.app, 'admin', ADMIN_PASSWORD);
-    const out = await t.app.inject({ method: 'POST', url: '/api/v1/auth/logout', payload: { refresh_token: session.refresh_token } });
+    const out = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/logout',
+      payload: { refresh_token: session.refresh_token },
+    });
     assert.equal(out.statusCode, 204);
     assert.equal(out.body, '');
     assert.equal((await refresh(t, session.refresh_token)).statusCode, 401);
-    const unknown = await t.app.inject({ method: 'POST', url: '/api/v1/auth/logout', payload: { refresh_token: 'never-issued' } });
+    const unknown = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/logout',
+      payload: { refresh_token: 'never-issued' },
+    });
     assert.equal(unknown.statusCode, 204);
   });
 
@@ -150,7 +191,9 @@ describeEachDatabase('auth: forged and malformed tokens', (kind) => {
 
   it('refuses a changed payload with the old signature', async () => {
     const [h, , s] = good.split('.') as [string, string, string];
-    await assertRefused(`${h}.${b64url(JSON.stringify({ ...claims, sub: '00000000-0000-4000-8000-000000000000' }))}.${s}`);
+    await assertRefused(
+      `${h}.${b64url(JSON.stringify({ ...claims, sub: '00000000-0000-4000-8000-000000000000' }))}.${s}`,
+    );
   });
 
   it('refuses a token altered behind a genuine signature, even while the genuine token is remembered', async () => {
@@ -165,15 +208,50 @@ describeEachDatabase('auth: forged and malformed tokens', (kind) => {
 
   it('refuses a token signed with another key, a wrong audience or issuer, or a wrong typ', async () => {
     const other = new TextEncoder().encode('x'.repeat(48));
-    const base = () => new SignJWT({ ver: 0 }).setSubject(String(claims.sub)).setIssuedAt().setExpirationTime('5m').setJti('j1');
-    await assertRefused(await base().setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).setIssuer('fieldlens').setAudience('fieldlens-api').sign(other));
-    const key = await t.database.db.selectFrom('settings').select('value').where('key', '=', 'auth.jwt_signing_key').executeTakeFirstOrThrow();
+    const base = () =>
+      new SignJWT({ ver: 0 }).setSubject(String(claims.sub)).setIssuedAt().setExpirationTime('5m').setJti('j1');
+    await assertRefused(
+      await base()
+        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+        .setIssuer('fieldlens')
+        .setAudience('fieldlens-api')
+        .sign(other),
+    );
+    const key = await t.database.db
+      .selectFrom('settings')
+      .select('value')
+      .where('key', '=', 'auth.jwt_signing_key')
+      .executeTakeFirstOrThrow();
     const real = new Uint8Array(Buffer.from(key.value, 'base64url'));
-    await assertRefused(await base().setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).setIssuer('fieldlens').setAudience('someone-else').sign(real));
-    await assertRefused(await base().setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' }).setIssuer('evil').setAudience('fieldlens-api').sign(real));
-    await assertRefused(await base().setProtectedHeader({ alg: 'HS256', typ: 'JWT' }).setIssuer('fieldlens').setAudience('fieldlens-api').sign(real));
+    await assertRefused(
+      await base()
+        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+        .setIssuer('fieldlens')
+        .setAudience('someone-else')
+        .sign(real),
+    );
+    await assertRefused(
+      await base()
+        .setProtectedHeader({ alg: 'HS256', typ: 'at+jwt' })
+        .setIssuer('evil')
+        .setAudience('fieldlens-api')
+        .sign(real),
+    );
+    await assertRefused(
+      await base()
+        .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+        .setIssuer('fieldlens')
+        .setAudience('fieldlens-api')
+        .sign(real),
+    );
     // Same key, HS512: outside the algorithm allow-list.
-    await assertRefused(await base().setProtectedHeader({ alg: 'HS512', typ: 'at+jwt' }).setIssuer('fieldlens').setAudience('fieldlens-api').sign(real));
+    await assertRefused(
+      await base()
+        .setProtectedHeader({ alg: 'HS512', typ: 'at+jwt' })
+        .setIssuer('fieldlens')
+        .setAudience('fieldlens-api')
+        .sign(real),
+    );
   });
 
   it('refuses a token carrying its own key in a jwk header', async () => {
@@ -201,7 +279,11 @@ describeEachDatabase('auth: forged and malformed tokens', (kind) => {
   it('refuses the refresh token sent as a bearer token, and garbage', async () => {
     await assertRefused(refreshToken);
     await assertRefused('a.b.c');
-    const malformedHeader = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: { authorization: 'Basic YWRtaW46YWRtaW4=' } });
+    const malformedHeader = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/auth/me',
+      headers: { authorization: 'Basic YWRtaW46YWRtaW4=' },
+    });
     assert.equal(malformedHeader.statusCode, 401);
     assert.equal(malformedHeader.headers['www-authenticate'], 'Bearer error="invalid_token"');
   });
@@ -220,7 +302,10 @@ describe('auth: the verified-token memory', () => {
 
   it('answers claims at once only for a token it verified, with the same text, until it expires', async () => {
     const now = new Date();
-    const token = await tokens.sign({ sub: '11111111-1111-4111-8111-111111111111', ver: 3, sid: '22222222-2222-4222-8222-222222222222' }, now);
+    const token = await tokens.sign(
+      { sub: '11111111-1111-4111-8111-111111111111', ver: 3, sid: '22222222-2222-4222-8222-222222222222' },
+      now,
+    );
     assert.equal(tokens.verifiedClaims(token, now), undefined, 'signed is not verified');
     const claims = { sub: '11111111-1111-4111-8111-111111111111', ver: 3, sid: '22222222-2222-4222-8222-222222222222' };
     assert.deepEqual(await tokens.verify(token, now), claims);
@@ -255,7 +340,11 @@ describeEachDatabase('auth: failed logins', (kind) => {
     try {
       const attempt = async (username: string) => {
         verified.length = 0;
-        const response = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username, password: 'wrong-password-123' } });
+        const response = await t.app.inject({
+          method: 'POST',
+          url: '/api/v1/auth/login',
+          payload: { username, password: 'wrong-password-123' },
+        });
         return { response, hashes: [...verified] };
       };
       const unknown = await attempt('nobody-at-all');
@@ -271,7 +360,11 @@ describeEachDatabase('auth: failed logins', (kind) => {
       const parameters = (hash: string) => hash.split('$').slice(1, 4).join('$');
       assert.match(parameters(unknown.hashes[0] ?? ''), /^argon2id\$v=19\$m=\d+,t=\d+,p=\d+$/);
       assert.equal(parameters(unknown.hashes[0] ?? ''), parameters(wrong.hashes[0] ?? ''));
-      assert.notEqual(unknown.hashes[0], wrong.hashes[0], 'the unknown user is checked against a hash of its own, not the admin\'s');
+      assert.notEqual(
+        unknown.hashes[0],
+        wrong.hashes[0],
+        "the unknown user is checked against a hash of its own, not the admin's",
+      );
     } finally {
       verify.mock.restore();
     }
@@ -281,10 +374,18 @@ describeEachDatabase('auth: failed logins', (kind) => {
     const victim = await createUser(t.app, ['observer']);
     const bystander = await createUser(t.app, ['observer']);
     for (let i = 0; i < 10; i += 1) {
-      const response = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: victim.username, password: `wrong-${i}-xxxxxxxx` } });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { username: victim.username, password: `wrong-${i}-xxxxxxxx` },
+      });
       assert.equal(response.statusCode, 401);
     }
-    const locked = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: victim.username, password: victim.password } });
+    const locked = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: victim.username, password: victim.password },
+    });
     assert.equal(locked.statusCode, 429, 'even the right password waits');
     assert.equal(problem(locked).code, 'rate_limited');
     const retryAfter = Number(locked.headers['retry-after']);
@@ -292,36 +393,67 @@ describeEachDatabase('auth: failed logins', (kind) => {
     assert.equal((await login(t.app, bystander.username, bystander.password)).access_token.length > 0, true);
 
     t.clock.advance(61_000);
-    const again = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: victim.username, password: 'still-wrong-xxxxxx' } });
+    const again = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: victim.username, password: 'still-wrong-xxxxxx' },
+    });
     assert.equal(again.statusCode, 401);
-    const longer = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: victim.username, password: victim.password } });
+    const longer = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: victim.username, password: victim.password },
+    });
     assert.equal(longer.statusCode, 429);
     assert.ok(Number(longer.headers['retry-after']) > 60, 'the lock backs off');
     t.clock.advance(121_000);
     assert.ok((await login(t.app, victim.username, victim.password)).access_token);
     // success clears the streak
-    const fresh = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: victim.username, password: 'wrong-once-more-xx' } });
+    const fresh = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: victim.username, password: 'wrong-once-more-xx' },
+    });
     assert.equal(fresh.statusCode, 401);
   });
 
   it('throttles an unknown username the same way (no user enumeration through 429s)', async () => {
     for (let i = 0; i < 10; i += 1) {
-      await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'no-such-user', password: `wrong-${i}-xxxxxxxx` } });
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { username: 'no-such-user', password: `wrong-${i}-xxxxxxxx` },
+      });
     }
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'no-such-user', password: 'x' } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'no-such-user', password: 'x' },
+    });
     assert.equal(response.statusCode, 429);
   });
 
   it('records successful and failed logins in the audit log', async () => {
-    const entries = await t.database.db.selectFrom('audit_log').select(['action', 'details']).where('action', 'in', ['auth.login', 'auth.login_failed']).execute();
+    const entries = await t.database.db
+      .selectFrom('audit_log')
+      .select(['action', 'details'])
+      .where('action', 'in', ['auth.login', 'auth.login_failed'])
+      .execute();
     assert.ok(entries.some((e) => e.action === 'auth.login'));
     const failed = entries.filter((e) => e.action === 'auth.login_failed');
     assert.ok(failed.length >= 20);
-    assert.ok(failed.every((e) => !e.details.includes('wrong-')), 'attempted passwords never reach the audit log');
+    assert.ok(
+      failed.every((e) => !e.details.includes('wrong-')),
+      'attempted passwords never reach the audit log',
+    );
   });
 
   it('a fresh install has no default password', async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: 'admin' } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/login',
+      payload: { username: 'admin', password: 'admin' },
+    });
     assert.equal(response.statusCode, 401);
   });
 });

@@ -17,7 +17,12 @@ import { formatFingerprint, summaryFromFingerprint } from '../../../src/modules/
 import { flattenTaxonomy } from '../../../src/modules/taxonomy/default-taxonomy.js';
 
 const flat = flattenTaxonomy();
-const tags: ClassifierTag[] = flat.map((t, i) => ({ id: 100 + i, chain_path: t.chain_path, default_level: t.default_level, keywords: t.keywords }));
+const tags: ClassifierTag[] = flat.map((t, i) => ({
+  id: 100 + i,
+  chain_path: t.chain_path,
+  default_level: t.default_level,
+  keywords: t.keywords,
+}));
 const ctx = buildClassifierContext(tags);
 const idOf = (leaf: string): number => (tags.find((t) => t.chain_path.endsWith(`/${leaf}`)) as ClassifierTag).id;
 const leafOf = (input: ClassifyInput): string => {
@@ -65,7 +70,8 @@ test('common personal columns in English, legacy and non-English names', () => {
     ['invoices', 'number', 'Invoice number'],
     ['addresses', 'state', 'Approximate location'],
   ];
-  for (const [table, field, leaf] of cases) assert.equal(leafOf({ table_name: table, field_name: field }), leaf, `${table}.${field}`);
+  for (const [table, field, leaf] of cases)
+    assert.equal(leafOf({ table_name: table, field_name: field }), leaf, `${table}.${field}`);
 });
 
 test('"nothing sensitive" is an answer: keys, times, flags and reference data get technical or public tags', () => {
@@ -94,9 +100,15 @@ test('"nothing sensitive" is an answer: keys, times, flags and reference data ge
 test('the data type gates tags: no date of birth on a boolean, no e-mail on an integer, no card number on a timestamp', () => {
   assert.notEqual(leafOf({ table_name: 'people', field_name: 'dob', data_type: 'boolean' }), 'Date of birth');
   assert.notEqual(leafOf({ table_name: 'people', field_name: 'email', data_type: 'integer' }), 'Email address');
-  assert.notEqual(leafOf({ table_name: 'payments', field_name: 'card_number', data_type: 'timestamp' }), 'Payment card number');
+  assert.notEqual(
+    leafOf({ table_name: 'payments', field_name: 'card_number', data_type: 'timestamp' }),
+    'Payment card number',
+  );
   const r = classifyField({ table_name: 'people', field_name: 'dob', data_type: 'boolean' }, ctx);
-  assert.ok(r.evidence.some((e) => e.factor === 'data_type' && e.score < 0 && e.detail.includes('Date of birth')), 'the ruled-out tag is named');
+  assert.ok(
+    r.evidence.some((e) => e.factor === 'data_type' && e.score < 0 && e.detail.includes('Date of birth')),
+    'the ruled-out tag is named',
+  );
   assert.equal(typeFamily('VARCHAR(255)'), 'text');
   assert.equal(typeFamily('timestamp with time zone'), 'datetime');
   assert.equal(typeFamily('string[]'), 'text');
@@ -109,7 +121,10 @@ test('the data type gates tags: no date of birth on a boolean, no e-mail on an i
 
 test('only scalar declared types veto a tag: object, json, variant, array and unknown types veto nothing', () => {
   // An API schema's `object` or a warehouse's `variant` says nothing of what the value is; the name still decides.
-  assert.equal(leafOf({ table_name: 'applicants', field_name: 'residentTaxNumber', data_type: 'object' }), 'Tax identification number');
+  assert.equal(
+    leafOf({ table_name: 'applicants', field_name: 'residentTaxNumber', data_type: 'object' }),
+    'Tax identification number',
+  );
   assert.equal(leafOf({ table_name: 'members', field_name: 'birthDate', data_type: 'variant' }), 'Date of birth');
   assert.equal(leafOf({ table_name: 'members', field_name: 'contact_email', data_type: 'jsonb' }), 'Email address');
   assert.equal(leafOf({ table_name: 'members', field_name: 'contact_email', data_type: 'ARRAY' }), 'Email address');
@@ -127,29 +142,104 @@ test('typeFamily reads containers by their element type and never throws or loop
   assert.equal(typeFamily('ARRAY<STRING>'), 'text');
   assert.equal(typeFamily('timestamp[]'), 'datetime');
   assert.equal(typeFamily('array<struct<a:int>>'), 'json');
-  assert.equal(typeFamily(`${'array<'.repeat(10_000)}int${'>'.repeat(10_000)}`), 'unknown', 'an element type past the reading bound is not guessed');
-  const families = new Set(['text', 'integer', 'decimal', 'boolean', 'date', 'datetime', 'time', 'interval', 'uuid', 'binary', 'json', 'geo', 'inet', 'unknown']);
+  assert.equal(
+    typeFamily(`${'array<'.repeat(10_000)}int${'>'.repeat(10_000)}`),
+    'unknown',
+    'an element type past the reading bound is not guessed',
+  );
+  const families = new Set([
+    'text',
+    'integer',
+    'decimal',
+    'boolean',
+    'date',
+    'datetime',
+    'time',
+    'interval',
+    'uuid',
+    'binary',
+    'json',
+    'geo',
+    'inet',
+    'unknown',
+  ]);
   fc.assert(
-    fc.property(fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.stringMatching(/^(array|ARRAY)?[<[(]*[a-z ]*[>\])]*$/)), (s) => {
-      assert.ok(families.has(typeFamily(s)));
-    }),
+    fc.property(
+      fc.oneof(fc.string(), fc.string({ unit: 'grapheme' }), fc.stringMatching(/^(array|ARRAY)?[<[(]*[a-z ]*[>\])]*$/)),
+      (s) => {
+        assert.ok(families.has(typeFamily(s)));
+      },
+    ),
     { numRuns: 2000 },
   );
 });
 
 test('sample values decide when the name cannot: e-mails under an opaque name, SSNs in a column named id', () => {
-  assert.equal(leafOf({ table_name: 'stage', field_name: 'DWH_X10', data_type: 'varchar(80)', sample_values: ['a.b@example.com', 'c@example.org', 'd.e@example.net'] }), 'Email address');
-  assert.equal(leafOf({ table_name: 'stage', field_name: 'id', data_type: 'varchar(11)', sample_values: ['489-36-8350', '514-14-8905', '690-05-5315'] }), 'National ID number');
-  assert.equal(leafOf({ table_name: 'stage', field_name: 'col7', sample_values: ['DE89370400440532013000', 'GB82WEST12345698765432'] }), 'Bank account number');
+  assert.equal(
+    leafOf({
+      table_name: 'stage',
+      field_name: 'DWH_X10',
+      data_type: 'varchar(80)',
+      sample_values: ['a.b@example.com', 'c@example.org', 'd.e@example.net'],
+    }),
+    'Email address',
+  );
+  assert.equal(
+    leafOf({
+      table_name: 'stage',
+      field_name: 'id',
+      data_type: 'varchar(11)',
+      sample_values: ['489-36-8350', '514-14-8905', '690-05-5315'],
+    }),
+    'National ID number',
+  );
+  assert.equal(
+    leafOf({
+      table_name: 'stage',
+      field_name: 'col7',
+      sample_values: ['DE89370400440532013000', 'GB82WEST12345698765432'],
+    }),
+    'Bank account number',
+  );
   // Epoch milliseconds pass the Luhn check now and then; they are still no card numbers.
-  assert.notEqual(leafOf({ table_name: 'events', field_name: 'ts', data_type: 'bigint', sample_values: ['1609459200000', '1609459200018', '1609459200026'] }), 'Payment card number');
+  assert.notEqual(
+    leafOf({
+      table_name: 'events',
+      field_name: 'ts',
+      data_type: 'bigint',
+      sample_values: ['1609459200000', '1609459200018', '1609459200026'],
+    }),
+    'Payment card number',
+  );
 });
 
 test('level: the tag default, raised when some samples prove something more sensitive', () => {
-  const plain = classifyField({ table_name: 'tickets', field_name: 'notes', data_type: 'text', sample_values: ['Called back, fine now.', 'Asked about delivery.', 'Wants a refund.', 'No answer.'] }, ctx);
+  const plain = classifyField(
+    {
+      table_name: 'tickets',
+      field_name: 'notes',
+      data_type: 'text',
+      sample_values: ['Called back, fine now.', 'Asked about delivery.', 'Wants a refund.', 'No answer.'],
+    },
+    ctx,
+  );
   assert.equal(plain.chain_path, 'Business/Internal notes');
   assert.equal(plain.level, 'L3');
-  const leaky = classifyField({ table_name: 'tickets', field_name: 'notes', data_type: 'text', sample_values: ['Called back, fine now.', '4539578763621486', 'Wants a refund.', '4539 5787 6362 1486', 'No answer.'] }, ctx);
+  const leaky = classifyField(
+    {
+      table_name: 'tickets',
+      field_name: 'notes',
+      data_type: 'text',
+      sample_values: [
+        'Called back, fine now.',
+        '4539578763621486',
+        'Wants a refund.',
+        '4539 5787 6362 1486',
+        'No answer.',
+      ],
+    },
+    ctx,
+  );
   assert.equal(leaky.chain_path, 'Business/Internal notes');
   assert.equal(leaky.level, 'L5', 'card numbers in notes raise the level to the card tag default');
   assert.ok(leaky.evidence.some((e) => e.factor === 'values' && e.detail.includes('level raised')));
@@ -159,13 +249,31 @@ test('confirmed neighbours vote: a near-identical confirmation teaches the class
   const input: ClassifyInput = { table_name: 'crm_contacts', field_name: 'zz_field_17', data_type: 'varchar(40)' };
   const before = classifyField(input, ctx);
   assert.notEqual(before.tag_id, idOf('Phone number'));
-  const taught = classifyField(input, withConfirmed(ctx, [{ similarity: 0.97, tag_id: idOf('Phone number'), level: 'L4' }, { similarity: 0.95, tag_id: idOf('Phone number'), level: 'L4' }]));
+  const taught = classifyField(
+    input,
+    withConfirmed(ctx, [
+      { similarity: 0.97, tag_id: idOf('Phone number'), level: 'L4' },
+      { similarity: 0.95, tag_id: idOf('Phone number'), level: 'L4' },
+    ]),
+  );
   assert.equal(taught.tag_id, idOf('Phone number'));
   assert.equal(taught.level, 'L4', 'reviewers set L4 on the near-identical fields');
   assert.ok(taught.evidence.some((e) => e.factor === 'confirmed_fields' && e.score > 0));
-  const viaInput = classifyField({ ...input, confirmed: [{ similarity: 0.97, tag_id: idOf('Phone number'), level: 'L4' }, { similarity: 0.95, tag_id: idOf('Phone number'), level: 'L4' }] }, ctx);
+  const viaInput = classifyField(
+    {
+      ...input,
+      confirmed: [
+        { similarity: 0.97, tag_id: idOf('Phone number'), level: 'L4' },
+        { similarity: 0.95, tag_id: idOf('Phone number'), level: 'L4' },
+      ],
+    },
+    ctx,
+  );
   assert.deepEqual(viaInput, taught, 'confirmed neighbours may come with the input or the context');
-  const far = classifyField(input, withConfirmed(ctx, [{ similarity: 0.6, tag_id: idOf('Phone number'), level: 'L4' }]));
+  const far = classifyField(
+    input,
+    withConfirmed(ctx, [{ similarity: 0.6, tag_id: idOf('Phone number'), level: 'L4' }]),
+  );
   assert.equal(far.tag_id, before.tag_id, 'a dissimilar confirmed field has no vote');
   // Confirmations weigh against weak name evidence, but e-mail values still win over one stray vote.
   const values = classifyField(
@@ -175,15 +283,33 @@ test('confirmed neighbours vote: a near-identical confirmation teaches the class
   assert.equal(values.tag_id, idOf('Email address'));
   // One confirmed neighbour that is merely similar (the next column of the same table) does not outvote the name.
   const addressLine = { table_name: 'CUST_MSTR', field_name: 'CUST_ADR_LN1', data_type: 'VARCHAR2(80)' };
-  assert.equal(classifyField(addressLine, withConfirmed(ctx, [{ similarity: 0.89, tag_id: idOf('Last name') }])).tag_id, idOf('Postal address'));
+  assert.equal(
+    classifyField(addressLine, withConfirmed(ctx, [{ similarity: 0.89, tag_id: idOf('Last name') }])).tag_id,
+    idOf('Postal address'),
+  );
   // Near-identical confirmations teach a convention the name alone would not give: `ccn` as a bank account.
   const ccn = { table_name: 'payment_card', field_name: 'ccn', data_type: 'varchar(20)' };
   assert.equal(classifyField(ccn, ctx).tag_id, idOf('Payment card number'));
-  assert.equal(classifyField(ccn, withConfirmed(ctx, [{ similarity: 0.99, tag_id: idOf('Bank account number') }, { similarity: 0.97, tag_id: idOf('Bank account number') }])).tag_id, idOf('Bank account number'));
+  assert.equal(
+    classifyField(
+      ccn,
+      withConfirmed(ctx, [
+        { similarity: 0.99, tag_id: idOf('Bank account number') },
+        { similarity: 0.97, tag_id: idOf('Bank account number') },
+      ]),
+    ).tag_id,
+    idOf('Bank account number'),
+  );
 });
 
 test('no evidence detail ever contains a sample value', () => {
-  const planted = ['zq-planted-7781@example.com', 'Xylo Quarantine', '4539578763621486', 'DE89370400440532013000', 'planted secret phrase'];
+  const planted = [
+    'zq-planted-7781@example.com',
+    'Xylo Quarantine',
+    '4539578763621486',
+    'DE89370400440532013000',
+    'planted secret phrase',
+  ];
   const inputs: ClassifyInput[] = [
     { table_name: 'people', field_name: 'email', sample_values: planted },
     { table_name: 'people', field_name: 'Xylo Quarantine', sample_values: ['Xylo Quarantine', 'Xylo Quarantine'] },
@@ -193,25 +319,52 @@ test('no evidence detail ever contains a sample value', () => {
   for (const input of inputs) {
     const r = classifyField(input, ctx);
     const text = JSON.stringify(r).toLowerCase();
-    for (const v of input.sample_values as string[]) assert.ok(!text.includes(v.toLowerCase()), `${v} leaked into ${text}`);
+    for (const v of input.sample_values as string[])
+      assert.ok(!text.includes(v.toLowerCase()), `${v} leaked into ${text}`);
   }
 });
 
 test('custom tags are found by their own keywords; missing added tags fall back to older ones', () => {
-  const custom = buildClassifierContext([...tags, { id: 9001, chain_path: 'Personal/Loyalty card number', default_level: 'L3', keywords: ['loyalty card', 'bonus card number'] }]);
+  const custom = buildClassifierContext([
+    ...tags,
+    {
+      id: 9001,
+      chain_path: 'Personal/Loyalty card number',
+      default_level: 'L3',
+      keywords: ['loyalty card', 'bonus card number'],
+    },
+  ]);
   const r = classifyField({ table_name: 'members', field_name: 'loyalty_card' }, custom);
   assert.equal(r.tag_id, 9001);
   const older = buildClassifierContext(tags.filter((t) => !t.chain_path.endsWith('/Sort order')));
-  assert.equal(classifyField({ table_name: 'menu', field_name: 'sort_order', data_type: 'int' }, older).chain_path, 'Technical/Metric value');
+  assert.equal(
+    classifyField({ table_name: 'menu', field_name: 'sort_order', data_type: 'int' }, older).chain_path,
+    'Technical/Metric value',
+  );
 });
 
 test('confidence is calibrated, in [0, 1], and higher for clear cases', () => {
-  const clear = classifyField({ table_name: 'users', field_name: 'email', data_type: 'varchar(120)', sample_values: ['a@b.com', 'c@d.org', 'e@f.net'] }, ctx);
+  const clear = classifyField(
+    {
+      table_name: 'users',
+      field_name: 'email',
+      data_type: 'varchar(120)',
+      sample_values: ['a@b.com', 'c@d.org', 'e@f.net'],
+    },
+    ctx,
+  );
   const vague = classifyField({ table_name: 't', field_name: 'col7', data_type: 'varchar(20)' }, ctx);
   for (const r of [clear, vague]) assert.ok(r.confidence >= 0 && r.confidence <= 1);
   assert.ok(clear.confidence > vague.confidence);
-  const table = fitIsotonic([...Array.from({ length: 50 }, (_, i) => ({ raw: i / 10, right: i % 2 === 0 })), ...Array.from({ length: 50 }, (_, i) => ({ raw: 5 + i / 10, right: true }))], 25);
-  for (let i = 1; i < table.length; i++) assert.ok((table[i] as [number, number])[1] >= (table[i - 1] as [number, number])[1], 'monotone');
+  const table = fitIsotonic(
+    [
+      ...Array.from({ length: 50 }, (_, i) => ({ raw: i / 10, right: i % 2 === 0 })),
+      ...Array.from({ length: 50 }, (_, i) => ({ raw: 5 + i / 10, right: true })),
+    ],
+    25,
+  );
+  for (let i = 1; i < table.length; i++)
+    assert.ok((table[i] as [number, number])[1] >= (table[i - 1] as [number, number])[1], 'monotone');
   assert.ok(calibrate(100, table) <= 1 && calibrate(-1, table) >= 0);
 });
 
@@ -228,7 +381,9 @@ test('the embedding anchor is one factor among many', () => {
     v[i % dims] = 1;
     return v;
   };
-  const anchored = buildClassifierContext(tags.map((t, i) => ({ ...t, anchor: t.chain_path.endsWith('/Medication') ? unit(0) : unit(1 + (i % 3)) })));
+  const anchored = buildClassifierContext(
+    tags.map((t, i) => ({ ...t, anchor: t.chain_path.endsWith('/Medication') ? unit(0) : unit(1 + (i % 3)) })),
+  );
   const r = classifyField({ table_name: 't', field_name: 'zz_17', embedding: unit(0) }, anchored);
   assert.ok(r.evidence.some((e) => e.factor === 'anchor'));
   const named = classifyField({ table_name: 'users', field_name: 'email', embedding: unit(0) }, anchored);
@@ -240,7 +395,10 @@ test('names and types that collide with JavaScript object members are plain word
     const r = classifyField({ table_name: name, field_name: name, data_type: name }, ctx);
     assert.ok(typeof r.chain_path === 'string');
   }
-  const custom = buildClassifierContext([...tags, { id: 9002, chain_path: 'Technical/constructor', default_level: 'L1', keywords: [] }]);
+  const custom = buildClassifierContext([
+    ...tags,
+    { id: 9002, chain_path: 'Technical/constructor', default_level: 'L1', keywords: [] },
+  ]);
   assert.equal(classifyField({ table_name: 't', field_name: 'constructor' }, custom).tag_id, 9002);
 });
 
@@ -259,26 +417,57 @@ test('the tags added in 1.2 are answers: age, marital status, time zone, file re
     [{ table_name: 'employees', field_name: 'PhotoPath', data_type: 'nvarchar(255)' }, 'File reference'],
     [{ table_name: 'uploads', field_name: 'original_filename' }, 'File reference'],
     // By value, under names that say nothing.
-    [{ table_name: 'stage', field_name: 'col3', sample_values: ['Europe/Berlin', 'America/New_York', 'Asia/Tokyo', 'UTC'] }, 'Time zone'],
-    [{ table_name: 'stage', field_name: 'col4', sample_values: ['/srv/uploads/a/1.pdf', '/srv/uploads/b/2.pdf', 's3://bucket/x/3.png'] }, 'File reference'],
-    [{ table_name: 'stage', field_name: 'col5', sample_values: ['single', 'married', 'divorced', 'married'] }, 'Marital status'],
+    [
+      {
+        table_name: 'stage',
+        field_name: 'col3',
+        sample_values: ['Europe/Berlin', 'America/New_York', 'Asia/Tokyo', 'UTC'],
+      },
+      'Time zone',
+    ],
+    [
+      {
+        table_name: 'stage',
+        field_name: 'col4',
+        sample_values: ['/srv/uploads/a/1.pdf', '/srv/uploads/b/2.pdf', 's3://bucket/x/3.png'],
+      },
+      'File reference',
+    ],
+    [
+      { table_name: 'stage', field_name: 'col5', sample_values: ['single', 'married', 'divorced', 'married'] },
+      'Marital status',
+    ],
   ];
   for (const [input, leaf] of cases) assert.equal(leafOf(input), leaf, `${input.table_name}.${input.field_name}`);
   // What they must not take: a cache lifetime, a request path, a date of birth.
   assert.equal(leafOf({ table_name: 'cache_entries', field_name: 'max_age', data_type: 'integer' }), 'Metric value');
   assert.equal(leafOf({ table_name: 'request_log', field_name: 'path', data_type: 'text' }), 'URL');
   assert.equal(leafOf({ table_name: 'people', field_name: 'date_of_birth', data_type: 'date' }), 'Date of birth');
-  assert.equal(leafOf({ table_name: 'events', field_name: 'created_at', data_type: 'timestamp with time zone' }), 'Timestamp');
+  assert.equal(
+    leafOf({ table_name: 'events', field_name: 'created_at', data_type: 'timestamp with time zone' }),
+    'Timestamp',
+  );
 });
 
 test('a tag added in 1.2 missing from an older taxonomy: the tag that stood in before answers', () => {
-  const older = buildClassifierContext(tags.filter((t) => !/\/(Age|Marital status|Time zone|File reference)$/.test(t.chain_path)));
-  assert.equal(classifyField({ table_name: 'users', field_name: 'timezone' }, older).chain_path, 'Technical/Configuration setting');
-  assert.equal(classifyField({ table_name: 'users', field_name: 'age', data_type: 'int' }, older).chain_path, 'Personal/Identity/Date of birth');
+  const older = buildClassifierContext(
+    tags.filter((t) => !/\/(Age|Marital status|Time zone|File reference)$/.test(t.chain_path)),
+  );
+  assert.equal(
+    classifyField({ table_name: 'users', field_name: 'timezone' }, older).chain_path,
+    'Technical/Configuration setting',
+  );
+  assert.equal(
+    classifyField({ table_name: 'users', field_name: 'age', data_type: 'int' }, older).chain_path,
+    'Personal/Identity/Date of birth',
+  );
 });
 
 test('a measure at the head is the measure; an identifier among its modifiers is not what the column holds', () => {
-  assert.equal(leafOf({ table_name: 'orders', field_name: 'credit_card_amount', data_type: 'bigint' }), 'Monetary amount');
+  assert.equal(
+    leafOf({ table_name: 'orders', field_name: 'credit_card_amount', data_type: 'bigint' }),
+    'Monetary amount',
+  );
   assert.equal(leafOf({ table_name: 'orders', field_name: 'coupon_amount', data_type: 'bigint' }), 'Monetary amount');
   // Negative cases: the identifier at the head, or a modifier that is itself a measure of money.
   assert.equal(leafOf({ table_name: 'payments', field_name: 'credit_card_number' }), 'Payment card number');
@@ -287,10 +476,17 @@ test('a measure at the head is the measure; an identifier among its modifiers is
 });
 
 test("'number of …' is a count; 'order number' is still an order's number", () => {
-  assert.equal(leafOf({ table_name: 'customers', field_name: 'number_of_orders', data_type: 'bigint' }), 'Metric value');
+  assert.equal(
+    leafOf({ table_name: 'customers', field_name: 'number_of_orders', data_type: 'bigint' }),
+    'Metric value',
+  );
   assert.equal(leafOf({ table_name: 'customers', field_name: 'NumberOfLogins', data_type: 'int' }), 'Metric value');
   assert.equal(leafOf({ table_name: 'orders', field_name: 'order_number' }), 'Order ID');
-  assert.equal(leafOf({ table_name: 'pedidos', field_name: 'numero_pedido' }), 'Order ID', 'Romance order is not a count');
+  assert.equal(
+    leafOf({ table_name: 'pedidos', field_name: 'numero_pedido' }),
+    'Order ID',
+    'Romance order is not a count',
+  );
 });
 
 test("'card' after report, sim, loyalty … is no payment card; a bare card number still is", () => {
@@ -302,11 +498,25 @@ test("'card' after report, sim, loyalty … is no payment card; a bare card numb
 
 test('contact details in a settings table are configured values; in a table of people they are personal', () => {
   assert.equal(leafOf({ table_name: 'smtp_config', field_name: 'from_email' }), 'Configuration setting');
-  assert.equal(leafOf({ table_name: 'dynamic_email_address_config', field_name: 'email_address', data_type: 'string' }), 'Configuration setting');
-  assert.equal(leafOf({ table_name: 'user_settings', field_name: 'email' }), 'Email address', 'a user settings table holds the user\'s own address');
+  assert.equal(
+    leafOf({ table_name: 'dynamic_email_address_config', field_name: 'email_address', data_type: 'string' }),
+    'Configuration setting',
+  );
+  assert.equal(
+    leafOf({ table_name: 'user_settings', field_name: 'email' }),
+    'Email address',
+    "a user settings table holds the user's own address",
+  );
   assert.equal(leafOf({ table_name: 'customers', field_name: 'email' }), 'Email address');
   // Samples overrule the table: real addresses in a settings table are still e-mail addresses.
-  assert.equal(leafOf({ table_name: 'smtp_config', field_name: 'from_email', sample_values: ['ann@example.com', 'bob@example.org', 'cy@example.net'] }), 'Email address');
+  assert.equal(
+    leafOf({
+      table_name: 'smtp_config',
+      field_name: 'from_email',
+      sample_values: ['ann@example.com', 'bob@example.org', 'cy@example.net'],
+    }),
+    'Email address',
+  );
   // The rule touches contact details only.
   assert.equal(leafOf({ table_name: 'app_settings', field_name: 'updated_at', data_type: 'timestamp' }), 'Timestamp');
 });
@@ -323,36 +533,61 @@ test('plural logins is a count, do-not-contact a flag, a state lived in a place,
 
 test('confidence: an answer resting on the name alone is read with its own calibration; corroboration counts', () => {
   const nameOnly = scoreField({ table_name: 'users', field_name: 'email' }, ctx);
-  const withValues = scoreField({ table_name: 'users', field_name: 'email', sample_values: ['a@b.com', 'c@d.org', 'e@f.net', 'g@h.io'] }, ctx);
+  const withValues = scoreField(
+    { table_name: 'users', field_name: 'email', sample_values: ['a@b.com', 'c@d.org', 'e@f.net', 'g@h.io'] },
+    ctx,
+  );
   const withType = scoreField({ table_name: 'orders', field_name: 'created', data_type: 'timestamp' }, ctx);
   assert.equal(nameOnly.corroborated, false);
   assert.equal(withValues.corroborated, true);
   assert.equal(withType.corroborated, true, 'a telling type bears the answer out');
-  assert.equal(scoreField({ table_name: 'users', field_name: 'email', data_type: 'varchar(100)' }, ctx).corroborated, false, 'a text type says nothing');
+  assert.equal(
+    scoreField({ table_name: 'users', field_name: 'email', data_type: 'varchar(100)' }, ctx).corroborated,
+    false,
+    'a text type says nothing',
+  );
   assert.ok(withValues.confidence >= nameOnly.confidence);
   const nothing = scoreField({ table_name: 't', field_name: 'zz_17' }, ctx);
   assert.ok(nothing.confidence < 0.5, `a technical default with no evidence is a guess (${nothing.confidence})`);
   // The public result keeps its shape: no internal scores.
-  assert.deepEqual(Object.keys(classifyField({ table_name: 'users', field_name: 'email' }, ctx)).sort(), ['chain_path', 'confidence', 'evidence', 'level', 'tag_id']);
+  assert.deepEqual(Object.keys(classifyField({ table_name: 'users', field_name: 'email' }, ctx)).sort(), [
+    'chain_path',
+    'confidence',
+    'evidence',
+    'level',
+    'tag_id',
+  ]);
 });
 
 test("a manager's direct reports are people when stored as text, keys when stored as numbers", () => {
   assert.equal(leafOf({ table_name: 'employees', field_name: 'direct_reports', data_type: 'string[]' }), 'Full name');
-  assert.notEqual(leafOf({ table_name: 'employees', field_name: 'direct_reports', data_type: 'integer[]' }), 'Full name');
+  assert.notEqual(
+    leafOf({ table_name: 'employees', field_name: 'direct_reports', data_type: 'integer[]' }),
+    'Full name',
+  );
   assert.equal(leafOf({ table_name: 'employees', field_name: 'reports_to', data_type: 'integer' }), 'Foreign key');
 });
 
 test('re-evaluation without samples: a stored fingerprint of the new kinds still speaks for their tags', () => {
   const fp = formatFingerprint(['Europe/Berlin', 'UTC', 'Asia/Tokyo', '+02:00']);
   assert.equal(fp, 'time_zone:1');
-  assert.equal(leafOf({ table_name: 'stage', field_name: 'col3', value_summary: summaryFromFingerprint(fp) }), 'Time zone');
+  assert.equal(
+    leafOf({ table_name: 'stage', field_name: 'col3', value_summary: summaryFromFingerprint(fp) }),
+    'Time zone',
+  );
   const files = formatFingerprint(['a/1.pdf', 'b/2.pdf', 'c/3.png']);
-  assert.equal(leafOf({ table_name: 'stage', field_name: 'col4', value_summary: summaryFromFingerprint(files) }), 'File reference');
+  assert.equal(
+    leafOf({ table_name: 'stage', field_name: 'col4', value_summary: summaryFromFingerprint(files) }),
+    'File reference',
+  );
 });
 
 test('the isotonic fit never splits equal scores, and a large group of them is a step of its own', () => {
   // 20 fields nothing spoke for (score 0, all wrong), then 60 with rising scores (all right).
-  const points = [...Array.from({ length: 20 }, () => ({ raw: 0, right: false })), ...Array.from({ length: 60 }, (_, i) => ({ raw: 1 + i / 10, right: true }))];
+  const points = [
+    ...Array.from({ length: 20 }, () => ({ raw: 0, right: false })),
+    ...Array.from({ length: 60 }, (_, i) => ({ raw: 1 + i / 10, right: true })),
+  ];
   const table = fitIsotonic(points, 30);
   assert.deepEqual(table[0], [0, 0], 'the tie group keeps its own share instead of being averaged with its neighbours');
   assert.ok(calibrate(0, table) === 0 && calibrate(5, table) > 0.9);
@@ -361,15 +596,30 @@ test('the isotonic fit never splits equal scores, and a large group of them is a
   assert.equal(calibrate(0.01, table), firstPositive);
   assert.equal(calibrate((table[1] as readonly [number, number])[0] / 2, table), firstPositive);
   // A small tie group does not make a step of its own.
-  const small = fitIsotonic([...Array.from({ length: 5 }, () => ({ raw: 0, right: false })), ...Array.from({ length: 55 }, (_, i) => ({ raw: 1 + i / 10, right: true }))], 30);
+  const small = fitIsotonic(
+    [
+      ...Array.from({ length: 5 }, () => ({ raw: 0, right: false })),
+      ...Array.from({ length: 55 }, (_, i) => ({ raw: 1 + i / 10, right: true })),
+    ],
+    30,
+  );
   assert.notDeepEqual(small[0], [0, 0]);
 });
 
 test("a document's id is its number; a legacy master table's key is its own; Hungarian prefixes are not words", () => {
-  assert.equal(leafOf({ table_name: 'travel_documents', field_name: 'passport_id', data_type: 'varchar(20)' }), 'Passport number');
-  assert.equal(leafOf({ table_name: 'drivers', field_name: 'driver_license_id', data_type: 'varchar(20)' }), 'Driver licence number');
+  assert.equal(
+    leafOf({ table_name: 'travel_documents', field_name: 'passport_id', data_type: 'varchar(20)' }),
+    'Passport number',
+  );
+  assert.equal(
+    leafOf({ table_name: 'drivers', field_name: 'driver_license_id', data_type: 'varchar(20)' }),
+    'Driver licence number',
+  );
   // An integer column is a key whatever it is named after; and a plain reference stays a foreign key.
-  assert.equal(leafOf({ table_name: 'travel_documents', field_name: 'passport_id', data_type: 'bigint' }), 'Foreign key');
+  assert.equal(
+    leafOf({ table_name: 'travel_documents', field_name: 'passport_id', data_type: 'bigint' }),
+    'Foreign key',
+  );
   assert.equal(leafOf({ table_name: 'claims', field_name: 'policy_id', data_type: 'int' }), 'Foreign key');
   assert.equal(leafOf({ table_name: 'STRMAST', field_name: 'STRID', data_type: 'DECIMAL(15,0)' }), 'Record ID');
   assert.equal(leafOf({ table_name: 'PRODMAST', field_name: 'PRODID', data_type: 'DECIMAL(15,0)' }), 'Record ID');
@@ -385,24 +635,51 @@ test("a name is not a measure; a department's or a country's name is read from i
   assert.equal(leafOf({ table_name: 'departamentos', field_name: 'name', data_type: 'varchar(60)' }), 'Department');
   assert.equal(leafOf({ table_name: 'laender', field_name: 'name', data_type: 'char(3)' }), 'Country code');
   assert.equal(leafOf({ table_name: 'countries', field_name: 'name', data_type: 'varchar(80)' }), 'Country');
-  assert.equal(leafOf({ table_name: 'payments', field_name: 'counterparty_name', data_type: 'varchar(120)' }), 'Organisation name');
+  assert.equal(
+    leafOf({ table_name: 'payments', field_name: 'counterparty_name', data_type: 'varchar(120)' }),
+    'Organisation name',
+  );
 });
 
 test("level from the table: an office's contact details are published, notes in a health table are health data", () => {
   const lowest = 'L1';
-  for (const [table, field] of [['offices', 'email_address'], ['almacenes', 'direccion'], ['store', 'phone']] as const) {
+  for (const [table, field] of [
+    ['offices', 'email_address'],
+    ['almacenes', 'direccion'],
+    ['store', 'phone'],
+  ] as const) {
     const r = classifyField({ table_name: table, field_name: field, data_type: 'varchar(200)' }, ctx);
     assert.equal(r.level, lowest, `${table}.${field}`);
     assert.ok(r.evidence.some((e) => e.factor === 'table' && e.detail.includes('not of a person')));
   }
   // A person's contact stays at the tag's level, also in a store's table of people.
-  assert.equal(classifyField({ table_name: 'store_managers', field_name: 'email', data_type: 'text' }, ctx).level, 'L3');
+  assert.equal(
+    classifyField({ table_name: 'store_managers', field_name: 'email', data_type: 'text' }, ctx).level,
+    'L3',
+  );
   assert.equal(classifyField({ table_name: 'customers', field_name: 'email', data_type: 'text' }, ctx).level, 'L3');
   const notes = classifyField({ table_name: 'encounters', field_name: 'clinical_notes', data_type: 'text' }, ctx);
-  assert.equal(notes.level, classifyField({ table_name: 'diagnoses', field_name: 'diagnosis', data_type: 'text' }, ctx).level);
-  assert.equal(classifyField({ table_name: 'tickets', field_name: 'internal_notes', data_type: 'text' }, ctx).level, 'L3');
+  assert.equal(
+    notes.level,
+    classifyField({ table_name: 'diagnoses', field_name: 'diagnosis', data_type: 'text' }, ctx).level,
+  );
+  assert.equal(
+    classifyField({ table_name: 'tickets', field_name: 'internal_notes', data_type: 'text' }, ctx).level,
+    'L3',
+  );
   // Reviewers have the last word: near-identical confirmed fields at L3 keep an office's e-mail at L3.
-  const confirmedAtL3 = classifyField({ table_name: 'offices', field_name: 'email_address', data_type: 'varchar(200)', confirmed: [{ similarity: 0.98, tag_id: idOf('Email address'), level: 'L3' }, { similarity: 0.97, tag_id: idOf('Email address'), level: 'L3' }] }, ctx);
+  const confirmedAtL3 = classifyField(
+    {
+      table_name: 'offices',
+      field_name: 'email_address',
+      data_type: 'varchar(200)',
+      confirmed: [
+        { similarity: 0.98, tag_id: idOf('Email address'), level: 'L3' },
+        { similarity: 0.97, tag_id: idOf('Email address'), level: 'L3' },
+      ],
+    },
+    ctx,
+  );
   assert.equal(confirmedAtL3.tag_id, idOf('Email address'));
   assert.equal(confirmedAtL3.level, 'L3');
 });
@@ -412,33 +689,78 @@ test('photos and biometric templates of people are their own tags; a product pic
   assert.equal(leafOf({ table_name: 'crew_members', field_name: 'portrait', data_type: 'bytea' }), 'Photo of a person');
   assert.equal(leafOf({ table_name: 'teachers', field_name: 'pic', data_type: 'longblob' }), 'Photo of a person');
   assert.equal(leafOf({ table_name: 'badges', field_name: 'holder_headshot', data_type: 'blob' }), 'Photo of a person');
-  assert.equal(leafOf({ table_name: 'volunteers', field_name: 'fingerprint', data_type: 'varbinary(512)' }), 'Biometric template');
-  assert.equal(leafOf({ table_name: 'door_access', field_name: 'face_encoding', data_type: 'bytea' }), 'Biometric template');
-  assert.equal(leafOf({ table_name: 'enrolment', field_name: 'iris_template', data_type: 'blob' }), 'Biometric template');
+  assert.equal(
+    leafOf({ table_name: 'volunteers', field_name: 'fingerprint', data_type: 'varbinary(512)' }),
+    'Biometric template',
+  );
+  assert.equal(
+    leafOf({ table_name: 'door_access', field_name: 'face_encoding', data_type: 'bytea' }),
+    'Biometric template',
+  );
+  assert.equal(
+    leafOf({ table_name: 'enrolment', field_name: 'iris_template', data_type: 'blob' }),
+    'Biometric template',
+  );
   const r = classifyField({ table_name: 'crew_members', field_name: 'portrait', data_type: 'bytea' }, ctx);
   assert.equal(r.level, 'L4');
-  assert.ok(r.evidence.some((e) => e.factor === 'table' || e.factor === 'name'), 'the evidence says which words decided');
+  assert.ok(
+    r.evidence.some((e) => e.factor === 'table' || e.factor === 'name'),
+    'the evidence says which words decided',
+  );
   // Not a person's picture or body.
-  assert.notEqual(leafOf({ table_name: 'catalog_items', field_name: 'picture', data_type: 'bytea' }), 'Photo of a person');
-  assert.notEqual(leafOf({ table_name: 'crew_members', field_name: 'photo_url', data_type: 'text' }), 'Photo of a person');
-  assert.notEqual(leafOf({ table_name: 'crew_members', field_name: 'photo_uploaded_at', data_type: 'timestamp' }), 'Photo of a person');
-  assert.notEqual(leafOf({ table_name: 'deploy_keys', field_name: 'fingerprint', data_type: 'varchar(64)' }), 'Biometric template');
-  assert.notEqual(leafOf({ table_name: 'sessions', field_name: 'browser_fingerprint', data_type: 'varchar(64)' }), 'Biometric template');
-  assert.notEqual(leafOf({ table_name: 'crew_members', field_name: 'biometric_consent', data_type: 'boolean' }), 'Biometric template');
+  assert.notEqual(
+    leafOf({ table_name: 'catalog_items', field_name: 'picture', data_type: 'bytea' }),
+    'Photo of a person',
+  );
+  assert.notEqual(
+    leafOf({ table_name: 'crew_members', field_name: 'photo_url', data_type: 'text' }),
+    'Photo of a person',
+  );
+  assert.notEqual(
+    leafOf({ table_name: 'crew_members', field_name: 'photo_uploaded_at', data_type: 'timestamp' }),
+    'Photo of a person',
+  );
+  assert.notEqual(
+    leafOf({ table_name: 'deploy_keys', field_name: 'fingerprint', data_type: 'varchar(64)' }),
+    'Biometric template',
+  );
+  assert.notEqual(
+    leafOf({ table_name: 'sessions', field_name: 'browser_fingerprint', data_type: 'varchar(64)' }),
+    'Biometric template',
+  );
+  assert.notEqual(
+    leafOf({ table_name: 'crew_members', field_name: 'biometric_consent', data_type: 'boolean' }),
+    'Biometric template',
+  );
 });
 
 test('the evidence names what lost: the runners-up with their strongest evidence, each marked with its tag', () => {
   const samples = Array.from({ length: 25 }, (_, i) => (i % 3 === 0 ? 'true' : 'false'));
-  const r = classifyField({ table_name: 'stock_moves', field_name: 'units_on_hand', data_type: 'varchar(5)', sample_values: samples }, ctx);
+  const r = classifyField(
+    { table_name: 'stock_moves', field_name: 'units_on_hand', data_type: 'varchar(5)', sample_values: samples },
+    ctx,
+  );
   const winner = r.evidence.filter((e) => e.for === undefined);
   const losers = r.evidence.filter((e) => e.for !== undefined);
   assert.ok(winner.length > 0, 'the chosen tag keeps its evidence, unmarked');
   assert.ok(losers.length > 0, 'the runners-up are shown');
-  assert.ok(losers.every((e) => e.for !== r.chain_path), 'a runner-up is another tag');
+  assert.ok(
+    losers.every((e) => e.for !== r.chain_path),
+    'a runner-up is another tag',
+  );
   const quantity = losers.filter((e) => e.for === 'Business/Products/Quantity');
-  assert.ok(quantity.some((e) => e.factor === 'name' && e.score > 0), 'the name spoke for the runner-up Quantity');
-  assert.ok(quantity.some((e) => e.factor === 'values' && e.score < 0), 'and the boolean samples cost it the answer');
-  assert.ok(new Set(losers.map((e) => e.for)).size <= 2 && losers.length <= 6, 'at most two runners-up, three items each');
+  assert.ok(
+    quantity.some((e) => e.factor === 'name' && e.score > 0),
+    'the name spoke for the runner-up Quantity',
+  );
+  assert.ok(
+    quantity.some((e) => e.factor === 'values' && e.score < 0),
+    'and the boolean samples cost it the answer',
+  );
+  assert.ok(
+    new Set(losers.map((e) => e.for)).size <= 2 && losers.length <= 6,
+    'at most two runners-up, three items each',
+  );
   // A field with a single candidate has no runner-up.
   const lone = classifyField({ table_name: 'x', field_name: 'zzqx', data_type: null }, ctx);
   assert.ok(lone.evidence.every((e) => e.for === undefined || e.for !== lone.chain_path));
@@ -450,16 +772,71 @@ test("a table's other columns are context: a bare name among a person's particul
   const people = columns('rec_no', 'nm', 'email_addr', 'home_phone', 'date_of_birth');
   const r = classifyField({ table_name: 'tbl_rec', field_name: 'nm', data_type: 'varchar(80)', ...people }, ctx);
   assert.equal(r.chain_path.split('/').pop(), 'Full name');
-  assert.ok(r.evidence.some((e) => e.factor === 'context' && /email_addr/.test(e.detail)), 'the evidence names the columns that decided');
-  assert.equal(leafOf({ table_name: 'tbl_rec', field_name: 'nm', data_type: 'varchar(80)' }), 'Object name', 'without its columns the name says nothing of a person');
-  assert.equal(leafOf({ table_name: 'tbl_loc', field_name: 'state', data_type: 'varchar(40)', ...columns('street_line', 'city', 'zip', 'state') }), 'Approximate location');
-  assert.equal(leafOf({ table_name: 'tbl_p', field_name: 'snapshot_img', data_type: 'bytea', ...columns('first_name', 'last_name', 'email', 'snapshot_img') }), 'Photo of a person');
+  assert.ok(
+    r.evidence.some((e) => e.factor === 'context' && /email_addr/.test(e.detail)),
+    'the evidence names the columns that decided',
+  );
+  assert.equal(
+    leafOf({ table_name: 'tbl_rec', field_name: 'nm', data_type: 'varchar(80)' }),
+    'Object name',
+    'without its columns the name says nothing of a person',
+  );
+  assert.equal(
+    leafOf({
+      table_name: 'tbl_loc',
+      field_name: 'state',
+      data_type: 'varchar(40)',
+      ...columns('street_line', 'city', 'zip', 'state'),
+    }),
+    'Approximate location',
+  );
+  assert.equal(
+    leafOf({
+      table_name: 'tbl_p',
+      field_name: 'snapshot_img',
+      data_type: 'bytea',
+      ...columns('first_name', 'last_name', 'email', 'snapshot_img'),
+    }),
+    'Photo of a person',
+  );
   // Not every table with an e-mail column is about people, and a state among workflow columns is a status.
-  assert.equal(leafOf({ table_name: 'suppliers', field_name: 'name', data_type: 'varchar(80)', ...columns('name', 'email', 'phone', 'vat_no') }), 'Organisation name');
-  assert.notEqual(leafOf({ table_name: 'catalog_items', field_name: 'name', data_type: 'varchar(80)', ...columns('name', 'price', 'sku', 'support_email', 'support_phone') }), 'Full name');
-  assert.equal(leafOf({ table_name: 'tickets', field_name: 'state', data_type: 'varchar(20)', ...columns('priority', 'state', 'assignee_id', 'reporter_email') }), 'Status flag');
+  assert.equal(
+    leafOf({
+      table_name: 'suppliers',
+      field_name: 'name',
+      data_type: 'varchar(80)',
+      ...columns('name', 'email', 'phone', 'vat_no'),
+    }),
+    'Organisation name',
+  );
+  assert.notEqual(
+    leafOf({
+      table_name: 'catalog_items',
+      field_name: 'name',
+      data_type: 'varchar(80)',
+      ...columns('name', 'price', 'sku', 'support_email', 'support_phone'),
+    }),
+    'Full name',
+  );
+  assert.equal(
+    leafOf({
+      table_name: 'tickets',
+      field_name: 'state',
+      data_type: 'varchar(20)',
+      ...columns('priority', 'state', 'assignee_id', 'reporter_email'),
+    }),
+    'Status flag',
+  );
   // One e-mail column alone does not make a table about people.
-  assert.equal(leafOf({ table_name: 'tbl_job', field_name: 'nm', data_type: 'varchar(80)', ...columns('nm', 'notify_email', 'cron') }), 'Object name');
+  assert.equal(
+    leafOf({
+      table_name: 'tbl_job',
+      field_name: 'nm',
+      data_type: 'varchar(80)',
+      ...columns('nm', 'notify_email', 'cron'),
+    }),
+    'Object name',
+  );
 });
 
 test('the head noun decides: a sensitive word before a kind, format, version, count or yes/no head only says what it is about', () => {
@@ -468,22 +845,48 @@ test('the head noun decides: a sensitive word before a kind, format, version, co
   assert.equal(leafOf({ table_name: 'accounts', field_name: 'ssn_verified', data_type: null }), 'Status flag');
   assert.equal(leafOf({ table_name: 'accounts', field_name: 'ip_filter_enabled', data_type: null }), 'Status flag');
   assert.equal(leafOf({ table_name: 'contacts', field_name: 'telephone_kind', data_type: null }), 'Category');
-  assert.equal(leafOf({ table_name: 'mailers', field_name: 'email_address_format', data_type: null }), 'Configuration setting');
+  assert.equal(
+    leafOf({ table_name: 'mailers', field_name: 'email_address_format', data_type: null }),
+    'Configuration setting',
+  );
   assert.equal(leafOf({ table_name: 'sessions', field_name: 'ip_address_count', data_type: null }), 'Metric value');
   const r = classifyField({ table_name: 'contacts', field_name: 'telephone_kind', data_type: null }, ctx);
-  assert.ok(r.evidence.some((e) => e.factor === 'name' && /ends in 'kind'/.test(e.detail)), 'the evidence says which word decided');
+  assert.ok(
+    r.evidence.some((e) => e.factor === 'name' && /ends in 'kind'/.test(e.detail)),
+    'the evidence says which word decided',
+  );
   // A phrase that includes the head keeps its meaning.
   assert.equal(leafOf({ table_name: 'donors', field_name: 'blood_type', data_type: null }), 'Clinical measurement');
   assert.equal(leafOf({ table_name: 'wallets', field_name: 'card_type', data_type: null }), 'Category');
 });
 
 test('a date kept in a date-time column reads as a date: a birth date stored as datetime stays a date of birth', () => {
-  const midnight = ['1962-02-18 00:00:00', '1958-12-08 00:00:00', '1973-08-29 00:00:00', '1947-09-19 00:00:00', '1965-03-03 00:00:00'];
-  assert.equal(leafOf({ table_name: 'Staff', field_name: 'DateOfBirth', data_type: 'datetime', sample_values: midnight }), 'Date of birth');
-  assert.equal(leafOf({ table_name: 'Staff', field_name: 'BirthDate', data_type: 'datetime', sample_values: midnight.map((v) => v.replace(' ', 'T') + 'Z') }), 'Date of birth');
+  const midnight = [
+    '1962-02-18 00:00:00',
+    '1958-12-08 00:00:00',
+    '1973-08-29 00:00:00',
+    '1947-09-19 00:00:00',
+    '1965-03-03 00:00:00',
+  ];
+  assert.equal(
+    leafOf({ table_name: 'Staff', field_name: 'DateOfBirth', data_type: 'datetime', sample_values: midnight }),
+    'Date of birth',
+  );
+  assert.equal(
+    leafOf({
+      table_name: 'Staff',
+      field_name: 'BirthDate',
+      data_type: 'datetime',
+      sample_values: midnight.map((v) => v.replace(' ', 'T') + 'Z'),
+    }),
+    'Date of birth',
+  );
   // Real times of day still prove a timestamp.
   const times = ['2024-02-18 13:45:10', '2024-02-19 08:01:44', '2024-03-01 17:30:00', '2024-03-02 09:12:31'];
-  assert.equal(leafOf({ table_name: 'audit_trail', field_name: 'logged', data_type: 'datetime', sample_values: times }), 'Timestamp');
+  assert.equal(
+    leafOf({ table_name: 'audit_trail', field_name: 'logged', data_type: 'datetime', sample_values: times }),
+    'Timestamp',
+  );
 });
 
 test('a weak embedding anchor never brings in a tag on its own', () => {
@@ -491,13 +894,20 @@ test('a weak embedding anchor never brings in a tag on its own', () => {
   // with the national id's anchor and 0 with every other.
   const dims = 10;
   const axis = (k: number): Float32Array => Float32Array.from({ length: dims }, (_, i) => (i === k ? 1 : 0));
-  const anchored = tags.map((t, i) => ({ ...t, anchor: t.chain_path.endsWith('/National ID number') ? axis(0) : axis(1 + (i % (dims - 2))) }));
+  const anchored = tags.map((t, i) => ({
+    ...t,
+    anchor: t.chain_path.endsWith('/National ID number') ? axis(0) : axis(1 + (i % (dims - 2))),
+  }));
   const actx = buildClassifierContext(anchored);
   const embedding = Float32Array.from({ length: dims }, (_, i) => (i === 0 ? 0.39 : 0));
   embedding[dims - 1] = Math.sqrt(1 - 0.39 * 0.39);
   // `sid` names a session id (a cookie id), which the integer type rules out: nothing else speaks for any tag.
   const r = classifyField({ table_name: 'store_staff', field_name: 'sid', data_type: 'integer', embedding }, actx);
-  assert.notEqual(r.chain_path.split('/').pop(), 'National ID number', `got ${r.chain_path} ${JSON.stringify(r.evidence)}`);
+  assert.notEqual(
+    r.chain_path.split('/').pop(),
+    'National ID number',
+    `got ${r.chain_path} ${JSON.stringify(r.evidence)}`,
+  );
 });
 
 test('a key word glued to an unknown word is a key; Romance "code of" a row is a reference unless the words make a known code', () => {
@@ -506,9 +916,15 @@ test('a key word glued to an unknown word is a key; Romance "code of" a row is a
   assert.ok(key.includes(leafOf({ table_name: 'pedidos', field_name: 'idtransportista', data_type: 'integer' })));
   assert.ok(key.includes(leafOf({ table_name: 'pedidos', field_name: 'codtransportista', data_type: 'varchar(10)' })));
   assert.ok(key.includes(leafOf({ table_name: 'matriculas', field_name: 'cod_turma', data_type: 'integer' })));
-  assert.equal(leafOf({ table_name: 'pedidos', field_name: 'totalportes', data_type: 'decimal(12,2)' }), 'Monetary amount');
+  assert.equal(
+    leafOf({ table_name: 'pedidos', field_name: 'totalportes', data_type: 'decimal(12,2)' }),
+    'Monetary amount',
+  );
   // Known codes stay what they are; English words that begin like a glued key are not keys.
-  assert.equal(leafOf({ table_name: 'direcciones', field_name: 'codigo_postal', data_type: 'varchar(10)' }), 'Postal code');
+  assert.equal(
+    leafOf({ table_name: 'direcciones', field_name: 'codigo_postal', data_type: 'varchar(10)' }),
+    'Postal code',
+  );
   assert.equal(leafOf({ table_name: 'direcciones', field_name: 'codpais', data_type: 'varchar(3)' }), 'Country code');
   assert.notEqual(leafOf({ table_name: 'sessions', field_name: 'idle_timeout', data_type: 'integer' }), 'Foreign key');
   assert.notEqual(leafOf({ table_name: 'media', field_name: 'codec', data_type: 'varchar(20)' }), 'Foreign key');
@@ -518,32 +934,68 @@ test('a key word glued to an unknown word is a key; Romance "code of" a row is a
 });
 
 test('Portuguese and Spanish schema words: a date said first, relatives, health words; English tombstones and nicknames', () => {
-  assert.equal(leafOf({ table_name: 'titulares', field_name: 'data_nasc_titular', data_type: 'date' }), 'Date of birth');
+  assert.equal(
+    leafOf({ table_name: 'titulares', field_name: 'data_nasc_titular', data_type: 'date' }),
+    'Date of birth',
+  );
   assert.equal(leafOf({ table_name: 'contratos', field_name: 'data_assinatura', data_type: 'timestamp' }), 'Timestamp');
   // An English `data_…` column that holds no date is not read as one.
   assert.notEqual(leafOf({ table_name: 'exports', field_name: 'data_source', data_type: 'varchar(50)' }), 'Timestamp');
-  assert.equal(leafOf({ table_name: 'dependentes', field_name: 'nome_do_pai', data_type: 'varchar(120)' }), 'Full name');
+  assert.equal(
+    leafOf({ table_name: 'dependentes', field_name: 'nome_do_pai', data_type: 'varchar(120)' }),
+    'Full name',
+  );
   assert.equal(leafOf({ table_name: 'dependentes', field_name: 'nome_mae', data_type: 'varchar(120)' }), 'Full name');
-  assert.equal(leafOf({ table_name: 'prontuario', field_name: 'doenca_cronica', data_type: 'varchar(200)' }), 'Diagnosis');
-  assert.equal(leafOf({ table_name: 'prontuario', field_name: 'medicamento_uso_continuo', data_type: 'varchar(200)' }), 'Medication');
-  assert.equal(leafOf({ table_name: 'doadores', field_name: 'grupo_sanguineo', data_type: 'varchar(3)' }), 'Lab result');
-  assert.equal(leafOf({ table_name: 'proveedores', field_name: 'razonsocial', data_type: 'varchar(100)' }), 'Organisation name');
+  assert.equal(
+    leafOf({ table_name: 'prontuario', field_name: 'doenca_cronica', data_type: 'varchar(200)' }),
+    'Diagnosis',
+  );
+  assert.equal(
+    leafOf({ table_name: 'prontuario', field_name: 'medicamento_uso_continuo', data_type: 'varchar(200)' }),
+    'Medication',
+  );
+  assert.equal(
+    leafOf({ table_name: 'doadores', field_name: 'grupo_sanguineo', data_type: 'varchar(3)' }),
+    'Lab result',
+  );
+  assert.equal(
+    leafOf({ table_name: 'proveedores', field_name: 'razonsocial', data_type: 'varchar(100)' }),
+    'Organisation name',
+  );
   assert.equal(leafOf({ table_name: 'ledger_entries', field_name: 'tombstone', data_type: 'integer' }), 'Status flag');
   assert.equal(leafOf({ table_name: 'members', field_name: 'nick', data_type: 'varchar(30)' }), 'Username');
 });
 
 test("a namespace before the columns is not their meaning: the table's own word, or a prefix most of its columns share", () => {
   const kin = ['kn_name', 'kn_relation', 'kn_phone', 'kn_birthdate', 'kn_notes', 'emp_number'];
-  assert.equal(leafOf({ table_name: 'staff_next_of_kin', field_name: 'kn_name', data_type: 'varchar(100)', table_columns: kin }), 'Full name');
+  assert.equal(
+    leafOf({ table_name: 'staff_next_of_kin', field_name: 'kn_name', data_type: 'varchar(100)', table_columns: kin }),
+    'Full name',
+  );
   const members = ['member_id', 'member_regdate', 'member_lastlogin', 'member_posts', 'member_email', 'member_name'];
-  assert.equal(leafOf({ table_name: 'club_members', field_name: 'member_regdate', data_type: 'int(11)', table_columns: members }), 'Timestamp');
-  assert.equal(leafOf({ table_name: 'club_members', field_name: 'member_email', data_type: 'varchar(100)', table_columns: members }), 'Email address');
+  assert.equal(
+    leafOf({ table_name: 'club_members', field_name: 'member_regdate', data_type: 'int(11)', table_columns: members }),
+    'Timestamp',
+  );
+  assert.equal(
+    leafOf({
+      table_name: 'club_members',
+      field_name: 'member_email',
+      data_type: 'varchar(100)',
+      table_columns: members,
+    }),
+    'Email address',
+  );
   // A phrase the namespace word is part of keeps it; a lone key word left over stays the table's key.
   assert.equal(leafOf({ table_name: 'users', field_name: 'user_name', data_type: 'varchar(50)' }), 'Username');
   assert.equal(leafOf({ table_name: 'dim_vendor', field_name: 'vendor_sk', data_type: 'bigint' }), 'Record ID');
   // `id_` and `is_` before most columns are conventions, not a namespace.
   const keyed = ['id_basket', 'id_shopper', 'id_voucher', 'is_paid'];
-  assert.ok(['Foreign key', 'Customer ID'].includes(leafOf({ table_name: 'baskets_vouchers', field_name: 'id_shopper', data_type: 'int(10)', table_columns: keyed })));
+  assert.ok(
+    ['Foreign key', 'Customer ID'].includes(
+      leafOf({ table_name: 'baskets_vouchers', field_name: 'id_shopper', data_type: 'int(10)', table_columns: keyed }),
+    ),
+  );
 });
 
 test('ORM and framework field types name their family: Django, Laravel, Frappe, Mongoose, .NET', () => {
@@ -563,13 +1015,19 @@ test('ORM and framework field types name their family: Django, Laravel, Frappe, 
   assert.equal(typeFamily('ForeignKey'), 'unknown');
   assert.equal(typeFamily('timestamp with time zone'), 'datetime');
   // A reminder flag stored as a Django boolean is a flag, not the time it names.
-  assert.equal(leafOf({ table_name: 'bookings', field_name: 'followup_reminder_sent', data_type: 'BooleanField' }), 'Status flag');
+  assert.equal(
+    leafOf({ table_name: 'bookings', field_name: 'followup_reminder_sent', data_type: 'BooleanField' }),
+    'Status flag',
+  );
 });
 
 test('a column typed by an entity class is a reference to it, by an enumeration class a category; the name still leads', () => {
   assert.equal(leafOf({ table_name: 'loan_notes', field_name: 'branch', data_type: 'Branch' }), 'Foreign key');
   assert.equal(leafOf({ table_name: 'loan_notes', field_name: 'guarantor', data_type: 'Guarantor' }), 'Foreign key');
-  assert.equal(leafOf({ table_name: 'payments', field_name: 'channel', data_type: 'SettlementChannelType?' }), 'Category');
+  assert.equal(
+    leafOf({ table_name: 'payments', field_name: 'channel', data_type: 'SettlementChannelType?' }),
+    'Category',
+  );
   // A class named after personal data holds that data; a telling name beats the class.
   assert.equal(leafOf({ table_name: 'borrowers', field_name: 'address', data_type: 'Address' }), 'Postal address');
   assert.equal(leafOf({ table_name: 'borrowers', field_name: 'gender', data_type: 'CodeValue' }), 'Gender');
@@ -579,14 +1037,23 @@ test('a column typed by an entity class is a reference to it, by an enumeration 
 });
 
 test('one-time codes are secrets, not card codes; cc, bcc and to in a table of mail are addresses, not cards', () => {
-  assert.equal(leafOf({ table_name: 'signups', field_name: 'email_confirmation_code', data_type: 'varchar(12)' }), 'API key or token');
-  assert.equal(leafOf({ table_name: 'accounts', field_name: 'backupRecoveryCode', data_type: 'string(32)' }), 'API key or token');
+  assert.equal(
+    leafOf({ table_name: 'signups', field_name: 'email_confirmation_code', data_type: 'varchar(12)' }),
+    'API key or token',
+  );
+  assert.equal(
+    leafOf({ table_name: 'accounts', field_name: 'backupRecoveryCode', data_type: 'string(32)' }),
+    'API key or token',
+  );
   assert.equal(leafOf({ table_name: 'logins', field_name: 'otp', data_type: 'varchar(8)' }), 'API key or token');
   assert.equal(leafOf({ table_name: 'outbox_messages', field_name: 'cc', data_type: 'text' }), 'Email address');
   assert.equal(leafOf({ table_name: 'outbox_messages', field_name: 'to', data_type: 'text' }), 'Email address');
   assert.equal(leafOf({ table_name: 'drafts', field_name: 'bcc', data_type: 'text' }), 'Email address');
   // Outside mail a card's security code is still one.
-  assert.equal(leafOf({ table_name: 'payment_cards', field_name: 'security_code', data_type: 'varchar(4)' }), 'Card verification code');
+  assert.equal(
+    leafOf({ table_name: 'payment_cards', field_name: 'security_code', data_type: 'varchar(4)' }),
+    'Card verification code',
+  );
 });
 
 test('a tiny integer that nothing else speaks for is a flag, a wider one a metric; names still decide', () => {
@@ -597,29 +1064,57 @@ test('a tiny integer that nothing else speaks for is a flag, a wider one a metri
 });
 
 test("Frappe's Link fields are references; a clinician's or a dependant's name is a person's", () => {
-  assert.equal(leafOf({ table_name: 'tabTreatment Plan', field_name: 'physiotherapist', data_type: 'Link' }), 'Foreign key');
-  assert.equal(leafOf({ table_name: 'tabTreatment Plan', field_name: 'linked_entry', data_type: 'Dynamic Link' }), 'Foreign key');
-  assert.equal(leafOf({ table_name: 'tabTreatment Plan', field_name: 'clinician_name', data_type: 'Data' }), 'Full name');
-  assert.equal(leafOf({ table_name: 'benefits', field_name: 'dependant_name', data_type: 'varchar(100)' }), 'Full name');
+  assert.equal(
+    leafOf({ table_name: 'tabTreatment Plan', field_name: 'physiotherapist', data_type: 'Link' }),
+    'Foreign key',
+  );
+  assert.equal(
+    leafOf({ table_name: 'tabTreatment Plan', field_name: 'linked_entry', data_type: 'Dynamic Link' }),
+    'Foreign key',
+  );
+  assert.equal(
+    leafOf({ table_name: 'tabTreatment Plan', field_name: 'clinician_name', data_type: 'Data' }),
+    'Full name',
+  );
+  assert.equal(
+    leafOf({ table_name: 'benefits', field_name: 'dependant_name', data_type: 'varchar(100)' }),
+    'Full name',
+  );
   // A Link whose name says what it holds keeps it.
   assert.equal(leafOf({ table_name: 'tabTreatment Plan', field_name: 'currency', data_type: 'Link' }), 'Currency code');
 });
 
 test("a person's named conditions are diagnoses, in English and Portuguese; a drawing's stroke is not", () => {
-  assert.equal(leafOf({ table_name: 'applicants_health', field_name: 'diabetic', data_type: 'varchar(1)' }), 'Diagnosis');
+  assert.equal(
+    leafOf({ table_name: 'applicants_health', field_name: 'diabetic', data_type: 'varchar(1)' }),
+    'Diagnosis',
+  );
   assert.equal(leafOf({ table_name: 'intake_forms', field_name: 'asthma', data_type: 'varchar(3)' }), 'Diagnosis');
   assert.equal(leafOf({ table_name: 'triagem', field_name: 'hipertenso', data_type: 'char(1)' }), 'Diagnosis');
-  assert.equal(leafOf({ table_name: 'candidates', field_name: 'family_medical_history', data_type: 'text' }), 'Diagnosis');
+  assert.equal(
+    leafOf({ table_name: 'candidates', field_name: 'family_medical_history', data_type: 'text' }),
+    'Diagnosis',
+  );
   assert.notEqual(leafOf({ table_name: 'canvas_shapes', field_name: 'stroke', data_type: 'varchar(20)' }), 'Diagnosis');
 });
 
 test('a renamed built-in tag keeps its word lists, and its evidence says its new name', () => {
-  const renamed: ClassifierTag[] = tags.map((t) => (t.chain_path.endsWith('/Email address') ? { ...t, chain_path: t.chain_path.replace(/Email address$/, 'E-mail'), builtin_path: t.chain_path } : t));
+  const renamed: ClassifierTag[] = tags.map((t) =>
+    t.chain_path.endsWith('/Email address')
+      ? { ...t, chain_path: t.chain_path.replace(/Email address$/, 'E-mail'), builtin_path: t.chain_path }
+      : t,
+  );
   const context = buildClassifierContext(renamed);
   // Still found by the shipped word lists …
-  assert.equal(classifyField({ table_name: 'users', field_name: 'email', data_type: 'varchar(255)' }, context).chain_path, 'Personal/Contact/E-mail');
+  assert.equal(
+    classifyField({ table_name: 'users', field_name: 'email', data_type: 'varchar(255)' }, context).chain_path,
+    'Personal/Contact/E-mail',
+  );
   // … and every sentence of its evidence names it as the taxonomy does now.
-  const details = classifyField({ table_name: 'users', field_name: 'email', data_type: 'integer' }, context).evidence.map((e) => e.detail);
+  const details = classifyField(
+    { table_name: 'users', field_name: 'email', data_type: 'integer' },
+    context,
+  ).evidence.map((e) => e.detail);
   assert.ok(
     details.some((d) => d.includes('E-mail')),
     details.join(' | '),
@@ -641,7 +1136,12 @@ test('a key of a secret kind is that key; a key named after an entity is a refer
 test('a trailing word that says how a value is kept is not its head', () => {
   assert.equal(leafOf({ table_name: 'customers', field_name: 'name_cached', data_type: 'varchar(255)' }), 'Full name');
   assert.equal(leafOf({ table_name: 'customers', field_name: 'name', data_type: 'varchar(255)' }), 'Full name');
-  assert.equal(leafOf({ table_name: 'users', field_name: 'email_normalized', data_type: 'varchar(255)' }), 'Email address');
-  assert.equal(leafOf({ table_name: 'contacts', field_name: 'phone_formatted', data_type: 'varchar(40)' }), leafOf({ table_name: 'contacts', field_name: 'phone', data_type: 'varchar(40)' }));
+  assert.equal(
+    leafOf({ table_name: 'users', field_name: 'email_normalized', data_type: 'varchar(255)' }),
+    'Email address',
+  );
+  assert.equal(
+    leafOf({ table_name: 'contacts', field_name: 'phone_formatted', data_type: 'varchar(40)' }),
+    leafOf({ table_name: 'contacts', field_name: 'phone', data_type: 'varchar(40)' }),
+  );
 });
-

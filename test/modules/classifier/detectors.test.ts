@@ -143,21 +143,44 @@ test('formatFingerprint is built from kind names only, never from values', () =>
   assert.equal(fp, 'email:0.7,phone:0.3');
   for (const s of samples) assert.ok(!fp.includes(s));
   assert.equal(formatFingerprint([]), null);
-  assert.notEqual(formatFingerprint(['1', '2', '3']), formatFingerprint(['a@b.com', 'c@d.com', 'e@f.com']), 'a format change changes the fingerprint');
+  assert.notEqual(
+    formatFingerprint(['1', '2', '3']),
+    formatFingerprint(['a@b.com', 'c@d.com', 'e@f.com']),
+    'a format change changes the fingerprint',
+  );
 });
 
 test('time zones: IANA names and written offsets, not bare numbers or times of day', () => {
-  for (const v of ['Europe/Berlin', 'america/new_york', 'Asia/Kolkata', 'UTC', '+02:00', '-05:00', 'UTC+5:30', 'GMT-8']) assert.equal(isTimeZone(v), true, v);
-  for (const v of ['-5', '12:30', '+2', 'Europe', 'Berlin', 'Mars/Olympus', 'UTC+25', '2024-01-01']) assert.equal(isTimeZone(v), false, v);
+  for (const v of ['Europe/Berlin', 'america/new_york', 'Asia/Kolkata', 'UTC', '+02:00', '-05:00', 'UTC+5:30', 'GMT-8'])
+    assert.equal(isTimeZone(v), true, v);
+  for (const v of ['-5', '12:30', '+2', 'Europe', 'Berlin', 'Mars/Olympus', 'UTC+25', '2024-01-01'])
+    assert.equal(isTimeZone(v), false, v);
   assert.equal(detectValueKind('Europe/Paris'), 'time_zone');
   assert.equal(detectValueKind('+09:00'), 'time_zone');
   assert.equal(detectValueKind('09:00'), 'time');
 });
 
 test('file paths: names with a file extension, storage URIs, Windows paths; not domains, versions or page paths', () => {
-  for (const v of ['report.pdf', '/srv/uploads/a/1f2e.pdf', 'C:\\Users\\ana\\cv.docx', 's3://bucket/key/obj', 'gs://b/x', 'images/2024/photo 1.JPG', '\\\\fileserver\\share\\a.txt'])
+  for (const v of [
+    'report.pdf',
+    '/srv/uploads/a/1f2e.pdf',
+    'C:\\Users\\ana\\cv.docx',
+    's3://bucket/key/obj',
+    'gs://b/x',
+    'images/2024/photo 1.JPG',
+    '\\\\fileserver\\share\\a.txt',
+  ])
     assert.equal(isFilePath(v), true, v);
-  for (const v of ['example.com', 'v1.2.3', '3.14', 'user.name', '/products/42', 'notes about file.txt here', 'a.b', 'https://x.io/a.pdf'])
+  for (const v of [
+    'example.com',
+    'v1.2.3',
+    '3.14',
+    'user.name',
+    '/products/42',
+    'notes about file.txt here',
+    'a.b',
+    'https://x.io/a.pdf',
+  ])
     assert.equal(isFilePath(v), false, v);
   assert.equal(detectValueKind('invoice-2024-001.pdf'), 'file_path');
   assert.equal(detectValueKind('https://x.io/a.pdf'), 'url', 'a web address stays a URL');
@@ -165,10 +188,26 @@ test('file paths: names with a file extension, storage URIs, Windows paths; not 
 });
 
 test('marital status words in several languages; other words and longer texts are not', () => {
-  for (const v of ['single', 'Married', 'divorcée', 'widowed', 'verheiratet', 'ledig', 'casado', 'célibataire', 'civil partnership']) assert.equal(isMaritalStatus(v), true, v);
-  for (const v of ['double', 'Single room', 'active', 'marriage counselling appointment', 'M', 'S']) assert.equal(isMaritalStatus(v), false, v);
+  for (const v of [
+    'single',
+    'Married',
+    'divorcée',
+    'widowed',
+    'verheiratet',
+    'ledig',
+    'casado',
+    'célibataire',
+    'civil partnership',
+  ])
+    assert.equal(isMaritalStatus(v), true, v);
+  for (const v of ['double', 'Single room', 'active', 'marriage counselling appointment', 'M', 'S'])
+    assert.equal(isMaritalStatus(v), false, v);
   assert.equal(summarizeValues(['single', 'married', 'married', 'divorced']).majority, 'marital_status');
-  assert.notEqual(summarizeValues(['single', 'double', 'twin', 'suite']).majority, 'marital_status', 'one marital word among room types is no majority');
+  assert.notEqual(
+    summarizeValues(['single', 'double', 'twin', 'suite']).majority,
+    'marital_status',
+    'one marital word among room types is no majority',
+  );
 });
 
 test('fingerprints of the new kinds are kind names and shares only', () => {

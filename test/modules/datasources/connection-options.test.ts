@@ -10,7 +10,14 @@ import { adminToken, bearer, buildTestApp, createUser, json, problem, type TestA
 import { describeEachDatabase } from '../../helpers/databases.js';
 
 interface Options {
-  kinds: Array<{ kind: string; label: string; available: boolean; reason: string | null; default_port: number | null; schemas: boolean }>;
+  kinds: Array<{
+    kind: string;
+    label: string;
+    available: boolean;
+    reason: string | null;
+    default_port: number | null;
+    schemas: boolean;
+  }>;
   sqlite_dir: string | null;
   passwords: boolean;
   limits: {
@@ -31,7 +38,9 @@ describeEachDatabase('data-source connection options', (kind) => {
   before(async () => {
     sqliteDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fieldlens-scan-dir-'));
     plain = await buildTestApp(kind);
-    configured = await buildTestApp(kind, { env: { FIELDLENS_SCAN_SQLITE_DIR: sqliteDir, FIELDLENS_SECRET_KEY: randomBytes(32).toString('base64') } });
+    configured = await buildTestApp(kind, {
+      env: { FIELDLENS_SCAN_SQLITE_DIR: sqliteDir, FIELDLENS_SECRET_KEY: randomBytes(32).toString('base64') },
+    });
   });
   after(async () => {
     await plain.close();
@@ -71,19 +80,49 @@ describeEachDatabase('data-source connection options', (kind) => {
   it('gives the limits the create route enforces', async () => {
     const token = await adminToken(configured.app);
     const { limits } = json<Options>(await options(configured, token));
-    const create = (payload: object) => configured.app.inject({ method: 'POST', url: '/api/v1/datasources', headers: bearer(token), payload });
+    const create = (payload: object) =>
+      configured.app.inject({ method: 'POST', url: '/api/v1/datasources', headers: bearer(token), payload });
     const sqlite = (extra: object) => ({ kind: 'sqlite', database: 'x.db', ...extra });
     assert.equal((await create({ name: 'n'.repeat(limits.name_length.max + 1), type: 'postgresql' })).statusCode, 400);
     const tooMany = Array.from({ length: limits.patterns_per_list + 1 }, (_, i) => `t${i}`);
-    assert.equal((await create({ name: 'too-many', type: 'sqlite', connection: sqlite({ exclude_tables: tooMany }) })).statusCode, 400);
-    assert.equal((await create({ name: 'too-long', type: 'sqlite', connection: sqlite({ include_tables: ['p'.repeat(limits.pattern_length.max + 1)] }) })).statusCode, 400);
-    assert.equal((await create({ name: 'too-big', type: 'sqlite', connection: sqlite({ sample_size: limits.sample_size.max + 1 }) })).statusCode, 400);
-    assert.equal((await create({ name: 'too-often', type: 'postgresql', scan_interval_hours: limits.scan_interval_hours.min - 1 })).statusCode, 400);
+    assert.equal(
+      (await create({ name: 'too-many', type: 'sqlite', connection: sqlite({ exclude_tables: tooMany }) })).statusCode,
+      400,
+    );
+    assert.equal(
+      (
+        await create({
+          name: 'too-long',
+          type: 'sqlite',
+          connection: sqlite({ include_tables: ['p'.repeat(limits.pattern_length.max + 1)] }),
+        })
+      ).statusCode,
+      400,
+    );
+    assert.equal(
+      (
+        await create({
+          name: 'too-big',
+          type: 'sqlite',
+          connection: sqlite({ sample_size: limits.sample_size.max + 1 }),
+        })
+      ).statusCode,
+      400,
+    );
+    assert.equal(
+      (await create({ name: 'too-often', type: 'postgresql', scan_interval_hours: limits.scan_interval_hours.min - 1 }))
+        .statusCode,
+      400,
+    );
     // At the limits it is taken (the sqlite file need not exist to be stored).
     const atLimits = await create({
       name: 'n'.repeat(limits.name_length.max),
       type: 'sqlite',
-      connection: sqlite({ exclude_tables: tooMany.slice(1), include_tables: ['p'.repeat(limits.pattern_length.max)], sample_size: limits.sample_size.max }),
+      connection: sqlite({
+        exclude_tables: tooMany.slice(1),
+        include_tables: ['p'.repeat(limits.pattern_length.max)],
+        sample_size: limits.sample_size.max,
+      }),
       scan_interval_hours: limits.scan_interval_hours.max,
     });
     assert.equal(atLimits.statusCode, 201, atLimits.body);

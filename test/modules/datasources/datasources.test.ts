@@ -29,33 +29,42 @@ describeEachDatabase('data sources', (kind) => {
 
   const create = (payload: Record<string, unknown>, as = token) =>
     t.app.inject({ method: 'POST', url: '/api/v1/datasources', headers: bearer(as), payload });
-  const remove = (id: string, as = token) => t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${id}`, headers: bearer(as) });
+  const remove = (id: string, as = token) =>
+    t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${id}`, headers: bearer(as) });
   const list = async (): Promise<DatasourceBody[]> =>
-    json<{ items: DatasourceBody[] }>(await t.app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(token) })).items;
+    json<{ items: DatasourceBody[] }>(
+      await t.app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(token) }),
+    ).items;
 
   it('creates a data source, lists it with its field count, and deletes it with its fields', async () => {
     const response = await create({ name: 'warehouse', type: 'postgresql', description: 'The DWH' });
     assert.equal(response.statusCode, 201);
     const created = json<DatasourceBody>(response);
-    assert.deepEqual({ ...created, id: undefined, created_at: undefined }, {
-      id: undefined,
-      name: 'warehouse',
-      type: 'postgresql',
-      description: 'The DWH',
-      is_sample: false,
-      field_count: 0,
-      connection: null,
-      has_password: false,
-      scan_interval_hours: null,
-      created_at: undefined,
-    });
+    assert.deepEqual(
+      { ...created, id: undefined, created_at: undefined },
+      {
+        id: undefined,
+        name: 'warehouse',
+        type: 'postgresql',
+        description: 'The DWH',
+        is_sample: false,
+        field_count: 0,
+        connection: null,
+        has_password: false,
+        scan_interval_hours: null,
+        created_at: undefined,
+      },
+    );
     const { field_ids } = await importOk(t.app, token, created.id, manyFields(12, 'dw'));
     assert.equal((await list()).find((d) => d.id === created.id)?.field_count, 12);
     assert.equal((await auditActions(t.database, 'datasource.created')).at(-1)?.target_id, created.id);
 
     const deleted = await remove(created.id);
     assert.equal(deleted.statusCode, 204);
-    assert.equal((await list()).some((d) => d.id === created.id), false);
+    assert.equal(
+      (await list()).some((d) => d.id === created.id),
+      false,
+    );
     const field = await t.app.inject({ method: 'GET', url: `/api/v1/fields/${field_ids[0]}`, headers: bearer(token) });
     assert.equal(field.statusCode, 404, 'the fields went with their data source');
     const entry = (await auditActions(t.database, 'datasource.deleted')).at(-1);
@@ -84,7 +93,10 @@ describeEachDatabase('data sources', (kind) => {
     const refused = await create({ name: 'q4', type: 'mysql' });
     assert.equal(refused.statusCode, 403);
     assert.equal(problem(refused).code, 'quota_exceeded');
-    assert.equal((await list()).some((d) => d.name === 'q4'), false);
+    assert.equal(
+      (await list()).some((d) => d.name === 'q4'),
+      false,
+    );
     // Removing an idle one clears it.
     assert.equal((await remove(ids[0] as string)).statusCode, 204);
     const accepted = await create({ name: 'q4', type: 'mysql' });
@@ -93,7 +105,13 @@ describeEachDatabase('data sources', (kind) => {
   });
 
   it('validates the body and the id', async () => {
-    for (const payload of [{ name: '', type: 'pg' }, { name: 'a\u0000b', type: 'pg' }, { name: 'x'.repeat(129), type: 'pg' }, { name: 'ok' }, { name: 'ok', type: 'pg', extra: 1 }]) {
+    for (const payload of [
+      { name: '', type: 'pg' },
+      { name: 'a\u0000b', type: 'pg' },
+      { name: 'x'.repeat(129), type: 'pg' },
+      { name: 'ok' },
+      { name: 'ok', type: 'pg', extra: 1 },
+    ]) {
       const response = await create(payload);
       assert.equal(response.statusCode, 400, JSON.stringify(payload));
       assert.equal(problem(response).code, 'validation_failed');

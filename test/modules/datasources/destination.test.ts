@@ -40,8 +40,11 @@ describeEachDatabase('data-source destinations', (kind) => {
     await t.close();
   });
   afterEach(async () => {
-    const listed = json<{ items: Answer[] }>(await t.app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(token) })).items;
-    for (const d of listed) await t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${d.id}`, headers: bearer(token) });
+    const listed = json<{ items: Answer[] }>(
+      await t.app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(token) }),
+    ).items;
+    for (const d of listed)
+      await t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${d.id}`, headers: bearer(token) });
   });
 
   const fake = async (options: Parameters<typeof startFakePgServer>[0] = {}): Promise<FakePgServer> => {
@@ -49,9 +52,12 @@ describeEachDatabase('data-source destinations', (kind) => {
     servers.push(server);
     return server;
   };
-  const create = (payload: Record<string, unknown>, app = t.app, as = token) => app.inject({ method: 'POST', url: '/api/v1/datasources', headers: bearer(as), payload });
-  const patch = (id: string, payload: Record<string, unknown>, app = t.app, as = token) => app.inject({ method: 'PATCH', url: `/api/v1/datasources/${id}`, headers: bearer(as), payload });
-  const testConnection = (id: string, app = t.app, as = token) => app.inject({ method: 'POST', url: `/api/v1/datasources/${id}/test-connection`, headers: bearer(as) });
+  const create = (payload: Record<string, unknown>, app = t.app, as = token) =>
+    app.inject({ method: 'POST', url: '/api/v1/datasources', headers: bearer(as), payload });
+  const patch = (id: string, payload: Record<string, unknown>, app = t.app, as = token) =>
+    app.inject({ method: 'PATCH', url: `/api/v1/datasources/${id}`, headers: bearer(as), payload });
+  const testConnection = (id: string, app = t.app, as = token) =>
+    app.inject({ method: 'POST', url: `/api/v1/datasources/${id}/test-connection`, headers: bearer(as) });
   const createOk = async (payload: Record<string, unknown>): Promise<Answer> => {
     const response = await create(payload);
     assert.equal(response.statusCode, 201, response.body);
@@ -65,7 +71,11 @@ describeEachDatabase('data-source destinations', (kind) => {
     const base = { kind: 'postgresql', host: '127.0.0.1', port: home.port, database: 'orders', user: 'scan' };
     const created = await createOk({ name: 'orders', type: 'postgresql', connection: { ...base, password: secret } });
     assert.equal((await testConnection(created.id)).statusCode, 200);
-    assert.deepEqual(home.logins, [{ user: 'scan', database: 'orders', password: secret }], 'the password goes where it was given for');
+    assert.deepEqual(
+      home.logins,
+      [{ user: 'scan', database: 'orders', password: secret }],
+      'the password goes where it was given for',
+    );
 
     // A change that keeps the destination keeps the password.
     const kept = await patch(created.id, { connection: { ...base, exclude_tables: ['*_backup'] } });
@@ -89,11 +99,16 @@ describeEachDatabase('data-source destinations', (kind) => {
 
     assert.equal((await testConnection(created.id)).statusCode, 200);
     assert.equal(elsewhere.logins.length, 1, 'the new address was contacted');
-    assert.ok(elsewhere.logins.every((l) => l.password !== secret), 'the old password never reached the new address');
+    assert.ok(
+      elsewhere.logins.every((l) => l.password !== secret),
+      'the old password never reached the new address',
+    );
 
     // A new password in the same request is taken for the new destination.
     const fresh = `${secret}-new`;
-    const withPassword = await patch(created.id, { connection: { ...base, host: 'localhost', port: elsewhere.port, password: fresh } });
+    const withPassword = await patch(created.id, {
+      connection: { ...base, host: 'localhost', port: elsewhere.port, password: fresh },
+    });
     assert.equal(json<Answer>(withPassword).password_dropped, false);
     assert.equal(json<Answer>(withPassword).has_password, true);
     assert.equal((await testConnection(created.id)).statusCode, 200);
@@ -103,7 +118,11 @@ describeEachDatabase('data-source destinations', (kind) => {
 
   it('drops the stored password when kind, host, database or user change, or TLS gets weaker; not for filters or a stronger TLS', async () => {
     const base = { kind: 'postgresql', host: 'db.internal', port: 5432, database: 'crm', user: 'scan', ssl: 'require' };
-    const created = await createOk({ name: 'crm', type: 'postgresql', connection: { ...base, password: 'first-password' } });
+    const created = await createOk({
+      name: 'crm',
+      type: 'postgresql',
+      connection: { ...base, password: 'first-password' },
+    });
     const cases: Array<[Record<string, unknown>, boolean, string]> = [
       [{ include_schemas: ['sales'], sample_size: 20 }, false, 'filters'],
       [{ port: undefined }, false, 'the default port spelled out or not'],
@@ -125,7 +144,11 @@ describeEachDatabase('data-source destinations', (kind) => {
       assert.equal(answer.password_dropped, drops, what);
       assert.equal(answer.has_password, !drops, what);
       if (drops) assert.match(answer.notice ?? '', new RegExp(what.replace(/ .*/, '')), what);
-      assert.equal((await t.app.services.datasources.getScanTarget(created.id)).connection?.password, drops ? undefined : 'first-password', what);
+      assert.equal(
+        (await t.app.services.datasources.getScanTarget(created.id)).connection?.password,
+        drops ? undefined : 'first-password',
+        what,
+      );
       assert.equal(await countRows(t.database, 'audit_log'), before + 1, `${what}: one audit entry`);
     }
     // No stored password: nothing to drop, nothing said.
@@ -138,7 +161,11 @@ describeEachDatabase('data-source destinations', (kind) => {
   it('bounds and cleans the server version a server chooses (5 MB, control and bidi characters) before answering, auditing or logging it', async () => {
     const hostile = `16.1\u202e\u0000\u001b[31m evil\u200b\n${'V'.repeat(5 * 1024 * 1024)}`;
     const server = await fake({ serverVersion: hostile });
-    const created = await createOk({ name: 'hostile', type: 'postgresql', connection: { kind: 'postgresql', host: '127.0.0.1', port: server.port, database: 'd', user: 'u' } });
+    const created = await createOk({
+      name: 'hostile',
+      type: 'postgresql',
+      connection: { kind: 'postgresql', host: '127.0.0.1', port: server.port, database: 'd', user: 'u' },
+    });
     const response = await testConnection(created.id);
     assert.equal(response.statusCode, 200, response.body.slice(0, 300));
     assert.ok(response.body.length < 1000, `answered ${response.body.length} bytes`);
@@ -148,7 +175,9 @@ describeEachDatabase('data-source destinations', (kind) => {
     assert.ok(!UNSAFE.test(version), JSON.stringify(version.slice(0, 60)));
     assert.ok(version.endsWith('…'), 'the cut is marked');
 
-    const audited = (await auditActions(t.database, 'datasource.connection_tested')).filter((e) => e.target_id === created.id);
+    const audited = (await auditActions(t.database, 'datasource.connection_tested')).filter(
+      (e) => e.target_id === created.id,
+    );
     assert.equal(audited.length, 1);
     assert.equal(audited[0]?.details.server_version, version);
     const logs = t.logs.join('');
@@ -157,7 +186,10 @@ describeEachDatabase('data-source destinations', (kind) => {
 
   it('refuses a PostgreSQL host that is a path (a Unix socket) with 422 unless FIELDLENS_SCAN_ALLOW_SOCKETS=on', async () => {
     const socketDir = fs.mkdtempSync(path.join(os.tmpdir(), 'fl-sock-'));
-    const allowing = await buildTestApp(kind, { testDatabase: t.testDatabase, env: { FIELDLENS_SECRET_KEY: KEY, FIELDLENS_SCAN_ALLOW_SOCKETS: 'on' } });
+    const allowing = await buildTestApp(kind, {
+      testDatabase: t.testDatabase,
+      env: { FIELDLENS_SECRET_KEY: KEY, FIELDLENS_SCAN_ALLOW_SOCKETS: 'on' },
+    });
     try {
       const server = await fake({ socketDir, socketPort: 5432 });
       const socketConnection = { kind: 'postgresql', host: socketDir, port: 5432, database: 'd', user: 'u' };
@@ -168,21 +200,39 @@ describeEachDatabase('data-source destinations', (kind) => {
       assert.equal(refused.statusCode, 422, refused.body);
       assert.equal(problem(refused).code, 'unprocessable');
       assert.match(problem(refused).detail, /Unix socket.*FIELDLENS_SCAN_ALLOW_SOCKETS=on/);
-      const network = await createOk({ name: 'network', type: 'postgresql', connection: { ...socketConnection, host: 'db.internal' } });
+      const network = await createOk({
+        name: 'network',
+        type: 'postgresql',
+        connection: { ...socketConnection, host: 'db.internal' },
+      });
       const refusedPatch = await patch(network.id, { connection: socketConnection });
       assert.equal(refusedPatch.statusCode, 422);
-      assert.equal((await t.app.services.datasources.getScanTarget(network.id)).connection?.host, 'db.internal', 'the refused PATCH changed nothing');
-      assert.deepEqual([await countRows(t.database, 'datasources'), await countRows(t.database, 'audit_log')], [before[0]! + 1, before[1]! + 1]);
+      assert.equal(
+        (await t.app.services.datasources.getScanTarget(network.id)).connection?.host,
+        'db.internal',
+        'the refused PATCH changed nothing',
+      );
+      assert.deepEqual(
+        [await countRows(t.database, 'datasources'), await countRows(t.database, 'audit_log')],
+        [before[0]! + 1, before[1]! + 1],
+      );
       assert.equal(server.logins.length, 0, 'nothing was connected');
 
       // On: accepted, and test-connection goes over the socket.
       const allowingToken = await adminToken(allowing.app);
-      const accepted = await create({ name: 'local', type: 'postgresql', connection: socketConnection }, allowing.app, allowingToken);
+      const accepted = await create(
+        { name: 'local', type: 'postgresql', connection: socketConnection },
+        allowing.app,
+        allowingToken,
+      );
       assert.equal(accepted.statusCode, 201, accepted.body);
       const id = json<Answer>(accepted).id;
       const ok = await testConnection(id, allowing.app, allowingToken);
       assert.equal(ok.statusCode, 200, ok.body);
-      assert.deepEqual(server.logins.map((l) => l.database), ['d']);
+      assert.deepEqual(
+        server.logins.map((l) => l.database),
+        ['d'],
+      );
 
       // An instance where sockets are off refuses the stored socket connection too.
       const stored = await testConnection(id);

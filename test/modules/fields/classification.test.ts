@@ -51,8 +51,18 @@ describeEachDatabase('classification of imported fields', (kind) => {
 
   it('classifies a field given no tag, keeps how and why, and stores no sample value anywhere', async () => {
     const { field_ids } = await importOk(t.app, admin, source, [
-      { table_name: 'contacts', field_name: 'col_17', data_type: 'varchar(200)', sample_values: [PLANTED_EMAIL, 'b.person@example.com', 'c@example.net', 'd.e@example.org'] },
-      { table_name: 'payments', field_name: 'pan_value', data_type: 'varchar(19)', sample_values: [PLANTED_CARD, '5555555555554444', '378282246310005'] },
+      {
+        table_name: 'contacts',
+        field_name: 'col_17',
+        data_type: 'varchar(200)',
+        sample_values: [PLANTED_EMAIL, 'b.person@example.com', 'c@example.net', 'd.e@example.org'],
+      },
+      {
+        table_name: 'payments',
+        field_name: 'pan_value',
+        data_type: 'varchar(19)',
+        sample_values: [PLANTED_CARD, '5555555555554444', '378282246310005'],
+      },
       { table_name: 'orders', field_name: 'id', data_type: 'bigint' },
       { table_name: 'orders', field_name: 'created_at', data_type: 'timestamp' },
     ]);
@@ -64,14 +74,22 @@ describeEachDatabase('classification of imported fields', (kind) => {
     assert.match(created!.classification_chain_path, /^Technical\//);
     for (const f of [email!, card!, id!, created!]) {
       assert.equal(f.classification_source, 'classifier');
-      assert.ok(f.classification_confidence !== null && f.classification_confidence >= 0 && f.classification_confidence <= 1);
+      assert.ok(
+        f.classification_confidence !== null && f.classification_confidence >= 0 && f.classification_confidence <= 1,
+      );
       assert.ok(f.classification_evidence.length > 0);
       for (const e of f.classification_evidence) {
-        assert.ok(['name', 'table', 'comment', 'data_type', 'values', 'confirmed_fields', 'anchor'].includes(e.factor), e.factor);
+        assert.ok(
+          ['name', 'table', 'comment', 'data_type', 'values', 'confirmed_fields', 'anchor'].includes(e.factor),
+          e.factor,
+        );
         assert.ok(!e.detail.includes(PLANTED_EMAIL) && !e.detail.includes(PLANTED_CARD), e.detail);
       }
     }
-    assert.ok(email!.classification_evidence.some((e) => e.factor === 'values'), 'the sample values were weighed');
+    assert.ok(
+      email!.classification_evidence.some((e) => e.factor === 'values'),
+      'the sample values were weighed',
+    );
     const stored = await databaseText(t);
     const logged = t.logs.join('\n');
     for (const planted of [PLANTED_EMAIL, PLANTED_CARD]) {
@@ -80,9 +98,15 @@ describeEachDatabase('classification of imported fields', (kind) => {
     }
   });
 
-  it('a classification given by the import is kept as given, without confidence or evidence; a reviewer\'s confirm says so', async () => {
+  it("a classification given by the import is kept as given, without confidence or evidence; a reviewer's confirm says so", async () => {
     const { field_ids } = await importOk(t.app, admin, source, [
-      { table_name: 'given', field_name: 'created_at', data_type: 'timestamp', classification_chain_path: 'Personal/Contact/Email address', level: 'L3' },
+      {
+        table_name: 'given',
+        field_name: 'created_at',
+        data_type: 'timestamp',
+        classification_chain_path: 'Personal/Contact/Email address',
+        level: 'L3',
+      },
     ]);
     const given = await getField(t.app, admin, field_ids[0]!);
     assert.equal(given.classification_source, 'import');
@@ -90,8 +114,16 @@ describeEachDatabase('classification of imported fields', (kind) => {
     assert.deepEqual(given.classification_evidence, []);
     // Re-imported without a classification, a field given one by an import keeps it.
     await importOk(t.app, admin, source, [{ table_name: 'given', field_name: 'created_at', data_type: 'timestamp' }]);
-    assert.equal((await getField(t.app, admin, field_ids[0]!)).classification_chain_path, 'Personal/Contact/Email address');
-    const res = await t.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${field_ids[0]}/confirm`, headers: bearer(admin), payload: { classification_chain_path: 'Technical/Timestamp' } });
+    assert.equal(
+      (await getField(t.app, admin, field_ids[0]!)).classification_chain_path,
+      'Personal/Contact/Email address',
+    );
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/classify/fields/${field_ids[0]}/confirm`,
+      headers: bearer(admin),
+      payload: { classification_chain_path: 'Technical/Timestamp' },
+    });
     assert.equal(res.statusCode, 200, res.body);
     const confirmed = await getField(t.app, admin, field_ids[0]!);
     assert.equal(confirmed.classification_source, 'reviewer');
@@ -99,7 +131,9 @@ describeEachDatabase('classification of imported fields', (kind) => {
   });
 
   it('learns from confirmations: a new field like a confirmed one gets the confirmed tag, with that evidence', async () => {
-    const { field_ids } = await importOk(t.app, admin, source, [{ table_name: 'legacy_a', field_name: 'zq_kto_nr', data_type: 'varchar(20)' }]);
+    const { field_ids } = await importOk(t.app, admin, source, [
+      { table_name: 'legacy_a', field_name: 'zq_kto_nr', data_type: 'varchar(20)' },
+    ]);
     const res = await t.app.inject({
       method: 'POST',
       url: `/api/v1/classify/fields/${field_ids[0]}/confirm`,
@@ -109,10 +143,15 @@ describeEachDatabase('classification of imported fields', (kind) => {
     assert.equal(res.statusCode, 200, res.body);
     // The replica of the catalog (which finds the nearest confirmed fields) follows the change.
     await t.app.services.metricsWorker.drain();
-    const again = await importOk(t.app, admin, source, [{ table_name: 'legacy_b', field_name: 'zq_kto_nr', data_type: 'varchar(20)' }]);
+    const again = await importOk(t.app, admin, source, [
+      { table_name: 'legacy_b', field_name: 'zq_kto_nr', data_type: 'varchar(20)' },
+    ]);
     const learned = await getField(t.app, admin, again.field_ids[0]!);
     assert.equal(learned.classification_chain_path, 'Financial/Bank account number');
-    assert.ok(learned.classification_evidence.some((e) => e.factor === 'confirmed_fields'), JSON.stringify(learned.classification_evidence));
+    assert.ok(
+      learned.classification_evidence.some((e) => e.factor === 'confirmed_fields'),
+      JSON.stringify(learned.classification_evidence),
+    );
   });
 });
 
@@ -127,10 +166,20 @@ describeEachDatabase('re-evaluation when the taxonomy changes', (kind) => {
     const { field_ids } = await importOk(t.app, admin, source, [
       { table_name: 'members', field_name: 'loyalty_points_balance', data_type: 'integer' },
       { table_name: 'members_copy', field_name: 'loyalty_points_balance', data_type: 'integer' },
-      { table_name: 'members_given', field_name: 'loyalty_points_balance', data_type: 'integer', classification_chain_path: 'Technical/Record ID' },
+      {
+        table_name: 'members_given',
+        field_name: 'loyalty_points_balance',
+        data_type: 'integer',
+        classification_chain_path: 'Technical/Record ID',
+      },
     ]);
     const [auto, confirmedId, given] = field_ids as [string, string, string];
-    const confirm = await t.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${confirmedId}/confirm`, headers: bearer(admin), payload: {} });
+    const confirm = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/classify/fields/${confirmedId}/confirm`,
+      headers: bearer(admin),
+      payload: {},
+    });
     assert.equal(confirm.statusCode, 200, confirm.body);
     const before = await Promise.all([auto, confirmedId, given].map((id) => getField(t.app, admin, id)));
 
@@ -139,7 +188,11 @@ describeEachDatabase('re-evaluation when the taxonomy changes', (kind) => {
       method: 'POST',
       url: '/api/v1/classification/tags',
       headers: bearer(admin),
-      payload: { name: 'Loyalty points balance', default_level: 'L3', keywords: ['loyalty points balance', 'loyalty points', 'points balance'] },
+      payload: {
+        name: 'Loyalty points balance',
+        default_level: 'L3',
+        keywords: ['loyalty points balance', 'loyalty points', 'points balance'],
+      },
     });
     assert.equal(created.statusCode, 201, created.body);
     const tagId = json<{ id: number }>(created).id;
@@ -149,13 +202,29 @@ describeEachDatabase('re-evaluation when the taxonomy changes', (kind) => {
     assert.equal(after[0]!.classification_tag_id, tagId, JSON.stringify(after[0]!.classification_evidence));
     assert.equal(after[0]!.classification_source, 'classifier');
     assert.equal(after[0]!.review_status, 'unreviewed');
-    assert.equal(after[1]!.classification_tag_id, before[1]!.classification_tag_id, 'a confirmed field is never re-classified');
-    assert.equal(after[2]!.classification_tag_id, before[2]!.classification_tag_id, 'an import-given classification is never re-classified');
-    const audit = await t.database.db.selectFrom('audit_log').select(['action', 'details']).where('action', '=', 'fields.reclassified').execute();
+    assert.equal(
+      after[1]!.classification_tag_id,
+      before[1]!.classification_tag_id,
+      'a confirmed field is never re-classified',
+    );
+    assert.equal(
+      after[2]!.classification_tag_id,
+      before[2]!.classification_tag_id,
+      'an import-given classification is never re-classified',
+    );
+    const audit = await t.database.db
+      .selectFrom('audit_log')
+      .select(['action', 'details'])
+      .where('action', '=', 'fields.reclassified')
+      .execute();
     assert.equal(audit.length, 1);
     assert.equal(JSON.parse(audit[0]!.details).changed, 1);
     // Done once: a second round finds nothing to do.
     await t.app.services.reclassifyWorker.drain();
-    assert.equal((await t.database.db.selectFrom('audit_log').select('seq').where('action', '=', 'fields.reclassified').execute()).length, 1);
+    assert.equal(
+      (await t.database.db.selectFrom('audit_log').select('seq').where('action', '=', 'fields.reclassified').execute())
+        .length,
+      1,
+    );
   });
 });

@@ -24,15 +24,26 @@ export async function createDatasource(app: FastifyInstance, token: string, name
     headers: bearer(token),
     payload: { name: name ?? `source-${process.pid}-${sourceCounter}`, type: 'postgresql' },
   });
-  if (response.statusCode !== 201) throw new Error(`create data source failed: ${response.statusCode} ${response.body}`);
+  if (response.statusCode !== 201)
+    throw new Error(`create data source failed: ${response.statusCode} ${response.body}`);
   return json<{ id: string }>(response).id;
 }
 
 export async function importFields(app: FastifyInstance, token: string, datasourceId: string, fields: FieldInput[]) {
-  return app.inject({ method: 'POST', url: '/api/v1/fields/import', headers: bearer(token), payload: { datasource_id: datasourceId, fields } });
+  return app.inject({
+    method: 'POST',
+    url: '/api/v1/fields/import',
+    headers: bearer(token),
+    payload: { datasource_id: datasourceId, fields },
+  });
 }
 
-export async function importOk(app: FastifyInstance, token: string, datasourceId: string, fields: FieldInput[]): Promise<{ created: number; updated: number; field_ids: string[] }> {
+export async function importOk(
+  app: FastifyInstance,
+  token: string,
+  datasourceId: string,
+  fields: FieldInput[],
+): Promise<{ created: number; updated: number; field_ids: string[] }> {
   const response = await importFields(app, token, datasourceId, fields);
   if (response.statusCode !== 200) throw new Error(`import failed: ${response.statusCode} ${response.body}`);
   return json(response);
@@ -48,7 +59,10 @@ export function manyFields(count: number, prefix = 'f', chainPath = 'Technical/R
   }));
 }
 
-export async function countRows(database: Database, table: 'fields' | 'datasources' | 'tags' | 'audit_log'): Promise<number> {
+export async function countRows(
+  database: Database,
+  table: 'fields' | 'datasources' | 'tags' | 'audit_log',
+): Promise<number> {
   const row = await database.db
     .selectFrom(table)
     .select((eb) => eb.fn.countAll<number>().as('n'))
@@ -56,7 +70,15 @@ export async function countRows(database: Database, table: 'fields' | 'datasourc
   return Number(row.n);
 }
 
-export async function auditActions(database: Database, action: string): Promise<Array<{ target_id: string | null; details: Record<string, unknown> }>> {
-  const rows = await database.db.selectFrom('audit_log').select(['target_id', 'details']).where('action', '=', action).orderBy('seq').execute();
+export async function auditActions(
+  database: Database,
+  action: string,
+): Promise<Array<{ target_id: string | null; details: Record<string, unknown> }>> {
+  const rows = await database.db
+    .selectFrom('audit_log')
+    .select(['target_id', 'details'])
+    .where('action', '=', action)
+    .orderBy('seq')
+    .execute();
   return rows.map((r) => ({ target_id: r.target_id, details: JSON.parse(r.details) as Record<string, unknown> }));
 }

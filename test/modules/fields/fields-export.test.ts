@@ -30,14 +30,38 @@ describeEachDatabase('field export', (kind) => {
     other = await createDatasource(t.app, token, `=HYPERLINK("x"), other ${kind}`);
     // Names a spreadsheet would misread: quotes, commas, leading formula characters.
     const names = ['plain', 'with,comma', 'with "quotes"', '=SUM(A1:A2)', '+cmd', '-1+1', '@import', 'ok'];
-    const ids = (await importOk(t.app, token, source, names.map((n) => ({ table_name: 'customers', field_name: n, data_type: 'text', classification_chain_path: 'Technical/Record ID' })))).field_ids;
+    const ids = (
+      await importOk(
+        t.app,
+        token,
+        source,
+        names.map((n) => ({
+          table_name: 'customers',
+          field_name: n,
+          data_type: 'text',
+          classification_chain_path: 'Technical/Record ID',
+        })),
+      )
+    ).field_ids;
     tricky = new Map(names.map((n, i) => [ids[i]!, n]));
     // A scan of a real database can bring identifiers with line breaks and tabs (quoted identifiers): stored as found.
-    const multiline = (await importOk(t.app, token, source, [{ table_name: 'customers', field_name: 'multi', classification_chain_path: 'Technical/Record ID' }])).field_ids[0]!;
-    await t.database.db.updateTable('fields').set({ field_name: 'line one\nline two', data_type: '\tvarchar' }).where('id', '=', multiline).execute();
+    const multiline = (
+      await importOk(t.app, token, source, [
+        { table_name: 'customers', field_name: 'multi', classification_chain_path: 'Technical/Record ID' },
+      ])
+    ).field_ids[0]!;
+    await t.database.db
+      .updateTable('fields')
+      .set({ field_name: 'line one\nline two', data_type: '\tvarchar' })
+      .where('id', '=', multiline)
+      .execute();
     tricky.set(multiline, 'line one\nline two');
     await importOk(t.app, token, other, manyFields(5, 'o', 'Personal/Contact/Email address'));
-    await t.database.db.updateTable('fields').set({ severity: 'high', outlier_score: 0.9 }).where('datasource_id', '=', other).execute();
+    await t.database.db
+      .updateTable('fields')
+      .set({ severity: 'high', outlier_score: 0.9 })
+      .where('datasource_id', '=', other)
+      .execute();
   });
   after(async () => t.close());
 
@@ -49,7 +73,10 @@ describeEachDatabase('field export', (kind) => {
       const response = await get('?format=csv');
       assert.equal(response.statusCode, 200, response.body);
       assert.match(String(response.headers['content-type']), /^text\/csv/);
-      assert.match(String(response.headers['content-disposition']), /^attachment; filename="fieldlens-fields-.*\.csv"$/);
+      assert.match(
+        String(response.headers['content-disposition']),
+        /^attachment; filename="fieldlens-fields-.*\.csv"$/,
+      );
       assert.ok(response.body.startsWith(`${EXPORT_COLUMNS.join(',')}\r\n`), response.body.slice(0, 200));
       const rows = parseCsv(response.body);
       assert.equal(rows.length, tricky.size + 5);
@@ -75,7 +102,7 @@ describeEachDatabase('field export', (kind) => {
       assert.ok(body.includes('"with,comma"'));
       assert.ok(body.includes('"with ""quotes"""'));
       assert.ok(body.includes('"line one\nline two"'));
-      assert.ok(body.includes(",'\tvarchar,") || body.includes(",\"'\tvarchar\","), 'a leading tab is prefixed');
+      assert.ok(body.includes(",'\tvarchar,") || body.includes(',"\'\tvarchar",'), 'a leading tab is prefixed');
       for (const line of body.split('\r\n')) {
         for (const cell of line.split(',')) assert.doesNotMatch(cell, /^"?[=+@]/, `no cell starts a formula: ${line}`);
       }
@@ -106,7 +133,10 @@ describeEachDatabase('field export', (kind) => {
       assert.deepEqual(Object.keys(records[0]!), [...EXPORT_COLUMNS]);
       const multi = records.find((r) => r.field_name === 'line one\nline two');
       assert.ok(multi, 'the line break survives inside one NDJSON line');
-      assert.ok(records.some((r) => r.field_name === '=SUM(A1:A2)'), 'NDJSON is data, not for spreadsheets: no prefix');
+      assert.ok(
+        records.some((r) => r.field_name === '=SUM(A1:A2)'),
+        'NDJSON is data, not for spreadsheets: no prefix',
+      );
     }
     const csv = await get('', { accept: 'text/csv' });
     assert.match(String(csv.headers['content-type']), /^text\/csv/);
@@ -140,7 +170,11 @@ describeEachDatabase('field export', (kind) => {
 
   it('is open to every role that may list fields, and refuses bad input with problem+json', async () => {
     const observer = await createUser(t.app, ['observer']);
-    const response = await t.app.inject({ method: 'GET', url: '/api/v1/fields/export', headers: bearer(observer.token) });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/fields/export',
+      headers: bearer(observer.token),
+    });
     assert.equal(response.statusCode, 200);
     const anonymous = await t.app.inject({ method: 'GET', url: '/api/v1/fields/export' });
     assert.equal(problem(anonymous).code, 'unauthorized');

@@ -5,7 +5,18 @@ import { describeEachDatabase } from '../../helpers/databases.js';
 import { createDatasource, importOk, manyFields } from './factories.js';
 
 interface ListBody {
-  items: Array<{ id: string; datasource_id: string; table_name: string; field_name: string; level: string; classification_tag_id: number; outlier_score: number | null; updated_at: string; review_status: string; severity: string | null }>;
+  items: Array<{
+    id: string;
+    datasource_id: string;
+    table_name: string;
+    field_name: string;
+    level: string;
+    classification_tag_id: number;
+    outlier_score: number | null;
+    updated_at: string;
+    review_status: string;
+    severity: string | null;
+  }>;
   next_cursor: string | null;
 }
 
@@ -35,7 +46,10 @@ describeEachDatabase('field list', (kind) => {
       if (i % 5 === 0) continue;
       await t.database.db
         .updateTable('fields')
-        .set({ outlier_score: Math.round((i % 17) * 0.05 * 1000) / 1000 + 0.01, severity: i % 17 > 12 ? 'high' : 'low' })
+        .set({
+          outlier_score: Math.round((i % 17) * 0.05 * 1000) / 1000 + 0.01,
+          severity: i % 17 > 12 ? 'high' : 'low',
+        })
         .where('id', '=', id)
         .execute();
     }
@@ -59,10 +73,7 @@ describeEachDatabase('field list', (kind) => {
         t.clock.advance(1000);
         const [body]: [ListBody, unknown] = await Promise.all([
           list(query),
-          importOk(t.app, token, source, [
-            ...manyFields(3, `a${sort}${page}`),
-            ...manyFields(3, `z${sort}${page}`),
-          ]),
+          importOk(t.app, token, source, [...manyFields(3, `a${sort}${page}`), ...manyFields(3, `z${sort}${page}`)]),
         ]);
         seen.push(...body.items.map((f) => f.id));
         cursor = body.next_cursor;
@@ -77,14 +88,25 @@ describeEachDatabase('field list', (kind) => {
   it('orders by the sort key: name ascending, outlier_score descending with unscored last, updated_at descending', async () => {
     const byName = await list(`datasource_id=${source}&sort=name&limit=500`);
     const names = byName.items.map((f) => f.field_name);
-    assert.deepEqual(names, [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)));
+    assert.deepEqual(
+      names,
+      [...names].sort((a, b) => (a < b ? -1 : a > b ? 1 : 0)),
+    );
 
-    const byScore = (await list(`datasource_id=${source}&sort=outlier_score&limit=500`)).items.map((f) => f.outlier_score);
+    const byScore = (await list(`datasource_id=${source}&sort=outlier_score&limit=500`)).items.map(
+      (f) => f.outlier_score,
+    );
     const firstNull = byScore.indexOf(null);
     assert.ok(firstNull > 0);
-    assert.ok(byScore.slice(firstNull).every((s) => s === null), 'unscored fields come last');
+    assert.ok(
+      byScore.slice(firstNull).every((s) => s === null),
+      'unscored fields come last',
+    );
     const scored = byScore.slice(0, firstNull) as number[];
-    assert.deepEqual(scored, [...scored].sort((a, b) => b - a));
+    assert.deepEqual(
+      scored,
+      [...scored].sort((a, b) => b - a),
+    );
 
     const byUpdated = (await list(`datasource_id=${source}&sort=updated_at&limit=500`)).items.map((f) => f.updated_at);
     assert.deepEqual(byUpdated, [...byUpdated].sort().reverse());
@@ -93,9 +115,23 @@ describeEachDatabase('field list', (kind) => {
   it("answers the queue's filters in outlier order exactly as the filtered catalog sorted (each filter has its own ordered index)", async () => {
     const other = await createDatasource(t.app, token);
     const extra = (await importOk(t.app, token, other, manyFields(30, 'other'))).field_ids;
-    await t.database.db.updateTable('fields').set({ outlier_score: 0.5, severity: 'medium' }).where('id', 'in', extra.slice(0, 20)).execute();
-    await t.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${ids[1]}/defer`, headers: bearer(token), payload: { reason: 'order test' } });
-    await t.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${extra[2]}/defer`, headers: bearer(token), payload: { reason: 'order test' } });
+    await t.database.db
+      .updateTable('fields')
+      .set({ outlier_score: 0.5, severity: 'medium' })
+      .where('id', 'in', extra.slice(0, 20))
+      .execute();
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/classify/fields/${ids[1]}/defer`,
+      headers: bearer(token),
+      payload: { reason: 'order test' },
+    });
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/classify/fields/${extra[2]}/defer`,
+      headers: bearer(token),
+      payload: { reason: 'order test' },
+    });
     const everything: ListBody['items'] = [];
     let next: string | null = null;
     do {
@@ -107,13 +143,26 @@ describeEachDatabase('field list', (kind) => {
     const expected = (keep: (f: ListBody['items'][number]) => boolean) =>
       everything
         .filter(keep)
-        .sort((a, b) => (a.outlier_score === b.outlier_score ? (a.id < b.id ? 1 : -1) : a.outlier_score === null ? 1 : b.outlier_score === null ? -1 : b.outlier_score - a.outlier_score))
+        .sort((a, b) =>
+          a.outlier_score === b.outlier_score
+            ? a.id < b.id
+              ? 1
+              : -1
+            : a.outlier_score === null
+              ? 1
+              : b.outlier_score === null
+                ? -1
+                : b.outlier_score - a.outlier_score,
+        )
         .map((f) => f.id);
     const cases: Array<[string, (f: ListBody['items'][number]) => boolean]> = [
       ['', () => true],
       [`datasource_id=${other}`, (f) => f.datasource_id === other],
       ['review_status=deferred', (f) => f.review_status === 'deferred'],
-      [`datasource_id=${source}&review_status=unreviewed`, (f) => f.datasource_id === source && f.review_status === 'unreviewed'],
+      [
+        `datasource_id=${source}&review_status=unreviewed`,
+        (f) => f.datasource_id === source && f.review_status === 'unreviewed',
+      ],
       [`tag_id=${tagId}`, (f) => f.classification_tag_id === tagId],
       ['level=L2', (f) => f.level === 'L2'],
       // A substring matching half the catalog (SQLite walks the order's index and probes the matches) and a rare one
@@ -144,7 +193,10 @@ describeEachDatabase('field list', (kind) => {
     assert.ok(high.items.length > 0 && high.items.every((f) => f.severity === 'high'));
     assert.equal((await list('review_status=confirmed')).items.length, 0);
     const q = await list(`q=TABLE_1${encodeURIComponent('1')}&datasource_id=${source}&limit=500`);
-    assert.ok(q.items.length >= 20 && q.items.every((f) => f.table_name === 'table_11'), 'case-insensitive substring of the table name');
+    assert.ok(
+      q.items.length >= 20 && q.items.every((f) => f.table_name === 'table_11'),
+      'case-insensitive substring of the table name',
+    );
     const underscore = await list(`q=${encodeURIComponent('%')}&limit=5`);
     assert.equal(underscore.items.length, 0, 'LIKE wildcards in q are taken literally');
     assert.equal((await list(`datasource_id=00000000-0000-4000-8000-000000000000`)).items.length, 0);
@@ -152,7 +204,13 @@ describeEachDatabase('field list', (kind) => {
 
   it('refuses a malformed cursor, a cursor of another sort, and a limit above 500', async () => {
     const first = await list(`sort=name&limit=2`);
-    for (const query of ['cursor=not-a-cursor', `sort=updated_at&cursor=${first.next_cursor}`, 'limit=501', 'limit=0', 'sort=size']) {
+    for (const query of [
+      'cursor=not-a-cursor',
+      `sort=updated_at&cursor=${first.next_cursor}`,
+      'limit=501',
+      'limit=0',
+      'sort=size',
+    ]) {
       const response = await t.app.inject({ method: 'GET', url: `/api/v1/fields?${query}`, headers: bearer(token) });
       assert.equal(response.statusCode, 400, query);
       assert.equal(problem(response).code, 'validation_failed');
@@ -160,7 +218,11 @@ describeEachDatabase('field list', (kind) => {
   });
 
   it('answers 404 for an unknown field id and 400 for a malformed one', async () => {
-    const missing = await t.app.inject({ method: 'GET', url: '/api/v1/fields/00000000-0000-4000-8000-000000000000', headers: bearer(token) });
+    const missing = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/fields/00000000-0000-4000-8000-000000000000',
+      headers: bearer(token),
+    });
     assert.equal(missing.statusCode, 404);
     assert.equal(problem(missing).code, 'not_found');
     const malformed = await t.app.inject({ method: 'GET', url: '/api/v1/fields/123', headers: bearer(token) });

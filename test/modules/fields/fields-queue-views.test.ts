@@ -40,7 +40,9 @@ describeEachDatabase('field list: queue views', (kind) => {
   });
   // The trial allows 3 data sources: each test starts with none.
   beforeEach(async () => {
-    for (const ds of json<{ items: Array<{ id: string }> }>(await t.app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(token) })).items) {
+    for (const ds of json<{ items: Array<{ id: string }> }>(
+      await t.app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(token) }),
+    ).items) {
       await t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${ds.id}`, headers: bearer(token) });
     }
   });
@@ -50,7 +52,11 @@ describeEachDatabase('field list: queue views', (kind) => {
   });
 
   const list = async (query: string): Promise<ListBody> => {
-    const response = await t.app.inject({ method: 'GET', url: `/api/v1/fields?${/(^|&)limit=/.test(query) ? '' : 'limit=500&'}${query}`, headers: bearer(token) });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/fields?${/(^|&)limit=/.test(query) ? '' : 'limit=500&'}${query}`,
+      headers: bearer(token),
+    });
     assert.equal(response.statusCode, 200, response.body);
     return json<ListBody>(response);
   };
@@ -61,7 +67,11 @@ describeEachDatabase('field list: queue views', (kind) => {
     return scanNow(t.app, token, datasourceId);
   };
   const changes = (body: ListBody): Record<string, string | null> =>
-    Object.fromEntries(body.items.map((f) => [`${f.table_name}.${f.field_name}`, f.scan_change] as const).sort(([a], [b]) => (a < b ? -1 : 1)));
+    Object.fromEntries(
+      body.items
+        .map((f) => [`${f.table_name}.${f.field_name}`, f.scan_change] as const)
+        .sort(([a], [b]) => (a < b ? -1 : 1)),
+    );
 
   it('changed=last_scan lists what the last finished scan of each source created, changed or re-classified; scan_change says which', async () => {
     const file = path.join(dir, 'people.db');
@@ -78,7 +88,9 @@ describeEachDatabase('field list: queue views', (kind) => {
     new BetterSqlite(otherFile).exec('create table things (id integer primary key, label text)');
     const otherId = await createScannable(t.app, token, { kind: 'sqlite', database: otherFile });
     const imported = await createDatasource(t.app, token);
-    await importOk(t.app, token, imported, [{ table_name: 'imp', field_name: 'email', classification_chain_path: 'Technical/Record ID' }]);
+    await importOk(t.app, token, imported, [
+      { table_name: 'imp', field_name: 'email', classification_chain_path: 'Technical/Record ID' },
+    ]);
 
     // Before any scan: nothing changed, every scan_change null.
     assert.deepEqual((await list('changed=last_scan')).items, []);
@@ -101,11 +113,25 @@ describeEachDatabase('field list: queue views', (kind) => {
       'things.label': 'new',
     });
     const all = await list('');
-    assert.equal(all.items.find((f) => f.datasource_id === imported)?.scan_change, null, 'an imported field was never scanned');
+    assert.equal(
+      all.items.find((f) => f.datasource_id === imported)?.scan_change,
+      null,
+      'an imported field was never scanned',
+    );
 
     // A reviewer confirms email; then the source changes: email and note change format, a column comes, other stays.
     const before = await catalog(t.database, id);
-    assert.equal((await t.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${before.get('people.email')!.id}/confirm`, headers: bearer(token), payload: {} })).statusCode, 200);
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: `/api/v1/classify/fields/${before.get('people.email')!.id}/confirm`,
+          headers: bearer(token),
+          payload: {},
+        })
+      ).statusCode,
+      200,
+    );
     const db = new BetterSqlite(file);
     db.exec(`
       delete from people;
@@ -118,8 +144,13 @@ describeEachDatabase('field list: queue views', (kind) => {
     assert.deepEqual(rescan.counts, { new: 1, changed: 4, removed: 0, unchanged: 4, classified: 4 });
     const afterRescan = await catalog(t.database, id);
     // What the classifier makes of the new formats: info (text → phone numbers) moves to another tag, note and contact do not.
-    const moved = (k: string) => afterRescan.get(k)!.tag_id !== before.get(k)!.tag_id || afterRescan.get(k)!.level !== before.get(k)!.level;
-    assert.deepEqual(['people.note', 'people.contact', 'people.info'].map(moved), [false, false, true], 'the fixture re-classifies info only');
+    const moved = (k: string) =>
+      afterRescan.get(k)!.tag_id !== before.get(k)!.tag_id || afterRescan.get(k)!.level !== before.get(k)!.level;
+    assert.deepEqual(
+      ['people.note', 'people.contact', 'people.info'].map(moved),
+      [false, false, true],
+      'the fixture re-classifies info only',
+    );
     const note = afterRescan.get('people.info')!;
 
     const expected = {
@@ -133,8 +164,15 @@ describeEachDatabase('field list: queue views', (kind) => {
     };
     assert.deepEqual(changes(await list('changed=last_scan')), expected);
     // Every sort, and the other filters, combine with it.
-    for (const sort of ['risk', 'updated_at', 'name', 'outlier_score']) assert.deepEqual(changes(await list(`changed=last_scan&sort=${sort}`)), expected, sort);
-    const own = { 'people.contact': 'changed', 'people.email': 'changed', 'people.iban': 'new', 'people.info': 'reclassified', 'people.note': 'changed' };
+    for (const sort of ['risk', 'updated_at', 'name', 'outlier_score'])
+      assert.deepEqual(changes(await list(`changed=last_scan&sort=${sort}`)), expected, sort);
+    const own = {
+      'people.contact': 'changed',
+      'people.email': 'changed',
+      'people.iban': 'new',
+      'people.info': 'reclassified',
+      'people.note': 'changed',
+    };
     assert.deepEqual(changes(await list(`changed=last_scan&datasource_id=${id}`)), own);
     const { 'people.email': _confirmed, ...unreviewed } = own;
     assert.deepEqual(changes(await list(`changed=last_scan&datasource_id=${id}&review_status=unreviewed`)), unreviewed);
@@ -153,14 +191,20 @@ describeEachDatabase('field list: queue views', (kind) => {
     // Outside the view the fields say nothing changed; the single-field answer agrees with the list.
     const city = (await list(`datasource_id=${id}&q=city`)).items[0]!;
     assert.equal(city.scan_change, null, 'untouched by the last scan');
-    const one = json<Item>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${note.id}`, headers: bearer(token) }));
+    const one = json<Item>(
+      await t.app.inject({ method: 'GET', url: `/api/v1/fields/${note.id}`, headers: bearer(token) }),
+    );
     assert.equal(one.scan_change, 'reclassified');
 
     // An unchanged rescan touches nothing: the source leaves the view, the other source's last scan still counts.
     const quiet = await scan(id);
     assert.deepEqual(quiet.counts, { new: 0, changed: 0, removed: 0, unchanged: 9, classified: 0 });
     assert.deepEqual(changes(await list('changed=last_scan')), { 'things.id': 'new', 'things.label': 'new' });
-    assert.equal(json<Item>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${note.id}`, headers: bearer(token) })).scan_change, null);
+    assert.equal(
+      json<Item>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${note.id}`, headers: bearer(token) }))
+        .scan_change,
+      null,
+    );
   });
 
   it('refuses an unknown changed view and a non-boolean include_sample with 400', async () => {
@@ -173,15 +217,23 @@ describeEachDatabase('field list: queue views', (kind) => {
 
   it('include_sample=false leaves out the sample data sources; the default keeps them', async () => {
     const sample = await createDatasource(t.app, token, `sample-${process.pid}`);
-    await importOk(t.app, token, sample, [{ table_name: 'demo', field_name: 'sample_email', classification_chain_path: 'Technical/Record ID' }]);
+    await importOk(t.app, token, sample, [
+      { table_name: 'demo', field_name: 'sample_email', classification_chain_path: 'Technical/Record ID' },
+    ]);
     await t.database.db.updateTable('datasources').set({ is_sample: 1 }).where('id', '=', sample).execute();
     const own = await createDatasource(t.app, token);
-    await importOk(t.app, token, own, [{ table_name: 'crm', field_name: 'sample_email', classification_chain_path: 'Technical/Record ID' }]);
+    await importOk(t.app, token, own, [
+      { table_name: 'crm', field_name: 'sample_email', classification_chain_path: 'Technical/Record ID' },
+    ]);
     for (const sort of ['risk', 'updated_at', 'name']) {
       const withSample = await list(`q=sample_email&sort=${sort}`);
       assert.deepEqual(withSample.items.map((f) => f.datasource_id).sort(), [own, sample].sort(), sort);
       assert.deepEqual((await list(`q=sample_email&sort=${sort}&include_sample=true`)).items.length, 2);
-      assert.deepEqual((await list(`q=sample_email&sort=${sort}&include_sample=false`)).items.map((f) => f.datasource_id), [own], sort);
+      assert.deepEqual(
+        (await list(`q=sample_email&sort=${sort}&include_sample=false`)).items.map((f) => f.datasource_id),
+        [own],
+        sort,
+      );
     }
     assert.deepEqual((await list(`datasource_id=${sample}&include_sample=false`)).items, []);
     assert.ok((await list('include_sample=false')).items.every((f) => f.datasource_id !== sample));
@@ -197,18 +249,39 @@ describeEachDatabase('field list: queue views', (kind) => {
       ['billing', 'say "hi"'],
       ['hr.people', 'birth_date'],
     ];
-    await importOk(t.app, token, source, names.map(([table, field]) => ({ table_name: table!, field_name: field!, classification_chain_path: 'Technical/Record ID' })));
+    await importOk(
+      t.app,
+      token,
+      source,
+      names.map(([table, field]) => ({
+        table_name: table!,
+        field_name: field!,
+        classification_chain_path: 'Technical/Record ID',
+      })),
+    );
     const found = async (q: string, extra = '') =>
-      (await list(`datasource_id=${source}&q=${encodeURIComponent(q)}${extra}`)).items.map((f) => `${f.table_name}.${f.field_name}`).sort();
+      (await list(`datasource_id=${source}&q=${encodeURIComponent(q)}${extra}`)).items
+        .map((f) => `${f.table_name}.${f.field_name}`)
+        .sort();
     for (const sort of ['risk', 'updated_at', 'name']) {
-      assert.deepEqual(await found('EMAIL', `&sort=${sort}`), ['billing.payer_email', 'crm.Contacts.Email_Address'], sort);
-      assert.deepEqual(await found('contacts', `&sort=${sort}&review_status=unreviewed`), ['crm.Contacts.Email_Address', 'crm.contacts.phone'], sort);
+      assert.deepEqual(
+        await found('EMAIL', `&sort=${sort}`),
+        ['billing.payer_email', 'crm.Contacts.Email_Address'],
+        sort,
+      );
+      assert.deepEqual(
+        await found('contacts', `&sort=${sort}&review_status=unreviewed`),
+        ['crm.Contacts.Email_Address', 'crm.contacts.phone'],
+        sort,
+      );
     }
     // Pages of a substring search in name order follow the name order.
     const byName: string[] = [];
     let cursor: string | null = null;
     do {
-      const page: ListBody = await list(`datasource_id=${source}&q=ill&sort=name&limit=1${cursor ? `&cursor=${cursor}` : ''}`);
+      const page: ListBody = await list(
+        `datasource_id=${source}&q=ill&sort=name&limit=1${cursor ? `&cursor=${cursor}` : ''}`,
+      );
       byName.push(...page.items.map((f) => f.field_name));
       cursor = page.next_cursor;
     } while (cursor);
@@ -220,22 +293,41 @@ describeEachDatabase('field list: queue views', (kind) => {
     assert.deepEqual(await found('r.peo'), ['hr.people.birth_date'], 'the table name as stored, dot included');
     assert.deepEqual(await found('nothing-like-it'), []);
     // A field re-imported keeps being found; the fields of a deleted source are not found any more.
-    await importOk(t.app, token, source, [{ table_name: 'billing', field_name: 'payer_email', classification_chain_path: 'Technical/Timestamp' }]);
+    await importOk(t.app, token, source, [
+      { table_name: 'billing', field_name: 'payer_email', classification_chain_path: 'Technical/Timestamp' },
+    ]);
     assert.deepEqual(await found('payer'), ['billing.payer_email']);
-    assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${source}`, headers: bearer(token) })).statusCode, 204);
+    assert.equal(
+      (await t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${source}`, headers: bearer(token) }))
+        .statusCode,
+      204,
+    );
     assert.deepEqual((await list('q=payer_email')).items, []);
   });
 
   it('answers scores rounded to 3 decimals (the stored value keeps its precision for paging)', async () => {
     const source = await createDatasource(t.app, token);
-    const [a, b] = (await importOk(t.app, token, source, [
-      { table_name: 'r', field_name: 'a', classification_chain_path: 'Technical/Record ID' },
-      { table_name: 'r', field_name: 'b', classification_chain_path: 'Technical/Record ID' },
-    ])).field_ids as [string, string];
-    await t.database.db.updateTable('fields').set({ outlier_score: 0.123456789, risk: 0.987654321, severity: 'low' }).where('id', '=', a).execute();
-    await t.database.db.updateTable('fields').set({ outlier_score: 0.12345, risk: 0.98765, severity: 'low' }).where('id', '=', b).execute();
+    const [a, b] = (
+      await importOk(t.app, token, source, [
+        { table_name: 'r', field_name: 'a', classification_chain_path: 'Technical/Record ID' },
+        { table_name: 'r', field_name: 'b', classification_chain_path: 'Technical/Record ID' },
+      ])
+    ).field_ids as [string, string];
+    await t.database.db
+      .updateTable('fields')
+      .set({ outlier_score: 0.123456789, risk: 0.987654321, severity: 'low' })
+      .where('id', '=', a)
+      .execute();
+    await t.database.db
+      .updateTable('fields')
+      .set({ outlier_score: 0.12345, risk: 0.98765, severity: 'low' })
+      .where('id', '=', b)
+      .execute();
     const body = await list(`datasource_id=${source}&sort=outlier_score`);
-    assert.deepEqual(body.items.map((f) => f.outlier_score), [0.123, 0.123]);
+    assert.deepEqual(
+      body.items.map((f) => f.outlier_score),
+      [0.123, 0.123],
+    );
     const paged = await list(`datasource_id=${source}&sort=risk&limit=1`);
     const rest = await list(`datasource_id=${source}&sort=risk&limit=1&cursor=${paged.next_cursor}`);
     assert.deepEqual([paged.items[0]!.id, rest.items[0]!.id], [a, b], 'the cursor pages on the stored value');

@@ -95,7 +95,10 @@ describe('signLicense / verifyLicenseFile', () => {
 
   it('verifies when any of several trusted keys matches (key rotation)', () => {
     const text = signLicense(makePayload(), keys.privateKeyPem);
-    assert.equal(verifyLicenseFile(text, [otherKeys.publicKeyPem, keys.publicKeyPem]).license_id, makePayload().license_id);
+    assert.equal(
+      verifyLicenseFile(text, [otherKeys.publicKeyPem, keys.publicKeyPem]).license_id,
+      makePayload().license_id,
+    );
   });
 
   it('rejects a license signed by another key', () => {
@@ -122,8 +125,14 @@ describe('signLicense / verifyLicenseFile', () => {
 
   it('rejects a changed armour line', () => {
     const text = signLicense(makePayload(), keys.privateKeyPem);
-    assertLicenseError(() => verifyLicenseFile(text.replace('BEGIN FIELDLENS', 'BEGIN FIELDLENZ'), [keys.publicKeyPem]), 'format');
-    assertLicenseError(() => verifyLicenseFile(text.replace('END FIELDLENS', 'END FIELDLENZ'), [keys.publicKeyPem]), 'format');
+    assertLicenseError(
+      () => verifyLicenseFile(text.replace('BEGIN FIELDLENS', 'BEGIN FIELDLENZ'), [keys.publicKeyPem]),
+      'format',
+    );
+    assertLicenseError(
+      () => verifyLicenseFile(text.replace('END FIELDLENS', 'END FIELDLENZ'), [keys.publicKeyPem]),
+      'format',
+    );
     assertLicenseError(() => verifyLicenseFile(text.replace('-----BEGIN', '----BEGIN'), [keys.publicKeyPem]), 'format');
   });
 
@@ -154,16 +163,27 @@ describe('signLicense / verifyLicenseFile', () => {
       assertLicenseError(() => verifyLicenseFile(encodeFile({ ...envelope, sig }), [keys.publicKeyPem]), 'signature');
     }
     const shortSig = sigBytes.subarray(0, 63).toString('base64');
-    assertLicenseError(() => verifyLicenseFile(encodeFile({ ...envelope, sig: shortSig }), [keys.publicKeyPem]), 'signature');
+    assertLicenseError(
+      () => verifyLicenseFile(encodeFile({ ...envelope, sig: shortSig }), [keys.publicKeyPem]),
+      'signature',
+    );
   });
 
   it('rejects a changed or unknown alg', () => {
     const envelope = decodeFile(signLicense(makePayload(), keys.privateKeyPem));
     for (const alg of ['base64+ed25519 ', 'Base64+ed25519', 'aes-256-gcm+ed25519', 'none', '']) {
-      assertLicenseError(() => verifyLicenseFile(encodeFile({ ...envelope, alg }), [keys.publicKeyPem]), 'format', /algorithm/);
+      assertLicenseError(
+        () => verifyLicenseFile(encodeFile({ ...envelope, alg }), [keys.publicKeyPem]),
+        'format',
+        /algorithm/,
+      );
     }
     // Correctly signed, but under an algorithm name this version does not know.
-    const unknownAlg = signRawLicensePayload(Buffer.from(JSON.stringify(makePayload())), keys.privateKeyPem, 'aes-256-gcm+ed25519');
+    const unknownAlg = signRawLicensePayload(
+      Buffer.from(JSON.stringify(makePayload())),
+      keys.privateKeyPem,
+      'aes-256-gcm+ed25519',
+    );
     assertLicenseError(() => verifyLicenseFile(unknownAlg, [keys.publicKeyPem]), 'format', /aes-256-gcm\+ed25519/);
   });
 
@@ -177,7 +197,8 @@ describe('signLicense / verifyLicenseFile', () => {
       JSON.stringify([envelope.enc, envelope.sig, envelope.alg]),
       'not json at all',
     ];
-    for (const variant of variants) assertLicenseError(() => verifyLicenseFile(encodeFile(variant), [keys.publicKeyPem]), 'format');
+    for (const variant of variants)
+      assertLicenseError(() => verifyLicenseFile(encodeFile(variant), [keys.publicKeyPem]), 'format');
   });
 
   it('rejects non-canonical base64 in enc (same bytes, different text)', () => {
@@ -192,7 +213,10 @@ describe('signLicense / verifyLicenseFile', () => {
     const nonCanonical = `${lastData.slice(0, position)}${alphabet[value | 1]}${enc.slice(lastData.length)}`;
     assert.notEqual(nonCanonical, enc);
     assert.deepEqual(Buffer.from(nonCanonical, 'base64'), Buffer.from(enc, 'base64'));
-    assertLicenseError(() => verifyLicenseFile(encodeFile({ ...envelope, enc: nonCanonical }), [keys.publicKeyPem]), 'format');
+    assertLicenseError(
+      () => verifyLicenseFile(encodeFile({ ...envelope, enc: nonCanonical }), [keys.publicKeyPem]),
+      'format',
+    );
   });
 
   it('rejects a truncated file at every line boundary and mid-line', () => {
@@ -207,7 +231,11 @@ describe('signLicense / verifyLicenseFile', () => {
 
   it('rejects content before or after the armour', () => {
     const text = signLicense(makePayload(), keys.privateKeyPem);
-    assertLicenseError(() => verifyLicenseFile(`${text}garbage`, [keys.publicKeyPem]), 'format', /after the end marker/);
+    assertLicenseError(
+      () => verifyLicenseFile(`${text}garbage`, [keys.publicKeyPem]),
+      'format',
+      /after the end marker/,
+    );
     assertLicenseError(() => verifyLicenseFile(`${text}\n\nsku_tier: enterprise\n`, [keys.publicKeyPem]), 'format');
     assertLicenseError(() => verifyLicenseFile(`${text}${text}`, [keys.publicKeyPem]), 'format');
     assertLicenseError(() => verifyLicenseFile(`tier=enterprise\n${text}`, [keys.publicKeyPem]), 'format');
@@ -231,10 +259,16 @@ describe('signLicense / verifyLicenseFile', () => {
 
   it('throws a plain Error (not a file error) when the trusted key is unusable', () => {
     const text = signLicense(makePayload(), keys.privateKeyPem);
-    assert.throws(() => verifyLicenseFile(text, []), (error: unknown) => !(error instanceof LicenseFileError) && /no trusted/.test((error as Error).message));
+    assert.throws(
+      () => verifyLicenseFile(text, []),
+      (error: unknown) => !(error instanceof LicenseFileError) && /no trusted/.test((error as Error).message),
+    );
     assert.throws(() => verifyLicenseFile(text, [keys.privateKeyPem]), /private key/);
     assert.throws(() => verifyLicenseFile(text, ['not a key']), /not a readable PEM public key/);
-    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({ type: 'spki', format: 'pem' }) as string;
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey.export({
+      type: 'spki',
+      format: 'pem',
+    }) as string;
     assert.throws(() => verifyLicenseFile(text, [rsa]), /Ed25519/);
   });
 });
@@ -252,7 +286,12 @@ describe('payload validation after a valid signature', () => {
     ['unsafe integer quota', { ...valid, quotas: { max_datasources: 2 ** 60, max_users: null } }],
     ['unknown feature', { ...valid, features: { time_travel: true } }],
     ['non-boolean feature', { ...valid, features: { batch_confirm: 'yes' } }],
-    ['__proto__ feature', JSON.parse(JSON.stringify({ ...valid, features: {} }).replace('"features":{}', '"features":{"__proto__":true}')) as unknown],
+    [
+      '__proto__ feature',
+      JSON.parse(
+        JSON.stringify({ ...valid, features: {} }).replace('"features":{}', '"features":{"__proto__":true}'),
+      ) as unknown,
+    ],
     ['timestamp without zone', { ...valid, expires_at: '2027-01-01T00:00:00' }],
     ['date only', { ...valid, not_before: '2026-01-01' }],
     ['impossible date', { ...valid, expires_at: '2027-02-30T00:00:00Z' }],
@@ -282,12 +321,18 @@ describe('payload validation after a valid signature', () => {
 
   it('refuses a validly signed payload that is not UTF-8 JSON', () => {
     for (const bytes of [Buffer.from('tier=enterprise'), Buffer.from([0xff, 0xfe, 0x7b, 0x7d])]) {
-      assertLicenseError(() => verifyLicenseFile(signRawLicensePayload(bytes, keys.privateKeyPem), [keys.publicKeyPem]), 'payload');
+      assertLicenseError(
+        () => verifyLicenseFile(signRawLicensePayload(bytes, keys.privateKeyPem), [keys.publicKeyPem]),
+        'payload',
+      );
     }
   });
 
   it('names the offending field', () => {
-    const text = signRawLicensePayload(Buffer.from(JSON.stringify({ ...valid, sku_tier: 'platinum' })), keys.privateKeyPem);
+    const text = signRawLicensePayload(
+      Buffer.from(JSON.stringify({ ...valid, sku_tier: 'platinum' })),
+      keys.privateKeyPem,
+    );
     assertLicenseError(() => verifyLicenseFile(text, [keys.publicKeyPem]), 'payload', /sku_tier/);
   });
 
@@ -304,7 +349,16 @@ describe('payload validation after a valid signature', () => {
     const text = signLicense(makePayload(), keys.privateKeyPem);
     const json = Buffer.from(decodeFile(text).enc, 'base64').toString('utf8');
     assert.deepEqual(Object.keys(JSON.parse(json) as object), [
-      'format', 'license_id', 'customer_name', 'sku_tier', 'status', 'issued_at', 'not_before', 'expires_at', 'quotas', 'features',
+      'format',
+      'license_id',
+      'customer_name',
+      'sku_tier',
+      'status',
+      'issued_at',
+      'not_before',
+      'expires_at',
+      'quotas',
+      'features',
     ]);
   });
 });
@@ -341,7 +395,10 @@ describe('inspectLicenseFile / readLicenseFileUnverified', () => {
   });
 
   it('reports a valid signature over an invalid payload', () => {
-    const text = signRawLicensePayload(Buffer.from(JSON.stringify({ ...makePayload(), sku_tier: 'platinum' })), keys.privateKeyPem);
+    const text = signRawLicensePayload(
+      Buffer.from(JSON.stringify({ ...makePayload(), sku_tier: 'platinum' })),
+      keys.privateKeyPem,
+    );
     const result = inspectLicenseFile(text, [keys.publicKeyPem]);
     assert.equal(result.signature, 'valid');
     assert.equal(result.verified, null);
@@ -358,12 +415,27 @@ describe('inspectLicenseFile / readLicenseFileUnverified', () => {
 
 describe('isIsoTimestamp', () => {
   it('accepts RFC 3339 date-times with a zone', () => {
-    for (const value of ['2026-01-01T00:00:00Z', '2026-01-01T00:00:00.123Z', '2024-02-29T23:59:59+05:30', '2026-12-31T23:59:59-08:00']) {
+    for (const value of [
+      '2026-01-01T00:00:00Z',
+      '2026-01-01T00:00:00.123Z',
+      '2024-02-29T23:59:59+05:30',
+      '2026-12-31T23:59:59-08:00',
+    ]) {
       assert.equal(isIsoTimestamp(value), true, value);
     }
   });
   it('refuses anything else', () => {
-    for (const value of ['2026-01-01', '2026-01-01T00:00:00', '2026-01-01 00:00:00Z', '2025-02-29T00:00:00Z', '2026-01-01T24:00:00Z', '2026-13-01T00:00:00Z', 'tomorrow', 0, null]) {
+    for (const value of [
+      '2026-01-01',
+      '2026-01-01T00:00:00',
+      '2026-01-01 00:00:00Z',
+      '2025-02-29T00:00:00Z',
+      '2026-01-01T24:00:00Z',
+      '2026-13-01T00:00:00Z',
+      'tomorrow',
+      0,
+      null,
+    ]) {
       assert.equal(isIsoTimestamp(value), false, String(value));
     }
   });

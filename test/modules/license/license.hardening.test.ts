@@ -15,7 +15,10 @@ import { DAY, importLicense, issueLicense, keyPair, multipart } from './license.
 const vendor = keyPair();
 const env = { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem };
 
-async function status(t: TestApp, token: string): Promise<{ sku_tier: string; license_status: string; computed_status: string }> {
+async function status(
+  t: TestApp,
+  token: string,
+): Promise<{ sku_tier: string; license_status: string; computed_status: string }> {
   const response = await t.app.inject({ method: 'GET', url: '/api/v1/license/status', headers: bearer(token) });
   assert.equal(response.statusCode, 200, response.body);
   return json(response);
@@ -39,16 +42,25 @@ describeEachDatabase('license hardening', (kind) => {
 
   it('an older license cannot replace a newer one (active → suspended → active again)', async () => {
     const now = t.clock.now();
-    const active = issueLicense(vendor, new Date(now.getTime() - 2 * DAY), { not_before: new Date(now.getTime() - 2 * DAY).toISOString() });
+    const active = issueLicense(vendor, new Date(now.getTime() - 2 * DAY), {
+      not_before: new Date(now.getTime() - 2 * DAY).toISOString(),
+    });
     assert.equal((await importLicense(t.app, token, active)).statusCode, 200);
-    const suspended = issueLicense(vendor, new Date(now.getTime() - DAY), { status: 'suspended', not_before: new Date(now.getTime() - 2 * DAY).toISOString() });
+    const suspended = issueLicense(vendor, new Date(now.getTime() - DAY), {
+      status: 'suspended',
+      not_before: new Date(now.getTime() - 2 * DAY).toISOString(),
+    });
     assert.equal((await importLicense(t.app, token, suspended)).statusCode, 200);
     assert.equal((await status(t, token)).license_status, 'suspended');
 
     const detail = assertProblem(await importLicense(t.app, token, active), 400, 'license_invalid');
     assert.match(detail, /issued at .* before the license in force/);
     assert.equal((await status(t, token)).license_status, 'suspended', 'the newer license stays in force');
-    const failures = await t.database.db.selectFrom('audit_log').select('details').where('action', '=', 'license.import_failed').execute();
+    const failures = await t.database.db
+      .selectFrom('audit_log')
+      .select('details')
+      .where('action', '=', 'license.import_failed')
+      .execute();
     assert.ok(failures.some((row) => (JSON.parse(row.details) as { reason?: string }).reason === 'older'));
 
     // The same license again, or a newer one, is accepted.
@@ -61,7 +73,10 @@ describeEachDatabase('license hardening', (kind) => {
     const license = issueLicense(vendor, t.clock.now());
     for (const extra of [1, 2, 100, 1000, 4095, 4096, 4097, 16 * 1024, 64 * 1024 + 7]) {
       // A valid license padded past the limit: read cut at the limit, it would be refused as 400 instead.
-      const content = Buffer.concat([Buffer.from(license), Buffer.alloc(MAX_LICENSE_FILE_BYTES - license.length + extra, 0x0a)]);
+      const content = Buffer.concat([
+        Buffer.from(license),
+        Buffer.alloc(MAX_LICENSE_FILE_BYTES - license.length + extra, 0x0a),
+      ]);
       assertProblem(await importLicense(t.app, token, content), 413, 'payload_too_large');
     }
   });
@@ -70,7 +85,10 @@ describeEachDatabase('license hardening', (kind) => {
     // The upload streamed as a client sends it: the first chunk ends at the 64 KiB boundary of the file, the rest
     // follows a moment later. Read per chunk, the file's end looked like a complete 64 KiB file.
     const license = issueLicense(vendor, t.clock.now());
-    const content = Buffer.concat([Buffer.from(license), Buffer.alloc(MAX_LICENSE_FILE_BYTES - license.length + 500, 0x0a)]);
+    const content = Buffer.concat([
+      Buffer.from(license),
+      Buffer.alloc(MAX_LICENSE_FILE_BYTES - license.length + 500, 0x0a),
+    ]);
     const body = multipart([{ name: 'file', filename: 'acme.service-license', content }]);
     const split = body.payload.indexOf(content) + MAX_LICENSE_FILE_BYTES;
     async function* chunks() {
@@ -100,22 +118,41 @@ describeEachDatabase('license hardening', (kind) => {
 
     let stdout = '';
     let stderr = '';
-    const code = await runLicenseCommand(['reset-clock'], { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) }, {
-      env: { DATABASE_URL: cliDatabaseUrl(t.testDatabase) },
-      now: () => t.clock.now(),
-    });
+    const code = await runLicenseCommand(
+      ['reset-clock'],
+      { stdout: (s) => (stdout += s), stderr: (s) => (stderr += s) },
+      {
+        env: { DATABASE_URL: cliDatabaseUrl(t.testDatabase) },
+        now: () => t.clock.now(),
+      },
+    );
     assert.equal(code, 0, stderr);
     assert.match(stdout, /lowered from/);
-    const entries = await t.database.db.selectFrom('audit_log').select(['details', 'actor_username']).where('action', '=', 'license.clock_reset').execute();
+    const entries = await t.database.db
+      .selectFrom('audit_log')
+      .select(['details', 'actor_username'])
+      .where('action', '=', 'license.clock_reset')
+      .execute();
     assert.equal(entries.length, 1);
-    assert.equal((JSON.parse(entries[0]!.details) as { high_water_mark: string }).high_water_mark, realNow.toISOString());
+    assert.equal(
+      (JSON.parse(entries[0]!.details) as { high_water_mark: string }).high_water_mark,
+      realNow.toISOString(),
+    );
 
     assert.equal((await status(t, token)).computed_status, 'active');
     assert.equal((await importLicense(t.app, token, issueLicense(vendor, realNow))).statusCode, 200);
 
     // Nothing to reset now: no change, no audit entry.
-    const again = await runLicenseCommand(['reset-clock'], { stdout: () => {}, stderr: () => {} }, { env: { DATABASE_URL: cliDatabaseUrl(t.testDatabase) }, now: () => t.clock.now() });
+    const again = await runLicenseCommand(
+      ['reset-clock'],
+      { stdout: () => {}, stderr: () => {} },
+      { env: { DATABASE_URL: cliDatabaseUrl(t.testDatabase) }, now: () => t.clock.now() },
+    );
     assert.equal(again, 0);
-    assert.equal((await t.database.db.selectFrom('audit_log').select('seq').where('action', '=', 'license.clock_reset').execute()).length, 1);
+    assert.equal(
+      (await t.database.db.selectFrom('audit_log').select('seq').where('action', '=', 'license.clock_reset').execute())
+        .length,
+      1,
+    );
   });
 });

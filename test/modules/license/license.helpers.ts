@@ -61,7 +61,17 @@ export function multipart(parts: Part[]): { payload: Buffer; headers: Record<str
   return { payload: Buffer.concat(chunks), headers: { 'content-type': `multipart/form-data; boundary=${boundary}` } };
 }
 
-export async function importLicense(app: FastifyInstance, token: string, content: string | Buffer, filename = 'acme.service-license'): Promise<LightMyRequestResponse> {
+export async function importLicense(
+  app: FastifyInstance,
+  token: string,
+  content: string | Buffer,
+  filename = 'acme.service-license',
+): Promise<LightMyRequestResponse> {
   const body = multipart([{ name: 'file', filename, content }]);
-  return app.inject({ method: 'POST', url: '/api/v1/license/import', headers: { ...bearer(token), ...body.headers }, payload: body.payload });
+  return app.inject({
+    method: 'POST',
+    url: '/api/v1/license/import',
+    headers: { ...bearer(token), ...body.headers },
+    payload: body.payload,
+  });
 }

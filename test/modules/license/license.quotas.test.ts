@@ -12,7 +12,12 @@ let counter = 0;
 const uniqueName = (prefix: string) => `${prefix}-${process.pid}-${++counter}`;
 
 async function createDatasource(t: TestApp, token: string, name = uniqueName('ds')) {
-  return t.app.inject({ method: 'POST', url: '/api/v1/datasources', headers: bearer(token), payload: { name, type: 'postgresql' } });
+  return t.app.inject({
+    method: 'POST',
+    url: '/api/v1/datasources',
+    headers: bearer(token),
+    payload: { name, type: 'postgresql' },
+  });
 }
 
 async function postUser(t: TestApp, token: string, username = uniqueName('user')) {
@@ -20,14 +25,25 @@ async function postUser(t: TestApp, token: string, username = uniqueName('user')
     method: 'POST',
     url: '/api/v1/users',
     headers: bearer(token),
-    payload: { username, password: 'a-long-enough-passphrase-42', email: `${username}@example.com`, roles: ['observer'] },
+    payload: {
+      username,
+      password: 'a-long-enough-passphrase-42',
+      email: `${username}@example.com`,
+      roles: ['observer'],
+    },
   });
 }
 
 async function status(t: TestApp, token: string) {
   const response = await t.app.inject({ method: 'GET', url: '/api/v1/license/status', headers: bearer(token) });
   assert.equal(response.statusCode, 200, response.body);
-  return json<{ sku_tier: string; computed_status: string; is_expired: boolean; days_remaining: number | null; usage: { datasources: number; users: number } }>(response);
+  return json<{
+    sku_tier: string;
+    computed_status: string;
+    is_expired: boolean;
+    days_remaining: number | null;
+    usage: { datasources: number; users: number };
+  }>(response);
 }
 
 describeEachDatabase('license quotas', (kind) => {
@@ -54,7 +70,11 @@ describeEachDatabase('license quotas', (kind) => {
     assert.match(body.detail, /\b3\b/);
     assert.equal((await status(t, token)).usage.datasources, 3);
 
-    const deleted = await t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${ids[0]}`, headers: bearer(token) });
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/datasources/${ids[0]}`,
+      headers: bearer(token),
+    });
     assert.equal(deleted.statusCode, 204);
     assert.equal((await createDatasource(t, token)).statusCode, 201);
     assert.equal((await createDatasource(t, token)).statusCode, 403);
@@ -70,21 +90,37 @@ describeEachDatabase('license quotas', (kind) => {
     assert.match(body.detail, /max_users/);
     assert.match(body.detail, /\b5\b/);
 
-    const disabled = await t.app.inject({ method: 'PATCH', url: `/api/v1/users/${users[0]?.id}`, headers: bearer(token), payload: { disabled: true } });
+    const disabled = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/users/${users[0]?.id}`,
+      headers: bearer(token),
+      payload: { disabled: true },
+    });
     assert.equal(disabled.statusCode, 200);
     assert.equal((await postUser(t, token)).statusCode, 201);
-    const reenabled = await t.app.inject({ method: 'PATCH', url: `/api/v1/users/${users[0]?.id}`, headers: bearer(token), payload: { disabled: false } });
+    const reenabled = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/users/${users[0]?.id}`,
+      headers: bearer(token),
+      payload: { disabled: false },
+    });
     assert.equal(reenabled.statusCode, 403);
     assert.equal(problem(reenabled).code, 'quota_exceeded');
   });
 
   it('clears the quota when a larger license is imported, and a smaller one brings it back', async () => {
-    const larger = issueLicense(vendor, t.clock.now(), { sku_tier: 'pro', quotas: { max_datasources: 5, max_users: 10 } });
+    const larger = issueLicense(vendor, t.clock.now(), {
+      sku_tier: 'pro',
+      quotas: { max_datasources: 5, max_users: 10 },
+    });
     assert.equal((await importLicense(t.app, token, larger)).statusCode, 200);
     assert.equal((await createDatasource(t, token)).statusCode, 201);
     assert.equal((await postUser(t, token)).statusCode, 201);
 
-    const smaller = issueLicense(vendor, t.clock.now(), { sku_tier: 'lite', quotas: { max_datasources: 1, max_users: 2 } });
+    const smaller = issueLicense(vendor, t.clock.now(), {
+      sku_tier: 'lite',
+      quotas: { max_datasources: 1, max_users: 2 },
+    });
     assert.equal((await importLicense(t.app, token, smaller)).statusCode, 200);
     assert.equal(problem(await createDatasource(t, token)).code, 'quota_exceeded');
     assert.equal(problem(await postUser(t, token)).code, 'quota_exceeded');
@@ -93,7 +129,10 @@ describeEachDatabase('license quotas', (kind) => {
     assert.equal(list.statusCode, 200);
     assert.equal(json<{ items: unknown[] }>(list).items.length, 4);
 
-    const unlimited = issueLicense(vendor, t.clock.now(), { sku_tier: 'enterprise', quotas: { max_datasources: null, max_users: null } });
+    const unlimited = issueLicense(vendor, t.clock.now(), {
+      sku_tier: 'enterprise',
+      quotas: { max_datasources: null, max_users: null },
+    });
     assert.equal((await importLicense(t.app, token, unlimited)).statusCode, 200);
     assert.equal((await createDatasource(t, token)).statusCode, 201);
   });
@@ -158,11 +197,25 @@ describeEachDatabase('license expiry and clock rollback', (kind) => {
         assert.equal(body.code, 'license_inactive');
         assert.match(body.detail, /expired/);
       }
-      const reenable = await t.app.inject({ method: 'PATCH', url: `/api/v1/users/${user.id}`, headers: bearer(token), payload: { disabled: true } });
+      const reenable = await t.app.inject({
+        method: 'PATCH',
+        url: `/api/v1/users/${user.id}`,
+        headers: bearer(token),
+        payload: { disabled: true },
+      });
       assert.equal(reenable.statusCode, 200, 'disabling needs no license');
-      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/users', headers: bearer(token) })).statusCode, 200);
-      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(token) })).statusCode, 200);
-      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(token) })).statusCode, 200);
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/api/v1/users', headers: bearer(token) })).statusCode,
+        200,
+      );
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(token) })).statusCode,
+        200,
+      );
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(token) })).statusCode,
+        200,
+      );
 
       // A renewed license ends it.
       const renewed = issueLicense(vendor, t.clock.now(), { sku_tier: 'pro' });

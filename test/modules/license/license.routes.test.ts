@@ -28,7 +28,12 @@ async function status(t: TestApp, token: string): Promise<Status> {
 }
 
 async function auditEntries(t: TestApp, action: string) {
-  const rows = await t.database.db.selectFrom('audit_log').selectAll().where('action', '=', action).orderBy('seq').execute();
+  const rows = await t.database.db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('action', '=', action)
+    .orderBy('seq')
+    .execute();
   return rows.map((row) => ({ ...row, details: JSON.parse(row.details) as Record<string, unknown> }));
 }
 
@@ -69,30 +74,63 @@ describeEachDatabase('license status and import', (kind) => {
       is_expired: false,
       days_remaining: 30,
     });
-    const me = json<{ sku_tier: string }>(await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(token) }));
+    const me = json<{ sku_tier: string }>(
+      await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(token) }),
+    );
     assert.equal(me.sku_tier, 'trial_mock');
   });
 
   it('counts usage live: users that are not disabled, data sources', async () => {
     const user = await createUser(t.app, ['observer'], { token });
-    const ds = await t.app.inject({ method: 'POST', url: '/api/v1/datasources', headers: bearer(token), payload: { name: `usage-${kind}`, type: 'postgresql' } });
+    const ds = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/datasources',
+      headers: bearer(token),
+      payload: { name: `usage-${kind}`, type: 'postgresql' },
+    });
     assert.equal(ds.statusCode, 201, ds.body);
     assert.deepEqual((await status(t, token)).usage, { datasources: 1, users: 2 });
-    await t.app.inject({ method: 'PATCH', url: `/api/v1/users/${user.id}`, headers: bearer(token), payload: { disabled: true } });
-    await t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${json<{ id: string }>(ds).id}`, headers: bearer(token) });
+    await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/users/${user.id}`,
+      headers: bearer(token),
+      payload: { disabled: true },
+    });
+    await t.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/datasources/${json<{ id: string }>(ds).id}`,
+      headers: bearer(token),
+    });
     assert.deepEqual((await status(t, token)).usage, { datasources: 0, users: 1 });
   });
 
   const tiers = [
-    { tier: 'lite', features: { embedding_metrics: true, batch_confirm: false, audit_export: false, sample_data: false }, quotas: { max_datasources: 2, max_users: 3 } },
-    { tier: 'pro', features: { embedding_metrics: true, batch_confirm: true, audit_export: true, sample_data: false }, quotas: { max_datasources: 25, max_users: 200 } },
-    { tier: 'enterprise', features: { embedding_metrics: true, batch_confirm: true, audit_export: true, sample_data: false }, quotas: { max_datasources: null, max_users: null } },
+    {
+      tier: 'lite',
+      features: { embedding_metrics: true, batch_confirm: false, audit_export: false, sample_data: false },
+      quotas: { max_datasources: 2, max_users: 3 },
+    },
+    {
+      tier: 'pro',
+      features: { embedding_metrics: true, batch_confirm: true, audit_export: true, sample_data: false },
+      quotas: { max_datasources: 25, max_users: 200 },
+    },
+    {
+      tier: 'enterprise',
+      features: { embedding_metrics: true, batch_confirm: true, audit_export: true, sample_data: false },
+      quotas: { max_datasources: null, max_users: null },
+    },
   ] as const;
   for (const { tier, features, quotas } of tiers) {
     it(`imports a signed ${tier} license and reports it`, async () => {
       const now = t.clock.now();
       const expiresAt = new Date(now.getTime() + 100 * DAY - 1000).toISOString();
-      const file = issueLicense(vendor, now, { sku_tier: tier, customer_name: `${tier} customer`, expires_at: expiresAt, quotas });
+      const file = issueLicense(vendor, now, {
+        sku_tier: tier,
+        customer_name: `${tier} customer`,
+        expires_at: expiresAt,
+        quotas,
+      });
       const response = await importLicense(t.app, token, file);
       assert.equal(response.statusCode, 200, response.body);
       assert.deepEqual(json(response), { sku_tier: tier, expires_at: expiresAt });
@@ -107,13 +145,19 @@ describeEachDatabase('license status and import', (kind) => {
       assert.deepEqual(body.features_enabled, features);
       assert.equal(body.is_expired, false);
       assert.equal(body.days_remaining, 100);
-      const me = json<{ sku_tier: string }>(await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(token) }));
+      const me = json<{ sku_tier: string }>(
+        await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(token) }),
+      );
       assert.equal(me.sku_tier, tier);
     });
   }
 
   it('reports a perpetual license with expires_at and days_remaining null, and lets payload features override the tier', async () => {
-    const file = issueLicense(vendor, t.clock.now(), { sku_tier: 'lite', expires_at: null, features: { batch_confirm: true } });
+    const file = issueLicense(vendor, t.clock.now(), {
+      sku_tier: 'lite',
+      expires_at: null,
+      features: { batch_confirm: true },
+    });
     const response = await importLicense(t.app, token, file);
     assert.equal(response.statusCode, 200, response.body);
     assert.deepEqual(json(response), { sku_tier: 'lite', expires_at: null });
@@ -144,7 +188,11 @@ describeEachDatabase('license import refusals', (kind) => {
   before(async () => {
     t = await buildTestApp(kind, { env });
     token = await adminToken(t.app);
-    good = issueLicense(vendor, t.clock.now(), { sku_tier: 'pro', customer_name: 'Good Corp', quotas: { max_datasources: 7, max_users: 70 } });
+    good = issueLicense(vendor, t.clock.now(), {
+      sku_tier: 'pro',
+      customer_name: 'Good Corp',
+      quotas: { max_datasources: 7, max_users: 70 },
+    });
     assert.equal((await importLicense(t.app, token, good)).statusCode, 200);
   });
   after(async () => t.close());
@@ -156,7 +204,12 @@ describeEachDatabase('license import refusals', (kind) => {
     assert.deepEqual(body.quotas, { max_datasources: 7, max_users: 70 });
   }
 
-  async function assertRefused(response: Awaited<ReturnType<typeof importLicense>>, httpStatus: number, code: string, reason: string | null): Promise<string> {
+  async function assertRefused(
+    response: Awaited<ReturnType<typeof importLicense>>,
+    httpStatus: number,
+    code: string,
+    reason: string | null,
+  ): Promise<string> {
     assert.equal(response.statusCode, httpStatus, response.body);
     const body = problem(response);
     assert.equal(body.code, code);
@@ -184,30 +237,63 @@ describeEachDatabase('license import refusals', (kind) => {
   });
 
   it('refuses a license signed with another key', async () => {
-    const forged = issueLicense(keyPair(), t.clock.now(), { sku_tier: 'enterprise', quotas: { max_datasources: null, max_users: null } });
+    const forged = issueLicense(keyPair(), t.clock.now(), {
+      sku_tier: 'enterprise',
+      quotas: { max_datasources: null, max_users: null },
+    });
     const detail = await assertRefused(await importLicense(t.app, token, forged), 400, 'license_invalid', 'signature');
     assert.match(detail, /signature/);
   });
 
   it('refuses a truncated file and garbage', async () => {
-    await assertRefused(await importLicense(t.app, token, good.slice(0, Math.floor(good.length / 2))), 400, 'license_invalid', 'format');
+    await assertRefused(
+      await importLicense(t.app, token, good.slice(0, Math.floor(good.length / 2))),
+      400,
+      'license_invalid',
+      'format',
+    );
     await assertRefused(await importLicense(t.app, token, randomBytes(2000)), 400, 'license_invalid', 'format');
     await assertRefused(await importLicense(t.app, token, ''), 400, 'license_invalid', 'format');
   });
 
   it('refuses a valid file whose name does not end in .service-license', async () => {
     const other = issueLicense(vendor, t.clock.now(), { sku_tier: 'enterprise' });
-    const detail = await assertRefused(await importLicense(t.app, token, other, 'acme.txt'), 400, 'license_invalid', 'extension');
+    const detail = await assertRefused(
+      await importLicense(t.app, token, other, 'acme.txt'),
+      400,
+      'license_invalid',
+      'extension',
+    );
     assert.match(detail, /\.service-license/);
-    await assertRefused(await importLicense(t.app, token, other, 'acme.service-license.txt'), 400, 'license_invalid', 'extension');
+    await assertRefused(
+      await importLicense(t.app, token, other, 'acme.service-license.txt'),
+      400,
+      'license_invalid',
+      'extension',
+    );
   });
 
   it('answers a 10 MB upload with 413', async () => {
-    const detail = await assertRefused(await importLicense(t.app, token, Buffer.alloc(10 * 1024 * 1024, 0x41)), 413, 'payload_too_large', 'too_large');
+    const detail = await assertRefused(
+      await importLicense(t.app, token, Buffer.alloc(10 * 1024 * 1024, 0x41)),
+      413,
+      'payload_too_large',
+      'too_large',
+    );
     assert.match(detail, /64 KiB/);
     // Just over the limit is refused too; a file of exactly 64 KiB is read (and refused as a license).
-    await assertRefused(await importLicense(t.app, token, Buffer.alloc(64 * 1024 + 1, 0x41)), 413, 'payload_too_large', 'too_large');
-    await assertRefused(await importLicense(t.app, token, Buffer.alloc(64 * 1024, 0x41)), 400, 'license_invalid', 'format');
+    await assertRefused(
+      await importLicense(t.app, token, Buffer.alloc(64 * 1024 + 1, 0x41)),
+      413,
+      'payload_too_large',
+      'too_large',
+    );
+    await assertRefused(
+      await importLicense(t.app, token, Buffer.alloc(64 * 1024, 0x41)),
+      400,
+      'license_invalid',
+      'format',
+    );
   });
 
   it('answers a multipart body without a file part with 400 validation_failed', async () => {
@@ -217,14 +303,21 @@ describeEachDatabase('license import refusals', (kind) => {
       [{ name: 'comment', content: 'hello' }],
     ]) {
       const body = multipart(parts);
-      const response = await t.app.inject({ method: 'POST', url: '/api/v1/license/import', headers: { ...bearer(token), ...body.headers }, payload: body.payload });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/license/import',
+        headers: { ...bearer(token), ...body.headers },
+        payload: body.payload,
+      });
       await assertRefused(response, 400, 'validation_failed', 'missing_file');
     }
   });
 
   it('refuses an expired license, saying so', async () => {
     const now = t.clock.now();
-    const expired = issueLicense(vendor, new Date(now.getTime() - 40 * DAY), { expires_at: new Date(now.getTime() - DAY).toISOString() });
+    const expired = issueLicense(vendor, new Date(now.getTime() - 40 * DAY), {
+      expires_at: new Date(now.getTime() - DAY).toISOString(),
+    });
     const detail = await assertRefused(await importLicense(t.app, token, expired), 400, 'license_invalid', 'expired');
     assert.match(detail, /expired/);
   });
@@ -232,14 +325,29 @@ describeEachDatabase('license import refusals', (kind) => {
   it('refuses a license that is not yet valid, saying so', async () => {
     const now = t.clock.now();
     const future = issueLicense(vendor, now, { not_before: new Date(now.getTime() + 2 * DAY).toISOString() });
-    const detail = await assertRefused(await importLicense(t.app, token, future), 400, 'license_invalid', 'not_yet_valid');
+    const detail = await assertRefused(
+      await importLicense(t.app, token, future),
+      400,
+      'license_invalid',
+      'not_yet_valid',
+    );
     assert.match(detail, /not yet valid/);
   });
 
   it('answers a body that is not multipart with 415', async () => {
-    const asJson = await t.app.inject({ method: 'POST', url: '/api/v1/license/import', headers: bearer(token), payload: { file: good } });
+    const asJson = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/license/import',
+      headers: bearer(token),
+      payload: { file: good },
+    });
     await assertRefused(asJson, 415, 'unsupported_media_type', null);
-    const asText = await t.app.inject({ method: 'POST', url: '/api/v1/license/import', headers: { ...bearer(token), 'content-type': 'text/plain' }, payload: good });
+    const asText = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/license/import',
+      headers: { ...bearer(token), 'content-type': 'text/plain' },
+      payload: good,
+    });
     await assertRefused(asText, 415, 'unsupported_media_type', null);
     const none = await t.app.inject({ method: 'POST', url: '/api/v1/license/import', headers: bearer(token) });
     await assertRefused(none, 415, 'unsupported_media_type', null);
@@ -259,7 +367,8 @@ describeEachDatabase('license import refusals', (kind) => {
     const failures = await auditEntries(t, 'license.import_failed');
     assert.ok(failures.length >= 15, `got ${failures.length}`);
     const reasons = new Set(failures.map((f) => f.details.reason));
-    for (const reason of ['format', 'signature', 'extension', 'too_large', 'missing_file', 'expired', 'not_yet_valid']) assert.ok(reasons.has(reason), reason);
+    for (const reason of ['format', 'signature', 'extension', 'too_large', 'missing_file', 'expired', 'not_yet_valid'])
+      assert.ok(reasons.has(reason), reason);
     assert.equal((await auditEntries(t, 'license.imported')).length, 1);
   });
 });
@@ -277,7 +386,12 @@ describeEachDatabase('license access', (kind) => {
     assert.equal(anonymousStatus.statusCode, 401);
     assert.equal(problem(anonymousStatus).code, 'unauthorized');
     const body = multipart([{ name: 'file', filename: 'a.service-license', content: file }]);
-    const anonymousImport = await t.app.inject({ method: 'POST', url: '/api/v1/license/import', headers: body.headers, payload: body.payload });
+    const anonymousImport = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/license/import',
+      headers: body.headers,
+      payload: body.payload,
+    });
     assert.equal(anonymousImport.statusCode, 401);
 
     for (const role of ['admin', 'observer'] as const) {
@@ -291,13 +405,17 @@ describeEachDatabase('license access', (kind) => {
     }
     const token = await adminToken(t.app);
     assert.equal((await status(t, token)).sku_tier, 'trial_mock', 'the refused imports changed nothing');
-    assert.equal((await auditEntries(t, 'license.import_failed')).length, 0, 'requests refused before the handler are not import attempts');
+    assert.equal(
+      (await auditEntries(t, 'license.import_failed')).length,
+      0,
+      'requests refused before the handler are not import attempts',
+    );
   });
 
   it('documents both endpoints in OpenAPI, the import as multipart', async () => {
-    const doc = json<{ paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> }; security?: unknown }>> }>(
-      await t.app.inject({ method: 'GET', url: '/openapi.json' }),
-    );
+    const doc = json<{
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> }; security?: unknown }>>;
+    }>(await t.app.inject({ method: 'GET', url: '/openapi.json' }));
     assert.ok(doc.paths['/api/v1/license/status']?.get);
     const post = doc.paths['/api/v1/license/import']?.post;
     assert.ok(post?.requestBody?.content['multipart/form-data']);

@@ -79,30 +79,50 @@ describe('built-in trial', () => {
 
 describe('paid tiers', () => {
   it('lite: embedding_metrics only, quotas from the payload', () => {
-    const result = state({ payload: makePayload({ sku_tier: 'lite', quotas: { max_datasources: 5, max_users: 10 } }), now: at(DAY) });
+    const result = state({
+      payload: makePayload({ sku_tier: 'lite', quotas: { max_datasources: 5, max_users: 10 } }),
+      now: at(DAY),
+    });
     assert.equal(result.sku_tier, 'lite');
     assert.equal(result.computed_status, 'active');
     assert.deepEqual(result.quotas, { max_datasources: 5, max_users: 10 });
-    assert.deepEqual(result.features_enabled, { embedding_metrics: true, batch_confirm: false, audit_export: false, sample_data: false });
+    assert.deepEqual(result.features_enabled, {
+      embedding_metrics: true,
+      batch_confirm: false,
+      audit_export: false,
+      sample_data: false,
+    });
     assert.equal(result.customer_name, 'ACME Corp');
     assert.equal(result.days_remaining, 364);
   });
 
   for (const tier of ['pro', 'enterprise'] as const) {
     it(`${tier}: everything but sample_data, null quotas mean unlimited`, () => {
-      const result = state({ payload: makePayload({ sku_tier: tier, quotas: { max_datasources: null, max_users: 250 } }), now: at(DAY) });
+      const result = state({
+        payload: makePayload({ sku_tier: tier, quotas: { max_datasources: null, max_users: 250 } }),
+        now: at(DAY),
+      });
       assert.equal(result.sku_tier, tier);
       assert.equal(result.license_status, 'active');
       assert.equal(result.computed_status, 'active');
       assert.deepEqual(result.quotas, { max_datasources: null, max_users: 250 });
-      assert.deepEqual(result.features_enabled, { embedding_metrics: true, batch_confirm: true, audit_export: true, sample_data: false });
+      assert.deepEqual(result.features_enabled, {
+        embedding_metrics: true,
+        batch_confirm: true,
+        audit_export: true,
+        sample_data: false,
+      });
       assert.equal(result.expires_at, at(365 * DAY).toISOString());
       assert.equal(result.is_expired, false);
     });
   }
 
   it('a signed trial_mock license takes its quotas and expiry from the payload', () => {
-    const payload = makePayload({ sku_tier: 'trial_mock', expires_at: at(60 * DAY).toISOString(), quotas: { max_datasources: 4, max_users: 8 } });
+    const payload = makePayload({
+      sku_tier: 'trial_mock',
+      expires_at: at(60 * DAY).toISOString(),
+      quotas: { max_datasources: 4, max_users: 8 },
+    });
     const result = state({ payload, now: at(45 * DAY), trialStartedAt: at(-100 * DAY) });
     assert.equal(result.computed_status, 'active');
     assert.equal(result.days_remaining, 15);
@@ -111,19 +131,27 @@ describe('paid tiers', () => {
   });
 
   it('payload features override the tier defaults in both directions', () => {
-    assert.deepEqual(effectiveFeatures(makePayload({ sku_tier: 'lite', features: { batch_confirm: true, embedding_metrics: false } })), {
-      embedding_metrics: false,
-      batch_confirm: true,
-      audit_export: false,
-      sample_data: false,
-    });
+    assert.deepEqual(
+      effectiveFeatures(makePayload({ sku_tier: 'lite', features: { batch_confirm: true, embedding_metrics: false } })),
+      {
+        embedding_metrics: false,
+        batch_confirm: true,
+        audit_export: false,
+        sample_data: false,
+      },
+    );
     assert.deepEqual(effectiveFeatures(makePayload({ sku_tier: 'enterprise', features: { audit_export: false } })), {
       embedding_metrics: true,
       batch_confirm: true,
       audit_export: false,
       sample_data: false,
     });
-    assert.deepEqual(effectiveFeatures(null), { embedding_metrics: true, batch_confirm: true, audit_export: true, sample_data: true });
+    assert.deepEqual(effectiveFeatures(null), {
+      embedding_metrics: true,
+      batch_confirm: true,
+      audit_export: true,
+      sample_data: true,
+    });
   });
 
   it('expires at expires_at exactly', () => {

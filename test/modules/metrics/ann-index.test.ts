@@ -21,7 +21,11 @@ function bruteBest(store: Map<number, Float32Array>, q: Float32Array): number {
   return best;
 }
 
-function recallAt1(index: ReturnType<typeof createNearestIndex>, store: Map<number, Float32Array>, queries: Float32Array[]): number {
+function recallAt1(
+  index: ReturnType<typeof createNearestIndex>,
+  store: Map<number, Float32Array>,
+  queries: Float32Array[],
+): number {
   let hits = 0;
   for (const q of queries) if (index.search(q, 1).keys[0] === bruteBest(store, q)) hits++;
   return hits / queries.length;
@@ -40,7 +44,10 @@ describe('createNearestIndex', () => {
     assert.equal(res.keys.length, 5);
     for (let i = 1; i < res.similarities.length; i++) assert.ok(res.similarities[i - 1]! >= res.similarities[i]!);
     for (let i = 0; i < res.keys.length; i++) {
-      assert.ok(Math.abs(res.similarities[i]! - dot(vs[3]!, vs[res.keys[i]! - 100]!)) < 1e-4, 'similarity is the cosine');
+      assert.ok(
+        Math.abs(res.similarities[i]! - dot(vs[3]!, vs[res.keys[i]! - 100]!)) < 1e-4,
+        'similarity is the cosine',
+      );
     }
   });
 
@@ -84,7 +91,8 @@ describe('createNearestIndex', () => {
     }
     index.remove(999_999); // unknown key: no-op
     assert.equal(index.size, store.size);
-    for (const q of queries) for (const key of index.search(q, 20).keys) assert.ok(!removed.has(key), `removed key ${key} returned`);
+    for (const q of queries)
+      for (const key of index.search(q, 20).keys) assert.ok(!removed.has(key), `removed key ${key} returned`);
     // Searching for a removed vector itself must not return its key.
     assert.ok(!index.search(randomUnit(mulberry32(42)), 5).keys.includes(0));
 

@@ -46,8 +46,14 @@ describe('ThreadedNearestIndex (index shards in worker threads)', () => {
       let hits = 0;
       found.forEach((f, i) => {
         assert.equal(f.keys.length, 5);
-        for (let j = 1; j < 5; j++) assert.ok((f.similarities[j - 1] as number) >= (f.similarities[j] as number), 'best first');
-        f.keys.forEach((key, j) => assert.ok(Math.abs(dot(queries[i] as Float32Array, store.get(key) as Float32Array) - (f.similarities[j] as number)) < 1e-5));
+        for (let j = 1; j < 5; j++)
+          assert.ok((f.similarities[j - 1] as number) >= (f.similarities[j] as number), 'best first');
+        f.keys.forEach((key, j) =>
+          assert.ok(
+            Math.abs(dot(queries[i] as Float32Array, store.get(key) as Float32Array) - (f.similarities[j] as number)) <
+              1e-5,
+          ),
+        );
         const exact = bruteTop(store, queries[i] as Float32Array, 5);
         hits += f.keys.filter((key) => exact.includes(key)).length;
       });
@@ -109,7 +115,9 @@ describe('ThreadedNearestIndex (index shards in worker threads)', () => {
     index.add(1, new Float32Array(DIM).fill(1));
     await index.applied();
     // Fault injection: one shard's thread dies (as it would out of memory).
-    await (index as unknown as { shards: Array<{ worker: { terminate(): Promise<number> } }> }).shards[1]?.worker.terminate();
+    await (
+      index as unknown as { shards: Array<{ worker: { terminate(): Promise<number> } }> }
+    ).shards[1]?.worker.terminate();
     assert.match(String(index.failure?.message), /exited/);
     await assert.rejects(index.search([new Float32Array(DIM).fill(1)], 1), /exited/);
     await assert.rejects(index.applied(), /exited/);

@@ -1,9 +1,19 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { buildFitCalibration, FIT_MIN_MEMBERS, fitScore, fitScores, NO_EVIDENCE_FIT, type FitSource } from '../../../src/modules/metrics/fit-scores.js';
+import {
+  buildFitCalibration,
+  FIT_MIN_MEMBERS,
+  fitScore,
+  fitScores,
+  NO_EVIDENCE_FIT,
+  type FitSource,
+} from '../../../src/modules/metrics/fit-scores.js';
 import { mulberry32 } from '../../../bench/support/random.js';
 
-const sample = (members: number[], others: number[]) => ({ members: Float64Array.from(members).sort(), others: Float64Array.from(others).sort() });
+const sample = (members: number[], others: number[]) => ({
+  members: Float64Array.from(members).sort(),
+  others: Float64Array.from(others).sort(),
+});
 
 describe('fitScore', () => {
   const s = sample([0.1, 0.12, 0.15, 0.2, 0.25, 0.3], [0.6, 0.7, 0.75, 0.8, 0.9, 0.95]);
@@ -39,7 +49,9 @@ function clusters(perTag: number[], levels: string[], noise = 0.35, seed = 3) {
     const n = Math.hypot(...v);
     return v.map((x) => x / n);
   };
-  const centres = perTag.map((_, t) => unit(Float32Array.from({ length: dims }, (_, i) => (i === t ? 1 : 0) + (rng() - 0.5) * 0.1)));
+  const centres = perTag.map((_, t) =>
+    unit(Float32Array.from({ length: dims }, (_, i) => (i === t ? 1 : 0) + (rng() - 0.5) * 0.1)),
+  );
   const embeddings: Float32Array[] = [];
   const tagOf: number[] = [];
   perTag.forEach((n, t) => {
@@ -72,7 +84,13 @@ function clusters(perTag: number[], levels: string[], noise = 0.35, seed = 3) {
     }),
     levels: [...new Set(levels)].map((level) => {
       const members = slotsOfLevel(level);
-      return { level, sum: sumOf(members), count: members.length, members: members.slice(0, 64), others: tagOf.flatMap((t, slot) => (levels[t - 1] !== level ? [slot] : [])).slice(0, 64) };
+      return {
+        level,
+        sum: sumOf(members),
+        count: members.length,
+        members: members.slice(0, 64),
+        others: tagOf.flatMap((t, slot) => (levels[t - 1] !== level ? [slot] : [])).slice(0, 64),
+      };
     }),
   };
   return { source, embeddings, tagOf, centres, sumOf, slotsOfTag, slotsOfLevel };
@@ -87,10 +105,25 @@ describe('buildFitCalibration and fitScores', () => {
     const rawFor = (slot: number, member: boolean) => {
       const e = c.embeddings[slot]!;
       const sum = member ? tag1.sum : Float32Array.from(tag1.sum, (x, i) => x + e[i]!);
-      return computeAxes({ embedding: e, anchor: tag1.anchor, levelSum: null, levelCount: 0, tagSum: sum, tagCount: member ? tag1.count : tag1.count + 1, peerSample: member ? tag1.peersOf(slot) : tag1.peers, nearest: null }).raw;
+      return computeAxes({
+        embedding: e,
+        anchor: tag1.anchor,
+        levelSum: null,
+        levelCount: 0,
+        tagSum: sum,
+        tagCount: member ? tag1.count : tag1.count + 1,
+        peerSample: member ? tag1.peersOf(slot) : tag1.peers,
+        nearest: null,
+      }).raw;
     };
     const own = fitScores(rawFor(0, true), { tagId: 1, level: 'L1' }, [], 0, calibration).scores;
-    const stranger = fitScores(rawFor(c.slotsOfTag(2)[5]!, false), { tagId: 1, level: 'L1' }, [], 0, calibration).scores;
+    const stranger = fitScores(
+      rawFor(c.slotsOfTag(2)[5]!, false),
+      { tagId: 1, level: 'L1' },
+      [],
+      0,
+      calibration,
+    ).scores;
     for (const k of ['category_anchor', 'peer_mean', 'lower_quartile', 'farthest'] as const) {
       assert.ok(own[k] > 0.7, `own ${k} ${own[k]}`);
       assert.ok(stranger[k] < 0.3, `stranger ${k} ${stranger[k]}`);
@@ -105,8 +138,22 @@ describe('buildFitCalibration and fitScores', () => {
     const l4 = c.sumOf(c.slotsOfLevel('L4'));
     const slot = c.slotsOfTag(2)[0]!; // a field of tag 2 (usually L4)
     const e = c.embeddings[slot]!;
-    const asL4 = computeAxes({ embedding: e, anchor: null, levelSum: l4, levelCount: 80, peerSample: [], nearest: null }).raw;
-    const asL1 = computeAxes({ embedding: e, anchor: null, levelSum: Float32Array.from(l1, (x, i) => x + e[i]!), levelCount: 41, peerSample: [], nearest: null }).raw;
+    const asL4 = computeAxes({
+      embedding: e,
+      anchor: null,
+      levelSum: l4,
+      levelCount: 80,
+      peerSample: [],
+      nearest: null,
+    }).raw;
+    const asL1 = computeAxes({
+      embedding: e,
+      anchor: null,
+      levelSum: Float32Array.from(l1, (x, i) => x + e[i]!),
+      levelCount: 41,
+      peerSample: [],
+      nearest: null,
+    }).raw;
     const right = fitScores(asL4, { tagId: 2, level: 'L4' }, [], 0, calibration).scores.centroid;
     const wrong = fitScores(asL1, { tagId: 2, level: 'L1' }, [], 0, calibration).scores.centroid;
     assert.ok(right > 0.6, `right ${right}`);
@@ -119,16 +166,46 @@ describe('buildFitCalibration and fitScores', () => {
     const small = calibration.tags.get(3)!;
     assert.equal(small.category_anchor.members, calibration.pooledTag.category_anchor.members);
     assert.ok(small.category_anchor.others.length > 0);
-    const scores = fitScores({ category_anchor: 0.2, centroid: 0.2, peer_mean: 0.2, nearest: 0.2, lower_quartile: 0.2, farthest: 0.2 }, { tagId: 3, level: 'L4' }, [], 0, calibration).scores;
+    const scores = fitScores(
+      { category_anchor: 0.2, centroid: 0.2, peer_mean: 0.2, nearest: 0.2, lower_quartile: 0.2, farthest: 0.2 },
+      { tagId: 3, level: 'L4' },
+      [],
+      0,
+      calibration,
+    ).scores;
     for (const v of Object.values(scores)) assert.ok(Number.isFinite(v) && v >= 0 && v <= 1);
   });
 
   it('the nearest bar is whether the nearest fields agree, not how close they are', () => {
     const agree = [0.9, 0.8, 0.7].map((similarity) => ({ similarity, tag_id: 1, level: 'L4' }));
     const disagree = [0.99, 0.98, 0.97].map((similarity) => ({ similarity, tag_id: 2, level: 'L4' }));
-    assert.equal(fitScores({ category_anchor: 0, centroid: 0, peer_mean: 0, nearest: 0.3, lower_quartile: 0, farthest: 0 }, { tagId: 1, level: 'L4' }, agree, 10, null).scores.nearest, 1);
-    assert.equal(fitScores({ category_anchor: 0, centroid: 0, peer_mean: 0, nearest: 0.01, lower_quartile: 0, farthest: 0 }, { tagId: 1, level: 'L4' }, disagree, 10, null).scores.nearest, 0);
-    const none = fitScores({ category_anchor: 0, centroid: 0, peer_mean: 0, nearest: 0, lower_quartile: 0, farthest: 0 }, { tagId: 1, level: 'L4' }, [], 0, null);
+    assert.equal(
+      fitScores(
+        { category_anchor: 0, centroid: 0, peer_mean: 0, nearest: 0.3, lower_quartile: 0, farthest: 0 },
+        { tagId: 1, level: 'L4' },
+        agree,
+        10,
+        null,
+      ).scores.nearest,
+      1,
+    );
+    assert.equal(
+      fitScores(
+        { category_anchor: 0, centroid: 0, peer_mean: 0, nearest: 0.01, lower_quartile: 0, farthest: 0 },
+        { tagId: 1, level: 'L4' },
+        disagree,
+        10,
+        null,
+      ).scores.nearest,
+      0,
+    );
+    const none = fitScores(
+      { category_anchor: 0, centroid: 0, peer_mean: 0, nearest: 0, lower_quartile: 0, farthest: 0 },
+      { tagId: 1, level: 'L4' },
+      [],
+      0,
+      null,
+    );
     assert.equal(none.scores.nearest, NO_EVIDENCE_FIT);
     assert.ok(none.fallbacks.includes('nearest') && none.fallbacks.includes('category_anchor'));
   });

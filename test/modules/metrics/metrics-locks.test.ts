@@ -31,7 +31,12 @@ describeEachDatabase('metrics writer and reviewers on the same rows', (kind) => 
         const rows = await t!.database.db.selectFrom('field_metrics').select('field_id').execute();
         storedWhileHeld = rows.length;
       }
-      await fields.confirmFields(trx, held, { tag_id: 1, level: 'L2', reviewed_at: new Date().toISOString(), reviewed_by: 'test' });
+      await fields.confirmFields(trx, held, {
+        tag_id: 1,
+        level: 'L2',
+        reviewed_at: new Date().toISOString(),
+        reviewed_by: 'test',
+      });
     });
     if (kind === 'postgres') {
       // The rows nobody held were stored; the held ones were skipped, not waited for.

@@ -1,8 +1,22 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { auroc, exactNeighbours, knnDisagreementBaseline, precisionAtK } from '../../../bench/quality/measures.js';
-import { AXIS_KEYS, AxisDistribution, type AxisScores, buildAxisDistributions, computeAxes, computeRawAxes, normalizeAxes } from '../../../src/modules/metrics/axes.js';
-import { computeTagMargins, marginScale, NEAREST_RATIO_EPSILON, nearestTagEvidence, neighbourDisagreement } from '../../../src/modules/metrics/measure-field.js';
+import {
+  AXIS_KEYS,
+  AxisDistribution,
+  type AxisScores,
+  buildAxisDistributions,
+  computeAxes,
+  computeRawAxes,
+  normalizeAxes,
+} from '../../../src/modules/metrics/axes.js';
+import {
+  computeTagMargins,
+  marginScale,
+  NEAREST_RATIO_EPSILON,
+  nearestTagEvidence,
+  neighbourDisagreement,
+} from '../../../src/modules/metrics/measure-field.js';
 import { OUTLIER_WEIGHTS, outlierTerms, outlierScore, severityOf } from '../../../src/modules/metrics/outlier-model.js';
 import { cosine, meanUnit, normalize } from '../../../src/modules/metrics/vectors.js';
 
@@ -93,15 +107,32 @@ describe('computeAxes', () => {
       assert.ok(Number.isFinite(res.raw[k]), k);
       close(res.raw[k], 0.5); // every axis falls back to the anchor similarity (cos 60° = 0.5)
     }
-    assert.deepEqual(new Set(res.fallbacks), new Set(['centroid', 'peer_mean', 'lower_quartile', 'farthest', 'nearest']));
+    assert.deepEqual(
+      new Set(res.fallbacks),
+      new Set(['centroid', 'peer_mean', 'lower_quartile', 'farthest', 'nearest']),
+    );
     assert.equal(res.nearest_peer_similarity, null);
   });
 
   it('without an anchor uses the peer mean, and without anything reports distance 1', () => {
-    const withPeers = computeAxes({ embedding: e, anchor: null, levelSum: null, levelCount: 0, peerSample: [at(60)], nearest: null });
+    const withPeers = computeAxes({
+      embedding: e,
+      anchor: null,
+      levelSum: null,
+      levelCount: 0,
+      peerSample: [at(60)],
+      nearest: null,
+    });
     close(withPeers.raw.category_anchor, 0.5);
     assert.ok(withPeers.fallbacks.includes('category_anchor'));
-    const nothing = computeAxes({ embedding: e, anchor: v(0, 0, 0, 0), levelSum: null, levelCount: 0, peerSample: [], nearest: null });
+    const nothing = computeAxes({
+      embedding: e,
+      anchor: v(0, 0, 0, 0),
+      levelSum: null,
+      levelCount: 0,
+      peerSample: [],
+      nearest: null,
+    });
     for (const k of AXIS_KEYS) close(nothing.raw[k], 1);
     assert.equal(nothing.category_similarity, 0);
   });
@@ -164,7 +195,9 @@ describe('AxisDistribution', () => {
   });
 
   it('normalizeAxes scores every axis in [0, 1] against the catalog', () => {
-    const rows = values.map((x) => Object.fromEntries(AXIS_KEYS.map((k) => [k, x])) as Record<(typeof AXIS_KEYS)[number], number>);
+    const rows = values.map(
+      (x) => Object.fromEntries(AXIS_KEYS.map((k) => [k, x])) as Record<(typeof AXIS_KEYS)[number], number>,
+    );
     const dists = buildAxisDistributions(rows);
     const s = normalizeAxes(rows[100]!, dists);
     for (const k of AXIS_KEYS) close(s[k], 0.9, 0.01);
@@ -238,7 +271,14 @@ describe('neighbour disagreement and the outlier model', () => {
     close(ev.ratio!, ratio(0.97, 0.95));
     assert.ok(ev.ratio! < 0);
     // Neighbours of its own tag only: the farthest of them bounds the closest field of another tag.
-    ev = nearestTagEvidence([{ similarity: 0.9, tag_id: 1 }, { similarity: 0.8, tag_id: 1 }], { tag_id: 1 }, null);
+    ev = nearestTagEvidence(
+      [
+        { similarity: 0.9, tag_id: 1 },
+        { similarity: 0.8, tag_id: 1 },
+      ],
+      { tag_id: 1 },
+      null,
+    );
     close(ev.otherSimilarity!, 0.8);
     close(ev.ratio!, ratio(0.9, 0.8));
     // No other field with its tag: nothing to compare (a lone field is not suspicious for being alone).
@@ -286,7 +326,13 @@ describe('neighbour disagreement and the outlier model', () => {
     }
     prev = -1;
     for (let m = 0.3; m >= -0.3; m -= 0.05) {
-      const o = outlierScore({ scores, neighbourDisagreement: 0.5, peerMargin: m, anchorMargin: m, scales: { peer: 0.05, anchor: 0.05 } });
+      const o = outlierScore({
+        scores,
+        neighbourDisagreement: 0.5,
+        peerMargin: m,
+        anchorMargin: m,
+        scales: { peer: 0.05, anchor: 0.05 },
+      });
       assert.ok(o >= prev, `not monotone at margin ${m}`);
       prev = o;
     }
@@ -296,8 +342,25 @@ describe('neighbour disagreement and the outlier model', () => {
       assert.ok(o >= prev, `not monotone at ratio ${r}`);
       prev = o;
     }
-    const none = { classifierOther: 0, classifierFar: 0, classifierAgrees: 0, expectedLevel: null, under: 0, over: 0, underClassifier: 0, overClassifier: 0, classifierOtherAlone: 0 };
-    const clean = outlierScore({ scores: uniformScores(0.8), neighbourDisagreement: 0, peerMargin: 0.1, anchorMargin: 0.1, nearestRatio: -1, evidence: { ...none, classifierAgrees: 0.9 } });
+    const none = {
+      classifierOther: 0,
+      classifierFar: 0,
+      classifierAgrees: 0,
+      expectedLevel: null,
+      under: 0,
+      over: 0,
+      underClassifier: 0,
+      overClassifier: 0,
+      classifierOtherAlone: 0,
+    };
+    const clean = outlierScore({
+      scores: uniformScores(0.8),
+      neighbourDisagreement: 0,
+      peerMargin: 0.1,
+      anchorMargin: 0.1,
+      nearestRatio: -1,
+      evidence: { ...none, classifierAgrees: 0.9 },
+    });
     // Every neighbour has another tag, another tag fits better, a field of another tag is 5 times closer than any of
     // its own, the classifier names another tag, and the level is two steps below the expected one.
     const suspicious = outlierScore({
@@ -313,7 +376,8 @@ describe('neighbour disagreement and the outlier model', () => {
     // Each classifier and level signal raises the score (classifierAgrees lowers it); a confirmed, unchanged field drops.
     const base = { scores, neighbourDisagreement: 0.5, peerMargin: 0, anchorMargin: 0, evidence: none };
     const at = (e: Partial<typeof none>): number => outlierScore({ ...base, evidence: { ...none, ...e } });
-    for (const k of ['classifierOther', 'under', 'over', 'underClassifier', 'overClassifier'] as const) assert.ok(at({ [k]: 1 }) > at({}), k);
+    for (const k of ['classifierOther', 'under', 'over', 'underClassifier', 'overClassifier'] as const)
+      assert.ok(at({ [k]: 1 }) > at({}), k);
     assert.ok(at({ classifierAgrees: 1 }) < at({}));
     assert.ok(at({ under: 2 }) > at({ under: 1 }));
     assert.ok(outlierScore({ ...base, evidence: { ...none, classifierOther: 1 }, confirmedUnchanged: true }) < 0.01);
@@ -323,8 +387,14 @@ describe('neighbour disagreement and the outlier model', () => {
   it('the nearest-field ratio enters with its weight, clipped, and a missing one counts 0', () => {
     const base = { scores: uniformScores(0.5), neighbourDisagreement: 0.5, peerMargin: 0, anchorMargin: 0 };
     close(outlierTerms({ ...base, nearestRatio: 1 }).nearestRatio, OUTLIER_WEIGHTS.nearestRatio);
-    close(outlierTerms({ ...base, nearestRatio: 50 }).nearestRatio, OUTLIER_WEIGHTS.nearestRatio * OUTLIER_WEIGHTS.ratioClip);
-    close(outlierTerms({ ...base, nearestRatio: -50 }).nearestRatio, -OUTLIER_WEIGHTS.nearestRatio * OUTLIER_WEIGHTS.ratioClip);
+    close(
+      outlierTerms({ ...base, nearestRatio: 50 }).nearestRatio,
+      OUTLIER_WEIGHTS.nearestRatio * OUTLIER_WEIGHTS.ratioClip,
+    );
+    close(
+      outlierTerms({ ...base, nearestRatio: -50 }).nearestRatio,
+      -OUTLIER_WEIGHTS.nearestRatio * OUTLIER_WEIGHTS.ratioClip,
+    );
     assert.equal(outlierTerms({ ...base, nearestRatio: null }).nearestRatio, 0);
     assert.equal(outlierTerms({ ...base, nearestRatio: Number.NaN }).nearestRatio, 0);
     assert.equal(outlierScore({ ...base, nearestRatio: null }), outlierScore(base));

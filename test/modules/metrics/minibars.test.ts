@@ -33,20 +33,62 @@ interface Minibars {
 
 /** A small catalog: emails and timestamps, correctly tagged, plus `crm.contact.email` tagged as a timestamp. */
 function smallCatalog(): FieldInput[] {
-  const emails = ['email', 'email_address', 'contact_email', 'user_email', 'billing_email', 'emailAddr', 'work_email', 'customer_email'];
-  const times = ['created_at', 'updated_at', 'deleted_at', 'modified_at', 'inserted_at', 'last_login_at', 'createdTimestamp', 'processed_at'];
+  const emails = [
+    'email',
+    'email_address',
+    'contact_email',
+    'user_email',
+    'billing_email',
+    'emailAddr',
+    'work_email',
+    'customer_email',
+  ];
+  const times = [
+    'created_at',
+    'updated_at',
+    'deleted_at',
+    'modified_at',
+    'inserted_at',
+    'last_login_at',
+    'createdTimestamp',
+    'processed_at',
+  ];
   return [
-    ...emails.map((f, i) => ({ table_name: `users_${i % 3}`, field_name: f, data_type: 'varchar', classification_chain_path: EMAIL })),
-    ...times.map((f, i) => ({ table_name: `events_${i % 3}`, field_name: f, data_type: 'timestamp', classification_chain_path: TIMESTAMP })),
-    { table_name: 'crm_contact', field_name: 'email', data_type: 'varchar', comment: 'e-mail address of the contact', classification_chain_path: TIMESTAMP },
+    ...emails.map((f, i) => ({
+      table_name: `users_${i % 3}`,
+      field_name: f,
+      data_type: 'varchar',
+      classification_chain_path: EMAIL,
+    })),
+    ...times.map((f, i) => ({
+      table_name: `events_${i % 3}`,
+      field_name: f,
+      data_type: 'timestamp',
+      classification_chain_path: TIMESTAMP,
+    })),
+    {
+      table_name: 'crm_contact',
+      field_name: 'email',
+      data_type: 'varchar',
+      comment: 'e-mail address of the contact',
+      classification_chain_path: TIMESTAMP,
+    },
   ];
 }
 
 async function minibars(app: FastifyInstance, token: string, ids: string[]) {
-  return app.inject({ method: 'POST', url: '/api/v1/classify/fields/embedding-minibars', headers: bearer(token), payload: { field_ids: ids } });
+  return app.inject({
+    method: 'POST',
+    url: '/api/v1/classify/fields/embedding-minibars',
+    headers: bearer(token),
+    payload: { field_ids: ids },
+  });
 }
 
-async function status(app: FastifyInstance, token: string): Promise<{ pending: number; fields: number; last_updated_at: string | null }> {
+async function status(
+  app: FastifyInstance,
+  token: string,
+): Promise<{ pending: number; fields: number; last_updated_at: string | null }> {
   const res = await app.inject({ method: 'GET', url: '/api/v1/classify/metrics/status', headers: bearer(token) });
   assert.equal(res.statusCode, 200);
   return json(res);
@@ -110,7 +152,10 @@ describeEachDatabase('embedding-minibars', (kind) => {
       const body = json<Minibars>(res);
       assert.equal(body.field_count, list.length);
       assert.deepEqual(body.missing_field_ids, []);
-      assert.deepEqual(body.items.map((i) => i.field_id), list);
+      assert.deepEqual(
+        body.items.map((i) => i.field_id),
+        list,
+      );
       for (const item of body.items) assertItem(item, list.length);
       assert.deepEqual(Object.keys(body.baseline_scores).sort(), [...AXES].sort());
       for (const k of AXES) {
@@ -126,7 +171,10 @@ describeEachDatabase('embedding-minibars', (kind) => {
     const res = await minibars(t.app, admin, [ids[1]!, ids[1]!, unknown, ids[2]!]);
     assert.equal(res.statusCode, 200);
     const body = json<Minibars>(res);
-    assert.deepEqual(body.items.map((i) => i.field_id), [ids[1], ids[2]]);
+    assert.deepEqual(
+      body.items.map((i) => i.field_id),
+      [ids[1], ids[2]],
+    );
     assert.equal(body.field_count, 2);
     assert.deepEqual(body.missing_field_ids, [unknown]);
   });
@@ -136,7 +184,11 @@ describeEachDatabase('embedding-minibars', (kind) => {
     const many = Array.from({ length: 501 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
     assert.equal(problem(await minibars(t.app, admin, many)).status, 400);
     assert.equal(problem(await minibars(t.app, admin, ['not-a-uuid'])).status, 400);
-    const res = await t.app.inject({ method: 'POST', url: '/api/v1/classify/fields/embedding-minibars', payload: { field_ids: [ids[0]] } });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/classify/fields/embedding-minibars',
+      payload: { field_ids: [ids[0]] },
+    });
     assert.equal(problem(res).status, 401);
     assert.equal(problem(await t.app.inject({ method: 'GET', url: '/api/v1/classify/metrics/status' })).status, 401);
   });
@@ -153,7 +205,18 @@ describeEachDatabase('embedding-minibars', (kind) => {
     const good = body.items.find((i) => i.field_id === ids[0])!;
     assert.equal(good.severity, 'low', good.reason);
     // The review queue sorts on the copy kept on each field row: it must match the stored metrics exactly.
-    const rows = await t.database.db.selectFrom('fields').innerJoin('field_metrics as m', 'm.field_id', 'fields.id').select(['fields.id', 'fields.outlier_score', 'fields.severity', 'm.outlier_score as m_score', 'm.severity as m_severity']).where('fields.id', 'in', ids).execute();
+    const rows = await t.database.db
+      .selectFrom('fields')
+      .innerJoin('field_metrics as m', 'm.field_id', 'fields.id')
+      .select([
+        'fields.id',
+        'fields.outlier_score',
+        'fields.severity',
+        'm.outlier_score as m_score',
+        'm.severity as m_severity',
+      ])
+      .where('fields.id', 'in', ids)
+      .execute();
     assert.equal(rows.length, ids.length);
     // fields.outlier_score is a 4-byte float (an index key for sorting), field_metrics keeps 8 bytes on PostgreSQL.
     for (const r of rows) {
@@ -178,11 +241,18 @@ describeEachDatabase('embedding-minibars', (kind) => {
     // Scores with 3 decimals (a minibar needs no more), and compressed on the wire when the client accepts it.
     assert.doesNotMatch(res.body, /\d\.\d{4,}/);
     for (const encoding of ['gzip', 'br']) {
-      const packed = await t.app.inject({ method: 'POST', url: '/api/v1/classify/fields/embedding-minibars', headers: { ...bearer(admin), 'accept-encoding': encoding }, payload: { field_ids: list } });
+      const packed = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/classify/fields/embedding-minibars',
+        headers: { ...bearer(admin), 'accept-encoding': encoding },
+        payload: { field_ids: list },
+      });
       assert.equal(packed.statusCode, 200);
       assert.equal(packed.headers['content-encoding'], encoding);
       assert.ok(packed.rawPayload.length <= 100 * 1024, `${encoding}: ${packed.rawPayload.length} bytes`);
-      const text = (encoding === 'gzip' ? gunzipSync(packed.rawPayload) : brotliDecompressSync(packed.rawPayload)).toString('utf8');
+      const text = (
+        encoding === 'gzip' ? gunzipSync(packed.rawPayload) : brotliDecompressSync(packed.rawPayload)
+      ).toString('utf8');
       assert.deepEqual(JSON.parse(text).field_count, 500);
     }
     await t.app.services.metricsWorker.drain();
@@ -205,11 +275,16 @@ describeEachDatabase('embedding-minibars', (kind) => {
     assert.equal(s.pending, 0);
     assert.ok(s.fields >= 17 && s.last_updated_at !== null);
     const afterConfirm = json<Minibars>(await minibars(t.app, admin, [wrong])).items[0]!;
-    assert.ok(afterConfirm.outlier_score < before.outlier_score, `${afterConfirm.outlier_score} < ${before.outlier_score}`);
+    assert.ok(
+      afterConfirm.outlier_score < before.outlier_score,
+      `${afterConfirm.outlier_score} < ${before.outlier_score}`,
+    );
     assert.equal(afterConfirm.severity, 'low', afterConfirm.reason);
 
     // Re-importing a field under another tag makes it suspicious again.
-    const moved = await importOk(t.app, admin, source, [{ table_name: 'users_0', field_name: 'email', data_type: 'varchar', classification_chain_path: TIMESTAMP }]);
+    const moved = await importOk(t.app, admin, source, [
+      { table_name: 'users_0', field_name: 'email', data_type: 'varchar', classification_chain_path: TIMESTAMP },
+    ]);
     assert.equal(moved.field_ids[0], ids[0]);
     assert.ok((await status(t.app, admin)).pending >= 1);
     await t.app.services.metricsWorker.drain();
@@ -220,7 +295,11 @@ describeEachDatabase('embedding-minibars', (kind) => {
   it('drops fields of a deleted data source', async () => {
     const other = await createDatasource(t.app, admin);
     // The same column in another source: the nearest field of its twin.
-    const gone = (await importOk(t.app, admin, other, [{ table_name: 'users_0', field_name: 'email', data_type: 'varchar', classification_chain_path: EMAIL }])).field_ids[0]!;
+    const gone = (
+      await importOk(t.app, admin, other, [
+        { table_name: 'users_0', field_name: 'email', data_type: 'varchar', classification_chain_path: EMAIL },
+      ])
+    ).field_ids[0]!;
     await t.app.services.metricsWorker.drain();
     const namers = json<Minibars>(await minibars(t.app, admin, ids)).items.filter((i) => i.nearest_field_id === gone);
     assert.ok(namers.length > 0);
@@ -252,7 +331,12 @@ describeEachDatabase('embedding-minibars', (kind) => {
     assert.ok(index.failure instanceof Error);
 
     const field = ids[2]!;
-    const res = await t.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${field}/confirm`, headers: bearer(admin), payload: {} });
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/classify/fields/${field}/confirm`,
+      headers: bearer(admin),
+      payload: {},
+    });
     assert.equal(res.statusCode, 200, res.body);
     await worker.drain();
     assert.equal((await status(t.app, admin)).pending, 0);
@@ -308,7 +392,11 @@ describeEachDatabase('embedding-minibars license feature', (kind) => {
     const admin = await adminToken(t.app);
     const source = await createDatasource(t.app, admin);
     const ids = (await importOk(t.app, admin, source, manyFields(3))).field_ids;
-    const imported = await importLicense(t.app, admin, issueLicense(vendor, t.clock.now(), { sku_tier: 'lite', features: { embedding_metrics: false } }));
+    const imported = await importLicense(
+      t.app,
+      admin,
+      issueLicense(vendor, t.clock.now(), { sku_tier: 'lite', features: { embedding_metrics: false } }),
+    );
     assert.equal(imported.statusCode, 200, imported.body);
     const res = await minibars(t.app, admin, ids);
     const p = problem(res);
@@ -337,7 +425,12 @@ describeEachDatabase('embedding-minibars across instances', (kind) => {
     await a.app.services.metricsWorker.drain();
     const before = json<Minibars>(await minibars(b.app, admin, [wrong])).items[0]!;
     assert.ok(first.outlier_score > 0.5 && before.outlier_score > 0.5);
-    const res = await a.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${wrong}/confirm`, headers: bearer(admin), payload: { classification_chain_path: EMAIL } });
+    const res = await a.app.inject({
+      method: 'POST',
+      url: `/api/v1/classify/fields/${wrong}/confirm`,
+      headers: bearer(admin),
+      payload: { classification_chain_path: EMAIL },
+    });
     assert.equal(res.statusCode, 200);
     // No drain: the instances' own background workers must get there (each round takes a second at most).
     await b.app.services.metricsWorker.settled();
@@ -360,7 +453,10 @@ describeEachDatabase('embedding-minibars across instances', (kind) => {
       for (const [i, item] of early.items.entries()) {
         const other = loaded.items[i]!;
         assert.equal(item.field_id, other.field_id);
-        assert.ok(Math.abs(item.mean_similarity - other.mean_similarity) < 1e-5, `${item.mean_similarity} vs ${other.mean_similarity}`);
+        assert.ok(
+          Math.abs(item.mean_similarity - other.mean_similarity) < 1e-5,
+          `${item.mean_similarity} vs ${other.mean_similarity}`,
+        );
         assert.equal(item.outlier_score, other.outlier_score);
       }
     } finally {

@@ -13,16 +13,45 @@ import { describeEachDatabase } from '../../helpers/databases.js';
 import { createDatasource, importOk, type FieldInput } from '../fields/factories.js';
 
 const uniform = (s: number): AxisScores => Object.fromEntries(AXIS_KEYS.map((k) => [k, s])) as AxisScores;
-const zero: OutlierTerms = { disagreement: 0, peerMargin: 0, anchorMargin: 0, nearestRatio: 0, axisFit: 0, classifierOther: 0, classifierFar: 0, classifierAgrees: 0, under: 0, over: 0, underClassifier: 0, overClassifier: 0, classifierOtherAlone: 0, selfBias: 0, selfDoubt: 0, selfDisagreement: 0, selfNearestRatio: 0, selfPeerMargin: 0, selfAnchorMargin: 0, selfLooseTag: 0, confirmedOther: 0, confirmedAgrees: 0, twinOther: 0 };
+const zero: OutlierTerms = {
+  disagreement: 0,
+  peerMargin: 0,
+  anchorMargin: 0,
+  nearestRatio: 0,
+  axisFit: 0,
+  classifierOther: 0,
+  classifierFar: 0,
+  classifierAgrees: 0,
+  under: 0,
+  over: 0,
+  underClassifier: 0,
+  overClassifier: 0,
+  classifierOtherAlone: 0,
+  selfBias: 0,
+  selfDoubt: 0,
+  selfDisagreement: 0,
+  selfNearestRatio: 0,
+  selfPeerMargin: 0,
+  selfAnchorMargin: 0,
+  selfLooseTag: 0,
+  confirmedOther: 0,
+  confirmedAgrees: 0,
+  twinOther: 0,
+};
 /** What a reviewer cannot act on: percentiles and catalog shares. */
 const STATISTIC = /percentile|lowest \d+ ?%|of the catalog/;
 
 const DOB = 'Personal/Identity/Date of birth (L4)';
 const TS = 'Technical/Timestamp (L1)';
-const hr = (classification: string, same = false): ReasonNeighbour => ({ classification, sameClassification: same, sameTagAsSuggestion: classification === DOB, datasource: 'hr' });
+const hr = (classification: string, same = false): ReasonNeighbour => ({
+  classification,
+  sameClassification: same,
+  sameTagAsSuggestion: classification === DOB,
+  datasource: 'hr',
+});
 
 describe('reasonFor: plain words', () => {
-  it("says its neighbours in one data source are all of another classification, and what it is", () => {
+  it('says its neighbours in one data source are all of another classification, and what it is', () => {
     const text = reasonFor({
       classification: TS,
       tag: 'Technical/Timestamp',
@@ -30,7 +59,14 @@ describe('reasonFor: plain words', () => {
       scores: { ...uniform(0.6), category_anchor: 0.03 },
       severity: 'high',
       terms: { ...zero, disagreement: 3 },
-      nearest: { name: 'employees.birth_dt', datasource: 'hr', similarity: 0.9312, classification: DOB, sameClassification: false, sameTagAsSuggestion: true },
+      nearest: {
+        name: 'employees.birth_dt',
+        datasource: 'hr',
+        similarity: 0.9312,
+        classification: DOB,
+        sameClassification: false,
+        sameTagAsSuggestion: true,
+      },
       neighbours: [hr(DOB), hr(DOB), hr(DOB), hr(DOB), hr(DOB)],
       suggestion: { classification: DOB, sameTag: false, by: 'neighbours' },
     });
@@ -47,11 +83,21 @@ describe('reasonFor: plain words', () => {
       scores: uniform(0.4),
       severity: 'medium',
       terms: { ...zero, disagreement: 2 },
-      nearest: { name: 'employees.birth_dt', datasource: 'hr', similarity: 0.9, classification: DOB, sameClassification: false, sameTagAsSuggestion: true },
+      nearest: {
+        name: 'employees.birth_dt',
+        datasource: 'hr',
+        similarity: 0.9,
+        classification: DOB,
+        sameClassification: false,
+        sameTagAsSuggestion: true,
+      },
       neighbours: [hr(DOB), { ...hr(DOB), datasource: 'crm' }, hr(TS, true), hr(DOB), hr(DOB)],
       suggestion: { classification: DOB, sameTag: false, by: 'neighbours' },
     });
-    assert.equal(text, '4 of its 5 nearest fields are Personal/Identity/Date of birth (L4), the closest `employees.birth_dt` in hr (similarity 0.90); it is Technical/Timestamp (L1).');
+    assert.equal(
+      text,
+      '4 of its 5 nearest fields are Personal/Identity/Date of birth (L4), the closest `employees.birth_dt` in hr (similarity 0.90); it is Technical/Timestamp (L1).',
+    );
   });
 
   it('names a data source only together with the nearest field (whose deletion withholds the reason)', () => {
@@ -60,11 +106,20 @@ describe('reasonFor: plain words', () => {
       scores: uniform(0.4),
       severity: 'high',
       terms: { ...zero, disagreement: 2 },
-      nearest: { name: 'events.created', datasource: 'hr', similarity: 0.9, classification: TS, sameClassification: true },
+      nearest: {
+        name: 'events.created',
+        datasource: 'hr',
+        similarity: 0.9,
+        classification: TS,
+        sameClassification: true,
+      },
       neighbours: [hr(TS, true), hr(DOB), hr(DOB), hr(DOB), hr(TS, true)],
       suggestion: { classification: DOB, sameTag: false, by: 'neighbours' },
     });
-    assert.equal(text, '3 of its 5 nearest fields are Personal/Identity/Date of birth (L4); it is Technical/Timestamp (L1).');
+    assert.equal(
+      text,
+      '3 of its 5 nearest fields are Personal/Identity/Date of birth (L4); it is Technical/Timestamp (L1).',
+    );
   });
 
   it('falls back to the nearest field alone when no two neighbours agree', () => {
@@ -73,11 +128,30 @@ describe('reasonFor: plain words', () => {
       scores: uniform(0.4),
       severity: 'high',
       terms: { ...zero, disagreement: 2 },
-      nearest: { name: 'customers.contact_email', datasource: 'crm', similarity: 0.93, classification: 'Personal/Contact/Email address (L3)', sameClassification: false, sameTagAsSuggestion: true },
-      neighbours: [{ classification: 'Personal/Contact/Email address (L3)', sameClassification: false, sameTagAsSuggestion: true, datasource: 'crm' }, hr(TS, true), hr(TS, true)],
+      nearest: {
+        name: 'customers.contact_email',
+        datasource: 'crm',
+        similarity: 0.93,
+        classification: 'Personal/Contact/Email address (L3)',
+        sameClassification: false,
+        sameTagAsSuggestion: true,
+      },
+      neighbours: [
+        {
+          classification: 'Personal/Contact/Email address (L3)',
+          sameClassification: false,
+          sameTagAsSuggestion: true,
+          datasource: 'crm',
+        },
+        hr(TS, true),
+        hr(TS, true),
+      ],
       suggestion: { classification: 'Personal/Contact/Email address (L3)', sameTag: false, by: 'neighbours' },
     });
-    assert.equal(text, 'Nearest field `customers.contact_email` in crm (similarity 0.93) is Personal/Contact/Email address (L3); it is Technical/Timestamp (L1).');
+    assert.equal(
+      text,
+      'Nearest field `customers.contact_email` in crm (similarity 0.93) is Personal/Contact/Email address (L3); it is Technical/Timestamp (L1).',
+    );
   });
 
   it('never names a third classification: neighbours of a tag other than the suggested one are not cited', () => {
@@ -87,13 +161,26 @@ describe('reasonFor: plain words', () => {
       scores: uniform(0.9),
       severity: 'high',
       terms: { ...zero, classifierOther: 5, disagreement: 1 },
-      nearest: { name: 'payroll.country', datasource: 'hr', similarity: 0.8, classification: country, sameClassification: false, sameTagAsSuggestion: false },
-      neighbours: [{ classification: country, sameClassification: false, sameTagAsSuggestion: false, datasource: 'hr' }, { classification: country, sameClassification: false, sameTagAsSuggestion: false, datasource: 'hr' }],
+      nearest: {
+        name: 'payroll.country',
+        datasource: 'hr',
+        similarity: 0.8,
+        classification: country,
+        sameClassification: false,
+        sameTagAsSuggestion: false,
+      },
+      neighbours: [
+        { classification: country, sameClassification: false, sameTagAsSuggestion: false, datasource: 'hr' },
+        { classification: country, sameClassification: false, sameTagAsSuggestion: false, datasource: 'hr' },
+      ],
       suggestion: { classification: 'Personal/Identity/National ID number (L5)', sameTag: false, by: 'classifier' },
       classifier: { classification: 'Personal/Identity/National ID number (L5)', confidence: 0.93 },
       betterTag: { classification: 'Business/Products/Price', by: 'anchor' },
     });
-    assert.match(text, /^Its own name, table, comment, type and value formats point to Personal\/Identity\/National ID number \(L5\) \(classifier 93% sure\), not Public reference data\/Country code \(L1\)\./);
+    assert.match(
+      text,
+      /^Its own name, table, comment, type and value formats point to Personal\/Identity\/National ID number \(L5\) \(classifier 93% sure\), not Public reference data\/Country code \(L1\)\./,
+    );
     assert.doesNotMatch(text, /Country \(L2\)|Price/);
     // The classifier's view is named only when it is the suggestion (or there is none to contradict).
     const other = reasonFor({
@@ -105,29 +192,64 @@ describe('reasonFor: plain words', () => {
       classifier: { classification: 'Technical/Object name (L1)', confidence: 0.96 },
     });
     assert.doesNotMatch(other, /Object name/, other);
-    assert.match(other, /^Its nearest fields are mostly Personal\/Identity\/Full name \(L3\); it is Public reference data\/Category \(L1\)\./);
+    assert.match(
+      other,
+      /^Its nearest fields are mostly Personal\/Identity\/Full name \(L3\); it is Public reference data\/Category \(L1\)\./,
+    );
     // Every bar above the median and a high severity: the reason says why the bars are high.
     assert.match(text, /bars are high because the fields around it carry the same label/);
   });
 
   it("says which level the tag's fields have and that the field's looks too low (or too high)", () => {
-    const base = { classification: 'Personal/Identity/Passport number (L2)', tag: 'Personal/Identity/Passport number', level: 'L2', scores: uniform(0.3), severity: 'high' as const, terms: { ...zero, under: 3 } };
-    const suggestion = { classification: 'Personal/Identity/Passport number (L5)', sameTag: true, by: 'level' as const };
+    const base = {
+      classification: 'Personal/Identity/Passport number (L2)',
+      tag: 'Personal/Identity/Passport number',
+      level: 'L2',
+      scores: uniform(0.3),
+      severity: 'high' as const,
+      terms: { ...zero, under: 3 },
+    };
+    const suggestion = {
+      classification: 'Personal/Identity/Passport number (L5)',
+      sameTag: true,
+      by: 'level' as const,
+    };
     assert.match(
-      reasonFor({ ...base, suggestion, expectedLevel: { level: 'L5', under: true, peers: 14, peersAtLevel: 12, isDefault: true } }),
+      reasonFor({
+        ...base,
+        suggestion,
+        expectedLevel: { level: 'L5', under: true, peers: 14, peersAtLevel: 12, isDefault: true },
+      }),
       /^12 of the 14 other fields tagged Personal\/Identity\/Passport number are L5, the tag's default, so at L2 it looks under-classified\./,
     );
     assert.match(
-      reasonFor({ ...base, suggestion, expectedLevel: { level: 'L5', under: true, peers: 0, peersAtLevel: 0, isDefault: true } }),
+      reasonFor({
+        ...base,
+        suggestion,
+        expectedLevel: { level: 'L5', under: true, peers: 0, peersAtLevel: 0, isDefault: true },
+      }),
       /^The default level of Personal\/Identity\/Passport number is L5, so at L2 it looks under-classified\./,
     );
     assert.match(
-      reasonFor({ ...base, suggestion, expectedLevel: { level: 'L5', under: true, peers: 1, peersAtLevel: 1, isDefault: true } }),
+      reasonFor({
+        ...base,
+        suggestion,
+        expectedLevel: { level: 'L5', under: true, peers: 1, peersAtLevel: 1, isDefault: true },
+      }),
       /^The only other field tagged Personal\/Identity\/Passport number is L5, the tag's default, so at L2 it looks under-classified\./,
     );
-    assert.match(reasonFor({ ...base, suggestion, expectedLevel: { level: 'L5', under: true, peers: 3, peersAtLevel: 3 } }), /^All 3 other fields tagged Personal\/Identity\/Passport number are L5, so at L2/);
     assert.match(
-      reasonFor({ ...base, level: 'L5', classification: 'Personal/Identity/Passport number (L5)', terms: { ...zero, over: 3 }, expectedLevel: { level: 'L3', under: false, peers: 5, peersAtLevel: 4 } }),
+      reasonFor({ ...base, suggestion, expectedLevel: { level: 'L5', under: true, peers: 3, peersAtLevel: 3 } }),
+      /^All 3 other fields tagged Personal\/Identity\/Passport number are L5, so at L2/,
+    );
+    assert.match(
+      reasonFor({
+        ...base,
+        level: 'L5',
+        classification: 'Personal/Identity/Passport number (L5)',
+        terms: { ...zero, over: 3 },
+        expectedLevel: { level: 'L3', under: false, peers: 5, peersAtLevel: 4 },
+      }),
       /^4 of the 5 other fields tagged Personal\/Identity\/Passport number are L3, so at L5 it looks over-classified\./,
     );
   });
@@ -137,19 +259,52 @@ describe('reasonFor: plain words', () => {
       classification: 'Personal/Name (L3)',
       scores: uniform(0.8),
       severity: 'low',
-      nearest: { name: 'users.first_name', datasource: 'crm', similarity: 0.95, classification: 'Personal/Name (L3)', sameClassification: true },
+      nearest: {
+        name: 'users.first_name',
+        datasource: 'crm',
+        similarity: 0.95,
+        classification: 'Personal/Name (L3)',
+        sameClassification: true,
+      },
     });
-    assert.equal(agreeing, 'Nearest field `users.first_name` in crm (similarity 0.95) is Personal/Name (L3) too. Nothing points to another classification.');
-    const weak = reasonFor({ classification: 'Technical/Status flag (L1)', tag: 'Technical/Status flag', level: 'L1', scores: { ...uniform(0.6), category_anchor: 0.01 }, severity: 'low' });
-    assert.equal(weak, 'Nothing points to another classification, though its name, type and comment are far from what Technical/Status flag describes.');
-    const confirmed = reasonFor({ classification: 'Personal/Name (L3)', scores: uniform(0.8), severity: 'low', confirmedUnchanged: true });
-    assert.match(confirmed, /^Confirmed by a reviewer as Personal\/Name \(L3\); its neighbourhood has not changed since\./);
+    assert.equal(
+      agreeing,
+      'Nearest field `users.first_name` in crm (similarity 0.95) is Personal/Name (L3) too. Nothing points to another classification.',
+    );
+    const weak = reasonFor({
+      classification: 'Technical/Status flag (L1)',
+      tag: 'Technical/Status flag',
+      level: 'L1',
+      scores: { ...uniform(0.6), category_anchor: 0.01 },
+      severity: 'low',
+    });
+    assert.equal(
+      weak,
+      'Nothing points to another classification, though its name, type and comment are far from what Technical/Status flag describes.',
+    );
+    const confirmed = reasonFor({
+      classification: 'Personal/Name (L3)',
+      scores: uniform(0.8),
+      severity: 'low',
+      confirmedUnchanged: true,
+    });
+    assert.match(
+      confirmed,
+      /^Confirmed by a reviewer as Personal\/Name \(L3\); its neighbourhood has not changed since\./,
+    );
   });
 
   it('never reads as a statistic, whatever the weakest axis', () => {
     for (const axis of AXIS_KEYS) {
       for (const severity of ['low', 'medium', 'high'] as const) {
-        const text = reasonFor({ classification: TS, tag: 'Technical/Timestamp', level: 'L1', scores: { ...uniform(0.7), [axis]: 0.02 }, severity, terms: { ...zero, disagreement: 1 } });
+        const text = reasonFor({
+          classification: TS,
+          tag: 'Technical/Timestamp',
+          level: 'L1',
+          scores: { ...uniform(0.7), [axis]: 0.02 },
+          severity,
+          terms: { ...zero, disagreement: 1 },
+        });
         assert.doesNotMatch(text, STATISTIC, `${axis} ${severity}: ${text}`);
         assert.ok(text.length > 10);
       }
@@ -172,10 +327,26 @@ describeEachDatabase('reasons the service stores', (kind) => {
     const emails = ['email', 'email_address', 'contact_email', 'work_email', 'private_email', 'personal_email'];
     const times = ['created_at', 'updated_at', 'deleted_at', 'modified_at', 'inserted_at', 'processed_at'];
     const fields: FieldInput[] = [
-      ...emails.map((f, i) => ({ table_name: `employees_${i % 2}`, field_name: f, data_type: 'varchar', classification_chain_path: EMAIL })),
-      ...times.map((f, i) => ({ table_name: `events_${i % 2}`, field_name: f, data_type: 'timestamp', classification_chain_path: TIMESTAMP })),
+      ...emails.map((f, i) => ({
+        table_name: `employees_${i % 2}`,
+        field_name: f,
+        data_type: 'varchar',
+        classification_chain_path: EMAIL,
+      })),
+      ...times.map((f, i) => ({
+        table_name: `events_${i % 2}`,
+        field_name: f,
+        data_type: 'timestamp',
+        classification_chain_path: TIMESTAMP,
+      })),
       // Mislabelled: an e-mail column tagged as a timestamp.
-      { table_name: 'employee_contacts', field_name: 'email', data_type: 'varchar', comment: 'e-mail address of the employee', classification_chain_path: TIMESTAMP },
+      {
+        table_name: 'employee_contacts',
+        field_name: 'email',
+        data_type: 'varchar',
+        comment: 'e-mail address of the employee',
+        classification_chain_path: TIMESTAMP,
+      },
     ];
     ids = (await importOk(t.app, token, hrSource, fields)).field_ids;
     await t.app.services.metricsWorker.drain();
@@ -186,12 +357,20 @@ describeEachDatabase('reasons the service stores', (kind) => {
   });
 
   it("names what the mislabelled field's neighbours are and what it is, in plain words; no reason reads as a statistic", async () => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/classify/fields/embedding-minibars', headers: bearer(token), payload: { field_ids: ids } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/classify/fields/embedding-minibars',
+      headers: bearer(token),
+      payload: { field_ids: ids },
+    });
     assert.equal(response.statusCode, 200, response.body);
     const items = response.json<{ items: Array<{ field_id: string; reason: string; severity: string }> }>().items;
     const wrong = items.find((i) => i.field_id === ids[ids.length - 1]);
     assert.ok(wrong && wrong.severity !== 'low', JSON.stringify(wrong));
-    assert.match(wrong.reason, /nearest fields in hr are all Personal\/Contact\/Email address \(L\d\), the closest `employees_\d\.\w+` \(similarity 0\.\d\d\); it is Technical\/Timestamp \(L\d\)\./);
+    assert.match(
+      wrong.reason,
+      /nearest fields in hr are all Personal\/Contact\/Email address \(L\d\), the closest `employees_\d\.\w+` \(similarity 0\.\d\d\); it is Technical\/Timestamp \(L\d\)\./,
+    );
     for (const item of items) assert.doesNotMatch(item.reason, STATISTIC, item.reason);
   });
 });

@@ -45,7 +45,9 @@ describeEachDatabase('risk order, suggestions and reasons on the sample catalog'
     t = await buildTestApp(kind, { env: { FIELDLENS_SAMPLE_DATA: 'on' } });
     token = await adminToken(t.app);
     await t.app.services.metricsWorker.drain();
-    const sources = json<{ items: Array<{ id: string; name: string }> }>(await t.app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(token) })).items;
+    const sources = json<{ items: Array<{ id: string; name: string }> }>(
+      await t.app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(token) }),
+    ).items;
     sourceName = new Map(sources.map((s) => [s.id, s.name]));
   });
   after(async () => t.close());
@@ -56,7 +58,11 @@ describeEachDatabase('risk order, suggestions and reasons on the sample catalog'
     let cursor: string | null = null;
     do {
       const page: { items: FieldItem[]; next_cursor: string | null } = json(
-        await t.app.inject({ method: 'GET', url: `/api/v1/fields?sort=risk&limit=200${cursor ? `&cursor=${cursor}` : ''}`, headers: bearer(token) }),
+        await t.app.inject({
+          method: 'GET',
+          url: `/api/v1/fields?sort=risk&limit=200${cursor ? `&cursor=${cursor}` : ''}`,
+          headers: bearer(token),
+        }),
       );
       out.push(...page.items);
       cursor = page.next_cursor;
@@ -64,7 +70,14 @@ describeEachDatabase('risk order, suggestions and reasons on the sample catalog'
     return out;
   };
   const minibars = async (ids: string[]): Promise<MinibarsItem[]> =>
-    json<{ items: MinibarsItem[] }>(await t.app.inject({ method: 'POST', url: '/api/v1/classify/fields/embedding-minibars', headers: bearer(token), payload: { field_ids: ids } })).items;
+    json<{ items: MinibarsItem[] }>(
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/classify/fields/embedding-minibars',
+        headers: bearer(token),
+        payload: { field_ids: ids },
+      }),
+    ).items;
 
   it('ranks the seeded errors first by sort=risk', async () => {
     const list = await byRisk();
@@ -77,12 +90,20 @@ describeEachDatabase('risk order, suggestions and reasons on the sample catalog'
     // The first ten are all seeded errors; at least 65% of the errors are in the first k; none is below the top 30%.
     assert.deepEqual(ranks.slice(0, 10), [0, 1, 2, 3, 4, 5, 6, 7, 8, 9], `ranks ${ranks.join(' ')}`);
     assert.ok(ranks.filter((r) => r < k).length >= 0.65 * k, `ranks ${ranks.join(' ')}`);
-    assert.ok(ranks.every((r) => r < 0.3 * list.length), `ranks ${ranks.join(' ')}`);
+    assert.ok(
+      ranks.every((r) => r < 0.3 * list.length),
+      `ranks ${ranks.join(' ')}`,
+    );
     // Under-classified before over-classified among the likely-wrong: a level-only error above a same-severity field labelled too high.
     const passport = list.findIndex((f) => keyOf(f) === 'hr.Employees.PassportNo');
     assert.equal(list[passport]!.suggested_classification?.level, 'L5');
     for (const [i, f] of list.entries()) {
-      if (f.severity === list[passport]!.severity && f.suggested_classification && Number(f.suggested_classification.level.slice(1)) < Number(f.level.slice(1))) assert.ok(i > passport, keyOf(f));
+      if (
+        f.severity === list[passport]!.severity &&
+        f.suggested_classification &&
+        Number(f.suggested_classification.level.slice(1)) < Number(f.level.slice(1))
+      )
+        assert.ok(i > passport, keyOf(f));
     }
   });
 
@@ -102,16 +123,25 @@ describeEachDatabase('risk order, suggestions and reasons on the sample catalog'
     const truth = corrections.get('crm.contacts.email')!;
     assert.equal(email.suggested_classification?.chain_path, truth.chain_path);
     assert.equal(email.suggested_classification?.level, truth.level);
-    const one = json<FieldItem>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${email.id}`, headers: bearer(token) }));
+    const one = json<FieldItem>(
+      await t.app.inject({ method: 'GET', url: `/api/v1/fields/${email.id}`, headers: bearer(token) }),
+    );
     assert.deepEqual(one.suggested_classification, email.suggested_classification);
     const [item] = await minibars([email.id]);
     assert.deepEqual(item!.suggested_classification, email.suggested_classification);
     assert.ok(item!.reason.includes('Personal/Contact/Email address'), item!.reason);
     const s = email.suggested_classification!;
-    const confirmed = await t.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${email.id}/confirm`, headers: bearer(token), payload: { classification_tag_id: s.tag_id, lock_level: s.level } });
+    const confirmed = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/classify/fields/${email.id}/confirm`,
+      headers: bearer(token),
+      payload: { classification_tag_id: s.tag_id, lock_level: s.level },
+    });
     assert.equal(confirmed.statusCode, 200, confirmed.body);
     await t.app.services.metricsWorker.drain();
-    const after = json<FieldItem>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${email.id}`, headers: bearer(token) }));
+    const after = json<FieldItem>(
+      await t.app.inject({ method: 'GET', url: `/api/v1/fields/${email.id}`, headers: bearer(token) }),
+    );
     assert.equal(after.classification_chain_path, truth.chain_path);
     assert.equal(after.level, truth.level);
     assert.equal(after.suggested_classification, null);
@@ -121,7 +151,12 @@ describeEachDatabase('risk order, suggestions and reasons on the sample catalog'
   it('a field confirmed as it is leaves the top of the queue', async () => {
     const before = await byRisk();
     const top = before.find((f) => f.review_status !== 'confirmed' && f.severity === 'high')!;
-    const confirmed = await t.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${top.id}/confirm`, headers: bearer(token), payload: {} });
+    const confirmed = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/classify/fields/${top.id}/confirm`,
+      headers: bearer(token),
+      payload: {},
+    });
     assert.equal(confirmed.statusCode, 200, confirmed.body);
     await t.app.services.metricsWorker.drain();
     const list = await byRisk();
@@ -137,14 +172,27 @@ describeEachDatabase('risk order, suggestions and reasons on the sample catalog'
     const items = await minibars(list.slice(0, 500).map((f) => f.id));
     const names = [...sourceName.values()];
     for (const item of items) {
-      if (item.reason.includes('Nearest field')) assert.ok(names.some((n) => item.reason.includes(`\` in ${n} (similarity`)), item.reason);
+      if (item.reason.includes('Nearest field'))
+        assert.ok(
+          names.some((n) => item.reason.includes(`\` in ${n} (similarity`)),
+          item.reason,
+        );
     }
     const legacy = [...sourceName].find(([, name]) => name === 'legacy_dwh')![0];
     const gone = new Set(list.filter((f) => f.datasource_id === legacy).map((f) => f.id));
-    const deleted = await t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${legacy}`, headers: bearer(token) });
+    const deleted = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/datasources/${legacy}`,
+      headers: bearer(token),
+    });
     assert.ok(deleted.statusCode === 204 || deleted.statusCode === 200, deleted.body);
     await t.app.services.metricsWorker.drain();
-    const rest = await minibars(list.filter((f) => !gone.has(f.id)).slice(0, 500).map((f) => f.id));
+    const rest = await minibars(
+      list
+        .filter((f) => !gone.has(f.id))
+        .slice(0, 500)
+        .map((f) => f.id),
+    );
     assert.ok(rest.length > 300);
     for (const item of rest) {
       assert.ok(item.nearest_field_id === null || !gone.has(item.nearest_field_id), item.reason);
@@ -163,8 +211,29 @@ describeEachDatabase('a small catalog', (kind) => {
   after(async () => t.close());
 
   it('does not flag correct lone sensitive fields, and ranks a wrong one first', async () => {
-    const ds = json<{ id: string }>(await t.app.inject({ method: 'POST', url: '/api/v1/datasources', headers: bearer(token), payload: { name: 'payroll', type: 'postgresql' } }));
-    const f = (table: string, field: string, data_type: string, classification_chain_path: string, level: string, comment?: string) => ({ table_name: table, field_name: field, data_type, classification_chain_path, level, ...(comment ? { comment } : {}) });
+    const ds = json<{ id: string }>(
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/datasources',
+        headers: bearer(token),
+        payload: { name: 'payroll', type: 'postgresql' },
+      }),
+    );
+    const f = (
+      table: string,
+      field: string,
+      data_type: string,
+      classification_chain_path: string,
+      level: string,
+      comment?: string,
+    ) => ({
+      table_name: table,
+      field_name: field,
+      data_type,
+      classification_chain_path,
+      level,
+      ...(comment ? { comment } : {}),
+    });
     const fields = [
       f('employees', 'id', 'bigint', 'Technical/Record ID', 'L1'),
       f('employees', 'first_name', 'varchar(80)', 'Personal/Identity/First name', 'L3'),
@@ -178,14 +247,28 @@ describeEachDatabase('a small catalog', (kind) => {
       f('payouts', 'bank_iban', 'varchar(34)', 'Financial/Bank account number', 'L4'),
       f('payouts', 'bonus_amount', 'numeric(12,2)', 'Financial/Salary', 'L4'),
       f('payouts', 'paid_at', 'timestamp', 'Technical/Timestamp', 'L1'),
-      f('payouts', 'ssn', 'char(11)', 'Public reference data/Country code', 'L1', 'social security number of the payee'),
+      f(
+        'payouts',
+        'ssn',
+        'char(11)',
+        'Public reference data/Country code',
+        'L1',
+        'social security number of the payee',
+      ),
       f('cards', 'card_cvc', 'char(3)', 'Financial/Card verification code', 'L5'),
       f('cards', 'card_id', 'bigint', 'Technical/Record ID', 'L1'),
     ];
-    const imported = await t.app.inject({ method: 'POST', url: '/api/v1/fields/import', headers: bearer(token), payload: { datasource_id: ds.id, fields } });
+    const imported = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/fields/import',
+      headers: bearer(token),
+      payload: { datasource_id: ds.id, fields },
+    });
     assert.equal(imported.statusCode, 200, imported.body);
     await t.app.services.metricsWorker.drain();
-    const list = json<{ items: FieldItem[] }>(await t.app.inject({ method: 'GET', url: '/api/v1/fields?sort=risk&limit=50', headers: bearer(token) })).items;
+    const list = json<{ items: FieldItem[] }>(
+      await t.app.inject({ method: 'GET', url: '/api/v1/fields?sort=risk&limit=50', headers: bearer(token) }),
+    ).items;
     assert.equal(list[0]!.field_name, 'ssn');
     assert.equal(list[0]!.suggested_classification?.chain_path, 'Personal/Identity/National ID number');
     for (const name of ['tax_id', 'bank_iban', 'bonus_amount', 'card_cvc']) {
@@ -195,19 +278,35 @@ describeEachDatabase('a small catalog', (kind) => {
   });
 
   it("fills the classifier's view of fields that have none (imported before it existed), and the metrics follow", async () => {
-    const ssn = await t.database.db.selectFrom('fields').select(['id', 'predicted_tag_id', 'predicted_level']).where('field_name', '=', 'ssn').executeTakeFirstOrThrow();
+    const ssn = await t.database.db
+      .selectFrom('fields')
+      .select(['id', 'predicted_tag_id', 'predicted_level'])
+      .where('field_name', '=', 'ssn')
+      .executeTakeFirstOrThrow();
     assert.ok(ssn.predicted_tag_id !== null);
-    await t.database.db.updateTable('fields').set({ predicted_tag_id: null, predicted_level: null, predicted_confidence: null, predicted_with: null }).where('id', '=', ssn.id).execute();
+    await t.database.db
+      .updateTable('fields')
+      .set({ predicted_tag_id: null, predicted_level: null, predicted_confidence: null, predicted_with: null })
+      .where('id', '=', ssn.id)
+      .execute();
     await t.app.services.metricsWorker.drain();
-    const without = json<FieldItem>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${ssn.id}`, headers: bearer(token) }));
+    const without = json<FieldItem>(
+      await t.app.inject({ method: 'GET', url: `/api/v1/fields/${ssn.id}`, headers: bearer(token) }),
+    );
     assert.equal(without.suggested_classification, null);
     await t.app.services.reclassifyWorker.drain();
-    const filled = await t.database.db.selectFrom('fields').select(['predicted_tag_id', 'predicted_level', 'predicted_with']).where('id', '=', ssn.id).executeTakeFirstOrThrow();
+    const filled = await t.database.db
+      .selectFrom('fields')
+      .select(['predicted_tag_id', 'predicted_level', 'predicted_with'])
+      .where('id', '=', ssn.id)
+      .executeTakeFirstOrThrow();
     assert.equal(filled.predicted_tag_id, ssn.predicted_tag_id);
     assert.equal(filled.predicted_level, ssn.predicted_level);
     assert.ok(filled.predicted_with);
     await t.app.services.metricsWorker.drain();
-    const back = json<FieldItem>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${ssn.id}`, headers: bearer(token) }));
+    const back = json<FieldItem>(
+      await t.app.inject({ method: 'GET', url: `/api/v1/fields/${ssn.id}`, headers: bearer(token) }),
+    );
     assert.equal(back.suggested_classification?.chain_path, 'Personal/Identity/National ID number');
     assert.ok(back.outlier_score! > without.outlier_score!);
   });

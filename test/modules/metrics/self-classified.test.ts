@@ -1,6 +1,13 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { classificationEvidence, classifierSupport, groupCohesion, reviewedEvidence, type ClassificationEvidenceInput, type TagMargins } from '../../../src/modules/metrics/measure-field.js';
+import {
+  classificationEvidence,
+  classifierSupport,
+  groupCohesion,
+  reviewedEvidence,
+  type ClassificationEvidenceInput,
+  type TagMargins,
+} from '../../../src/modules/metrics/measure-field.js';
 import { outlierScore, outlierTerms, type OutlierInput } from '../../../src/modules/metrics/outlier-model.js';
 import { reasonFor } from '../../../src/modules/metrics/reason.js';
 import { suggestClassification, type SuggestionInput } from '../../../src/modules/metrics/suggestion.js';
@@ -14,7 +21,16 @@ const groupOf = (tagId: number): string => (tagId < 10 ? 'Personal' : 'Technical
 const uniform = (s: number): AxisScores => Object.fromEntries(AXIS_KEYS.map((k) => [k, s])) as AxisScores;
 
 describe('self-classified fields: the signals', () => {
-  const base: ClassificationEvidenceInput = { tagId: 11, level: 'L1', neighbours: [], predicted: { tagId: 11, level: 'L1', confidence: 0.6 }, tagLevels: [{ level: 'L1', count: 20 }], defaultLevel: 'L1', rank, groupOf };
+  const base: ClassificationEvidenceInput = {
+    tagId: 11,
+    level: 'L1',
+    neighbours: [],
+    predicted: { tagId: 11, level: 'L1', confidence: 0.6 },
+    tagLevels: [{ level: 'L1', count: 20 }],
+    defaultLevel: 'L1',
+    rank,
+    groupOf,
+  };
 
   it("takes the classifier's doubt in its own answer as evidence, and its agreement with itself as none", () => {
     const self = classificationEvidence({ ...base, selfClassified: true, tagCohesion: 0.3 });
@@ -28,7 +44,12 @@ describe('self-classified fields: the signals', () => {
     const input = (confidence: number, selfClassified: boolean): OutlierInput => ({
       scores: uniform(0.5),
       neighbourDisagreement: 0,
-      evidence: classificationEvidence({ ...base, predicted: { tagId: 11, level: 'L1', confidence }, selfClassified, tagCohesion: 0.3 }),
+      evidence: classificationEvidence({
+        ...base,
+        predicted: { tagId: 11, level: 'L1', confidence },
+        selfClassified,
+        tagCohesion: 0.3,
+      }),
     });
     assert.ok(outlierScore(input(0.3, true)) > outlierScore(input(0.95, true)) + 0.1);
     assert.ok(outlierScore(input(0.3, true)) > outlierScore(input(0.3, false)));
@@ -54,7 +75,11 @@ describe('self-classified fields: the signals', () => {
     assert.deepEqual(s, { words: 2, runnerUp: 0.5, runnerUpPath: 'Personal/Identity/Full name' });
     assert.equal(classifierSupport('not json'), null);
     assert.equal(classifierSupport(null), null);
-    assert.deepEqual(classifierSupport('[{"factor":"data_type","score":0.9,"detail":"x"}]'), { words: 0, runnerUp: 0, runnerUpPath: null });
+    assert.deepEqual(classifierSupport('[{"factor":"data_type","score":0.9,"detail":"x"}]'), {
+      words: 0,
+      runnerUp: 0,
+      runnerUpPath: null,
+    });
   });
 
   it('counts confirmed neighbours for and against, and a confirmed twin with another classification', () => {
@@ -72,7 +97,16 @@ describe('self-classified fields: the signals', () => {
     assert.equal(r.confirmedAgrees, 0.8);
     assert.deepEqual(r.twin, { tagId: 2, level: 'L4' });
     // Twins confirmed as it is classified outvote one that is not.
-    const agreed = reviewedEvidence([], { tag_id: 11, level: 'L1' }, [{ tag_id: 2, level: 'L4' }, { tag_id: 11, level: 'L1' }, { tag_id: 11, level: 'L1' }], rank);
+    const agreed = reviewedEvidence(
+      [],
+      { tag_id: 11, level: 'L1' },
+      [
+        { tag_id: 2, level: 'L4' },
+        { tag_id: 11, level: 'L1' },
+        { tag_id: 11, level: 'L1' },
+      ],
+      rank,
+    );
     assert.equal(agreed.twin, null);
     const plain = { scores: uniform(0.5), neighbourDisagreement: 0 };
     const logit = (p: number): number => Math.log(p / (1 - p));
@@ -81,10 +115,21 @@ describe('self-classified fields: the signals', () => {
 });
 
 describe('self-classified fields: reasons', () => {
-  const evidence = classificationEvidence({ tagId: 11, level: 'L1', neighbours: [], predicted: { tagId: 11, level: 'L1', confidence: 0.35 }, tagLevels: [{ level: 'L1', count: 5 }], defaultLevel: 'L1', rank, groupOf, selfClassified: true, tagCohesion: 0.2 });
+  const evidence = classificationEvidence({
+    tagId: 11,
+    level: 'L1',
+    neighbours: [],
+    predicted: { tagId: 11, level: 'L1', confidence: 0.35 },
+    tagLevels: [{ level: 'L1', count: 5 }],
+    defaultLevel: 'L1',
+    rank,
+    groupOf,
+    selfClassified: true,
+    tagCohesion: 0.2,
+  });
   const input: OutlierInput = { scores: uniform(0.5), neighbourDisagreement: 0, evidence };
 
-  it("says how sure the classifier was of its own answer, and its second choice when that is the suggestion", () => {
+  it('says how sure the classifier was of its own answer, and its second choice when that is the suggestion', () => {
     const text = reasonFor({
       classification: 'Technical/Object name (L1)',
       scores: uniform(0.5),
@@ -93,7 +138,10 @@ describe('self-classified fields: reasons', () => {
       selfConfidence: 0.35,
       suggestion: { classification: 'Technical/Foreign key (L1)', sameTag: false, by: 'classifier' },
     });
-    assert.match(text, /^FieldLens classified it Technical\/Object name \(L1\) itself, only 35% sure from its name, table, type and values; its second choice was Technical\/Foreign key \(L1\)\./);
+    assert.match(
+      text,
+      /^FieldLens classified it Technical\/Object name \(L1\) itself, only 35% sure from its name, table, type and values; its second choice was Technical\/Foreign key \(L1\)\./,
+    );
   });
 
   it("names a twin's confirmation", () => {
@@ -106,14 +154,33 @@ describe('self-classified fields: reasons', () => {
       twin: { classification: 'Personal/Identity/Date of birth (L4)' },
       suggestion: { classification: 'Personal/Identity/Date of birth (L4)', sameTag: false, by: 'twin' },
     });
-    assert.match(text, /^A reviewer confirmed the same column elsewhere as Personal\/Identity\/Date of birth \(L4\); it is Technical\/Timestamp \(L1\)\./);
+    assert.match(
+      text,
+      /^A reviewer confirmed the same column elsewhere as Personal\/Identity\/Date of birth \(L4\); it is Technical\/Timestamp \(L1\)\./,
+    );
   });
 });
 
 describe('self-classified fields: suggestions', () => {
   // Neither the anchors nor the members of another tag fit better, nor worse: no margin speaks.
-  const margins: TagMargins = { anchorMargin: null, bestOtherAnchorTagId: null, bestOtherAnchorSimilarity: null, peerMargin: null, bestOtherPeerTagId: null };
-  const evidence = classificationEvidence({ tagId: 11, level: 'L1', neighbours: [], predicted: { tagId: 11, level: 'L1', confidence: 0.8 }, tagLevels: [{ level: 'L1', count: 5 }], defaultLevel: 'L1', rank, groupOf, selfClassified: true });
+  const margins: TagMargins = {
+    anchorMargin: null,
+    bestOtherAnchorTagId: null,
+    bestOtherAnchorSimilarity: null,
+    peerMargin: null,
+    bestOtherPeerTagId: null,
+  };
+  const evidence = classificationEvidence({
+    tagId: 11,
+    level: 'L1',
+    neighbours: [],
+    predicted: { tagId: 11, level: 'L1', confidence: 0.8 },
+    tagLevels: [{ level: 'L1', count: 5 }],
+    defaultLevel: 'L1',
+    rank,
+    groupOf,
+    selfClassified: true,
+  });
   const base: SuggestionInput = {
     tagId: 11,
     level: 'L1',
@@ -129,7 +196,10 @@ describe('self-classified fields: suggestions', () => {
 
   it("suggests a confirmed twin's classification as it is", () => {
     const twin = suggestClassification({ ...base, twin: { tagId: 2, level: 'L4' } });
-    assert.deepEqual({ tagId: twin?.tagId, level: twin?.level, by: twin?.by, share: twin?.share }, { tagId: 2, level: 'L4', by: 'twin', share: 1 });
+    assert.deepEqual(
+      { tagId: twin?.tagId, level: twin?.level, by: twin?.by, share: twin?.share },
+      { tagId: 2, level: 'L4', by: 'twin', share: 1 },
+    );
     // A reviewer's decision on an identical field is the most trusted suggestion there is.
     assert.ok(twin!.confidence > 0.95, `${twin?.confidence}`);
     assert.equal(suggestClassification({ ...base, twin: { tagId: 2, level: 'L4' }, outlierScore: 0.1 }), null);
@@ -140,14 +210,31 @@ describe('self-classified fields: suggestions', () => {
     assert.equal(runner?.tagId, 2);
     assert.equal(runner?.level, 'L4');
     assert.equal(runner?.by, 'classifier');
-    const corrected = suggestClassification({ ...base, runnerUpTagId: 2, corrections: { tagId: 3, level: 'L3', share: 1 }, neighbours: [{ similarity: 0.9, tag_id: 3, level: 'L3', confirmed: true }] });
-    assert.deepEqual({ tagId: corrected?.tagId, level: corrected?.level, by: corrected?.by }, { tagId: 3, level: 'L3', by: 'corrections' });
+    const corrected = suggestClassification({
+      ...base,
+      runnerUpTagId: 2,
+      corrections: { tagId: 3, level: 'L3', share: 1 },
+      neighbours: [{ similarity: 0.9, tag_id: 3, level: 'L3', confirmed: true }],
+    });
+    assert.deepEqual(
+      { tagId: corrected?.tagId, level: corrected?.level, by: corrected?.by },
+      { tagId: 3, level: 'L3', by: 'corrections' },
+    );
     // Its own tag better supported by its neighbours: the alternative is shown only once the score calls it likely wrong.
     const crowd = Array.from({ length: 5 }, () => ({ similarity: 0.9, tag_id: 11, level: 'L1' }));
     assert.equal(suggestClassification({ ...base, runnerUpTagId: 2, neighbours: crowd, outlierScore: 0.3 }), null);
     assert.equal(suggestClassification({ ...base, runnerUpTagId: 2, neighbours: crowd, outlierScore: 0.6 })?.tagId, 2);
     // A field imported with this label: the classifier agreeing with it still counts for the label.
-    const imported = classificationEvidence({ tagId: 11, level: 'L1', neighbours: [], predicted: { tagId: 11, level: 'L1', confidence: 0.8 }, tagLevels: [{ level: 'L1', count: 5 }], defaultLevel: 'L1', rank, groupOf });
+    const imported = classificationEvidence({
+      tagId: 11,
+      level: 'L1',
+      neighbours: [],
+      predicted: { tagId: 11, level: 'L1', confidence: 0.8 },
+      tagLevels: [{ level: 'L1', count: 5 }],
+      defaultLevel: 'L1',
+      rank,
+      groupOf,
+    });
     assert.equal(suggestClassification({ ...base, evidence: imported, runnerUpTagId: 2 }), null);
   });
 });
@@ -171,7 +258,7 @@ describeEachDatabase('a correction flags the same column in another data source'
   });
   after(async () => t.close());
 
-  it("gives the twins of a corrected field the correction as their suggestion, and a high score", async () => {
+  it('gives the twins of a corrected field the correction as their suggestion, and a high score', async () => {
     // No classification given: the classifier decides, as after a scan.
     const columns: FieldInput[] = [
       { table_name: 'Employee', field_name: 'BirthDate', data_type: 'datetime' },
@@ -186,9 +273,13 @@ describeEachDatabase('a correction flags the same column in another data source'
     const idsA = (await importOk(t.app, token, a, columns)).field_ids;
     const idsB = (await importOk(t.app, token, b, columns)).field_ids;
     await t.app.services.metricsWorker.drain();
-    const get = async (id: string): Promise<Item> => json<Item>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${id}`, headers: bearer(token) }));
+    const get = async (id: string): Promise<Item> =>
+      json<Item>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${id}`, headers: bearer(token) }));
     const twin = await get(idsB[0]!);
-    const correction = twin.classification_chain_path === 'Personal/Identity/Date of birth' ? { path: 'Technical/Timestamp', level: 'L1' } : { path: 'Personal/Identity/Date of birth', level: 'L4' };
+    const correction =
+      twin.classification_chain_path === 'Personal/Identity/Date of birth'
+        ? { path: 'Technical/Timestamp', level: 'L1' }
+        : { path: 'Personal/Identity/Date of birth', level: 'L4' };
     const confirm = await t.app.inject({
       method: 'POST',
       url: `/api/v1/classify/fields/${idsA[0]}/confirm`,
@@ -198,12 +289,28 @@ describeEachDatabase('a correction flags the same column in another data source'
     assert.equal(confirm.statusCode, 200, confirm.body);
     await t.app.services.metricsWorker.drain();
     const after = await get(idsB[0]!);
-    assert.equal(after.classification_chain_path, twin.classification_chain_path, 'the twin keeps its classification until reviewed');
-    assert.deepEqual(after.suggested_classification && { path: after.suggested_classification.chain_path, level: after.suggested_classification.level }, correction);
+    assert.equal(
+      after.classification_chain_path,
+      twin.classification_chain_path,
+      'the twin keeps its classification until reviewed',
+    );
+    assert.deepEqual(
+      after.suggested_classification && {
+        path: after.suggested_classification.chain_path,
+        level: after.suggested_classification.level,
+      },
+      correction,
+    );
     assert.equal(after.severity, 'high');
     assert.ok((after.outlier_score ?? 0) > (twin.outlier_score ?? 0));
     // A field of the other source that is not its twin is not flagged by it.
     const other = await get(idsB[1]!);
-    assert.notDeepEqual(other.suggested_classification && { path: other.suggested_classification.chain_path, level: other.suggested_classification.level }, correction);
+    assert.notDeepEqual(
+      other.suggested_classification && {
+        path: other.suggested_classification.chain_path,
+        level: other.suggested_classification.level,
+      },
+      correction,
+    );
   });
 });

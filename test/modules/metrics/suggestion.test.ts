@@ -1,7 +1,18 @@
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { classificationEvidence, computeTagMargins, neighbourDisagreement, type ClassificationEvidenceInput, type TagMargins } from '../../../src/modules/metrics/measure-field.js';
-import { riskOf, suggestClassification, suggestionConfidence, type SuggestionInput } from '../../../src/modules/metrics/suggestion.js';
+import {
+  classificationEvidence,
+  computeTagMargins,
+  neighbourDisagreement,
+  type ClassificationEvidenceInput,
+  type TagMargins,
+} from '../../../src/modules/metrics/measure-field.js';
+import {
+  riskOf,
+  suggestClassification,
+  suggestionConfidence,
+  type SuggestionInput,
+} from '../../../src/modules/metrics/suggestion.js';
 
 const rank = (level: string): number => ['L1', 'L2', 'L3', 'L4', 'L5'].indexOf(level);
 const groupOf = (tagId: number): string => (tagId < 10 ? 'Personal' : 'Technical');
@@ -11,7 +22,10 @@ describe('small tags', () => {
     const others = Array.from({ length: 10 }, () => ({ similarity: 0.8, tag_id: 2, level: 'L1' }));
     assert.equal(neighbourDisagreement(others, { tag_id: 1, level: 'L3' }, 0), 0);
     // With 3 other fields of its tag all among the neighbours, 7 of 10 elsewhere is what a correct field shows.
-    const three = [...Array.from({ length: 3 }, () => ({ similarity: 0.8, tag_id: 1, level: 'L3' })), ...others.slice(0, 7)];
+    const three = [
+      ...Array.from({ length: 3 }, () => ({ similarity: 0.8, tag_id: 1, level: 'L3' })),
+      ...others.slice(0, 7),
+    ];
     assert.ok(neighbourDisagreement(three, { tag_id: 1, level: 'L3' }, 3) < 1e-9);
     assert.equal(neighbourDisagreement(others, { tag_id: 1, level: 'L3' }, 3), 1);
     // Unlimited tag size: the plain similarity-weighted share.
@@ -47,7 +61,14 @@ describe('classificationEvidence', () => {
   };
 
   it("expects the tag's usual level and counts the steps below it as under-classification", () => {
-    const e = classificationEvidence({ ...base, level: 'L2', tagLevels: [{ level: 'L5', count: 20 }, { level: 'L2', count: 1 }] });
+    const e = classificationEvidence({
+      ...base,
+      level: 'L2',
+      tagLevels: [
+        { level: 'L5', count: 20 },
+        { level: 'L2', count: 1 },
+      ],
+    });
     assert.equal(e.expectedLevel, 'L5');
     assert.equal(e.under, 3);
     assert.equal(e.over, 0);
@@ -62,16 +83,46 @@ describe('classificationEvidence', () => {
     assert.equal(other.classifierAgrees, 0);
     const sibling = classificationEvidence({ ...base, predicted: { tagId: 3, level: 'L5', confidence: 0.8 } });
     assert.equal(sibling.classifierFar, 0);
-    const agrees = classificationEvidence({ ...base, level: 'L3', predicted: { tagId: 1, level: 'L5', confidence: 0.7 } });
+    const agrees = classificationEvidence({
+      ...base,
+      level: 'L3',
+      predicted: { tagId: 1, level: 'L5', confidence: 0.7 },
+    });
     assert.equal(agrees.classifierAgrees, 0.7);
     assert.ok(Math.abs(agrees.underClassifier - 2 * 0.7) < 1e-9);
   });
 });
 
 describe('suggestClassification and riskOf', () => {
-  const margins: TagMargins = { anchorMargin: 0.1, bestOtherAnchorTagId: 2, bestOtherAnchorSimilarity: 0.3, peerMargin: 0.1, bestOtherPeerTagId: 2 };
-  const evidence = classificationEvidence({ tagId: 1, level: 'L1', neighbours: [], predicted: null, tagLevels: [{ level: 'L1', count: 5 }], defaultLevel: 'L1', rank, groupOf });
-  const base: SuggestionInput = { tagId: 1, level: 'L1', neighbours: [], predicted: null, margins, evidence, outlierScore: 0.9, threshold: 0.15, usualLevel: () => 'L3', rank };
+  const margins: TagMargins = {
+    anchorMargin: 0.1,
+    bestOtherAnchorTagId: 2,
+    bestOtherAnchorSimilarity: 0.3,
+    peerMargin: 0.1,
+    bestOtherPeerTagId: 2,
+  };
+  const evidence = classificationEvidence({
+    tagId: 1,
+    level: 'L1',
+    neighbours: [],
+    predicted: null,
+    tagLevels: [{ level: 'L1', count: 5 }],
+    defaultLevel: 'L1',
+    rank,
+    groupOf,
+  });
+  const base: SuggestionInput = {
+    tagId: 1,
+    level: 'L1',
+    neighbours: [],
+    predicted: null,
+    margins,
+    evidence,
+    outlierScore: 0.9,
+    threshold: 0.15,
+    usualLevel: () => 'L3',
+    rank,
+  };
 
   it('suggests the better-supported tag at the level the classifier gives it', () => {
     const s = suggestClassification({
@@ -86,11 +137,26 @@ describe('suggestClassification and riskOf', () => {
 
   it('is null when the current classification is best or the score is low', () => {
     assert.equal(suggestClassification({ ...base, neighbours: [{ similarity: 0.9, tag_id: 1, level: 'L1' }] }), null);
-    assert.equal(suggestClassification({ ...base, outlierScore: 0.1, predicted: { tagId: 5, level: 'L5', confidence: 0.95 } }), null);
+    assert.equal(
+      suggestClassification({ ...base, outlierScore: 0.1, predicted: { tagId: 5, level: 'L5', confidence: 0.95 } }),
+      null,
+    );
   });
 
   it('suggests the same tag at the expected level for a level-only error', () => {
-    const under = classificationEvidence({ tagId: 1, level: 'L1', neighbours: [], predicted: null, tagLevels: [{ level: 'L4', count: 9 }, { level: 'L1', count: 1 }], defaultLevel: 'L4', rank, groupOf });
+    const under = classificationEvidence({
+      tagId: 1,
+      level: 'L1',
+      neighbours: [],
+      predicted: null,
+      tagLevels: [
+        { level: 'L4', count: 9 },
+        { level: 'L1', count: 1 },
+      ],
+      defaultLevel: 'L4',
+      rank,
+      groupOf,
+    });
     const s = suggestClassification({ ...base, evidence: under });
     assert.deepEqual({ tagId: s?.tagId, level: s?.level, by: s?.by }, { tagId: 1, level: 'L4', by: 'level' });
   });

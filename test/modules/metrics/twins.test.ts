@@ -29,7 +29,10 @@ describe('Twins (fields with identical embeddings)', () => {
     assert.equal(twins.join(1), 0);
     assert.equal(twins.join(2), 2);
     assert.equal(twins.join(3), 0);
-    assert.deepEqual(twins.expand({ keys: [2, 0], similarities: [0.9, 0.5] }, 10), { keys: [2, 0, 3, 1], similarities: [0.9, 0.5, 0.5, 0.5] });
+    assert.deepEqual(twins.expand({ keys: [2, 0], similarities: [0.9, 0.5] }, 10), {
+      keys: [2, 0, 3, 1],
+      similarities: [0.9, 0.5, 0.5, 0.5],
+    });
     assert.deepEqual(twins.expand({ keys: [0, 2], similarities: [0.9, 0.5] }, 2).keys, [0, 3]);
 
     assert.equal(twins.leave(3), NOT_INDEXED); // not the representative: the index is left alone
@@ -75,7 +78,8 @@ describe('CatalogState with many identical embeddings', () => {
     const rand = mulberry32(7);
     const state = new CatalogState(DIM, 1024);
     states.push(state);
-    const field = (id: string, v: Float32Array) => state.apply({ id, tag_id: 1, level: 'L1', review_status: 'unreviewed', embedding: encodeVector(v) });
+    const field = (id: string, v: Float32Array) =>
+      state.apply({ id, tag_id: 1, level: 'L1', review_status: 'unreviewed', embedding: encodeVector(v) });
     const distinct = Array.from({ length: 17 }, () => randomUnitVector(rand, DIM));
     distinct.forEach((v, i) => field(`d${i}`, v));
     const shared = randomUnitVector(rand, DIM);
@@ -107,7 +111,11 @@ describe('CatalogState with many identical embeddings', () => {
     field('twin1', moved);
     assert.equal(state.index.size, 19);
     const [afterwards] = await state.search([shared, moved], 3);
-    assert.ok(afterwards?.keys.every((slot) => state.ids[slot]?.startsWith('twin') && state.ids[slot] !== 'twin0' && state.ids[slot] !== 'twin1'));
+    assert.ok(
+      afterwards?.keys.every(
+        (slot) => state.ids[slot]?.startsWith('twin') && state.ids[slot] !== 'twin0' && state.ids[slot] !== 'twin1',
+      ),
+    );
     const [, ofMoved] = await state.search([shared, moved], 1);
     assert.equal(ofMoved?.keys[0], state.slot('twin1'));
   });

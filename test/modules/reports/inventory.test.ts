@@ -11,7 +11,15 @@ interface Inventory {
   levels: Array<{ code: string; name: string }>;
   totals: { fields: number; confirmed: number; unreviewed: number; deferred: number };
   by_level: Array<{ level: string; fields: number; confirmed: number }>;
-  by_datasource: Array<{ datasource_id: string; name: string; is_sample: boolean; fields: number; confirmed: number; by_level: Record<string, number>; high_risk: number }>;
+  by_datasource: Array<{
+    datasource_id: string;
+    name: string;
+    is_sample: boolean;
+    fields: number;
+    confirmed: number;
+    by_level: Record<string, number>;
+    high_risk: number;
+  }>;
   by_tag: Array<{ tag_id: number; chain_path: string; fields: number; by_level: Record<string, number> }>;
 }
 
@@ -49,13 +57,31 @@ describeEachDatabase('inventory report', (kind) => {
     const a = await createDatasource(t.app, token, `inv-a-${kind}`);
     const b = await createDatasource(t.app, token, `inv-b-${kind}`);
     const empty = await createDatasource(t.app, token, `inv-empty-${kind}`);
-    const aIds = (await importOk(t.app, token, a, manyFields(6, 'a', 'Technical/Record ID').map((f, i) => ({ ...f, level: i < 4 ? 'L1' : 'L4' })))).field_ids;
-    const bIds = (await importOk(t.app, token, b, manyFields(3, 'b', 'Personal/Contact/Email address').map((f) => ({ ...f, level: 'L4' })))).field_ids;
+    const aIds = (
+      await importOk(
+        t.app,
+        token,
+        a,
+        manyFields(6, 'a', 'Technical/Record ID').map((f, i) => ({ ...f, level: i < 4 ? 'L1' : 'L4' })),
+      )
+    ).field_ids;
+    const bIds = (
+      await importOk(
+        t.app,
+        token,
+        b,
+        manyFields(3, 'b', 'Personal/Contact/Email address').map((f) => ({ ...f, level: 'L4' })),
+      )
+    ).field_ids;
     assert.equal((await confirm(t.app, token, aIds[0]!, {})).statusCode, 200);
     assert.equal((await confirm(t.app, token, bIds[0]!, {})).statusCode, 200);
     assert.equal((await defer(t.app, token, aIds[1]!, { reason: 'ask the owner' })).statusCode, 200);
     // High risk: unreviewed and severity high. A confirmed field with severity high does not count.
-    await t.database.db.updateTable('fields').set({ severity: 'high', outlier_score: 0.95 }).where('id', 'in', [bIds[0]!, bIds[1]!, bIds[2]!]).execute();
+    await t.database.db
+      .updateTable('fields')
+      .set({ severity: 'high', outlier_score: 0.95 })
+      .where('id', 'in', [bIds[0]!, bIds[1]!, bIds[2]!])
+      .execute();
 
     const report = await inventory();
     assert.deepEqual(report.totals, { fields: 9, confirmed: 2, unreviewed: 6, deferred: 1 });
@@ -71,7 +97,11 @@ describeEachDatabase('inventory report', (kind) => {
     assert.equal(source.get(a)?.high_risk, 0);
     assert.equal(source.get(b)?.high_risk, 2);
     assert.equal(source.get(b)?.name, `inv-b-${kind}`);
-    assert.deepEqual(source.get(empty)?.by_level, { L1: 0, L2: 0, L3: 0, L4: 0, L5: 0 }, 'an empty data source is listed');
+    assert.deepEqual(
+      source.get(empty)?.by_level,
+      { L1: 0, L2: 0, L3: 0, L4: 0, L5: 0 },
+      'an empty data source is listed',
+    );
 
     assert.deepEqual(
       report.by_tag.map((tag) => [tag.chain_path, tag.fields]),
@@ -108,14 +138,20 @@ describe('inventory report [sqlite]: its counts read covering indexes', () => {
   it('counts by data source and level, and by tag and level, from indexes that hold every column they read (no row is visited)', async () => {
     const t = await buildTestApp('sqlite');
     try {
-      const plan = async (query: string): Promise<string> => (await sql.raw<{ detail: string }>(`explain query plan ${query}`).execute(t.database.db)).rows.map((r) => r.detail).join(' | ');
+      const plan = async (query: string): Promise<string> =>
+        (await sql.raw<{ detail: string }>(`explain query plan ${query}`).execute(t.database.db)).rows
+          .map((r) => r.detail)
+          .join(' | ');
       assert.match(
         await plan(
           "select datasource_id, level, count(*), sum(case when review_status = 'confirmed' then 1 else 0 end), sum(case when review_status = 'unreviewed' and severity = 'high' then 1 else 0 end) from fields group by datasource_id, level",
         ),
         /COVERING INDEX fields_inventory_idx/,
       );
-      assert.match(await plan('select tag_id, level, count(*) from fields group by tag_id, level'), /COVERING INDEX fields_tag_level_idx/);
+      assert.match(
+        await plan('select tag_id, level, count(*) from fields group by tag_id, level'),
+        /COVERING INDEX fields_tag_level_idx/,
+      );
     } finally {
       await t.close();
     }

@@ -40,14 +40,23 @@ describeEachDatabase('decisions stick', (kind) => {
     await t.app.services.metricsWorker.drain();
   };
   const fieldsOf = async (datasourceId: string): Promise<FieldBody[]> =>
-    json<{ items: FieldBody[] }>(await t.app.inject({ method: 'GET', url: `/api/v1/fields?datasource_id=${datasourceId}&limit=100`, headers: bearer(token) })).items;
+    json<{ items: FieldBody[] }>(
+      await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/fields?datasource_id=${datasourceId}&limit=100`,
+        headers: bearer(token),
+      }),
+    ).items;
 
   it('a changed classification a reviewer confirmed stays confirmed, without a suggestion, through a rescan, a re-evaluation and new twins', async () => {
     const file = path.join(dir, 'payroll.db');
     const db = new BetterSqlite(file);
-    db.exec(`create table payees (id integer primary key, full_name text, email text, national_id text, paid_at text);`);
+    db.exec(
+      `create table payees (id integer primary key, full_name text, email text, national_id text, paid_at text);`,
+    );
     const insert = db.prepare('insert into payees (full_name, email, national_id, paid_at) values (?, ?, ?, ?)');
-    for (let i = 0; i < 30; i++) insert.run(`Person ${i}`, `person${i}@example.org`, `${100 + i}-45-${1000 + i}`, '2026-01-02T10:00:00Z');
+    for (let i = 0; i < 30; i++)
+      insert.run(`Person ${i}`, `person${i}@example.org`, `${100 + i}-45-${1000 + i}`, '2026-01-02T10:00:00Z');
     db.close();
     const ds = await createScannable(t.app, token, { kind: 'sqlite', database: file });
     assert.equal((await scanNow(t.app, token, ds)).status, 'succeeded');
@@ -71,7 +80,11 @@ describeEachDatabase('decisions stick', (kind) => {
       assert.equal(f.review_status, 'confirmed', when);
       assert.equal(f.classification_chain_path, 'Technical/Record ID', when);
       assert.equal(f.level, 'L2', when);
-      assert.equal(f.suggested_classification, null, `${when}: the classifier's answer does not come back as a suggestion`);
+      assert.equal(
+        f.suggested_classification,
+        null,
+        `${when}: the classifier's answer does not come back as a suggestion`,
+      );
       assert.equal(f.severity, 'low', when);
     };
     await check('after the decision');
@@ -82,10 +95,17 @@ describeEachDatabase('decisions stick', (kind) => {
     await check('after a rescan');
 
     // A classifier re-evaluation: any taxonomy edit changes the version every classifier-classified field is re-evaluated against.
-    const tags = json<{ items: Array<{ id: number; chain_path: string }> }>(await t.app.inject({ method: 'GET', url: '/api/v1/classification/tags', headers: bearer(token) })).items;
+    const tags = json<{ items: Array<{ id: number; chain_path: string }> }>(
+      await t.app.inject({ method: 'GET', url: '/api/v1/classification/tags', headers: bearer(token) }),
+    ).items;
     const nid = tags.find((x) => x.chain_path === 'Personal/Identity/National ID number');
     assert.ok(nid);
-    const edited = await t.app.inject({ method: 'PATCH', url: `/api/v1/classification/tags/${nid.id}`, headers: bearer(token), payload: { description: 'A national identity number (SSN, NINO, …)' } });
+    const edited = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/classification/tags/${nid.id}`,
+      headers: bearer(token),
+      payload: { description: 'A national identity number (SSN, NINO, …)' },
+    });
     assert.equal(edited.statusCode, 200, edited.body);
     await settle();
     await check('after a re-evaluation');

@@ -29,8 +29,17 @@ describeEachDatabase('decisions upload', (kind) => {
   });
   after(async () => t.close());
 
-  const upload = (csv: string, token = reviewer.token, contentType = 'text/csv; charset=utf-8'): Promise<LightMyRequestResponse> =>
-    t.app.inject({ method: 'POST', url: '/api/v1/fields/decisions', headers: { ...bearer(token), 'content-type': contentType }, payload: csv });
+  const upload = (
+    csv: string,
+    token = reviewer.token,
+    contentType = 'text/csv; charset=utf-8',
+  ): Promise<LightMyRequestResponse> =>
+    t.app.inject({
+      method: 'POST',
+      url: '/api/v1/fields/decisions',
+      headers: { ...bearer(token), 'content-type': contentType },
+      payload: csv,
+    });
   const lines = (...rows: string[]) => `${[HEADER, ...rows].join('\r\n')}\r\n`;
 
   /** Asserts a refused upload changed no field and wrote no audit entry; returns its problem body. */
@@ -48,8 +57,25 @@ describeEachDatabase('decisions upload', (kind) => {
   it('round trip: export → add action and reason in a spreadsheet → upload applies every row, one audit entry per field', async () => {
     // Names that the export guards or quotes, to show they come back intact.
     const names = ['=cmd', 'plain', 'with,comma', '-minus', '@at'];
-    const ids = (await importOk(t.app, admin, source, names.map((n) => ({ table_name: 'people', field_name: n, data_type: 'text', classification_chain_path: RECORD_ID, level: 'L2' })))).field_ids;
-    const exported = await t.app.inject({ method: 'GET', url: `/api/v1/fields/export?format=csv&datasource_id=${source}`, headers: bearer(reviewer.token) });
+    const ids = (
+      await importOk(
+        t.app,
+        admin,
+        source,
+        names.map((n) => ({
+          table_name: 'people',
+          field_name: n,
+          data_type: 'text',
+          classification_chain_path: RECORD_ID,
+          level: 'L2',
+        })),
+      )
+    ).field_ids;
+    const exported = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/fields/export?format=csv&datasource_id=${source}`,
+      headers: bearer(reviewer.token),
+    });
     assert.equal(exported.statusCode, 200);
     const rows = parse<Record<string, string>>(exported.body, { columns: true });
     assert.equal(rows.length, names.length);
@@ -65,7 +91,12 @@ describeEachDatabase('decisions upload', (kind) => {
       const name = r.field_name!.replace(/^'/, '');
       return { ...r, action: '', reason: '', ...edit.get(name) };
     });
-    const csv = stringify(edited, { header: true, columns: [...Object.keys(rows[0]!), 'action', 'reason'], record_delimiter: 'windows', escape_formulas: true });
+    const csv = stringify(edited, {
+      header: true,
+      columns: [...Object.keys(rows[0]!), 'action', 'reason'],
+      record_delimiter: 'windows',
+      escape_formulas: true,
+    });
     const seq = await auditSeq(t.database);
 
     const response = await upload(csv);
@@ -74,18 +105,37 @@ describeEachDatabase('decisions upload', (kind) => {
 
     const byName = new Map(names.map((n, i) => [n, ids[i]!]));
     const cmd = await getField(t.app, admin, byName.get('=cmd')!);
-    assert.deepEqual([cmd.review_status, cmd.classification_chain_path, cmd.level, cmd.lock_level], ['confirmed', RECORD_ID, 'L2', 'L2']);
+    assert.deepEqual(
+      [cmd.review_status, cmd.classification_chain_path, cmd.level, cmd.lock_level],
+      ['confirmed', RECORD_ID, 'L2', 'L2'],
+    );
     const changed = await getField(t.app, admin, byName.get('with,comma')!);
-    assert.deepEqual([changed.review_status, changed.classification_chain_path, changed.level, changed.lock_level], ['confirmed', EMAIL, 'L4', 'L4']);
+    assert.deepEqual(
+      [changed.review_status, changed.classification_chain_path, changed.level, changed.lock_level],
+      ['confirmed', EMAIL, 'L4', 'L4'],
+    );
     const deferred = await getField(t.app, admin, byName.get('-minus')!);
     assert.equal(deferred.review_status, 'deferred');
     assert.equal(deferred.classification_chain_path, RECORD_ID);
     assert.equal((await getField(t.app, admin, byName.get('@at')!)).review_status, 'unreviewed');
-    const reason = await t.database.db.selectFrom('fields').select('review_reason').where('id', '=', byName.get('-minus')!).executeTakeFirstOrThrow();
-    assert.equal(reason.review_reason, '=ask "the owner", then\nsee ticket 12', 'the export guard is taken off, the rest kept');
+    const reason = await t.database.db
+      .selectFrom('fields')
+      .select('review_reason')
+      .where('id', '=', byName.get('-minus')!)
+      .executeTakeFirstOrThrow();
+    assert.equal(
+      reason.review_reason,
+      '=ask "the owner", then\nsee ticket 12',
+      'the export guard is taken off, the rest kept',
+    );
 
     const entries = await entriesSince(t.database, seq);
-    assert.deepEqual(entries.map((e) => e.action).sort(), ['field.confirmed', 'field.confirmed', 'field.confirmed', 'field.deferred']);
+    assert.deepEqual(entries.map((e) => e.action).sort(), [
+      'field.confirmed',
+      'field.confirmed',
+      'field.confirmed',
+      'field.deferred',
+    ]);
     assert.ok(entries.every((e) => e.actor_id === reviewer.id && e.details.upload === true));
     const change = entries.find((e) => e.target_id === byName.get('with,comma'));
     assert.deepEqual((change?.details.after as { chain_path: string; level: string }).chain_path, EMAIL);
@@ -137,20 +187,40 @@ describeEachDatabase('decisions upload', (kind) => {
     const header = await refusedWithNothingApplied(ids, `field_id,action,colour\r\n${id},confirm,red\r\n`);
     assert.deepEqual(
       header.errors!.map((e) => [e.row, e.message]),
-      [[1, 'unknown column "colour" (expected field_id, action, chain_path, level, reason; other columns of an export are ignored)']],
+      [
+        [
+          1,
+          'unknown column "colour" (expected field_id, action, chain_path, level, reason; other columns of an export are ignored)',
+        ],
+      ],
     );
     const noAction = await refusedWithNothingApplied(ids, `field_id,reason\r\n${id},x\r\n`);
     assert.match(noAction.detail, /no action column/);
     const empty = await refusedWithNothingApplied(ids, `${HEADER}\r\n`);
     assert.match(empty.detail, /no decision rows/);
     const extraCells = await refusedWithNothingApplied(ids, lines(`${id},defer,,,wait, for the owner`));
-    assert.deepEqual(extraCells.errors!.map((e) => e.row), [2]);
-    const tooMany = await refusedWithNothingApplied(ids, lines(...Array.from({ length: 10_001 }, () => `${id},confirm,,,`)));
+    assert.deepEqual(
+      extraCells.errors!.map((e) => e.row),
+      [2],
+    );
+    const tooMany = await refusedWithNothingApplied(
+      ids,
+      lines(...Array.from({ length: 10_001 }, () => `${id},confirm,,,`)),
+    );
     assert.match(tooMany.detail, /At most 10,000 rows/);
     // Over the service's body limit (FIELDLENS_BODY_LIMIT, 8 MiB by default), as for every other body: 413.
-    const huge = await refusedWithNothingApplied(ids, lines(...Array.from({ length: 5000 }, () => `${id},defer,,,"${'x'.repeat(1900)}"`)), 413);
+    const huge = await refusedWithNothingApplied(
+      ids,
+      lines(...Array.from({ length: 5000 }, () => `${id},defer,,,"${'x'.repeat(1900)}"`)),
+      413,
+    );
     assert.equal(huge.code, 'payload_too_large');
-    const asJson = await t.app.inject({ method: 'POST', url: '/api/v1/fields/decisions', headers: bearer(reviewer.token), payload: { field_id: id } });
+    const asJson = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/fields/decisions',
+      headers: bearer(reviewer.token),
+      payload: { field_id: id },
+    });
     assert.equal(asJson.statusCode, 415);
     assert.equal(problem(asJson).code, 'unsupported_media_type');
     const nothing = await upload('');
@@ -163,7 +233,12 @@ describeEachDatabase('decisions upload', (kind) => {
       const ids = await newFields(t.app, admin, 1, RECORD_ID, source);
       const observer = await createUser(t.app, ['observer']);
       const csv = lines(`${ids[0]},confirm,,,`);
-      const anonymous = await t.app.inject({ method: 'POST', url: '/api/v1/fields/decisions', headers: { 'content-type': 'text/csv' }, payload: csv });
+      const anonymous = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/fields/decisions',
+        headers: { 'content-type': 'text/csv' },
+        payload: csv,
+      });
       assert.equal(problem(anonymous).code, 'unauthorized');
       const refused = await upload(csv, observer.token);
       assert.equal(refused.statusCode, 403);

@@ -17,7 +17,13 @@ export interface FieldBody {
 let batchCounter = 0;
 
 /** A fresh data source with `count` unreviewed fields classified by `chainPath`; returns their ids. */
-export async function newFields(app: FastifyInstance, token: string, count: number, chainPath = 'Technical/Record ID', datasourceId?: string): Promise<string[]> {
+export async function newFields(
+  app: FastifyInstance,
+  token: string,
+  count: number,
+  chainPath = 'Technical/Record ID',
+  datasourceId?: string,
+): Promise<string[]> {
   batchCounter += 1;
   const source = datasourceId ?? (await createDatasource(app, token));
   const result = await importOk(app, token, source, manyFields(count, `r${batchCounter}`, chainPath));
@@ -30,16 +36,36 @@ export async function getField(app: FastifyInstance, token: string, id: string):
   return json<FieldBody>(response);
 }
 
-export function confirm(app: FastifyInstance, token: string, id: string, body: unknown = {}): Promise<LightMyRequestResponse> {
-  return app.inject({ method: 'POST', url: `/api/v1/classify/fields/${id}/confirm`, headers: bearer(token), payload: body as object });
+export function confirm(
+  app: FastifyInstance,
+  token: string,
+  id: string,
+  body: unknown = {},
+): Promise<LightMyRequestResponse> {
+  return app.inject({
+    method: 'POST',
+    url: `/api/v1/classify/fields/${id}/confirm`,
+    headers: bearer(token),
+    payload: body as object,
+  });
 }
 
 export function batchConfirm(app: FastifyInstance, token: string, body: unknown): Promise<LightMyRequestResponse> {
-  return app.inject({ method: 'POST', url: '/api/v1/classify/fields/batch-confirm', headers: bearer(token), payload: body as object });
+  return app.inject({
+    method: 'POST',
+    url: '/api/v1/classify/fields/batch-confirm',
+    headers: bearer(token),
+    payload: body as object,
+  });
 }
 
 export function defer(app: FastifyInstance, token: string, id: string, body: unknown): Promise<LightMyRequestResponse> {
-  return app.inject({ method: 'POST', url: `/api/v1/classify/fields/${id}/defer`, headers: bearer(token), payload: body as object });
+  return app.inject({
+    method: 'POST',
+    url: `/api/v1/classify/fields/${id}/defer`,
+    headers: bearer(token),
+    payload: body as object,
+  });
 }
 
 /** The audit head seq: grows by one per entry, so "nothing written" is "unchanged". */
@@ -59,7 +85,12 @@ export interface EntryRow {
 
 /** Entries written after `afterSeq`, oldest first. */
 export async function entriesSince(database: Database, afterSeq: number): Promise<EntryRow[]> {
-  const rows = await database.db.selectFrom('audit_log').selectAll().where('seq', '>', afterSeq).orderBy('seq').execute();
+  const rows = await database.db
+    .selectFrom('audit_log')
+    .selectAll()
+    .where('seq', '>', afterSeq)
+    .orderBy('seq')
+    .execute();
   return rows.map((r) => ({
     seq: Number(r.seq),
     action: r.action,
@@ -74,7 +105,17 @@ export async function entriesSince(database: Database, afterSeq: number): Promis
 export async function reviewColumns(database: Database, ids: readonly string[]) {
   return database.db
     .selectFrom('fields')
-    .select(['id', 'tag_id', 'level', 'locked', 'review_status', 'review_reason', 'reviewed_at', 'reviewed_by', 'updated_at'])
+    .select([
+      'id',
+      'tag_id',
+      'level',
+      'locked',
+      'review_status',
+      'review_reason',
+      'reviewed_at',
+      'reviewed_by',
+      'updated_at',
+    ])
     .where('id', 'in', ids)
     .orderBy('id')
     .execute();

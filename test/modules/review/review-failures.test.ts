@@ -22,13 +22,22 @@ describeEachDatabase('review failures', (kind) => {
     t = await buildTestApp(kind, { env: { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem } });
     admin = await adminToken(t.app);
     const reviewer = await createUser(t.app, ['classifier_owner']);
-    caller = { id: reviewer.id, username: reviewer.username, email: `${reviewer.username}@example.com`, roles: ['classifier_owner'], requestId: 'req-injected' };
+    caller = {
+      id: reviewer.id,
+      username: reviewer.username,
+      email: `${reviewer.username}@example.com`,
+      roles: ['classifier_owner'],
+      requestId: 'req-injected',
+    };
     source = await createDatasource(t.app, admin);
   });
   after(async () => t.close());
 
   /** A ReviewService on the app's real services, with one dependency replaced to force a failure. */
-  const reviewWith = (overrides: { fields?: Pick<FieldReviewState, 'lockReviewStates' | 'confirmFields' | 'deferField'>; audit?: Pick<AuditService, 'record'> }) => {
+  const reviewWith = (overrides: {
+    fields?: Pick<FieldReviewState, 'lockReviewStates' | 'confirmFields' | 'deferField'>;
+    audit?: Pick<AuditService, 'record'>;
+  }) => {
     const { services } = t.app;
     return new ReviewService({
       database: t.database,
@@ -69,7 +78,7 @@ describeEachDatabase('review failures', (kind) => {
     assert.equal(await auditSeq(t.database), seq);
   });
 
-  it('a failure after half of the batch\'s audit entries are appended rolls everything back', async () => {
+  it("a failure after half of the batch's audit entries are appended rolls everything back", async () => {
     const ids = await newFields(t.app, admin, 40, undefined, source);
     const before = await reviewColumns(t.database, ids);
     const seq = await auditSeq(t.database);
@@ -86,7 +95,10 @@ describeEachDatabase('review failures', (kind) => {
         },
       },
     });
-    await assert.rejects(review.batchConfirm(caller, { field_ids: ids, classification_chain_path: 'Personal/Contact/Email address' }), /injected/);
+    await assert.rejects(
+      review.batchConfirm(caller, { field_ids: ids, classification_chain_path: 'Personal/Contact/Email address' }),
+      /injected/,
+    );
     assert.equal(appended, 20, 'half the entries were appended before the crash');
     assert.deepEqual(await reviewColumns(t.database, ids), before, 'no field confirmed');
     assert.equal(await auditSeq(t.database), seq, 'no entry kept');
@@ -116,9 +128,16 @@ describeEachDatabase('review failures', (kind) => {
 
     assert.equal((await confirm(t.app, admin, ids[0]!, {})).statusCode, 200);
     assert.equal((await defer(t.app, admin, ids[1]!, { reason: 'lite can still defer' })).statusCode, 200);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/audit-logs', headers: bearer(admin) })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/api/v1/audit-logs', headers: bearer(admin) })).statusCode,
+      200,
+    );
 
-    const enabled = await importLicense(t.app, admin, issueLicense(vendor, t.clock.now(), { sku_tier: 'lite', features: { batch_confirm: true, audit_export: true } }));
+    const enabled = await importLicense(
+      t.app,
+      admin,
+      issueLicense(vendor, t.clock.now(), { sku_tier: 'lite', features: { batch_confirm: true, audit_export: true } }),
+    );
     assert.equal(enabled.statusCode, 200, enabled.body);
     const allowed = await batchConfirm(t.app, admin, { field_ids: ids });
     assert.equal(allowed.statusCode, 200, allowed.body);

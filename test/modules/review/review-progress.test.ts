@@ -10,7 +10,13 @@ interface Progress {
   bucket: string;
   fields_total: number;
   fields_confirmed: number;
-  buckets: Array<{ start: string; confirmed: number; deferred: number; confirmed_fields: number; confirmed_share: number }>;
+  buckets: Array<{
+    start: string;
+    confirmed: number;
+    deferred: number;
+    confirmed_fields: number;
+    confirmed_share: number;
+  }>;
 }
 
 const DAY = 86_400_000;
@@ -44,7 +50,11 @@ describeEachDatabase('review progress', (kind) => {
   after(async () => t.close());
 
   const progress = async (query: string, token?: string) => {
-    const response = await t.app.inject({ method: 'GET', url: `/api/v1/review/progress${query}`, headers: bearer(token ?? (await adminToken(t.app))) });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/review/progress${query}`,
+      headers: bearer(token ?? (await adminToken(t.app))),
+    });
     assert.equal(response.statusCode, 200, response.body);
     return json<Progress>(response);
   };
@@ -89,7 +99,12 @@ describeEachDatabase('review progress', (kind) => {
     assert.equal(problem(none).code, 'unauthorized');
     const user = await createUser(t.app, ['observer']);
     const admin = await adminToken(t.app);
-    const disabled = await t.app.inject({ method: 'PATCH', url: `/api/v1/users/${user.id}`, headers: bearer(admin), payload: { disabled: true } });
+    const disabled = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/users/${user.id}`,
+      headers: bearer(admin),
+      payload: { disabled: true },
+    });
     assert.equal(disabled.statusCode, 200);
     const refused = await t.app.inject({ method: 'GET', url: '/api/v1/review/progress', headers: bearer(user.token) });
     assert.equal(refused.statusCode, 401);
@@ -98,7 +113,11 @@ describeEachDatabase('review progress', (kind) => {
   it('refuses a bad query with 400 validation_failed', async () => {
     const admin = await adminToken(t.app);
     for (const query of ['?bucket=month', '?days=0', '?days=367', '?days=abc', '?since=2026-01-01']) {
-      const response = await t.app.inject({ method: 'GET', url: `/api/v1/review/progress${query}`, headers: bearer(admin) });
+      const response = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/review/progress${query}`,
+        headers: bearer(admin),
+      });
       assert.equal(response.statusCode, 400, query);
       assert.equal(problem(response).code, 'validation_failed', query);
       assert.match(response.headers['content-type'] as string, /application\/problem\+json/);

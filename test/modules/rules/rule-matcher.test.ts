@@ -3,28 +3,64 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
-import { compilePattern, compileRule, compileRuleSet, ruleOrder, type RuleMatch } from '../../../src/modules/rules/rule-matcher.js';
+import {
+  compilePattern,
+  compileRule,
+  compileRuleSet,
+  ruleOrder,
+  type RuleMatch,
+} from '../../../src/modules/rules/rule-matcher.js';
 
 const build = (matches: RuleMatch[], priorities: number[]) => {
   const rules = matches.map((match, i) => {
-    return compileRule({ id: String(i), name: `r${i}`, tag_id: i + 1, level: null, priority: priorities[i] ?? 0, created_at: new Date(i * 1000).toISOString(), datasource_ids: null, match });
+    return compileRule({
+      id: String(i),
+      name: `r${i}`,
+      tag_id: i + 1,
+      level: null,
+      priority: priorities[i] ?? 0,
+      created_at: new Date(i * 1000).toISOString(),
+      datasource_ids: null,
+      match,
+    });
   });
   return { set: compileRuleSet(rules), naive: [...rules].sort(ruleOrder) };
 };
 
 test('the rule set decides as trying each rule in priority order does', () => {
   const word = fc.constantFrom('card', 'kunde', 'nr', 'id', 'email', 'x', 'treue', 'bonus');
-  const pattern = fc.tuple(fc.constantFrom('', '^'), word, fc.constantFrom('', '_?', '.*'), fc.option(word, { nil: '' }), fc.constantFrom('', '$')).map((p) => p.join(''));
-  const match = fc.record({ column_name: fc.option(pattern, { nil: undefined }), table_name: fc.option(pattern, { nil: undefined }) }, { requiredKeys: [] }).filter((m) => m.column_name !== undefined || m.table_name !== undefined);
-  const field = fc.record({ table_name: fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => w.join('_')), field_name: fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => w.join('_')) });
+  const pattern = fc
+    .tuple(
+      fc.constantFrom('', '^'),
+      word,
+      fc.constantFrom('', '_?', '.*'),
+      fc.option(word, { nil: '' }),
+      fc.constantFrom('', '$'),
+    )
+    .map((p) => p.join(''));
+  const match = fc
+    .record(
+      { column_name: fc.option(pattern, { nil: undefined }), table_name: fc.option(pattern, { nil: undefined }) },
+      { requiredKeys: [] },
+    )
+    .filter((m) => m.column_name !== undefined || m.table_name !== undefined);
+  const field = fc.record({
+    table_name: fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => w.join('_')),
+    field_name: fc.array(word, { minLength: 1, maxLength: 3 }).map((w) => w.join('_')),
+  });
   fc.assert(
-    fc.property(fc.array(match, { minLength: 1, maxLength: 12 }), fc.array(fc.integer({ min: -2, max: 2 }), { maxLength: 12 }), fc.array(field, { minLength: 1, maxLength: 20 }), (matches, priorities, fields) => {
-      const { set, naive } = build(matches as RuleMatch[], priorities);
-      for (const f of fields) {
-        const input = { ...f, datasource_id: null };
-        assert.equal(set.decide(input)?.id, naive.find((r) => r.matches(input))?.id);
-      }
-    }),
+    fc.property(
+      fc.array(match, { minLength: 1, maxLength: 12 }),
+      fc.array(fc.integer({ min: -2, max: 2 }), { maxLength: 12 }),
+      fc.array(field, { minLength: 1, maxLength: 20 }),
+      (matches, priorities, fields) => {
+        const { set, naive } = build(matches as RuleMatch[], priorities);
+        for (const f of fields) {
+          const input = { ...f, datasource_id: null };
+          assert.equal(set.decide(input)?.id, naive.find((r) => r.matches(input))?.id);
+        }
+      },
+    ),
     { numRuns: 300 },
   );
 });

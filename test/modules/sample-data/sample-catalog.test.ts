@@ -1,7 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { DEFAULT_SAMPLE_CATALOG_URL, loadSampleCatalog, parseSampleCatalog } from '../../../src/modules/sample-data/sample-catalog.js';
+import {
+  DEFAULT_SAMPLE_CATALOG_URL,
+  loadSampleCatalog,
+  parseSampleCatalog,
+} from '../../../src/modules/sample-data/sample-catalog.js';
 import { flattenTaxonomy, leafChainPaths } from '../../../src/modules/taxonomy/default-taxonomy.js';
 
 const { datasources: sampleCatalog, corrections: sampleCatalogCorrections } = loadSampleCatalog();
@@ -15,7 +19,11 @@ const parent = (p: string): string => p.slice(0, p.lastIndexOf('/'));
 
 /** Lower-case word tokens of a column name: snake, camel, Pascal and UPPER_CASE. */
 function tokens(name: string): string[] {
-  return name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  return name
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .toLowerCase()
+    .split(/[^a-z0-9]+/)
+    .filter(Boolean);
 }
 
 test('at least 3 data sources and 400 fields', () => {
@@ -29,7 +37,10 @@ test('at least 3 data sources and 400 fields', () => {
 
 test('every classification is a leaf of the default taxonomy with a valid level', () => {
   for (const f of all) {
-    assert.ok(leaves.has(f.classification_chain_path), `${f.source}.${f.table_name}.${f.field_name}: ${f.classification_chain_path}`);
+    assert.ok(
+      leaves.has(f.classification_chain_path),
+      `${f.source}.${f.table_name}.${f.field_name}: ${f.classification_chain_path}`,
+    );
     assert.match(f.level, /^L[1-5]$/);
     assert.ok(f.data_type.length > 0);
   }
@@ -49,8 +60,14 @@ test('6–8% of fields are seeded wrong, the same ones on every load', () => {
 /** The kinds of mistake the catalog seeds besides a tag of another top-level group (docs/catalog.md, answer key). */
 const NEAR_MISSES = ['crm.contacts.postal_code', 'ecommerce.customers.lastname', 'billing.accounts.balance'];
 const LEVEL_ONLY = ['hr.Employees.PassportNo', 'legacy_dwh.CUST_MSTR.DL_NO', 'ecommerce.customers.password'];
-const SYSTEMATIC = ['legacy_dwh.CUST_MSTR.ADDR1', 'legacy_dwh.CUST_MSTR.ADDR2', 'legacy_dwh.CUST_MSTR.HOME_TEL', 'legacy_dwh.CUST_MSTR.EMAIL_ADR'];
-const keyOf = (f: { source: string; table_name: string; field_name: string }): string => `${f.source}.${f.table_name}.${f.field_name}`;
+const SYSTEMATIC = [
+  'legacy_dwh.CUST_MSTR.ADDR1',
+  'legacy_dwh.CUST_MSTR.ADDR2',
+  'legacy_dwh.CUST_MSTR.HOME_TEL',
+  'legacy_dwh.CUST_MSTR.EMAIL_ADR',
+];
+const keyOf = (f: { source: string; table_name: string; field_name: string }): string =>
+  `${f.source}.${f.table_name}.${f.field_name}`;
 
 test('each seeded mistake is wrong in the way the answer key says', () => {
   for (const f of all.filter((x) => x.seeded_wrong)) {
@@ -70,15 +87,20 @@ test('each seeded mistake is wrong in the way the answer key says', () => {
       assert.equal(parent(truth.chain_path), 'Personal/Contact', key);
     } else assert.notEqual(top(truth.chain_path), top(f.classification_chain_path), key);
   }
-  for (const key of [...NEAR_MISSES, ...LEVEL_ONLY, ...SYSTEMATIC]) assert.equal(byKey.get(key)?.seeded_wrong, true, key);
+  for (const key of [...NEAR_MISSES, ...LEVEL_ONLY, ...SYSTEMATIC])
+    assert.equal(byKey.get(key)?.seeded_wrong, true, key);
 });
 
 test("no seeded-wrong field's name matches a keyword of the tag it was given (tag errors of another group)", () => {
-  for (const f of all.filter((x) => x.seeded_wrong && top(sampleCatalogCorrections.get(keyOf(x))!.chain_path) !== top(x.classification_chain_path))) {
+  for (const f of all.filter(
+    (x) =>
+      x.seeded_wrong && top(sampleCatalogCorrections.get(keyOf(x))!.chain_path) !== top(x.classification_chain_path),
+  )) {
     const keywords = new Set(flat.find((t) => t.chain_path === f.classification_chain_path)!.keywords);
     const words = tokens(f.field_name);
     assert.ok(!keywords.has(words.join(' ')), `${f.field_name} matches ${f.classification_chain_path}`);
-    for (const w of words) assert.ok(!keywords.has(w), `${f.field_name}: "${w}" is a keyword of ${f.classification_chain_path}`);
+    for (const w of words)
+      assert.ok(!keywords.has(w), `${f.field_name}: "${w}" is a keyword of ${f.classification_chain_path}`);
   }
 });
 
@@ -99,7 +121,10 @@ test('hand-checked mistakes: the name says one thing, the tag another', () => {
     assert.equal(sampleCatalogCorrections.get(key)?.chain_path, expected, key);
   }
   assert.equal(byKey.get('crm.contacts.email')!.classification_chain_path, 'Technical/Timestamp');
-  assert.equal(byKey.get('legacy_dwh.CUST_MSTR.SSN_NO')!.classification_chain_path, 'Public reference data/Country code');
+  assert.equal(
+    byKey.get('legacy_dwh.CUST_MSTR.SSN_NO')!.classification_chain_path,
+    'Public reference data/Country code',
+  );
 });
 
 test('correctly classified fields keep their expected tag', () => {
@@ -133,7 +158,11 @@ test('sample values are synthetic', () => {
     for (const v of f.sample_values ?? []) {
       if (v.includes('@')) assert.match(v, /@example\.(com|org|net)$/, `${f.field_name}: ${v}`);
     }
-    if (sampleCatalogCorrections.get(`${f.source}.${f.table_name}.${f.field_name}`)?.chain_path === 'Financial/Payment card number' || (!f.seeded_wrong && f.classification_chain_path === 'Financial/Payment card number')) {
+    if (
+      sampleCatalogCorrections.get(`${f.source}.${f.table_name}.${f.field_name}`)?.chain_path ===
+        'Financial/Payment card number' ||
+      (!f.seeded_wrong && f.classification_chain_path === 'Financial/Payment card number')
+    ) {
       for (const v of f.sample_values ?? []) assert.ok(luhn(v), `${f.field_name}: ${v} fails Luhn`);
     }
   }
@@ -141,9 +170,11 @@ test('sample values are synthetic', () => {
 });
 
 // The data file itself: what the loader refuses, so a broken edit of assets/sample-catalog.json fails at once.
-const raw = (): { datasources: Array<{ name: string; tables: Array<{ name: string; fields: Array<Record<string, unknown>> }> }> } =>
-  JSON.parse(readFileSync(DEFAULT_SAMPLE_CATALOG_URL, 'utf8')) as ReturnType<typeof raw>;
-const firstField = (data: ReturnType<typeof raw>): Record<string, unknown> => data.datasources[0]!.tables[0]!.fields[0]!;
+const raw = (): {
+  datasources: Array<{ name: string; tables: Array<{ name: string; fields: Array<Record<string, unknown>> }> }>;
+} => JSON.parse(readFileSync(DEFAULT_SAMPLE_CATALOG_URL, 'utf8')) as ReturnType<typeof raw>;
+const firstField = (data: ReturnType<typeof raw>): Record<string, unknown> =>
+  data.datasources[0]!.tables[0]!.fields[0]!;
 
 test('the data file in assets/ matches its schema and the default taxonomy', () => {
   const parsed = parseSampleCatalog(raw());

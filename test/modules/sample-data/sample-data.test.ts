@@ -27,39 +27,71 @@ describeEachDatabase('sample data', (kind) => {
   after(async () => t.close());
 
   const list = async (app = t.app): Promise<DatasourceBody[]> =>
-    json<{ items: DatasourceBody[] }>(await app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(token) })).items;
+    json<{ items: DatasourceBody[] }>(
+      await app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(token) }),
+    ).items;
 
   it('loads the sample catalog on a fresh trial start, marked as sample', async () => {
     const sources = await list();
     assert.deepEqual(sources.map((s) => s.name).sort(), sampleCatalog.map((s) => s.name).sort());
     assert.ok(sources.every((s) => s.is_sample));
-    assert.equal(sources.reduce((n, s) => n + s.field_count, 0), sampleFieldCount);
+    assert.equal(
+      sources.reduce((n, s) => n + s.field_count, 0),
+      sampleFieldCount,
+    );
     assert.ok(sampleFieldCount >= 400);
-    const fields = json<{ items: Array<{ datasource_id: string; table_name: string; field_name: string; classification_chain_path: string; level: string; review_status: string }> }>(
-      await t.app.inject({ method: 'GET', url: '/api/v1/fields?limit=500', headers: bearer(token) }),
-    ).items;
+    const fields = json<{
+      items: Array<{
+        datasource_id: string;
+        table_name: string;
+        field_name: string;
+        classification_chain_path: string;
+        level: string;
+        review_status: string;
+      }>;
+    }>(await t.app.inject({ method: 'GET', url: '/api/v1/fields?limit=500', headers: bearer(token) })).items;
     assert.ok(fields.every((f) => f.review_status === 'unreviewed'));
     // Every field of the data file, with the classification it gives (the seeded mistakes included).
     const sourceName = new Map(sources.map((s) => [s.id, s.name]));
-    const loadedPaths = new Map(fields.map((f) => [`${sourceName.get(f.datasource_id)}.${f.table_name}.${f.field_name}`, `${f.classification_chain_path} ${f.level}`]));
-    const expectedPaths = new Map(sampleCatalog.flatMap((s) => s.fields.map((f) => [`${s.name}.${f.table_name}.${f.field_name}`, `${f.classification_chain_path} ${f.level}`] as const)));
+    const loadedPaths = new Map(
+      fields.map((f) => [
+        `${sourceName.get(f.datasource_id)}.${f.table_name}.${f.field_name}`,
+        `${f.classification_chain_path} ${f.level}`,
+      ]),
+    );
+    const expectedPaths = new Map(
+      sampleCatalog.flatMap((s) =>
+        s.fields.map(
+          (f) => [`${s.name}.${f.table_name}.${f.field_name}`, `${f.classification_chain_path} ${f.level}`] as const,
+        ),
+      ),
+    );
     assert.deepEqual(loadedPaths, expectedPaths);
     assert.equal(loadedPaths.get('crm.contacts.email'), 'Technical/Timestamp L1');
     const loaded = await auditActions(t.database, 'sample_data.loaded');
     assert.equal(loaded.length, 1);
-    const row = await t.database.db.selectFrom('fields').select(['embedding', 'embedder_version']).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom('fields')
+      .select(['embedding', 'embedder_version'])
+      .executeTakeFirstOrThrow();
     assert.ok(row.embedding && row.embedder_version, 'sample fields are embedded like imported ones');
   });
 
   it('does not count sample sources against the data-source quota', async () => {
     const created: string[] = [];
     for (const name of ['own-1', 'own-2', 'own-3']) {
-      const response = await t.app.inject({ method: 'POST', url: '/api/v1/datasources', headers: bearer(token), payload: { name, type: 'mysql' } });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/datasources',
+        headers: bearer(token),
+        payload: { name, type: 'mysql' },
+      });
       assert.equal(response.statusCode, 201, response.body);
       created.push(json<{ id: string }>(response).id);
     }
     assert.equal(await t.app.services.datasources.countBillableDatasources(), 3);
-    for (const id of created) await t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${id}`, headers: bearer(token) });
+    for (const id of created)
+      await t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${id}`, headers: bearer(token) });
   });
 
   it('loads it only once: a restart on the same database adds nothing', async () => {
@@ -73,20 +105,32 @@ describeEachDatabase('sample data', (kind) => {
     }
   });
 
-  it('removeSampleData deletes the sample sources and their fields, audit-logged; the user\'s own source stays', async () => {
+  it("removeSampleData deletes the sample sources and their fields, audit-logged; the user's own source stays", async () => {
     const own = json<{ id: string }>(
-      await t.app.inject({ method: 'POST', url: '/api/v1/datasources', headers: bearer(token), payload: { name: 'mine', type: 'mysql' } }),
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/datasources',
+        headers: bearer(token),
+        payload: { name: 'mine', type: 'mysql' },
+      }),
     );
-    const removed = await t.database.db.transaction().execute((trx) => t.app.services.sampleData.removeSampleData(trx, SYSTEM_ACTOR));
+    const removed = await t.database.db
+      .transaction()
+      .execute((trx) => t.app.services.sampleData.removeSampleData(trx, SYSTEM_ACTOR));
     assert.deepEqual(removed, { datasources: sampleCatalog.length, fields: sampleFieldCount });
-    assert.deepEqual((await list()).map((s) => s.id), [own.id]);
+    assert.deepEqual(
+      (await list()).map((s) => s.id),
+      [own.id],
+    );
     assert.equal(await countRows(t.database, 'fields'), 0);
     assert.deepEqual(
       (await auditActions(t.database, 'sample_data.removed')).map((a) => a.details),
       [{ datasources: sampleCatalog.map((s) => s.name).sort(), fields: sampleFieldCount }],
     );
     // Nothing left to remove: no second audit entry.
-    const secondRemoval = await t.database.db.transaction().execute((trx) => t.app.services.sampleData.removeSampleData(trx, SYSTEM_ACTOR));
+    const secondRemoval = await t.database.db
+      .transaction()
+      .execute((trx) => t.app.services.sampleData.removeSampleData(trx, SYSTEM_ACTOR));
     assert.deepEqual(secondRemoval, { datasources: 0, fields: 0 });
     assert.equal((await auditActions(t.database, 'sample_data.removed')).length, 1);
     // A restart does not bring it back.
@@ -97,7 +141,6 @@ describeEachDatabase('sample data', (kind) => {
       await again.close();
     }
   });
-
 });
 
 // Separate suite: each test opens its own fresh database, after the suite above closed its app.

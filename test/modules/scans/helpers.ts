@@ -27,7 +27,12 @@ export function sqliteScanDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'fl-scan-src-'));
 }
 
-export async function createScannable(app: FastifyInstance, token: string, connection: Record<string, unknown>, extra: Record<string, unknown> = {}): Promise<string> {
+export async function createScannable(
+  app: FastifyInstance,
+  token: string,
+  connection: Record<string, unknown>,
+  extra: Record<string, unknown> = {},
+): Promise<string> {
   counter += 1;
   const response = await app.inject({
     method: 'POST',
@@ -35,12 +40,18 @@ export async function createScannable(app: FastifyInstance, token: string, conne
     headers: bearer(token),
     payload: { name: `scanned-${process.pid}-${counter}`, type: String(connection.kind), connection, ...extra },
   });
-  if (response.statusCode !== 201) throw new Error(`create data source failed: ${response.statusCode} ${response.body}`);
+  if (response.statusCode !== 201)
+    throw new Error(`create data source failed: ${response.statusCode} ${response.body}`);
   return json<{ id: string }>(response).id;
 }
 
 export async function startScan(app: FastifyInstance, token: string, datasourceId: string): Promise<ScanBody> {
-  const response = await app.inject({ method: 'POST', url: `/api/v1/datasources/${datasourceId}/scans`, headers: bearer(token), payload: {} });
+  const response = await app.inject({
+    method: 'POST',
+    url: `/api/v1/datasources/${datasourceId}/scans`,
+    headers: bearer(token),
+    payload: {},
+  });
   if (response.statusCode !== 202) throw new Error(`start scan failed: ${response.statusCode} ${response.body}`);
   return json<ScanBody>(response);
 }
@@ -59,7 +70,12 @@ export async function scanNow(app: FastifyInstance, token: string, datasourceId:
 }
 
 /** Polls until the condition holds (the worker runs in the background); fails after `timeoutMs`. */
-export async function waitFor<T>(what: string, read: () => Promise<T>, done: (value: T) => boolean, timeoutMs = 60_000): Promise<T> {
+export async function waitFor<T>(
+  what: string,
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 60_000,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await read();
@@ -87,15 +103,35 @@ export interface CatalogField {
 export async function catalog(database: Database, datasourceId: string): Promise<Map<string, CatalogField>> {
   const rows = await database.db
     .selectFrom('fields')
-    .select(['id', 'table_name', 'field_name', 'data_type', 'comment', 'level', 'tag_id', 'locked', 'review_status', 'classification_source', 'format_signature'])
+    .select([
+      'id',
+      'table_name',
+      'field_name',
+      'data_type',
+      'comment',
+      'level',
+      'tag_id',
+      'locked',
+      'review_status',
+      'classification_source',
+      'format_signature',
+    ])
     .where('datasource_id', '=', datasourceId)
     .execute();
   return new Map(rows.map((r) => [`${r.table_name}.${r.field_name}`, r as CatalogField]));
 }
 
-export async function auditOf(database: Database, action: string, targetId?: string): Promise<Array<{ target_id: string | null; actor_id: string | null; details: Record<string, unknown> }>> {
+export async function auditOf(
+  database: Database,
+  action: string,
+  targetId?: string,
+): Promise<Array<{ target_id: string | null; actor_id: string | null; details: Record<string, unknown> }>> {
   let q = database.db.selectFrom('audit_log').select(['target_id', 'actor_id', 'details']).where('action', '=', action);
   if (targetId !== undefined) q = q.where('target_id', '=', targetId);
   const rows = await q.orderBy('seq').execute();
-  return rows.map((r) => ({ target_id: r.target_id, actor_id: r.actor_id, details: JSON.parse(r.details) as Record<string, unknown> }));
+  return rows.map((r) => ({
+    target_id: r.target_id,
+    actor_id: r.actor_id,
+    details: JSON.parse(r.details) as Record<string, unknown>,
+  }));
 }

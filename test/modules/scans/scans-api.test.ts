@@ -9,7 +9,16 @@ import BetterSqlite from 'better-sqlite3';
 import pg from 'pg';
 import { adminToken, bearer, buildTestApp, createUser, json, problem, type TestApp } from '../../helpers/app.js';
 import { describeEachDatabase } from '../../helpers/databases.js';
-import { auditOf, catalog, createScannable, getScan, scanNow, sqliteScanDir, startScan, type ScanBody } from './helpers.js';
+import {
+  auditOf,
+  catalog,
+  createScannable,
+  getScan,
+  scanNow,
+  sqliteScanDir,
+  startScan,
+  type ScanBody,
+} from './helpers.js';
 
 const PLANTED = 'planted-secret-value-7f3a9c';
 
@@ -46,7 +55,12 @@ describeEachDatabase('scans API', (kind) => {
     return { id: await createScannable(t.app, token, { kind: 'sqlite', database: file }), file };
   };
   const inject = (method: 'GET' | 'POST' | 'DELETE', url: string, as: string | undefined, payload?: unknown) =>
-    t.app.inject({ method, url, ...(as ? { headers: bearer(as) } : {}), ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }) });
+    t.app.inject({
+      method,
+      url,
+      ...(as ? { headers: bearer(as) } : {}),
+      ...(payload === undefined ? {} : { payload: payload as Record<string, unknown> }),
+    });
 
   it('answers 401 without a token, 403 for a role without scan:run, 400 for a bad body or id, 404 for unknown ids', async () => {
     const { id } = await sqliteSource('create table t (a text)');
@@ -86,7 +100,11 @@ describeEachDatabase('scans API', (kind) => {
     assert.equal(list.statusCode, 200);
     assert.deepEqual(json(list), { items: [], next_cursor: null });
     // No body at all is the same as {}.
-    const started = await t.app.inject({ method: 'POST', url: `/api/v1/datasources/${id}/scans`, headers: bearer(token) });
+    const started = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/datasources/${id}/scans`,
+      headers: bearer(token),
+    });
     assert.equal(started.statusCode, 202);
     const scan = json<ScanBody>(started);
     assert.equal((await inject('GET', `/api/v1/scans/${scan.id}`, observer.token)).statusCode, 200);
@@ -97,7 +115,15 @@ describeEachDatabase('scans API', (kind) => {
     const { id } = await sqliteSource('create table t (a text)');
     const first = await startScan(t.app, token, id);
     assert.deepEqual(
-      { status: first.status, phase: first.phase, progress: first.progress, counts: first.counts, error: first.error, started_at: first.started_at, finished_at: first.finished_at },
+      {
+        status: first.status,
+        phase: first.phase,
+        progress: first.progress,
+        counts: first.counts,
+        error: first.error,
+        started_at: first.started_at,
+        finished_at: first.finished_at,
+      },
       {
         status: 'queued',
         phase: 'queued',
@@ -115,7 +141,16 @@ describeEachDatabase('scans API', (kind) => {
     assert.equal(problem(second).code, 'conflict');
     // The rule is the database's: a direct second insert fails too.
     await assert.rejects(
-      t.database.db.insertInto('scans').values({ id: '11111111-1111-4111-8111-111111111111', datasource_id: id, status: 'running', phase: 'sampling', created_at: new Date().toISOString() }).execute(),
+      t.database.db
+        .insertInto('scans')
+        .values({
+          id: '11111111-1111-4111-8111-111111111111',
+          datasource_id: id,
+          status: 'running',
+          phase: 'sampling',
+          created_at: new Date().toISOString(),
+        })
+        .execute(),
     );
 
     const cancelled = json<ScanBody>(await inject('POST', `/api/v1/scans/${first.id}/cancel`, token, {}));
@@ -127,24 +162,36 @@ describeEachDatabase('scans API', (kind) => {
     await t.app.services.scanWorker.drain();
     assert.equal((await getScan(t.app, token, first.id)).status, 'cancelled', 'a cancelled scan is never run');
 
-    const plain = json<{ id: string }>(await inject('POST', '/api/v1/datasources', token, { name: `plain-${kind}`, type: 'postgresql' }));
+    const plain = json<{ id: string }>(
+      await inject('POST', '/api/v1/datasources', token, { name: `plain-${kind}`, type: 'postgresql' }),
+    );
     const refused = await inject('POST', `/api/v1/datasources/${plain.id}/scans`, token, {});
     assert.equal(refused.statusCode, 409);
     assert.match(problem(refused).detail, /no connection/);
   });
 
-  it('lists a data source\'s scans newest first, a page at a time', async () => {
+  it("lists a data source's scans newest first, a page at a time", async () => {
     const { id } = await sqliteSource('create table t (a text)');
     const ids: string[] = [];
     for (let i = 0; i < 3; i++) {
       t.clock.advance(1000);
       ids.push((await scanNow(t.app, token, id)).id);
     }
-    const page1 = json<{ items: ScanBody[]; next_cursor: string | null }>(await inject('GET', `/api/v1/datasources/${id}/scans?limit=2`, token));
-    assert.deepEqual(page1.items.map((s) => s.id), [ids[2], ids[1]]);
+    const page1 = json<{ items: ScanBody[]; next_cursor: string | null }>(
+      await inject('GET', `/api/v1/datasources/${id}/scans?limit=2`, token),
+    );
+    assert.deepEqual(
+      page1.items.map((s) => s.id),
+      [ids[2], ids[1]],
+    );
     assert.ok(page1.next_cursor);
-    const page2 = json<{ items: ScanBody[]; next_cursor: string | null }>(await inject('GET', `/api/v1/datasources/${id}/scans?limit=2&cursor=${page1.next_cursor}`, token));
-    assert.deepEqual(page2.items.map((s) => s.id), [ids[0]]);
+    const page2 = json<{ items: ScanBody[]; next_cursor: string | null }>(
+      await inject('GET', `/api/v1/datasources/${id}/scans?limit=2&cursor=${page1.next_cursor}`, token),
+    );
+    assert.deepEqual(
+      page2.items.map((s) => s.id),
+      [ids[0]],
+    );
     assert.equal(page2.next_cursor, null);
     assert.equal((await inject('GET', `/api/v1/datasources/${id}/scans?cursor=garbage`, token)).statusCode, 400);
   });
@@ -187,7 +234,9 @@ describeEachDatabase('scans API', (kind) => {
     assert.match(email.format_signature ?? '', /email/, 'the format of the samples is kept');
     assert.equal(fields.get('order.null_only')!.format_signature, null, 'a NULL-only column has no samples');
     assert.equal(fields.get('empty_table.email')!.format_signature, null);
-    const emailField = json<{ classification_chain_path: string; level: string }>(await inject('GET', `/api/v1/fields/${email.id}`, token));
+    const emailField = json<{ classification_chain_path: string; level: string }>(
+      await inject('GET', `/api/v1/fields/${email.id}`, token),
+    );
     assert.match(emailField.classification_chain_path, /mail/i, 'classified from name and values');
 
     assert.equal((await auditOf(t.database, 'scan.started', scan.id)).length, 1);
@@ -200,7 +249,12 @@ describeEachDatabase('scans API', (kind) => {
     assert.equal(dump.includes(PLANTED), false, 'the planted value is not in the app database');
     assert.equal(dump.includes('x'.repeat(300)), false, 'no sampled text is stored');
     assert.equal(t.logs.join('').includes(PLANTED), false, 'nor in the log');
-    if (kind === 'sqlite') assert.equal(fs.readFileSync(t.testDatabase.config.kind === 'sqlite' ? t.testDatabase.config.file : '').includes(PLANTED), false, 'nor anywhere in the SQLite file');
+    if (kind === 'sqlite')
+      assert.equal(
+        fs.readFileSync(t.testDatabase.config.kind === 'sqlite' ? t.testDatabase.config.file : '').includes(PLANTED),
+        false,
+        'nor anywhere in the SQLite file',
+      );
     assert.ok(fs.existsSync(file));
   });
 
@@ -219,11 +273,34 @@ describeEachDatabase('scans API', (kind) => {
     assert.deepEqual(unchanged.counts, { new: 0, changed: 0, removed: 0, unchanged: 7, classified: 0 });
 
     // A reviewer confirms email (to another tag) and locks phone's level.
-    const tags = json<{ items: Array<{ id: number; chain_path: string }> }>(await inject('GET', '/api/v1/classification/tags', token)).items;
+    const tags = json<{ items: Array<{ id: number; chain_path: string }> }>(
+      await inject('GET', '/api/v1/classification/tags', token),
+    ).items;
     const other = tags.find((tag) => tag.chain_path === 'Technical/Record ID') ?? tags[0]!;
-    assert.equal((await inject('POST', `/api/v1/classify/fields/${before.get('people.email')!.id}/confirm`, token, { classification_tag_id: other.id })).statusCode, 200);
-    assert.equal((await inject('POST', `/api/v1/classify/fields/${before.get('people.phone')!.id}/confirm`, token, { lock_level: 'L5' })).statusCode, 200);
-    assert.equal((await inject('POST', `/api/v1/classify/fields/${before.get('people.note')!.id}/defer`, token, { reason: 'later' })).statusCode, 200);
+    assert.equal(
+      (
+        await inject('POST', `/api/v1/classify/fields/${before.get('people.email')!.id}/confirm`, token, {
+          classification_tag_id: other.id,
+        })
+      ).statusCode,
+      200,
+    );
+    assert.equal(
+      (
+        await inject('POST', `/api/v1/classify/fields/${before.get('people.phone')!.id}/confirm`, token, {
+          lock_level: 'L5',
+        })
+      ).statusCode,
+      200,
+    );
+    assert.equal(
+      (
+        await inject('POST', `/api/v1/classify/fields/${before.get('people.note')!.id}/defer`, token, {
+          reason: 'later',
+        })
+      ).statusCode,
+      200,
+    );
 
     // The source changes: email and phone change format, note changes format, legacy and old_table go, a column and a table come.
     const db = new BetterSqlite(file);
@@ -241,12 +318,28 @@ describeEachDatabase('scans API', (kind) => {
     assert.deepEqual(rescan.counts, { new: 3, changed: 3, removed: 3, unchanged: 1, classified: 4 });
 
     const after = await catalog(t.database, id);
-    assert.deepEqual([...after.keys()].sort(), ['new_table.first_name', 'new_table.id', 'people.email', 'people.iban', 'people.id', 'people.note', 'people.phone']);
+    assert.deepEqual([...after.keys()].sort(), [
+      'new_table.first_name',
+      'new_table.id',
+      'people.email',
+      'people.iban',
+      'people.id',
+      'people.note',
+      'people.phone',
+    ]);
     const email = after.get('people.email')!;
     assert.equal(email.id, before.get('people.email')!.id, 'a field keeps its id');
-    assert.deepEqual([email.tag_id, email.review_status, email.locked], [other.id, 'confirmed', 1], 'a confirmed field keeps its classification');
+    assert.deepEqual(
+      [email.tag_id, email.review_status, email.locked],
+      [other.id, 'confirmed', 1],
+      'a confirmed field keeps its classification',
+    );
     const phone = after.get('people.phone')!;
-    assert.deepEqual([phone.level, phone.locked, phone.review_status], ['L5', 1, 'confirmed'], 'a locked field keeps its classification');
+    assert.deepEqual(
+      [phone.level, phone.locked, phone.review_status],
+      ['L5', 1, 'confirmed'],
+      'a locked field keeps its classification',
+    );
     const note = after.get('people.note')!;
     assert.equal(note.review_status, 'unreviewed', 'a changed field nobody decided goes back to unreviewed');
     assert.equal(note.classification_source, 'classifier');
@@ -254,7 +347,11 @@ describeEachDatabase('scans API', (kind) => {
 
     const removed = await auditOf(t.database, 'field.removed');
     const mine = removed.filter((r) => r.details.datasource_id === id);
-    assert.deepEqual(mine.map((r) => `${String(r.details.table_name)}.${String(r.details.field_name)}`).sort(), ['old_table.code', 'old_table.id', 'people.legacy']);
+    assert.deepEqual(mine.map((r) => `${String(r.details.table_name)}.${String(r.details.field_name)}`).sort(), [
+      'old_table.code',
+      'old_table.id',
+      'people.legacy',
+    ]);
     const legacy = mine.find((r) => r.details.field_name === 'legacy')!;
     assert.equal(legacy.target_id, before.get('people.legacy')!.id);
     assert.equal(legacy.details.level, before.get('people.legacy')!.level, 'audited with its last classification');
@@ -266,7 +363,8 @@ describeEachDatabase('scans API', (kind) => {
     const file = path.join(dir, 'periodic.db');
     new BetterSqlite(file).exec('create table t (a text)');
     const id = await createScannable(t.app, token, { kind: 'sqlite', database: file }, { scan_interval_hours: 2 });
-    const scans = async () => json<{ items: ScanBody[] }>(await inject('GET', `/api/v1/datasources/${id}/scans`, token)).items;
+    const scans = async () =>
+      json<{ items: ScanBody[] }>(await inject('GET', `/api/v1/datasources/${id}/scans`, token)).items;
 
     const queued = await t.app.services.scans.queueDueScans();
     assert.equal(queued.length, 1, 'never scanned: due now');
@@ -304,7 +402,13 @@ async function dumpAppDatabase(t: TestApp): Promise<string> {
     const db = new BetterSqlite(t.testDatabase.config.file, { readonly: true });
     try {
       const tables = db.prepare(`select name from sqlite_master where type = 'table'`).all() as Array<{ name: string }>;
-      return tables.map((tb) => JSON.stringify(db.prepare(`select * from "${tb.name}"`).all(), (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v))).join('\n');
+      return tables
+        .map((tb) =>
+          JSON.stringify(db.prepare(`select * from "${tb.name}"`).all(), (_k, v: unknown) =>
+            v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v,
+          ),
+        )
+        .join('\n');
     } finally {
       db.close();
     }
@@ -312,7 +416,10 @@ async function dumpAppDatabase(t: TestApp): Promise<string> {
   const client = new pg.Client({ connectionString: t.testDatabase.config.url });
   await client.connect();
   try {
-    const tables = await client.query<{ table_name: string }>(`select table_name from information_schema.tables where table_schema = $1`, [t.testDatabase.schema]);
+    const tables = await client.query<{ table_name: string }>(
+      `select table_name from information_schema.tables where table_schema = $1`,
+      [t.testDatabase.schema],
+    );
     const out: string[] = [];
     for (const { table_name } of tables.rows) {
       const rows = await client.query(`select * from "${t.testDatabase.schema}"."${table_name}"`);

@@ -42,13 +42,22 @@ describeEachDatabase('scanned metadata bounded, notes, resume by identity', (kin
   });
   beforeEach(async () => {
     token = await adminToken(t.app);
-    for (const ds of json<{ items: Array<{ id: string }> }>(await t.app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(token) })).items) {
+    for (const ds of json<{ items: Array<{ id: string }> }>(
+      await t.app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(token) }),
+    ).items) {
       await t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${ds.id}`, headers: bearer(token) });
     }
   });
   after(async () => t.close());
 
-  const pgConnection = (src: PgSource) => ({ kind: 'postgresql', host: src.server.host, port: src.server.port, user: src.server.user, database: src.database, ...(src.server.password ? { password: src.server.password } : {}) });
+  const pgConnection = (src: PgSource) => ({
+    kind: 'postgresql',
+    host: src.server.host,
+    port: src.server.port,
+    user: src.server.user,
+    database: src.database,
+    ...(src.server.password ? { password: src.server.password } : {}),
+  });
 
   it('SQLite: a 5,000-character table name, a 1,000,000-character column name, control and bidi characters are skipped, a long type is cut, and the scan says so', async () => {
     const file = path.join(dir, `bounds-${kind}.db`);
@@ -80,9 +89,17 @@ describeEachDatabase('scanned metadata bounded, notes, resume by identity', (kin
     assert.equal(notes.metadata_cut, 1);
     assert.equal(notes.tables_not_sampled, 0);
     const skippedTables = notes.items.filter((n) => n.kind === 'table_skipped');
-    assert.deepEqual(skippedTables.map((n) => n.table).sort(), ['bell\\u{7}', 'evil\\u{202E}txt', `${'T'.repeat(80)}… (5000 characters)`].sort());
+    assert.deepEqual(
+      skippedTables.map((n) => n.table).sort(),
+      ['bell\\u{7}', 'evil\\u{202E}txt', `${'T'.repeat(80)}… (5000 characters)`].sort(),
+    );
     assert.match(skippedTables.find((n) => n.table.startsWith('T'))!.reason, /5000 characters \(at most 128/);
-    assert.ok(notes.items.some((n) => n.kind === 'column_skipped' && n.table === 'people' && n.column === `${'c'.repeat(80)}… (1000000 characters)`));
+    assert.ok(
+      notes.items.some(
+        (n) =>
+          n.kind === 'column_skipped' && n.table === 'people' && n.column === `${'c'.repeat(80)}… (1000000 characters)`,
+      ),
+    );
     assert.ok(notes.items.some((n) => n.kind === 'data_type_cut' && n.column === 'notes'));
     // Nothing unbounded or unsafe is stored or answered.
     const body = JSON.stringify(scan);
@@ -108,14 +125,26 @@ describeEachDatabase('scanned metadata bounded, notes, resume by identity', (kin
       const scan = await scanNow(t.app, token, id);
       assert.equal(scan.status, 'succeeded', scan.error ?? '');
       const fields = await catalog(t.database, id);
-      assert.deepEqual([...fields.keys()].sort(), ['public.broken.ratio', 'public.clients.email', 'public.clients.phone']);
+      assert.deepEqual([...fields.keys()].sort(), [
+        'public.broken.ratio',
+        'public.clients.email',
+        'public.clients.phone',
+      ]);
       assert.equal(fields.get('public.clients.email')!.comment, 'm'.repeat(4000));
 
       const notes = (scan as unknown as { notes: Notes }).notes;
       assert.equal(notes.tables_skipped, 1);
       assert.equal(notes.metadata_cut, 1);
       assert.ok(notes.items.some((n) => n.kind === 'table_skipped' && n.table === 'public.pay\\u{202E}roll'));
-      assert.ok(notes.items.some((n) => n.kind === 'comment_cut' && n.table === 'public.clients' && n.column === 'email' && /cut to 4000 characters/.test(n.reason)));
+      assert.ok(
+        notes.items.some(
+          (n) =>
+            n.kind === 'comment_cut' &&
+            n.table === 'public.clients' &&
+            n.column === 'email' &&
+            /cut to 4000 characters/.test(n.reason),
+        ),
+      );
       // Issue 31: the table that could not be sampled is named, with why.
       assert.equal(notes.tables_not_sampled, 1);
       const notSampled = notes.items.filter((n) => n.kind === 'table_not_sampled');
@@ -123,10 +152,16 @@ describeEachDatabase('scanned metadata bounded, notes, resume by identity', (kin
       assert.equal(notSampled[0]!.table, 'public.broken');
       assert.match(notSampled[0]!.reason, /^\w+: .*sampling public\.broken/);
       // The list of the data source's scans shows the same.
-      const list = json<{ items: Array<{ id: string; notes: Notes }> }>(await t.app.inject({ method: 'GET', url: `/api/v1/datasources/${id}/scans`, headers: bearer(token) }));
+      const list = json<{ items: Array<{ id: string; notes: Notes }> }>(
+        await t.app.inject({ method: 'GET', url: `/api/v1/datasources/${id}/scans`, headers: bearer(token) }),
+      );
       assert.equal(list.items[0]!.notes.tables_not_sampled, 1);
       // GET /fields answers the bounded comment, not 4 MB.
-      const res = await t.app.inject({ method: 'GET', url: `/api/v1/fields?datasource_id=${id}`, headers: bearer(token) });
+      const res = await t.app.inject({
+        method: 'GET',
+        url: `/api/v1/fields?datasource_id=${id}`,
+        headers: bearer(token),
+      });
       assert.ok(res.body.length < 100_000, `GET /fields answered ${res.body.length} bytes`);
     } finally {
       await src.dispose();
@@ -137,7 +172,10 @@ describeEachDatabase('scanned metadata bounded, notes, resume by identity', (kin
     // 51 tables: the first batch (50) is written, then the instance hangs in the second and is taken for dead.
     const file = path.join(dir, `resume-${kind}.db`);
     const db = new BetterSqlite(file);
-    for (let i = 1; i <= 50; i++) db.exec(`CREATE TABLE b${String(i).padStart(2, '0')} (email TEXT); INSERT INTO b${String(i).padStart(2, '0')} VALUES ('p${i}@example.com');`);
+    for (let i = 1; i <= 50; i++)
+      db.exec(
+        `CREATE TABLE b${String(i).padStart(2, '0')} (email TEXT); INSERT INTO b${String(i).padStart(2, '0')} VALUES ('p${i}@example.com');`,
+      );
     db.exec(`CREATE TABLE z_last (phone TEXT); INSERT INTO z_last VALUES ('+49 30 1234567');`);
     db.close();
     const id = await createScannable(t.app, token, { kind: 'sqlite', database: path.basename(file) });
@@ -158,7 +196,16 @@ describeEachDatabase('scanned metadata bounded, notes, resume by identity', (kin
       removeScannedFields: (trx, ds, ids) => services.fieldScanWriter.removeScannedFields(trx, ds, ids),
       applyScan: (trx, ds, prepared, scanId) => services.fieldScanWriter.applyScan(trx, ds, prepared, scanId),
     };
-    const dying = new ScanWorker({ database: t.database, clock: t.clock, log: t.app.log, audit: services.audit, fields, datasources: services.datasources, scans: services.scans, options: { connector: services.datasources.connectorOptions() } });
+    const dying = new ScanWorker({
+      database: t.database,
+      clock: t.clock,
+      log: t.app.log,
+      audit: services.audit,
+      fields,
+      datasources: services.datasources,
+      scans: services.scans,
+      options: { connector: services.datasources.connectorOptions() },
+    });
     const scan = await startScan(t.app, token, id);
     const firstRun = dying.drain();
     await reachedSecondBatch;
@@ -169,7 +216,11 @@ describeEachDatabase('scanned metadata bounded, notes, resume by identity', (kin
     change.close();
     // The instance is taken for dead: its heartbeat is two minutes old.
     const stale = new Date(t.clock.now().getTime() - 2 * 60_000).toISOString();
-    await t.database.db.updateTable('scans').set({ claimed_by: 'dead-instance', heartbeat_at: stale }).where('id', '=', scan.id).execute();
+    await t.database.db
+      .updateTable('scans')
+      .set({ claimed_by: 'dead-instance', heartbeat_at: stale })
+      .where('id', '=', scan.id)
+      .execute();
     await services.scanWorker.drain();
     wake();
     await firstRun;
@@ -185,7 +236,11 @@ describeEachDatabase('scanned metadata bounded, notes, resume by identity', (kin
     assert.equal(ended.counts.new, 52, '50 in the first run, a_new and z_last after the takeover');
     assert.equal(ended.counts.removed, 1);
     // A finished scan forgets its written tables.
-    assert.equal((await t.database.db.selectFrom('scan_tables').select('table_name').where('scan_id', '=', scan.id).execute()).length, 0);
+    assert.equal(
+      (await t.database.db.selectFrom('scan_tables').select('table_name').where('scan_id', '=', scan.id).execute())
+        .length,
+      0,
+    );
   });
 
   it('a table whose fields the app database refuses is noted as not stored; the rest of its batch is written and the scan succeeds', async () => {
@@ -202,11 +257,21 @@ describeEachDatabase('scanned metadata bounded, notes, resume by identity', (kin
       prepareScanFields: (cols) => services.fieldScanWriter.prepareScanFields(cols),
       removeScannedFields: (trx, ds, ids) => services.fieldScanWriter.removeScannedFields(trx, ds, ids),
       applyScan: async (trx, ds, prepared, scanId) => {
-        if (prepared.rows.some((r) => r.table_name === 'bad')) throw Object.assign(new Error('index row requires 15072 bytes'), { code: '54000' });
+        if (prepared.rows.some((r) => r.table_name === 'bad'))
+          throw Object.assign(new Error('index row requires 15072 bytes'), { code: '54000' });
         return services.fieldScanWriter.applyScan(trx, ds, prepared, scanId);
       },
     };
-    const worker = new ScanWorker({ database: t.database, clock: t.clock, log: t.app.log, audit: services.audit, fields, datasources: services.datasources, scans: services.scans, options: { connector: services.datasources.connectorOptions() } });
+    const worker = new ScanWorker({
+      database: t.database,
+      clock: t.clock,
+      log: t.app.log,
+      audit: services.audit,
+      fields,
+      datasources: services.datasources,
+      scans: services.scans,
+      options: { connector: services.datasources.connectorOptions() },
+    });
     const scan = await startScan(t.app, token, id);
     await worker.drain();
     const ended = await getScan(t.app, token, scan.id);

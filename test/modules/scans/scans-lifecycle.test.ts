@@ -12,8 +12,14 @@ import { auditOf, catalog, createScannable, getScan, scanNow, startScan, waitFor
 /** 40 small tables, then 10 views that each take 0.2 s to read, then 20 that each take 1 s (names sort in that order). */
 async function slowSource(src: PgSource): Promise<void> {
   const ddl: string[] = [];
-  for (let i = 1; i <= 40; i++) ddl.push(`CREATE TABLE t${String(i).padStart(2, '0')} (id integer PRIMARY KEY, email text); INSERT INTO t${String(i).padStart(2, '0')} VALUES (1, 'a@example.com');`);
-  for (let i = 1; i <= 30; i++) ddl.push(`CREATE VIEW zz_slow_${String(i).padStart(2, '0')} AS SELECT pg_sleep(${i <= 10 ? 0.2 : 1})::text AS pause, 'x'::text AS v;`);
+  for (let i = 1; i <= 40; i++)
+    ddl.push(
+      `CREATE TABLE t${String(i).padStart(2, '0')} (id integer PRIMARY KEY, email text); INSERT INTO t${String(i).padStart(2, '0')} VALUES (1, 'a@example.com');`,
+    );
+  for (let i = 1; i <= 30; i++)
+    ddl.push(
+      `CREATE VIEW zz_slow_${String(i).padStart(2, '0')} AS SELECT pg_sleep(${i <= 10 ? 0.2 : 1})::text AS pause, 'x'::text AS v;`,
+    );
   await src.client.query(ddl.join('\n'));
   await src.client.query('ANALYZE');
 }
@@ -27,13 +33,22 @@ describeEachDatabase('scan lifecycle', (kind) => {
   });
   beforeEach(async () => {
     token = await adminToken(t.app);
-    for (const ds of json<{ items: Array<{ id: string }> }>(await t.app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(token) })).items) {
+    for (const ds of json<{ items: Array<{ id: string }> }>(
+      await t.app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(token) }),
+    ).items) {
       await t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${ds.id}`, headers: bearer(token) });
     }
   });
   after(async () => t.close());
 
-  const connectionOf = (src: PgSource) => ({ kind: 'postgresql', host: src.server.host, port: src.server.port, user: src.server.user, database: src.database, ...(src.server.password ? { password: src.server.password } : {}) });
+  const connectionOf = (src: PgSource) => ({
+    kind: 'postgresql',
+    host: src.server.host,
+    port: src.server.port,
+    user: src.server.user,
+    database: src.database,
+    ...(src.server.password ? { password: src.server.password } : {}),
+  });
 
   it('a running scan is cancelled within seconds, keeping the batches it wrote and removing nothing', async () => {
     const src = await createPgSource();
@@ -42,8 +57,19 @@ describeEachDatabase('scan lifecycle', (kind) => {
       const id = await createScannable(t.app, token, connectionOf(src));
       const scan = await startScan(t.app, token, id);
       const running = t.app.services.scanWorker.drain();
-      await waitFor('the first batch', () => getScan(t.app, token, scan.id), (s) => s.progress.tables_done >= 50);
-      const cancelling = json<{ status: string; phase: string }>(await t.app.inject({ method: 'POST', url: `/api/v1/scans/${scan.id}/cancel`, headers: bearer(token), payload: {} }));
+      await waitFor(
+        'the first batch',
+        () => getScan(t.app, token, scan.id),
+        (s) => s.progress.tables_done >= 50,
+      );
+      const cancelling = json<{ status: string; phase: string }>(
+        await t.app.inject({
+          method: 'POST',
+          url: `/api/v1/scans/${scan.id}/cancel`,
+          headers: bearer(token),
+          payload: {},
+        }),
+      );
       assert.deepEqual([cancelling.status, cancelling.phase], ['running', 'cancelling']);
       await running;
       const ended = await getScan(t.app, token, scan.id);
@@ -69,9 +95,19 @@ describeEachDatabase('scan lifecycle', (kind) => {
       const id = await createScannable(t.app, token, connectionOf(src));
       const scan = await startScan(t.app, token, id);
       const running = t.app.services.scanWorker.drain();
-      await waitFor('the first batch', () => getScan(t.app, token, scan.id), (s) => s.progress.tables_done >= 50);
+      await waitFor(
+        'the first batch',
+        () => getScan(t.app, token, scan.id),
+        (s) => s.progress.tables_done >= 50,
+      );
       await src.client.end();
-      const admin = new pg.Client({ host: src.server.host, port: src.server.port, user: src.server.user, password: src.server.password, database: 'postgres' });
+      const admin = new pg.Client({
+        host: src.server.host,
+        port: src.server.port,
+        user: src.server.user,
+        password: src.server.password,
+        database: 'postgres',
+      });
       await admin.connect();
       await admin.query(`DROP DATABASE ${src.database} WITH (FORCE)`);
       await admin.end();
@@ -92,12 +128,25 @@ describeEachDatabase('scan lifecycle', (kind) => {
   it('a scan whose instance stopped heart-beating is taken over; after repeated takeovers it fails with a clear error', async () => {
     const src = await createPgSource();
     try {
-      await src.client.query(`CREATE TABLE a (id integer PRIMARY KEY, email text); CREATE TABLE b (id integer PRIMARY KEY, phone text)`);
+      await src.client.query(
+        `CREATE TABLE a (id integer PRIMARY KEY, email text); CREATE TABLE b (id integer PRIMARY KEY, phone text)`,
+      );
       const id = await createScannable(t.app, token, connectionOf(src));
       const scan = await startScan(t.app, token, id);
       const stale = new Date(t.clock.now().getTime() - 2 * 60_000).toISOString();
       // As a dead instance would leave it: running, claimed, its last heartbeat two minutes old.
-      await t.database.db.updateTable('scans').set({ status: 'running', phase: 'sampling', claimed_by: 'dead-instance', heartbeat_at: stale, attempts: 1, started_at: stale }).where('id', '=', scan.id).execute();
+      await t.database.db
+        .updateTable('scans')
+        .set({
+          status: 'running',
+          phase: 'sampling',
+          claimed_by: 'dead-instance',
+          heartbeat_at: stale,
+          attempts: 1,
+          started_at: stale,
+        })
+        .where('id', '=', scan.id)
+        .execute();
       await t.app.services.scanWorker.drain();
       const taken = await getScan(t.app, token, scan.id);
       assert.equal(taken.status, 'succeeded', taken.error ?? '');
@@ -107,11 +156,19 @@ describeEachDatabase('scan lifecycle', (kind) => {
 
       // A fresh heartbeat is not taken over.
       const second = await startScan(t.app, token, id);
-      await t.database.db.updateTable('scans').set({ status: 'running', claimed_by: 'live-instance', heartbeat_at: t.clock.now().toISOString(), attempts: 1 }).where('id', '=', second.id).execute();
+      await t.database.db
+        .updateTable('scans')
+        .set({ status: 'running', claimed_by: 'live-instance', heartbeat_at: t.clock.now().toISOString(), attempts: 1 })
+        .where('id', '=', second.id)
+        .execute();
       await t.app.services.scanWorker.drain();
       assert.equal((await getScan(t.app, token, second.id)).status, 'running');
       // Its third instance dies too: the next claim gives up.
-      await t.database.db.updateTable('scans').set({ heartbeat_at: stale, attempts: 3 }).where('id', '=', second.id).execute();
+      await t.database.db
+        .updateTable('scans')
+        .set({ heartbeat_at: stale, attempts: 3 })
+        .where('id', '=', second.id)
+        .execute();
       await t.app.services.scanWorker.drain();
       const given = await getScan(t.app, token, second.id);
       assert.equal(given.status, 'failed');
@@ -126,10 +183,20 @@ describeEachDatabase('scan lifecycle', (kind) => {
       const other = await buildTestApp(kind, { testDatabase: t.testDatabase });
       const src = await createPgSource();
       try {
-        await src.client.query(`CREATE TABLE a (id integer PRIMARY KEY, email text); CREATE TABLE b (id integer PRIMARY KEY, phone text)`);
-        const ids = [await createScannable(t.app, token, connectionOf(src)), await createScannable(t.app, token, connectionOf(src))];
+        await src.client.query(
+          `CREATE TABLE a (id integer PRIMARY KEY, email text); CREATE TABLE b (id integer PRIMARY KEY, phone text)`,
+        );
+        const ids = [
+          await createScannable(t.app, token, connectionOf(src)),
+          await createScannable(t.app, token, connectionOf(src)),
+        ];
         const scans = [await startScan(t.app, token, ids[0]!), await startScan(t.app, token, ids[1]!)];
-        await Promise.all([t.app.services.scanWorker.drain(), other.app.services.scanWorker.drain(), t.app.services.scanWorker.drain(), other.app.services.scanWorker.drain()]);
+        await Promise.all([
+          t.app.services.scanWorker.drain(),
+          other.app.services.scanWorker.drain(),
+          t.app.services.scanWorker.drain(),
+          other.app.services.scanWorker.drain(),
+        ]);
         for (const scan of scans) {
           const ended = await getScan(t.app, token, scan.id);
           assert.equal(ended.status, 'succeeded', ended.error ?? '');

@@ -4,7 +4,15 @@ import assert from 'node:assert/strict';
 import { after, before, beforeEach, it } from 'node:test';
 import { adminToken, bearer, buildTestApp, json, type TestApp } from '../../helpers/app.js';
 import { describeEachDatabase } from '../../helpers/databases.js';
-import { closedPort, createMysqlSource, createPgSource, MYSQL, randomName, type MysqlSource, type PgSource } from '../../connectors/sources.js';
+import {
+  closedPort,
+  createMysqlSource,
+  createPgSource,
+  MYSQL,
+  randomName,
+  type MysqlSource,
+  type PgSource,
+} from '../../connectors/sources.js';
 import { catalog, createScannable, scanNow } from './helpers.js';
 
 const PLANTED = 'planted-pg-value-51c0de';
@@ -23,7 +31,9 @@ describeEachDatabase('scans of PostgreSQL and MariaDB sources', (kind) => {
   });
   beforeEach(async () => {
     token = await adminToken(t.app);
-    for (const ds of json<{ items: Array<{ id: string }> }>(await t.app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(token) })).items) {
+    for (const ds of json<{ items: Array<{ id: string }> }>(
+      await t.app.inject({ method: 'GET', url: '/api/v1/datasources', headers: bearer(token) }),
+    ).items) {
       await t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${ds.id}`, headers: bearer(token) });
     }
   });
@@ -57,7 +67,11 @@ describeEachDatabase('scans of PostgreSQL and MariaDB sources', (kind) => {
       CREATE TABLE archive.old (email text);
     `);
     await src.client.query('ANALYZE');
-    const id = await createScannable(t.app, token, pgConnection({ include_schemas: ['sales', 'HR'], exclude_tables: ['*_backup'] }));
+    const id = await createScannable(
+      t.app,
+      token,
+      pgConnection({ include_schemas: ['sales', 'HR'], exclude_tables: ['*_backup'] }),
+    );
     const scan = await scanNow(t.app, token, id);
     assert.equal(scan.status, 'succeeded', scan.error ?? '');
     const fields = await catalog(t.database, id);
@@ -80,14 +94,17 @@ describeEachDatabase('scans of PostgreSQL and MariaDB sources', (kind) => {
     assert.equal(fields.get('Sales.Customer "VIP" List.E-Mail')!.comment, 'contact address');
     assert.equal(fields.get('Sales.order.payload')!.data_type, 'bytea');
     assert.equal(fields.get('Sales.order.nulls_only')!.format_signature, null);
-    const stored = JSON.stringify(await t.database.db.selectFrom('fields').selectAll().execute(), (_k, v: unknown) => (v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v));
+    const stored = JSON.stringify(await t.database.db.selectFrom('fields').selectAll().execute(), (_k, v: unknown) =>
+      v instanceof Uint8Array ? Buffer.from(v).toString('latin1') : v,
+    );
     assert.equal(stored.includes(PLANTED), false, 'no sampled value is stored');
     assert.equal(stored.includes('y'.repeat(100)), false);
     assert.equal(t.logs.join('').includes(PLANTED), false, 'nor logged');
   });
 
   it('PostgreSQL: a rescan after adding, altering, commenting and dropping columns counts each change', async () => {
-    await src.client.query(`CREATE SCHEMA shop; CREATE TABLE shop.clients (id integer PRIMARY KEY, email text, age text, city text, fax text);
+    await src.client
+      .query(`CREATE SCHEMA shop; CREATE TABLE shop.clients (id integer PRIMARY KEY, email text, age text, city text, fax text);
       INSERT INTO shop.clients VALUES (1, 'a@example.com', '42', 'Berlin', '123')`);
     const id = await createScannable(t.app, token, pgConnection({ include_schemas: ['shop'] }));
     const first = await scanNow(t.app, token, id);
@@ -127,18 +144,40 @@ describeEachDatabase('scans of PostgreSQL and MariaDB sources', (kind) => {
       INSERT INTO \`Client Data\` VALUES ('${PLANTED}@example.com', 1, 'Zoë', x'beef'), ('b@example.org', 2, 'Åsa', NULL);
       CREATE VIEW \`Mail View\` AS SELECT \`E-Mail\` FROM \`Client Data\`;
     `);
-    const id = await createScannable(t.app, token, { kind: 'mysql', host: MYSQL.host, port: MYSQL.port, user: MYSQL.user, database: my.database });
+    const id = await createScannable(t.app, token, {
+      kind: 'mysql',
+      host: MYSQL.host,
+      port: MYSQL.port,
+      user: MYSQL.user,
+      database: my.database,
+    });
     const scan = await scanNow(t.app, token, id);
     assert.equal(scan.status, 'succeeded', scan.error ?? '');
     const fields = await catalog(t.database, id);
-    assert.deepEqual([...fields.keys()].sort(), [`${my.database}.Client Data.E-Mail`, `${my.database}.Client Data.bin`, `${my.database}.Client Data.select`, `${my.database}.Client Data.ñame`, `${my.database}.Mail View.E-Mail`].sort());
+    assert.deepEqual(
+      [...fields.keys()].sort(),
+      [
+        `${my.database}.Client Data.E-Mail`,
+        `${my.database}.Client Data.bin`,
+        `${my.database}.Client Data.select`,
+        `${my.database}.Client Data.ñame`,
+        `${my.database}.Mail View.E-Mail`,
+      ].sort(),
+    );
     assert.equal(fields.get(`${my.database}.Client Data.E-Mail`)!.comment, 'mail address');
 
     const user = randomName('fl_scan_user');
     const wrong = 'wrong-password-Zq81';
     await my.conn.query(`CREATE USER '${user}'@'%' IDENTIFIED BY 'right-password-Zq81'`);
     try {
-      const bad = await createScannable(t.app, token, { kind: 'mysql', host: MYSQL.host, port: MYSQL.port, user, password: wrong, database: my.database });
+      const bad = await createScannable(t.app, token, {
+        kind: 'mysql',
+        host: MYSQL.host,
+        port: MYSQL.port,
+        user,
+        password: wrong,
+        database: my.database,
+      });
       const failed = await scanNow(t.app, token, bad);
       assert.equal(failed.status, 'failed');
       assert.match(failed.error ?? '', /^authentication: /);

@@ -6,9 +6,23 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { loadConfig } from '../../../src/config.js';
-import { ADMIN_PASSWORD, adminToken, bearer, buildTestApp, createUser, json, problem, type TestApp } from '../../helpers/app.js';
+import {
+  ADMIN_PASSWORD,
+  adminToken,
+  bearer,
+  buildTestApp,
+  createUser,
+  json,
+  problem,
+  type TestApp,
+} from '../../helpers/app.js';
 import { describeEachDatabase } from '../../helpers/databases.js';
-import { PUBLIC_CLIENT_ID, signInAtProvider, startTestProvider, type TestProvider } from '../../helpers/oidc-provider.js';
+import {
+  PUBLIC_CLIENT_ID,
+  signInAtProvider,
+  startTestProvider,
+  type TestProvider,
+} from '../../helpers/oidc-provider.js';
 import { importLicense, issueLicense, keyPair } from '../license/license.helpers.js';
 
 const PUBLIC_URL = 'http://fieldlens.test';
@@ -35,7 +49,10 @@ async function start(t: TestApp): Promise<Started> {
   const response = await t.app.inject({ method: 'GET', url: '/api/v1/auth/oidc/start' });
   assert.equal(response.statusCode, 302, response.body);
   const setCookie = String(response.headers['set-cookie']);
-  assert.match(setCookie, /^fieldlens_sso=[A-Za-z0-9_-]{43}; Path=\/api\/v1\/auth\/oidc; Max-Age=600; HttpOnly; SameSite=Lax$/);
+  assert.match(
+    setCookie,
+    /^fieldlens_sso=[A-Za-z0-9_-]{43}; Path=\/api\/v1\/auth\/oidc; Max-Age=600; HttpOnly; SameSite=Lax$/,
+  );
   return { authorizationUrl: new URL(String(response.headers.location)), cookie: setCookie.split(';')[0] as string };
 }
 
@@ -64,7 +81,10 @@ async function exchange(t: TestApp, code: string, cookie: string) {
 
 async function me(t: TestApp, token: string) {
   const response = await t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(token) });
-  return { status: response.statusCode, body: json<{ id: string; username: string; email: string; roles: Array<{ role: string }> }>(response) };
+  return {
+    status: response.statusCode,
+    body: json<{ id: string; username: string; email: string; roles: Array<{ role: string }> }>(response),
+  };
 }
 
 async function usersNamed(t: TestApp, prefix: string) {
@@ -80,7 +100,10 @@ describeEachDatabase('single sign-on with OpenID Connect', (kind) => {
   before(async () => {
     provider = await startTestProvider({ redirectUri: REDIRECT_URI });
     t = await buildTestApp(kind, { env: oidcEnv(provider, { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem }) });
-    const license = issueLicense(vendor, t.clock.now(), { sku_tier: 'enterprise', quotas: { max_datasources: null, max_users: null } });
+    const license = issueLicense(vendor, t.clock.now(), {
+      sku_tier: 'enterprise',
+      quotas: { max_datasources: null, max_users: null },
+    });
     assert.equal((await importLicense(t.app, await adminToken(t.app), license)).statusCode, 200);
   });
   after(async () => {
@@ -117,12 +140,18 @@ describeEachDatabase('single sign-on with OpenID Connect', (kind) => {
   });
 
   test('the first sign-in creates the user with the mapped roles and yields a working token pair', async () => {
-    provider.accounts.set('ada', { preferred_username: 'ada.sso', email: 'ada@example.com', groups: ['fl-reviewers', 'unrelated'] });
+    provider.accounts.set('ada', {
+      preferred_username: 'ada.sso',
+      email: 'ada@example.com',
+      groups: ['fl-reviewers', 'unrelated'],
+    });
     const { location, cookie } = await signIn(t, 'ada');
     const code = codeOf(location);
     const response = await exchange(t, code, cookie);
     assert.equal(response.statusCode, 200, response.body);
-    const tokens = json<{ access_token: string; refresh_token: string; token_type: string; expires_in: number }>(response);
+    const tokens = json<{ access_token: string; refresh_token: string; token_type: string; expires_in: number }>(
+      response,
+    );
     assert.equal(tokens.token_type, 'bearer');
     assert.equal(tokens.expires_in, 900);
     assert.match(String(response.headers['set-cookie']), /^fieldlens_sso=; Path=\/api\/v1\/auth\/oidc; Max-Age=0/);
@@ -133,21 +162,37 @@ describeEachDatabase('single sign-on with OpenID Connect', (kind) => {
     assert.equal(who.body.email, 'ada@example.com');
     assert.deepEqual(who.body.roles.map((r) => r.role).sort(), ['observer', 'operator']);
     // The refresh token rotates like a password login's.
-    const refreshed = await t.app.inject({ method: 'POST', url: '/api/v1/auth/refresh', payload: { refresh_token: tokens.refresh_token } });
+    const refreshed = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/auth/refresh',
+      payload: { refresh_token: tokens.refresh_token },
+    });
     assert.equal(refreshed.statusCode, 200);
 
     const [user] = await usersNamed(t, 'ada.sso');
     assert.equal(user?.oidc_issuer, provider.issuer);
     assert.equal(user?.oidc_subject, 'ada');
 
-    const audit = await t.database.db.selectFrom('audit_log').selectAll().where('target_id', '=', user?.id ?? '').orderBy('seq').execute();
+    const audit = await t.database.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('target_id', '=', user?.id ?? '')
+      .orderBy('seq')
+      .execute();
     const actions = audit.map((a) => a.action);
     assert.deepEqual(actions, ['user.created', 'auth.login']);
     assert.match(audit[0]?.details ?? '', /"source":"oidc"/);
     assert.match(audit[1]?.details ?? '', /"method":"oidc"/);
     // No secret of the sign-in in the audit log or the logs.
-    const everything = JSON.stringify(await t.database.db.selectFrom('audit_log').selectAll().execute()) + t.logs.join('');
-    for (const secret of [code, tokens.access_token, tokens.refresh_token, cookie.split('=')[1] as string, provider.clientSecret]) {
+    const everything =
+      JSON.stringify(await t.database.db.selectFrom('audit_log').selectAll().execute()) + t.logs.join('');
+    for (const secret of [
+      code,
+      tokens.access_token,
+      tokens.refresh_token,
+      cookie.split('=')[1] as string,
+      provider.clientSecret,
+    ]) {
       assert.ok(!everything.includes(secret), 'a secret of the sign-in reached the audit log or the logs');
     }
   });
@@ -180,7 +225,10 @@ describeEachDatabase('single sign-on with OpenID Connect', (kind) => {
     const code = codeOf(location);
     assert.equal((await exchange(t, code, 'fieldlens_sso=someone-elses-binding')).statusCode, 401);
     // …and the attempt used it up.
-    assert.equal((await t.app.inject({ method: 'POST', url: '/api/v1/auth/oidc/token', payload: { code } })).statusCode, 401);
+    assert.equal(
+      (await t.app.inject({ method: 'POST', url: '/api/v1/auth/oidc/token', payload: { code } })).statusCode,
+      401,
+    );
   });
 
   test('a callback in another browser than the one that started is refused', async () => {
@@ -196,7 +244,11 @@ describeEachDatabase('single sign-on with OpenID Connect', (kind) => {
     const { location } = await signIn(t, 'fay');
     assert.equal(location, `${PUBLIC_URL}/#sso_error=no_role`);
     assert.equal((await usersNamed(t, 'fay.sso')).length, 0);
-    const refused = await t.database.db.selectFrom('audit_log').selectAll().where('action', '=', 'auth.sso_login_failed').execute();
+    const refused = await t.database.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'auth.sso_login_failed')
+      .execute();
     assert.ok(refused.some((r) => /"error":"no_role"/.test(r.details ?? '')));
   });
 
@@ -204,13 +256,19 @@ describeEachDatabase('single sign-on with OpenID Connect', (kind) => {
     provider.accounts.set('gus', { preferred_username: 'gus.sso', groups: ['fl-admins'] });
     const first = await signIn(t, 'gus');
     const firstTokens = json<{ access_token: string }>(await exchange(t, codeOf(first.location), first.cookie));
-    assert.deepEqual((await me(t, firstTokens.access_token)).body.roles.map((r) => r.role), ['admin']);
+    assert.deepEqual(
+      (await me(t, firstTokens.access_token)).body.roles.map((r) => r.role),
+      ['admin'],
+    );
 
     provider.accounts.set('gus', { preferred_username: 'gus.sso', groups: ['fl-viewers'] });
     const second = await signIn(t, 'gus');
     const secondTokens = json<{ access_token: string }>(await exchange(t, codeOf(second.location), second.cookie));
     const now = await me(t, secondTokens.access_token);
-    assert.deepEqual(now.body.roles.map((r) => r.role), ['observer']);
+    assert.deepEqual(
+      now.body.roles.map((r) => r.role),
+      ['observer'],
+    );
     assert.equal((await me(t, firstTokens.access_token)).status, 401, 'the admin-era token is dead');
     assert.equal((await usersNamed(t, 'gus.sso')).length, 1, 'the same user, not a second one');
 
@@ -238,7 +296,10 @@ describeEachDatabase('single sign-on with OpenID Connect', (kind) => {
     const tokens = json<{ access_token: string }>(await exchange(t, codeOf(location), cookie));
     const who = await me(t, tokens.access_token);
     assert.equal(who.body.username, 'admin-2');
-    assert.deepEqual(who.body.roles.map((r) => r.role), ['observer']);
+    assert.deepEqual(
+      who.body.roles.map((r) => r.role),
+      ['observer'],
+    );
   });
 
   test('a disabled user cannot sign in through SSO', async () => {
@@ -246,8 +307,19 @@ describeEachDatabase('single sign-on with OpenID Connect', (kind) => {
     const first = await signIn(t, 'jon');
     assert.equal((await exchange(t, codeOf(first.location), first.cookie)).statusCode, 200);
     const [row] = await usersNamed(t, 'jon.sso');
-    const admin = json<{ access_token: string }>(await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: ADMIN_PASSWORD } }));
-    const disabled = await t.app.inject({ method: 'PATCH', url: `/api/v1/users/${row?.id}`, headers: bearer(admin.access_token), payload: { disabled: true } });
+    const admin = json<{ access_token: string }>(
+      await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { username: 'admin', password: ADMIN_PASSWORD },
+      }),
+    );
+    const disabled = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/users/${row?.id}`,
+      headers: bearer(admin.access_token),
+      payload: { disabled: true },
+    });
     assert.equal(disabled.statusCode, 200, disabled.body);
     assert.equal((await signIn(t, 'jon')).location, `${PUBLIC_URL}/#sso_error=user_disabled`);
   });
@@ -260,12 +332,17 @@ describeEachDatabase('single sign-on with OpenID Connect', (kind) => {
     codeOf(await callback(t, back, started.cookie));
     const lines = t.logs.slice(before).join('');
     assert.match(lines, /\/api\/v1\/auth\/oidc\/callback\?/, 'the callback was logged');
-    for (const secret of [back.searchParams.get('code') as string, back.searchParams.get('state') as string]) assert.ok(!lines.includes(secret), lines.slice(0, 600));
+    for (const secret of [back.searchParams.get('code') as string, back.searchParams.get('state') as string])
+      assert.ok(!lines.includes(secret), lines.slice(0, 600));
   });
 
   test('a sign-in started on one instance finishes on another (pending sign-ins live in the database)', async () => {
     provider.accounts.set('rex', { preferred_username: 'rex.sso', groups: ['fl-viewers'] });
-    const other = await buildTestApp(kind, { env: oidcEnv(provider, { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem }), testDatabase: t.testDatabase, clock: t.clock });
+    const other = await buildTestApp(kind, {
+      env: oidcEnv(provider, { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem }),
+      testDatabase: t.testDatabase,
+      clock: t.clock,
+    });
     try {
       const started = await start(t);
       const back = await signInAtProvider(started.authorizationUrl.href, REDIRECT_URI, 'rex');
@@ -295,7 +372,12 @@ describeEachDatabase('single sign-on with OpenID Connect', (kind) => {
     await t.database.db.updateTable('sso_logins').set({ nonce: 'not-the-nonce-sent-to-the-provider' }).execute();
     assert.equal(await callback(t, back, started.cookie), `${PUBLIC_URL}/#sso_error=login_failed`);
     assert.equal((await usersNamed(t, 'lee.sso')).length, 0);
-    const refused = await t.database.db.selectFrom('audit_log').selectAll().where('action', '=', 'auth.sso_login_failed').orderBy('seq', 'desc').executeTakeFirst();
+    const refused = await t.database.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'auth.sso_login_failed')
+      .orderBy('seq', 'desc')
+      .executeTakeFirst();
     assert.match(refused?.details ?? '', /nonce/);
   });
 
@@ -311,7 +393,12 @@ describeEachDatabase('single sign-on with OpenID Connect', (kind) => {
       provider.codeTtlSeconds = 60;
     }
     assert.equal((await usersNamed(t, 'max.sso')).length, 0);
-    const refused = await t.database.db.selectFrom('audit_log').selectAll().where('action', '=', 'auth.sso_login_failed').orderBy('seq', 'desc').executeTakeFirst();
+    const refused = await t.database.db
+      .selectFrom('audit_log')
+      .selectAll()
+      .where('action', '=', 'auth.sso_login_failed')
+      .orderBy('seq', 'desc')
+      .executeTakeFirst();
     assert.match(refused?.details ?? '', /invalid_grant/, 'the provider refused the expired code');
   });
 
@@ -366,8 +453,15 @@ describeEachDatabase('single sign-on switched off, and password login switched o
       assert.equal(response.statusCode, 302);
       assert.equal(response.headers.location, `${PUBLIC_URL}/#sso_error=provider_unavailable`);
       assert.equal(response.headers['set-cookie'], undefined);
-      assert.ok(t.logs.some((l) => l.includes('could not be reached')), 'the operator is told in the log');
-      assert.equal(await t.database.db.selectFrom('sso_logins').select('state_hash').executeTakeFirst(), undefined, 'nothing stored');
+      assert.ok(
+        t.logs.some((l) => l.includes('could not be reached')),
+        'the operator is told in the log',
+      );
+      assert.equal(
+        await t.database.db.selectFrom('sso_logins').select('state_hash').executeTakeFirst(),
+        undefined,
+        'nothing stored',
+      );
     } finally {
       await t.close();
     }
@@ -410,10 +504,17 @@ describeEachDatabase('single sign-on switched off, and password login switched o
     const provider = await startTestProvider({ redirectUri: REDIRECT_URI });
     const t = await buildTestApp(kind, { env: oidcEnv(provider, { FIELDLENS_PASSWORD_LOGIN: 'off' }) });
     try {
-      const refused = await t.app.inject({ method: 'POST', url: '/api/v1/auth/login', payload: { username: 'admin', password: ADMIN_PASSWORD } });
+      const refused = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/auth/login',
+        payload: { username: 'admin', password: ADMIN_PASSWORD },
+      });
       assert.equal(refused.statusCode, 403);
       assert.equal(problem(refused).code, 'forbidden');
-      assert.deepEqual(json(await t.app.inject({ method: 'GET', url: '/api/v1/auth/providers' })), { password: false, oidc: { enabled: true, name: 'Test IdP' } });
+      assert.deepEqual(json(await t.app.inject({ method: 'GET', url: '/api/v1/auth/providers' })), {
+        password: false,
+        oidc: { enabled: true, name: 'Test IdP' },
+      });
       // Single sign-on still works.
       provider.accounts.set('olga', { preferred_username: 'olga.sso', groups: ['fl-admins'] });
       const { location, cookie } = await signIn(t, 'olga');
@@ -436,16 +537,45 @@ test('config: single sign-on needs all of issuer, client id, public URL and role
   assert.equal(config.oidc?.redirectUri, 'https://fieldlens.example.com/api/v1/auth/oidc/callback');
   assert.equal(config.oidc?.rolesClaim, 'groups');
   assert.equal(config.oidc?.clientSecret, undefined);
-  assert.deepEqual([...(config.oidc?.roleMap ?? [])], [['admins', ['admin']], ['data', ['dba', 'operator']]]);
+  assert.deepEqual(
+    [...(config.oidc?.roleMap ?? [])],
+    [
+      ['admins', ['admin']],
+      ['data', ['dba', 'operator']],
+    ],
+  );
   assert.equal(loadConfig({}).oidc, undefined);
-  for (const missing of ['FIELDLENS_OIDC_ISSUER', 'FIELDLENS_OIDC_CLIENT_ID', 'FIELDLENS_PUBLIC_URL', 'FIELDLENS_OIDC_ROLE_MAP'] as const) {
-    assert.throws(() => loadConfig({ ...full, [missing]: '' }), new RegExp(`^ConfigError: ${missing}: is required for single sign-on`));
+  for (const missing of [
+    'FIELDLENS_OIDC_ISSUER',
+    'FIELDLENS_OIDC_CLIENT_ID',
+    'FIELDLENS_PUBLIC_URL',
+    'FIELDLENS_OIDC_ROLE_MAP',
+  ] as const) {
+    assert.throws(
+      () => loadConfig({ ...full, [missing]: '' }),
+      new RegExp(`^ConfigError: ${missing}: is required for single sign-on`),
+    );
   }
   assert.throws(() => loadConfig({ FIELDLENS_OIDC_CLIENT_SECRET: 'x' }), /FIELDLENS_OIDC_ISSUER: is required/);
-  assert.throws(() => loadConfig({ ...full, FIELDLENS_OIDC_ROLE_MAP: 'admins=root' }), /FIELDLENS_OIDC_ROLE_MAP: "root" is not a role/);
-  assert.throws(() => loadConfig({ ...full, FIELDLENS_OIDC_ROLE_MAP: 'admins' }), /FIELDLENS_OIDC_ROLE_MAP: must look like/);
-  assert.throws(() => loadConfig({ ...full, FIELDLENS_OIDC_ISSUER: 'http://sso.example.com' }), /FIELDLENS_OIDC_ISSUER: must be https/);
-  assert.equal(loadConfig({ ...full, FIELDLENS_OIDC_ISSUER: 'http://127.0.0.1:9000' }).oidc?.issuer, 'http://127.0.0.1:9000');
-  assert.throws(() => loadConfig({ FIELDLENS_PASSWORD_LOGIN: 'off' }), /FIELDLENS_PASSWORD_LOGIN: off needs single sign-on/);
+  assert.throws(
+    () => loadConfig({ ...full, FIELDLENS_OIDC_ROLE_MAP: 'admins=root' }),
+    /FIELDLENS_OIDC_ROLE_MAP: "root" is not a role/,
+  );
+  assert.throws(
+    () => loadConfig({ ...full, FIELDLENS_OIDC_ROLE_MAP: 'admins' }),
+    /FIELDLENS_OIDC_ROLE_MAP: must look like/,
+  );
+  assert.throws(
+    () => loadConfig({ ...full, FIELDLENS_OIDC_ISSUER: 'http://sso.example.com' }),
+    /FIELDLENS_OIDC_ISSUER: must be https/,
+  );
+  assert.equal(
+    loadConfig({ ...full, FIELDLENS_OIDC_ISSUER: 'http://127.0.0.1:9000' }).oidc?.issuer,
+    'http://127.0.0.1:9000',
+  );
+  assert.throws(
+    () => loadConfig({ FIELDLENS_PASSWORD_LOGIN: 'off' }),
+    /FIELDLENS_PASSWORD_LOGIN: off needs single sign-on/,
+  );
   assert.equal(loadConfig({ ...full, FIELDLENS_PASSWORD_LOGIN: 'off' }).auth.passwordLogin, false);
 });

@@ -1,6 +1,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { defaultTaxonomy, flattenTaxonomy, leafChainPaths, type DefaultTagSpec } from '../../../src/modules/taxonomy/default-taxonomy.js';
+import {
+  defaultTaxonomy,
+  flattenTaxonomy,
+  leafChainPaths,
+  type DefaultTagSpec,
+} from '../../../src/modules/taxonomy/default-taxonomy.js';
 
 const flat = flattenTaxonomy();
 const LEVELS = new Set(['L1', 'L2', 'L3', 'L4', 'L5']);
@@ -34,7 +39,16 @@ test('flattenTaxonomy lists every parent before its children', () => {
 // classifier needed answers real schemas hold that had no leaf (Age, Marital status, Time zone, File reference).
 test('size and shape: 8 top-level groups, 2–3 levels deep, roughly 50–100 tags', () => {
   const tops = flat.filter((t) => t.parent_path === null).map((t) => t.name);
-  assert.deepEqual(tops, ['Personal', 'Credentials & secrets', 'Financial', 'Health', 'Location', 'Business', 'Technical', 'Public reference data']);
+  assert.deepEqual(tops, [
+    'Personal',
+    'Credentials & secrets',
+    'Financial',
+    'Health',
+    'Location',
+    'Business',
+    'Technical',
+    'Public reference data',
+  ]);
   assert.ok(flat.length >= 50 && flat.length <= 100, `tag count ${flat.length}`);
   const depths = flat.map((t) => t.chain_path.split('/').length);
   assert.equal(Math.max(...depths), 3);
@@ -48,7 +62,8 @@ test('every tag has a level, a one-sentence description and keywords; leaves hav
     assert.match(t.description, /^[A-Z].*\.$/, `${t.chain_path} description`);
     assert.ok(t.keywords.length > 0, `${t.chain_path} keywords`);
     assert.equal(new Set(t.keywords).size, t.keywords.length, `${t.chain_path} duplicate keywords`);
-    if (leaves.has(t.chain_path)) assert.ok(t.keywords.length >= 5 && t.keywords.length <= 15, `${t.chain_path} has ${t.keywords.length} keywords`);
+    if (leaves.has(t.chain_path))
+      assert.ok(t.keywords.length >= 5 && t.keywords.length <= 15, `${t.chain_path} has ${t.keywords.length} keywords`);
   }
 });
 
@@ -84,9 +99,23 @@ test('keywords include the abbreviations real schemas use', () => {
 });
 
 test('flattenTaxonomy works on a custom tree and copies keywords', () => {
-  const custom: DefaultTagSpec[] = [{ name: 'A', default_level: 'L2', description: 'A.', keywords: ['a'], children: [{ name: 'B', default_level: 'L4', description: 'B.', keywords: ['b'] }] }];
+  const custom: DefaultTagSpec[] = [
+    {
+      name: 'A',
+      default_level: 'L2',
+      description: 'A.',
+      keywords: ['a'],
+      children: [{ name: 'B', default_level: 'L4', description: 'B.', keywords: ['b'] }],
+    },
+  ];
   const out = flattenTaxonomy(custom);
-  assert.deepEqual(out.map((t) => [t.chain_path, t.parent_path, t.default_level]), [['A', null, 'L2'], ['A/B', 'A', 'L4']]);
+  assert.deepEqual(
+    out.map((t) => [t.chain_path, t.parent_path, t.default_level]),
+    [
+      ['A', null, 'L2'],
+      ['A/B', 'A', 'L4'],
+    ],
+  );
   out[1]!.keywords.push('mutated');
   assert.deepEqual(custom[0]!.children![0]!.keywords, ['b']);
   assert.equal(defaultTaxonomy.length, 8);

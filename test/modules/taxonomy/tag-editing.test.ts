@@ -38,28 +38,47 @@ describeEachDatabase('editing the taxonomy', (kind) => {
   after(async () => t.close());
 
   const tags = async (): Promise<TagBody[]> =>
-    json<{ items: TagBody[] }>(await t.app.inject({ method: 'GET', url: '/api/v1/classification/tags', headers: bearer(token) })).items;
+    json<{ items: TagBody[] }>(
+      await t.app.inject({ method: 'GET', url: '/api/v1/classification/tags', headers: bearer(token) }),
+    ).items;
   const tagAt = async (path: string): Promise<TagBody> => {
     const tag = (await tags()).find((x) => x.chain_path === path);
     assert.ok(tag, `no tag at ${path}`);
     return tag;
   };
   const createTag = async (payload: Record<string, unknown>): Promise<TagBody> => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/classification/tags', headers: bearer(token), payload });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/classification/tags',
+      headers: bearer(token),
+      payload,
+    });
     assert.equal(response.statusCode, 201, response.body);
     return json<TagBody>(response);
   };
   const patchTag = (id: number, payload: unknown, as = token) =>
-    t.app.inject({ method: 'PATCH', url: `/api/v1/classification/tags/${id}`, headers: bearer(as), payload: payload as Record<string, unknown> });
+    t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/classification/tags/${id}`,
+      headers: bearer(as),
+      payload: payload as Record<string, unknown>,
+    });
   const deleteTag = (id: number, replaceWith?: number, as = token) =>
-    t.app.inject({ method: 'DELETE', url: `/api/v1/classification/tags/${id}${replaceWith === undefined ? '' : `?replace_with=${replaceWith}`}`, headers: bearer(as) });
-  const field = async (id: string): Promise<FieldBody> => json<FieldBody>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${id}`, headers: bearer(token) }));
+    t.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/classification/tags/${id}${replaceWith === undefined ? '' : `?replace_with=${replaceWith}`}`,
+      headers: bearer(as),
+    });
+  const field = async (id: string): Promise<FieldBody> =>
+    json<FieldBody>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${id}`, headers: bearer(token) }));
 
   it('renames a tag and moves it with its subtree: chain paths of the tag, its descendants and their fields follow; audited', async () => {
     const root = await createTag({ name: 'Loyalty', default_level: 'L2' });
     const card = await createTag({ name: 'Card', parent_id: root.id, default_level: 'L3', keywords: ['treuekarte'] });
     const number = await createTag({ name: 'Number', parent_id: card.id, default_level: 'L3' });
-    const { field_ids } = await importOk(t.app, token, ds, [{ table_name: 'members', field_name: 'treuekarte_nr', classification_tag_id: number.id, level: 'L3' }]);
+    const { field_ids } = await importOk(t.app, token, ds, [
+      { table_name: 'members', field_name: 'treuekarte_nr', classification_tag_id: number.id, level: 'L3' },
+    ]);
 
     const renamed = await patchTag(card.id, { name: 'Loyalty card', description: 'The card of the loyalty programme' });
     assert.equal(renamed.statusCode, 200, renamed.body);
@@ -78,7 +97,10 @@ describeEachDatabase('editing the taxonomy', (kind) => {
     const entries = await auditActions(t.database, 'tag.updated');
     const last = entries.at(-1);
     assert.equal(last?.target_id, String(card.id));
-    assert.deepEqual(last?.details.changed, { parent_id: { from: personal.id, to: null }, chain_path: { from: 'Personal/Loyalty card', to: 'Loyalty card' } });
+    assert.deepEqual(last?.details.changed, {
+      parent_id: { from: personal.id, to: null },
+      chain_path: { from: 'Personal/Loyalty card', to: 'Loyalty card' },
+    });
     assert.equal(last?.details.descendants_moved, 1);
   });
 
@@ -110,7 +132,13 @@ describeEachDatabase('editing the taxonomy', (kind) => {
   it('a changed default level reaches the fields the classifier classified, not those an import gave or a reviewer confirmed', async () => {
     const { field_ids } = await importOk(t.app, token, ds, [
       { table_name: 'customers', field_name: 'email_address', data_type: 'varchar(255)' },
-      { table_name: 'customers', field_name: 'contact_email', data_type: 'varchar(255)', classification_chain_path: 'Personal/Contact/Email address', level: 'L3' },
+      {
+        table_name: 'customers',
+        field_name: 'contact_email',
+        data_type: 'varchar(255)',
+        classification_chain_path: 'Personal/Contact/Email address',
+        level: 'L3',
+      },
     ]);
     const [auto, given] = [await field(field_ids[0] as string), await field(field_ids[1] as string)];
     assert.equal(auto.classification_source, 'classifier');
@@ -131,7 +159,9 @@ describeEachDatabase('editing the taxonomy', (kind) => {
     const phone = await tagAt('Personal/Contact/Phone number');
     const other = await createTag({ name: 'Reachability', default_level: 'L3' });
     assert.equal((await patchTag(phone.id, { name: 'Telefonnummer', parent_id: other.id })).statusCode, 200);
-    const { field_ids } = await importOk(t.app, token, ds, [{ table_name: 'kunden', field_name: 'mobile_phone', data_type: 'varchar(32)' }]);
+    const { field_ids } = await importOk(t.app, token, ds, [
+      { table_name: 'kunden', field_name: 'mobile_phone', data_type: 'varchar(32)' },
+    ]);
     const classified = await field(field_ids[0] as string);
     assert.equal(classified.classification_tag_id, phone.id);
     assert.equal(classified.classification_chain_path, 'Reachability/Telefonnummer');
@@ -164,7 +194,10 @@ describeEachDatabase('editing the taxonomy', (kind) => {
     assert.equal(done.statusCode, 204, done.body);
     const paths = (await tags()).map((x) => x.chain_path);
     assert.ok(!paths.includes('Old scheme') && !paths.includes('Old scheme/Old leaf'));
-    for (const [id, level] of [[field_ids[0], 'L2'], [field_ids[1], 'L4']] as const) {
+    for (const [id, level] of [
+      [field_ids[0], 'L2'],
+      [field_ids[1], 'L4'],
+    ] as const) {
       const f = await field(id as string);
       assert.equal(f.classification_tag_id, target.id);
       assert.equal(f.level, level, 'the level stays');

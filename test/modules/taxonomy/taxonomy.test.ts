@@ -26,12 +26,18 @@ describeEachDatabase('taxonomy and levels', (kind) => {
   after(async () => t.close());
 
   const tags = async (): Promise<TagBody[]> =>
-    json<{ items: TagBody[] }>(await t.app.inject({ method: 'GET', url: '/api/v1/classification/tags', headers: bearer(token) })).items;
+    json<{ items: TagBody[] }>(
+      await t.app.inject({ method: 'GET', url: '/api/v1/classification/tags', headers: bearer(token) }),
+    ).items;
   const createTag = (payload: Record<string, unknown>, as = token) =>
     t.app.inject({ method: 'POST', url: '/api/v1/classification/tags', headers: bearer(as), payload });
 
   it('lists the configured levels in order', async () => {
-    const response = await t.app.inject({ method: 'GET', url: '/api/v1/classification/levels', headers: bearer(token) });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/classification/levels',
+      headers: bearer(token),
+    });
     assert.equal(response.statusCode, 200);
     assert.deepEqual(json(response), {
       items: [
@@ -47,7 +53,10 @@ describeEachDatabase('taxonomy and levels', (kind) => {
   it('loads the default taxonomy at first start, parents before children', async () => {
     const items = await tags();
     const flat = flattenTaxonomy();
-    assert.deepEqual(items.map((tag) => tag.chain_path), flat.map((tag) => tag.chain_path));
+    assert.deepEqual(
+      items.map((tag) => tag.chain_path),
+      flat.map((tag) => tag.chain_path),
+    );
     const byId = new Map(items.map((tag) => [tag.id, tag]));
     for (const tag of items) {
       const parent = tag.parent_id === null ? undefined : byId.get(tag.parent_id);
@@ -71,15 +80,18 @@ describeEachDatabase('taxonomy and levels', (kind) => {
     });
     assert.equal(response.statusCode, 201);
     const vessel = json<TagBody>(response);
-    assert.deepEqual({ ...vessel, id: 0 }, {
-      id: 0,
-      name: 'Vessel',
-      parent_id: parent.id,
-      chain_path: 'Maritime/Vessel',
-      default_level: 'L2',
-      description: 'The name or hull number of a ship.',
-      keywords: ['ship', 'vessel', 'hull', 'imo number', 'boat'],
-    });
+    assert.deepEqual(
+      { ...vessel, id: 0 },
+      {
+        id: 0,
+        name: 'Vessel',
+        parent_id: parent.id,
+        chain_path: 'Maritime/Vessel',
+        default_level: 'L2',
+        description: 'The name or hull number of a ship.',
+        keywords: ['ship', 'vessel', 'hull', 'imo number', 'boat'],
+      },
+    );
     assert.ok((await tags()).some((tag) => tag.id === vessel.id));
     assert.equal((await auditActions(t.database, 'taxonomy.tag_created')).at(-1)?.target_id, String(vessel.id));
 
@@ -99,10 +111,16 @@ describeEachDatabase('taxonomy and levels', (kind) => {
     const auditBefore = await countRows(t.database, 'audit_log');
     const unknownParent = await createTag({ name: 'Orphan', parent_id: 999_999, default_level: 'L1' });
     assert.equal(unknownParent.statusCode, 422);
-    assert.deepEqual(problem(unknownParent).errors?.map((e) => e.path), ['/parent_id']);
+    assert.deepEqual(
+      problem(unknownParent).errors?.map((e) => e.path),
+      ['/parent_id'],
+    );
     const unknownLevel = await createTag({ name: 'Odd', default_level: 'L9' });
     assert.equal(unknownLevel.statusCode, 422);
-    assert.deepEqual(problem(unknownLevel).errors?.map((e) => e.path), ['/default_level']);
+    assert.deepEqual(
+      problem(unknownLevel).errors?.map((e) => e.path),
+      ['/default_level'],
+    );
     const personal = (await tags()).find((tag) => tag.chain_path === 'Personal');
     const duplicate = await createTag({ name: 'Contact', parent_id: personal?.id, default_level: 'L3' });
     assert.equal(duplicate.statusCode, 409);
@@ -115,7 +133,10 @@ describeEachDatabase('taxonomy and levels', (kind) => {
     for (const name of ['a/b', 'bad\u0001name', 'line\nbreak', 'x'.repeat(101), '', ' padded ']) {
       const response = await createTag({ name, default_level: 'L1' });
       assert.equal(response.statusCode, 400, JSON.stringify(name));
-      assert.deepEqual(problem(response).errors?.map((e) => e.path), ['/name']);
+      assert.deepEqual(
+        problem(response).errors?.map((e) => e.path),
+        ['/name'],
+      );
     }
     assert.equal((await createTag({ name: 'y'.repeat(100), default_level: 'L1' })).statusCode, 201);
   });
@@ -137,7 +158,11 @@ describeEachDatabase('taxonomy and levels', (kind) => {
     const owner = await createUser(t.app, ['classifier_owner']);
     assert.equal((await createTag({ name: 'By owner', default_level: 'L1' }, owner.token)).statusCode, 201);
     const observer = await createUser(t.app, ['observer']);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/classification/tags', headers: bearer(observer.token) })).statusCode, 200);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/api/v1/classification/tags', headers: bearer(observer.token) }))
+        .statusCode,
+      200,
+    );
   });
 });
 
@@ -146,7 +171,9 @@ describeEachDatabase('custom level scheme', (kind) => {
     const t = await buildTestApp(kind, { env: { FIELDLENS_LEVELS: 'P:Public,I:Internal,S:Secret' } });
     try {
       const token = await adminToken(t.app);
-      const items = json<{ items: TagBody[] }>(await t.app.inject({ method: 'GET', url: '/api/v1/classification/tags', headers: bearer(token) })).items;
+      const items = json<{ items: TagBody[] }>(
+        await t.app.inject({ method: 'GET', url: '/api/v1/classification/tags', headers: bearer(token) }),
+      ).items;
       const level = (path: string) => items.find((tag) => tag.chain_path === path)?.default_level;
       assert.equal(level('Technical/Timestamp'), 'P');
       assert.equal(level('Personal/Contact/Email address'), 'I');

@@ -45,15 +45,22 @@ describeEachDatabase('API tokens', (kind) => {
     const imported = await importLicense(
       t.app,
       admin,
-      issueLicense(vendor, t.clock.now(), { sku_tier: 'enterprise', expires_at: new Date(t.clock.now().getTime() + 3650 * DAY).toISOString(), quotas: { max_datasources: null, max_users: null } }),
+      issueLicense(vendor, t.clock.now(), {
+        sku_tier: 'enterprise',
+        expires_at: new Date(t.clock.now().getTime() + 3650 * DAY).toISOString(),
+        quotas: { max_datasources: null, max_users: null },
+      }),
     );
     assert.equal(imported.statusCode, 200);
   });
   after(async () => t.close());
 
-  const create = (token: string, payload: Record<string, unknown>) => t.app.inject({ method: 'POST', url: '/api/v1/tokens', headers: bearer(token), payload });
-  const list = (token: string, userId?: string) => t.app.inject({ method: 'GET', url: `/api/v1/tokens${userId ? `?user_id=${userId}` : ''}`, headers: bearer(token) });
-  const revoke = (token: string, id: string) => t.app.inject({ method: 'DELETE', url: `/api/v1/tokens/${id}`, headers: bearer(token) });
+  const create = (token: string, payload: Record<string, unknown>) =>
+    t.app.inject({ method: 'POST', url: '/api/v1/tokens', headers: bearer(token), payload });
+  const list = (token: string, userId?: string) =>
+    t.app.inject({ method: 'GET', url: `/api/v1/tokens${userId ? `?user_id=${userId}` : ''}`, headers: bearer(token) });
+  const revoke = (token: string, id: string) =>
+    t.app.inject({ method: 'DELETE', url: `/api/v1/tokens/${id}`, headers: bearer(token) });
   const me = (token: string) => t.app.inject({ method: 'GET', url: '/api/v1/auth/me', headers: bearer(token) });
   const fields = (token: string) => t.app.inject({ method: 'GET', url: '/api/v1/fields', headers: bearer(token) });
   const users = (token: string) => t.app.inject({ method: 'GET', url: '/api/v1/users', headers: bearer(token) });
@@ -68,7 +75,11 @@ describeEachDatabase('API tokens', (kind) => {
 
   it('creates a token shown once; it authenticates an API call, which sets last_used_at; lists never show the secret', async () => {
     const user = await createUser(t.app, ['operator']);
-    const response = await create(user.token, { name: 'nightly scanner', expires_in_days: 7, permissions: ['field:read'] });
+    const response = await create(user.token, {
+      name: 'nightly scanner',
+      expires_in_days: 7,
+      permissions: ['field:read'],
+    });
     assert.equal(response.statusCode, 201);
     const created = json<Created>(response);
     secrets.push(created.token);
@@ -77,7 +88,15 @@ describeEachDatabase('API tokens', (kind) => {
     assert.equal(created.name, 'nightly scanner');
     assert.deepEqual(created.permissions, ['field:read']);
     assert.equal(Date.parse(created.expires_at) - Date.parse(created.created_at), 7 * DAY);
-    assert.deepEqual(Object.keys(created).sort(), ['created_at', 'expires_at', 'id', 'name', 'permissions', 'prefix', 'token']);
+    assert.deepEqual(Object.keys(created).sort(), [
+      'created_at',
+      'expires_at',
+      'id',
+      'name',
+      'permissions',
+      'prefix',
+      'token',
+    ]);
 
     const before = json<{ items: Listed[] }>(await list(user.token)).items;
     assert.equal(before.length, 1);
@@ -95,11 +114,23 @@ describeEachDatabase('API tokens', (kind) => {
     const items = json<{ items: Listed[] }>(listed).items;
     assert.equal(items.length, 1);
     assert.equal(items[0]?.last_used_at, t.clock.now().toISOString());
-    assert.deepEqual(Object.keys(items[0] ?? {}).sort(), ['created_at', 'expires_at', 'id', 'last_used_at', 'name', 'permissions', 'prefix']);
+    assert.deepEqual(Object.keys(items[0] ?? {}).sort(), [
+      'created_at',
+      'expires_at',
+      'id',
+      'last_used_at',
+      'name',
+      'permissions',
+      'prefix',
+    ]);
     assert.ok(!listed.body.includes(created.token.slice(10)), 'the list holds no part of the secret beyond the prefix');
 
     // Stored as a keyed hash only.
-    const row = await t.database.db.selectFrom('api_tokens').selectAll().where('id', '=', created.id).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom('api_tokens')
+      .selectAll()
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
     assert.match(row.token_hash, /^[0-9a-f]{64}$/);
     assert.ok(!JSON.stringify(row).includes(created.token.slice(10)));
   });
@@ -111,7 +142,14 @@ describeEachDatabase('API tokens', (kind) => {
     const first = t.clock.now().toISOString();
     t.clock.advance(30_000);
     assert.equal((await fields(created.token)).statusCode, 200);
-    const lastUsed = async () => (await t.database.db.selectFrom('api_tokens').select('last_used_at').where('id', '=', created.id).executeTakeFirstOrThrow()).last_used_at;
+    const lastUsed = async () =>
+      (
+        await t.database.db
+          .selectFrom('api_tokens')
+          .select('last_used_at')
+          .where('id', '=', created.id)
+          .executeTakeFirstOrThrow()
+      ).last_used_at;
     assert.equal(await lastUsed(), first, 'not written again within the minute');
     t.clock.advance(31_000);
     assert.equal((await fields(created.token)).statusCode, 200);
@@ -127,14 +165,32 @@ describeEachDatabase('API tokens', (kind) => {
     assert.equal(problem(denied).code, 'forbidden');
     assert.match(problem(denied).detail, /API token does not grant the permission user:read/);
     assert.equal((await users(admin)).statusCode, 200, 'the user itself still may');
-    const rule = await t.app.inject({ method: 'POST', url: '/api/v1/classification/rules', headers: bearer(created.token), payload: {} });
+    const rule = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/classification/rules',
+      headers: bearer(created.token),
+      payload: {},
+    });
     assert.equal(rule.statusCode, 403, 'refused before the body is even read');
   });
 
   it('validates a creation: permissions within the caller’s own, known names, name and expiry bounds; nothing is written', async () => {
     const user = await createUser(t.app, ['observer']);
-    const count = async () => Number((await t.database.db.selectFrom('api_tokens').select((eb) => eb.fn.countAll<number>().as('n')).where('user_id', '=', user.id).executeTakeFirstOrThrow()).n);
-    const notHeld = await create(user.token, { name: 'x', expires_in_days: 1, permissions: ['field:read', 'user:write'] });
+    const count = async () =>
+      Number(
+        (
+          await t.database.db
+            .selectFrom('api_tokens')
+            .select((eb) => eb.fn.countAll<number>().as('n'))
+            .where('user_id', '=', user.id)
+            .executeTakeFirstOrThrow()
+        ).n,
+      );
+    const notHeld = await create(user.token, {
+      name: 'x',
+      expires_in_days: 1,
+      permissions: ['field:read', 'user:write'],
+    });
     assert.equal(notHeld.statusCode, 403);
     assert.match(problem(notHeld).detail, /you do not hold user:write/);
     for (const payload of [
@@ -166,18 +222,40 @@ describeEachDatabase('API tokens', (kind) => {
     assert.equal((await users(all.token)).statusCode, 200);
     assert.equal((await users(scoped.token)).statusCode, 200);
 
-    const demoted = await t.app.inject({ method: 'PATCH', url: `/api/v1/users/${user.id}`, headers: bearer(admin), payload: { roles: ['observer'] } });
+    const demoted = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/users/${user.id}`,
+      headers: bearer(admin),
+      payload: { roles: ['observer'] },
+    });
     assert.equal(demoted.statusCode, 200);
     assert.equal((await users(all.token)).statusCode, 403);
     assert.equal((await users(scoped.token)).statusCode, 403);
     assert.equal((await fields(scoped.token)).statusCode, 200, 'what the user still holds keeps working');
     assert.deepEqual(json<{ permissions: string[] }>(await me(scoped.token)).permissions, ['field:read']);
-    assert.deepEqual(json<{ permissions: string[] }>(await me(all.token)).permissions, ['field:read', 'datasource:read', 'scan:read']);
+    assert.deepEqual(json<{ permissions: string[] }>(await me(all.token)).permissions, [
+      'field:read',
+      'datasource:read',
+      'scan:read',
+    ]);
 
     // Given back, the token was never given more than it asked for.
-    assert.equal((await t.app.inject({ method: 'PATCH', url: `/api/v1/users/${user.id}`, headers: bearer(admin), payload: { roles: ['admin'] } })).statusCode, 200);
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'PATCH',
+          url: `/api/v1/users/${user.id}`,
+          headers: bearer(admin),
+          payload: { roles: ['admin'] },
+        })
+      ).statusCode,
+      200,
+    );
     assert.equal((await users(scoped.token)).statusCode, 200);
-    assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/audit-logs', headers: bearer(scoped.token) })).statusCode, 403);
+    assert.equal(
+      (await t.app.inject({ method: 'GET', url: '/api/v1/audit-logs', headers: bearer(scoped.token) })).statusCode,
+      403,
+    );
   });
 
   it('a disabled user’s tokens are refused at once (while disabled); a deleted user’s are gone', async () => {
@@ -185,19 +263,49 @@ describeEachDatabase('API tokens', (kind) => {
     const user = await createUser(t.app, ['operator']);
     const created = await newToken(user.token);
     assert.equal((await fields(created.token)).statusCode, 200);
-    assert.equal((await t.app.inject({ method: 'PATCH', url: `/api/v1/users/${user.id}`, headers: bearer(admin), payload: { disabled: true } })).statusCode, 200);
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'PATCH',
+          url: `/api/v1/users/${user.id}`,
+          headers: bearer(admin),
+          payload: { disabled: true },
+        })
+      ).statusCode,
+      200,
+    );
     const refused = await fields(created.token);
     assert.equal(refused.statusCode, 401);
     assert.equal(problem(refused).code, 'unauthorized');
     assert.equal(refused.headers['www-authenticate'], 'Bearer error="invalid_token"');
-    assert.equal((await t.app.inject({ method: 'PATCH', url: `/api/v1/users/${user.id}`, headers: bearer(admin), payload: { disabled: false } })).statusCode, 200);
-    assert.equal((await fields(created.token)).statusCode, 200, 'enabled again: its tokens work again (revoke them to end them for good)');
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'PATCH',
+          url: `/api/v1/users/${user.id}`,
+          headers: bearer(admin),
+          payload: { disabled: false },
+        })
+      ).statusCode,
+      200,
+    );
+    assert.equal(
+      (await fields(created.token)).statusCode,
+      200,
+      'enabled again: its tokens work again (revoke them to end them for good)',
+    );
 
-    assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/users/${user.id}`, headers: bearer(admin) })).statusCode, 204);
+    assert.equal(
+      (await t.app.inject({ method: 'DELETE', url: `/api/v1/users/${user.id}`, headers: bearer(admin) })).statusCode,
+      204,
+    );
     const gone = await fields(created.token);
     assert.equal(gone.statusCode, 401);
     assert.equal(problem(gone).code, 'unauthorized');
-    assert.equal(await t.database.db.selectFrom('api_tokens').select('id').where('id', '=', created.id).executeTakeFirst(), undefined);
+    assert.equal(
+      await t.database.db.selectFrom('api_tokens').select('id').where('id', '=', created.id).executeTakeFirst(),
+      undefined,
+    );
   });
 
   it('a revoked token is refused at once; revoking is for the owner or user:write, and audited without the secret', async () => {
@@ -230,23 +338,43 @@ describeEachDatabase('API tokens', (kind) => {
     assert.equal(denied.statusCode, 403);
     assert.equal((await fields(rootToken.token)).statusCode, 200);
 
-    const entries = await t.database.db.selectFrom('audit_log').select(['action', 'target_id', 'actor_id', 'details']).where('target_type', '=', 'api_token').where('target_id', 'in', [created.id, second.id]).orderBy('seq').execute();
-    assert.deepEqual(entries.map((e) => [e.action, e.target_id, e.actor_id]), [
-      ['token.created', created.id, owner.id],
-      ['token.revoked', created.id, owner.id],
-      ['token.created', second.id, owner.id],
-      ['token.revoked', second.id, admin.id],
-    ]);
+    const entries = await t.database.db
+      .selectFrom('audit_log')
+      .select(['action', 'target_id', 'actor_id', 'details'])
+      .where('target_type', '=', 'api_token')
+      .where('target_id', 'in', [created.id, second.id])
+      .orderBy('seq')
+      .execute();
+    assert.deepEqual(
+      entries.map((e) => [e.action, e.target_id, e.actor_id]),
+      [
+        ['token.created', created.id, owner.id],
+        ['token.revoked', created.id, owner.id],
+        ['token.created', second.id, owner.id],
+        ['token.revoked', second.id, admin.id],
+      ],
+    );
     const details = JSON.parse(entries[0]?.details ?? '{}') as Record<string, unknown>;
-    assert.deepEqual(details, { name: 'to revoke', prefix: created.prefix, permissions: ['field:read'], expires_at: created.expires_at, user_id: owner.id });
+    assert.deepEqual(details, {
+      name: 'to revoke',
+      prefix: created.prefix,
+      permissions: ['field:read'],
+      expires_at: created.expires_at,
+      user_id: owner.id,
+    });
   });
 
   it('a second instance on the same database accepts the token (same derived key) and refuses it at once once revoked on the first', async () => {
     const user = await createUser(t.app, ['observer']);
     const created = await newToken(user.token);
-    const second = await buildTestApp(kind, { testDatabase: t.testDatabase, clock: t.clock, env: { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem } });
+    const second = await buildTestApp(kind, {
+      testDatabase: t.testDatabase,
+      clock: t.clock,
+      env: { FIELDLENS_LICENSE_PUBLIC_KEY: vendor.publicPem },
+    });
     try {
-      const onSecond = () => second.app.inject({ method: 'GET', url: '/api/v1/fields', headers: bearer(created.token) });
+      const onSecond = () =>
+        second.app.inject({ method: 'GET', url: '/api/v1/fields', headers: bearer(created.token) });
       assert.equal((await onSecond()).statusCode, 200);
       assert.equal((await onSecond()).statusCode, 200);
       assert.equal((await revoke(user.token, created.id)).statusCode, 204);
@@ -272,14 +400,25 @@ describeEachDatabase('API tokens', (kind) => {
 
   it('a malformed or unknown API token is 401 problem+json', async () => {
     const genuine = await newToken(await adminToken(t.app));
-    for (const token of ['flk_', 'flk_short', `flk_${'a'.repeat(33)}`, `flk_${'a'.repeat(31)}-`, `${genuine.token.slice(0, -1)}${genuine.token.endsWith('A') ? 'B' : 'A'}`, genuine.token.toUpperCase().replace('FLK_', 'flk_')]) {
+    for (const token of [
+      'flk_',
+      'flk_short',
+      `flk_${'a'.repeat(33)}`,
+      `flk_${'a'.repeat(31)}-`,
+      `${genuine.token.slice(0, -1)}${genuine.token.endsWith('A') ? 'B' : 'A'}`,
+      genuine.token.toUpperCase().replace('FLK_', 'flk_'),
+    ]) {
       if (token === genuine.token) continue;
       const response = await fields(token);
       assert.equal(response.statusCode, 401, token);
       assert.equal(problem(response).code, 'unauthorized');
       assert.equal(response.headers['www-authenticate'], 'Bearer error="invalid_token"');
     }
-    const spaced = await t.app.inject({ method: 'GET', url: '/api/v1/fields', headers: { authorization: `Bearer ${genuine.token} x` } });
+    const spaced = await t.app.inject({
+      method: 'GET',
+      url: '/api/v1/fields',
+      headers: { authorization: `Bearer ${genuine.token} x` },
+    });
     assert.equal(spaced.statusCode, 401);
     assert.equal(problem(spaced).code, 'unauthorized');
   });
@@ -291,7 +430,10 @@ describeEachDatabase('API tokens', (kind) => {
     assert.equal(refused.statusCode, 403);
     assert.match(problem(refused).detail, /cannot create API tokens/);
     const listed = json<{ items: Listed[] }>(await list(created.token)).items;
-    assert.deepEqual(listed.map((i) => i.id), [created.id]);
+    assert.deepEqual(
+      listed.map((i) => i.id),
+      [created.id],
+    );
     assert.equal((await revoke(created.token, created.id)).statusCode, 204);
     assert.equal((await fields(created.token)).statusCode, 401);
   });
@@ -305,7 +447,10 @@ describeEachDatabase('API tokens', (kind) => {
     assert.equal(problem(denied).code, 'forbidden');
     const admin = await adminToken(t.app);
     const seen = json<{ items: Listed[] }>(await list(admin, user.id)).items;
-    assert.deepEqual(seen.map((i) => i.id), [created.id]);
+    assert.deepEqual(
+      seen.map((i) => i.id),
+      [created.id],
+    );
     assert.equal((await list(admin, randomUUID())).statusCode, 404);
     assert.equal((await list(admin, 'not-a-uuid')).statusCode, 400);
     // A token of the admin without user:read cannot either.
@@ -366,22 +511,49 @@ describeEachDatabase('API tokens in the logs', (kind) => {
     const t = await buildTestApp(kind, { env: { LOG_LEVEL: 'trace' } });
     try {
       const admin = await adminToken(t.app);
-      const created = await t.app.inject({ method: 'POST', url: '/api/v1/tokens', headers: bearer(admin), payload: { name: 'logged?', expires_in_days: 1, permissions: ['field:read'] } });
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/tokens',
+        headers: bearer(admin),
+        payload: { name: 'logged?', expires_in_days: 1, permissions: ['field:read'] },
+      });
       assert.equal(created.statusCode, 201);
       const { id, token } = json<Created>(created);
-      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/fields', headers: bearer(token) })).statusCode, 200);
-      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/users', headers: bearer(token) })).statusCode, 403);
-      assert.equal((await t.app.inject({ method: 'GET', url: `/api/v1/fields?access_token=${token}` })).statusCode, 401);
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/api/v1/fields', headers: bearer(token) })).statusCode,
+        200,
+      );
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/api/v1/users', headers: bearer(token) })).statusCode,
+        403,
+      );
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: `/api/v1/fields?access_token=${token}` })).statusCode,
+        401,
+      );
       const unknown = `flk_${'Z'.repeat(32)}`;
       const malformed = `flk_${'Y'.repeat(20)}`;
-      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/fields', headers: bearer(unknown) })).statusCode, 401);
-      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/fields', headers: bearer(malformed) })).statusCode, 401);
-      assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/tokens/${id}`, headers: bearer(token) })).statusCode, 204);
-      assert.equal((await t.app.inject({ method: 'GET', url: '/api/v1/fields', headers: bearer(token) })).statusCode, 401);
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/api/v1/fields', headers: bearer(unknown) })).statusCode,
+        401,
+      );
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/api/v1/fields', headers: bearer(malformed) })).statusCode,
+        401,
+      );
+      assert.equal(
+        (await t.app.inject({ method: 'DELETE', url: `/api/v1/tokens/${id}`, headers: bearer(token) })).statusCode,
+        204,
+      );
+      assert.equal(
+        (await t.app.inject({ method: 'GET', url: '/api/v1/fields', headers: bearer(token) })).statusCode,
+        401,
+      );
       t.app.log.info({ body: { token }, headers: { authorization: `Bearer ${token}` } }, 'a line that would carry one');
       const logs = t.logs.join('');
       assert.ok(logs.includes('/api/v1/tokens'), 'the requests were logged');
-      for (const secret of [token, token.slice(4), unknown, malformed]) assert.ok(!logs.includes(secret), t.logs.find((l) => l.includes(secret))?.slice(0, 400));
+      for (const secret of [token, token.slice(4), unknown, malformed])
+        assert.ok(!logs.includes(secret), t.logs.find((l) => l.includes(secret))?.slice(0, 400));
     } finally {
       await t.close();
     }

@@ -45,20 +45,31 @@ describeEachDatabase('webhook events from scans and metrics', (kind) => {
   });
 
   const subscribe = async (events: string[]): Promise<{ id: string; secret: string }> => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(token), payload: { url: `${receiver.url}/events`, events } });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: bearer(token),
+      payload: { url: `${receiver.url}/events`, events },
+    });
     assert.equal(response.statusCode, 201, response.body);
     return json(response);
   };
   const unsubscribe = async (id: string) => {
-    assert.equal((await t.app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${id}`, headers: bearer(token) })).statusCode, 204);
+    assert.equal(
+      (await t.app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${id}`, headers: bearer(token) })).statusCode,
+      204,
+    );
   };
-  const bodies = () => receiver.received.map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> });
+  const bodies = () =>
+    receiver.received.map((r) => JSON.parse(r.body) as { type: string; data: Record<string, unknown> });
 
   it('sends scan.finished with the counts and scan.failed with the error', async () => {
     const hook = await subscribe(['scan.finished', 'scan.failed']);
     const good = path.join(dir, 'good.db');
     const db = new BetterSqlite(good);
-    db.exec('CREATE TABLE customer (id integer primary key, email text, phone text); INSERT INTO customer VALUES (1, \'a@example.com\', \'+1 555 0100\');');
+    db.exec(
+      "CREATE TABLE customer (id integer primary key, email text, phone text); INSERT INTO customer VALUES (1, 'a@example.com', '+1 555 0100');",
+    );
     db.close();
     const goodId = await createScannable(t.app, token, { kind: 'sqlite', database: good });
     const finished = await scanNow(t.app, token, goodId);
@@ -74,7 +85,10 @@ describeEachDatabase('webhook events from scans and metrics', (kind) => {
     await t.app.services.webhookWorker.drain();
     // Deliveries are sent in parallel: not necessarily in the order of the events.
     const got = bodies().sort((a, b) => (a.type === 'scan.finished' ? -1 : 1) - (b.type === 'scan.finished' ? -1 : 1));
-    assert.deepEqual(got.map((b) => b.type), ['scan.finished', 'scan.failed']);
+    assert.deepEqual(
+      got.map((b) => b.type),
+      ['scan.finished', 'scan.failed'],
+    );
     assert.equal(got[0]?.data.scan_id, finished.id);
     assert.equal(got[0]?.data.datasource_id, goodId);
     assert.equal(got[0]?.data.new, 3);
@@ -83,23 +97,44 @@ describeEachDatabase('webhook events from scans and metrics', (kind) => {
     assert.ok(!receiver.received.some((r) => r.body.includes('a@example.com')), 'no sample value in an event');
     for (const r of receiver.received) assert.ok(verifySignature(hook.secret, r.headers, r.body));
     await unsubscribe(hook.id);
-    for (const id of [goodId, badId]) await t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${id}`, headers: bearer(token) });
+    for (const id of [goodId, badId])
+      await t.app.inject({ method: 'DELETE', url: `/api/v1/datasources/${id}`, headers: bearer(token) });
   });
 
   it('sends finding.high_risk when an unreviewed field becomes high, once, and never for a confirmed field', async () => {
     const hook = await subscribe(['finding.high_risk']);
     const ids = await newFields(t.app, token, 6, 'Technical/Record ID');
     const confirmedId = ids[0] as string;
-    assert.equal((await t.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${confirmedId}/confirm`, headers: bearer(token), payload: {} })).statusCode, 200);
+    assert.equal(
+      (
+        await t.app.inject({
+          method: 'POST',
+          url: `/api/v1/classify/fields/${confirmedId}/confirm`,
+          headers: bearer(token),
+          payload: {},
+        })
+      ).statusCode,
+      200,
+    );
     await t.app.services.metricsWorker.drain();
     await t.app.services.webhookWorker.drain();
 
     const severities = new Map<string, string | null>();
-    for (const id of ids) severities.set(id, json<{ severity: string | null }>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${id}`, headers: bearer(token) })).severity);
+    for (const id of ids)
+      severities.set(
+        id,
+        json<{ severity: string | null }>(
+          await t.app.inject({ method: 'GET', url: `/api/v1/fields/${id}`, headers: bearer(token) }),
+        ).severity,
+      );
     const highUnreviewed = ids.filter((id) => id !== confirmedId && severities.get(id) === 'high');
     assert.ok(highUnreviewed.length >= 3, `fields measured high: ${JSON.stringify([...severities])}`);
     const reported = bodies().map((b) => b.data.field_id as string);
-    assert.deepEqual([...reported].sort(), [...highUnreviewed].sort(), 'one event per unreviewed field that became high');
+    assert.deepEqual(
+      [...reported].sort(),
+      [...highUnreviewed].sort(),
+      'one event per unreviewed field that became high',
+    );
     assert.ok(!reported.includes(confirmedId), 'a confirmed field is not a finding');
     for (const b of bodies()) assert.equal(b.data.severity, 'high');
 
@@ -109,7 +144,11 @@ describeEachDatabase('webhook events from scans and metrics', (kind) => {
     await t.app.services.metricsWorker.drain();
     await t.app.services.webhookWorker.drain();
     const again = bodies().map((b) => b.data.field_id as string);
-    assert.deepEqual(again.filter((id) => ids.includes(id)), [], 'no second event while a field stays high');
+    assert.deepEqual(
+      again.filter((id) => ids.includes(id)),
+      [],
+      'no second event while a field stays high',
+    );
     await unsubscribe(hook.id);
   });
 });

@@ -22,7 +22,10 @@ interface Instance {
 }
 
 async function startInstance(env: Record<string, string>): Promise<Instance> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/webhook-instance.ts'], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--import', 'tsx', 'test/fixtures/webhook-instance.ts'], {
+    env: { ...process.env, ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let out = '';
   let err = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
@@ -43,10 +46,19 @@ async function startInstance(env: Record<string, string>): Promise<Instance> {
   return { child, port, exited };
 }
 
-async function call(port: number, method: string, url: string, token?: string, body?: unknown): Promise<{ status: number; json: Record<string, unknown> }> {
+async function call(
+  port: number,
+  method: string,
+  url: string,
+  token?: string,
+  body?: unknown,
+): Promise<{ status: number; json: Record<string, unknown> }> {
   const response = await fetch(`http://127.0.0.1:${port}${url}`, {
     method,
-    headers: { ...(token ? { authorization: `Bearer ${token}` } : {}), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const text = await response.text();
@@ -99,65 +111,105 @@ async function until(what: string, condition: () => boolean | Promise<boolean>, 
   }
 }
 
-describe('webhook delivery by two instances [postgres]', { skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set (see README: Tests)' }, () => {
-  it('loses no event and answers none twice when one instance is killed mid-delivery', { timeout: 180_000 }, async () => {
-    const testDatabase = await createTestDatabase('postgres');
-    const receiver = await holdingReceiver();
-    const instances: Instance[] = [];
-    const database = testDatabase.open();
-    try {
-      const env = {
-        DATABASE_URL: cliDatabaseUrl(testDatabase),
-        FIELDLENS_ADMIN_PASSWORD: ADMIN_PASSWORD,
-        FIELDLENS_SAMPLE_DATA: 'off',
-        FIELDLENS_SECRET_KEY: randomBytes(32).toString('base64'),
-        FIELDLENS_JWT_SECRET: randomBytes(32).toString('base64'),
-        FIELDLENS_WEBHOOK_ALLOW_HTTP: 'on',
-        FIELDLENS_WEBHOOK_ALLOW_PRIVATE: 'on',
-        FIELDLENS_RATE_LIMIT_PER_ADDRESS: '0',
-        FIELDLENS_RATE_LIMIT_PER_USER: '0',
-        LOG_LEVEL: 'warn',
-      };
-      instances.push(await startInstance(env));
-      instances.push(await startInstance(env));
-      const [a, b] = instances as [Instance, Instance];
+describe(
+  'webhook delivery by two instances [postgres]',
+  { skip: process.env.TEST_DATABASE_URL ? false : 'TEST_DATABASE_URL is not set (see README: Tests)' },
+  () => {
+    it(
+      'loses no event and answers none twice when one instance is killed mid-delivery',
+      { timeout: 180_000 },
+      async () => {
+        const testDatabase = await createTestDatabase('postgres');
+        const receiver = await holdingReceiver();
+        const instances: Instance[] = [];
+        const database = testDatabase.open();
+        try {
+          const env = {
+            DATABASE_URL: cliDatabaseUrl(testDatabase),
+            FIELDLENS_ADMIN_PASSWORD: ADMIN_PASSWORD,
+            FIELDLENS_SAMPLE_DATA: 'off',
+            FIELDLENS_SECRET_KEY: randomBytes(32).toString('base64'),
+            FIELDLENS_JWT_SECRET: randomBytes(32).toString('base64'),
+            FIELDLENS_WEBHOOK_ALLOW_HTTP: 'on',
+            FIELDLENS_WEBHOOK_ALLOW_PRIVATE: 'on',
+            FIELDLENS_RATE_LIMIT_PER_ADDRESS: '0',
+            FIELDLENS_RATE_LIMIT_PER_USER: '0',
+            LOG_LEVEL: 'warn',
+          };
+          instances.push(await startInstance(env));
+          instances.push(await startInstance(env));
+          const [a, b] = instances as [Instance, Instance];
 
-      const token = String((await call(a.port, 'POST', '/api/v1/auth/login', undefined, { username: 'admin', password: ADMIN_PASSWORD })).json.access_token);
-      // Queued while the webhook is disabled, then enabled: both instances' workers find the whole stream at once.
-      const created = await call(a.port, 'POST', '/api/v1/webhooks', token, { url: receiver.url, events: ['scan.finished'], enabled: false });
-      assert.equal(created.status, 201);
-      const id = String(created.json.id);
-      for (let i = 0; i < EVENTS; i++) assert.equal((await call(i % 2 === 0 ? a.port : b.port, 'POST', `/api/v1/webhooks/${id}/test`, token)).status, 202);
-      assert.equal((await call(b.port, 'PATCH', `/api/v1/webhooks/${id}`, token, { enabled: true })).status, 200);
+          const token = String(
+            (
+              await call(a.port, 'POST', '/api/v1/auth/login', undefined, {
+                username: 'admin',
+                password: ADMIN_PASSWORD,
+              })
+            ).json.access_token,
+          );
+          // Queued while the webhook is disabled, then enabled: both instances' workers find the whole stream at once.
+          const created = await call(a.port, 'POST', '/api/v1/webhooks', token, {
+            url: receiver.url,
+            events: ['scan.finished'],
+            enabled: false,
+          });
+          assert.equal(created.status, 201);
+          const id = String(created.json.id);
+          for (let i = 0; i < EVENTS; i++)
+            assert.equal(
+              (await call(i % 2 === 0 ? a.port : b.port, 'POST', `/api/v1/webhooks/${id}/test`, token)).status,
+              202,
+            );
+          assert.equal((await call(b.port, 'PATCH', `/api/v1/webhooks/${id}`, token, { enabled: true })).status, 200);
 
-      await until('every event held by the receiver', () => receiver.held.length === EVENTS, 30_000);
-      const claimants = await database.db.selectFrom('webhook_deliveries').select('claimed_by').distinct().execute();
-      assert.equal(claimants.length, 2, 'both instances took part of the stream');
+          await until('every event held by the receiver', () => receiver.held.length === EVENTS, 30_000);
+          const claimants = await database.db
+            .selectFrom('webhook_deliveries')
+            .select('claimed_by')
+            .distinct()
+            .execute();
+          assert.equal(claimants.length, 2, 'both instances took part of the stream');
 
-      a.child.kill('SIGKILL');
-      await a.exited;
-      await until('the killed instance\'s connections dropped', () => receiver.dropped.length > 0, 10_000);
-      const droppedByKill = [...receiver.dropped];
-      assert.ok(droppedByKill.length > 0 && droppedByKill.length < EVENTS, `${droppedByKill.length} attempts cut by the kill`);
-      receiver.release();
+          a.child.kill('SIGKILL');
+          await a.exited;
+          await until("the killed instance's connections dropped", () => receiver.dropped.length > 0, 10_000);
+          const droppedByKill = [...receiver.dropped];
+          assert.ok(
+            droppedByKill.length > 0 && droppedByKill.length < EVENTS,
+            `${droppedByKill.length} attempts cut by the kill`,
+          );
+          receiver.release();
 
-      // The survivor delivers its own at once and the dead instance's after their lease (60 s) runs out.
-      await until(
-        'every delivery delivered',
-        async () => (await database.db.selectFrom('webhook_deliveries').select('id').where('status', '<>', 'delivered').execute()).length === 0,
-        120_000,
-      );
-      const ids = (await database.db.selectFrom('webhook_deliveries').select('id').execute()).map((r) => r.id).sort();
-      assert.equal(ids.length, EVENTS);
-      assert.deepEqual([...new Set(receiver.answered)].sort(), ids, 'no event lost');
-      assert.equal(receiver.answered.length, EVENTS, 'no event answered twice');
-      for (const cut of droppedByKill) assert.ok(receiver.answered.includes(cut), `${cut}, cut by the kill, was delivered by the survivor`);
-    } finally {
-      for (const i of instances) i.child.kill('SIGKILL');
-      await Promise.all(instances.map((i) => i.exited));
-      await database.close();
-      await receiver.close();
-      await testDatabase.dispose();
-    }
-  });
-});
+          // The survivor delivers its own at once and the dead instance's after their lease (60 s) runs out.
+          await until(
+            'every delivery delivered',
+            async () =>
+              (
+                await database.db
+                  .selectFrom('webhook_deliveries')
+                  .select('id')
+                  .where('status', '<>', 'delivered')
+                  .execute()
+              ).length === 0,
+            120_000,
+          );
+          const ids = (await database.db.selectFrom('webhook_deliveries').select('id').execute())
+            .map((r) => r.id)
+            .sort();
+          assert.equal(ids.length, EVENTS);
+          assert.deepEqual([...new Set(receiver.answered)].sort(), ids, 'no event lost');
+          assert.equal(receiver.answered.length, EVENTS, 'no event answered twice');
+          for (const cut of droppedByKill)
+            assert.ok(receiver.answered.includes(cut), `${cut}, cut by the kill, was delivered by the survivor`);
+        } finally {
+          for (const i of instances) i.child.kill('SIGKILL');
+          await Promise.all(instances.map((i) => i.exited));
+          await database.close();
+          await receiver.close();
+          await testDatabase.dispose();
+        }
+      },
+    );
+  },
+);

@@ -16,7 +16,11 @@ import { startReceiver, verifySignature, type Receiver } from './receiver.js';
 
 const SECRET_KEY = randomBytes(32).toString('base64');
 const METRICS_ENV = { FIELDLENS_METRICS: 'on', FIELDLENS_METRICS_TOKEN: 'metrics-token-of-the-webhook-tests' };
-const OPEN_ENV = { FIELDLENS_SECRET_KEY: SECRET_KEY, FIELDLENS_WEBHOOK_ALLOW_HTTP: 'on', FIELDLENS_WEBHOOK_ALLOW_PRIVATE: 'on' };
+const OPEN_ENV = {
+  FIELDLENS_SECRET_KEY: SECRET_KEY,
+  FIELDLENS_WEBHOOK_ALLOW_HTTP: 'on',
+  FIELDLENS_WEBHOOK_ALLOW_PRIVATE: 'on',
+};
 
 interface Webhook {
   id: string;
@@ -45,7 +49,10 @@ describeEachDatabase('webhooks', (kind) => {
   let receiver: Receiver;
 
   before(async () => {
-    t = await buildTestApp(kind, { env: { ...OPEN_ENV, ...METRICS_ENV }, clock: new ManualClock(new Date('2026-03-02T09:00:00.000Z')) });
+    t = await buildTestApp(kind, {
+      env: { ...OPEN_ENV, ...METRICS_ENV },
+      clock: new ManualClock(new Date('2026-03-02T09:00:00.000Z')),
+    });
     token = await adminToken(t.app);
     receiver = await startReceiver();
   });
@@ -62,14 +69,23 @@ describeEachDatabase('webhooks', (kind) => {
   });
 
   const create = async (body: Record<string, unknown>): Promise<Webhook> => {
-    const response = await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(token), payload: body });
+    const response = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: bearer(token),
+      payload: body,
+    });
     assert.equal(response.statusCode, 201, response.body);
     return json<Webhook>(response);
   };
   // Read through the service where the clock has moved past the token's life; the route itself is read in 'pages'.
   const deliveries = async (id: string, query = ''): Promise<{ items: Delivery[]; next_cursor: string | null }> => {
     if (query === '') return t.app.services.webhooks.listDeliveries(id, {});
-    const response = await t.app.inject({ method: 'GET', url: `/api/v1/webhooks/${id}/deliveries${query}`, headers: bearer(token) });
+    const response = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/webhooks/${id}/deliveries${query}`,
+      headers: bearer(token),
+    });
     assert.equal(response.statusCode, 200, response.body);
     return json(response);
   };
@@ -86,7 +102,11 @@ describeEachDatabase('webhooks', (kind) => {
   };
 
   it('creates, lists, changes and deletes webhooks; the secret is shown once and audited never', async () => {
-    const created = await create({ url: `${receiver.url}/hook/T0001/B0002/incoming-credential?token=url-credential`, events: ['field.confirmed', 'scan.failed'], description: 'pager' });
+    const created = await create({
+      url: `${receiver.url}/hook/T0001/B0002/incoming-credential?token=url-credential`,
+      events: ['field.confirmed', 'scan.failed'],
+      description: 'pager',
+    });
     assert.match(created.secret ?? '', /^whsec_[A-Za-z0-9+/]+={0,2}$/);
     assert.ok(Buffer.from((created.secret as string).slice(6), 'base64').length >= 24);
     assert.deepEqual(created.events, ['field.confirmed', 'scan.failed']);
@@ -99,27 +119,62 @@ describeEachDatabase('webhooks', (kind) => {
     assert.deepEqual(Object.keys(listed ?? {}).sort(), ['created_at', 'description', 'enabled', 'events', 'id', 'url']);
 
     // Stored sealed, not as the secret.
-    const row = await t.database.db.selectFrom('webhooks').select('secret').where('id', '=', created.id).executeTakeFirstOrThrow();
+    const row = await t.database.db
+      .selectFrom('webhooks')
+      .select('secret')
+      .where('id', '=', created.id)
+      .executeTakeFirstOrThrow();
     assert.ok(!row.secret.includes((created.secret as string).slice(6)));
 
-    const patched = await t.app.inject({ method: 'PATCH', url: `/api/v1/webhooks/${created.id}`, headers: bearer(token), payload: { enabled: false, events: ['scan.finished'] } });
+    const patched = await t.app.inject({
+      method: 'PATCH',
+      url: `/api/v1/webhooks/${created.id}`,
+      headers: bearer(token),
+      payload: { enabled: false, events: ['scan.finished'] },
+    });
     assert.equal(patched.statusCode, 200, patched.body);
     assert.equal(json<Webhook>(patched).enabled, false);
     assert.deepEqual(json<Webhook>(patched).events, ['scan.finished']);
     assert.ok(!patched.body.includes('whsec_'));
 
     await remove(created.id);
-    const gone = await t.app.inject({ method: 'DELETE', url: `/api/v1/webhooks/${created.id}`, headers: bearer(token) });
+    const gone = await t.app.inject({
+      method: 'DELETE',
+      url: `/api/v1/webhooks/${created.id}`,
+      headers: bearer(token),
+    });
     assert.equal(problem(gone).code, 'not_found');
-    assert.equal(problem(await t.app.inject({ method: 'PATCH', url: `/api/v1/webhooks/${created.id}`, headers: bearer(token), payload: { enabled: true } })).code, 'not_found');
-    assert.equal(problem(await t.app.inject({ method: 'GET', url: `/api/v1/webhooks/${created.id}/deliveries`, headers: bearer(token) })).code, 'not_found');
+    assert.equal(
+      problem(
+        await t.app.inject({
+          method: 'PATCH',
+          url: `/api/v1/webhooks/${created.id}`,
+          headers: bearer(token),
+          payload: { enabled: true },
+        }),
+      ).code,
+      'not_found',
+    );
+    assert.equal(
+      problem(
+        await t.app.inject({ method: 'GET', url: `/api/v1/webhooks/${created.id}/deliveries`, headers: bearer(token) }),
+      ).code,
+      'not_found',
+    );
 
-    const entries = [...(await auditActions(t.database, 'webhook.created')), ...(await auditActions(t.database, 'webhook.updated')), ...(await auditActions(t.database, 'webhook.deleted'))].filter((e) => e.target_id === created.id);
+    const entries = [
+      ...(await auditActions(t.database, 'webhook.created')),
+      ...(await auditActions(t.database, 'webhook.updated')),
+      ...(await auditActions(t.database, 'webhook.deleted')),
+    ].filter((e) => e.target_id === created.id);
     assert.equal(entries.length, 3);
     const secretPart = (created.secret as string).slice(6);
     for (const e of entries) {
       assert.ok(!JSON.stringify(e.details).includes(secretPart), 'no secret in the audit log');
-      assert.ok(!JSON.stringify(e.details).includes('credential'), "nor the URL's path or query, which may hold the receiver's credential");
+      assert.ok(
+        !JSON.stringify(e.details).includes('credential'),
+        "nor the URL's path or query, which may hold the receiver's credential",
+      );
     }
     assert.equal((entries[0]?.details.webhook as { url_origin: string }).url_origin, receiver.url);
     assert.ok(!t.logs.join('').includes(secretPart), 'no secret in the logs');
@@ -127,15 +182,28 @@ describeEachDatabase('webhooks', (kind) => {
 
   it('refuses bad bodies with 400 and changes nothing; other roles get 403', async () => {
     const before = (await auditActions(t.database, 'webhook.created')).length;
-    for (const payload of [{ url: `${receiver.url}/x`, events: [] }, { url: `${receiver.url}/x`, events: ['webhook.test'] }, { url: `${receiver.url}/x`, events: ['scan.finished'], secret: 'mine' }, { url: 'not a url', events: ['scan.finished'] }]) {
+    for (const payload of [
+      { url: `${receiver.url}/x`, events: [] },
+      { url: `${receiver.url}/x`, events: ['webhook.test'] },
+      { url: `${receiver.url}/x`, events: ['scan.finished'], secret: 'mine' },
+      { url: 'not a url', events: ['scan.finished'] },
+    ]) {
       const response = await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(token), payload });
       assert.equal(problem(response).code, 'validation_failed', JSON.stringify(payload));
     }
-    const withCredentials = await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(token), payload: { url: 'http://user:pw@127.0.0.1:9/x', events: ['scan.finished'] } });
+    const withCredentials = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: bearer(token),
+      payload: { url: 'http://user:pw@127.0.0.1:9/x', events: ['scan.finished'] },
+    });
     assert.equal(problem(withCredentials).status, 400);
     assert.equal((await auditActions(t.database, 'webhook.created')).length, before);
     const dba = await createUser(t.app, ['dba']);
-    assert.equal(problem(await t.app.inject({ method: 'GET', url: '/api/v1/webhooks', headers: bearer(dba.token) })).code, 'forbidden');
+    assert.equal(
+      problem(await t.app.inject({ method: 'GET', url: '/api/v1/webhooks', headers: bearer(dba.token) })).code,
+      'forbidden',
+    );
     assert.equal(problem(await t.app.inject({ method: 'GET', url: '/api/v1/webhooks' })).status, 401);
   });
 
@@ -150,9 +218,18 @@ describeEachDatabase('webhooks', (kind) => {
     assert.equal(got?.headers['webhook-id'], queued.id);
     assert.equal(got?.headers['content-type'], 'application/json');
     assert.equal(Number(got?.headers['webhook-timestamp']), Math.floor(t.clock.now().getTime() / 1000));
-    assert.ok(verifySignature(hook.secret as string, got!.headers, got!.body), 'the signature verifies with the secret shown at creation');
-    assert.ok(!verifySignature(`whsec_${randomBytes(32).toString('base64')}`, got!.headers, got!.body), 'and not with another secret');
-    assert.ok(!verifySignature(hook.secret as string, got!.headers, got!.body.replace('webhook.test', 'webhook.tesT')), 'and not for a changed body');
+    assert.ok(
+      verifySignature(hook.secret as string, got!.headers, got!.body),
+      'the signature verifies with the secret shown at creation',
+    );
+    assert.ok(
+      !verifySignature(`whsec_${randomBytes(32).toString('base64')}`, got!.headers, got!.body),
+      'and not with another secret',
+    );
+    assert.ok(
+      !verifySignature(hook.secret as string, got!.headers, got!.body.replace('webhook.test', 'webhook.tesT')),
+      'and not for a changed body',
+    );
     const body = JSON.parse(got!.body) as { type: string; timestamp: string; data: Record<string, unknown> };
     assert.equal(body.type, 'webhook.test');
     assert.equal(body.data.webhook_id, hook.id);
@@ -212,7 +289,8 @@ describeEachDatabase('webhooks', (kind) => {
     assert.ok(t.clock.now().getTime() - start <= 24 * 3600_000, 'the last attempt is within the 24 h window');
     // Growing waits: each at least the one before (up to the cap), the first within 30 s.
     assert.ok((waits[0] as number) <= 30_000);
-    for (let i = 1; i < Math.min(waits.length, 6); i++) assert.ok((waits[i] as number) > (waits[i - 1] as number), `wait ${i} grows: ${waits.join(', ')}`);
+    for (let i = 1; i < Math.min(waits.length, 6); i++)
+      assert.ok((waits[i] as number) > (waits[i - 1] as number), `wait ${i} grows: ${waits.join(', ')}`);
     assert.ok(d!.attempts >= 8, `${d!.attempts} attempts in 24 h`);
     const count = receiver.received.length;
     t.clock.advance(48 * 3600_000);
@@ -226,7 +304,10 @@ describeEachDatabase('webhooks', (kind) => {
     receiver.answers = [{ status: 302, headers: { location: `${receiver.url}/elsewhere` } }];
     await sendTest(hook.id);
     await drain();
-    assert.deepEqual(receiver.received.map((r) => r.path), ['/moved']);
+    assert.deepEqual(
+      receiver.received.map((r) => r.path),
+      ['/moved'],
+    );
     const [d] = (await deliveries(hook.id)).items;
     assert.equal(d?.status, 'pending');
     assert.equal(d?.last_status_code, 302);
@@ -255,16 +336,34 @@ describeEachDatabase('webhooks', (kind) => {
     const other = await create({ url: `${receiver.url}/scans-only`, events: ['scan.finished'] });
     const off = await create({ url: `${receiver.url}/off`, events: ['field.confirmed'], enabled: false });
     const [fieldId] = await newFields(t.app, token, 1, 'Technical/Record ID');
-    const field = json<{ level: string }>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${fieldId}`, headers: bearer(token) }));
+    const field = json<{ level: string }>(
+      await t.app.inject({ method: 'GET', url: `/api/v1/fields/${fieldId}`, headers: bearer(token) }),
+    );
     const newLevel = field.level === 'L4' ? 'L3' : 'L4';
-    const confirmed = await t.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${fieldId}/confirm`, headers: bearer(token), payload: { lock_level: newLevel } });
+    const confirmed = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/classify/fields/${fieldId}/confirm`,
+      headers: bearer(token),
+      payload: { lock_level: newLevel },
+    });
     assert.equal(confirmed.statusCode, 200, confirmed.body);
     // A confirmation that fails (unknown field) rolls back and queues nothing.
-    const missing = await t.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${randomUUID()}/confirm`, headers: bearer(token), payload: {} });
+    const missing = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/classify/fields/${randomUUID()}/confirm`,
+      headers: bearer(token),
+      payload: {},
+    });
     assert.equal(missing.statusCode, 404);
     await drain();
-    assert.deepEqual(receiver.received.map((r) => r.path), ['/review', '/review']);
-    const bodies = receiver.received.map((r) => JSON.parse(r.body) as { type: string; data: { field_id: string; level: string; previous: { level: string } } });
+    assert.deepEqual(
+      receiver.received.map((r) => r.path),
+      ['/review', '/review'],
+    );
+    const bodies = receiver.received.map(
+      (r) =>
+        JSON.parse(r.body) as { type: string; data: { field_id: string; level: string; previous: { level: string } } },
+    );
     assert.deepEqual(bodies.map((b) => b.type).sort(), ['field.confirmed', 'field.level_changed']);
     for (const b of bodies) {
       assert.equal(b.data.field_id, fieldId);
@@ -276,9 +375,17 @@ describeEachDatabase('webhooks', (kind) => {
     assert.equal((await deliveries(off.id)).items.length, 0);
     // Confirming again at the same level: field.confirmed only.
     receiver.received.length = 0;
-    await t.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${fieldId}/confirm`, headers: bearer(token), payload: { lock_level: newLevel } });
+    await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/classify/fields/${fieldId}/confirm`,
+      headers: bearer(token),
+      payload: { lock_level: newLevel },
+    });
     await drain();
-    assert.deepEqual(receiver.received.map((r) => (JSON.parse(r.body) as { type: string }).type), ['field.confirmed']);
+    assert.deepEqual(
+      receiver.received.map((r) => (JSON.parse(r.body) as { type: string }).type),
+      ['field.confirmed'],
+    );
     for (const id of [hook.id, other.id, off.id]) await remove(id);
   });
 
@@ -290,17 +397,46 @@ describeEachDatabase('webhooks', (kind) => {
       t.clock.advance(1000);
     }
     const first = await deliveries(hook.id, '?limit=2');
-    assert.deepEqual(first.items.map((d) => d.id), [ids[4], ids[3]]);
+    assert.deepEqual(
+      first.items.map((d) => d.id),
+      [ids[4], ids[3]],
+    );
     const second = await deliveries(hook.id, `?limit=2&cursor=${first.next_cursor}`);
-    assert.deepEqual(second.items.map((d) => d.id), [ids[2], ids[1]]);
+    assert.deepEqual(
+      second.items.map((d) => d.id),
+      [ids[2], ids[1]],
+    );
     const third = await deliveries(hook.id, `?limit=2&cursor=${second.next_cursor}`);
-    assert.deepEqual(third.items.map((d) => d.id), [ids[0]]);
+    assert.deepEqual(
+      third.items.map((d) => d.id),
+      [ids[0]],
+    );
     assert.equal(third.next_cursor, null);
     // The five are pending (no drain yet): counted on /metrics, all instances' deliveries read from the database.
-    const scraped = await t.app.inject({ method: 'GET', url: '/metrics', headers: bearer(METRICS_ENV.FIELDLENS_METRICS_TOKEN) });
+    const scraped = await t.app.inject({
+      method: 'GET',
+      url: '/metrics',
+      headers: bearer(METRICS_ENV.FIELDLENS_METRICS_TOKEN),
+    });
     const pending = /^fieldlens_webhook_deliveries\{status="pending"\} (\d+)$/m.exec(scraped.body);
-    assert.equal(Number(pending?.[1]), 5, scraped.body.split('\n').filter((l) => l.includes('webhook')).join('\n'));
-    assert.equal(problem(await t.app.inject({ method: 'GET', url: `/api/v1/webhooks/${hook.id}/deliveries?cursor=bogus`, headers: bearer(token) })).code, 'validation_failed');
+    assert.equal(
+      Number(pending?.[1]),
+      5,
+      scraped.body
+        .split('\n')
+        .filter((l) => l.includes('webhook'))
+        .join('\n'),
+    );
+    assert.equal(
+      problem(
+        await t.app.inject({
+          method: 'GET',
+          url: `/api/v1/webhooks/${hook.id}/deliveries?cursor=bogus`,
+          headers: bearer(token),
+        }),
+      ).code,
+      'validation_failed',
+    );
     await remove(hook.id);
   });
 
@@ -319,7 +455,9 @@ describeEachDatabase('webhooks', (kind) => {
     at(0.5);
     await status();
     await drain();
-    const days = receiver.received.map((r) => (JSON.parse(r.body) as { data: { days_before: number } }).data.days_before);
+    const days = receiver.received.map(
+      (r) => (JSON.parse(r.body) as { data: { days_before: number } }).data.days_before,
+    );
     assert.deepEqual(days, [14, 7, 1]);
     await remove(hook.id);
   });
@@ -347,15 +485,27 @@ describeEachDatabase('webhook URLs with the switches off (SSRF)', (kind) => {
       'https://0.0.0.0/hook',
       'https://localhost/hook',
     ]) {
-      const response = await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(token), payload: { url, events: ['scan.finished'] } });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks',
+        headers: bearer(token),
+        payload: { url, events: ['scan.finished'] },
+      });
       const body = problem(response);
       assert.equal(body.status, 422, `${url}: ${response.body}`);
       assert.match(body.detail, /public addresses only/);
     }
-    const plain = await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(token), payload: { url: 'http://example.com/hook', events: ['scan.finished'] } });
+    const plain = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/webhooks',
+      headers: bearer(token),
+      payload: { url: 'http://example.com/hook', events: ['scan.finished'] },
+    });
     assert.equal(problem(plain).status, 400);
     assert.match(problem(plain).detail, /https/);
-    const list = json<{ items: unknown[] }>(await t.app.inject({ method: 'GET', url: '/api/v1/webhooks', headers: bearer(token) }));
+    const list = json<{ items: unknown[] }>(
+      await t.app.inject({ method: 'GET', url: '/api/v1/webhooks', headers: bearer(token) }),
+    );
     assert.equal(list.items.length, 0);
     assert.equal((await auditActions(t.database, 'webhook.created')).length, 0);
   });
@@ -364,17 +514,37 @@ describeEachDatabase('webhook URLs with the switches off (SSRF)', (kind) => {
     const receiver = await startReceiver();
     try {
       // A public address literal needs no DNS: allowed with the switches off.
-      const created = await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(token), payload: { url: 'https://93.184.216.34/hook', events: ['scan.finished'] } });
+      const created = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks',
+        headers: bearer(token),
+        payload: { url: 'https://93.184.216.34/hook', events: ['scan.finished'] },
+      });
       assert.equal(created.statusCode, 201, created.body);
       const hook = json<Webhook>(created);
-      const patched = await t.app.inject({ method: 'PATCH', url: `/api/v1/webhooks/${hook.id}`, headers: bearer(token), payload: { url: 'https://169.254.169.254/latest' } });
+      const patched = await t.app.inject({
+        method: 'PATCH',
+        url: `/api/v1/webhooks/${hook.id}`,
+        headers: bearer(token),
+        payload: { url: 'https://169.254.169.254/latest' },
+      });
       assert.equal(problem(patched).status, 422);
-      const listed = json<{ items: Webhook[] }>(await t.app.inject({ method: 'GET', url: '/api/v1/webhooks', headers: bearer(token) })).items;
+      const listed = json<{ items: Webhook[] }>(
+        await t.app.inject({ method: 'GET', url: '/api/v1/webhooks', headers: bearer(token) }),
+      ).items;
       assert.equal(listed.find((w) => w.id === hook.id)?.url, 'https://93.184.216.34/hook', 'unchanged');
 
       // The stored URL now points at a loopback address (as a name re-resolved later would): the delivery refuses it.
-      await t.database.db.updateTable('webhooks').set({ url: receiver.url.replace('http:', 'https:') }).where('id', '=', hook.id).execute();
-      const queued = await t.app.inject({ method: 'POST', url: `/api/v1/webhooks/${hook.id}/test`, headers: bearer(token) });
+      await t.database.db
+        .updateTable('webhooks')
+        .set({ url: receiver.url.replace('http:', 'https:') })
+        .where('id', '=', hook.id)
+        .execute();
+      const queued = await t.app.inject({
+        method: 'POST',
+        url: `/api/v1/webhooks/${hook.id}/test`,
+        headers: bearer(token),
+      });
       assert.equal(queued.statusCode, 202);
       await t.app.services.webhookWorker.drain();
       assert.equal(receiver.received.length, 0);
@@ -395,8 +565,17 @@ describeEachDatabase('webhook delivery across a restart', (kind) => {
     try {
       const first = await buildTestApp(kind, { env: OPEN_ENV, testDatabase });
       const token = await adminToken(first.app);
-      const created = json<Webhook>(await first.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(token), payload: { url: `${receiver.url}/restart`, events: ['scan.finished'] } }));
-      const queued = json<Delivery>(await first.app.inject({ method: 'POST', url: `/api/v1/webhooks/${created.id}/test`, headers: bearer(token) }));
+      const created = json<Webhook>(
+        await first.app.inject({
+          method: 'POST',
+          url: '/api/v1/webhooks',
+          headers: bearer(token),
+          payload: { url: `${receiver.url}/restart`, events: ['scan.finished'] },
+        }),
+      );
+      const queued = json<Delivery>(
+        await first.app.inject({ method: 'POST', url: `/api/v1/webhooks/${created.id}/test`, headers: bearer(token) }),
+      );
       await first.close(); // stopped before its worker ran
       assert.equal(receiver.received.length, 0);
 
@@ -418,13 +597,23 @@ describeEachDatabase('webhook delivery across a restart', (kind) => {
 
 describeEachDatabase('webhooks without a secret key', (kind) => {
   it('refuses to create a webhook (422 naming the setting) and stores nothing', async () => {
-    const t = await buildTestApp(kind, { env: { FIELDLENS_WEBHOOK_ALLOW_HTTP: 'on', FIELDLENS_WEBHOOK_ALLOW_PRIVATE: 'on' } });
+    const t = await buildTestApp(kind, {
+      env: { FIELDLENS_WEBHOOK_ALLOW_HTTP: 'on', FIELDLENS_WEBHOOK_ALLOW_PRIVATE: 'on' },
+    });
     try {
       const token = await adminToken(t.app);
-      const response = await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(token), payload: { url: 'http://127.0.0.1:9/x', events: ['scan.finished'] } });
+      const response = await t.app.inject({
+        method: 'POST',
+        url: '/api/v1/webhooks',
+        headers: bearer(token),
+        payload: { url: 'http://127.0.0.1:9/x', events: ['scan.finished'] },
+      });
       assert.equal(problem(response).status, 422);
       assert.match(problem(response).detail, /FIELDLENS_SECRET_KEY/);
-      const count = await t.database.db.selectFrom('webhooks').select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow();
+      const count = await t.database.db
+        .selectFrom('webhooks')
+        .select((eb) => eb.fn.countAll<number>().as('n'))
+        .executeTakeFirstOrThrow();
       assert.equal(Number(count.n), 0);
     } finally {
       await t.close();
@@ -433,28 +622,44 @@ describeEachDatabase('webhooks without a secret key', (kind) => {
 });
 
 describeEachDatabase('webhook delivery with a slow receiver', (kind) => {
-  it('a slow receiver holds up neither requests nor another webhook\'s deliveries', async () => {
+  it("a slow receiver holds up neither requests nor another webhook's deliveries", async () => {
     const slow = await startReceiver();
     const fast = await startReceiver();
     slow.fallback = { status: 204, delayMs: 4000 };
     const t = await buildTestApp(kind, { env: OPEN_ENV, workers: true });
     try {
       const token = await adminToken(t.app);
-      const hook = async (url: string) => json<Webhook>(await t.app.inject({ method: 'POST', url: '/api/v1/webhooks', headers: bearer(token), payload: { url, events: ['field.confirmed'] } }));
+      const hook = async (url: string) =>
+        json<Webhook>(
+          await t.app.inject({
+            method: 'POST',
+            url: '/api/v1/webhooks',
+            headers: bearer(token),
+            payload: { url, events: ['field.confirmed'] },
+          }),
+        );
       await hook(`${slow.url}/slow`);
       await hook(`${fast.url}/fast`);
       const ids = await newFields(t.app, token, 20, 'Technical/Record ID');
       const started = performance.now();
       for (const id of ids) {
         const before = performance.now();
-        const response = await t.app.inject({ method: 'POST', url: `/api/v1/classify/fields/${id}/confirm`, headers: bearer(token), payload: {} });
+        const response = await t.app.inject({
+          method: 'POST',
+          url: `/api/v1/classify/fields/${id}/confirm`,
+          headers: bearer(token),
+          payload: {},
+        });
         assert.equal(response.statusCode, 200);
         assert.ok(performance.now() - before < 2000, 'a confirmation does not wait for a receiver');
       }
       for (let i = 0; i < 60 && fast.received.length < ids.length; i++) await new Promise((r) => setTimeout(r, 50));
       assert.equal(fast.received.length, ids.length, 'the fast receiver got every event');
       assert.ok(performance.now() - started < 3500, 'before the slow receiver answered its first request');
-      assert.ok(slow.received.length > 0 && slow.received.length <= 16, `the slow receiver holds at most 16 attempts (${slow.received.length})`);
+      assert.ok(
+        slow.received.length > 0 && slow.received.length <= 16,
+        `the slow receiver holds at most 16 attempts (${slow.received.length})`,
+      );
     } finally {
       await t.close();
       await slow.close();

@@ -11,11 +11,18 @@ type Result<T> = { data?: T; error?: unknown; response: Response };
 export async function ok<T>(call: Promise<Result<T>>): Promise<T> {
   const { data, error, response } = await call;
   if (response.ok) return data as T;
-  const problem: Problem = typeof error === 'object' && error !== null ? { ...(error as Problem), status: response.status } : await problemOf(response);
+  const problem: Problem =
+    typeof error === 'object' && error !== null
+      ? { ...(error as Problem), status: response.status }
+      : await problemOf(response);
   throw new ProblemError(problem);
 }
 
-export type Schemas<P extends keyof paths, M extends 'get' | 'post' | 'patch', S extends number = 200> = paths[P][M] extends {
+export type Schemas<
+  P extends keyof paths,
+  M extends 'get' | 'post' | 'patch',
+  S extends number = 200,
+> = paths[P][M] extends {
   responses: { [K in S]: { content: { 'application/json': infer B } } };
 }
   ? B
@@ -31,7 +38,9 @@ export type AuditEntry = Schemas<'/api/v1/audit-logs', 'get'>['items'][number];
 export type LicenseStatus = Schemas<'/api/v1/license/status', 'get'>;
 export type User = Schemas<'/api/v1/users', 'get'>['items'][number];
 export type ReviewProgress = Schemas<'/api/v1/review/progress', 'get'>;
-export type ConnectionBody = NonNullable<NonNullable<paths['/api/v1/datasources']['post']['requestBody']>['content']['application/json']['connection']>;
+export type ConnectionBody = NonNullable<
+  NonNullable<paths['/api/v1/datasources']['post']['requestBody']>['content']['application/json']['connection']
+>;
 export type Scan = Schemas<'/api/v1/scans/{id}', 'get'>;
 
 /** What the scanner and the outlier issue will add; optional so the console shows them when the API has them. */
@@ -68,7 +77,12 @@ let capabilities: Promise<Capabilities> | undefined;
 
 export function serverCapabilities(): Promise<Capabilities> {
   capabilities ??= fetch('/openapi.json')
-    .then((r) => r.json() as Promise<{ paths: Record<string, Record<string, { parameters?: { name: string; schema?: { enum?: string[] } }[] }>> }>)
+    .then(
+      (r) =>
+        r.json() as Promise<{
+          paths: Record<string, Record<string, { parameters?: { name: string; schema?: { enum?: string[] } }[] }>>;
+        }>,
+    )
     .then((doc) => {
       const sort = doc.paths['/api/v1/fields']?.get?.parameters?.find((p) => p.name === 'sort');
       const keys = Object.keys(doc.paths);

@@ -4,8 +4,22 @@
  * sessionStorage of this tab, so a reload keeps the session but closing the tab ends it (docs/console.md says why).
  */
 type Tokens = { access_token: string; refresh_token: string; expires_in: number };
-export type Me = { id: string; username: string; email: string; roles: { role: string; scope: string }[]; permissions: string[]; sku_tier: string };
-export type Problem = { type?: string; title?: string; status: number; detail?: string; code?: string; errors?: { path: string; message: string }[] };
+export type Me = {
+  id: string;
+  username: string;
+  email: string;
+  roles: { role: string; scope: string }[];
+  permissions: string[];
+  sku_tier: string;
+};
+export type Problem = {
+  type?: string;
+  title?: string;
+  status: number;
+  detail?: string;
+  code?: string;
+  errors?: { path: string; message: string }[];
+};
 
 const REFRESH_KEY = 'fieldlens.refresh_token';
 /** Refresh this long before the access token expires (and at 80 % of a short lifetime). */
@@ -83,7 +97,15 @@ class Session {
     if (error !== null) this.ssoError = error;
     if (code !== null) {
       try {
-        await this.signIn(await tokenResponse(fetch('/api/v1/auth/oidc/token', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ code }) })));
+        await this.signIn(
+          await tokenResponse(
+            fetch('/api/v1/auth/oidc/token', {
+              method: 'POST',
+              headers: { 'content-type': 'application/json' },
+              body: JSON.stringify({ code }),
+            }),
+          ),
+        );
         return true;
       } catch {
         this.ssoError = 'login_expired';
@@ -126,7 +148,11 @@ class Session {
     this.expired = false;
     this.emit();
     if (refresh) {
-      await fetch('/api/v1/auth/logout', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: refresh }) }).catch(() => undefined);
+      await fetch('/api/v1/auth/logout', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ refresh_token: refresh }),
+      }).catch(() => undefined);
     }
   }
 
@@ -158,7 +184,11 @@ class Session {
       const token = sessionStorage.getItem(REFRESH_KEY);
       if (!token) return false;
       try {
-        const response = await fetch('/api/v1/auth/refresh', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ refresh_token: token }) });
+        const response = await fetch('/api/v1/auth/refresh', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ refresh_token: token }),
+        });
         if (!response.ok) {
           if (response.status === 401) this.clear();
           return false;
@@ -191,12 +221,17 @@ class Session {
     const used = this.accessToken;
     const response = await this.send(request);
     if (response.status !== 401 || request.url.includes('/api/v1/auth/login')) return response;
-    const problem = (await response.clone().json().catch(() => ({}))) as Problem;
+    const problem = (await response
+      .clone()
+      .json()
+      .catch(() => ({}))) as Problem;
     // Parallel calls that expired together: the first refreshes; one answered after that refresh finished retries
     // with the new token instead of refreshing again (a refresh token is good for one use).
-    if (problem.code === 'token_expired' && this.accessToken !== null && this.accessToken !== used) return this.send(retry);
+    if (problem.code === 'token_expired' && this.accessToken !== null && this.accessToken !== used)
+      return this.send(retry);
     if (problem.code === 'token_expired' && (await this.refresh())) return this.send(retry);
-    if ((problem.code === 'token_expired' || problem.code === 'unauthorized') && (await this.waitForSignIn())) return this.send(retry);
+    if ((problem.code === 'token_expired' || problem.code === 'unauthorized') && (await this.waitForSignIn()))
+      return this.send(retry);
     return response;
   };
 

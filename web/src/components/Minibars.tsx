@@ -55,7 +55,15 @@ export function fitOf(score: number, severity?: Severity | null): Fit {
   return 'ok';
 }
 
-export function Minibars({ scores, baseline, severity }: { scores: Record<Axis, number>; baseline: Record<Axis, number> | undefined; severity?: Severity | null }) {
+export function Minibars({
+  scores,
+  baseline,
+  severity,
+}: {
+  scores: Record<Axis, number>;
+  baseline: Record<Axis, number> | undefined;
+  severity?: Severity | null;
+}) {
   const label = AXES.map((a) => {
     const fit = fitOf(scores[a], severity);
     return `${AXIS_LABELS[a]} ${scores[a].toFixed(2)}${fit === 'ok' ? '' : ` (${fit} fit)`}${baseline ? ` (list ${baseline[a].toFixed(2)})` : ''}`;
@@ -70,8 +78,19 @@ export function Minibars({ scores, baseline, severity }: { scores: Record<Axis, 
         const v = Math.max(0, Math.min(1, scores[axis]));
         const h = Math.max(1, Math.round(v * H));
         const fit = fitOf(v, severity);
-        if (baseline) ticks += `M${i * (W + GAP) - 1} ${Math.min(H - 1, Math.round((1 - Math.max(0, Math.min(1, baseline[axis]))) * H))}h${W + 2}`;
-        return <rect key={axis} class={fit === 'ok' ? 'bar' : `bar ${fit}`} data-axis={axis} x={i * (W + GAP)} y={H - h} width={W} height={h} />;
+        if (baseline)
+          ticks += `M${i * (W + GAP) - 1} ${Math.min(H - 1, Math.round((1 - Math.max(0, Math.min(1, baseline[axis]))) * H))}h${W + 2}`;
+        return (
+          <rect
+            key={axis}
+            class={fit === 'ok' ? 'bar' : `bar ${fit}`}
+            data-axis={axis}
+            x={i * (W + GAP)}
+            y={H - h}
+            width={W}
+            height={h}
+          />
+        );
       })}
       {baseline && <path class="base" d={ticks} />}
     </svg>
@@ -84,7 +103,13 @@ export function UsageBar({ label, value, max }: { label: string; value: number; 
   return (
     <div class="usage">
       <span class="usage-label">{label}</span>
-      <svg class="usage-bar" viewBox="0 0 100 8" preserveAspectRatio="none" role="img" aria-label={`${label}: ${value} of ${max ?? 'unlimited'}`}>
+      <svg
+        class="usage-bar"
+        viewBox="0 0 100 8"
+        preserveAspectRatio="none"
+        role="img"
+        aria-label={`${label}: ${value} of ${max ?? 'unlimited'}`}
+      >
         <rect class="track" x={0} y={0} width={100} height={8} />
         <rect class={share >= 1 ? 'bar full' : 'bar'} x={0} y={0} width={share * 100} height={8} />
       </svg>

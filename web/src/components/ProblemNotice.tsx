@@ -3,9 +3,11 @@ import { ProblemError } from '../api/session';
 
 const EXPLAIN: Record<string, string> = {
   forbidden: 'Your role does not allow this. An administrator can grant a role that does.',
-  feature_disabled: 'The installed license does not include this feature. A superadmin can import a license that does (License page).',
+  feature_disabled:
+    'The installed license does not include this feature. A superadmin can import a license that does (License page).',
   quota_exceeded: 'The license quota is used up. Remove unused items or import a license with a larger quota.',
-  license_inactive: 'The license is not active (expired, suspended or not yet valid), so new data sources and users cannot be created. Existing data stays readable and reviewable.',
+  license_inactive:
+    'The license is not active (expired, suspended or not yet valid), so new data sources and users cannot be created. Existing data stays readable and reviewable.',
   not_found: 'It no longer exists, or the link is wrong.',
   conflict: 'It conflicts with something that already exists (or, for a scan: one is already running).',
   connection_failed: "The service could not connect to the data source's database.",
@@ -25,7 +27,11 @@ export function explain(error: unknown): { summary: string; detail: string | und
     const detail = [error.problem.detail, fieldErrors].filter(Boolean).join(' — ') || undefined;
     return { summary, detail, code };
   }
-  return { summary: 'The service could not be reached.', detail: error instanceof Error ? error.message : undefined, code: undefined };
+  return {
+    summary: 'The service could not be reached.',
+    detail: error instanceof Error ? error.message : undefined,
+    code: undefined,
+  };
 }
 
 export function ProblemNotice({ error }: { error: unknown }) {
@@ -43,7 +49,8 @@ export function ProblemNotice({ error }: { error: unknown }) {
 export function NoPermission({ permission, what }: { permission: string; what: string }) {
   return (
     <div class="notice info" role="note" data-code="forbidden">
-      {what} needs the permission <code>{permission}</code>, which your roles do not grant. An administrator can give you a role that has it.
+      {what} needs the permission <code>{permission}</code>, which your roles do not grant. An administrator can give
+      you a role that has it.
     </div>
   );
 }

@@ -27,7 +27,11 @@ export function ProgressChart({ progress }: { progress: ReviewProgress }) {
   const barW = Math.max(1, Math.min(24, slot * 0.7));
   const y = (decisions: number) => PAD.top + plotH - (decisions / top) * plotH;
   const x = (i: number) => PAD.left + i * slot + slot / 2;
-  const line = buckets.map((b, i) => `${i === 0 ? 'M' : 'L'}${x(i).toFixed(1)} ${(PAD.top + plotH - b.confirmed_share * plotH).toFixed(1)}`).join('');
+  const line = buckets
+    .map(
+      (b, i) => `${i === 0 ? 'M' : 'L'}${x(i).toFixed(1)} ${(PAD.top + plotH - b.confirmed_share * plotH).toFixed(1)}`,
+    )
+    .join('');
   const unit = progress.bucket === 'week' ? 'week' : 'day';
   const decided = buckets.reduce((n, b) => n + b.confirmed + b.deferred, 0);
   const first = buckets[0];
@@ -55,8 +59,20 @@ export function ProgressChart({ progress }: { progress: ReviewProgress }) {
         </text>
         {buckets.map((b, i) => (
           <g key={b.start}>
-            <rect class="bar-confirmed" x={x(i) - barW / 2} y={y(b.confirmed)} width={barW} height={PAD.top + plotH - y(b.confirmed)} />
-            <rect class="bar-deferred" x={x(i) - barW / 2} y={y(b.confirmed + b.deferred)} width={barW} height={y(b.confirmed) - y(b.confirmed + b.deferred)} />
+            <rect
+              class="bar-confirmed"
+              x={x(i) - barW / 2}
+              y={y(b.confirmed)}
+              width={barW}
+              height={PAD.top + plotH - y(b.confirmed)}
+            />
+            <rect
+              class="bar-deferred"
+              x={x(i) - barW / 2}
+              y={y(b.confirmed + b.deferred)}
+              width={barW}
+              height={y(b.confirmed) - y(b.confirmed + b.deferred)}
+            />
           </g>
         ))}
         <path class="share-line" d={line} />
@@ -72,8 +88,8 @@ export function ProgressChart({ progress }: { progress: ReviewProgress }) {
         )}
       </svg>
       <figcaption class="legend">
-        <span class="key key-confirmed" /> confirmations per {unit} <span class="key key-deferred" /> deferrals per {unit} <span class="key key-share" /> share of all
-        fields confirmed (right scale)
+        <span class="key key-confirmed" /> confirmations per {unit} <span class="key key-deferred" /> deferrals per{' '}
+        {unit} <span class="key key-share" /> share of all fields confirmed (right scale)
       </figcaption>
       <details>
         <summary>Show the numbers</summary>

@@ -21,7 +21,15 @@ async function download(response: Response, name: string): Promise<void> {
 }
 
 /** Export buttons for the fields matching `query` (the queue's filters, without sort and paging). */
-export function ExportButtons({ query, onStatus, onError }: { query: Record<string, string>; onStatus: (message: string) => void; onError: (error: unknown) => void }) {
+export function ExportButtons({
+  query,
+  onStatus,
+  onError,
+}: {
+  query: Record<string, string>;
+  onStatus: (message: string) => void;
+  onError: (error: unknown) => void;
+}) {
   const [busy, setBusy] = useState(false);
   const exportAs = async (format: 'csv' | 'ndjson') => {
     setBusy(true);
@@ -59,7 +67,13 @@ interface Applied {
 type RowProblem = { row?: number; path: string; message: string };
 
 /** The "Upload decisions" dialog: pick the edited CSV, send it, show every refused row or what was applied. */
-export function UploadDecisionsDialog({ onClose, onApplied }: { onClose: () => void; onApplied: (result: Applied) => void }) {
+export function UploadDecisionsDialog({
+  onClose,
+  onApplied,
+}: {
+  onClose: () => void;
+  onApplied: (result: Applied) => void;
+}) {
   const [file, setFile] = useState<File | null>(null);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<unknown>(null);
@@ -71,7 +85,13 @@ export function UploadDecisionsDialog({ onClose, onApplied }: { onClose: () => v
     setError(null);
     setRows([]);
     try {
-      const response = await session.fetch(new Request('/api/v1/fields/decisions', { method: 'POST', headers: { 'content-type': 'text/csv' }, body: await file.text() }));
+      const response = await session.fetch(
+        new Request('/api/v1/fields/decisions', {
+          method: 'POST',
+          headers: { 'content-type': 'text/csv' },
+          body: await file.text(),
+        }),
+      );
       if (!response.ok) {
         const problem: Problem = await problemOf(response);
         const listed = (problem.errors ?? []) as RowProblem[];
@@ -93,13 +113,18 @@ export function UploadDecisionsDialog({ onClose, onApplied }: { onClose: () => v
   return (
     <Dialog title="Upload decisions" onClose={onClose}>
       <p class="hint muted">
-        A CSV with the columns <code>field_id,action,chain_path,level,reason</code> — or an export with the columns <code>action</code> and <code>reason</code> added. Action{' '}
-        <code>confirm</code> (chain path and level empty keep the current ones) or <code>defer</code> (with a reason); rows without an action are left alone. Every row is
+        A CSV with the columns <code>field_id,action,chain_path,level,reason</code> — or an export with the columns{' '}
+        <code>action</code> and <code>reason</code> added. Action <code>confirm</code> (chain path and level empty keep
+        the current ones) or <code>defer</code> (with a reason); rows without an action are left alone. Every row is
         checked first: if one is wrong, nothing is applied.
       </p>
       <label>
         CSV file
-        <input type="file" accept=".csv,text/csv" onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)} />
+        <input
+          type="file"
+          accept=".csv,text/csv"
+          onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)}
+        />
       </label>
       <ProblemNotice error={error} />
       {rows.length > 0 && (

@@ -5,7 +5,17 @@ import { loadTags } from '../data';
 
 let counter = 0;
 
-export function TagPicker({ label, value, onChange, autoFocus }: { label: string; value: Tag | null; onChange: (tag: Tag | null) => void; autoFocus?: boolean }) {
+export function TagPicker({
+  label,
+  value,
+  onChange,
+  autoFocus,
+}: {
+  label: string;
+  value: Tag | null;
+  onChange: (tag: Tag | null) => void;
+  autoFocus?: boolean;
+}) {
   const [tags, setTags] = useState<Tag[]>([]);
   const [text, setText] = useState(value?.chain_path ?? '');
   const [open, setOpen] = useState(false);
@@ -72,7 +82,13 @@ export function TagPicker({ label, value, onChange, autoFocus }: { label: string
         onBlur={() => setTimeout(() => setOpen(false), 150)}
         onKeyDown={onKeyDown}
       />
-      <ul id={`${id}-list`} role="listbox" aria-label={`${label} matches`} class="options" hidden={!open || matches.length === 0}>
+      <ul
+        id={`${id}-list`}
+        role="listbox"
+        aria-label={`${label} matches`}
+        class="options"
+        hidden={!open || matches.length === 0}
+      >
         {matches.map((t, i) => (
           <li
             key={t.id}

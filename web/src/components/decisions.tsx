@@ -23,14 +23,20 @@ export async function confirmField(id: string, body: ConfirmBody = {}): Promise<
 }
 
 /** Confirms several fields in one call; answers the ids the server confirmed and how many it skipped or failed. */
-export async function confirmFields(ids: string[], body: ConfirmBody = {}): Promise<{ confirmed: string[]; skipped: number; errors: number }> {
+export async function confirmFields(
+  ids: string[],
+  body: ConfirmBody = {},
+): Promise<{ confirmed: string[]; skipped: number; errors: number }> {
   const result = await ok(api.POST('/api/v1/classify/fields/batch-confirm', { body: { field_ids: ids, ...body } }));
   return { confirmed: result.confirmed, skipped: result.skipped.length, errors: result.errors.length };
 }
 
 /** Defers each field with the same reason, one call per field (the API has no batch defer). */
 export async function deferFields(ids: string[], reason: string): Promise<void> {
-  for (const id of ids) await ok(api.POST('/api/v1/classify/fields/{field_id}/defer', { params: { path: { field_id: id } }, body: { reason } }));
+  for (const id of ids)
+    await ok(
+      api.POST('/api/v1/classify/fields/{field_id}/defer', { params: { path: { field_id: id } }, body: { reason } }),
+    );
 }
 
 /** The confirmation that accepts a suggestion: its tag and its level, locked. */
@@ -38,7 +44,15 @@ export function acceptBody(suggestion: Suggestion): ConfirmBody {
   return { classification_tag_id: suggestion.tag_id, lock_level: suggestion.level };
 }
 
-export function DeferDialog({ count, onClose, onDefer }: { count: number; onClose: () => void; onDefer: (reason: string) => void }) {
+export function DeferDialog({
+  count,
+  onClose,
+  onDefer,
+}: {
+  count: number;
+  onClose: () => void;
+  onDefer: (reason: string) => void;
+}) {
   const [reason, setReason] = useState('');
   return (
     <Dialog title={count === 1 ? 'Defer this field' : `Defer ${count} fields`} onClose={onClose}>
@@ -49,7 +63,15 @@ export function DeferDialog({ count, onClose, onDefer }: { count: number; onClos
         }}
       >
         <label for="defer-reason">Reason (required)</label>
-        <textarea id="defer-reason" required maxLength={2000} rows={3} value={reason} onInput={(e) => setReason((e.target as HTMLTextAreaElement).value)} autoFocus />
+        <textarea
+          id="defer-reason"
+          required
+          maxLength={2000}
+          rows={3}
+          value={reason}
+          onInput={(e) => setReason((e.target as HTMLTextAreaElement).value)}
+          autoFocus
+        />
         <div class="buttons">
           <button type="submit" class="primary" disabled={!reason.trim()}>
             Defer
@@ -63,11 +85,24 @@ export function DeferDialog({ count, onClose, onDefer }: { count: number; onClos
   );
 }
 
-export function ConfirmAsDialog({ count, levels, onClose, onConfirm }: { count: number; levels: Level[]; onClose: () => void; onConfirm: (body: ConfirmBody) => void }) {
+export function ConfirmAsDialog({
+  count,
+  levels,
+  onClose,
+  onConfirm,
+}: {
+  count: number;
+  levels: Level[];
+  onClose: () => void;
+  onConfirm: (body: ConfirmBody) => void;
+}) {
   const [tag, setTag] = useState<Tag | null>(null);
   const [level, setLevel] = useState('');
   return (
-    <Dialog title={count === 1 ? 'Confirm with another tag or level' : `Confirm ${count} fields with another tag or level`} onClose={onClose}>
+    <Dialog
+      title={count === 1 ? 'Confirm with another tag or level' : `Confirm ${count} fields with another tag or level`}
+      onClose={onClose}
+    >
       <form
         onSubmit={(e) => {
           e.preventDefault();
@@ -155,7 +190,13 @@ export function FieldDecisions({ field, suggestion, levels, onDecided, onFailed 
         Defer…
       </button>
       {suggestion && (
-        <button type="button" disabled={busy} onClick={() => void confirm(acceptBody(suggestion), `Confirmed ${name} as ${suggestion.chain_path} ${suggestion.level}.`)}>
+        <button
+          type="button"
+          disabled={busy}
+          onClick={() =>
+            void confirm(acceptBody(suggestion), `Confirmed ${name} as ${suggestion.chain_path} ${suggestion.level}.`)
+          }
+        >
           Accept suggestion: {suggestion.chain_path} {suggestion.level}
         </button>
       )}
@@ -179,7 +220,10 @@ export function FieldDecisions({ field, suggestion, levels, onDecided, onFailed 
           onClose={() => setModal(null)}
           onConfirm={(body) => {
             setModal(null);
-            void confirm(body, `Confirmed ${name}${body.classification_tag_id !== undefined || body.lock_level ? ' with the chosen tag and level' : ''}.`);
+            void confirm(
+              body,
+              `Confirmed ${name}${body.classification_tag_id !== undefined || body.lock_level ? ' with the chosen tag and level' : ''}.`,
+            );
           }}
         />
       )}

@@ -5,7 +5,15 @@
  */
 import type { JSX } from 'preact';
 
-function Icon({ label, class: cls, children }: { label?: string; class?: string; children: JSX.Element | JSX.Element[] }) {
+function Icon({
+  label,
+  class: cls,
+  children,
+}: {
+  label?: string;
+  class?: string;
+  children: JSX.Element | JSX.Element[];
+}) {
   return (
     <svg
       class={`icon${cls ? ` ${cls}` : ''}`}

@@ -19,7 +19,18 @@ interface Filters {
 const EMPTY: Filters = { action: '', actor: '', target: '', since: '', until: '' };
 
 /** The action families the service writes, offered as prefixes (the field still takes any exact action). */
-const ACTION_PREFIXES = ['field.*', 'auth.*', 'user.*', 'datasource.*', 'scan.*', 'tag.*', 'taxonomy.*', 'license.*', 'token.*', 'webhook.*'];
+const ACTION_PREFIXES = [
+  'field.*',
+  'auth.*',
+  'user.*',
+  'datasource.*',
+  'scan.*',
+  'tag.*',
+  'taxonomy.*',
+  'license.*',
+  'token.*',
+  'webhook.*',
+];
 
 const HINTS: Partial<Record<keyof Filters, string>> = {
   action: 'Exact, or a prefix ending in * (field.* is every field action).',
@@ -50,7 +61,11 @@ export function AuditPage() {
   const load = async (cursor?: string) => {
     setError(null);
     try {
-      const page = await ok(api.GET('/api/v1/audit-logs', { params: { query: { ...queryOf(filters), limit: 100, ...(cursor ? { cursor } : {}) } } }));
+      const page = await ok(
+        api.GET('/api/v1/audit-logs', {
+          params: { query: { ...queryOf(filters), limit: 100, ...(cursor ? { cursor } : {}) } },
+        }),
+      );
       setItems((current) => (cursor ? [...current, ...page.items] : page.items));
       setNext(page.next_cursor);
     } catch (e) {
@@ -97,7 +112,11 @@ export function AuditPage() {
           onInput={(e) => setDraft({ ...draft, [key]: (e.target as HTMLInputElement).value })}
         />
       ) : (
-        <input type="datetime-local" value={draft[key]} onInput={(e) => setDraft({ ...draft, [key]: (e.target as HTMLInputElement).value })} />
+        <input
+          type="datetime-local"
+          value={draft[key]}
+          onInput={(e) => setDraft({ ...draft, [key]: (e.target as HTMLInputElement).value })}
+        />
       )}
     </label>
   );
@@ -128,7 +147,8 @@ export function AuditPage() {
         </datalist>
       </form>
       <p class="muted hint">
-        <span id="audit-hint-action">Action: {HINTS.action}</span> <span id="audit-hint-actor">Actor: {HINTS.actor}</span>{' '}
+        <span id="audit-hint-action">Action: {HINTS.action}</span>{' '}
+        <span id="audit-hint-actor">Actor: {HINTS.actor}</span>{' '}
         <span id="audit-hint-target">Target: {HINTS.target}</span> % and _ are plain characters.
       </p>
       <div class="toolbar">
@@ -193,7 +213,11 @@ function Target({ entry: e }: { entry: AuditEntry }) {
   const label = name ?? shortId;
   return (
     <>
-      {e.target_type === 'field' && e.target_id ? <a href={`/fields/${e.target_id}`}>{label}</a> : <span class="target-name">{label || e.target_type}</span>}
+      {e.target_type === 'field' && e.target_id ? (
+        <a href={`/fields/${e.target_id}`}>{label}</a>
+      ) : (
+        <span class="target-name">{label || e.target_type}</span>
+      )}
       {e.target_datasource && <span class="muted"> in {e.target_datasource}</span>}
       <br />
       <span class="muted target-id" title={e.target_id ? `${e.target_type ?? ''} ${e.target_id}` : undefined}>

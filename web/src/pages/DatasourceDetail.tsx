@@ -13,7 +13,8 @@ import { describeConnection } from './Datasources';
 import { notesSummary, ScanNotesList } from './ScanNotes';
 
 const POLL_MS = 1000;
-const active = (scan: Scan | undefined) => scan !== undefined && (scan.status === 'queued' || scan.status === 'running');
+const active = (scan: Scan | undefined) =>
+  scan !== undefined && (scan.status === 'queued' || scan.status === 'running');
 
 function when(at: string | null): string {
   return at ? new Date(at).toLocaleString() : '–';
@@ -36,7 +37,8 @@ function ScanProgress({ scan }: { scan: Scan }) {
         <span class="usage-value">{Math.round(share * 100)} %</span>
       </div>
       <p class="muted" aria-live="polite">
-        {finished ? 'Finished' : `Now: ${scan.phase}`} · {tables_done} of {tables_total} tables, {fields_done} of {fields_total} columns
+        {finished ? 'Finished' : `Now: ${scan.phase}`} · {tables_done} of {tables_total} tables, {fields_done} of{' '}
+        {fields_total} columns
         {scan.started_at ? ` · started ${when(scan.started_at)}` : ''}
         {scan.finished_at ? ` · finished ${when(scan.finished_at)}` : ''}
       </p>
@@ -81,9 +83,25 @@ function destinationMoves(before: Connection, next: ConnectionBody): boolean {
  * are kept. A blank password keeps the stored one while the destination stays; moving it without a password drops the
  * stored one, which the form says before saving and the server's notice confirms after.
  */
-function ConnectionEditor({ source, onSaved, onCancel }: { source: Datasource & { connection: Connection }; onSaved: (updated: Datasource, notice: string | undefined) => void; onCancel: () => void }) {
+function ConnectionEditor({
+  source,
+  onSaved,
+  onCancel,
+}: {
+  source: Datasource & { connection: Connection };
+  onSaved: (updated: Datasource, notice: string | undefined) => void;
+  onCancel: () => void;
+}) {
   const c = source.connection;
-  const [form, setForm] = useState({ kind: c.kind as Kind, host: c.host ?? '', port: c.port ? String(c.port) : '', database: c.database, user: c.user ?? '', password: '', ssl: (c.ssl ?? 'disable') as Ssl });
+  const [form, setForm] = useState({
+    kind: c.kind as Kind,
+    host: c.host ?? '',
+    port: c.port ? String(c.port) : '',
+    database: c.database,
+    user: c.user ?? '',
+    password: '',
+    ssl: (c.ssl ?? 'disable') as Ssl,
+  });
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const network = form.kind !== 'sqlite';
@@ -94,7 +112,14 @@ function ConnectionEditor({ source, onSaved, onCancel }: { source: Datasource & 
 
   const body = (): ConnectionBody => {
     const kept: Partial<ConnectionBody> = {};
-    for (const key of ['include_schemas', 'exclude_schemas', 'include_tables', 'exclude_tables', 'sample_size'] as const) if (c[key] !== undefined) Object.assign(kept, { [key]: c[key] });
+    for (const key of [
+      'include_schemas',
+      'exclude_schemas',
+      'include_tables',
+      'exclude_tables',
+      'sample_size',
+    ] as const)
+      if (c[key] !== undefined) Object.assign(kept, { [key]: c[key] });
     return {
       ...kept,
       kind: form.kind,
@@ -113,7 +138,9 @@ function ConnectionEditor({ source, onSaved, onCancel }: { source: Datasource & 
     setBusy(true);
     setError(null);
     try {
-      const updated = await ok(api.PATCH('/api/v1/datasources/{id}', { params: { path: { id: source.id } }, body: { connection: body() } }));
+      const updated = await ok(
+        api.PATCH('/api/v1/datasources/{id}', { params: { path: { id: source.id } }, body: { connection: body() } }),
+      );
       // The password leaves the page's memory once sent.
       setForm((f) => ({ ...f, password: '' }));
       onSaved(updated, updated.password_dropped ? updated.notice : undefined);
@@ -129,7 +156,11 @@ function ConnectionEditor({ source, onSaved, onCancel }: { source: Datasource & 
       <h2 id="ds-edit-title">Edit the connection</h2>
       <ProblemNotice error={error} />
       <label for="ds-edit-kind">Database</label>
-      <select id="ds-edit-kind" value={form.kind} onChange={(e) => setForm((f) => ({ ...f, kind: (e.target as HTMLSelectElement).value as Kind }))}>
+      <select
+        id="ds-edit-kind"
+        value={form.kind}
+        onChange={(e) => setForm((f) => ({ ...f, kind: (e.target as HTMLSelectElement).value as Kind }))}
+      >
         <option value="postgresql">PostgreSQL</option>
         <option value="mysql">MySQL / MariaDB</option>
         <option value="sqlite">SQLite file</option>
@@ -139,19 +170,40 @@ function ConnectionEditor({ source, onSaved, onCancel }: { source: Datasource & 
           <label for="ds-edit-host">Host</label>
           <input id="ds-edit-host" required maxLength={255} {...field('host')} />
           <label for="ds-edit-port">Port</label>
-          <input id="ds-edit-port" type="number" min={1} max={65535} placeholder={String(DEFAULT_PORT[form.kind])} {...field('port')} />
+          <input
+            id="ds-edit-port"
+            type="number"
+            min={1}
+            max={65535}
+            placeholder={String(DEFAULT_PORT[form.kind])}
+            {...field('port')}
+          />
         </>
       )}
-      <label for="ds-edit-database">{network ? 'Database name' : 'File (inside the folder the server allows for SQLite scans)'}</label>
+      <label for="ds-edit-database">
+        {network ? 'Database name' : 'File (inside the folder the server allows for SQLite scans)'}
+      </label>
       <input id="ds-edit-database" required maxLength={1024} {...field('database')} />
       {network && (
         <>
           <label for="ds-edit-user">User</label>
           <input id="ds-edit-user" maxLength={256} autoComplete="off" {...field('user')} />
-          <label for="ds-edit-password">{source.has_password ? 'New password (blank: keep the stored one while the destination stays)' : 'Password'}</label>
-          <input id="ds-edit-password" type="password" maxLength={1024} autoComplete="new-password" {...field('password')} />
+          <label for="ds-edit-password">
+            {source.has_password ? 'New password (blank: keep the stored one while the destination stays)' : 'Password'}
+          </label>
+          <input
+            id="ds-edit-password"
+            type="password"
+            maxLength={1024}
+            autoComplete="new-password"
+            {...field('password')}
+          />
           <label for="ds-edit-ssl">TLS</label>
-          <select id="ds-edit-ssl" value={form.ssl} onChange={(e) => setForm((f) => ({ ...f, ssl: (e.target as HTMLSelectElement).value as Ssl }))}>
+          <select
+            id="ds-edit-ssl"
+            value={form.ssl}
+            onChange={(e) => setForm((f) => ({ ...f, ssl: (e.target as HTMLSelectElement).value as Ssl }))}
+          >
             <option value="disable">off</option>
             <option value="require">required</option>
             <option value="verify-full">required, certificate and host verified</option>
@@ -160,8 +212,8 @@ function ConnectionEditor({ source, onSaved, onCancel }: { source: Datasource & 
       )}
       {willDrop && (
         <p class="notice info" data-testid="password-will-drop">
-          This change moves the connection (or weakens its TLS): the stored password will be removed, as it is never sent to another destination. Enter
-          the password again to keep one.
+          This change moves the connection (or weakens its TLS): the stored password will be removed, as it is never
+          sent to another destination. Enter the password again to keep one.
         </p>
       )}
       <div class="buttons">
@@ -193,9 +245,13 @@ export function DatasourceDetailPage({ id }: { id: string }) {
 
   const loadHistory = async () => {
     if (!canRead) return;
-    const page = await ok(api.GET('/api/v1/datasources/{id}/scans', { params: { path: { id }, query: { limit: 20 } } }));
+    const page = await ok(
+      api.GET('/api/v1/datasources/{id}/scans', { params: { path: { id }, query: { limit: 20 } } }),
+    );
     setHistory(page.items);
-    setCurrent((c) => (c && page.items.some((s) => s.id === c.id) ? (page.items.find((s) => s.id === c.id) ?? c) : page.items[0]));
+    setCurrent((c) =>
+      c && page.items.some((s) => s.id === c.id) ? (page.items.find((s) => s.id === c.id) ?? c) : page.items[0],
+    );
   };
 
   const loadSource = () =>
@@ -217,18 +273,15 @@ export function DatasourceDetailPage({ id }: { id: string }) {
     window.clearTimeout(poll.current);
     if (!current || !active(current)) return;
     poll.current = window.setTimeout(() => {
-      ok(api.GET('/api/v1/scans/{id}', { params: { path: { id: current.id } } })).then(
-        (scan) => {
-          setCurrent(scan);
-          // Finished: the history, and the field count the scan changed.
-          if (!active(scan)) {
-            setStatus(`Scan ${scan.status}.`);
-            void loadHistory().catch(setError);
-            void loadSource();
-          }
-        },
-        setError,
-      );
+      ok(api.GET('/api/v1/scans/{id}', { params: { path: { id: current.id } } })).then((scan) => {
+        setCurrent(scan);
+        // Finished: the history, and the field count the scan changed.
+        if (!active(scan)) {
+          setStatus(`Scan ${scan.status}.`);
+          void loadHistory().catch(setError);
+          void loadSource();
+        }
+      }, setError);
     }, POLL_MS);
     return () => window.clearTimeout(poll.current);
   }, [current]);
@@ -273,7 +326,8 @@ export function DatasourceDetailPage({ id }: { id: string }) {
       <section>
         <h1>Not found</h1>
         <p>
-          There is no data source with this id (it may have been deleted). <a href="/datasources">See the data sources</a>.
+          There is no data source with this id (it may have been deleted).{' '}
+          <a href="/datasources">See the data sources</a>.
         </p>
       </section>
     );
@@ -379,22 +433,26 @@ export function DatasourceDetailPage({ id }: { id: string }) {
               </tr>
             </thead>
             <tbody>
-              {history.map((s) => (s.id === current?.id ? current : s)).map((s) => (
-                <tr key={s.id}>
-                  <td>{when(s.created_at)}</td>
-                  <td>
-                    <span class={`scan-status scan-${s.status}`}>{s.status}</span>
-                  </td>
-                  <td>{when(s.finished_at)}</td>
-                  <td class="num">{s.counts.new}</td>
-                  <td class="num">{s.counts.changed}</td>
-                  <td class="num">{s.counts.removed}</td>
-                  <td class="num">{s.counts.unchanged}</td>
-                  <td class="num">{s.counts.classified}</td>
-                  <td class="details" data-testid="scan-history-notes">{notesSummary(s.notes)}</td>
-                  <td class="details">{s.error ?? ''}</td>
-                </tr>
-              ))}
+              {history
+                .map((s) => (s.id === current?.id ? current : s))
+                .map((s) => (
+                  <tr key={s.id}>
+                    <td>{when(s.created_at)}</td>
+                    <td>
+                      <span class={`scan-status scan-${s.status}`}>{s.status}</span>
+                    </td>
+                    <td>{when(s.finished_at)}</td>
+                    <td class="num">{s.counts.new}</td>
+                    <td class="num">{s.counts.changed}</td>
+                    <td class="num">{s.counts.removed}</td>
+                    <td class="num">{s.counts.unchanged}</td>
+                    <td class="num">{s.counts.classified}</td>
+                    <td class="details" data-testid="scan-history-notes">
+                      {notesSummary(s.notes)}
+                    </td>
+                    <td class="details">{s.error ?? ''}</td>
+                  </tr>
+                ))}
             </tbody>
           </table>
         )

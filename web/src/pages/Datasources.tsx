@@ -19,8 +19,12 @@ import { navigate } from '../router';
 export function describeConnection(d: Datasource): string {
   const c = d.connection;
   if (!c) return '–';
-  const where = c.kind === 'sqlite' ? `sqlite · ${c.database}` : `${c.kind} · ${c.host ?? ''}${c.port ? `:${c.port}` : ''}/${c.database}`;
-  const list = (label: string, patterns: string[] | undefined) => (patterns && patterns.length > 0 ? `${label} ${patterns.join(', ')}` : '');
+  const where =
+    c.kind === 'sqlite'
+      ? `sqlite · ${c.database}`
+      : `${c.kind} · ${c.host ?? ''}${c.port ? `:${c.port}` : ''}/${c.database}`;
+  const list = (label: string, patterns: string[] | undefined) =>
+    patterns && patterns.length > 0 ? `${label} ${patterns.join(', ')}` : '';
   const filters = [
     list('schemas', c.include_schemas),
     list('skipping schemas', c.exclude_schemas),
@@ -82,7 +86,11 @@ export function DatasourcesPage() {
     void reload();
     void serverCapabilities().then((c) => setScans(c.scans));
     // What this server takes (the SQLite folder, whether a password can be stored, the limits); the form guides by it.
-    if (canWrite) void api.GET('/api/v1/datasources/connection-options').then((r) => r.data && setOptions(r.data), () => undefined);
+    if (canWrite)
+      void api.GET('/api/v1/datasources/connection-options').then(
+        (r) => r.data && setOptions(r.data),
+        () => undefined,
+      );
   }, []);
 
   const kinds = options?.kinds ?? FALLBACK_KINDS;
@@ -100,7 +108,9 @@ export function DatasourcesPage() {
     if (!connecting) return undefined;
     const network = kind !== 'sqlite';
     const lists = {
-      ...(current?.schemas ? { include_schemas: patterns(conn.include_schemas), exclude_schemas: patterns(conn.exclude_schemas) } : {}),
+      ...(current?.schemas
+        ? { include_schemas: patterns(conn.include_schemas), exclude_schemas: patterns(conn.exclude_schemas) }
+        : {}),
       include_tables: patterns(conn.include_tables),
       exclude_tables: patterns(conn.exclude_tables),
     };
@@ -181,7 +191,10 @@ export function DatasourcesPage() {
                 <td>{d.description ?? ''}</td>
                 {scans && <td>{describeConnection(d)}</td>}
                 <td class="num">
-                  <a href={`/queue?datasource_id=${d.id}`} aria-label={`${d.field_count} fields of ${d.name} in the review queue`}>
+                  <a
+                    href={`/queue?datasource_id=${d.id}`}
+                    aria-label={`${d.field_count} fields of ${d.name} in the review queue`}
+                  >
                     {d.field_count}
                   </a>
                 </td>
@@ -193,28 +206,54 @@ export function DatasourcesPage() {
       )}
       {!scans && (
         <p class="muted" data-testid="no-scans">
-          This server does not offer database connections or scans yet: fields arrive through the import API (<code>POST /api/v1/fields/import</code>).
+          This server does not offer database connections or scans yet: fields arrive through the import API (
+          <code>POST /api/v1/fields/import</code>).
         </p>
       )}
       {canWrite ? (
         <form class="card" onSubmit={(e) => void create(e)} aria-labelledby="ds-new">
           <h2 id="ds-new">New data source</h2>
           <label for="ds-name">Name</label>
-          <input id="ds-name" required maxLength={limits?.name_length.max ?? 128} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+          <input
+            id="ds-name"
+            required
+            maxLength={limits?.name_length.max ?? 128}
+            value={name}
+            onInput={(e) => setName((e.target as HTMLInputElement).value)}
+          />
           <label for="ds-kind">Database</label>
-          <select id="ds-kind" value={kind} aria-describedby={current?.available ? undefined : 'ds-kind-hint'} onChange={(e) => setKind((e.target as HTMLSelectElement).value as Kind)}>
+          <select
+            id="ds-kind"
+            value={kind}
+            aria-describedby={current?.available ? undefined : 'ds-kind-hint'}
+            onChange={(e) => setKind((e.target as HTMLSelectElement).value as Kind)}
+          >
             {kinds.map((k) => (
               <option key={k.kind} value={k.kind}>
                 {k.label}
               </option>
             ))}
           </select>
-          {scans && current && !current.available && current.reason && hint('ds-kind-hint', `${current.reason}. Its fields can still arrive through the import API.`)}
+          {scans &&
+            current &&
+            !current.available &&
+            current.reason &&
+            hint('ds-kind-hint', `${current.reason}. Its fields can still arrive through the import API.`)}
           <label for="ds-description">Description</label>
-          <input id="ds-description" maxLength={1000} value={description} onInput={(e) => setDescription((e.target as HTMLInputElement).value)} />
+          <input
+            id="ds-description"
+            maxLength={1000}
+            value={description}
+            onInput={(e) => setDescription((e.target as HTMLInputElement).value)}
+          />
           {canConnect && (
             <div class="check">
-              <input id="ds-connect" type="checkbox" checked={connect} onChange={(e) => setConnect((e.target as HTMLInputElement).checked)} />
+              <input
+                id="ds-connect"
+                type="checkbox"
+                checked={connect}
+                onChange={(e) => setConnect((e.target as HTMLInputElement).checked)}
+              />
               <label for="ds-connect">Connect to it for scans (else its fields come from the import API)</label>
             </div>
           )}
@@ -226,7 +265,14 @@ export function DatasourcesPage() {
                   <label for="ds-host">Host</label>
                   <input id="ds-host" required maxLength={255} {...field('host')} />
                   <label for="ds-port">Port</label>
-                  <input id="ds-port" type="number" min={1} max={65535} placeholder={String(current?.default_port ?? '')} {...field('port')} />
+                  <input
+                    id="ds-port"
+                    type="number"
+                    min={1}
+                    max={65535}
+                    placeholder={String(current?.default_port ?? '')}
+                    {...field('port')}
+                  />
                   <label for="ds-database">Database name</label>
                   <input id="ds-database" required maxLength={1024} {...field('database')} />
                   <label for="ds-user">User (read-only grants suffice)</label>
@@ -242,9 +288,16 @@ export function DatasourcesPage() {
                     {...field('password')}
                   />
                   {options?.passwords === false &&
-                    hint('ds-password-hint', 'This server stores no passwords: its operator has not set a secret key (FIELDLENS_SECRET_KEY). Use a user without one, or ask them.')}
+                    hint(
+                      'ds-password-hint',
+                      'This server stores no passwords: its operator has not set a secret key (FIELDLENS_SECRET_KEY). Use a user without one, or ask them.',
+                    )}
                   <label for="ds-ssl">TLS</label>
-                  <select id="ds-ssl" value={conn.ssl} onChange={(e) => setConn((c) => ({ ...c, ssl: (e.target as HTMLSelectElement).value }))}>
+                  <select
+                    id="ds-ssl"
+                    value={conn.ssl}
+                    onChange={(e) => setConn((c) => ({ ...c, ssl: (e.target as HTMLSelectElement).value }))}
+                  >
                     <option value="">Off (disable)</option>
                     <option value="require">Require</option>
                     <option value="verify-full">Verify the certificate and host (verify-full)</option>
@@ -254,7 +307,13 @@ export function DatasourcesPage() {
               {kind === 'sqlite' && (
                 <>
                   <label for="ds-database">File</label>
-                  <input id="ds-database" required maxLength={1024} aria-describedby="ds-file-hint" {...field('database')} />
+                  <input
+                    id="ds-database"
+                    required
+                    maxLength={1024}
+                    aria-describedby="ds-file-hint"
+                    {...field('database')}
+                  />
                   {hint(
                     'ds-file-hint',
                     options?.sqlite_dir
@@ -269,21 +328,54 @@ export function DatasourcesPage() {
               {current?.schemas && (
                 <>
                   <label for="ds-include-schemas">Only these schemas</label>
-                  <input id="ds-include-schemas" placeholder="sales, crm" aria-describedby="ds-patterns-hint" {...field('include_schemas')} />
+                  <input
+                    id="ds-include-schemas"
+                    placeholder="sales, crm"
+                    aria-describedby="ds-patterns-hint"
+                    {...field('include_schemas')}
+                  />
                   <label for="ds-exclude-schemas">Skip these schemas</label>
-                  <input id="ds-exclude-schemas" placeholder="tmp_*" aria-describedby="ds-patterns-hint" {...field('exclude_schemas')} />
+                  <input
+                    id="ds-exclude-schemas"
+                    placeholder="tmp_*"
+                    aria-describedby="ds-patterns-hint"
+                    {...field('exclude_schemas')}
+                  />
                 </>
               )}
               <label for="ds-include">Only these tables</label>
-              <input id="ds-include" placeholder={current?.schemas ? 'customers, sales.orders_*' : 'customers, orders_*'} aria-describedby="ds-patterns-hint" {...field('include_tables')} />
+              <input
+                id="ds-include"
+                placeholder={current?.schemas ? 'customers, sales.orders_*' : 'customers, orders_*'}
+                aria-describedby="ds-patterns-hint"
+                {...field('include_tables')}
+              />
               <label for="ds-exclude">Skip these tables</label>
-              <input id="ds-exclude" placeholder="*_backup" aria-describedby="ds-patterns-hint" {...field('exclude_tables')} />
+              <input
+                id="ds-exclude"
+                placeholder="*_backup"
+                aria-describedby="ds-patterns-hint"
+                {...field('exclude_tables')}
+              />
               <label for="ds-sample">
-                Values sampled per column ({limits?.sample_size.min ?? 0}–{limits?.sample_size.max ?? 1000}, default {limits?.sample_size.default ?? 100})
+                Values sampled per column ({limits?.sample_size.min ?? 0}–{limits?.sample_size.max ?? 1000}, default{' '}
+                {limits?.sample_size.default ?? 100})
               </label>
-              <input id="ds-sample" type="number" min={limits?.sample_size.min ?? 0} max={limits?.sample_size.max ?? 1000} {...field('sample_size')} />
+              <input
+                id="ds-sample"
+                type="number"
+                min={limits?.sample_size.min ?? 0}
+                max={limits?.sample_size.max ?? 1000}
+                {...field('sample_size')}
+              />
               <label for="ds-interval">Scan automatically every … hours (empty: only when started)</label>
-              <input id="ds-interval" type="number" min={limits?.scan_interval_hours.min ?? 1} max={limits?.scan_interval_hours.max ?? 8760} {...field('interval')} />
+              <input
+                id="ds-interval"
+                type="number"
+                min={limits?.scan_interval_hours.min ?? 1}
+                max={limits?.scan_interval_hours.max ?? 8760}
+                {...field('interval')}
+              />
             </fieldset>
           )}
           <div class="buttons">

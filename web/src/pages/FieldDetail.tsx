@@ -50,8 +50,15 @@ export function FieldDetailPage({ id }: { id: string }) {
       const sources = await loadDatasources().catch(() => []);
       setDsName(sources.find((d) => d.id === f.datasource_id)?.name ?? '');
     }, setError);
-    void ok(api.POST('/api/v1/classify/fields/embedding-minibars', { body: { field_ids: [id] } })).then((r) => setMetric(r.items[0] ?? null), setMetricError);
-    if (canAudit) void ok(api.GET('/api/v1/audit-logs', { params: { query: { target_id: id, limit: 100 } } })).then((r) => setHistory(r.items), setHistoryError);
+    void ok(api.POST('/api/v1/classify/fields/embedding-minibars', { body: { field_ids: [id] } })).then(
+      (r) => setMetric(r.items[0] ?? null),
+      setMetricError,
+    );
+    if (canAudit)
+      void ok(api.GET('/api/v1/audit-logs', { params: { query: { target_id: id, limit: 100 } } })).then(
+        (r) => setHistory(r.items),
+        setHistoryError,
+      );
   }, [id, version]);
 
   // After a decision the metrics are recomputed in the background: until none is pending the page says so, then it
@@ -67,7 +74,10 @@ export function FieldDetailPage({ id }: { id: string }) {
       const status = await ok(api.GET('/api/v1/classify/metrics/status')).catch(() => null);
       if (stopped) return;
       if (status && status.pending === 0) {
-        const [f, bars] = await Promise.all([ok(api.GET('/api/v1/fields/{id}', { params: { path: { id } } })).catch(() => null), ok(api.POST('/api/v1/classify/fields/embedding-minibars', { body: { field_ids: [id] } })).catch(() => null)]);
+        const [f, bars] = await Promise.all([
+          ok(api.GET('/api/v1/fields/{id}', { params: { path: { id } } })).catch(() => null),
+          ok(api.POST('/api/v1/classify/fields/embedding-minibars', { body: { field_ids: [id] } })).catch(() => null),
+        ]);
         if (stopped) return;
         if (f) setField(f);
         if (bars) setMetric(bars.items[0] ?? null);
@@ -88,12 +98,18 @@ export function FieldDetailPage({ id }: { id: string }) {
 
   if (error) return <ProblemNotice error={error} />;
   if (!field) return <p aria-busy="true">Loading…</p>;
-  const x = { ...extras(metric ?? undefined), ...Object.fromEntries(Object.entries(extras(field)).filter(([, v]) => v !== undefined)) };
+  const x = {
+    ...extras(metric ?? undefined),
+    ...Object.fromEntries(Object.entries(extras(field)).filter(([, v]) => v !== undefined)),
+  };
   // A confirmation settles the field: its suggestion is withdrawn, even before the metrics catch up.
   const suggestion = field.review_status === 'confirmed' ? null : (x.suggested_classification ?? null);
   const evidence = (x.classification_evidence ?? []) as EvidenceItem[];
   // A rule's decision names the rule in its evidence ("rule <name>"): shown with the classification, linked to the Rules page.
-  const ruleName = x.classification_source === 'rule' ? (evidence.find((e) => e.factor === 'rule')?.detail.replace(/^rule /, '') ?? null) : null;
+  const ruleName =
+    x.classification_source === 'rule'
+      ? (evidence.find((e) => e.factor === 'rule')?.detail.replace(/^rule /, '') ?? null)
+      : null;
   return (
     <section aria-labelledby="field-title">
       <p>
@@ -127,7 +143,8 @@ export function FieldDetailPage({ id }: { id: string }) {
             <dt>Classified by</dt>
             <dd>
               {x.classification_source}
-              {typeof x.classification_confidence === 'number' && ` (confidence ${Math.round(x.classification_confidence * 100)}%)`}
+              {typeof x.classification_confidence === 'number' &&
+                ` (confidence ${Math.round(x.classification_confidence * 100)}%)`}
             </dd>
           </>
         )}
@@ -135,7 +152,8 @@ export function FieldDetailPage({ id }: { id: string }) {
           <>
             <dt>Suggested</dt>
             <dd data-testid="suggestion">
-              {suggestion.chain_path} <span class={`level level-${suggestion.level}`}>{suggestion.level}</span> ({Math.round(suggestion.confidence * 100)}%)
+              {suggestion.chain_path} <span class={`level level-${suggestion.level}`}>{suggestion.level}</span> (
+              {Math.round(suggestion.confidence * 100)}%)
             </dd>
           </>
         )}
@@ -176,13 +194,17 @@ export function FieldDetailPage({ id }: { id: string }) {
       {metric && (
         <>
           <p>
-            Outlier score <strong>{metric.outlier_score.toFixed(3)}</strong> · severity <span class={`sev sev-${metric.severity}`}>{metric.severity}</span> · {metric.reason}
+            Outlier score <strong>{metric.outlier_score.toFixed(3)}</strong> · severity{' '}
+            <span class={`sev sev-${metric.severity}`}>{metric.severity}</span> · {metric.reason}
           </p>
           <Minibars scores={metric.scores} baseline={undefined} severity={metric.severity} />
           <p class="muted legend">
-            Each bar is how well this field fits {field.classification_chain_path} ({field.level}) on one signal: near 1 it looks like the fields that carry
-            this classification, near 0 like the fields that do not. A bar is red below {POOR_FIT.toFixed(2)} and amber below {WEAK_FIT.toFixed(2)}
-            {metric.severity === 'low' ? '; this field is rated low, so its weak axes are not counted against it and no bar is coloured.' : '.'}
+            Each bar is how well this field fits {field.classification_chain_path} ({field.level}) on one signal: near 1
+            it looks like the fields that carry this classification, near 0 like the fields that do not. A bar is red
+            below {POOR_FIT.toFixed(2)} and amber below {WEAK_FIT.toFixed(2)}
+            {metric.severity === 'low'
+              ? '; this field is rated low, so its weak axes are not counted against it and no bar is coloured.'
+              : '.'}
           </p>
           <LowAxes scores={metric.scores} tag={field.classification_chain_path} level={field.level} />
           <table class="axes">
@@ -210,19 +232,33 @@ export function FieldDetailPage({ id }: { id: string }) {
             </tbody>
           </table>
           <p>
-            Category similarity {metric.category_similarity.toFixed(3)} · centroid similarity {metric.centroid_similarity.toFixed(3)}
+            Category similarity {metric.category_similarity.toFixed(3)} · centroid similarity{' '}
+            {metric.centroid_similarity.toFixed(3)}
           </p>
           <p>
             Nearest field:{' '}
-            {metric.nearest_field_id ? <a href={`/fields/${metric.nearest_field_id}`}>{metric.nearest_field_name ?? metric.nearest_field_id}</a> : <span class="muted">none</span>}
+            {metric.nearest_field_id ? (
+              <a href={`/fields/${metric.nearest_field_id}`}>{metric.nearest_field_name ?? metric.nearest_field_id}</a>
+            ) : (
+              <span class="muted">none</span>
+            )}
           </p>
         </>
       )}
 
       <h2>Classification evidence</h2>
-      {evidence.length ? <Evidence items={evidence} chosen={`${field.classification_chain_path}`} level={field.level} confidence={x.classification_confidence ?? null} /> : (
+      {evidence.length ? (
+        <Evidence
+          items={evidence}
+          chosen={`${field.classification_chain_path}`}
+          level={field.level}
+          confidence={x.classification_confidence ?? null}
+        />
+      ) : (
         <p class="muted">
-          {field.classification_source === 'classifier' ? 'The classifier recorded no evidence for this field.' : `The classification was ${field.classification_source === 'reviewer' ? 'set by a reviewer' : 'given by an import'}, so there is no classifier evidence to show.`}
+          {field.classification_source === 'classifier'
+            ? 'The classifier recorded no evidence for this field.'
+            : `The classification was ${field.classification_source === 'reviewer' ? 'set by a reviewer' : 'given by an import'}, so there is no classifier evidence to show.`}
         </p>
       )}
 
@@ -261,13 +297,22 @@ export function FieldDetailPage({ id }: { id: string }) {
   );
 }
 
-type Snapshot = { chain_path?: string; level?: string; locked?: boolean; review_status?: string; reason?: string | null };
+type Snapshot = {
+  chain_path?: string;
+  level?: string;
+  locked?: boolean;
+  review_status?: string;
+  reason?: string | null;
+};
 
 /** A decision as a person reads it: before → after, and the reason of a deferral; anything else as key: value. */
 function summarize(details: Record<string, unknown>): string {
   const before = details.before as Snapshot | undefined;
   const after = details.after as Snapshot | undefined;
-  const show = (s: Snapshot) => [s.chain_path && `${s.chain_path} ${s.level ?? ''}${s.locked ? ' (locked)' : ''}`, s.review_status].filter(Boolean).join(', ');
+  const show = (s: Snapshot) =>
+    [s.chain_path && `${s.chain_path} ${s.level ?? ''}${s.locked ? ' (locked)' : ''}`, s.review_status]
+      .filter(Boolean)
+      .join(', ');
   if (before && after) return `${show(before)} → ${show(after)}${after.reason ? ` · reason: ${after.reason}` : ''}`;
   return Object.entries(details)
     .map(([k, v]) => `${k}: ${typeof v === 'string' ? v : JSON.stringify(v)}`)
@@ -295,25 +340,49 @@ const FACTOR_LABELS: Record<string, string> = {
 };
 
 /** A declared type that excluded a tag: listed apart, since it speaks about another tag, not against the winner. */
-const isRuledOut = (e: EvidenceItem) => e.for === undefined && e.factor === 'data_type' && e.score < 0 && / rules out /.test(e.detail);
+const isRuledOut = (e: EvidenceItem) =>
+  e.for === undefined && e.factor === 'data_type' && e.score < 0 && / rules out /.test(e.detail);
 
 /**
  * What chose the classification and what lost: the chosen tag's evidence (for and against it), the tags the declared
  * type ruled out, and each runner-up with what spoke for it and what cost it the answer.
  */
-function Evidence({ items, chosen, level, confidence }: { items: EvidenceItem[]; chosen: string; level: string; confidence: number | null }) {
+function Evidence({
+  items,
+  chosen,
+  level,
+  confidence,
+}: {
+  items: EvidenceItem[];
+  chosen: string;
+  level: string;
+  confidence: number | null;
+}) {
   const winner = items.filter((e) => e.for === undefined && !isRuledOut(e));
   const ruledOut = items.filter(isRuledOut);
   const runnersUp = [...new Set(items.flatMap((e) => (e.for === undefined ? [] : [e.for])))];
   return (
     <div class="evidence">
-      <EvidenceTable testId="evidence-won" caption={`Won: ${chosen} ${level}${confidence !== null ? ` (confidence ${Math.round(confidence * 100)}%)` : ''}`} items={winner} />
+      <EvidenceTable
+        testId="evidence-won"
+        caption={`Won: ${chosen} ${level}${confidence !== null ? ` (confidence ${Math.round(confidence * 100)}%)` : ''}`}
+        items={winner}
+      />
       {runnersUp.length === 0 ? (
         <p class="muted">No other tag came close: there is no runner-up.</p>
       ) : (
-        runnersUp.map((tag) => <EvidenceTable key={tag} testId="evidence-lost" caption={`Lost: ${tag}`} items={items.filter((e) => e.for === tag)} />)
+        runnersUp.map((tag) => (
+          <EvidenceTable
+            key={tag}
+            testId="evidence-lost"
+            caption={`Lost: ${tag}`}
+            items={items.filter((e) => e.for === tag)}
+          />
+        ))
       )}
-      {ruledOut.length > 0 && <EvidenceTable testId="evidence-ruled-out" caption="Ruled out by the declared type" items={ruledOut} />}
+      {ruledOut.length > 0 && (
+        <EvidenceTable testId="evidence-ruled-out" caption="Ruled out by the declared type" items={ruledOut} />
+      )}
     </div>
   );
 }
@@ -334,7 +403,9 @@ function EvidenceTable({ caption, items, testId }: { caption: string; items: Evi
         {items.map((e, i) => (
           <tr key={i}>
             <td>{FACTOR_LABELS[e.factor] ?? e.factor}</td>
-            <td class={e.score < 0 ? 'effect against' : 'effect for'}>{e.score > 0 ? 'for it' : e.score < 0 ? 'against it' : 'note'}</td>
+            <td class={e.score < 0 ? 'effect against' : 'effect for'}>
+              {e.score > 0 ? 'for it' : e.score < 0 ? 'against it' : 'note'}
+            </td>
             <td class="num">{e.score > 0 ? `+${e.score.toFixed(2)}` : e.score.toFixed(2)}</td>
             <td>{e.detail}</td>
           </tr>
@@ -345,14 +416,25 @@ function EvidenceTable({ caption, items, testId }: { caption: string; items: Evi
 }
 
 /** Which bars are low, in words (the legend above says what a bar is). */
-function LowAxes({ scores, tag, level }: { scores: Record<(typeof AXES)[number], number>; tag: string; level: string }) {
+function LowAxes({
+  scores,
+  tag,
+  level,
+}: {
+  scores: Record<(typeof AXES)[number], number>;
+  tag: string;
+  level: string;
+}) {
   const low = AXES.filter((a) => scores[a] < WEAK_FIT).sort((a, b) => scores[a] - scores[b]);
-  if (low.length === 0) return <p data-testid="low-axes">No bar is low: on every signal it looks like the fields classified {tag} ({level}).</p>;
+  if (low.length === 0)
+    return (
+      <p data-testid="low-axes">
+        No bar is low: on every signal it looks like the fields classified {tag} ({level}).
+      </p>
+    );
   return (
     <div data-testid="low-axes">
-      <p>
-        {low.length === 1 ? 'One bar is low:' : `${low.length} bars are low:`}
-      </p>
+      <p>{low.length === 1 ? 'One bar is low:' : `${low.length} bars are low:`}</p>
       <ul>
         {low.map((a) => (
           <li key={a}>

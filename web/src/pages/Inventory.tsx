@@ -15,7 +15,13 @@ const percent = (part: number, whole: number) => (whole > 0 ? `${Math.round((par
 const count = (n: number) => n.toLocaleString('en');
 
 /** A horizontal bar chart: one labelled bar per item, scaled to the largest; the label is also the bar's text. */
-function BarChart({ items, label }: { items: Array<{ key: string; label: string; value: number; part?: number }>; label: string }) {
+function BarChart({
+  items,
+  label,
+}: {
+  items: Array<{ key: string; label: string; value: number; part?: number }>;
+  label: string;
+}) {
   const W = 640;
   const ROW = 22;
   const LABEL_W = 220;
@@ -95,7 +101,11 @@ export function InventoryPage() {
           {generated && (
             <>
               {' '}
-              · generated <time dateTime={report?.generated_at}>{generated.toLocaleString('en-GB', { dateStyle: 'long', timeStyle: 'short' })}</time> ({report?.generated_at.slice(0, 16).replace('T', ' ')} UTC)
+              · generated{' '}
+              <time dateTime={report?.generated_at}>
+                {generated.toLocaleString('en-GB', { dateStyle: 'long', timeStyle: 'short' })}
+              </time>{' '}
+              ({report?.generated_at.slice(0, 16).replace('T', ' ')} UTC)
             </>
           )}
           {session.me && <> · by {session.me.username}</>}
@@ -123,7 +133,8 @@ export function InventoryPage() {
               <div>
                 <dt>Confirmed</dt>
                 <dd>
-                  {count(report.totals.confirmed)} <span class="muted">({percent(report.totals.confirmed, report.totals.fields)})</span>
+                  {count(report.totals.confirmed)}{' '}
+                  <span class="muted">({percent(report.totals.confirmed, report.totals.fields)})</span>
                 </dd>
               </div>
               <div>
@@ -141,8 +152,9 @@ export function InventoryPage() {
             </dl>
             <ProgressBar totals={report.totals} />
             <p class="legend muted">
-              <span class="key key-part" /> confirmed <span class="key key-deferred" /> deferred <span class="key key-track" /> unreviewed. High risk: unreviewed fields whose
-              severity is high (likely misclassified, not yet checked).
+              <span class="key key-part" /> confirmed <span class="key key-deferred" /> deferred{' '}
+              <span class="key key-track" /> unreviewed. High risk: unreviewed fields whose severity is high (likely
+              misclassified, not yet checked).
             </p>
           </section>
 
@@ -150,7 +162,12 @@ export function InventoryPage() {
             <h2 id="levels-title">By level</h2>
             <BarChart
               label="Fields per level, confirmed part darker"
-              items={report.by_level.map((l) => ({ key: l.level, label: `${l.level} ${levelName.get(l.level) ?? ''}`.trim(), value: l.fields, part: l.confirmed }))}
+              items={report.by_level.map((l) => ({
+                key: l.level,
+                label: `${l.level} ${levelName.get(l.level) ?? ''}`.trim(),
+                value: l.fields,
+                part: l.confirmed,
+              }))}
             />
             <table class="report-table" data-testid="by-level">
               <thead>
@@ -180,7 +197,12 @@ export function InventoryPage() {
             <h2 id="sources-title">By data source</h2>
             <BarChart
               label="Fields per data source, confirmed part darker"
-              items={report.by_datasource.map((s) => ({ key: s.datasource_id, label: s.name, value: s.fields, part: s.confirmed }))}
+              items={report.by_datasource.map((s) => ({
+                key: s.datasource_id,
+                label: s.name,
+                value: s.fields,
+                part: s.confirmed,
+              }))}
             />
             <table class="report-table" data-testid="by-datasource">
               <thead>
@@ -223,7 +245,12 @@ export function InventoryPage() {
               <p class="muted">No field is classified yet.</p>
             ) : (
               <>
-                <BarChart label="Fields per tag, the ten largest" items={report.by_tag.slice(0, 10).map((t) => ({ key: String(t.tag_id), label: t.chain_path, value: t.fields }))} />
+                <BarChart
+                  label="Fields per tag, the ten largest"
+                  items={report.by_tag
+                    .slice(0, 10)
+                    .map((t) => ({ key: String(t.tag_id), label: t.chain_path, value: t.fields }))}
+                />
                 <table class="report-table" data-testid="by-tag">
                   <thead>
                     <tr>

@@ -30,7 +30,9 @@ export function LicensePage() {
       const response = await session.fetch(new Request('/api/v1/license/import', { method: 'POST', body: form }));
       if (!response.ok) throw new ProblemError(await problemOf(response));
       const result = (await response.json()) as { sku_tier: string; expires_at: string | null };
-      setStatus(`Imported: tier ${result.sku_tier}, ${result.expires_at ? `expires ${new Date(result.expires_at).toLocaleDateString()}` : 'perpetual'}.`);
+      setStatus(
+        `Imported: tier ${result.sku_tier}, ${result.expires_at ? `expires ${new Date(result.expires_at).toLocaleDateString()}` : 'perpetual'}.`,
+      );
       await load();
     } catch (err) {
       setError(err);
@@ -51,8 +53,12 @@ export function LicensePage() {
             <dd>{license.customer_name ?? 'Built-in trial'}</dd>
             <dt>Status</dt>
             <dd>
-              <span class={`review ${license.computed_status === 'active' ? 'review-confirmed' : 'review-deferred'}`}>{license.computed_status}</span>
-              {license.license_status !== license.computed_status && <span class="muted"> (license says {license.license_status})</span>}
+              <span class={`review ${license.computed_status === 'active' ? 'review-confirmed' : 'review-deferred'}`}>
+                {license.computed_status}
+              </span>
+              {license.license_status !== license.computed_status && (
+                <span class="muted"> (license says {license.license_status})</span>
+              )}
             </dd>
             <dt>Expires</dt>
             <dd>
@@ -77,7 +83,12 @@ export function LicensePage() {
         <form class="card" onSubmit={(e) => void upload(e)} aria-labelledby="license-import">
           <h2 id="license-import">Import a license</h2>
           <label for="license-file">License file (.service-license)</label>
-          <input id="license-file" type="file" accept=".service-license" onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)} />
+          <input
+            id="license-file"
+            type="file"
+            accept=".service-license"
+            onChange={(e) => setFile((e.target as HTMLInputElement).files?.[0] ?? null)}
+          />
           <div class="buttons">
             <button type="submit" class="primary" disabled={!file}>
               Import

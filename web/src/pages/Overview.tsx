@@ -25,7 +25,10 @@ function bump(map: Map<string, number>, key: string): void {
 }
 
 /** The two views of progress over time: the last 30 days by day, the last 26 weeks by week. */
-const SPANS = { day: { bucket: 'day', days: 30, label: 'Last 30 days, by day' }, week: { bucket: 'week', days: 182, label: 'Last 26 weeks, by week' } } as const;
+const SPANS = {
+  day: { bucket: 'day', days: 30, label: 'Last 30 days, by day' },
+  week: { bucket: 'week', days: 182, label: 'Last 26 weeks, by week' },
+} as const;
 
 export function OverviewPage() {
   const [counts, setCounts] = useState<Counts | null>(null);
@@ -60,7 +63,11 @@ export function OverviewPage() {
       let cursor: string | undefined;
       try {
         do {
-          const page = await ok(api.GET('/api/v1/fields', { params: { query: { sort: 'name', limit: 500, ...(cursor ? { cursor } : {}) } } }));
+          const page = await ok(
+            api.GET('/api/v1/fields', {
+              params: { query: { sort: 'name', limit: 500, ...(cursor ? { cursor } : {}) } },
+            }),
+          );
           for (const f of page.items) {
             c.total += 1;
             bump(c.level, f.level);

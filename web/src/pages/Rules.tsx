@@ -14,7 +14,9 @@ import { loadDatasources, loadLevels, loadTags } from '../data';
 import { useLocation } from '../router';
 
 export type Rule = Schemas<'/api/v1/classification/rules', 'get'>['items'][number];
-type RuleBody = NonNullable<paths['/api/v1/classification/rules']['post']['requestBody']>['content']['application/json'];
+type RuleBody = NonNullable<
+  paths['/api/v1/classification/rules']['post']['requestBody']
+>['content']['application/json'];
 type RuleMatch = RuleBody['match'];
 type Family = NonNullable<RuleMatch['data_type_family']>[number];
 type Preview = Schemas<'/api/v1/classification/rules/preview', 'post'>;
@@ -32,7 +34,12 @@ export function describeMatch(match: RuleMatch): string {
   if (match.data_type_family?.length) parts.push(`type is ${match.data_type_family.join(' or ')}`);
   if (match.values) {
     const share = `${Math.round((match.values.min_share ?? 0.8) * 100)} %`;
-    const what = [match.values.pattern !== undefined ? `match /${match.values.pattern}/` : '', match.values.in ? `are one of ${match.values.in.length} listed value${match.values.in.length === 1 ? '' : 's'}` : '']
+    const what = [
+      match.values.pattern !== undefined ? `match /${match.values.pattern}/` : '',
+      match.values.in
+        ? `are one of ${match.values.in.length} listed value${match.values.in.length === 1 ? '' : 's'}`
+        : '',
+    ]
       .filter(Boolean)
       .join(' and ');
     parts.push(`at least ${share} of the sampled values ${what}`);
@@ -113,12 +120,18 @@ function bodyOf(form: Form): { body: RuleBody } | { missing: string } {
     .map((v) => v.trim())
     .filter(Boolean);
   if (form.valuesPattern || list.length) {
-    match.values = { ...(form.valuesPattern ? { pattern: form.valuesPattern } : {}), ...(list.length ? { in: list } : {}), min_share: Number(form.minShare) };
+    match.values = {
+      ...(form.valuesPattern ? { pattern: form.valuesPattern } : {}),
+      ...(list.length ? { in: list } : {}),
+      min_share: Number(form.minShare),
+    };
   }
-  if (Object.keys(match).length === 0) return { missing: 'Give at least one part of the match (a pattern, a type family or values).' };
+  if (Object.keys(match).length === 0)
+    return { missing: 'Give at least one part of the match (a pattern, a type family or values).' };
   const priority = Number(form.priority);
   if (!Number.isInteger(priority)) return { missing: 'The priority is a whole number.' };
-  if (!form.everySource && form.sources.size === 0) return { missing: 'Choose at least one data source, or every data source.' };
+  if (!form.everySource && form.sources.size === 0)
+    return { missing: 'Choose at least one data source, or every data source.' };
   return {
     body: {
       name: form.name.trim() || 'untitled',
@@ -189,7 +202,8 @@ export function RulesPage() {
       return false;
     }
   };
-  const patch = (rule: Rule, body: Partial<RuleBody>) => ok(api.PATCH('/api/v1/classification/rules/{id}', { params: { path: { id: rule.id } }, body }));
+  const patch = (rule: Rule, body: Partial<RuleBody>) =>
+    ok(api.PATCH('/api/v1/classification/rules/{id}', { params: { path: { id: rule.id } }, body }));
 
   /** Moves a rule one place up or down: swaps priorities with its neighbour (or goes one above/below an equal one). */
   const move = (index: number, step: -1 | 1) => {
@@ -210,17 +224,21 @@ export function RulesPage() {
   /** Enable or disable at once on screen; the list is read again either way (a refusal puts the box back). */
   const toggle = (rule: Rule) => {
     setRules((list) => list?.map((r) => (r.id === rule.id ? { ...r, enabled: !rule.enabled } : r)) ?? null);
-    void run(`${rule.enabled ? 'Disabled' : 'Enabled'} ${rule.name}.`, () => patch(rule, { enabled: !rule.enabled })).then((done) => (done ? undefined : load()));
+    void run(`${rule.enabled ? 'Disabled' : 'Enabled'} ${rule.name}.`, () =>
+      patch(rule, { enabled: !rule.enabled }),
+    ).then((done) => (done ? undefined : load()));
   };
 
   const sourceName = (id: string) => sources.find((s) => s.id === id)?.name ?? id.slice(0, 8);
-  const levelText = (rule: Rule) => rule.level ?? `tag default (${tags.find((t) => t.id === rule.tag_id)?.default_level ?? '?'})`;
+  const levelText = (rule: Rule) =>
+    rule.level ?? `tag default (${tags.find((t) => t.id === rule.tag_id)?.default_level ?? '?'})`;
 
   return (
     <section aria-labelledby="rules-title">
       <h1 id="rules-title">Classification rules</h1>
       <p class="muted">
-        The enabled rule of highest priority whose every part matches decides a field the classifier would classify (not one an import gave, or a reviewer confirmed or locked). Tried from the top.
+        The enabled rule of highest priority whose every part matches decides a field the classifier would classify (not
+        one an import gave, or a reviewer confirmed or locked). Tried from the top.
       </p>
       {!canWrite && (
         <div class="notice info" role="note" data-testid="rules-readonly">
@@ -253,7 +271,11 @@ export function RulesPage() {
           }}
         />
       )}
-      {rules && rules.length === 0 && <p data-testid="no-rules">No rules yet: every field the classifier decides is decided by the classifier alone.</p>}
+      {rules && rules.length === 0 && (
+        <p data-testid="no-rules">
+          No rules yet: every field the classifier decides is decided by the classifier alone.
+        </p>
+      )}
       {rules && rules.length > 0 && (
         <table class="rules" data-testid="rules">
           <caption class="sr-only">Rules in the order they are tried</caption>
@@ -270,7 +292,12 @@ export function RulesPage() {
           </thead>
           <tbody>
             {rules.map((rule, i) => (
-              <tr key={rule.id} id={`rule-${rule.id}`} class={rule.name === highlight ? 'highlight' : undefined} data-rule={rule.name}>
+              <tr
+                key={rule.id}
+                id={`rule-${rule.id}`}
+                class={rule.name === highlight ? 'highlight' : undefined}
+                data-rule={rule.name}
+              >
                 <td class="num">{rule.priority}</td>
                 <th scope="row">
                   {rule.name}
@@ -280,7 +307,9 @@ export function RulesPage() {
                   <span class="path">{rule.chain_path}</span> <span class="level">{levelText(rule)}</span>
                 </td>
                 <td class="match">{describeMatch(rule.match)}</td>
-                <td>{rule.datasource_ids === null ? 'every data source' : rule.datasource_ids.map(sourceName).join(', ')}</td>
+                <td>
+                  {rule.datasource_ids === null ? 'every data source' : rule.datasource_ids.map(sourceName).join(', ')}
+                </td>
                 <td>
                   {canWrite ? (
                     <label class="inline">
@@ -296,10 +325,22 @@ export function RulesPage() {
                 </td>
                 {canWrite && (
                   <td class="actions">
-                    <button type="button" class="small" disabled={i === 0} onClick={() => move(i, -1)} aria-label={`Move ${rule.name} up`}>
+                    <button
+                      type="button"
+                      class="small"
+                      disabled={i === 0}
+                      onClick={() => move(i, -1)}
+                      aria-label={`Move ${rule.name} up`}
+                    >
                       ↑
                     </button>
-                    <button type="button" class="small" disabled={i === rules.length - 1} onClick={() => move(i, 1)} aria-label={`Move ${rule.name} down`}>
+                    <button
+                      type="button"
+                      class="small"
+                      disabled={i === rules.length - 1}
+                      onClick={() => move(i, 1)}
+                      aria-label={`Move ${rule.name} down`}
+                    >
                       ↓
                     </button>
                     <button type="button" class="small" onClick={() => setForm(formOf(rule, tags))}>
@@ -317,7 +358,9 @@ export function RulesPage() {
       )}
       {deleting && (
         <Dialog title={`Delete rule ${deleting.name}?`} onClose={() => setDeleting(null)}>
-          <p>The fields it decided go back to the classifier (re-evaluated in the background). This cannot be undone.</p>
+          <p>
+            The fields it decided go back to the classifier (re-evaluated in the background). This cannot be undone.
+          </p>
           <div class="buttons">
             <button
               type="button"
@@ -325,7 +368,9 @@ export function RulesPage() {
               onClick={() => {
                 const rule = deleting;
                 setDeleting(null);
-                void run(`Deleted ${rule.name}.`, () => ok(api.DELETE('/api/v1/classification/rules/{id}', { params: { path: { id: rule.id } } })));
+                void run(`Deleted ${rule.name}.`, () =>
+                  ok(api.DELETE('/api/v1/classification/rules/{id}', { params: { path: { id: rule.id } } })),
+                );
               }}
             >
               Delete
@@ -340,10 +385,26 @@ export function RulesPage() {
   );
 }
 
-function RuleForm({ initial, levels, sources, onCancel, onSaved }: { initial: Form; levels: Level[]; sources: Datasource[]; onCancel: () => void; onSaved: (what: string) => void }) {
+function RuleForm({
+  initial,
+  levels,
+  sources,
+  onCancel,
+  onSaved,
+}: {
+  initial: Form;
+  levels: Level[];
+  sources: Datasource[];
+  onCancel: () => void;
+  onSaved: (what: string) => void;
+}) {
   const [form, setForm] = useState<Form>(initial);
   const [error, setError] = useState<unknown>(null);
-  const [preview, setPreview] = useState<{ result: Preview | null; error: unknown; loading: boolean }>({ result: null, error: null, loading: false });
+  const [preview, setPreview] = useState<{ result: Preview | null; error: unknown; loading: boolean }>({
+    result: null,
+    error: null,
+    loading: false,
+  });
   const [saving, setSaving] = useState(false);
   const set = (patch: Partial<Form>) => setForm((f) => ({ ...f, ...patch }));
   const built = useMemo(() => bodyOf(form), [form]);
@@ -359,7 +420,11 @@ function RuleForm({ initial, levels, sources, onCancel, onSaved }: { initial: Fo
     const mine = ++seq.current;
     setPreview((p) => ({ ...p, loading: true }));
     const timer = setTimeout(() => {
-      ok(api.POST('/api/v1/classification/rules/preview', { body: { rule: JSON.parse(previewKey) as RuleBody, limit: PREVIEW_ROWS } })).then(
+      ok(
+        api.POST('/api/v1/classification/rules/preview', {
+          body: { rule: JSON.parse(previewKey) as RuleBody, limit: PREVIEW_ROWS },
+        }),
+      ).then(
         (result) => mine === seq.current && setPreview({ result, error: null, loading: false }),
         (e: unknown) => mine === seq.current && setPreview({ result: null, error: e, loading: false }),
       );
@@ -374,9 +439,12 @@ function RuleForm({ initial, levels, sources, onCancel, onSaved }: { initial: Fo
     setError(null);
     const body = { ...built.body, name: form.name.trim() };
     try {
-      if (form.id) await ok(api.PATCH('/api/v1/classification/rules/{id}', { params: { path: { id: form.id } }, body }));
+      if (form.id)
+        await ok(api.PATCH('/api/v1/classification/rules/{id}', { params: { path: { id: form.id } }, body }));
       else await ok(api.POST('/api/v1/classification/rules', { body }));
-      onSaved(`${form.id ? 'Saved' : 'Created'} rule ${body.name}; the fields it decides are re-evaluated in the background.`);
+      onSaved(
+        `${form.id ? 'Saved' : 'Created'} rule ${body.name}; the fields it decides are re-evaluated in the background.`,
+      );
     } catch (err) {
       setError(err);
     } finally {
@@ -387,7 +455,13 @@ function RuleForm({ initial, levels, sources, onCancel, onSaved }: { initial: Fo
   // A refused pattern is named next to its field, whether the preview or the save found it.
   const problem = error ?? preview.error;
   const errorAt = (path: string) => fieldError(problem, path);
-  const text = (id: string, label: string, key: 'column' | 'table' | 'comment' | 'valuesPattern', path: string, hint: string) => {
+  const text = (
+    id: string,
+    label: string,
+    key: 'column' | 'table' | 'comment' | 'valuesPattern',
+    path: string,
+    hint: string,
+  ) => {
     const message = errorAt(path);
     return (
       <div class="form-row">
@@ -415,18 +489,33 @@ function RuleForm({ initial, levels, sources, onCancel, onSaved }: { initial: Fo
         <div class="rule-fields">
           <div class="form-row">
             <label for="rule-name">Name</label>
-            <input id="rule-name" required maxLength={100} value={form.name} onInput={(e) => set({ name: (e.target as HTMLInputElement).value })} />
+            <input
+              id="rule-name"
+              required
+              maxLength={100}
+              value={form.name}
+              onInput={(e) => set({ name: (e.target as HTMLInputElement).value })}
+            />
             <FieldError id="rule-name-error" message={errorAt('/name')} />
           </div>
           <div class="form-row">
             <label for="rule-description">Description</label>
-            <input id="rule-description" maxLength={1000} value={form.description} onInput={(e) => set({ description: (e.target as HTMLInputElement).value })} />
+            <input
+              id="rule-description"
+              maxLength={1000}
+              value={form.description}
+              onInput={(e) => set({ description: (e.target as HTMLInputElement).value })}
+            />
           </div>
           <TagPicker label="Tag" value={form.tag} onChange={(tag) => set({ tag })} />
           <FieldError id="rule-tag-error" message={errorAt('/tag_id')} />
           <div class="form-row">
             <label for="rule-level">Level</label>
-            <select id="rule-level" value={form.level} onChange={(e) => set({ level: (e.target as HTMLSelectElement).value })}>
+            <select
+              id="rule-level"
+              value={form.level}
+              onChange={(e) => set({ level: (e.target as HTMLSelectElement).value })}
+            >
               <option value="">Tag default{defaultLevel ? ` (${defaultLevel})` : ''}</option>
               {levels.map((l) => (
                 <option key={l.code} value={l.code}>
@@ -437,14 +526,26 @@ function RuleForm({ initial, levels, sources, onCancel, onSaved }: { initial: Fo
           </div>
           <div class="form-row">
             <label for="rule-priority">Priority (higher is tried first)</label>
-            <input id="rule-priority" type="number" step={1} value={form.priority} onInput={(e) => set({ priority: (e.target as HTMLInputElement).value })} />
+            <input
+              id="rule-priority"
+              type="number"
+              step={1}
+              value={form.priority}
+              onInput={(e) => set({ priority: (e.target as HTMLInputElement).value })}
+            />
           </div>
           <label class="inline">
             <input type="checkbox" checked={form.enabled} onChange={() => set({ enabled: !form.enabled })} /> Enabled
           </label>
           <fieldset>
             <legend>Matches when (every part given must hold)</legend>
-            {text('rule-column', 'Column name pattern', 'column', '/match/column_name', 'e.g. ^(treuekarte|bonuskarte)')}
+            {text(
+              'rule-column',
+              'Column name pattern',
+              'column',
+              '/match/column_name',
+              'e.g. ^(treuekarte|bonuskarte)',
+            )}
             {text('rule-table', 'Table name pattern', 'table', '/match/table_name', 'e.g. kunden|mitglieder')}
             {text('rule-comment', 'Comment pattern', 'comment', '/match/comment', 'e.g. loyalty card')}
             <fieldset class="families">
@@ -468,22 +569,49 @@ function RuleForm({ initial, levels, sources, onCancel, onSaved }: { initial: Fo
             {text('rule-values-pattern', 'Value pattern', 'valuesPattern', '/match/values/pattern', 'e.g. ^TK-\\d{6}$')}
             <div class="form-row">
               <label for="rule-values-in">Value list (one a line)</label>
-              <textarea id="rule-values-in" rows={3} value={form.valuesIn} onInput={(e) => set({ valuesIn: (e.target as HTMLTextAreaElement).value })} />
+              <textarea
+                id="rule-values-in"
+                rows={3}
+                value={form.valuesIn}
+                onInput={(e) => set({ valuesIn: (e.target as HTMLTextAreaElement).value })}
+              />
               <FieldError id="rule-values-in-error" message={errorAt('/match/values/in')} />
             </div>
             <div class="form-row">
               <label for="rule-min-share">Share of the samples that must match (0–1)</label>
-              <input id="rule-min-share" type="number" min={0} max={1} step={0.05} value={form.minShare} onInput={(e) => set({ minShare: (e.target as HTMLInputElement).value })} />
+              <input
+                id="rule-min-share"
+                type="number"
+                min={0}
+                max={1}
+                step={0.05}
+                value={form.minShare}
+                onInput={(e) => set({ minShare: (e.target as HTMLInputElement).value })}
+              />
             </div>
-            <p class="muted small">Value parts are judged on samples at the next import or scan; the preview leaves them out.</p>
+            <p class="muted small">
+              Value parts are judged on samples at the next import or scan; the preview leaves them out.
+            </p>
           </fieldset>
           <fieldset>
             <legend>Data sources</legend>
             <label class="inline">
-              <input type="radio" name="rule-scope" checked={form.everySource} onChange={() => set({ everySource: true })} /> Every data source
+              <input
+                type="radio"
+                name="rule-scope"
+                checked={form.everySource}
+                onChange={() => set({ everySource: true })}
+              />{' '}
+              Every data source
             </label>
             <label class="inline">
-              <input type="radio" name="rule-scope" checked={!form.everySource} onChange={() => set({ everySource: false })} /> Only these:
+              <input
+                type="radio"
+                name="rule-scope"
+                checked={!form.everySource}
+                onChange={() => set({ everySource: false })}
+              />{' '}
+              Only these:
             </label>
             {!form.everySource &&
               sources.map((s) => (
@@ -522,7 +650,8 @@ function RuleForm({ initial, levels, sources, onCancel, onSaved }: { initial: Fo
           ) : preview.result ? (
             <>
               <p data-testid="preview-count" role="status">
-                {preview.result.matched === 1 ? '1 field' : `${preview.result.matched.toLocaleString('en')} fields`} in the catalog would be decided by this rule
+                {preview.result.matched === 1 ? '1 field' : `${preview.result.matched.toLocaleString('en')} fields`} in
+                the catalog would be decided by this rule
                 {preview.result.matched > preview.result.items.length && `; the first ${preview.result.items.length}:`}
               </p>
               {preview.result.items.length > 0 && (

@@ -33,7 +33,12 @@ export function ScanNotesList({ notes }: { notes: Notes }) {
   const summary = notesSummary(notes);
   if (summary === '') return null;
   const shown = notes.items.length;
-  const total = notes.tables_not_sampled + notes.tables_not_stored + notes.tables_skipped + notes.columns_skipped + notes.metadata_cut;
+  const total =
+    notes.tables_not_sampled +
+    notes.tables_not_stored +
+    notes.tables_skipped +
+    notes.columns_skipped +
+    notes.metadata_cut;
   return (
     <div class="notice info" data-testid="scan-notes">
       <p>
@@ -61,7 +66,11 @@ export function ScanNotesList({ notes }: { notes: Notes }) {
           ))}
         </tbody>
       </table>
-      {shown < total && <p class="muted">The first {shown} of {total} are listed (at most 50 of each kind).</p>}
+      {shown < total && (
+        <p class="muted">
+          The first {shown} of {total} are listed (at most 50 of each kind).
+        </p>
+      )}
     </div>
   );
 }

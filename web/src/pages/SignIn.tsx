@@ -27,9 +27,27 @@ export function SignInForm({ username: fixed, onDone }: { username?: string; onD
       }}
     >
       <label for="signin-username">Username</label>
-      <input id="signin-username" name="username" autocomplete="username" required value={username} readOnly={fixed !== undefined} onInput={(e) => setUsername((e.target as HTMLInputElement).value)} autoFocus={fixed === undefined} />
+      <input
+        id="signin-username"
+        name="username"
+        autocomplete="username"
+        required
+        value={username}
+        readOnly={fixed !== undefined}
+        onInput={(e) => setUsername((e.target as HTMLInputElement).value)}
+        autoFocus={fixed === undefined}
+      />
       <label for="signin-password">Password</label>
-      <input id="signin-password" name="password" type="password" autocomplete="current-password" required value={password} onInput={(e) => setPassword((e.target as HTMLInputElement).value)} autoFocus={fixed !== undefined} />
+      <input
+        id="signin-password"
+        name="password"
+        type="password"
+        autocomplete="current-password"
+        required
+        value={password}
+        onInput={(e) => setPassword((e.target as HTMLInputElement).value)}
+        autoFocus={fixed !== undefined}
+      />
       <ProblemNotice error={error} />
       <button type="submit" class="primary" disabled={busy}>
         Sign in
@@ -43,7 +61,8 @@ export const SSO_ERRORS: Record<string, string> = {
   access_denied: 'The sign-in was cancelled or refused at the identity provider.',
   login_expired: 'The sign-in took too long or was already used. Start it again.',
   login_failed: 'The sign-in could not be verified. Start it again from this page.',
-  no_role: 'Your account at the identity provider is in no group that FieldLens gives a role to. Ask an administrator to add you to one.',
+  no_role:
+    'Your account at the identity provider is in no group that FieldLens gives a role to. Ask an administrator to add you to one.',
   user_disabled: 'Your FieldLens account is disabled. Ask an administrator.',
   quota_exceeded: "The license's user limit is reached, so no new user can be created. Ask an administrator.",
   provider_unavailable: 'The identity provider cannot be reached right now. Try again later.',

@@ -27,7 +27,8 @@ function buildTree(tags: Tag[], counts: Map<number, TagCount>): Node[] {
     if (parent) parent.children.push(node);
     else roots.push(node);
   }
-  const sum = (n: Node): number => (n.total = (counts.get(n.tag.id)?.fields ?? 0) + n.children.reduce((s, c) => s + sum(c), 0));
+  const sum = (n: Node): number =>
+    (n.total = (counts.get(n.tag.id)?.fields ?? 0) + n.children.reduce((s, c) => s + sum(c), 0));
   const sort = (list: Node[]) => {
     list.sort((a, b) => a.tag.name.localeCompare(b.tag.name));
     for (const n of list) sort(n.children);
@@ -42,7 +43,10 @@ function TagProblem({ error, action }: { error: unknown; action: 'move' | 'delet
   if (!error) return null;
   const code = error instanceof ProblemError ? error.code : undefined;
   const hint =
-    action === 'move' && code === 'unprocessable' && error instanceof ProblemError && error.problem.errors?.some((e) => e.message.includes('cycle'))
+    action === 'move' &&
+    code === 'unprocessable' &&
+    error instanceof ProblemError &&
+    error.problem.errors?.some((e) => e.message.includes('cycle'))
       ? 'A tag cannot move under itself or under a tag below it (that would make a cycle). Choose a parent outside this branch.'
       : action === 'delete' && code === 'conflict'
         ? 'This tag, or a tag below it, still classifies fields or is used by rules. Choose a replacement tag: its fields and rules move there.'
@@ -99,19 +103,32 @@ export function TaxonomyPage() {
   const row = (node: Node) => {
     const c = counts.get(node.tag.id);
     const own = c?.fields ?? 0;
-    const breakdown = c ? levels.filter((l) => (c.by_level[l.code] ?? 0) > 0).map((l) => `${l.code} ${c.by_level[l.code]}`) : [];
+    const breakdown = c
+      ? levels.filter((l) => (c.by_level[l.code] ?? 0) > 0).map((l) => `${l.code} ${c.by_level[l.code]}`)
+      : [];
     const expanded = open.has(node.tag.id);
     return (
       <li key={node.tag.id}>
         <div class={`tag-row${selected === node.tag.id ? ' selected' : ''}`} data-tag={node.tag.chain_path}>
           {node.children.length > 0 ? (
-            <button type="button" class="small toggle" aria-expanded={expanded} aria-label={`${expanded ? 'Collapse' : 'Expand'} ${node.tag.name}`} onClick={() => toggle(node.tag.id)}>
+            <button
+              type="button"
+              class="small toggle"
+              aria-expanded={expanded}
+              aria-label={`${expanded ? 'Collapse' : 'Expand'} ${node.tag.name}`}
+              onClick={() => toggle(node.tag.id)}
+            >
               {expanded ? '−' : '+'}
             </button>
           ) : (
             <span class="toggle" aria-hidden="true" />
           )}
-          <button type="button" class="small tag-name" aria-pressed={selected === node.tag.id} onClick={() => setSelected(node.tag.id)}>
+          <button
+            type="button"
+            class="small tag-name"
+            aria-pressed={selected === node.tag.id}
+            onClick={() => setSelected(node.tag.id)}
+          >
             {node.tag.name}
           </button>
           <span class="level" title="Default level">
@@ -156,10 +173,18 @@ export function TaxonomyPage() {
             </ul>
           </div>
           {tag ? (
-            <TagPanel key={`${tag.id}:${tag.chain_path}:${tag.default_level}`} tag={tag} count={counts.get(tag.id)} levels={levels} canWrite={canWrite} onChanged={(what) => void after(what)} onDeleted={(what) => {
-              setSelected(null);
-              void after(what);
-            }} />
+            <TagPanel
+              key={`${tag.id}:${tag.chain_path}:${tag.default_level}`}
+              tag={tag}
+              count={counts.get(tag.id)}
+              levels={levels}
+              canWrite={canWrite}
+              onChanged={(what) => void after(what)}
+              onDeleted={(what) => {
+                setSelected(null);
+                void after(what);
+              }}
+            />
           ) : (
             <p class="muted">Choose a tag to see its fields by level{canWrite ? ' and to change it' : ''}.</p>
           )}
@@ -169,7 +194,21 @@ export function TaxonomyPage() {
   );
 }
 
-function TagPanel({ tag, count, levels, canWrite, onChanged, onDeleted }: { tag: Tag; count: TagCount | undefined; levels: Level[]; canWrite: boolean; onChanged: (what: string) => void; onDeleted: (what: string) => void }) {
+function TagPanel({
+  tag,
+  count,
+  levels,
+  canWrite,
+  onChanged,
+  onDeleted,
+}: {
+  tag: Tag;
+  count: TagCount | undefined;
+  levels: Level[];
+  canWrite: boolean;
+  onChanged: (what: string) => void;
+  onDeleted: (what: string) => void;
+}) {
   const [name, setName] = useState(tag.name);
   const [level, setLevel] = useState(tag.default_level);
   const [parent, setParent] = useState<Tag | null>(null);
@@ -177,7 +216,11 @@ function TagPanel({ tag, count, levels, canWrite, onChanged, onDeleted }: { tag:
   const [deleting, setDeleting] = useState(false);
   const [replacement, setReplacement] = useState<Tag | null>(null);
 
-  const patch = async (body: { name?: string; parent_id?: number | null; default_level?: string }, what: string, action: 'move' | 'other') => {
+  const patch = async (
+    body: { name?: string; parent_id?: number | null; default_level?: string },
+    what: string,
+    action: 'move' | 'other',
+  ) => {
     setError(null);
     try {
       await ok(api.PATCH('/api/v1/classification/tags/{id}', { params: { path: { id: tag.id } }, body }));
@@ -189,9 +232,15 @@ function TagPanel({ tag, count, levels, canWrite, onChanged, onDeleted }: { tag:
   const remove = async (replaceWith: Tag | null) => {
     setError(null);
     try {
-      await ok(api.DELETE('/api/v1/classification/tags/{id}', { params: { path: { id: tag.id }, query: replaceWith ? { replace_with: replaceWith.id } : {} } }));
+      await ok(
+        api.DELETE('/api/v1/classification/tags/{id}', {
+          params: { path: { id: tag.id }, query: replaceWith ? { replace_with: replaceWith.id } : {} },
+        }),
+      );
       setDeleting(false);
-      onDeleted(`Deleted ${tag.chain_path}${replaceWith ? `; its fields and rules moved to ${replaceWith.chain_path}` : ''}.`);
+      onDeleted(
+        `Deleted ${tag.chain_path}${replaceWith ? `; its fields and rules moved to ${replaceWith.chain_path}` : ''}.`,
+      );
     } catch (e) {
       setError({ action: 'delete', error: e });
     }
@@ -243,7 +292,13 @@ function TagPanel({ tag, count, levels, canWrite, onChanged, onDeleted }: { tag:
             }}
           >
             <label for="tag-name">Name</label>
-            <input id="tag-name" required maxLength={100} value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+            <input
+              id="tag-name"
+              required
+              maxLength={100}
+              value={name}
+              onInput={(e) => setName((e.target as HTMLInputElement).value)}
+            />
             <div class="buttons">
               <button type="submit" disabled={!name.trim() || name.trim() === tag.name}>
                 Rename
@@ -273,7 +328,11 @@ function TagPanel({ tag, count, levels, canWrite, onChanged, onDeleted }: { tag:
           <form
             onSubmit={(e) => {
               e.preventDefault();
-              void patch({ parent_id: parent?.id ?? null }, `Moved ${tag.name} under ${parent ? parent.chain_path : 'the root'}.`, 'move');
+              void patch(
+                { parent_id: parent?.id ?? null },
+                `Moved ${tag.name} under ${parent ? parent.chain_path : 'the root'}.`,
+                'move',
+              );
             }}
           >
             <TagPicker label="New parent (empty: the root)" value={parent} onChange={setParent} />
@@ -290,7 +349,10 @@ function TagPanel({ tag, count, levels, canWrite, onChanged, onDeleted }: { tag:
       )}
       {deleting && (
         <Dialog title={`Delete ${tag.chain_path}?`} onClose={() => setDeleting(false)}>
-          <p>The tag and every tag below it are deleted. Their fields and the rules that give them move to the replacement, keeping their level and review state.</p>
+          <p>
+            The tag and every tag below it are deleted. Their fields and the rules that give them move to the
+            replacement, keeping their level and review state.
+          </p>
           <TagPicker label="Replacement tag" value={replacement} onChange={setReplacement} />
           {error?.action === 'delete' && <TagProblem error={error.error} action="delete" />}
           <div class="buttons">

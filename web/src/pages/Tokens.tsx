@@ -35,7 +35,10 @@ export function TokensPage() {
   const own = owner === me?.id;
 
   const load = (userId: string) =>
-    ok(api.GET('/api/v1/tokens', { params: { query: userId === me?.id ? {} : { user_id: userId } } })).then((r) => setTokens(r.items), setError);
+    ok(api.GET('/api/v1/tokens', { params: { query: userId === me?.id ? {} : { user_id: userId } } })).then(
+      (r) => setTokens(r.items),
+      setError,
+    );
 
   useEffect(() => {
     void load(owner);
@@ -63,8 +66,8 @@ export function TokensPage() {
     <section aria-labelledby="tokens-title">
       <h1 id="tokens-title">API tokens</h1>
       <p class="muted">
-        A token lets a script or scanner call the API as you: send it as <code>Authorization: Bearer flk_…</code>. It never has more permissions than you have at the time it is
-        used.
+        A token lets a script or scanner call the API as you: send it as <code>Authorization: Bearer flk_…</code>. It
+        never has more permissions than you have at the time it is used.
       </p>
       <StatusLine message={status} />
       <ProblemNotice error={error} />
@@ -192,7 +195,15 @@ function NewToken({ created, onDone }: { created: CreatedToken; onDone: () => vo
   );
 }
 
-function CreateTokenForm({ permissions, onCreated, onError }: { permissions: Permission[]; onCreated: (token: CreatedToken) => void; onError: (error: unknown) => void }) {
+function CreateTokenForm({
+  permissions,
+  onCreated,
+  onError,
+}: {
+  permissions: Permission[];
+  onCreated: (token: CreatedToken) => void;
+  onError: (error: unknown) => void;
+}) {
   const [name, setName] = useState('');
   const [days, setDays] = useState('90');
   const [scoped, setScoped] = useState(false);
@@ -201,7 +212,11 @@ function CreateTokenForm({ permissions, onCreated, onError }: { permissions: Per
     e.preventDefault();
     onError(null);
     try {
-      const body = { name: name.trim(), expires_in_days: Number(days), ...(scoped ? { permissions: permissions.filter((p) => chosen.has(p)) } : {}) };
+      const body = {
+        name: name.trim(),
+        expires_in_days: Number(days),
+        ...(scoped ? { permissions: permissions.filter((p) => chosen.has(p)) } : {}),
+      };
       const token = await ok(api.POST('/api/v1/tokens', { body }));
       setName('');
       setChosen(new Set());
@@ -214,13 +229,30 @@ function CreateTokenForm({ permissions, onCreated, onError }: { permissions: Per
     <form class="card" onSubmit={(e) => void submit(e)} aria-labelledby="token-new">
       <h2 id="token-new">New token</h2>
       <label for="token-name">Name</label>
-      <input id="token-name" required maxLength={100} autocomplete="off" value={name} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+      <input
+        id="token-name"
+        required
+        maxLength={100}
+        autocomplete="off"
+        value={name}
+        onInput={(e) => setName((e.target as HTMLInputElement).value)}
+      />
       <label for="token-days">Expires in (days, 1–365)</label>
-      <input id="token-days" type="number" required min={1} max={365} step={1} value={days} onInput={(e) => setDays((e.target as HTMLInputElement).value)} />
+      <input
+        id="token-days"
+        type="number"
+        required
+        min={1}
+        max={365}
+        step={1}
+        value={days}
+        onInput={(e) => setDays((e.target as HTMLInputElement).value)}
+      />
       <fieldset>
         <legend>Permissions</legend>
         <label class="inline">
-          <input type="radio" name="token-scope" checked={!scoped} onChange={() => setScoped(false)} /> All my permissions (they follow my roles)
+          <input type="radio" name="token-scope" checked={!scoped} onChange={() => setScoped(false)} /> All my
+          permissions (they follow my roles)
         </label>
         <label class="inline">
           <input type="radio" name="token-scope" checked={scoped} onChange={() => setScoped(true)} /> Only these:

@@ -35,7 +35,16 @@ export function UsersPage() {
   const create = (e: Event) => {
     e.preventDefault();
     void run(`Created user ${form.username}.`, async () => {
-      await ok(api.POST('/api/v1/users', { body: { username: form.username.trim(), email: form.email.trim(), password: form.password, roles: [...form.roles] } }));
+      await ok(
+        api.POST('/api/v1/users', {
+          body: {
+            username: form.username.trim(),
+            email: form.email.trim(),
+            password: form.password,
+            roles: [...form.roles],
+          },
+        }),
+      );
       setForm({ username: '', email: '', password: '', roles: new Set(['observer']) });
     });
   };
@@ -66,7 +75,10 @@ export function UsersPage() {
                 <td>{u.email}</td>
                 <td>
                   {canWrite && u.id !== session.me?.id ? (
-                    <RoleEditor user={u} onSave={(roles) => patch(u, { roles }, `Changed the roles of ${u.username}.`)} />
+                    <RoleEditor
+                      user={u}
+                      onSave={(roles) => patch(u, { roles }, `Changed the roles of ${u.username}.`)}
+                    />
                   ) : (
                     u.roles.map((r) => r.role).join(', ')
                   )}
@@ -75,7 +87,13 @@ export function UsersPage() {
                 {canWrite && (
                   <td>
                     {u.id !== session.me?.id && (
-                      <button type="button" class="small" onClick={() => patch(u, { disabled: !u.disabled }, `${u.disabled ? 'Enabled' : 'Disabled'} ${u.username}.`)}>
+                      <button
+                        type="button"
+                        class="small"
+                        onClick={() =>
+                          patch(u, { disabled: !u.disabled }, `${u.disabled ? 'Enabled' : 'Disabled'} ${u.username}.`)
+                        }
+                      >
                         {u.disabled ? 'Enable' : 'Disable'} <span class="sr-only">{u.username}</span>
                       </button>
                     )}
@@ -90,11 +108,31 @@ export function UsersPage() {
         <form class="card" onSubmit={create} aria-labelledby="user-new">
           <h2 id="user-new">New user</h2>
           <label for="user-name">Username</label>
-          <input id="user-name" required autocomplete="off" value={form.username} onInput={(e) => setForm({ ...form, username: (e.target as HTMLInputElement).value })} />
+          <input
+            id="user-name"
+            required
+            autocomplete="off"
+            value={form.username}
+            onInput={(e) => setForm({ ...form, username: (e.target as HTMLInputElement).value })}
+          />
           <label for="user-email">E-mail</label>
-          <input id="user-email" type="email" required value={form.email} onInput={(e) => setForm({ ...form, email: (e.target as HTMLInputElement).value })} />
+          <input
+            id="user-email"
+            type="email"
+            required
+            value={form.email}
+            onInput={(e) => setForm({ ...form, email: (e.target as HTMLInputElement).value })}
+          />
           <label for="user-password">Password (12 characters or more)</label>
-          <input id="user-password" type="password" required minLength={12} autocomplete="new-password" value={form.password} onInput={(e) => setForm({ ...form, password: (e.target as HTMLInputElement).value })} />
+          <input
+            id="user-password"
+            type="password"
+            required
+            minLength={12}
+            autocomplete="new-password"
+            value={form.password}
+            onInput={(e) => setForm({ ...form, password: (e.target as HTMLInputElement).value })}
+          />
           <fieldset>
             <legend>Roles</legend>
             {ROLES.map((r) => (

@@ -24,7 +24,11 @@ export function WebhooksPage() {
   const [hooks, setHooks] = useState<Webhook[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [status, setStatus] = useState('');
-  const [form, setForm] = useState({ url: '', description: '', events: new Set<EventName>(['scan.failed', 'finding.high_risk']) });
+  const [form, setForm] = useState({
+    url: '',
+    description: '',
+    events: new Set<EventName>(['scan.failed', 'finding.high_risk']),
+  });
   const [secret, setSecret] = useState<{ url: string; secret: string } | null>(null);
   const [logOf, setLogOf] = useState<Webhook | null>(null);
   const allowed = session.can('webhook:write');
@@ -50,7 +54,13 @@ export function WebhooksPage() {
     e.preventDefault();
     void run('Created the webhook. Copy its signing secret now: it is not shown again.', async () => {
       const created = await ok(
-        api.POST('/api/v1/webhooks', { body: { url: form.url.trim(), events: [...form.events], description: form.description.trim() === '' ? null : form.description.trim() } }),
+        api.POST('/api/v1/webhooks', {
+          body: {
+            url: form.url.trim(),
+            events: [...form.events],
+            description: form.description.trim() === '' ? null : form.description.trim(),
+          },
+        }),
       );
       setSecret({ url: created.url, secret: created.secret });
       setForm({ url: '', description: '', events: new Set(['scan.failed', 'finding.high_risk']) });
@@ -61,8 +71,8 @@ export function WebhooksPage() {
     <section aria-labelledby="webhooks-title">
       <h1 id="webhooks-title">Webhooks</h1>
       <p>
-        FieldLens POSTs each event to the webhook's URL, signed with its secret (Standard Webhooks), and retries for up to 24 hours. See docs/integrations.md for
-        verifying the signature.
+        FieldLens POSTs each event to the webhook's URL, signed with its secret (Standard Webhooks), and retries for up
+        to 24 hours. See docs/integrations.md for verifying the signature.
       </p>
       <StatusLine message={status} />
       <ProblemNotice error={error} />
@@ -73,7 +83,13 @@ export function WebhooksPage() {
             The secret of <code>{secret.url}</code>. It is shown only now: store it with the receiver.
           </p>
           <label for="webhook-secret">Secret</label>
-          <input id="webhook-secret" readOnly size={56} value={secret.secret} onFocus={(e) => (e.target as HTMLInputElement).select()} />
+          <input
+            id="webhook-secret"
+            readOnly
+            size={56}
+            value={secret.secret}
+            onFocus={(e) => (e.target as HTMLInputElement).select()}
+          />
           <div class="buttons">
             <button
               type="button"
@@ -114,7 +130,20 @@ export function WebhooksPage() {
                 <td>{h.description ?? ''}</td>
                 <td>{h.enabled ? 'enabled' : 'disabled'}</td>
                 <td>
-                  <button type="button" class="small" onClick={() => void run(`${h.enabled ? 'Disabled' : 'Enabled'} the webhook.`, () => ok(api.PATCH('/api/v1/webhooks/{id}', { params: { path: { id: h.id } }, body: { enabled: !h.enabled } })))}>
+                  <button
+                    type="button"
+                    class="small"
+                    onClick={() =>
+                      void run(`${h.enabled ? 'Disabled' : 'Enabled'} the webhook.`, () =>
+                        ok(
+                          api.PATCH('/api/v1/webhooks/{id}', {
+                            params: { path: { id: h.id } },
+                            body: { enabled: !h.enabled },
+                          }),
+                        ),
+                      )
+                    }
+                  >
                     {h.enabled ? 'Disable' : 'Enable'} <span class="sr-only">{h.url}</span>
                   </button>{' '}
                   <button
@@ -155,7 +184,15 @@ export function WebhooksPage() {
       <form class="card" onSubmit={create} aria-labelledby="webhook-new">
         <h2 id="webhook-new">New webhook</h2>
         <label for="webhook-url">URL (https)</label>
-        <input id="webhook-url" type="url" required size={56} placeholder="https://hooks.example.com/fieldlens" value={form.url} onInput={(e) => setForm({ ...form, url: (e.target as HTMLInputElement).value })} />
+        <input
+          id="webhook-url"
+          type="url"
+          required
+          size={56}
+          placeholder="https://hooks.example.com/fieldlens"
+          value={form.url}
+          onInput={(e) => setForm({ ...form, url: (e.target as HTMLInputElement).value })}
+        />
         <fieldset>
           <legend>Events</legend>
           {EVENTS.map((ev) => (
@@ -175,7 +212,12 @@ export function WebhooksPage() {
           ))}
         </fieldset>
         <label for="webhook-description">Description (optional)</label>
-        <input id="webhook-description" maxLength={500} value={form.description} onInput={(e) => setForm({ ...form, description: (e.target as HTMLInputElement).value })} />
+        <input
+          id="webhook-description"
+          maxLength={500}
+          value={form.description}
+          onInput={(e) => setForm({ ...form, description: (e.target as HTMLInputElement).value })}
+        />
         <div class="buttons">
           <button type="submit" class="primary" disabled={form.events.size === 0}>
             Create webhook
@@ -191,7 +233,11 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const page = (cursor: string | null) =>
-    ok(api.GET('/api/v1/webhooks/{id}/deliveries', { params: { path: { id: webhook.id }, query: cursor ? { limit: 50, cursor } : { limit: 50 } } })).then((r) => {
+    ok(
+      api.GET('/api/v1/webhooks/{id}/deliveries', {
+        params: { path: { id: webhook.id }, query: cursor ? { limit: 50, cursor } : { limit: 50 } },
+      }),
+    ).then((r) => {
       setItems((before) => (cursor ? [...before, ...r.items] : r.items));
       setNext(r.next_cursor);
       setError(null);
@@ -232,7 +278,10 @@ function DeliveryLog({ webhook }: { webhook: Webhook }) {
                 </td>
                 <td>{d.status}</td>
                 <td>{d.attempts}</td>
-                <td>{d.last_status_code !== null ? `HTTP ${d.last_status_code}` : ''}{d.last_error && d.last_error !== `HTTP ${d.last_status_code}` ? ` ${d.last_error}` : ''}</td>
+                <td>
+                  {d.last_status_code !== null ? `HTTP ${d.last_status_code}` : ''}
+                  {d.last_error && d.last_error !== `HTTP ${d.last_status_code}` ? ` ${d.last_error}` : ''}
+                </td>
                 <td>{when(d.created_at)}</td>
                 <td>{d.status === 'pending' ? `next ${when(d.next_attempt_at)}` : when(d.delivered_at)}</td>
               </tr>

@@ -17,7 +17,17 @@ export interface QueueFiltersProps {
   set: (changes: FilterChanges) => void;
 }
 
-export function QueueFilters({ filters, query, choices, hasSample, sampleShown, searchText, searchInput, search, set }: QueueFiltersProps) {
+export function QueueFilters({
+  filters,
+  query,
+  choices,
+  hasSample,
+  sampleShown,
+  searchText,
+  searchInput,
+  search,
+  set,
+}: QueueFiltersProps) {
   const value = (e: Event) => (e.target as HTMLSelectElement).value;
   return (
     <form
@@ -119,7 +129,11 @@ export function QueueFilters({ filters, query, choices, hasSample, sampleShown, 
       </label>
       {hasSample && (
         <label class="check">
-          <input type="checkbox" checked={filters.include_sample ?? sampleShown} onChange={(e) => set({ include_sample: String((e.target as HTMLInputElement).checked) })} />
+          <input
+            type="checkbox"
+            checked={filters.include_sample ?? sampleShown}
+            onChange={(e) => set({ include_sample: String((e.target as HTMLInputElement).checked) })}
+          />
           Show sample data
         </label>
       )}

@@ -25,7 +25,23 @@ export interface QueueGridProps {
 }
 
 export function QueueGrid(props: QueueGridProps) {
-  const { rows, seq, stale, canReview, bodyRef, active, focusRequest, onClick, metrics, baseline, suggestionOf, rescoring, selected, showChange, datasourceName } = props;
+  const {
+    rows,
+    seq,
+    stale,
+    canReview,
+    bodyRef,
+    active,
+    focusRequest,
+    onClick,
+    metrics,
+    baseline,
+    suggestionOf,
+    rescoring,
+    selected,
+    showChange,
+    datasourceName,
+  } = props;
   return (
     <div
       class={`${canReview ? 'queue review' : 'queue readonly'}${stale ? ' stale' : ''}`}
@@ -38,20 +54,51 @@ export function QueueGrid(props: QueueGridProps) {
     >
       <div role="rowgroup">
         <div role="row" class="row head" aria-rowindex={1}>
-          {canReview && <div role="columnheader" class="c-sel"><span class="sr-only">Selected</span></div>}
-          <div role="columnheader" class="c-field">Field</div>
-          <div role="columnheader" class="c-class">Classification</div>
-          <div role="columnheader" class="c-axes">Axes</div>
-          <div role="columnheader" class="c-num">Outlier</div>
-          <div role="columnheader" class="c-sev">Severity</div>
-          <div role="columnheader" class="c-sug">Suggested</div>
-          <div role="columnheader" class="c-reason">Reason</div>
-          <div role="columnheader" class="c-status">Status</div>
-          {canReview && <div role="columnheader" class="c-decide">Decide</div>}
+          {canReview && (
+            <div role="columnheader" class="c-sel">
+              <span class="sr-only">Selected</span>
+            </div>
+          )}
+          <div role="columnheader" class="c-field">
+            Field
+          </div>
+          <div role="columnheader" class="c-class">
+            Classification
+          </div>
+          <div role="columnheader" class="c-axes">
+            Axes
+          </div>
+          <div role="columnheader" class="c-num">
+            Outlier
+          </div>
+          <div role="columnheader" class="c-sev">
+            Severity
+          </div>
+          <div role="columnheader" class="c-sug">
+            Suggested
+          </div>
+          <div role="columnheader" class="c-reason">
+            Reason
+          </div>
+          <div role="columnheader" class="c-status">
+            Status
+          </div>
+          {canReview && (
+            <div role="columnheader" class="c-decide">
+              Decide
+            </div>
+          )}
         </div>
       </div>
       {/* Keyed by the load: a new list gets a new window, from its top, never the old list's range. */}
-      <WindowedRows key={seq} bodyRef={bodyRef} count={rows.length} active={active} focusRequest={focusRequest} onClick={onClick}>
+      <WindowedRows
+        key={seq}
+        bodyRef={bodyRef}
+        count={rows.length}
+        active={active}
+        focusRequest={focusRequest}
+        onClick={onClick}
+      >
         {(i) => {
           const f = rows[i] as FieldItem;
           return (

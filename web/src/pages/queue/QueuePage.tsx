@@ -125,7 +125,13 @@ export function QueuePage() {
         search={search}
         set={set}
       />
-      <SpreadsheetBar exportQuery={exportQuery(filters, list.sampleShown)} canReview={canReview} onStatus={setStatus} onError={setError} onApplied={list.reload} />
+      <SpreadsheetBar
+        exportQuery={exportQuery(filters, list.sampleShown)}
+        canReview={canReview}
+        onStatus={setStatus}
+        onError={setError}
+        onApplied={list.reload}
+      />
       {canReview && (
         <SelectionBar
           selectedShown={selection.selectedShown}
@@ -150,15 +156,17 @@ export function QueuePage() {
       {rows === null && !error && <p aria-busy="true">Loading…</p>}
       {rows?.length === 0 && !stale && (
         <p class="empty">
-          {filters.changed ? 'No field matching these filters was created, changed or re-classified by the last scan of its data source.' : 'No fields match these filters.'}
+          {filters.changed
+            ? 'No field matching these filters was created, changed or re-classified by the last scan of its data source.'
+            : 'No fields match these filters.'}
         </p>
       )}
       {rows?.length === 0 && stale && <p aria-busy="true">Loading…</p>}
       {rows && rows.length > 0 && !list.metricsError && (
         <p class="muted legend" data-testid="bars-legend">
-          Axes: six bars, left to right {AXES.map((a) => AXIS_LABELS[a].toLowerCase()).join(', ')}. A tall bar: the field looks like the fields that carry its
-          classification on that signal; a short one: like the fields that do not. The tick is this page's average. Bars turn amber or red only on fields
-          rated medium or high.
+          Axes: six bars, left to right {AXES.map((a) => AXIS_LABELS[a].toLowerCase()).join(', ')}. A tall bar: the
+          field looks like the fields that carry its classification on that signal; a short one: like the fields that do
+          not. The tick is this page's average. Bars turn amber or red only on fields rated medium or high.
         </p>
       )}
       {rows && rows.length > 0 && list.list && (

@@ -4,7 +4,11 @@ import type { FieldItem, MinibarItem, MinibarsResponse, Suggestion } from '../..
 import { LockIcon } from '../../components/icons';
 import { Minibars } from '../../components/Minibars';
 
-const CHANGE_LABELS: Record<NonNullable<FieldItem['scan_change']>, string> = { new: 'new', changed: 'changed', reclassified: 're-classified' };
+const CHANGE_LABELS: Record<NonNullable<FieldItem['scan_change']>, string> = {
+  new: 'new',
+  changed: 'changed',
+  reclassified: 're-classified',
+};
 
 export interface RowProps {
   index: number;
@@ -43,12 +47,31 @@ export class Row extends Component<RowProps> {
   }
 
   override render() {
-    const { index, field: f, metric: m, baseline, suggestion: s, rescoring, showChange, where, active, selected, canReview } = this.props;
+    const {
+      index,
+      field: f,
+      metric: m,
+      baseline,
+      suggestion: s,
+      rescoring,
+      showChange,
+      where,
+      active,
+      selected,
+      canReview,
+    } = this.props;
     const change = showChange ? f.scan_change : null;
     const severity = rescoring ? null : (m?.severity ?? f.severity);
     const score = rescoring ? null : (m?.outlier_score ?? f.outlier_score);
     return (
-      <div role="row" aria-rowindex={index + 2} data-index={index} data-field-id={f.id} tabIndex={-1} class={active ? 'row active' : 'row'}>
+      <div
+        role="row"
+        aria-rowindex={index + 2}
+        data-index={index}
+        data-field-id={f.id}
+        tabIndex={-1}
+        class={active ? 'row active' : 'row'}
+      >
         {canReview && (
           <div role="gridcell" class="c">
             <input type="checkbox" data-action="select" aria-label={`Select ${where}`} checked={selected} />
@@ -58,7 +81,8 @@ export class Row extends Component<RowProps> {
           <a href={`/fields/${f.id}`}>{where}</a>
         </div>
         <div role="gridcell" class="c">
-          <span class="path">{f.classification_chain_path}</span> <span class={`level level-${f.level}`}>{f.level}</span>
+          <span class="path">{f.classification_chain_path}</span>{' '}
+          <span class={`level level-${f.level}`}>{f.level}</span>
           {f.lock_level && (
             <span class="lock" title="Level locked by a reviewer">
               {' '}
@@ -68,7 +92,10 @@ export class Row extends Component<RowProps> {
         </div>
         <div role="gridcell" class="c">
           {rescoring ? (
-            <span class="muted" title="The server recomputes the scores of a decided field in the background; reload to see them">
+            <span
+              class="muted"
+              title="The server recomputes the scores of a decided field in the background; reload to see them"
+            >
               re-scoring
             </span>
           ) : m ? (
@@ -86,7 +113,8 @@ export class Row extends Component<RowProps> {
         <div role="gridcell" class="c">
           {s ? (
             <span class="suggestion">
-              {s.chain_path} <span class={`level level-${s.level}`}>{s.level}</span> <span class="muted">{Math.round(s.confidence * 100)}%</span>
+              {s.chain_path} <span class={`level level-${s.level}`}>{s.level}</span>{' '}
+              <span class="muted">{Math.round(s.confidence * 100)}%</span>
               {canReview && (
                 <button type="button" class="small" data-action="accept" aria-label={`Accept suggestion for ${where}`}>
                   Accept
@@ -101,7 +129,8 @@ export class Row extends Component<RowProps> {
           {rescoring ? '' : (m?.reason ?? '')}
         </div>
         <div role="gridcell" class="c">
-          {change && <span class={`change change-${change}`}>{CHANGE_LABELS[change]}</span>} <span class={`review review-${f.review_status}`}>{f.review_status}</span>
+          {change && <span class={`change change-${change}`}>{CHANGE_LABELS[change]}</span>}{' '}
+          <span class={`review review-${f.review_status}`}>{f.review_status}</span>
         </div>
         {canReview && (
           <div role="gridcell" class="c actions">

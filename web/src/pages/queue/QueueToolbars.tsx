@@ -33,7 +33,9 @@ export function SpreadsheetBar({
           onClose={() => setUploading(false)}
           onApplied={(r) => {
             setUploading(false);
-            onStatus(`Applied the file: ${r.confirmed} confirmed, ${r.deferred} deferred, ${r.ignored} rows without an action left alone.`);
+            onStatus(
+              `Applied the file: ${r.confirmed} confirmed, ${r.deferred} deferred, ${r.ignored} rows without an action left alone.`,
+            );
             onApplied();
           }}
         />
@@ -74,7 +76,13 @@ export function SelectionBar({
       <button type="button" onClick={onClear} disabled={!anySelected}>
         Clear
       </button>
-      <button type="button" class="primary" data-testid="batch-confirm" disabled={none || locked} onClick={() => onConfirm(selectedShown)}>
+      <button
+        type="button"
+        class="primary"
+        data-testid="batch-confirm"
+        disabled={none || locked}
+        onClick={() => onConfirm(selectedShown)}
+      >
         Confirm selected
       </button>
       <button type="button" disabled={none || locked} onClick={() => onConfirmAs(selectedShown)}>

@@ -5,7 +5,13 @@
  * readers still get the whole page's size and each row's place (aria-rowcount on the grid, aria-rowindex on each row).
  * The current row (j/k) is scrolled into view and kept in the window, and keeps the focus when the focus was in the grid.
  */
-import { observeWindowOffset, observeWindowRect, Virtualizer, windowScroll, type VirtualizerOptions } from '@tanstack/virtual-core';
+import {
+  observeWindowOffset,
+  observeWindowRect,
+  Virtualizer,
+  windowScroll,
+  type VirtualizerOptions,
+} from '@tanstack/virtual-core';
 import type { ComponentChild, RefObject } from 'preact';
 import { useEffect, useLayoutEffect, useReducer, useRef, useState } from 'preact/hooks';
 
@@ -79,7 +85,8 @@ export function WindowedRows({
     const header = (el.previousElementSibling as HTMLElement | null)?.offsetHeight ?? 0;
     // Rounded outwards: the page scrolls by whole pixels, and the row may start at a fraction of one.
     if (top < header) window.scrollBy(0, Math.floor(top - header));
-    else if (top + ROW_HEIGHT > window.innerHeight) window.scrollBy(0, Math.ceil(top + ROW_HEIGHT - window.innerHeight));
+    else if (top + ROW_HEIGHT > window.innerHeight)
+      window.scrollBy(0, Math.ceil(top + ROW_HEIGHT - window.innerHeight));
   }, [active]);
 
   useEffect(() => {
@@ -87,14 +94,22 @@ export function WindowedRows({
     const row = el?.querySelector<HTMLDivElement>(`[data-index="${active}"]`);
     if (!row) return;
     // j/k move the focus with the current row; a click in the grid keeps it there.
-    if ((focusRequest.current || el?.contains(document.activeElement)) && document.activeElement !== row) row.focus({ preventScroll: true });
+    if ((focusRequest.current || el?.contains(document.activeElement)) && document.activeElement !== row)
+      row.focus({ preventScroll: true });
     focusRequest.current = false;
   }, [active, start, end]);
 
   const drawn: ComponentChild[] = [];
   for (let i = start; i < end; i++) drawn.push(children(i));
   return (
-    <div role="rowgroup" class="body" ref={bodyRef} onClick={onClick} data-window={`${start}-${end}`} style={{ paddingTop: `${start * ROW_HEIGHT}px`, paddingBottom: `${(count - end) * ROW_HEIGHT}px` }}>
+    <div
+      role="rowgroup"
+      class="body"
+      ref={bodyRef}
+      onClick={onClick}
+      data-window={`${start}-${end}`}
+      style={{ paddingTop: `${start * ROW_HEIGHT}px`, paddingBottom: `${(count - end) * ROW_HEIGHT}px` }}
+    >
       {drawn}
     </div>
   );

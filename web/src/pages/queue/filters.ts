@@ -47,7 +47,8 @@ export function filtersOf(query: URLSearchParams): Filters {
     review_status: status === 'any' ? undefined : ((status || 'unreviewed') as ReviewStatus),
     q: s('q'),
     changed: query.get('changed') === 'last_scan' ? 'last_scan' : undefined,
-    include_sample: query.get('include_sample') === 'true' ? true : query.get('include_sample') === 'false' ? false : undefined,
+    include_sample:
+      query.get('include_sample') === 'true' ? true : query.get('include_sample') === 'false' ? false : undefined,
     sort: SORTS.some((o) => o.value === sort) ? (sort as Sort) : 'risk',
     limit: (PAGE_SIZES as readonly number[]).includes(limit) ? limit : 100,
     cursor: s('cursor'),
@@ -57,7 +58,8 @@ export function filtersOf(query: URLSearchParams): Filters {
 /** The queue's filters as the export's query: what the list shows, every page of it (no sort, limit or cursor). */
 export function exportQuery(f: Filters, sampleShown: boolean): Record<string, string> {
   const q: Record<string, string> = { include_sample: String(f.include_sample ?? sampleShown) };
-  for (const key of ['datasource_id', 'severity', 'level', 'review_status', 'q', 'changed'] as const) if (f[key]) q[key] = f[key];
+  for (const key of ['datasource_id', 'severity', 'level', 'review_status', 'q', 'changed'] as const)
+    if (f[key]) q[key] = f[key];
   if (f.tag_id) q.tag_id = String(f.tag_id);
   return q;
 }

@@ -16,7 +16,10 @@ interface Outcome {
   status: ReviewStatus;
 }
 
-export function useDecisions(list: QueueList, report: { onStatus: (message: string) => void; onError: (error: unknown) => void; clearSelection: () => void }) {
+export function useDecisions(
+  list: QueueList,
+  report: { onStatus: (message: string) => void; onError: (error: unknown) => void; clearSelection: () => void },
+) {
   const [busy, setBusy] = useState(false);
   // Confirmed on this page: their stored score, severity, minibars and suggestion were for the old classification
   // (the server recomputes them in the background), so the row shows none of them.
@@ -31,7 +34,9 @@ export function useDecisions(list: QueueList, report: { onStatus: (message: stri
       list.dropMetrics(decidedIds);
     }
     list.patchRows((r) => (decidedIds.has(r.id) ? { ...r, review_status: reviewStatus } : r));
-    const fresh = await Promise.all(ids.map((id) => ok(api.GET('/api/v1/fields/{id}', { params: { path: { id } } })).catch(() => undefined)));
+    const fresh = await Promise.all(
+      ids.map((id) => ok(api.GET('/api/v1/fields/{id}', { params: { path: { id } } })).catch(() => undefined)),
+    );
     const byId = new Map(fresh.filter((f): f is FieldItem => f !== undefined).map((f) => [f.id, f]));
     list.patchRows((r) => byId.get(r.id) ?? r);
   };
@@ -84,7 +89,9 @@ export function useDecisions(list: QueueList, report: { onStatus: (message: stri
   };
 
   const suggestionOf = (field: FieldItem) =>
-    rescoring.has(field.id) ? null : (extras(field).suggested_classification ?? extras(list.metrics.get(field.id)).suggested_classification ?? null);
+    rescoring.has(field.id)
+      ? null
+      : (extras(field).suggested_classification ?? extras(list.metrics.get(field.id)).suggested_classification ?? null);
 
   return {
     busy,

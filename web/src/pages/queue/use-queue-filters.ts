@@ -24,13 +24,15 @@ export function useQueueFilters() {
   }, [filters.q]);
 
   /** Changes filters in the address (read at call time, so a late search never undoes a newer change). */
-  const set = (changes: FilterChanges, options: { replace?: boolean } = {}) => navigate(urlOf(new URLSearchParams(location.search), changes), options);
+  const set = (changes: FilterChanges, options: { replace?: boolean } = {}) =>
+    navigate(urlOf(new URLSearchParams(location.search), changes), options);
 
   const search = (text: string, now: boolean) => {
     setSearchText(text);
     clearTimeout(searchTimer.current);
     // Typing replaces the address rather than adding a history entry per pause; Back leaves the search.
-    const apply = () => set({ q: text.trim().slice(0, 128) }, { replace: (new URLSearchParams(location.search).get('q') ?? '') !== '' });
+    const apply = () =>
+      set({ q: text.trim().slice(0, 128) }, { replace: (new URLSearchParams(location.search).get('q') ?? '') !== '' });
     if (now) apply();
     else searchTimer.current = setTimeout(apply, SEARCH_DEBOUNCE_MS);
   };

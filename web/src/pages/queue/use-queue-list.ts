@@ -51,12 +51,20 @@ export function useQueueList(filters: Filters, filtersKey: string, events: Queue
         // (a role that cannot list data sources gets the API's default, everything).
         const sources = await loadDatasources().catch(() => null);
         const includeSample = include_sample ?? !(sources ?? []).some((d) => !d.is_sample);
-        const page = await ok(api.GET('/api/v1/fields', { params: { query: { ...rest, sort: apiSort, include_sample: includeSample, ...(cursor ? { cursor } : {}) } } }));
+        const page = await ok(
+          api.GET('/api/v1/fields', {
+            params: { query: { ...rest, sort: apiSort, include_sample: includeSample, ...(cursor ? { cursor } : {}) } },
+          }),
+        );
         let bars: MinibarsResponse | undefined;
         let barsError: unknown = null;
         if (page.items.length > 0) {
           try {
-            bars = await ok(api.POST('/api/v1/classify/fields/embedding-minibars', { body: { field_ids: page.items.map((f) => f.id) } }));
+            bars = await ok(
+              api.POST('/api/v1/classify/fields/embedding-minibars', {
+                body: { field_ids: page.items.map((f) => f.id) },
+              }),
+            );
           } catch (e) {
             barsError = e;
           }
@@ -103,9 +111,11 @@ export function useQueueList(filters: Filters, filtersKey: string, events: Queue
       const shown = new Set(rows.map((r) => r.id));
       return ids.filter((id) => shown.has(id));
     },
-    patchRows: (patch: (row: FieldItem) => FieldItem) => setList((current) => (current ? { ...current, rows: current.rows.map(patch) } : current)),
+    patchRows: (patch: (row: FieldItem) => FieldItem) =>
+      setList((current) => (current ? { ...current, rows: current.rows.map(patch) } : current)),
     /** Forgets the minibars of `ids` (their scores were for a classification they no longer have). */
-    dropMetrics: (ids: ReadonlySet<string>) => setMetrics((current) => new Map([...current].filter(([id]) => !ids.has(id)))),
+    dropMetrics: (ids: ReadonlySet<string>) =>
+      setMetrics((current) => new Map([...current].filter(([id]) => !ids.has(id)))),
   };
 }
 

@@ -5,7 +5,10 @@ import type { FieldItem } from '../../api/client';
 export function useSelection(rows: readonly FieldItem[] | null) {
   const [selected, setSelected] = useState<Set<string>>(new Set());
   // The ticked rows among those on screen: the only ones a batch acts on.
-  const selectedShown = useMemo(() => (rows ?? []).filter((r) => selected.has(r.id)).map((r) => r.id), [rows, selected]);
+  const selectedShown = useMemo(
+    () => (rows ?? []).filter((r) => selected.has(r.id)).map((r) => r.id),
+    [rows, selected],
+  );
   return {
     selected,
     selectedShown,
@@ -20,7 +23,8 @@ export function useSelection(rows: readonly FieldItem[] | null) {
     select: (ids: readonly string[]) => setSelected(new Set(ids)),
     clear: () => setSelected(new Set()),
     /** Narrowing keeps the ticks of the rows still shown, and only those. */
-    keepOnly: (shown: ReadonlySet<string>) => setSelected((current) => new Set([...current].filter((id) => shown.has(id)))),
+    keepOnly: (shown: ReadonlySet<string>) =>
+      setSelected((current) => new Set([...current].filter((id) => shown.has(id)))),
   };
 }
 
