@@ -60,6 +60,26 @@ export default tseslint.config(
     },
   },
   {
+    // Time comes from the injected clock (src/clock.ts), so that expiry, lifetimes and ages are tested without waiting.
+    // Where real time is the point (phase timings, waits, a thread's time slice), the line says so in a disable comment.
+    files: ['src/**/*.ts'],
+    ignores: ['src/clock.ts'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'Date', property: 'now', message: 'Take the time from the injected Clock (src/clock.ts).' },
+        { object: 'performance', property: 'now', message: 'Take the time from the injected Clock (monotonicMs).' },
+      ],
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "NewExpression[callee.name='Date'][arguments.length=0]",
+          message: 'Take the time from the injected Clock (src/clock.ts).',
+        },
+      ],
+    },
+  },
+  {
     // node:test's describe/it return promises the runner tracks itself.
     files: ['test/**/*.ts'],
     rules: { '@typescript-eslint/no-floating-promises': 'off' },

@@ -66,8 +66,10 @@ export async function runAuditCommand(
   const database = await openExistingDatabase('fieldlens audit', options.env ?? process.env, out);
   if (database === undefined) return 1;
   try {
+    // eslint-disable-next-line no-restricted-properties -- real elapsed time, printed to the operator
     const started = Date.now();
     const result = await verifyAuditChain(database, { pageSize });
+    // eslint-disable-next-line no-restricted-properties -- real elapsed time, printed to the operator
     const seconds = ((Date.now() - started) / 1000).toFixed(1);
     if (result.ok) {
       out.stdout(

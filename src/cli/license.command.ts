@@ -64,6 +64,7 @@ export async function runLicenseCommand(
   options: LicenseCommandOptions = {},
 ): Promise<number> {
   const [command, ...rest] = args;
+  // eslint-disable-next-line no-restricted-syntax -- the CLI runs on the real clock
   const now = options.now ?? (() => new Date());
   try {
     switch (command) {
@@ -77,6 +78,7 @@ export async function runLicenseCommand(
         if (rest.length > 0) throw new UsageError('reset-clock takes no arguments');
         return await resetLicenseClock(out, {
           env: options.env ?? process.env,
+          // eslint-disable-next-line no-restricted-properties -- the CLI runs on the real clock
           clock: { now, monotonicMs: () => performance.now() },
         });
       case 'help':

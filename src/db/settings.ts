@@ -47,12 +47,10 @@ export async function incrementSetting(db: Queryable, key: string, now: Date): P
     .insertInto('settings')
     .values({ key, value: '1', updated_at: now.toISOString() })
     .onConflict((oc) =>
-      oc
-        .column('key')
-        .doUpdateSet({
-          value: sql<string>`cast(cast(settings.value as integer) + 1 as text)`,
-          updated_at: now.toISOString(),
-        }),
+      oc.column('key').doUpdateSet({
+        value: sql<string>`cast(cast(settings.value as integer) + 1 as text)`,
+        updated_at: now.toISOString(),
+      }),
     )
     .execute();
 }

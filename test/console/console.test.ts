@@ -328,13 +328,11 @@ describe('web console [sqlite]', () => {
     await screenshot(page, 'license');
 
     // A bad file is refused in words, and the license in force stays.
-    await page
-      .getByLabel('License file (.service-license)')
-      .setInputFiles({
-        name: 'bad.service-license',
-        mimeType: 'application/octet-stream',
-        buffer: Buffer.from('not a license'),
-      });
+    await page.getByLabel('License file (.service-license)').setInputFiles({
+      name: 'bad.service-license',
+      mimeType: 'application/octet-stream',
+      buffer: Buffer.from('not a license'),
+    });
     await page.getByRole('button', { name: 'Import' }).click();
     await page.getByRole('alert').filter({ hasText: 'The license file was refused.' }).waitFor();
     await page.getByTestId('tier').filter({ hasText: 'enterprise' }).waitFor();

@@ -92,9 +92,7 @@ for (const kind of databaseKinds().filter((k) => k === 'postgres')) {
 }
 
 /** Starts test/fixtures/slow-server.ts and answers its port once it listens. */
-async function startSlowServer(
-  env: Record<string, string>,
-): Promise<{
+async function startSlowServer(env: Record<string, string>): Promise<{
   child: ChildProcessByStdio<Writable, Readable, Readable>;
   port: number;
   exited: Promise<number | null>;

@@ -72,8 +72,10 @@ export const catalogChanges: MigrationFactory = (kind: DialectKind) => ({
     // The fields that name a changed or deleted field as their nearest neighbour.
     await db.schema.createIndex('field_metrics_nearest_idx').on('field_metrics').column('nearest_field_id').execute();
     // Metrics left naming a deleted field by writers that forgot to mark them stale: recomputed after the upgrade.
+    // eslint-disable-next-line no-restricted-syntax -- a migration stamps what it queues with the time it runs
+    const now = new Date().toISOString();
     await sql`insert into metrics_queue (field_id, token, enqueued_at)
-      select m.field_id, 'upgrade', ${new Date().toISOString()} from field_metrics m
+      select m.field_id, 'upgrade', ${now} from field_metrics m
       where m.nearest_field_id is not null and not exists (select 1 from fields f where f.id = m.nearest_field_id)
       on conflict (field_id) do nothing`.execute(db);
   },

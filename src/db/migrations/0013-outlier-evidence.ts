@@ -56,8 +56,10 @@ export const outlierEvidence: MigrationFactory = (kind) => ({
     // The re-classification worker queues once per classifier and taxonomy version: forget that it did, so that its next
     // round queues the fields that have no view yet.
     await sql`delete from settings where key = 'classifier.reclassify_enqueued_for'`.execute(db);
+    // eslint-disable-next-line no-restricted-syntax -- a migration stamps what it queues with the time it runs
+    const now = new Date().toISOString();
     await sql`insert into metrics_queue (field_id, token, enqueued_at)
-      select field_id, 'upgrade-0013', ${new Date().toISOString()} from field_metrics where true
+      select field_id, 'upgrade-0013', ${now} from field_metrics where true
       on conflict (field_id) do nothing`.execute(db);
   },
 });

@@ -9,6 +9,7 @@ import type { MigrationFactory } from './index.js';
  */
 export const fitScores: MigrationFactory = () => ({
   async up(db: Kysely<unknown>): Promise<void> {
+    // eslint-disable-next-line no-restricted-syntax -- a migration stamps what it queues with the time it runs
     const now = new Date().toISOString();
     // `where true`: SQLite needs it to read ON CONFLICT after INSERT … SELECT.
     await sql`insert into metrics_queue (field_id, token, enqueued_at, claimed_by, claimed_at)

@@ -95,14 +95,12 @@ export async function putLoginAttempts(
     .insertInto('login_attempts')
     .values(row)
     .onConflict((oc) =>
-      oc
-        .column('username_key')
-        .doUpdateSet({
-          failures: row.failures,
-          pending: row.pending,
-          locked_until: row.locked_until,
-          last_failed_at: row.last_failed_at,
-        }),
+      oc.column('username_key').doUpdateSet({
+        failures: row.failures,
+        pending: row.pending,
+        locked_until: row.locked_until,
+        last_failed_at: row.last_failed_at,
+      }),
     )
     .execute();
 }

@@ -214,11 +214,13 @@ export class AuthService implements Authenticator {
    * streak), for at most CLAIM_WAIT_MS, then is answered 429 too.
    */
   private async claimLoginAttempt(usernameKey: string): Promise<void> {
+    // eslint-disable-next-line no-restricted-properties -- real time: how long this request has waited for a login slot
     const started = Date.now();
     for (;;) {
       const now = this.deps.clock.now();
       const claim = await this.db.transaction().execute((trx) => this.tryClaim(trx, usernameKey, now));
       if (claim.outcome === 'granted') return;
+      // eslint-disable-next-line no-restricted-properties -- real time: how long this request has waited for a login slot
       if (claim.outcome === 'locked' || Date.now() - started >= CLAIM_WAIT_MS) {
         const retryAfter = claim.outcome === 'locked' ? claim.retryAfter : 1;
         throw new AppError('rate_limited', `Too many failed logins for this username; try again in ${retryAfter} s`, {

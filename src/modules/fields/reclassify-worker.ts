@@ -62,6 +62,7 @@ export class ReclassifyWorker {
     for (;;) {
       const claims = await this.deps.queue.claim(
         this.worker,
+        // eslint-disable-next-line no-restricted-properties -- queue claims expire on real time, never before the injected clock says so
         new Date(Math.max(this.deps.clock.now().getTime(), Date.now())),
         BATCH,
       );

@@ -63,7 +63,9 @@ function schedule(): void {
 
 function step(): void {
   scheduled = false;
+  // eslint-disable-next-line no-restricted-properties -- real time: the index thread's time slice
   const deadline = performance.now() + SLICE_MS;
+  // eslint-disable-next-line no-restricted-properties -- real time: the index thread's time slice
   while (performance.now() < deadline) {
     const job = urgent[0] ?? queue[0];
     if (!job) return;
@@ -92,6 +94,7 @@ function applySome(job: OpsJob, deadline: number): boolean {
       index.remove(key);
     }
     job.next++;
+    // eslint-disable-next-line no-restricted-properties -- real time: the index thread's time slice
     if ((job.next & 15) === 0 && performance.now() >= deadline) break;
   }
   return job.next >= kinds.length;
@@ -114,6 +117,7 @@ function searchSome(job: SearchJob, deadline: number): boolean {
       post({ type: 'failed', id, message: error instanceof Error ? error.message : String(error) });
       return true;
     }
+    // eslint-disable-next-line no-restricted-properties -- real time: the index thread's time slice
     if (performance.now() >= deadline) break;
   }
   if (job.next < n) return false;

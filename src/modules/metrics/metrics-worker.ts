@@ -157,10 +157,12 @@ export class MetricsWorker {
    * entries other instances hold; for tests, benchmarks and the metrics of a field asked for before its turn.
    */
   async drain(timeoutMs = 120_000): Promise<void> {
+    // eslint-disable-next-line no-restricted-properties -- real time: phase timings, drain deadline, queue claims never before the injected clock
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       await this.rounds.runNow();
       if ((await this.deps.staleness.pending()) === 0) return;
+      // eslint-disable-next-line no-restricted-properties -- real time: phase timings, drain deadline, queue claims never before the injected clock
       if (Date.now() > deadline) throw new Error('metrics drain timed out');
       await new Promise((r) => setTimeout(r, 50));
     }
@@ -199,8 +201,10 @@ export class MetricsWorker {
       this.needsUncomputedQueued = false;
       await this.deps.queue.analyze();
     }
+    // eslint-disable-next-line no-restricted-properties -- real time: phase timings, drain deadline, queue claims never before the injected clock
     const started = performance.now();
     await this.deps.staleness.expandAll();
+    // eslint-disable-next-line no-restricted-properties -- real time: phase timings, drain deadline, queue claims never before the injected clock
     this.times.expandMs += performance.now() - started;
     await this.processQueue(untilEmpty);
   }
@@ -233,9 +237,12 @@ export class MetricsWorker {
 
   private async claimBatch(untilEmpty: boolean): Promise<{ claims: Claim[]; prepared: Prepared } | null> {
     if (this.rounds.stopped && !untilEmpty) return null;
+    // eslint-disable-next-line no-restricted-properties -- real time: phase timings, drain deadline, queue claims never before the injected clock
     const now = new Date(Math.max(this.deps.clock.now().getTime(), Date.now()));
+    // eslint-disable-next-line no-restricted-properties -- real time: phase timings, drain deadline, queue claims never before the injected clock
     const started = performance.now();
     const claims = await this.deps.queue.claim(this.worker, now, BATCH);
+    // eslint-disable-next-line no-restricted-properties -- real time: phase timings, drain deadline, queue claims never before the injected clock
     this.times.claimMs += performance.now() - started;
     if (claims.length === 0) return null;
     // Claimed after the change committed: the replica sees it now.
@@ -258,6 +265,7 @@ export class MetricsWorker {
     rows: ReadonlyArray<repo.FieldMetricsRow & { risk: number }>,
     claims: readonly Claim[],
   ): Promise<void> {
+    // eslint-disable-next-line no-restricted-properties -- real time: phase timings, drain deadline, queue claims never before the injected clock
     const started = performance.now();
     await this.deps.database.db.transaction().execute(async (trx) => {
       await yieldLocksAfter(trx, BACKGROUND_LOCK_WAIT_MS);
@@ -314,6 +322,7 @@ export class MetricsWorker {
         claims.filter((c) => skipped.has(c.key)),
       );
     });
+    // eslint-disable-next-line no-restricted-properties -- real time: phase timings, drain deadline, queue claims never before the injected clock
     this.times.saveMs += performance.now() - started;
     this.times.fields += rows.length;
   }
@@ -457,6 +466,7 @@ export class MetricsWorker {
   /** Computes the metrics of the given fields from the in-memory catalog (fields it does not hold are skipped). */
   private async computeFields(prepared: Prepared): Promise<ComputedRow[]> {
     const { state } = prepared;
+    // eslint-disable-next-line no-restricted-properties -- real time: phase timings, drain deadline, queue claims never before the injected clock
     const started = performance.now();
     const tags = await this.tagContext(state);
     const measure = (slot: number, found: Neighbours): Measured => measureSlot(state, tags, slot, found);
@@ -472,6 +482,7 @@ export class MetricsWorker {
     ]);
     const bases = await this.confirmedBases(pre);
     const computedAt = this.deps.clock.now().toISOString();
+    // eslint-disable-next-line no-restricted-properties -- real time: phase timings, drain deadline, queue claims never before the injected clock
     this.times.computeMs += performance.now() - started;
     const scored = pre.map((m) => this.scoreField(state, tags, m, { names, bases, computedAt }));
     return this.withReasons(scored, names);

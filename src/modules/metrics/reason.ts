@@ -120,9 +120,7 @@ function strongestKinds(t: OutlierTerms | undefined): Kind[] {
  * The largest group of the nearest fields that share one other classification: how many, of how many, the label,
  * whether the nearest field is one of them, and their data source when they all share one.
  */
-function neighbourGroup(
-  neighbours: readonly ReasonNeighbour[],
-): {
+function neighbourGroup(neighbours: readonly ReasonNeighbour[]): {
   count: number;
   of: number;
   classification: string;

@@ -87,6 +87,7 @@ export class ScanWorker {
   }
 
   private async round(background: boolean): Promise<void> {
+    // eslint-disable-next-line no-restricted-properties -- real time: how often due scans are scheduled
     const now = Date.now();
     if (!background || now - this.lastSchedule >= this.scheduleEveryMs) {
       this.lastSchedule = now;

@@ -449,15 +449,13 @@ describeEachDatabase('data-source connections', (kind) => {
   });
 
   it('refuses a connection or an interval on a sample data source (409), and test-connection without a connection (409)', async () => {
-    const sample = await t.database.db
-      .transaction()
-      .execute((trx) =>
-        t.app.services.datasources.insertSampleDatasource(trx, {
-          name: `sample-${randomBytes(3).toString('hex')}`,
-          type: 'postgresql',
-          description: 'sample',
-        }),
-      );
+    const sample = await t.database.db.transaction().execute((trx) =>
+      t.app.services.datasources.insertSampleDatasource(trx, {
+        name: `sample-${randomBytes(3).toString('hex')}`,
+        type: 'postgresql',
+        description: 'sample',
+      }),
+    );
     assert.ok(sample);
     try {
       const refused = await patch(sample.id, { connection: { kind: 'postgresql', host: 'h', database: 'd' } });
