@@ -9,9 +9,11 @@
 //   builds that checkout's server beside this one on the same synthetic catalog, in this process, and alternates every
 //   request between the two, so "before" and "after" see the same load on a shared machine.
 //   BENCH_ONLY=<substring>: only the queries whose label contains it.
+//   BENCH_PROFILE=<file.cpuprofile>: a CPU profile of the minibars calls alone (open it in Chrome's DevTools).
 //   BENCH_KEEP=1: keep the generated database (SQLite file, PostgreSQL schema) and print where, to read query plans.
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -339,9 +341,23 @@ try {
       (JSON.parse(page.body) as { items: Array<{ id: string }> }).items.map((f) => f.id),
     );
   }
+  const profile = process.env.BENCH_PROFILE ? new Session() : null;
+  if (profile) {
+    // The first call computes the page's metrics on the spot: outside the profile.
+    for (const s of servers)
+      await call(s, 'POST', '/api/v1/classify/fields/embedding-minibars', { field_ids: ids.get(s) });
+    profile.connect();
+    await profile.post('Profiler.enable');
+    await profile.post('Profiler.start');
+  }
   await timed(servers, 'POST /classify/fields/embedding-minibars (500 ids)', (s) =>
     call(s, 'POST', '/api/v1/classify/fields/embedding-minibars', { field_ids: ids.get(s) }),
   );
+  if (profile) {
+    const { profile: taken } = await profile.post('Profiler.stop');
+    fs.writeFileSync(process.env.BENCH_PROFILE as string, JSON.stringify(taken));
+    profile.disconnect();
+  }
   for (const s of servers) {
     const plain = await s.app.inject({
       method: 'POST',
