@@ -194,27 +194,12 @@ export function TaxonomyPage() {
   );
 }
 
-function TagPanel({
-  tag,
-  count,
-  levels,
-  canWrite,
-  onChanged,
-  onDeleted,
-}: {
-  tag: Tag;
-  count: TagCount | undefined;
-  levels: Level[];
-  canWrite: boolean;
-  onChanged: (what: string) => void;
-  onDeleted: (what: string) => void;
-}) {
-  const [name, setName] = useState(tag.name);
-  const [level, setLevel] = useState(tag.default_level);
-  const [parent, setParent] = useState<Tag | null>(null);
-  const [error, setError] = useState<{ action: 'move' | 'delete' | 'other'; error: unknown } | null>(null);
+type TagFailure = { action: 'move' | 'delete' | 'other'; error: unknown };
+
+/** Changes to one tag: each says what it did through `onChanged`/`onDeleted`, or keeps why not in `error`. */
+function useTagChanges(tag: Tag, onChanged: (what: string) => void, onDeleted: (what: string) => void) {
+  const [error, setError] = useState<TagFailure | null>(null);
   const [deleting, setDeleting] = useState(false);
-  const [replacement, setReplacement] = useState<Tag | null>(null);
 
   const patch = async (
     body: { name?: string; parent_id?: number | null; default_level?: string },
@@ -245,10 +230,71 @@ function TagPanel({
       setError({ action: 'delete', error: e });
     }
   };
+  return { error, deleting, setDeleting, patch, remove };
+}
+
+type TagChanges = ReturnType<typeof useTagChanges>;
+
+function TagPanel({
+  tag,
+  count,
+  levels,
+  canWrite,
+  onChanged,
+  onDeleted,
+}: {
+  tag: Tag;
+  count: TagCount | undefined;
+  levels: Level[];
+  canWrite: boolean;
+  onChanged: (what: string) => void;
+  onDeleted: (what: string) => void;
+}) {
+  const changes = useTagChanges(tag, onChanged, onDeleted);
+  const { error, deleting, setDeleting } = changes;
+  const [replacement, setReplacement] = useState<Tag | null>(null);
 
   return (
     <aside class="card tag-panel" aria-labelledby="tag-panel-title">
       <h2 id="tag-panel-title">{tag.chain_path}</h2>
+      <TagFacts tag={tag} count={count} levels={levels} />
+      {canWrite && (
+        <>
+          {error && !deleting && <TagProblem error={error.error} action={error.action} />}
+          <TagEditForms tag={tag} levels={levels} patch={changes.patch} />
+          <div class="buttons">
+            <button type="button" class="danger" onClick={() => setDeleting(true)}>
+              Delete…
+            </button>
+          </div>
+        </>
+      )}
+      {deleting && (
+        <Dialog title={`Delete ${tag.chain_path}?`} onClose={() => setDeleting(false)}>
+          <p>
+            The tag and every tag below it are deleted. Their fields and the rules that give them move to the
+            replacement, keeping their level and review state.
+          </p>
+          <TagPicker label="Replacement tag" value={replacement} onChange={setReplacement} />
+          {error?.action === 'delete' && <TagProblem error={error.error} action="delete" />}
+          <div class="buttons">
+            <button type="button" class="primary danger" onClick={() => void changes.remove(replacement)}>
+              {replacement ? 'Delete and move the fields' : 'Delete without a replacement'}
+            </button>
+            <button type="button" autoFocus onClick={() => setDeleting(false)}>
+              Cancel
+            </button>
+          </div>
+        </Dialog>
+      )}
+    </aside>
+  );
+}
+
+/** The tag's default level, description and field counts, in all and by level. */
+function TagFacts({ tag, count, levels }: { tag: Tag; count: TagCount | undefined; levels: Level[] }) {
+  return (
+    <>
       <dl class="facts">
         <dt>Default level</dt>
         <dd>{tag.default_level}</dd>
@@ -282,89 +328,72 @@ function TagPanel({
           </tr>
         </tbody>
       </table>
-      {canWrite && (
-        <>
-          {error && !deleting && <TagProblem error={error.error} action={error.action} />}
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              void patch({ name: name.trim() }, `Renamed ${tag.chain_path} to ${name.trim()}.`, 'other');
-            }}
-          >
-            <label for="tag-name">Name</label>
-            <input
-              id="tag-name"
-              required
-              maxLength={100}
-              value={name}
-              onInput={(e) => setName((e.target as HTMLInputElement).value)}
-            />
-            <div class="buttons">
-              <button type="submit" disabled={!name.trim() || name.trim() === tag.name}>
-                Rename
-              </button>
-            </div>
-          </form>
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              void patch({ default_level: level }, `The default level of ${tag.chain_path} is now ${level}.`, 'other');
-            }}
-          >
-            <label for="tag-level">Default level</label>
-            <select id="tag-level" value={level} onChange={(e) => setLevel((e.target as HTMLSelectElement).value)}>
-              {levels.map((l) => (
-                <option key={l.code} value={l.code}>
-                  {l.code} · {l.name}
-                </option>
-              ))}
-            </select>
-            <div class="buttons">
-              <button type="submit" disabled={level === tag.default_level}>
-                Change default level
-              </button>
-            </div>
-          </form>
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              void patch(
-                { parent_id: parent?.id ?? null },
-                `Moved ${tag.name} under ${parent ? parent.chain_path : 'the root'}.`,
-                'move',
-              );
-            }}
-          >
-            <TagPicker label="New parent (empty: the root)" value={parent} onChange={setParent} />
-            <div class="buttons">
-              <button type="submit">{parent ? 'Move under this parent' : 'Move to the root'}</button>
-            </div>
-          </form>
-          <div class="buttons">
-            <button type="button" class="danger" onClick={() => setDeleting(true)}>
-              Delete…
-            </button>
-          </div>
-        </>
-      )}
-      {deleting && (
-        <Dialog title={`Delete ${tag.chain_path}?`} onClose={() => setDeleting(false)}>
-          <p>
-            The tag and every tag below it are deleted. Their fields and the rules that give them move to the
-            replacement, keeping their level and review state.
-          </p>
-          <TagPicker label="Replacement tag" value={replacement} onChange={setReplacement} />
-          {error?.action === 'delete' && <TagProblem error={error.error} action="delete" />}
-          <div class="buttons">
-            <button type="button" class="primary danger" onClick={() => void remove(replacement)}>
-              {replacement ? 'Delete and move the fields' : 'Delete without a replacement'}
-            </button>
-            <button type="button" autoFocus onClick={() => setDeleting(false)}>
-              Cancel
-            </button>
-          </div>
-        </Dialog>
-      )}
-    </aside>
+    </>
+  );
+}
+
+/** Rename, change the default level, move under another parent. */
+function TagEditForms({ tag, levels, patch }: { tag: Tag; levels: Level[]; patch: TagChanges['patch'] }) {
+  const [name, setName] = useState(tag.name);
+  const [level, setLevel] = useState(tag.default_level);
+  const [parent, setParent] = useState<Tag | null>(null);
+  return (
+    <>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void patch({ name: name.trim() }, `Renamed ${tag.chain_path} to ${name.trim()}.`, 'other');
+        }}
+      >
+        <label for="tag-name">Name</label>
+        <input
+          id="tag-name"
+          required
+          maxLength={100}
+          value={name}
+          onInput={(e) => setName((e.target as HTMLInputElement).value)}
+        />
+        <div class="buttons">
+          <button type="submit" disabled={!name.trim() || name.trim() === tag.name}>
+            Rename
+          </button>
+        </div>
+      </form>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void patch({ default_level: level }, `The default level of ${tag.chain_path} is now ${level}.`, 'other');
+        }}
+      >
+        <label for="tag-level">Default level</label>
+        <select id="tag-level" value={level} onChange={(e) => setLevel((e.target as HTMLSelectElement).value)}>
+          {levels.map((l) => (
+            <option key={l.code} value={l.code}>
+              {l.code} · {l.name}
+            </option>
+          ))}
+        </select>
+        <div class="buttons">
+          <button type="submit" disabled={level === tag.default_level}>
+            Change default level
+          </button>
+        </div>
+      </form>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void patch(
+            { parent_id: parent?.id ?? null },
+            `Moved ${tag.name} under ${parent ? parent.chain_path : 'the root'}.`,
+            'move',
+          );
+        }}
+      >
+        <TagPicker label="New parent (empty: the root)" value={parent} onChange={setParent} />
+        <div class="buttons">
+          <button type="submit">{parent ? 'Move under this parent' : 'Move to the root'}</button>
+        </div>
+      </form>
+    </>
   );
 }
