@@ -63,15 +63,12 @@ function TagProblem({ error, action }: { error: unknown; action: 'move' | 'delet
   );
 }
 
-export function TaxonomyPage() {
+/** The tags with their field counts (from the inventory report) and the levels; `load(true)` reads them afresh. */
+function useTaxonomy() {
   const [tags, setTags] = useState<Tag[] | null>(null);
   const [counts, setCounts] = useState<Map<number, TagCount>>(new Map());
   const [levels, setLevels] = useState<Level[]>([]);
   const [error, setError] = useState<unknown>(null);
-  const [status, setStatus] = useState('');
-  const [selected, setSelected] = useState<number | null>(null);
-  const [open, setOpen] = useState<Set<number>>(new Set());
-  const canWrite = session.can('taxonomy:write');
 
   const load = async (fresh: boolean) => {
     const [t, report] = await Promise.all([loadTags(fresh), ok(api.GET('/api/v1/reports/inventory'))]);
@@ -83,6 +80,15 @@ export function TaxonomyPage() {
     load(true).catch(setError);
     void loadLevels().then(setLevels, setError);
   }, []);
+  return { tags, counts, levels, error, setError, load };
+}
+
+export function TaxonomyPage() {
+  const { tags, counts, levels, error, setError, load } = useTaxonomy();
+  const [status, setStatus] = useState('');
+  const [selected, setSelected] = useState<number | null>(null);
+  const [open, setOpen] = useState<Set<number>>(new Set());
+  const canWrite = session.can('taxonomy:write');
   const tree = useMemo(() => (tags ? buildTree(tags, counts) : []), [tags, counts]);
   if (!session.can('field:read')) return <NoPermission permission="field:read" what="The taxonomy" />;
 
@@ -91,7 +97,6 @@ export function TaxonomyPage() {
     setStatus(what);
     await load(true).catch(setError);
   };
-
   const toggle = (id: number) =>
     setOpen((o) => {
       const next = new Set(o);
@@ -99,51 +104,7 @@ export function TaxonomyPage() {
       else next.add(id);
       return next;
     });
-
-  const row = (node: Node) => {
-    const c = counts.get(node.tag.id);
-    const own = c?.fields ?? 0;
-    const breakdown = c
-      ? levels.filter((l) => (c.by_level[l.code] ?? 0) > 0).map((l) => `${l.code} ${c.by_level[l.code]}`)
-      : [];
-    const expanded = open.has(node.tag.id);
-    return (
-      <li key={node.tag.id}>
-        <div class={`tag-row${selected === node.tag.id ? ' selected' : ''}`} data-tag={node.tag.chain_path}>
-          {node.children.length > 0 ? (
-            <button
-              type="button"
-              class="small toggle"
-              aria-expanded={expanded}
-              aria-label={`${expanded ? 'Collapse' : 'Expand'} ${node.tag.name}`}
-              onClick={() => toggle(node.tag.id)}
-            >
-              {expanded ? '−' : '+'}
-            </button>
-          ) : (
-            <span class="toggle" aria-hidden="true" />
-          )}
-          <button
-            type="button"
-            class="small tag-name"
-            aria-pressed={selected === node.tag.id}
-            onClick={() => setSelected(node.tag.id)}
-          >
-            {node.tag.name}
-          </button>
-          <span class="level" title="Default level">
-            {node.tag.default_level}
-          </span>
-          <span class="counts" data-testid="tag-counts">
-            {own} field{own === 1 ? '' : 's'}
-            {breakdown.length > 0 && ` (${breakdown.join(', ')})`}
-            {node.total !== own && ` · ${node.total} with the tags below`}
-          </span>
-        </div>
-        {node.children.length > 0 && expanded && <ul>{node.children.map(row)}</ul>}
-      </li>
-    );
-  };
+  const rowProps = { counts, levels, open, selected, toggle, select: setSelected };
 
   return (
     <section aria-labelledby="taxonomy-title">
@@ -169,7 +130,9 @@ export function TaxonomyPage() {
               </button>
             </div>
             <ul class="tag-tree" aria-label="Tags">
-              {tree.map(row)}
+              {tree.map((node) => (
+                <TagRow key={node.tag.id} node={node} {...rowProps} />
+              ))}
             </ul>
           </div>
           {tag ? (
@@ -191,6 +154,69 @@ export function TaxonomyPage() {
         </div>
       )}
     </section>
+  );
+}
+
+interface TagRowProps {
+  node: Node;
+  counts: Map<number, TagCount>;
+  levels: Level[];
+  open: Set<number>;
+  selected: number | null;
+  toggle: (id: number) => void;
+  select: (id: number) => void;
+}
+
+/** One tag of the tree: open or close, choose, its counts; the tags below it when open. */
+function TagRow(props: TagRowProps) {
+  const { node, counts, levels, open, selected, toggle, select } = props;
+  const c = counts.get(node.tag.id);
+  const own = c?.fields ?? 0;
+  const breakdown = c
+    ? levels.filter((l) => (c.by_level[l.code] ?? 0) > 0).map((l) => `${l.code} ${c.by_level[l.code]}`)
+    : [];
+  const expanded = open.has(node.tag.id);
+  return (
+    <li>
+      <div class={`tag-row${selected === node.tag.id ? ' selected' : ''}`} data-tag={node.tag.chain_path}>
+        {node.children.length > 0 ? (
+          <button
+            type="button"
+            class="small toggle"
+            aria-expanded={expanded}
+            aria-label={`${expanded ? 'Collapse' : 'Expand'} ${node.tag.name}`}
+            onClick={() => toggle(node.tag.id)}
+          >
+            {expanded ? '−' : '+'}
+          </button>
+        ) : (
+          <span class="toggle" aria-hidden="true" />
+        )}
+        <button
+          type="button"
+          class="small tag-name"
+          aria-pressed={selected === node.tag.id}
+          onClick={() => select(node.tag.id)}
+        >
+          {node.tag.name}
+        </button>
+        <span class="level" title="Default level">
+          {node.tag.default_level}
+        </span>
+        <span class="counts" data-testid="tag-counts">
+          {own} field{own === 1 ? '' : 's'}
+          {breakdown.length > 0 && ` (${breakdown.join(', ')})`}
+          {node.total !== own && ` · ${node.total} with the tags below`}
+        </span>
+      </div>
+      {node.children.length > 0 && expanded && (
+        <ul>
+          {node.children.map((child) => (
+            <TagRow key={child.tag.id} {...props} node={child} />
+          ))}
+        </ul>
+      )}
+    </li>
   );
 }
 
