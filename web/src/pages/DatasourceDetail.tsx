@@ -78,6 +78,34 @@ function destinationMoves(before: Connection, next: ConnectionBody): boolean {
   );
 }
 
+interface EditForm {
+  kind: Kind;
+  host: string;
+  port: string;
+  database: string;
+  user: string;
+  password: string;
+  ssl: Ssl;
+}
+
+/** The edited destination over the connection's kept filters and sample size. */
+function editedConnection(c: Connection, form: EditForm): ConnectionBody {
+  const network = form.kind !== 'sqlite';
+  const kept: Partial<ConnectionBody> = {};
+  for (const key of ['include_schemas', 'exclude_schemas', 'include_tables', 'exclude_tables', 'sample_size'] as const)
+    if (c[key] !== undefined) Object.assign(kept, { [key]: c[key] });
+  return {
+    ...kept,
+    kind: form.kind,
+    database: form.database.trim(),
+    ...(network && form.host.trim() ? { host: form.host.trim() } : {}),
+    ...(network && form.port ? { port: Number(form.port) } : {}),
+    ...(network && form.user.trim() ? { user: form.user.trim() } : {}),
+    ...(network && form.password ? { password: form.password } : {}),
+    ...(network && form.ssl !== 'disable' ? { ssl: form.ssl } : {}),
+  };
+}
+
 /**
  * Edit where the connection goes (kind, host, port, database, user, password, TLS); the table filters and sample size
  * are kept. A blank password keeps the stored one while the destination stays; moving it without a password drops the
@@ -93,45 +121,19 @@ function ConnectionEditor({
   onCancel: () => void;
 }) {
   const c = source.connection;
-  const [form, setForm] = useState({
-    kind: c.kind as Kind,
+  const [form, setForm] = useState<EditForm>({
+    kind: c.kind,
     host: c.host ?? '',
     port: c.port ? String(c.port) : '',
     database: c.database,
     user: c.user ?? '',
     password: '',
-    ssl: (c.ssl ?? 'disable') as Ssl,
+    ssl: c.ssl ?? 'disable',
   });
   const [error, setError] = useState<unknown>(null);
   const [busy, setBusy] = useState(false);
   const network = form.kind !== 'sqlite';
-  const field = (key: 'host' | 'port' | 'database' | 'user' | 'password') => ({
-    value: form[key],
-    onInput: (e: Event) => setForm((f) => ({ ...f, [key]: (e.target as HTMLInputElement).value })),
-  });
-
-  const body = (): ConnectionBody => {
-    const kept: Partial<ConnectionBody> = {};
-    for (const key of [
-      'include_schemas',
-      'exclude_schemas',
-      'include_tables',
-      'exclude_tables',
-      'sample_size',
-    ] as const)
-      if (c[key] !== undefined) Object.assign(kept, { [key]: c[key] });
-    return {
-      ...kept,
-      kind: form.kind,
-      database: form.database.trim(),
-      ...(network && form.host.trim() ? { host: form.host.trim() } : {}),
-      ...(network && form.port ? { port: Number(form.port) } : {}),
-      ...(network && form.user.trim() ? { user: form.user.trim() } : {}),
-      ...(network && form.password ? { password: form.password } : {}),
-      ...(network && form.ssl !== 'disable' ? { ssl: form.ssl } : {}),
-    };
-  };
-  const willDrop = source.has_password && network && !form.password && destinationMoves(c, body());
+  const willDrop = source.has_password && network && !form.password && destinationMoves(c, editedConnection(c, form));
 
   const save = async (e: Event) => {
     e.preventDefault();
@@ -139,7 +141,10 @@ function ConnectionEditor({
     setError(null);
     try {
       const updated = await ok(
-        api.PATCH('/api/v1/datasources/{id}', { params: { path: { id: source.id } }, body: { connection: body() } }),
+        api.PATCH('/api/v1/datasources/{id}', {
+          params: { path: { id: source.id } },
+          body: { connection: editedConnection(c, form) },
+        }),
       );
       // The password leaves the page's memory once sent.
       setForm((f) => ({ ...f, password: '' }));
@@ -155,6 +160,40 @@ function ConnectionEditor({
     <form class="card" onSubmit={(e) => void save(e)} aria-labelledby="ds-edit-title" data-testid="connection-editor">
       <h2 id="ds-edit-title">Edit the connection</h2>
       <ProblemNotice error={error} />
+      <DestinationFields form={form} setForm={setForm} hasPassword={source.has_password} />
+      {willDrop && (
+        <p class="notice info" data-testid="password-will-drop">
+          This change moves the connection (or weakens its TLS): the stored password will be removed, as it is never
+          sent to another destination. Enter the password again to keep one.
+        </p>
+      )}
+      <div class="buttons">
+        <button type="submit" class="primary" disabled={busy}>
+          Save connection
+        </button>
+        <button type="button" disabled={busy} onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}
+
+interface DestinationFieldsProps {
+  form: EditForm;
+  setForm: (update: (f: EditForm) => EditForm) => void;
+  hasPassword: boolean;
+}
+
+/** Kind, host, port, database, user, password and TLS of the connection being edited. */
+function DestinationFields({ form, setForm, hasPassword }: DestinationFieldsProps) {
+  const network = form.kind !== 'sqlite';
+  const field = (key: 'host' | 'port' | 'database' | 'user' | 'password') => ({
+    value: form[key],
+    onInput: (e: Event) => setForm((f) => ({ ...f, [key]: (e.target as HTMLInputElement).value })),
+  });
+  return (
+    <>
       <label for="ds-edit-kind">Database</label>
       <select
         id="ds-edit-kind"
@@ -189,7 +228,7 @@ function ConnectionEditor({
           <label for="ds-edit-user">User</label>
           <input id="ds-edit-user" maxLength={256} autoComplete="off" {...field('user')} />
           <label for="ds-edit-password">
-            {source.has_password ? 'New password (blank: keep the stored one while the destination stays)' : 'Password'}
+            {hasPassword ? 'New password (blank: keep the stored one while the destination stays)' : 'Password'}
           </label>
           <input
             id="ds-edit-password"
@@ -210,37 +249,35 @@ function ConnectionEditor({
           </select>
         </>
       )}
-      {willDrop && (
-        <p class="notice info" data-testid="password-will-drop">
-          This change moves the connection (or weakens its TLS): the stored password will be removed, as it is never
-          sent to another destination. Enter the password again to keep one.
-        </p>
-      )}
-      <div class="buttons">
-        <button type="submit" class="primary" disabled={busy}>
-          Save connection
-        </button>
-        <button type="button" disabled={busy} onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </>
   );
 }
 
-export function DatasourceDetailPage({ id }: { id: string }) {
+interface Reporting {
+  setError: (error: unknown) => void;
+  setStatus: (message: string) => void;
+}
+
+/** The data source itself: `missing` once the list says it does not exist (any more). */
+function useSource(id: string, setError: Reporting['setError']) {
   const [source, setSource] = useState<Datasource | null>(null);
   const [missing, setMissing] = useState(false);
+  const loadSource = () =>
+    loadDatasources(true).then((all) => {
+      const found = all.find((d) => d.id === id) ?? null;
+      setSource(found);
+      setMissing(!found);
+    }, setError);
+  return { source, setSource, missing, loadSource };
+}
+
+/**
+ * The scan history and the scan shown (the one under way, or the last one). While a scan is queued or running it is
+ * read again every second, and the history once it ends.
+ */
+function useScans(id: string, canRead: boolean, { setError, setStatus }: Reporting, loadSource: () => Promise<void>) {
   const [history, setHistory] = useState<Scan[] | null>(null);
   const [current, setCurrent] = useState<Scan | undefined>();
-  const [error, setError] = useState<unknown>(null);
-  const [status, setStatus] = useState('');
-  const [busy, setBusy] = useState(false);
-  const [editing, setEditing] = useState(false);
-  const [passwordNotice, setPasswordNotice] = useState<string | undefined>();
-  const canWrite = session.can('datasource:write');
-  const canRun = session.can('scan:run');
-  const canRead = session.can('scan:read');
   const poll = useRef<number | undefined>(undefined);
 
   const loadHistory = async () => {
@@ -254,13 +291,6 @@ export function DatasourceDetailPage({ id }: { id: string }) {
     );
   };
 
-  const loadSource = () =>
-    loadDatasources(true).then((all) => {
-      const found = all.find((d) => d.id === id) ?? null;
-      setSource(found);
-      setMissing(!found);
-    }, setError);
-
   useEffect(() => {
     setError(null);
     void loadSource();
@@ -268,7 +298,6 @@ export function DatasourceDetailPage({ id }: { id: string }) {
     return () => window.clearTimeout(poll.current);
   }, [id]);
 
-  // While a scan is queued or running: read it again every second, and the history once it ends.
   useEffect(() => {
     window.clearTimeout(poll.current);
     if (!current || !active(current)) return;
@@ -286,6 +315,14 @@ export function DatasourceDetailPage({ id }: { id: string }) {
     return () => window.clearTimeout(poll.current);
   }, [current]);
 
+  return { history, setHistory, current, setCurrent, loadHistory };
+}
+
+type Scans = ReturnType<typeof useScans>;
+
+/** Test connection, Start scan and Cancel: one at a time (`busy`), each saying how it went. */
+function useScanActions(id: string, { setError, setStatus }: Reporting, scans: Scans) {
+  const [busy, setBusy] = useState(false);
   const run = async (what: string, action: () => Promise<string>) => {
     setBusy(true);
     setError(null);
@@ -308,18 +345,33 @@ export function DatasourceDetailPage({ id }: { id: string }) {
   const startScan = () =>
     run('Start scan', async () => {
       const scan = await ok(api.POST('/api/v1/datasources/{id}/scans', { params: { path: { id } }, body: {} }));
-      setCurrent(scan);
-      setHistory((h) => [scan, ...(h ?? [])]);
+      scans.setCurrent(scan);
+      scans.setHistory((h) => [scan, ...(h ?? [])]);
       return 'Scan queued.';
     });
 
   const cancelScan = (scan: Scan) =>
     run('Cancel scan', async () => {
       const after = await ok(api.POST('/api/v1/scans/{id}/cancel', { params: { path: { id: scan.id } }, body: {} }));
-      setCurrent(after);
-      if (!active(after)) await loadHistory();
+      scans.setCurrent(after);
+      if (!active(after)) await scans.loadHistory();
       return after.status === 'cancelled' ? 'Scan cancelled.' : 'Cancelling the scan…';
     });
+
+  return { busy, testConnection, startScan, cancelScan };
+}
+
+export function DatasourceDetailPage({ id }: { id: string }) {
+  const [error, setError] = useState<unknown>(null);
+  const [status, setStatus] = useState('');
+  const [editing, setEditing] = useState(false);
+  const [passwordNotice, setPasswordNotice] = useState<string | undefined>();
+  const reporting = { setError, setStatus };
+  const canRead = session.can('scan:read');
+  const { source, setSource, missing, loadSource } = useSource(id, setError);
+  const scans = useScans(id, canRead, reporting, loadSource);
+  const actions = useScanActions(id, reporting, scans);
+  const { current } = scans;
 
   if (missing) {
     return (
@@ -340,24 +392,7 @@ export function DatasourceDetailPage({ id }: { id: string }) {
         <a href="/datasources">← Data sources</a>
       </p>
       <h1 id="ds-detail-title">{source.name}</h1>
-      <dl class="facts">
-        <dt>Type</dt>
-        <dd>{source.type}</dd>
-        <dt>Connection</dt>
-        <dd data-testid="connection">{describeConnection(source)}</dd>
-        {source.connection && (
-          <>
-            <dt>Password</dt>
-            <dd>{source.has_password ? 'stored (encrypted)' : 'none'}</dd>
-            <dt>Automatic scans</dt>
-            <dd>{source.scan_interval_hours ? `every ${source.scan_interval_hours} h` : 'off'}</dd>
-          </>
-        )}
-        <dt>Fields</dt>
-        <dd>
-          <a href={`/queue?datasource_id=${source.id}&review_status=any`}>{source.field_count}</a>
-        </dd>
-      </dl>
+      <SourceFacts source={source} />
       <StatusLine message={status} />
       <ProblemNotice error={error} />
       {passwordNotice && (
@@ -384,79 +419,123 @@ export function DatasourceDetailPage({ id }: { id: string }) {
       ) : !source.connection ? (
         <p class="muted">This data source has no connection: its fields arrive through the import API.</p>
       ) : (
-        <div class="buttons">
-          {canWrite && (
-            <button type="button" disabled={busy} onClick={() => void testConnection()}>
-              Test connection
-            </button>
-          )}
-          {canWrite && !editing && (
-            <button type="button" disabled={busy} onClick={() => setEditing(true)}>
-              Edit connection
-            </button>
-          )}
-          {canRun && (
-            <button type="button" class="primary" disabled={busy || active(current)} onClick={() => void startScan()}>
-              Start scan
-            </button>
-          )}
-          {canRun && current && active(current) && (
-            <button type="button" disabled={busy} onClick={() => void cancelScan(current)}>
-              Cancel scan
-            </button>
-          )}
-        </div>
+        <ScanButtons current={current} editing={editing} onEdit={() => setEditing(true)} actions={actions} />
       )}
       {current && <ScanProgress scan={current} />}
       <h2>Scan history</h2>
       {!canRead ? (
         <NoPermission permission="scan:read" what="The scan history" />
-      ) : history && history.length === 0 ? (
+      ) : scans.history && scans.history.length === 0 ? (
         <p class="muted" data-testid="no-scan-history">
           No scans yet.
         </p>
       ) : (
-        history && (
-          <table class="scans">
-            <thead>
-              <tr>
-                <th scope="col">Requested</th>
-                <th scope="col">Status</th>
-                <th scope="col">Finished</th>
-                <th scope="col">New</th>
-                <th scope="col">Changed</th>
-                <th scope="col">Removed</th>
-                <th scope="col">Unchanged</th>
-                <th scope="col">Classified</th>
-                <th scope="col">Not scanned whole</th>
-                <th scope="col">Error</th>
-              </tr>
-            </thead>
-            <tbody>
-              {history
-                .map((s) => (s.id === current?.id ? current : s))
-                .map((s) => (
-                  <tr key={s.id}>
-                    <td>{when(s.created_at)}</td>
-                    <td>
-                      <span class={`scan-status scan-${s.status}`}>{s.status}</span>
-                    </td>
-                    <td>{when(s.finished_at)}</td>
-                    <td class="num">{s.counts.new}</td>
-                    <td class="num">{s.counts.changed}</td>
-                    <td class="num">{s.counts.removed}</td>
-                    <td class="num">{s.counts.unchanged}</td>
-                    <td class="num">{s.counts.classified}</td>
-                    <td class="details" data-testid="scan-history-notes">
-                      {notesSummary(s.notes)}
-                    </td>
-                    <td class="details">{s.error ?? ''}</td>
-                  </tr>
-                ))}
-            </tbody>
-          </table>
-        )
+        scans.history && <ScanHistory history={scans.history} current={current} />
       )}
     </section>
+  );
+}
+
+function SourceFacts({ source }: { source: Datasource }) {
+  return (
+    <dl class="facts">
+      <dt>Type</dt>
+      <dd>{source.type}</dd>
+      <dt>Connection</dt>
+      <dd data-testid="connection">{describeConnection(source)}</dd>
+      {source.connection && (
+        <>
+          <dt>Password</dt>
+          <dd>{source.has_password ? 'stored (encrypted)' : 'none'}</dd>
+          <dt>Automatic scans</dt>
+          <dd>{source.scan_interval_hours ? `every ${source.scan_interval_hours} h` : 'off'}</dd>
+        </>
+      )}
+      <dt>Fields</dt>
+      <dd>
+        <a href={`/queue?datasource_id=${source.id}&review_status=any`}>{source.field_count}</a>
+      </dd>
+    </dl>
+  );
+}
+
+interface ScanButtonsProps {
+  current: Scan | undefined;
+  editing: boolean;
+  onEdit: () => void;
+  actions: ReturnType<typeof useScanActions>;
+}
+
+function ScanButtons({ current, editing, onEdit, actions }: ScanButtonsProps) {
+  const { busy, testConnection, startScan, cancelScan } = actions;
+  const canWrite = session.can('datasource:write');
+  const canRun = session.can('scan:run');
+  return (
+    <div class="buttons">
+      {canWrite && (
+        <button type="button" disabled={busy} onClick={() => void testConnection()}>
+          Test connection
+        </button>
+      )}
+      {canWrite && !editing && (
+        <button type="button" disabled={busy} onClick={onEdit}>
+          Edit connection
+        </button>
+      )}
+      {canRun && (
+        <button type="button" class="primary" disabled={busy || active(current)} onClick={() => void startScan()}>
+          Start scan
+        </button>
+      )}
+      {canRun && current && active(current) && (
+        <button type="button" disabled={busy} onClick={() => void cancelScan(current)}>
+          Cancel scan
+        </button>
+      )}
+    </div>
+  );
+}
+
+/** The scans, newest first; the one under way as last read. */
+function ScanHistory({ history, current }: { history: Scan[]; current: Scan | undefined }) {
+  return (
+    <table class="scans">
+      <thead>
+        <tr>
+          <th scope="col">Requested</th>
+          <th scope="col">Status</th>
+          <th scope="col">Finished</th>
+          <th scope="col">New</th>
+          <th scope="col">Changed</th>
+          <th scope="col">Removed</th>
+          <th scope="col">Unchanged</th>
+          <th scope="col">Classified</th>
+          <th scope="col">Not scanned whole</th>
+          <th scope="col">Error</th>
+        </tr>
+      </thead>
+      <tbody>
+        {history
+          .map((s) => (s.id === current?.id ? current : s))
+          .map((s) => (
+            <tr key={s.id}>
+              <td>{when(s.created_at)}</td>
+              <td>
+                <span class={`scan-status scan-${s.status}`}>{s.status}</span>
+              </td>
+              <td>{when(s.finished_at)}</td>
+              <td class="num">{s.counts.new}</td>
+              <td class="num">{s.counts.changed}</td>
+              <td class="num">{s.counts.removed}</td>
+              <td class="num">{s.counts.unchanged}</td>
+              <td class="num">{s.counts.classified}</td>
+              <td class="details" data-testid="scan-history-notes">
+                {notesSummary(s.notes)}
+              </td>
+              <td class="details">{s.error ?? ''}</td>
+            </tr>
+          ))}
+      </tbody>
+    </table>
   );
 }

@@ -15,7 +15,11 @@ import { loadDatasources, loadLevels } from '../data';
 /** How long the page waits for the metrics after a decision before it stops asking (a busy catalog may take longer). */
 const RECOMPUTE_WAIT_MS = 30_000;
 
-export function FieldDetailPage({ id }: { id: string }) {
+/**
+ * The field, its metrics and its history, read again whenever `version` changes (after each decision), and the
+ * decision's outcome, which a new field starts without.
+ */
+function useFieldDetail(id: string, canAudit: boolean) {
   const [field, setField] = useState<FieldItem | null>(null);
   const [metric, setMetric] = useState<MinibarItem | null>(null);
   const [metricError, setMetricError] = useState<unknown>(null);
@@ -28,7 +32,6 @@ export function FieldDetailPage({ id }: { id: string }) {
   const [decisionError, setDecisionError] = useState<unknown>(null);
   // Bumped after each decision: the page reads the field, its metrics and its history again to show the new state.
   const [version, setVersion] = useState(0);
-  const canAudit = session.can('audit:read');
 
   useEffect(() => {
     void loadLevels().then(setLevels, () => undefined);
@@ -61,8 +64,35 @@ export function FieldDetailPage({ id }: { id: string }) {
       );
   }, [id, version]);
 
-  // After a decision the metrics are recomputed in the background: until none is pending the page says so, then it
-  // reads the field and its metrics once more (new score, severity, reason; a confirmed field's suggestion gone).
+  const recomputing = useRecomputing(id, version, setField, setMetric);
+  return {
+    field,
+    metric,
+    metricError,
+    history,
+    historyError,
+    error,
+    dsName,
+    levels,
+    status,
+    setStatus,
+    decisionError,
+    setDecisionError,
+    decided: () => setVersion((v) => v + 1),
+    recomputing,
+  };
+}
+
+/**
+ * After a decision the metrics are recomputed in the background: until none is pending the page says so, then it
+ * reads the field and its metrics once more (new score, severity, reason; a confirmed field's suggestion gone).
+ */
+function useRecomputing(
+  id: string,
+  version: number,
+  setField: (field: FieldItem) => void,
+  setMetric: (metric: MinibarItem | null) => void,
+): boolean {
   const [recomputing, setRecomputing] = useState(false);
   useEffect(() => {
     if (version === 0) return;
@@ -95,6 +125,16 @@ export function FieldDetailPage({ id }: { id: string }) {
       setRecomputing(false);
     };
   }, [id, version]);
+  return recomputing;
+}
+
+type Extras = ReturnType<typeof extras>;
+type Suggestion = Extras['suggested_classification'];
+
+export function FieldDetailPage({ id }: { id: string }) {
+  const canAudit = session.can('audit:read');
+  const page = useFieldDetail(id, canAudit);
+  const { field, metric, error, setStatus, setDecisionError } = page;
 
   if (error) return <ProblemNotice error={error} />;
   if (!field) return <p aria-busy="true">Loading…</p>;
@@ -105,71 +145,26 @@ export function FieldDetailPage({ id }: { id: string }) {
   // A confirmation settles the field: its suggestion is withdrawn, even before the metrics catch up.
   const suggestion = field.review_status === 'confirmed' ? null : (x.suggested_classification ?? null);
   const evidence = (x.classification_evidence ?? []) as EvidenceItem[];
-  // A rule's decision names the rule in its evidence ("rule <name>"): shown with the classification, linked to the Rules page.
-  const ruleName =
-    x.classification_source === 'rule'
-      ? (evidence.find((e) => e.factor === 'rule')?.detail.replace(/^rule /, '') ?? null)
-      : null;
   return (
     <section aria-labelledby="field-title">
       <p>
         <a href="/queue">← Review queue</a>
       </p>
       <h1 id="field-title">
-        {dsName && `${dsName} · `}
+        {page.dsName && `${page.dsName} · `}
         {field.table_name} · {field.field_name}
       </h1>
-      <dl class="facts">
-        <dt>Classification</dt>
-        <dd>
-          {field.classification_chain_path} <span class={`level level-${field.level}`}>{field.level}</span>
-          {field.lock_level && ' (level locked)'}
-          {ruleName !== null && (
-            <div data-testid="decided-by-rule">
-              Decided by rule <a href={`/rules?rule=${encodeURIComponent(ruleName)}`}>{ruleName}</a>
-            </div>
-          )}
-        </dd>
-        <dt>Review status</dt>
-        <dd>
-          <span class={`review review-${field.review_status}`}>{field.review_status}</span>
-        </dd>
-        <dt>Data type</dt>
-        <dd>{field.data_type ?? '–'}</dd>
-        <dt>Comment</dt>
-        <dd>{field.comment ?? '–'}</dd>
-        {x.classification_source && (
-          <>
-            <dt>Classified by</dt>
-            <dd>
-              {x.classification_source}
-              {typeof x.classification_confidence === 'number' &&
-                ` (confidence ${Math.round(x.classification_confidence * 100)}%)`}
-            </dd>
-          </>
-        )}
-        {suggestion && (
-          <>
-            <dt>Suggested</dt>
-            <dd data-testid="suggestion">
-              {suggestion.chain_path} <span class={`level level-${suggestion.level}`}>{suggestion.level}</span> (
-              {Math.round(suggestion.confidence * 100)}%)
-            </dd>
-          </>
-        )}
-        <dt>Updated</dt>
-        <dd>{new Date(field.updated_at).toLocaleString()}</dd>
-      </dl>
+      <FieldFacts field={field} x={x} evidence={evidence} suggestion={suggestion} />
 
       {session.can('field:review') ? (
         <FieldDecisions
           field={field}
           suggestion={suggestion}
-          levels={levels}
+          levels={page.levels}
           onDecided={(message) => {
             setDecisionError(null);
             setStatus(message);
-            setVersion((v) => v + 1);
+            page.decided();
           }}
           onFailed={(what, e) => {
             setDecisionError(e);
@@ -181,70 +176,17 @@ export function FieldDetailPage({ id }: { id: string }) {
           Read-only: your roles do not grant <code>field:review</code>, so decisions are not offered.
         </div>
       )}
-      <StatusLine message={status} />
-      <ProblemNotice error={decisionError} />
+      <StatusLine message={page.status} />
+      <ProblemNotice error={page.decisionError} />
 
       <h2>Metrics</h2>
-      <ProblemNotice error={metricError} />
-      {recomputing && (
+      <ProblemNotice error={page.metricError} />
+      {page.recomputing && (
         <p class="muted" data-testid="recomputing" aria-busy="true">
           The metrics are being recomputed after the decision; the score and reason below are from before it.
         </p>
       )}
-      {metric && (
-        <>
-          <p>
-            Outlier score <strong>{metric.outlier_score.toFixed(3)}</strong> · severity{' '}
-            <span class={`sev sev-${metric.severity}`}>{metric.severity}</span> · {metric.reason}
-          </p>
-          <Minibars scores={metric.scores} baseline={undefined} severity={metric.severity} />
-          <p class="muted legend">
-            Each bar is how well this field fits {field.classification_chain_path} ({field.level}) on one signal: near 1
-            it looks like the fields that carry this classification, near 0 like the fields that do not. A bar is red
-            below {POOR_FIT.toFixed(2)} and amber below {WEAK_FIT.toFixed(2)}
-            {metric.severity === 'low'
-              ? '; this field is rated low, so its weak axes are not counted against it and no bar is coloured.'
-              : '.'}
-          </p>
-          <LowAxes scores={metric.scores} tag={field.classification_chain_path} level={field.level} />
-          <table class="axes">
-            <caption>Six axes: score (0–1, higher fits better) and raw cosine distance (0–2, lower is closer)</caption>
-            <thead>
-              <tr>
-                <th scope="col">Axis</th>
-                <th scope="col">Score</th>
-                <th scope="col">Fit</th>
-                <th scope="col">Raw distance</th>
-              </tr>
-            </thead>
-            <tbody>
-              {AXES.map((a) => {
-                const fit = fitOf(metric.scores[a], metric.severity);
-                return (
-                  <tr key={a}>
-                    <th scope="row">{AXIS_LABELS[a]}</th>
-                    <td class="num">{metric.scores[a].toFixed(3)}</td>
-                    <td class={`fit fit-${fit}`}>{fit === 'ok' ? '–' : fit}</td>
-                    <td class="num">{metric.raw_scores[a].toFixed(3)}</td>
-                  </tr>
-                );
-              })}
-            </tbody>
-          </table>
-          <p>
-            Category similarity {metric.category_similarity.toFixed(3)} · centroid similarity{' '}
-            {metric.centroid_similarity.toFixed(3)}
-          </p>
-          <p>
-            Nearest field:{' '}
-            {metric.nearest_field_id ? (
-              <a href={`/fields/${metric.nearest_field_id}`}>{metric.nearest_field_name ?? metric.nearest_field_id}</a>
-            ) : (
-              <span class="muted">none</span>
-            )}
-          </p>
-        </>
-      )}
+      {metric && <FieldMetrics field={field} metric={metric} />}
 
       <h2>Classification evidence</h2>
       {evidence.length ? (
@@ -263,37 +205,168 @@ export function FieldDetailPage({ id }: { id: string }) {
       )}
 
       <h2>Decision history</h2>
-      {!canAudit ? (
-        <NoPermission permission="audit:read" what="The decision history comes from the audit log and" />
-      ) : historyError ? (
-        <ProblemNotice error={historyError} />
-      ) : history === null ? (
-        <p aria-busy="true">Loading…</p>
-      ) : history.length === 0 ? (
-        <p class="muted">No decisions recorded yet.</p>
-      ) : (
-        <table data-testid="history">
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Who</th>
-              <th scope="col">Action</th>
-              <th scope="col">Details</th>
-            </tr>
-          </thead>
-          <tbody>
-            {history.map((h) => (
-              <tr key={h.seq}>
-                <td>{new Date(h.at).toLocaleString()}</td>
-                <td>{h.actor_username ?? '–'}</td>
-                <td>{h.action}</td>
-                <td class="details">{summarize(h.details)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      )}
+      <DecisionHistory canAudit={canAudit} history={page.history} error={page.historyError} />
     </section>
+  );
+}
+
+interface FieldFactsProps {
+  field: FieldItem;
+  x: Extras;
+  evidence: EvidenceItem[];
+  suggestion: Suggestion | null;
+}
+
+function FieldFacts({ field, x, evidence, suggestion }: FieldFactsProps) {
+  // A rule's decision names the rule in its evidence ("rule <name>"): shown with the classification, linked to the Rules page.
+  const ruleName =
+    x.classification_source === 'rule'
+      ? (evidence.find((e) => e.factor === 'rule')?.detail.replace(/^rule /, '') ?? null)
+      : null;
+  return (
+    <dl class="facts">
+      <dt>Classification</dt>
+      <dd>
+        {field.classification_chain_path} <span class={`level level-${field.level}`}>{field.level}</span>
+        {field.lock_level && ' (level locked)'}
+        {ruleName !== null && (
+          <div data-testid="decided-by-rule">
+            Decided by rule <a href={`/rules?rule=${encodeURIComponent(ruleName)}`}>{ruleName}</a>
+          </div>
+        )}
+      </dd>
+      <dt>Review status</dt>
+      <dd>
+        <span class={`review review-${field.review_status}`}>{field.review_status}</span>
+      </dd>
+      <dt>Data type</dt>
+      <dd>{field.data_type ?? '–'}</dd>
+      <dt>Comment</dt>
+      <dd>{field.comment ?? '–'}</dd>
+      {x.classification_source && (
+        <>
+          <dt>Classified by</dt>
+          <dd>
+            {x.classification_source}
+            {typeof x.classification_confidence === 'number' &&
+              ` (confidence ${Math.round(x.classification_confidence * 100)}%)`}
+          </dd>
+        </>
+      )}
+      {suggestion && (
+        <>
+          <dt>Suggested</dt>
+          <dd data-testid="suggestion">
+            {suggestion.chain_path} <span class={`level level-${suggestion.level}`}>{suggestion.level}</span> (
+            {Math.round(suggestion.confidence * 100)}%)
+          </dd>
+        </>
+      )}
+      <dt>Updated</dt>
+      <dd>{new Date(field.updated_at).toLocaleString()}</dd>
+    </dl>
+  );
+}
+
+/** The score, the six bars and what they say, the axes' table and the nearest neighbour. */
+function FieldMetrics({ field, metric }: { field: FieldItem; metric: MinibarItem }) {
+  return (
+    <>
+      <p>
+        Outlier score <strong>{metric.outlier_score.toFixed(3)}</strong> · severity{' '}
+        <span class={`sev sev-${metric.severity}`}>{metric.severity}</span> · {metric.reason}
+      </p>
+      <Minibars scores={metric.scores} baseline={undefined} severity={metric.severity} />
+      <p class="muted legend">
+        Each bar is how well this field fits {field.classification_chain_path} ({field.level}) on one signal: near 1 it
+        looks like the fields that carry this classification, near 0 like the fields that do not. A bar is red below{' '}
+        {POOR_FIT.toFixed(2)} and amber below {WEAK_FIT.toFixed(2)}
+        {metric.severity === 'low'
+          ? '; this field is rated low, so its weak axes are not counted against it and no bar is coloured.'
+          : '.'}
+      </p>
+      <LowAxes scores={metric.scores} tag={field.classification_chain_path} level={field.level} />
+      <AxesTable metric={metric} />
+      <p>
+        Category similarity {metric.category_similarity.toFixed(3)} · centroid similarity{' '}
+        {metric.centroid_similarity.toFixed(3)}
+      </p>
+      <p>
+        Nearest field:{' '}
+        {metric.nearest_field_id ? (
+          <a href={`/fields/${metric.nearest_field_id}`}>{metric.nearest_field_name ?? metric.nearest_field_id}</a>
+        ) : (
+          <span class="muted">none</span>
+        )}
+      </p>
+    </>
+  );
+}
+
+function AxesTable({ metric }: { metric: MinibarItem }) {
+  return (
+    <table class="axes">
+      <caption>Six axes: score (0–1, higher fits better) and raw cosine distance (0–2, lower is closer)</caption>
+      <thead>
+        <tr>
+          <th scope="col">Axis</th>
+          <th scope="col">Score</th>
+          <th scope="col">Fit</th>
+          <th scope="col">Raw distance</th>
+        </tr>
+      </thead>
+      <tbody>
+        {AXES.map((a) => {
+          const fit = fitOf(metric.scores[a], metric.severity);
+          return (
+            <tr key={a}>
+              <th scope="row">{AXIS_LABELS[a]}</th>
+              <td class="num">{metric.scores[a].toFixed(3)}</td>
+              <td class={`fit fit-${fit}`}>{fit === 'ok' ? '–' : fit}</td>
+              <td class="num">{metric.raw_scores[a].toFixed(3)}</td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+function DecisionHistory({
+  canAudit,
+  history,
+  error,
+}: {
+  canAudit: boolean;
+  history: AuditEntry[] | null;
+  error: unknown;
+}) {
+  if (!canAudit)
+    return <NoPermission permission="audit:read" what="The decision history comes from the audit log and" />;
+  if (error) return <ProblemNotice error={error} />;
+  if (history === null) return <p aria-busy="true">Loading…</p>;
+  if (history.length === 0) return <p class="muted">No decisions recorded yet.</p>;
+  return (
+    <table data-testid="history">
+      <thead>
+        <tr>
+          <th scope="col">When</th>
+          <th scope="col">Who</th>
+          <th scope="col">Action</th>
+          <th scope="col">Details</th>
+        </tr>
+      </thead>
+      <tbody>
+        {history.map((h) => (
+          <tr key={h.seq}>
+            <td>{new Date(h.at).toLocaleString()}</td>
+            <td>{h.actor_username ?? '–'}</td>
+            <td>{h.action}</td>
+            <td class="details">{summarize(h.details)}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 

@@ -63,15 +63,12 @@ function TagProblem({ error, action }: { error: unknown; action: 'move' | 'delet
   );
 }
 
-export function TaxonomyPage() {
+/** The tags with their field counts (from the inventory report) and the levels; `load(true)` reads them afresh. */
+function useTaxonomy() {
   const [tags, setTags] = useState<Tag[] | null>(null);
   const [counts, setCounts] = useState<Map<number, TagCount>>(new Map());
   const [levels, setLevels] = useState<Level[]>([]);
   const [error, setError] = useState<unknown>(null);
-  const [status, setStatus] = useState('');
-  const [selected, setSelected] = useState<number | null>(null);
-  const [open, setOpen] = useState<Set<number>>(new Set());
-  const canWrite = session.can('taxonomy:write');
 
   const load = async (fresh: boolean) => {
     const [t, report] = await Promise.all([loadTags(fresh), ok(api.GET('/api/v1/reports/inventory'))]);
@@ -83,6 +80,15 @@ export function TaxonomyPage() {
     load(true).catch(setError);
     void loadLevels().then(setLevels, setError);
   }, []);
+  return { tags, counts, levels, error, setError, load };
+}
+
+export function TaxonomyPage() {
+  const { tags, counts, levels, error, setError, load } = useTaxonomy();
+  const [status, setStatus] = useState('');
+  const [selected, setSelected] = useState<number | null>(null);
+  const [open, setOpen] = useState<Set<number>>(new Set());
+  const canWrite = session.can('taxonomy:write');
   const tree = useMemo(() => (tags ? buildTree(tags, counts) : []), [tags, counts]);
   if (!session.can('field:read')) return <NoPermission permission="field:read" what="The taxonomy" />;
 
@@ -91,7 +97,6 @@ export function TaxonomyPage() {
     setStatus(what);
     await load(true).catch(setError);
   };
-
   const toggle = (id: number) =>
     setOpen((o) => {
       const next = new Set(o);
@@ -99,51 +104,7 @@ export function TaxonomyPage() {
       else next.add(id);
       return next;
     });
-
-  const row = (node: Node) => {
-    const c = counts.get(node.tag.id);
-    const own = c?.fields ?? 0;
-    const breakdown = c
-      ? levels.filter((l) => (c.by_level[l.code] ?? 0) > 0).map((l) => `${l.code} ${c.by_level[l.code]}`)
-      : [];
-    const expanded = open.has(node.tag.id);
-    return (
-      <li key={node.tag.id}>
-        <div class={`tag-row${selected === node.tag.id ? ' selected' : ''}`} data-tag={node.tag.chain_path}>
-          {node.children.length > 0 ? (
-            <button
-              type="button"
-              class="small toggle"
-              aria-expanded={expanded}
-              aria-label={`${expanded ? 'Collapse' : 'Expand'} ${node.tag.name}`}
-              onClick={() => toggle(node.tag.id)}
-            >
-              {expanded ? '−' : '+'}
-            </button>
-          ) : (
-            <span class="toggle" aria-hidden="true" />
-          )}
-          <button
-            type="button"
-            class="small tag-name"
-            aria-pressed={selected === node.tag.id}
-            onClick={() => setSelected(node.tag.id)}
-          >
-            {node.tag.name}
-          </button>
-          <span class="level" title="Default level">
-            {node.tag.default_level}
-          </span>
-          <span class="counts" data-testid="tag-counts">
-            {own} field{own === 1 ? '' : 's'}
-            {breakdown.length > 0 && ` (${breakdown.join(', ')})`}
-            {node.total !== own && ` · ${node.total} with the tags below`}
-          </span>
-        </div>
-        {node.children.length > 0 && expanded && <ul>{node.children.map(row)}</ul>}
-      </li>
-    );
-  };
+  const rowProps = { counts, levels, open, selected, toggle, select: setSelected };
 
   return (
     <section aria-labelledby="taxonomy-title">
@@ -169,7 +130,9 @@ export function TaxonomyPage() {
               </button>
             </div>
             <ul class="tag-tree" aria-label="Tags">
-              {tree.map(row)}
+              {tree.map((node) => (
+                <TagRow key={node.tag.id} node={node} {...rowProps} />
+              ))}
             </ul>
           </div>
           {tag ? (
@@ -194,27 +157,75 @@ export function TaxonomyPage() {
   );
 }
 
-function TagPanel({
-  tag,
-  count,
-  levels,
-  canWrite,
-  onChanged,
-  onDeleted,
-}: {
-  tag: Tag;
-  count: TagCount | undefined;
+interface TagRowProps {
+  node: Node;
+  counts: Map<number, TagCount>;
   levels: Level[];
-  canWrite: boolean;
-  onChanged: (what: string) => void;
-  onDeleted: (what: string) => void;
-}) {
-  const [name, setName] = useState(tag.name);
-  const [level, setLevel] = useState(tag.default_level);
-  const [parent, setParent] = useState<Tag | null>(null);
-  const [error, setError] = useState<{ action: 'move' | 'delete' | 'other'; error: unknown } | null>(null);
+  open: Set<number>;
+  selected: number | null;
+  toggle: (id: number) => void;
+  select: (id: number) => void;
+}
+
+/** One tag of the tree: open or close, choose, its counts; the tags below it when open. */
+function TagRow(props: TagRowProps) {
+  const { node, counts, levels, open, selected, toggle, select } = props;
+  const c = counts.get(node.tag.id);
+  const own = c?.fields ?? 0;
+  const breakdown = c
+    ? levels.filter((l) => (c.by_level[l.code] ?? 0) > 0).map((l) => `${l.code} ${c.by_level[l.code]}`)
+    : [];
+  const expanded = open.has(node.tag.id);
+  return (
+    <li>
+      <div class={`tag-row${selected === node.tag.id ? ' selected' : ''}`} data-tag={node.tag.chain_path}>
+        {node.children.length > 0 ? (
+          <button
+            type="button"
+            class="small toggle"
+            aria-expanded={expanded}
+            aria-label={`${expanded ? 'Collapse' : 'Expand'} ${node.tag.name}`}
+            onClick={() => toggle(node.tag.id)}
+          >
+            {expanded ? '−' : '+'}
+          </button>
+        ) : (
+          <span class="toggle" aria-hidden="true" />
+        )}
+        <button
+          type="button"
+          class="small tag-name"
+          aria-pressed={selected === node.tag.id}
+          onClick={() => select(node.tag.id)}
+        >
+          {node.tag.name}
+        </button>
+        <span class="level" title="Default level">
+          {node.tag.default_level}
+        </span>
+        <span class="counts" data-testid="tag-counts">
+          {own} field{own === 1 ? '' : 's'}
+          {breakdown.length > 0 && ` (${breakdown.join(', ')})`}
+          {node.total !== own && ` · ${node.total} with the tags below`}
+        </span>
+      </div>
+      {node.children.length > 0 && expanded && (
+        <ul>
+          {node.children.map((child) => (
+            <TagRow key={child.tag.id} {...props} node={child} />
+          ))}
+        </ul>
+      )}
+    </li>
+  );
+}
+
+type TagFailure = { action: 'move' | 'delete' | 'other'; error: unknown };
+
+/** Changes to one tag: each says what it did through `onChanged`/`onDeleted`, or keeps why not in `error`. */
+function useTagChanges(tag: Tag, onChanged: (what: string) => void, onDeleted: (what: string) => void) {
+  const [error, setError] = useState<TagFailure | null>(null);
   const [deleting, setDeleting] = useState(false);
-  const [replacement, setReplacement] = useState<Tag | null>(null);
 
   const patch = async (
     body: { name?: string; parent_id?: number | null; default_level?: string },
@@ -245,10 +256,71 @@ function TagPanel({
       setError({ action: 'delete', error: e });
     }
   };
+  return { error, deleting, setDeleting, patch, remove };
+}
+
+type TagChanges = ReturnType<typeof useTagChanges>;
+
+function TagPanel({
+  tag,
+  count,
+  levels,
+  canWrite,
+  onChanged,
+  onDeleted,
+}: {
+  tag: Tag;
+  count: TagCount | undefined;
+  levels: Level[];
+  canWrite: boolean;
+  onChanged: (what: string) => void;
+  onDeleted: (what: string) => void;
+}) {
+  const changes = useTagChanges(tag, onChanged, onDeleted);
+  const { error, deleting, setDeleting } = changes;
+  const [replacement, setReplacement] = useState<Tag | null>(null);
 
   return (
     <aside class="card tag-panel" aria-labelledby="tag-panel-title">
       <h2 id="tag-panel-title">{tag.chain_path}</h2>
+      <TagFacts tag={tag} count={count} levels={levels} />
+      {canWrite && (
+        <>
+          {error && !deleting && <TagProblem error={error.error} action={error.action} />}
+          <TagEditForms tag={tag} levels={levels} patch={changes.patch} />
+          <div class="buttons">
+            <button type="button" class="danger" onClick={() => setDeleting(true)}>
+              Delete…
+            </button>
+          </div>
+        </>
+      )}
+      {deleting && (
+        <Dialog title={`Delete ${tag.chain_path}?`} onClose={() => setDeleting(false)}>
+          <p>
+            The tag and every tag below it are deleted. Their fields and the rules that give them move to the
+            replacement, keeping their level and review state.
+          </p>
+          <TagPicker label="Replacement tag" value={replacement} onChange={setReplacement} />
+          {error?.action === 'delete' && <TagProblem error={error.error} action="delete" />}
+          <div class="buttons">
+            <button type="button" class="primary danger" onClick={() => void changes.remove(replacement)}>
+              {replacement ? 'Delete and move the fields' : 'Delete without a replacement'}
+            </button>
+            <button type="button" autoFocus onClick={() => setDeleting(false)}>
+              Cancel
+            </button>
+          </div>
+        </Dialog>
+      )}
+    </aside>
+  );
+}
+
+/** The tag's default level, description and field counts, in all and by level. */
+function TagFacts({ tag, count, levels }: { tag: Tag; count: TagCount | undefined; levels: Level[] }) {
+  return (
+    <>
       <dl class="facts">
         <dt>Default level</dt>
         <dd>{tag.default_level}</dd>
@@ -282,89 +354,72 @@ function TagPanel({
           </tr>
         </tbody>
       </table>
-      {canWrite && (
-        <>
-          {error && !deleting && <TagProblem error={error.error} action={error.action} />}
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              void patch({ name: name.trim() }, `Renamed ${tag.chain_path} to ${name.trim()}.`, 'other');
-            }}
-          >
-            <label for="tag-name">Name</label>
-            <input
-              id="tag-name"
-              required
-              maxLength={100}
-              value={name}
-              onInput={(e) => setName((e.target as HTMLInputElement).value)}
-            />
-            <div class="buttons">
-              <button type="submit" disabled={!name.trim() || name.trim() === tag.name}>
-                Rename
-              </button>
-            </div>
-          </form>
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              void patch({ default_level: level }, `The default level of ${tag.chain_path} is now ${level}.`, 'other');
-            }}
-          >
-            <label for="tag-level">Default level</label>
-            <select id="tag-level" value={level} onChange={(e) => setLevel((e.target as HTMLSelectElement).value)}>
-              {levels.map((l) => (
-                <option key={l.code} value={l.code}>
-                  {l.code} · {l.name}
-                </option>
-              ))}
-            </select>
-            <div class="buttons">
-              <button type="submit" disabled={level === tag.default_level}>
-                Change default level
-              </button>
-            </div>
-          </form>
-          <form
-            onSubmit={(e) => {
-              e.preventDefault();
-              void patch(
-                { parent_id: parent?.id ?? null },
-                `Moved ${tag.name} under ${parent ? parent.chain_path : 'the root'}.`,
-                'move',
-              );
-            }}
-          >
-            <TagPicker label="New parent (empty: the root)" value={parent} onChange={setParent} />
-            <div class="buttons">
-              <button type="submit">{parent ? 'Move under this parent' : 'Move to the root'}</button>
-            </div>
-          </form>
-          <div class="buttons">
-            <button type="button" class="danger" onClick={() => setDeleting(true)}>
-              Delete…
-            </button>
-          </div>
-        </>
-      )}
-      {deleting && (
-        <Dialog title={`Delete ${tag.chain_path}?`} onClose={() => setDeleting(false)}>
-          <p>
-            The tag and every tag below it are deleted. Their fields and the rules that give them move to the
-            replacement, keeping their level and review state.
-          </p>
-          <TagPicker label="Replacement tag" value={replacement} onChange={setReplacement} />
-          {error?.action === 'delete' && <TagProblem error={error.error} action="delete" />}
-          <div class="buttons">
-            <button type="button" class="primary danger" onClick={() => void remove(replacement)}>
-              {replacement ? 'Delete and move the fields' : 'Delete without a replacement'}
-            </button>
-            <button type="button" autoFocus onClick={() => setDeleting(false)}>
-              Cancel
-            </button>
-          </div>
-        </Dialog>
-      )}
-    </aside>
+    </>
+  );
+}
+
+/** Rename, change the default level, move under another parent. */
+function TagEditForms({ tag, levels, patch }: { tag: Tag; levels: Level[]; patch: TagChanges['patch'] }) {
+  const [name, setName] = useState(tag.name);
+  const [level, setLevel] = useState(tag.default_level);
+  const [parent, setParent] = useState<Tag | null>(null);
+  return (
+    <>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void patch({ name: name.trim() }, `Renamed ${tag.chain_path} to ${name.trim()}.`, 'other');
+        }}
+      >
+        <label for="tag-name">Name</label>
+        <input
+          id="tag-name"
+          required
+          maxLength={100}
+          value={name}
+          onInput={(e) => setName((e.target as HTMLInputElement).value)}
+        />
+        <div class="buttons">
+          <button type="submit" disabled={!name.trim() || name.trim() === tag.name}>
+            Rename
+          </button>
+        </div>
+      </form>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void patch({ default_level: level }, `The default level of ${tag.chain_path} is now ${level}.`, 'other');
+        }}
+      >
+        <label for="tag-level">Default level</label>
+        <select id="tag-level" value={level} onChange={(e) => setLevel((e.target as HTMLSelectElement).value)}>
+          {levels.map((l) => (
+            <option key={l.code} value={l.code}>
+              {l.code} · {l.name}
+            </option>
+          ))}
+        </select>
+        <div class="buttons">
+          <button type="submit" disabled={level === tag.default_level}>
+            Change default level
+          </button>
+        </div>
+      </form>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void patch(
+            { parent_id: parent?.id ?? null },
+            `Moved ${tag.name} under ${parent ? parent.chain_path : 'the root'}.`,
+            'move',
+          );
+        }}
+      >
+        <TagPicker label="New parent (empty: the root)" value={parent} onChange={setParent} />
+        <div class="buttons">
+          <button type="submit">{parent ? 'Move under this parent' : 'Move to the root'}</button>
+        </div>
+      </form>
+    </>
   );
 }
