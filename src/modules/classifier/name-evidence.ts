@@ -839,6 +839,15 @@ function addStructuralEvidence(r: NameReading): void {
       detail: `column name ends in '${last}': ${kind.what}, whatever it is about`,
     });
   }
+  // `smtp_port`, `port` stored as a whole number: the port a service listens on, a setting rather than a measure. A
+  // decimal `port` is left alone (French `port` is postage, an amount).
+  if (last === 'port' && typeFamily(r.input.data_type ?? null) === 'integer')
+    keep(r.byName, {
+      leaf: 'Configuration setting',
+      score: 3.0,
+      factor: 'name',
+      detail: "column name ends in 'port' on a whole number: a network port, a setting",
+    });
 }
 
 /** The leaf a generic `name` or `title` names, by its other words or the table's. */

@@ -1145,3 +1145,13 @@ test('a trailing word that says how a value is kept is not its head', () => {
     leafOf({ table_name: 'contacts', field_name: 'phone', data_type: 'varchar(40)' }),
   );
 });
+
+test('a whole number named a port is a setting; a decimal port and a key to a port are not', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('relay_hosts', 'listen_port', 'integer'), 'Configuration setting');
+  assert.equal(leaf('gateway_nodes', 'AdminPort', 'unsignedSmallInteger'), 'Configuration setting');
+  assert.equal(leaf('gateway_nodes', 'port', 'int(5)'), 'Configuration setting');
+  assert.notEqual(leaf('tarif_lignes', 'port', 'decimal(10,2)'), 'Configuration setting');
+  assert.equal(leaf('cargo_legs', 'harbour_port_id', 'bigint'), 'Foreign key');
+});
