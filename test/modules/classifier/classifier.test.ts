@@ -1155,3 +1155,12 @@ test('a whole number named a port is a setting; a decimal port and a key to a po
   assert.notEqual(leaf('tarif_lignes', 'port', 'decimal(10,2)'), 'Configuration setting');
   assert.equal(leaf('cargo_legs', 'harbour_port_id', 'bigint'), 'Foreign key');
 });
+
+test('how a person is related to another is a category, in English and Portuguese; a key to a relationship is a key', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('next_of_kin', 'relationship', 'varchar(40)'), 'Category');
+  assert.equal(leaf('volunteer_contacts', 'kinship', 'text'), 'Category');
+  assert.equal(leaf('alunos_contatos', 'parentesco_mae', 'varchar(30)'), 'Category');
+  assert.equal(leaf('next_of_kin', 'relationship_id', 'integer'), 'Foreign key');
+});
