@@ -950,6 +950,26 @@ function addGenericHeadEvidence(r: NameReading): void {
   }
 }
 
+/** Tables of records kept about money moving: a description there is the record's note, not a catalogue text. */
+const TRANSACTION_WORDS: ReadonlySet<string> = new Set(['transaction', 'payment', 'transfer', 'entry', 'ledger']);
+/** Heads that describe something in prose. */
+const DESCRIPTION_HEADS: ReadonlySet<string> = new Set(['description', 'details', 'desc']);
+
+/** `employees.description`, `transactions.details`: in a table of people or of transactions, a description is a note. */
+function addRecordDescription(r: NameReading): void {
+  const { col, table, last } = r;
+  if (last === undefined || !DESCRIPTION_HEADS.has(last) || col.length > 2) return;
+  if (anyIn(col, PRODUCT_WORDS) || anyIn(table, PRODUCT_WORDS)) return;
+  const about = table.find((w) => PERSON_WORDS.has(w) || TRANSACTION_WORDS.has(w));
+  if (about === undefined) return;
+  keep(r.byTable, {
+    leaf: 'Internal notes',
+    score: 3.6,
+    factor: 'table',
+    detail: `'${last}' in a table of '${about}': a note about the record, not a product's public text`,
+  });
+}
+
 /** The table name completes generic column names: invoices.number, orders.ref, cards.expiry, patients.weight. */
 function addTableCompletion(r: NameReading): void {
   const { col, table, structural, first, last } = r;
@@ -1175,6 +1195,7 @@ export function nameEvidence(
   if (r.structural === null) {
     addAmbiguityContext(r);
     addPeopleContext(r);
+    addRecordDescription(r);
   }
   addSettingsAndComment(r);
   return {

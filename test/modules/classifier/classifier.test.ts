@@ -1164,3 +1164,13 @@ test('how a person is related to another is a category, in English and Portugues
   assert.equal(leaf('alunos_contatos', 'parentesco_mae', 'varchar(30)'), 'Category');
   assert.equal(leaf('next_of_kin', 'relationship_id', 'integer'), 'Foreign key');
 });
+
+test("a description in a table of people or of transactions is a note about the record, a product's stays public", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('volunteer_profiles', 'description', 'varchar(500)'), 'Internal notes');
+  assert.equal(leaf('wire_transfers', 'details', 'text'), 'Internal notes');
+  assert.equal(leaf('ledger_entries', 'memo_desc', 'text'), 'Internal notes');
+  assert.equal(leaf('gadget_products', 'description', 'text'), 'Public product description');
+  assert.equal(leaf('volunteer_profiles', 'product_description', 'text'), 'Public product description');
+});
