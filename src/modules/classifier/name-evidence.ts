@@ -950,6 +950,29 @@ function addGenericHeadEvidence(r: NameReading): void {
   }
 }
 
+/** Leaves a word after `last` may name without the column being when something last happened. */
+const LAST_EVENT_LEAVES: ReadonlySet<string> = new Set(['Metric value', 'Event name', 'Timestamp', 'Status flag']);
+
+/** Words after `last` that name a part or a value rather than an event (`last_name`, `last_four`, `last_value`). */
+const NOT_AN_EVENT_AFTER_LAST: ReadonlySet<string> = new Set(['name', 'four', 'digits', 'value', 'number', 'id']);
+
+/** `last_visit`, `lastmark`, `poll_last_vote` stored as a whole number: when it last happened, in epoch seconds. */
+function addLastEventTime(r: NameReading): void {
+  const { col } = r;
+  const at = col.lastIndexOf('last');
+  if (at < 0 || at === col.length - 1 || r.structural !== null) return;
+  if (typeFamily(r.input.data_type ?? null) !== 'integer') return;
+  const after = col.slice(at + 1);
+  if (after.some((w) => NOT_AN_EVENT_AFTER_LAST.has(w))) return;
+  if (r.matcher.match(col.slice(at)).some((m) => !LAST_EVENT_LEAVES.has(m.phrase.leaf))) return;
+  keep(r.byName, {
+    leaf: 'Timestamp',
+    score: 3.5,
+    factor: 'name',
+    detail: `column name says when the ${quoteWords(after)} last happened, as a whole number: a time in epoch seconds`,
+  });
+}
+
 /** Tables of records kept about money moving: a description there is the record's note, not a catalogue text. */
 const TRANSACTION_WORDS: ReadonlySet<string> = new Set(['transaction', 'payment', 'transfer', 'entry', 'ledger']);
 /** Heads that describe something in prose. */
@@ -1196,6 +1219,7 @@ export function nameEvidence(
     addAmbiguityContext(r);
     addPeopleContext(r);
     addRecordDescription(r);
+    addLastEventTime(r);
   }
   addSettingsAndComment(r);
   return {

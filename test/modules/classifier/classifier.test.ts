@@ -1174,3 +1174,14 @@ test("a description in a table of people or of transactions is a note about the 
   assert.equal(leaf('gadget_products', 'description', 'text'), 'Public product description');
   assert.equal(leaf('volunteer_profiles', 'product_description', 'text'), 'Public product description');
 });
+
+test('when something last happened, kept as a whole number, is a time; a last name, the last four digits or an IP are not', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('guild_members', 'last_donation', 'int(11) unsigned'), 'Timestamp');
+  assert.equal(leaf('kiosk_sessions', 'kiosk_last_refresh', 'integer'), 'Timestamp');
+  assert.notEqual(leaf('guild_members', 'last_name', 'integer'), 'Timestamp');
+  assert.notEqual(leaf('wallet_cards', 'last_four', 'smallint'), 'Timestamp');
+  assert.equal(leaf('guild_members', 'last_ip', 'integer'), 'IP address');
+  assert.notEqual(leaf('guild_members', 'last_donation', 'varchar(20)'), 'Timestamp');
+});
