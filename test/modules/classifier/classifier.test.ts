@@ -1185,3 +1185,12 @@ test('when something last happened, kept as a whole number, is a time; a last na
   assert.equal(leaf('guild_members', 'last_ip', 'integer'), 'IP address');
   assert.notEqual(leaf('guild_members', 'last_donation', 'varchar(20)'), 'Timestamp');
 });
+
+test('a one-character text that nothing names is a flag; a longer one, or one the name speaks for, is not', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('glider_pilots', 'wears_glasses', 'char(1)'), 'Status flag');
+  assert.equal(leaf('glider_pilots', 'night_rated', 'character(1)'), 'Status flag');
+  assert.notEqual(leaf('glider_pilots', 'wears_glasses', 'varchar(40)'), 'Status flag');
+  assert.equal(leaf('glider_pilots', 'gender', 'char(1)'), 'Gender');
+});
