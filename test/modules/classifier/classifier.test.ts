@@ -1194,3 +1194,15 @@ test('a one-character text that nothing names is a flag; a longer one, or one th
   assert.notEqual(leaf('glider_pilots', 'wears_glasses', 'varchar(40)'), 'Status flag');
   assert.equal(leaf('glider_pilots', 'gender', 'char(1)'), 'Gender');
 });
+
+test("a role or an outcome is a category; a role in a table of employees stays a job title, a role's key a key", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('board_seats', 'role', 'smallint'), 'Category');
+  assert.equal(leaf('wiki_collaborators', 'role', 'varchar(20)'), 'Category');
+  assert.equal(leaf('arbitration_cases', 'outcome', 'integer'), 'Category');
+  assert.equal(leaf('employees', 'role', 'varchar(60)'), 'Job title');
+  assert.equal(leaf('wiki_collaborators', 'role_id', 'integer'), 'Foreign key');
+  // `format` is not split into `form` + `at`: a time format stays a setting.
+  assert.equal(leaf('reader_prefs', 'dateFormat', 'varchar(20)'), 'Configuration setting');
+});
