@@ -18,7 +18,7 @@ import {
 import { KIND_RULES } from './value-evidence.js';
 
 /** Bumped whenever the classifier's output can change for the same input, so stored results are re-evaluated. */
-export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.5.2';
+export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.5.3';
 
 export type EvidenceFactor =
   'name' | 'table' | 'context' | 'comment' | 'data_type' | 'values' | 'confirmed_fields' | 'anchor' | 'rule';
@@ -329,8 +329,12 @@ function addDeclaredType(
 ): void {
   // A MySQL-style tiny integer holds flags and small enumerations far more often than measures.
   const numericDefault = TINY_INTEGER.test(dataType ?? '') ? 'Status flag' : 'Metric value';
+  // A one-character text that nothing names holds a yes/no or a one-letter state (`Y`/`N`).
+  const textDefault = SHORT_TEXT_TYPE.test(dataType ?? '') ? 'Status flag' : undefined;
   const prior =
-    TYPE_PRIOR[family] ?? (!named && (family === 'integer' || family === 'decimal') ? numericDefault : undefined);
+    TYPE_PRIOR[family] ??
+    (!named && (family === 'integer' || family === 'decimal') ? numericDefault : undefined) ??
+    (!named && family === 'text' ? textDefault : undefined);
   if (prior !== undefined)
     add(
       prior,
@@ -481,6 +485,8 @@ export function scoreField(
 
 /** `tinyint(4)`, `TINYINT UNSIGNED`, `unsignedTinyInteger`: a tiny integer (a `tinyint(1)` is already a boolean). */
 const TINY_INTEGER = /tiny_?int/i;
+/** `char(1)`, `varchar(1)`, `character(1)`: a text of one character. */
+const SHORT_TEXT_TYPE = /^\s*(n?char|n?varchar|varchar2|character(\s+varying)?)\s*\(\s*1\s*\)/i;
 
 /** Roots whose tags are data about a person; a class named after one (`Address`, `PhoneNumber`) holds that data. */
 const PERSONAL_ROOTS: ReadonlySet<string> = new Set(['Personal', 'Credentials & secrets', 'Health', 'Location']);

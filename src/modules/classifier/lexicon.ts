@@ -372,6 +372,7 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   ocupacao: 'occupation',
   foto: 'photo',
   situacao: 'status',
+  parentesco: 'kinship',
   operacao: 'operation',
   origem: 'source',
   justificativa: 'reason',
@@ -711,7 +712,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Category',
-    'category|type|kind|class|genre|group|segment|tier|classification|tag|tags|channel|source*2.4|method|mode|plan|level*2.4|subcategory|type code|category code|mime type|content type|media type|status type|medium|card type|card brand|continent|campaign|utm|mcc|merchant category|band|bucket|range',
+    'category|type|kind|class|genre|group|segment|tier|classification|tag|tags|channel|source*2.4|method|mode|plan|level*2.4|subcategory|type code|category code|mime type|content type|media type|status type|medium|card type|card brand|continent|campaign|utm|mcc|merchant category|band|bucket|range|relationship|kinship|role*2.2|outcome',
   ],
   [
     'Country code',

@@ -839,6 +839,15 @@ function addStructuralEvidence(r: NameReading): void {
       detail: `column name ends in '${last}': ${kind.what}, whatever it is about`,
     });
   }
+  // `smtp_port`, `port` stored as a whole number: the port a service listens on, a setting rather than a measure. A
+  // decimal `port` is left alone (French `port` is postage, an amount).
+  if (last === 'port' && typeFamily(r.input.data_type ?? null) === 'integer')
+    keep(r.byName, {
+      leaf: 'Configuration setting',
+      score: 3.0,
+      factor: 'name',
+      detail: "column name ends in 'port' on a whole number: a network port, a setting",
+    });
 }
 
 /** The leaf a generic `name` or `title` names, by its other words or the table's. */
@@ -939,6 +948,49 @@ function addGenericHeadEvidence(r: NameReading): void {
       detail: `'name' among columns ${quoteColumns(r.personColumns)}: a person's name`,
     });
   }
+}
+
+/** Leaves a word after `last` may name without the column being when something last happened. */
+const LAST_EVENT_LEAVES: ReadonlySet<string> = new Set(['Metric value', 'Event name', 'Timestamp', 'Status flag']);
+
+/** Words after `last` that name a part or a value rather than an event (`last_name`, `last_four`, `last_value`). */
+const NOT_AN_EVENT_AFTER_LAST: ReadonlySet<string> = new Set(['name', 'four', 'digits', 'value', 'number', 'id']);
+
+/** `last_visit`, `lastmark`, `poll_last_vote` stored as a whole number: when it last happened, in epoch seconds. */
+function addLastEventTime(r: NameReading): void {
+  const { col } = r;
+  const at = col.lastIndexOf('last');
+  if (at < 0 || at === col.length - 1 || r.structural !== null) return;
+  if (typeFamily(r.input.data_type ?? null) !== 'integer') return;
+  const after = col.slice(at + 1);
+  if (after.some((w) => NOT_AN_EVENT_AFTER_LAST.has(w))) return;
+  if (r.matcher.match(col.slice(at)).some((m) => !LAST_EVENT_LEAVES.has(m.phrase.leaf))) return;
+  keep(r.byName, {
+    leaf: 'Timestamp',
+    score: 3.5,
+    factor: 'name',
+    detail: `column name says when the ${quoteWords(after)} last happened, as a whole number: a time in epoch seconds`,
+  });
+}
+
+/** Tables of records kept about money moving: a description there is the record's note, not a catalogue text. */
+const TRANSACTION_WORDS: ReadonlySet<string> = new Set(['transaction', 'payment', 'transfer', 'entry', 'ledger']);
+/** Heads that describe something in prose. */
+const DESCRIPTION_HEADS: ReadonlySet<string> = new Set(['description', 'details', 'desc']);
+
+/** `employees.description`, `transactions.details`: in a table of people or of transactions, a description is a note. */
+function addRecordDescription(r: NameReading): void {
+  const { col, table, last } = r;
+  if (last === undefined || !DESCRIPTION_HEADS.has(last) || col.length > 2) return;
+  if (anyIn(col, PRODUCT_WORDS) || anyIn(table, PRODUCT_WORDS)) return;
+  const about = table.find((w) => PERSON_WORDS.has(w) || TRANSACTION_WORDS.has(w));
+  if (about === undefined) return;
+  keep(r.byTable, {
+    leaf: 'Internal notes',
+    score: 3.6,
+    factor: 'table',
+    detail: `'${last}' in a table of '${about}': a note about the record, not a product's public text`,
+  });
 }
 
 /** The table name completes generic column names: invoices.number, orders.ref, cards.expiry, patients.weight. */
@@ -1166,6 +1218,8 @@ export function nameEvidence(
   if (r.structural === null) {
     addAmbiguityContext(r);
     addPeopleContext(r);
+    addRecordDescription(r);
+    addLastEventTime(r);
   }
   addSettingsAndComment(r);
   return {

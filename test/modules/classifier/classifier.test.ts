@@ -1145,3 +1145,64 @@ test('a trailing word that says how a value is kept is not its head', () => {
     leafOf({ table_name: 'contacts', field_name: 'phone', data_type: 'varchar(40)' }),
   );
 });
+
+test('a whole number named a port is a setting; a decimal port and a key to a port are not', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('relay_hosts', 'listen_port', 'integer'), 'Configuration setting');
+  assert.equal(leaf('gateway_nodes', 'AdminPort', 'unsignedSmallInteger'), 'Configuration setting');
+  assert.equal(leaf('gateway_nodes', 'port', 'int(5)'), 'Configuration setting');
+  assert.notEqual(leaf('tarif_lignes', 'port', 'decimal(10,2)'), 'Configuration setting');
+  assert.equal(leaf('cargo_legs', 'harbour_port_id', 'bigint'), 'Foreign key');
+});
+
+test('how a person is related to another is a category, in English and Portuguese; a key to a relationship is a key', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('next_of_kin', 'relationship', 'varchar(40)'), 'Category');
+  assert.equal(leaf('volunteer_contacts', 'kinship', 'text'), 'Category');
+  assert.equal(leaf('alunos_contatos', 'parentesco_mae', 'varchar(30)'), 'Category');
+  assert.equal(leaf('next_of_kin', 'relationship_id', 'integer'), 'Foreign key');
+});
+
+test("a description in a table of people or of transactions is a note about the record, a product's stays public", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('volunteer_profiles', 'description', 'varchar(500)'), 'Internal notes');
+  assert.equal(leaf('wire_transfers', 'details', 'text'), 'Internal notes');
+  assert.equal(leaf('ledger_entries', 'memo_desc', 'text'), 'Internal notes');
+  assert.equal(leaf('gadget_products', 'description', 'text'), 'Public product description');
+  assert.equal(leaf('volunteer_profiles', 'product_description', 'text'), 'Public product description');
+});
+
+test('when something last happened, kept as a whole number, is a time; a last name, the last four digits or an IP are not', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('guild_members', 'last_donation', 'int(11) unsigned'), 'Timestamp');
+  assert.equal(leaf('kiosk_sessions', 'kiosk_last_refresh', 'integer'), 'Timestamp');
+  assert.notEqual(leaf('guild_members', 'last_name', 'integer'), 'Timestamp');
+  assert.notEqual(leaf('wallet_cards', 'last_four', 'smallint'), 'Timestamp');
+  assert.equal(leaf('guild_members', 'last_ip', 'integer'), 'IP address');
+  assert.notEqual(leaf('guild_members', 'last_donation', 'varchar(20)'), 'Timestamp');
+});
+
+test('a one-character text that nothing names is a flag; a longer one, or one the name speaks for, is not', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('glider_pilots', 'wears_glasses', 'char(1)'), 'Status flag');
+  assert.equal(leaf('glider_pilots', 'night_rated', 'character(1)'), 'Status flag');
+  assert.notEqual(leaf('glider_pilots', 'wears_glasses', 'varchar(40)'), 'Status flag');
+  assert.equal(leaf('glider_pilots', 'gender', 'char(1)'), 'Gender');
+});
+
+test("a role or an outcome is a category; a role in a table of employees stays a job title, a role's key a key", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('board_seats', 'role', 'smallint'), 'Category');
+  assert.equal(leaf('wiki_collaborators', 'role', 'varchar(20)'), 'Category');
+  assert.equal(leaf('arbitration_cases', 'outcome', 'integer'), 'Category');
+  assert.equal(leaf('employees', 'role', 'varchar(60)'), 'Job title');
+  assert.equal(leaf('wiki_collaborators', 'role_id', 'integer'), 'Foreign key');
+  // `format` is not split into `form` + `at`: a time format stays a setting.
+  assert.equal(leaf('reader_prefs', 'dateFormat', 'varchar(20)'), 'Configuration setting');
+});
