@@ -252,7 +252,15 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
     key: 'field_id',
     abandonedAfterMs: CLAIM_ABANDONED_MS,
   });
-  const reclassifyWorker = new ReclassifyWorker({ database, clock, log, audit, queue: reclassifyQueue, classifier });
+  const reclassifyWorker = new ReclassifyWorker({
+    database,
+    clock,
+    log,
+    audit,
+    queue: reclassifyQueue,
+    classifier,
+    embedder,
+  });
   const scans = new ScansService({ database, clock, audit, datasources, license });
   const scanWorker = new ScanWorker({
     database,

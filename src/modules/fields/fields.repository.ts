@@ -803,8 +803,10 @@ export type ReclassificationRow = Pick<
   | 'field_name'
   | 'data_type'
   | 'comment'
+  | 'format_signature'
   | 'value_summary'
   | 'embedding'
+  | 'embedder_version'
   | 'predicted_tag_id'
   | 'predicted_level'
   | 'classification_source'
@@ -828,8 +830,10 @@ export async function findForReclassification(db: Queryable, ids: readonly strin
         'field_name',
         'data_type',
         'comment',
+        'format_signature',
         'value_summary',
         'embedding',
+        'embedder_version',
         'predicted_tag_id',
         'predicted_level',
         'classification_source',
@@ -842,6 +846,22 @@ export async function findForReclassification(db: Queryable, ids: readonly strin
     out.push(...rows.map((r) => ({ ...r, reclassifiable: Number(r.reclassifiable) === 1 })));
   }
   return out;
+}
+
+/**
+ * Replaces a field's embedding made by another embedder (or none) with the current embedder's, unless a writer has
+ * given it a new one since it was read (`was`: the version read). The change log's trigger makes its metrics stale.
+ */
+export async function replaceEmbedding(
+  trx: Tx,
+  id: string,
+  was: string | null,
+  embedding: Uint8Array,
+  version: string,
+): Promise<void> {
+  let q = trx.updateTable('fields').set({ embedding, embedder_version: version }).where('id', '=', id);
+  q = was === null ? q.where('embedder_version', 'is', null) : q.where('embedder_version', '=', was);
+  await q.execute();
 }
 
 /**

@@ -5,13 +5,17 @@
  * weighs the stored summary of their formats instead. A field whose classification changes goes back to
  * `unreviewed`; each batch that changes any writes one `fields.reclassified` audit entry with its counts. The metrics
  * follow through the change log. The same queue refreshes every other field's classifier view (fields.predicted_*,
- * which the outlier model weighs) made with another classifier or taxonomy, or never made.
+ * which the outlier model weighs) made with another classifier or taxonomy, or never made. The version it works
+ * for includes the embedder's: a field embedded by another embedder (a new built-in version, another provider) is
+ * embedded again from its stored names, type, comment and format signature — what an import embeds — before it is
+ * classified, and the metrics follow.
  */
 import { randomUUID } from 'node:crypto';
 import type { FastifyBaseLogger } from 'fastify';
 import { Rounds } from '../../background/rounds.js';
 import type { Clock } from '../../clock.js';
-import { decodeVector, yieldLocksAfter, type Database } from '../../db/database.js';
+import { decodeVector, encodeVector, yieldLocksAfter, type Database } from '../../db/database.js';
+import type { Embedder } from '../../embeddings/embedder.js';
 import { getSetting, putSetting } from '../../db/settings.js';
 import type { Claim, WorkQueue } from '../../db/work-queue.js';
 import { SYSTEM_ACTOR, type AuditService } from '../audit/audit.service.js';
@@ -32,6 +36,7 @@ export interface ReclassifyWorkerDeps {
   audit: AuditService;
   queue: WorkQueue;
   classifier: Pick<ClassifierService, 'classify' | 'versionKey'>;
+  embedder: Pick<Embedder, 'embedFields' | 'version'>;
 }
 
 export class ReclassifyWorker {
@@ -100,23 +105,51 @@ export class ReclassifyWorker {
     return out;
   }
 
+  /**
+   * The embedding of each row by the current embedder: the stored one when the current embedder made it, else made
+   * again from what an import embeds (names, type, comment, format signature). Only the new ones are in `fresh`.
+   */
+  private async embeddings(
+    rows: readonly repo.ReclassificationRow[],
+  ): Promise<{ vectors: Float32Array[]; fresh: Map<string, Float32Array> }> {
+    const { embedder } = this.deps;
+    const current = (r: repo.ReclassificationRow) => r.embedding !== null && r.embedder_version === embedder.version;
+    const stale = rows.filter((r) => !current(r));
+    const made =
+      stale.length === 0
+        ? []
+        : await embedder.embedFields(
+            stale.map((r) => ({
+              table_name: r.table_name,
+              field_name: r.field_name,
+              comment: r.comment,
+              data_type: r.data_type,
+              format_signature: r.format_signature,
+            })),
+          );
+    const fresh = new Map(stale.map((r, i) => [r.id, made[i] as Float32Array]));
+    return {
+      vectors: rows.map((r) => fresh.get(r.id) ?? decodeVector(r.embedding as Uint8Array)),
+      fresh,
+    };
+  }
+
   private async reclassify(claims: readonly Claim[]): Promise<void> {
-    const rows = (
-      await repo.findForReclassification(
-        this.deps.database.db,
-        claims.map((c) => c.key),
-      )
-    ).filter((r) => r.embedding !== null);
+    const rows = await repo.findForReclassification(
+      this.deps.database.db,
+      claims.map((c) => c.key),
+    );
+    const { vectors, fresh } = await this.embeddings(rows);
     const columns = await this.tableColumns(rows);
     const { results, decisions, versionKey } = await this.deps.classifier.classify(
-      rows.map((r) => ({
+      rows.map((r, i) => ({
         table_columns: columns.get(r.datasource_id)?.get(r.table_name) ?? null,
         table_name: r.table_name,
         field_name: r.field_name,
         data_type: r.data_type,
         comment: r.comment,
         value_summary: summaryFromFingerprint(r.value_summary),
-        embedding: decodeVector(r.embedding as Uint8Array),
+        embedding: vectors[i] as Float32Array,
         datasource_id: r.datasource_id,
         held_value_rule: heldValueRule(r),
       })),
@@ -125,6 +158,17 @@ export class ReclassifyWorker {
       await yieldLocksAfter(trx, LOCK_WAIT_MS);
       const now = this.deps.clock.now().toISOString();
       let changed = 0;
+      for (const row of rows) {
+        const embedding = fresh.get(row.id);
+        if (embedding)
+          await repo.replaceEmbedding(
+            trx,
+            row.id,
+            row.embedder_version,
+            encodeVector(embedding),
+            this.deps.embedder.version,
+          );
+      }
       for (const [i, row] of rows.entries()) {
         const result = results[i];
         const decision = decisions[i];

@@ -2,6 +2,7 @@ import assert from 'node:assert/strict';
 import { after, before, it } from 'node:test';
 import type { FastifyInstance } from 'fastify';
 import { sql } from 'kysely';
+import { decodeVector, encodeVector } from '../../../src/db/database.js';
 import { adminToken, bearer, buildTestApp, json, type TestApp } from '../../helpers/app.js';
 import { describeEachDatabase } from '../../helpers/databases.js';
 import { createDatasource, importOk } from './factories.js';
@@ -226,5 +227,83 @@ describeEachDatabase('re-evaluation when the taxonomy changes', (kind) => {
         .length,
       1,
     );
+  });
+});
+
+describeEachDatabase('re-evaluation when the embedder changes', (kind) => {
+  let t: TestApp;
+  after(async () => t.close());
+
+  it('embeds again, in the background, every field another embedder embedded, from what an import embeds', async () => {
+    t = await buildTestApp(kind);
+    const admin = await adminToken(t.app);
+    const source = await createDatasource(t.app, admin);
+    const { field_ids } = await importOk(t.app, admin, source, [
+      { table_name: 'customers', field_name: 'email_address', data_type: 'text', sample_values: ['a@example.org'] },
+      {
+        table_name: 'customers',
+        field_name: 'birth_date',
+        data_type: 'date',
+        classification_chain_path: 'Personal/Identity/Date of birth',
+      },
+      { table_name: 'orders', field_name: 'total_amount', data_type: 'numeric' },
+    ]);
+    const [email, birth, total] = field_ids as [string, string, string];
+    const confirm = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/classify/fields/${birth}/confirm`,
+      headers: bearer(admin),
+      payload: {},
+    });
+    assert.equal(confirm.statusCode, 200, confirm.body);
+    const stored = async () =>
+      new Map(
+        (
+          await t.database.db
+            .selectFrom('fields')
+            .select(['id', 'embedding', 'embedder_version', 'updated_at', 'review_status'])
+            .execute()
+        ).map((r) => [r.id, r]),
+      );
+    const current = await stored();
+    const { embedder } = t.app.services;
+
+    // An upgrade from another embedder: its vectors (of another length here) and its version on every field, and the
+    // classifier's views made with the version key that included it.
+    const foreign = encodeVector(Float32Array.from({ length: 16 }, (_, i) => (i % 3) - 1));
+    await t.database.db
+      .updateTable('fields')
+      .set({ embedding: foreign, embedder_version: 'another-embedder-v1', predicted_with: 'another-key' })
+      .execute();
+    await t.database.db
+      .updateTable('fields')
+      .set({ embedding: null, embedder_version: null })
+      .where('id', '=', total)
+      .execute();
+    await t.database.db.deleteFrom('settings').where('key', '=', 'classifier.reclassify_enqueued_for').execute();
+    await t.app.services.reclassifyWorker.drain();
+
+    const after = await stored();
+    for (const id of [email, birth, total]) {
+      const row = after.get(id)!;
+      assert.equal(row.embedder_version, embedder.version, `field ${id} carries the current embedder's version`);
+      assert.deepEqual(
+        decodeVector(row.embedding as Uint8Array),
+        decodeVector(current.get(id)!.embedding as Uint8Array),
+        'the same vector an import made',
+      );
+      assert.equal(row.updated_at, current.get(id)!.updated_at, 'a new embedding is not a change a reviewer sees');
+      assert.equal(row.review_status, current.get(id)!.review_status);
+    }
+    // The change log carries the new embeddings: the metrics of every field are recomputed.
+    const changes = await t.database.db
+      .selectFrom('catalog_changes')
+      .select('field_id')
+      .where('field_id', 'in', [email, birth, total])
+      .execute();
+    assert.ok(new Set(changes.map((c) => c.field_id)).size === 3);
+    // Done once: nothing left for another round.
+    await t.app.services.reclassifyWorker.drain();
+    assert.equal((await stored()).get(email)!.embedder_version, embedder.version);
   });
 });
