@@ -13,9 +13,15 @@ import {
   UpdateDatasourceResponse,
 } from './datasources.schemas.js';
 
-export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
-  const { datasources } = services;
+type RoutesApp = Parameters<FastifyPluginAsyncTypebox<{ services: Services }>>[0];
 
+export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }> = async (app, { services }) => {
+  collectionRoutes(app, services.datasources);
+  oneDatasourceRoutes(app, services.datasources);
+};
+
+/** The list, the connection form's options, and creating. */
+function collectionRoutes(app: RoutesApp, datasources: Services['datasources']): void {
   app.get(
     '/datasources',
     {
@@ -69,7 +75,10 @@ export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }
     },
     async (request, reply) => reply.code(201).send(await datasources.createDatasource(callerOf(request), request.body)),
   );
+}
 
+/** What is done to one data source: update, test its connection, delete. */
+function oneDatasourceRoutes(app: RoutesApp, datasources: Services['datasources']): void {
   app.patch(
     '/datasources/:id',
     {
@@ -132,4 +141,4 @@ export const datasourcesRoutes: FastifyPluginAsyncTypebox<{ services: Services }
       return reply.code(204).send(null);
     },
   );
-};
+}

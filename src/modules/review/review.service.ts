@@ -12,13 +12,13 @@ import type { Database, Tx } from '../../db/database.js';
 import type { Caller } from '../../http/access.js';
 import { AppError, notFound, type ProblemFieldError } from '../../http/errors.js';
 import { EXPORT_COLUMNS } from '../fields/fields.schemas.js';
-import { parseDecisionsCsv, rowError } from './decisions-csv.js';
+import { parseDecisionsCsv, rowError, type DecisionRow } from './decisions-csv.js';
 import type { AuditLogService } from '../audit/audit-log.service.js';
 import type { AuditEvent, AuditService } from '../audit/audit.service.js';
 import type { FieldCatalogReader } from '../fields/field-catalog-reader.service.js';
 import type { FieldReviewState, ReviewState } from '../fields/field-review-state.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
-import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
+import type { TagIndex, TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import type { WebhookEvent, WebhookEvents } from '../webhooks/webhooks.service.js';
 import { DEFER_REASON_PATTERN, MAX_DEFER_REASON } from './review.schemas.js';
 import type {
@@ -163,11 +163,44 @@ export class ReviewService {
     // Read outside the review transaction: on SQLite a second query on the database handle would wait for it forever.
     const index = await this.deps.taxonomy.tagIndex();
     const pathOf = (tagId: number) => index.byId.get(tagId)?.chain_path ?? null;
+    const { planned, errors, ignored } = this.checkDecisionRows(parsed.rows, index);
+    return this.deps.database.db.transaction().execute(async (trx) => {
+      await this.deps.database.lock(trx, REVIEW_LOCK);
+      // Under the review lock: what the fields are now, which is what each decision is checked against and applied to.
+      const states = new Map(
+        (
+          await this.deps.fields.lockReviewStates(
+            trx,
+            planned.map((p) => p.id),
+          )
+        ).map((s) => [s.id, s]),
+      );
+      errors.push(...checkAgainstFields(planned, states, pathOf));
+      if (errors.length > 0) {
+        errors.sort((a, b) => (a.row ?? 0) - (b.row ?? 0));
+        throw new AppError(
+          'validation_failed',
+          `${errors.length} row(s) of the file cannot be applied; nothing was applied`,
+          { errors },
+        );
+      }
+      return { ...(await this.applyPlannedDecisions(trx, caller, planned, states, pathOf)), ignored };
+    });
+  }
+
+  /**
+   * The check of an uploaded file that needs no field: ids, actions, tags, levels, reasons, repeated fields. Rows
+   * without an action are counted as ignored; every other row is either planned or named in errors.
+   */
+  private checkDecisionRows(
+    rows: DecisionRow[],
+    index: TagIndex,
+  ): { planned: PlannedDecision[]; errors: ProblemFieldError[]; ignored: number } {
     const errors: ProblemFieldError[] = [];
     const firstRowOf = new Map<string, number>();
     const planned: PlannedDecision[] = [];
     let ignored = 0;
-    for (const row of parsed.rows) {
+    for (const row of rows) {
       const problems: string[] = [];
       const id = row.field_id.toLowerCase();
       if (row.action === '') {
@@ -190,17 +223,7 @@ export class ReviewService {
       );
       for (const e of resolveErrors) problems.push(`${e.path} ${e.message}`);
       const reason = row.reason.replace(/\r\n?/g, '\n');
-      if (row.action === 'confirm' && reason.trim() !== '')
-        problems.push('reason is for a defer; a confirm takes none (leave it empty)');
-      if (row.action === 'defer') {
-        // Counted in code points, as the single defer's schema counts them.
-        const length = [...reason].length;
-        if (length === 0 || length > MAX_DEFER_REASON || !DEFER_REASON.test(reason)) {
-          problems.push(
-            `a defer needs a reason of 1–${MAX_DEFER_REASON} characters, not only spaces, without control characters other than tab and line break`,
-          );
-        }
-      }
+      problems.push(...reasonProblems(row.action, reason));
       if (problems.length > 0) {
         errors.push(rowError(row.row, problems.join('; ')));
         continue;
@@ -215,72 +238,43 @@ export class ReviewService {
         reason,
       });
     }
+    return { planned, errors, ignored };
+  }
 
-    const result: DecisionsResponse = { confirmed: 0, deferred: 0, ignored };
-    await this.deps.database.db.transaction().execute(async (trx) => {
-      await this.deps.database.lock(trx, REVIEW_LOCK);
-      // Under the review lock: what the fields are now, which is what each decision is checked against and applied to.
-      const states = new Map(
-        (
-          await this.deps.fields.lockReviewStates(
-            trx,
-            planned.map((p) => p.id),
-          )
-        ).map((s) => [s.id, s]),
-      );
-      for (const p of planned) {
-        const state = states.get(p.id);
-        if (!state) errors.push(rowError(p.row, `no field has the id ${p.id}`));
-        // A deferral keeps the classification: the exported chain_path and level may stay in the row, a change may not.
-        else if (
-          p.action === 'defer' &&
-          ((p.tagId !== null && p.tagId !== state.tag_id) || (p.level !== null && p.level !== state.level))
-        ) {
-          errors.push(
-            rowError(
-              p.row,
-              `a defer keeps the classification (${pathOf(state.tag_id) ?? state.tag_id}, ${state.level}): leave chain_path and level as they are, or confirm instead`,
-            ),
-          );
-        }
-      }
-      if (errors.length > 0) {
-        errors.sort((a, b) => (a.row ?? 0) - (b.row ?? 0));
-        throw new AppError(
-          'validation_failed',
-          `${errors.length} row(s) of the file cannot be applied; nothing was applied`,
-          { errors },
-        );
-      }
-      const confirmations = planned
-        .filter((p) => p.action === 'confirm')
-        .map((p) => ({
-          state: states.get(p.id) as ReviewState,
-          decision: {
-            tagId: p.tagId,
-            level: p.level,
-            pathOf,
-            body: { classification_chain_path: p.chainPath === '' ? null : p.chainPath, lock_level: p.level },
-          },
-        }));
-      await this.applyConfirmations(trx, caller, confirmations, { upload: true });
-      const deferredAt = this.deps.clock.now().toISOString();
-      const deferrals: AuditEvent[] = [];
-      for (const p of planned) {
-        if (p.action !== 'defer') continue;
-        const state = states.get(p.id) as ReviewState;
-        await this.deps.fields.deferField(trx, p.id, {
-          reason: p.reason,
-          reviewed_at: deferredAt,
-          reviewed_by: caller.id,
-        });
-        deferrals.push(deferredEvent(state, p.reason, { upload: true }));
-      }
-      if (deferrals.length > 0) await this.deps.audit.record(trx, caller, deferrals);
-      result.confirmed = confirmations.length;
-      result.deferred = deferrals.length;
-    });
-    return result;
+  /** Applies checked decisions to the locked fields: the confirmations, then the deferrals, each with its audit entry. */
+  private async applyPlannedDecisions(
+    trx: Tx,
+    caller: Caller,
+    planned: PlannedDecision[],
+    states: Map<string, ReviewState>,
+    pathOf: (tagId: number) => string | null,
+  ): Promise<{ confirmed: number; deferred: number }> {
+    const confirmations = planned
+      .filter((p) => p.action === 'confirm')
+      .map((p) => ({
+        state: states.get(p.id) as ReviewState,
+        decision: {
+          tagId: p.tagId,
+          level: p.level,
+          pathOf,
+          body: { classification_chain_path: p.chainPath === '' ? null : p.chainPath, lock_level: p.level },
+        },
+      }));
+    await this.applyConfirmations(trx, caller, confirmations, { upload: true });
+    const deferredAt = this.deps.clock.now().toISOString();
+    const deferrals: AuditEvent[] = [];
+    for (const p of planned) {
+      if (p.action !== 'defer') continue;
+      const state = states.get(p.id) as ReviewState;
+      await this.deps.fields.deferField(trx, p.id, {
+        reason: p.reason,
+        reviewed_at: deferredAt,
+        reviewed_by: caller.id,
+      });
+      deferrals.push(deferredEvent(state, p.reason, { upload: true }));
+    }
+    if (deferrals.length > 0) await this.deps.audit.record(trx, caller, deferrals);
+    return { confirmed: confirmations.length, deferred: deferrals.length };
   }
 
   /** Resolves tag id / path / level through the catalog; 422 when they name nothing or disagree. */
@@ -418,6 +412,47 @@ export class ReviewService {
 }
 
 /** The audit entry of a deferral: the review state and reason before and after. */
+/** What is wrong with a row's reason for its action: a confirm takes none, a defer needs a valid one. */
+function reasonProblems(action: string, reason: string): string[] {
+  if (action === 'confirm' && reason.trim() !== '')
+    return ['reason is for a defer; a confirm takes none (leave it empty)'];
+  if (action !== 'defer') return [];
+  // Counted in code points, as the single defer's schema counts them.
+  const length = [...reason].length;
+  if (length === 0 || length > MAX_DEFER_REASON || !DEFER_REASON.test(reason)) {
+    return [
+      `a defer needs a reason of 1–${MAX_DEFER_REASON} characters, not only spaces, without control characters other than tab and line break`,
+    ];
+  }
+  return [];
+}
+
+/** The check of planned decisions against the fields as they are under the review lock. */
+function checkAgainstFields(
+  planned: PlannedDecision[],
+  states: Map<string, ReviewState>,
+  pathOf: (tagId: number) => string | null,
+): ProblemFieldError[] {
+  const errors: ProblemFieldError[] = [];
+  for (const p of planned) {
+    const state = states.get(p.id);
+    if (!state) errors.push(rowError(p.row, `no field has the id ${p.id}`));
+    // A deferral keeps the classification: the exported chain_path and level may stay in the row, a change may not.
+    else if (
+      p.action === 'defer' &&
+      ((p.tagId !== null && p.tagId !== state.tag_id) || (p.level !== null && p.level !== state.level))
+    ) {
+      errors.push(
+        rowError(
+          p.row,
+          `a defer keeps the classification (${pathOf(state.tag_id) ?? state.tag_id}, ${state.level}): leave chain_path and level as they are, or confirm instead`,
+        ),
+      );
+    }
+  }
+  return errors;
+}
+
 function deferredEvent(state: ReviewState, reason: string, extra: Record<string, unknown>): AuditEvent {
   return {
     action: 'field.deferred',

@@ -82,29 +82,50 @@ export function TagPicker({
         onBlur={() => setTimeout(() => setOpen(false), 150)}
         onKeyDown={onKeyDown}
       />
-      <ul
-        id={`${id}-list`}
-        role="listbox"
-        aria-label={`${label} matches`}
-        class="options"
-        hidden={!open || matches.length === 0}
-      >
-        {matches.map((t, i) => (
-          <li
-            key={t.id}
-            id={`${id}-opt-${t.id}`}
-            role="option"
-            aria-selected={i === active}
-            class={i === active ? 'active' : undefined}
-            onMouseDown={(e) => {
-              e.preventDefault();
-              choose(t);
-            }}
-          >
-            {t.chain_path} <span class="muted">· {t.default_level}</span>
-          </li>
-        ))}
-      </ul>
+      <TagOptions id={id} label={label} matches={matches} active={active} open={open} onChoose={choose} />
     </div>
+  );
+}
+
+/** The listbox of matching tags; a mouse press chooses without taking the focus from the input. */
+function TagOptions({
+  id,
+  label,
+  matches,
+  active,
+  open,
+  onChoose,
+}: {
+  id: string;
+  label: string;
+  matches: Tag[];
+  active: number;
+  open: boolean;
+  onChoose: (tag: Tag) => void;
+}) {
+  return (
+    <ul
+      id={`${id}-list`}
+      role="listbox"
+      aria-label={`${label} matches`}
+      class="options"
+      hidden={!open || matches.length === 0}
+    >
+      {matches.map((t, i) => (
+        <li
+          key={t.id}
+          id={`${id}-opt-${t.id}`}
+          role="option"
+          aria-selected={i === active}
+          class={i === active ? 'active' : undefined}
+          onMouseDown={(e) => {
+            e.preventDefault();
+            onChoose(t);
+          }}
+        >
+          {t.chain_path} <span class="muted">· {t.default_level}</span>
+        </li>
+      ))}
+    </ul>
   );
 }

@@ -50,13 +50,63 @@ function queryOf(f: Filters): Record<string, string> {
 }
 
 export function AuditPage() {
-  const [draft, setDraft] = useState<Filters>(EMPTY);
   const [filters, setFilters] = useState<Filters>(EMPTY);
-  const [items, setItems] = useState<AuditEntry[]>([]);
-  const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [status, setStatus] = useState('');
+  const { items, next, load } = useAuditEntries(filters, setError);
   const [verify, setVerify] = useState<boolean | null>(null);
+  useEffect(() => void serverCapabilities().then((c) => setVerify(c.auditVerify)), []);
+
+  if (!session.can('audit:read')) return <NoPermission permission="audit:read" what="The audit log" />;
+
+  const exportAs = async (format: 'ndjson' | 'csv') => {
+    setError(null);
+    try {
+      await downloadExport(filters, format);
+      setStatus(`Exported the audit log as ${format.toUpperCase()}.`);
+    } catch (e) {
+      setError(e);
+    }
+  };
+
+  return (
+    <section aria-labelledby="audit-title">
+      <h1 id="audit-title">Audit log</h1>
+      <AuditFilters onApply={setFilters} />
+      <p class="muted hint">
+        <span id="audit-hint-action">Action: {HINTS.action}</span>{' '}
+        <span id="audit-hint-actor">Actor: {HINTS.actor}</span>{' '}
+        <span id="audit-hint-target">Target: {HINTS.target}</span> % and _ are plain characters.
+      </p>
+      <div class="toolbar">
+        <button type="button" onClick={() => void exportAs('ndjson')}>
+          Export NDJSON
+        </button>
+        <button type="button" onClick={() => void exportAs('csv')}>
+          Export CSV
+        </button>
+      </div>
+      <p class="muted" data-testid="chain">
+        {verify
+          ? 'Chain verification is offered by this server.'
+          : 'Chain verification: this server has no verification endpoint; run `fieldlens audit verify` on the server (exit 0 when the hash chain is intact, else it names the first bad entry). Each entry below shows its hash and the previous one.'}
+      </p>
+      <StatusLine message={status} />
+      <ProblemNotice error={error} />
+      <AuditTable items={items} />
+      {next && (
+        <button type="button" onClick={() => void load(next)}>
+          More
+        </button>
+      )}
+    </section>
+  );
+}
+
+/** The entries the filters select, a page of 100 at a time (`load(cursor)` appends the next page). */
+function useAuditEntries(filters: Filters, setError: (error: unknown) => void) {
+  const [items, setItems] = useState<AuditEntry[]>([]);
+  const [next, setNext] = useState<string | null>(null);
 
   const load = async (cursor?: string) => {
     setError(null);
@@ -76,29 +126,27 @@ export function AuditPage() {
   useEffect(() => {
     if (session.can('audit:read')) void load();
   }, [filters]);
-  useEffect(() => void serverCapabilities().then((c) => setVerify(c.auditVerify)), []);
+  return { items, next, load };
+}
 
-  if (!session.can('audit:read')) return <NoPermission permission="audit:read" what="The audit log" />;
+/** Downloads the filtered log through an authenticated fetch (a plain link would carry no token). */
+async function downloadExport(filters: Filters, format: 'ndjson' | 'csv') {
+  const qs = new URLSearchParams({ ...queryOf(filters), format });
+  const response = await session.fetch(new Request(`/api/v1/audit-logs/export?${qs.toString()}`));
+  if (!response.ok) throw new ProblemError(await problemOf(response));
+  const url = URL.createObjectURL(await response.blob());
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = `fieldlens-audit.${format}`;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
 
-  const exportAs = async (format: 'ndjson' | 'csv') => {
-    setError(null);
-    try {
-      const qs = new URLSearchParams({ ...queryOf(filters), format });
-      const response = await session.fetch(new Request(`/api/v1/audit-logs/export?${qs.toString()}`));
-      if (!response.ok) throw new ProblemError(await problemOf(response));
-      const url = URL.createObjectURL(await response.blob());
-      const a = document.createElement('a');
-      a.href = url;
-      a.download = `fieldlens-audit.${format}`;
-      document.body.append(a);
-      a.click();
-      a.remove();
-      setTimeout(() => URL.revokeObjectURL(url), 10_000);
-      setStatus(`Exported the audit log as ${format.toUpperCase()}.`);
-    } catch (e) {
-      setError(e);
-    }
-  };
+/** The filters as typed; they apply on submit. */
+function AuditFilters({ onApply }: { onApply: (filters: Filters) => void }) {
+  const [draft, setDraft] = useState<Filters>(EMPTY);
 
   const input = (key: keyof Filters, label: string, type: 'text' | 'datetime-local' = 'text') => (
     <label>
@@ -122,86 +170,63 @@ export function AuditPage() {
   );
 
   return (
-    <section aria-labelledby="audit-title">
-      <h1 id="audit-title">Audit log</h1>
-      <form
-        class="filters"
-        aria-label="Audit filters"
-        onSubmit={(e) => {
-          e.preventDefault();
-          setFilters(draft);
-        }}
-      >
-        {input('action', 'Action')}
-        {input('actor', 'Actor')}
-        {input('target', 'Target')}
-        {input('since', 'Since', 'datetime-local')}
-        {input('until', 'Until', 'datetime-local')}
-        <button type="submit" class="primary">
-          Apply
-        </button>
-        <datalist id="audit-actions">
-          {ACTION_PREFIXES.map((p) => (
-            <option key={p} value={p} />
-          ))}
-        </datalist>
-      </form>
-      <p class="muted hint">
-        <span id="audit-hint-action">Action: {HINTS.action}</span>{' '}
-        <span id="audit-hint-actor">Actor: {HINTS.actor}</span>{' '}
-        <span id="audit-hint-target">Target: {HINTS.target}</span> % and _ are plain characters.
-      </p>
-      <div class="toolbar">
-        <button type="button" onClick={() => void exportAs('ndjson')}>
-          Export NDJSON
-        </button>
-        <button type="button" onClick={() => void exportAs('csv')}>
-          Export CSV
-        </button>
-      </div>
-      <p class="muted" data-testid="chain">
-        {verify
-          ? 'Chain verification is offered by this server.'
-          : 'Chain verification: this server has no verification endpoint; run `fieldlens audit verify` on the server (exit 0 when the hash chain is intact, else it names the first bad entry). Each entry below shows its hash and the previous one.'}
-      </p>
-      <StatusLine message={status} />
-      <ProblemNotice error={error} />
-      <table class="audit">
-        <thead>
-          <tr>
-            <th scope="col">Seq</th>
-            <th scope="col">When</th>
-            <th scope="col">Actor</th>
-            <th scope="col">Action</th>
-            <th scope="col">Target</th>
-            <th scope="col">Details</th>
-            <th scope="col">Hash</th>
+    <form
+      class="filters"
+      aria-label="Audit filters"
+      onSubmit={(e) => {
+        e.preventDefault();
+        onApply(draft);
+      }}
+    >
+      {input('action', 'Action')}
+      {input('actor', 'Actor')}
+      {input('target', 'Target')}
+      {input('since', 'Since', 'datetime-local')}
+      {input('until', 'Until', 'datetime-local')}
+      <button type="submit" class="primary">
+        Apply
+      </button>
+      <datalist id="audit-actions">
+        {ACTION_PREFIXES.map((p) => (
+          <option key={p} value={p} />
+        ))}
+      </datalist>
+    </form>
+  );
+}
+
+function AuditTable({ items }: { items: AuditEntry[] }) {
+  return (
+    <table class="audit">
+      <thead>
+        <tr>
+          <th scope="col">Seq</th>
+          <th scope="col">When</th>
+          <th scope="col">Actor</th>
+          <th scope="col">Action</th>
+          <th scope="col">Target</th>
+          <th scope="col">Details</th>
+          <th scope="col">Hash</th>
+        </tr>
+      </thead>
+      <tbody>
+        {items.map((e) => (
+          <tr key={e.seq}>
+            <td class="num">{e.seq}</td>
+            <td>{new Date(e.at).toLocaleString()}</td>
+            <td>{e.actor_username ?? '–'}</td>
+            <td>{e.action}</td>
+            <td class="target">
+              <Target entry={e} />
+            </td>
+            <td class="details">{JSON.stringify(e.details)}</td>
+            <td>
+              <code title={`hash ${e.hash}, previous ${e.prev_hash}`}>{e.hash.slice(0, 10)}</code>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {items.map((e) => (
-            <tr key={e.seq}>
-              <td class="num">{e.seq}</td>
-              <td>{new Date(e.at).toLocaleString()}</td>
-              <td>{e.actor_username ?? '–'}</td>
-              <td>{e.action}</td>
-              <td class="target">
-                <Target entry={e} />
-              </td>
-              <td class="details">{JSON.stringify(e.details)}</td>
-              <td>
-                <code title={`hash ${e.hash}, previous ${e.prev_hash}`}>{e.hash.slice(0, 10)}</code>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {next && (
-        <button type="button" onClick={() => void load(next)}>
-          More
-        </button>
-      )}
-    </section>
+        ))}
+      </tbody>
+    </table>
   );
 }
 

@@ -31,64 +31,9 @@ const SPANS = {
 } as const;
 
 export function OverviewPage() {
-  const [counts, setCounts] = useState<Counts | null>(null);
-  const [sources, setSources] = useState<Datasource[]>([]);
-  const [error, setError] = useState<unknown>(null);
   const [span, setSpan] = useState<keyof typeof SPANS>('day');
-  const [progress, setProgress] = useState<ReviewProgress | null>(null);
-  const [progressError, setProgressError] = useState<unknown>(null);
-
-  useEffect(() => {
-    let cancelled = false;
-    const { bucket, days } = SPANS[span];
-    setProgressError(null);
-    void ok(api.GET('/api/v1/review/progress', { params: { query: { bucket, days } } })).then(
-      (p) => {
-        if (!cancelled) setProgress(p);
-      },
-      (e: unknown) => {
-        if (!cancelled) setProgressError(e);
-      },
-    );
-    return () => {
-      cancelled = true;
-    };
-  }, [span]);
-
-  useEffect(() => {
-    let cancelled = false;
-    void loadDatasources(true).then(setSources, setError);
-    void (async () => {
-      const c: Counts = { total: 0, complete: true, level: new Map(), severity: new Map(), review: new Map() };
-      let cursor: string | undefined;
-      try {
-        do {
-          const page = await ok(
-            api.GET('/api/v1/fields', {
-              params: { query: { sort: 'name', limit: 500, ...(cursor ? { cursor } : {}) } },
-            }),
-          );
-          for (const f of page.items) {
-            c.total += 1;
-            bump(c.level, f.level);
-            bump(c.severity, f.severity ?? 'not scored');
-            bump(c.review, f.review_status);
-          }
-          cursor = page.next_cursor ?? undefined;
-          if (cursor && c.total >= CAP) {
-            c.complete = false;
-            break;
-          }
-        } while (cursor && !cancelled);
-        if (!cancelled) setCounts(c);
-      } catch (e) {
-        if (!cancelled) setError(e);
-      }
-    })();
-    return () => {
-      cancelled = true;
-    };
-  }, []);
+  const { progress, progressError } = useReviewProgress(span);
+  const { counts, sources, error } = useFieldCounts();
 
   return (
     <section aria-labelledby="overview-title">
@@ -125,28 +70,101 @@ export function OverviewPage() {
         </>
       )}
       <h2>By data source</h2>
-      <table>
-        <thead>
-          <tr>
-            <th scope="col">Data source</th>
-            <th scope="col">Type</th>
-            <th scope="col">Fields</th>
-          </tr>
-        </thead>
-        <tbody>
-          {sources.map((d) => (
-            <tr key={d.id}>
-              <td>
-                <a href={`/queue?datasource_id=${d.id}&review_status=any`}>{d.name}</a>
-                {d.is_sample && <span class="muted"> (sample)</span>}
-              </td>
-              <td>{d.type}</td>
-              <td class="num">{d.field_count}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <SourcesTable sources={sources} />
     </section>
+  );
+}
+
+/** The review progress over the chosen span, read again when the span changes. */
+function useReviewProgress(span: keyof typeof SPANS) {
+  const [progress, setProgress] = useState<ReviewProgress | null>(null);
+  const [progressError, setProgressError] = useState<unknown>(null);
+
+  useEffect(() => {
+    let cancelled = false;
+    const { bucket, days } = SPANS[span];
+    setProgressError(null);
+    void ok(api.GET('/api/v1/review/progress', { params: { query: { bucket, days } } })).then(
+      (p) => {
+        if (!cancelled) setProgress(p);
+      },
+      (e: unknown) => {
+        if (!cancelled) setProgressError(e);
+      },
+    );
+    return () => {
+      cancelled = true;
+    };
+  }, [span]);
+  return { progress, progressError };
+}
+
+/** The counts by level, severity and review status (up to CAP fields), and the data sources with their field counts. */
+function useFieldCounts() {
+  const [counts, setCounts] = useState<Counts | null>(null);
+  const [sources, setSources] = useState<Datasource[]>([]);
+  const [error, setError] = useState<unknown>(null);
+
+  useEffect(() => {
+    let cancelled = false;
+    void loadDatasources(true).then(setSources, setError);
+    void (async () => {
+      const c: Counts = { total: 0, complete: true, level: new Map(), severity: new Map(), review: new Map() };
+      let cursor: string | undefined;
+      try {
+        do {
+          const page = await ok(
+            api.GET('/api/v1/fields', {
+              params: { query: { sort: 'name', limit: 500, ...(cursor ? { cursor } : {}) } },
+            }),
+          );
+          for (const f of page.items) {
+            c.total += 1;
+            bump(c.level, f.level);
+            bump(c.severity, f.severity ?? 'not scored');
+            bump(c.review, f.review_status);
+          }
+          cursor = page.next_cursor ?? undefined;
+          if (cursor && c.total >= CAP) {
+            c.complete = false;
+            break;
+          }
+        } while (cursor && !cancelled);
+        if (!cancelled) setCounts(c);
+      } catch (e) {
+        if (!cancelled) setError(e);
+      }
+    })();
+    return () => {
+      cancelled = true;
+    };
+  }, []);
+  return { counts, sources, error };
+}
+
+function SourcesTable({ sources }: { sources: Datasource[] }) {
+  return (
+    <table>
+      <thead>
+        <tr>
+          <th scope="col">Data source</th>
+          <th scope="col">Type</th>
+          <th scope="col">Fields</th>
+        </tr>
+      </thead>
+      <tbody>
+        {sources.map((d) => (
+          <tr key={d.id}>
+            <td>
+              <a href={`/queue?datasource_id=${d.id}&review_status=any`}>{d.name}</a>
+              {d.is_sample && <span class="muted"> (sample)</span>}
+            </td>
+            <td>{d.type}</td>
+            <td class="num">{d.field_count}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 

@@ -71,56 +71,11 @@ export function TokensPage() {
       </p>
       <StatusLine message={status} />
       <ProblemNotice error={error} />
-      {canReadUsers && users && (
-        <p>
-          <label for="token-owner">Tokens of</label>{' '}
-          <select id="token-owner" value={owner} onChange={(e) => setOwner((e.target as HTMLSelectElement).value)}>
-            {users.map((u) => (
-              <option key={u.id} value={u.id}>
-                {u.id === me.id ? `${u.username} (you)` : u.username}
-              </option>
-            ))}
-          </select>
-        </p>
-      )}
+      {canReadUsers && users && <OwnerPicker users={users} me={me.id} owner={owner} onChange={setOwner} />}
       {created && <NewToken created={created} onDone={() => setCreated(null)} />}
       {tokens && tokens.length === 0 && <p>{own ? 'You have no API tokens.' : 'This user has no API tokens.'}</p>}
       {tokens && tokens.length > 0 && (
-        <table aria-label="API tokens">
-          <thead>
-            <tr>
-              <th scope="col">Name</th>
-              <th scope="col">Prefix</th>
-              <th scope="col">Permissions</th>
-              <th scope="col">Expires</th>
-              <th scope="col">Last used</th>
-              {(own || session.can('user:write')) && <th scope="col">Actions</th>}
-            </tr>
-          </thead>
-          <tbody>
-            {tokens.map((token) => {
-              const expired = Date.parse(token.expires_at) <= Date.now();
-              return (
-                <tr key={token.id}>
-                  <td>{token.name}</td>
-                  <td>
-                    <code>{token.prefix}…</code>
-                  </td>
-                  <td>{token.permissions === null ? "all of the user's" : token.permissions.join(', ')}</td>
-                  <td>{expired ? `expired ${day(token.expires_at)}` : day(token.expires_at)}</td>
-                  <td>{lastUsed(token.last_used_at)}</td>
-                  {(own || session.can('user:write')) && (
-                    <td>
-                      <button type="button" class="small" onClick={() => setRevoking(token)}>
-                        Revoke <span class="sr-only">{token.name}</span>
-                      </button>
-                    </td>
-                  )}
-                </tr>
-              );
-            })}
-          </tbody>
-        </table>
+        <TokensTable tokens={tokens} canRevoke={own || session.can('user:write')} onRevoke={setRevoking} />
       )}
       {own && (
         <CreateTokenForm
@@ -134,19 +89,98 @@ export function TokensPage() {
         />
       )}
       {revoking && (
-        <Dialog title={`Revoke the token ${revoking.name}?`} onClose={() => setRevoking(null)}>
-          <p>Scripts using it stop working at once. This cannot be undone.</p>
-          <div class="buttons">
-            <button type="button" class="primary" onClick={() => void revoke(revoking)}>
-              Revoke
-            </button>
-            <button type="button" onClick={() => setRevoking(null)} autoFocus>
-              Cancel
-            </button>
-          </div>
-        </Dialog>
+        <RevokeDialog token={revoking} onRevoke={() => void revoke(revoking)} onClose={() => setRevoking(null)} />
       )}
     </section>
+  );
+}
+
+function OwnerPicker({
+  users,
+  me,
+  owner,
+  onChange,
+}: {
+  users: User[];
+  me: string;
+  owner: string;
+  onChange: (userId: string) => void;
+}) {
+  return (
+    <p>
+      <label for="token-owner">Tokens of</label>{' '}
+      <select id="token-owner" value={owner} onChange={(e) => onChange((e.target as HTMLSelectElement).value)}>
+        {users.map((u) => (
+          <option key={u.id} value={u.id}>
+            {u.id === me ? `${u.username} (you)` : u.username}
+          </option>
+        ))}
+      </select>
+    </p>
+  );
+}
+
+function TokensTable({
+  tokens,
+  canRevoke,
+  onRevoke,
+}: {
+  tokens: ApiToken[];
+  canRevoke: boolean;
+  onRevoke: (token: ApiToken) => void;
+}) {
+  return (
+    <table aria-label="API tokens">
+      <thead>
+        <tr>
+          <th scope="col">Name</th>
+          <th scope="col">Prefix</th>
+          <th scope="col">Permissions</th>
+          <th scope="col">Expires</th>
+          <th scope="col">Last used</th>
+          {canRevoke && <th scope="col">Actions</th>}
+        </tr>
+      </thead>
+      <tbody>
+        {tokens.map((token) => {
+          const expired = Date.parse(token.expires_at) <= Date.now();
+          return (
+            <tr key={token.id}>
+              <td>{token.name}</td>
+              <td>
+                <code>{token.prefix}…</code>
+              </td>
+              <td>{token.permissions === null ? "all of the user's" : token.permissions.join(', ')}</td>
+              <td>{expired ? `expired ${day(token.expires_at)}` : day(token.expires_at)}</td>
+              <td>{lastUsed(token.last_used_at)}</td>
+              {canRevoke && (
+                <td>
+                  <button type="button" class="small" onClick={() => onRevoke(token)}>
+                    Revoke <span class="sr-only">{token.name}</span>
+                  </button>
+                </td>
+              )}
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
+  );
+}
+
+function RevokeDialog({ token, onRevoke, onClose }: { token: ApiToken; onRevoke: () => void; onClose: () => void }) {
+  return (
+    <Dialog title={`Revoke the token ${token.name}?`} onClose={onClose}>
+      <p>Scripts using it stop working at once. This cannot be undone.</p>
+      <div class="buttons">
+        <button type="button" class="primary" onClick={onRevoke}>
+          Revoke
+        </button>
+        <button type="button" onClick={onClose} autoFocus>
+          Cancel
+        </button>
+      </div>
+    </Dialog>
   );
 }
 

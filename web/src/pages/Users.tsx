@@ -12,7 +12,6 @@ export function UsersPage() {
   const [users, setUsers] = useState<User[] | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [status, setStatus] = useState('');
-  const [form, setForm] = useState({ username: '', email: '', password: '', roles: new Set<Role>(['observer']) });
   const canWrite = session.can('user:write');
 
   const load = () => ok(api.GET('/api/v1/users')).then((r) => setUsers(r.items), setError);
@@ -32,24 +31,7 @@ export function UsersPage() {
     }
   };
 
-  const create = (e: Event) => {
-    e.preventDefault();
-    void run(`Created user ${form.username}.`, async () => {
-      await ok(
-        api.POST('/api/v1/users', {
-          body: {
-            username: form.username.trim(),
-            email: form.email.trim(),
-            password: form.password,
-            roles: [...form.roles],
-          },
-        }),
-      );
-      setForm({ username: '', email: '', password: '', roles: new Set(['observer']) });
-    });
-  };
-
-  const patch = (user: User, body: { roles?: Role[]; disabled?: boolean }, what: string) =>
+  const patch: Patch = (user, body, what) =>
     void run(what, () => ok(api.PATCH('/api/v1/users/{id}', { params: { path: { id: user.id } }, body })));
 
   return (
@@ -70,95 +52,125 @@ export function UsersPage() {
           </thead>
           <tbody>
             {users.map((u) => (
-              <tr key={u.id}>
-                <td>{u.username}</td>
-                <td>{u.email}</td>
-                <td>
-                  {canWrite && u.id !== session.me?.id ? (
-                    <RoleEditor
-                      user={u}
-                      onSave={(roles) => patch(u, { roles }, `Changed the roles of ${u.username}.`)}
-                    />
-                  ) : (
-                    u.roles.map((r) => r.role).join(', ')
-                  )}
-                </td>
-                <td>{u.disabled ? 'disabled' : 'active'}</td>
-                {canWrite && (
-                  <td>
-                    {u.id !== session.me?.id && (
-                      <button
-                        type="button"
-                        class="small"
-                        onClick={() =>
-                          patch(u, { disabled: !u.disabled }, `${u.disabled ? 'Enabled' : 'Disabled'} ${u.username}.`)
-                        }
-                      >
-                        {u.disabled ? 'Enable' : 'Disable'} <span class="sr-only">{u.username}</span>
-                      </button>
-                    )}
-                  </td>
-                )}
-              </tr>
+              <UserRow key={u.id} user={u} canWrite={canWrite} patch={patch} />
             ))}
           </tbody>
         </table>
       )}
-      {canWrite && (
-        <form class="card" onSubmit={create} aria-labelledby="user-new">
-          <h2 id="user-new">New user</h2>
-          <label for="user-name">Username</label>
-          <input
-            id="user-name"
-            required
-            autocomplete="off"
-            value={form.username}
-            onInput={(e) => setForm({ ...form, username: (e.target as HTMLInputElement).value })}
-          />
-          <label for="user-email">E-mail</label>
-          <input
-            id="user-email"
-            type="email"
-            required
-            value={form.email}
-            onInput={(e) => setForm({ ...form, email: (e.target as HTMLInputElement).value })}
-          />
-          <label for="user-password">Password (12 characters or more)</label>
-          <input
-            id="user-password"
-            type="password"
-            required
-            minLength={12}
-            autocomplete="new-password"
-            value={form.password}
-            onInput={(e) => setForm({ ...form, password: (e.target as HTMLInputElement).value })}
-          />
-          <fieldset>
-            <legend>Roles</legend>
-            {ROLES.map((r) => (
-              <label key={r} class="inline">
-                <input
-                  type="checkbox"
-                  checked={form.roles.has(r)}
-                  onChange={() => {
-                    const roles = new Set(form.roles);
-                    if (roles.has(r)) roles.delete(r);
-                    else roles.add(r);
-                    setForm({ ...form, roles });
-                  }}
-                />{' '}
-                {r}
-              </label>
-            ))}
-          </fieldset>
-          <div class="buttons">
-            <button type="submit" class="primary" disabled={form.roles.size === 0}>
-              Create user
-            </button>
-          </div>
-        </form>
-      )}
+      {canWrite && <NewUserForm run={run} />}
     </section>
+  );
+}
+
+type Patch = (user: User, body: { roles?: Role[]; disabled?: boolean }, what: string) => void;
+
+/** A user with, for a writer and anyone but oneself, the role editor and the disable/enable button. */
+function UserRow({ user: u, canWrite, patch }: { user: User; canWrite: boolean; patch: Patch }) {
+  return (
+    <tr>
+      <td>{u.username}</td>
+      <td>{u.email}</td>
+      <td>
+        {canWrite && u.id !== session.me?.id ? (
+          <RoleEditor user={u} onSave={(roles) => patch(u, { roles }, `Changed the roles of ${u.username}.`)} />
+        ) : (
+          u.roles.map((r) => r.role).join(', ')
+        )}
+      </td>
+      <td>{u.disabled ? 'disabled' : 'active'}</td>
+      {canWrite && (
+        <td>
+          {u.id !== session.me?.id && (
+            <button
+              type="button"
+              class="small"
+              onClick={() =>
+                patch(u, { disabled: !u.disabled }, `${u.disabled ? 'Enabled' : 'Disabled'} ${u.username}.`)
+              }
+            >
+              {u.disabled ? 'Enable' : 'Disable'} <span class="sr-only">{u.username}</span>
+            </button>
+          )}
+        </td>
+      )}
+    </tr>
+  );
+}
+
+/** The new-user form; `run` creates the user, reports it and reloads the list. */
+function NewUserForm({ run }: { run: (what: string, call: () => Promise<unknown>) => Promise<void> }) {
+  const [form, setForm] = useState({ username: '', email: '', password: '', roles: new Set<Role>(['observer']) });
+
+  const create = (e: Event) => {
+    e.preventDefault();
+    void run(`Created user ${form.username}.`, async () => {
+      await ok(
+        api.POST('/api/v1/users', {
+          body: {
+            username: form.username.trim(),
+            email: form.email.trim(),
+            password: form.password,
+            roles: [...form.roles],
+          },
+        }),
+      );
+      setForm({ username: '', email: '', password: '', roles: new Set(['observer']) });
+    });
+  };
+
+  return (
+    <form class="card" onSubmit={create} aria-labelledby="user-new">
+      <h2 id="user-new">New user</h2>
+      <label for="user-name">Username</label>
+      <input
+        id="user-name"
+        required
+        autocomplete="off"
+        value={form.username}
+        onInput={(e) => setForm({ ...form, username: (e.target as HTMLInputElement).value })}
+      />
+      <label for="user-email">E-mail</label>
+      <input
+        id="user-email"
+        type="email"
+        required
+        value={form.email}
+        onInput={(e) => setForm({ ...form, email: (e.target as HTMLInputElement).value })}
+      />
+      <label for="user-password">Password (12 characters or more)</label>
+      <input
+        id="user-password"
+        type="password"
+        required
+        minLength={12}
+        autocomplete="new-password"
+        value={form.password}
+        onInput={(e) => setForm({ ...form, password: (e.target as HTMLInputElement).value })}
+      />
+      <fieldset>
+        <legend>Roles</legend>
+        {ROLES.map((r) => (
+          <label key={r} class="inline">
+            <input
+              type="checkbox"
+              checked={form.roles.has(r)}
+              onChange={() => {
+                const roles = new Set(form.roles);
+                if (roles.has(r)) roles.delete(r);
+                else roles.add(r);
+                setForm({ ...form, roles });
+              }}
+            />{' '}
+            {r}
+          </label>
+        ))}
+      </fieldset>
+      <div class="buttons">
+        <button type="submit" class="primary" disabled={form.roles.size === 0}>
+          Create user
+        </button>
+      </div>
+    </form>
   );
 }
 

@@ -1,5 +1,5 @@
 /** The queue's filter form: every choice is written into the address (the search after a pause in typing). */
-import type { RefObject } from 'preact';
+import type { ComponentChildren, RefObject } from 'preact';
 import type { Datasource, Level, Tag } from '../../api/client';
 import { PAGE_SIZES, SORTS, type FilterChanges, type Filters } from './filters';
 
@@ -28,7 +28,6 @@ export function QueueFilters({
   search,
   set,
 }: QueueFiltersProps) {
-  const value = (e: Event) => (e.target as HTMLSelectElement).value;
   return (
     <form
       class="filters"
@@ -38,64 +37,50 @@ export function QueueFilters({
       }}
       aria-label="Queue filters"
     >
-      <label>
-        Data source
-        <select value={filters.datasource_id ?? ''} onChange={(e) => set({ datasource_id: value(e) })}>
-          <option value="">All</option>
-          {choices.datasources.map((d) => (
-            <option key={d.id} value={d.id}>
-              {d.name}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Severity
-        <select value={filters.severity ?? ''} onChange={(e) => set({ severity: value(e) })}>
-          <option value="">All</option>
-          <option value="high">High</option>
-          <option value="medium">Medium</option>
-          <option value="low">Low</option>
-        </select>
-      </label>
-      <label>
-        Level
-        <select value={filters.level ?? ''} onChange={(e) => set({ level: value(e) })}>
-          <option value="">All</option>
-          {choices.levels.map((l) => (
-            <option key={l.code} value={l.code}>
-              {l.code} {l.name}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Tag
-        <select value={filters.tag_id ? String(filters.tag_id) : ''} onChange={(e) => set({ tag_id: value(e) })}>
-          <option value="">All</option>
-          {choices.tags.map((t) => (
-            <option key={t.id} value={t.id}>
-              {t.chain_path}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Review status
-        <select value={query.get('review_status') ?? 'unreviewed'} onChange={(e) => set({ review_status: value(e) })}>
-          <option value="unreviewed">Unreviewed</option>
-          <option value="deferred">Deferred</option>
-          <option value="confirmed">Confirmed</option>
-          <option value="any">Any</option>
-        </select>
-      </label>
-      <label>
-        View
-        <select value={filters.changed ?? ''} onChange={(e) => set({ changed: value(e) })}>
-          <option value="">All fields</option>
-          <option value="last_scan">Changed since last scan</option>
-        </select>
-      </label>
+      <Choice label="Data source" value={filters.datasource_id ?? ''} onChange={(v) => set({ datasource_id: v })}>
+        <option value="">All</option>
+        {choices.datasources.map((d) => (
+          <option key={d.id} value={d.id}>
+            {d.name}
+          </option>
+        ))}
+      </Choice>
+      <Choice label="Severity" value={filters.severity ?? ''} onChange={(v) => set({ severity: v })}>
+        <option value="">All</option>
+        <option value="high">High</option>
+        <option value="medium">Medium</option>
+        <option value="low">Low</option>
+      </Choice>
+      <Choice label="Level" value={filters.level ?? ''} onChange={(v) => set({ level: v })}>
+        <option value="">All</option>
+        {choices.levels.map((l) => (
+          <option key={l.code} value={l.code}>
+            {l.code} {l.name}
+          </option>
+        ))}
+      </Choice>
+      <Choice label="Tag" value={filters.tag_id ? String(filters.tag_id) : ''} onChange={(v) => set({ tag_id: v })}>
+        <option value="">All</option>
+        {choices.tags.map((t) => (
+          <option key={t.id} value={t.id}>
+            {t.chain_path}
+          </option>
+        ))}
+      </Choice>
+      <Choice
+        label="Review status"
+        value={query.get('review_status') ?? 'unreviewed'}
+        onChange={(v) => set({ review_status: v })}
+      >
+        <option value="unreviewed">Unreviewed</option>
+        <option value="deferred">Deferred</option>
+        <option value="confirmed">Confirmed</option>
+        <option value="any">Any</option>
+      </Choice>
+      <Choice label="View" value={filters.changed ?? ''} onChange={(v) => set({ changed: v })}>
+        <option value="">All fields</option>
+        <option value="last_scan">Changed since last scan</option>
+      </Choice>
       <label>
         Search
         <input
@@ -107,36 +92,57 @@ export function QueueFilters({
           onInput={(e) => search((e.target as HTMLInputElement).value, false)}
         />
       </label>
-      <label>
-        Order
-        <select value={filters.sort} onChange={(e) => set({ sort: value(e) === 'risk' ? undefined : value(e) })}>
-          {SORTS.map((o) => (
-            <option key={o.value} value={o.value}>
-              {o.label}
-            </option>
-          ))}
-        </select>
-      </label>
-      <label>
-        Rows
-        <select value={String(filters.limit)} onChange={(e) => set({ limit: value(e) })}>
-          {PAGE_SIZES.map((n) => (
-            <option key={n} value={n}>
-              {n}
-            </option>
-          ))}
-        </select>
-      </label>
+      <Choice label="Order" value={filters.sort} onChange={(v) => set({ sort: v === 'risk' ? undefined : v })}>
+        {SORTS.map((o) => (
+          <option key={o.value} value={o.value}>
+            {o.label}
+          </option>
+        ))}
+      </Choice>
+      <Choice label="Rows" value={String(filters.limit)} onChange={(v) => set({ limit: v })}>
+        {PAGE_SIZES.map((n) => (
+          <option key={n} value={n}>
+            {n}
+          </option>
+        ))}
+      </Choice>
       {hasSample && (
-        <label class="check">
-          <input
-            type="checkbox"
-            checked={filters.include_sample ?? sampleShown}
-            onChange={(e) => set({ include_sample: String((e.target as HTMLInputElement).checked) })}
-          />
-          Show sample data
-        </label>
+        <SampleToggle
+          checked={filters.include_sample ?? sampleShown}
+          onChange={(checked) => set({ include_sample: String(checked) })}
+        />
       )}
     </form>
+  );
+}
+
+/** A labelled select of the form; `onChange` gets the chosen value. */
+function Choice({
+  label,
+  value,
+  onChange,
+  children,
+}: {
+  label: string;
+  value: string;
+  onChange: (value: string) => void;
+  children: ComponentChildren;
+}) {
+  return (
+    <label>
+      {label}
+      <select value={value} onChange={(e) => onChange((e.target as HTMLSelectElement).value)}>
+        {children}
+      </select>
+    </label>
+  );
+}
+
+function SampleToggle({ checked, onChange }: { checked: boolean; onChange: (checked: boolean) => void }) {
+  return (
+    <label class="check">
+      <input type="checkbox" checked={checked} onChange={(e) => onChange((e.target as HTMLInputElement).checked)} />
+      Show sample data
+    </label>
   );
 }

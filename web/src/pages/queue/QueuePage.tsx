@@ -18,18 +18,20 @@ import { session } from '../../api/session';
 import { AXES, AXIS_LABELS } from '../../components/Minibars';
 import { ProblemNotice, explain } from '../../components/ProblemNotice';
 import { StatusLine } from '../../components/Status';
-import { exportQuery } from './filters';
+import type { FieldItem } from '../../api/client';
+import { exportQuery, type Sort } from './filters';
 import { QueueDialogs, type Modal } from './QueueDialogs';
 import { QueueFilters } from './QueueFilters';
 import { QueueGrid } from './QueueGrid';
 import { SelectionBar, SpreadsheetBar } from './QueueToolbars';
-import { useDecisions } from './use-decisions';
+import { useDecisions, type Decisions } from './use-decisions';
 import { useFilterChoices, useQueueFilters } from './use-queue-filters';
 import { useQueueKeys } from './use-queue-keys';
 import { useQueueList, useRenderTiming } from './use-queue-list';
-import { useSelection } from './use-selection';
+import { useSelection, type Selection } from './use-selection';
 
-export function QueuePage() {
+/** The page's state: the address's filters, the list, the ticks, the decisions, the current row and keys, the dialog. */
+function useQueuePage() {
   const canReview = session.can('field:review');
   const { query, filtersKey, filters, set, searchText, search, searchInput } = useQueueFilters();
   const choices = useFilterChoices();
@@ -66,8 +68,144 @@ export function QueuePage() {
 
   const dsName = useMemo(() => new Map(choices.datasources.map((d) => [d.id, d.name])), [choices.datasources]);
 
-  // One listener for every row's controls (a 500-row page would otherwise attach 2,500), found by data-action.
-  const onRowsClick = (event: MouseEvent) => {
+  const onRowsClick = rowsClickHandler({ rows, stale, canReview, keys, selection, decisions, setModal });
+  return {
+    canReview,
+    query,
+    filters,
+    set,
+    searchText,
+    search,
+    searchInput,
+    choices,
+    modal,
+    setModal,
+    status,
+    setStatus,
+    error,
+    setError,
+    table,
+    list,
+    rows,
+    stale,
+    selection,
+    decisions,
+    locked,
+    keys,
+    dsName,
+    onRowsClick,
+  };
+}
+
+export function QueuePage() {
+  const { canReview, filters, set, list, rows, stale, selection, decisions, keys, ...page } = useQueuePage();
+  return (
+    <section aria-labelledby="queue-title">
+      <h1 id="queue-title">Review queue</h1>
+      <QueueIntro sort={filters.sort} riskSort={list.riskSort} canReview={canReview} />
+      <QueueFilters
+        filters={filters}
+        query={page.query}
+        choices={page.choices}
+        hasSample={list.hasSample}
+        sampleShown={list.sampleShown}
+        searchText={page.searchText}
+        searchInput={page.searchInput}
+        search={page.search}
+        set={set}
+      />
+      <SpreadsheetBar
+        exportQuery={exportQuery(filters, list.sampleShown)}
+        canReview={canReview}
+        onStatus={page.setStatus}
+        onError={page.setError}
+        onApplied={list.reload}
+      />
+      {canReview && (
+        <SelectionBar
+          selectedShown={selection.selectedShown}
+          anySelected={selection.selected.size > 0}
+          canSelectPage={!!rows?.length && !stale}
+          locked={page.locked}
+          onSelectPage={() => selection.select(list.onScreen(rows?.map((r) => r.id) ?? []))}
+          onClear={selection.clear}
+          onConfirm={(ids) => void decisions.confirmMany(ids)}
+          onConfirmAs={(ids) => page.setModal({ kind: 'confirm-as', ids })}
+          onDefer={(ids) => page.setModal({ kind: 'defer', ids })}
+        />
+      )}
+      <StatusLine message={page.status} />
+      <ProblemNotice error={page.error} />
+      <ListNotes
+        rows={rows}
+        stale={stale}
+        error={page.error}
+        metricsError={list.metricsError}
+        changed={!!filters.changed}
+      />
+      {rows && rows.length > 0 && list.list && (
+        <QueueGrid
+          rows={rows}
+          seq={list.list.seq}
+          stale={stale}
+          canReview={canReview}
+          bodyRef={page.table}
+          active={keys.active}
+          focusRequest={keys.focusRequest}
+          onClick={page.onRowsClick}
+          metrics={list.metrics}
+          baseline={list.baseline}
+          suggestionOf={decisions.suggestionOf}
+          rescoring={decisions.rescoring}
+          selected={selection.selected}
+          showChange={filters.changed === 'last_scan'}
+          datasourceName={page.dsName}
+        />
+      )}
+      <QueuePager
+        cursor={filters.cursor}
+        nextCursor={list.nextCursor}
+        stale={stale}
+        onFirst={() => set({ cursor: undefined })}
+        onNext={() => set({ cursor: list.nextCursor ?? undefined })}
+      />
+
+      <QueueDialogs
+        modal={page.modal}
+        canReview={canReview}
+        levels={page.choices.levels}
+        onClose={() => page.setModal(null)}
+        onDefer={(ids, reason) => void decisions.deferMany(ids, reason)}
+        onConfirm={(ids, body) => {
+          if (ids.length === 1) {
+            const field = rows?.find((r) => r.id === ids[0]);
+            if (field) void decisions.confirmOne(field, body);
+          } else void decisions.confirmMany(ids, body);
+        }}
+      />
+    </section>
+  );
+}
+
+/** One listener for every row's controls (a 500-row page would otherwise attach 2,500), found by data-action. */
+function rowsClickHandler({
+  rows,
+  stale,
+  canReview,
+  keys,
+  selection,
+  decisions,
+  setModal,
+}: {
+  rows: readonly FieldItem[] | null;
+  stale: boolean;
+  canReview: boolean;
+  keys: Pick<ReturnType<typeof useQueueKeys>, 'setActive'>;
+  selection: Selection;
+  decisions: Decisions;
+  setModal: (modal: Modal) => void;
+}) {
+  return (event: MouseEvent) => {
     const target = event.target as HTMLElement;
     const rowEl = target.closest<HTMLElement>('[data-index]');
     if (!rowEl || !rows) return;
@@ -91,14 +229,16 @@ export function QueuePage() {
     else if (action === 'defer') setModal({ kind: 'defer', ids: [field.id] });
     else if (action === 'accept') decisions.acceptSuggestion(field);
   };
+}
 
+/** The order and keys in use, and the read-only note for a caller who cannot review. */
+function QueueIntro({ sort, riskSort, canReview }: { sort: Sort; riskSort: boolean; canReview: boolean }) {
   return (
-    <section aria-labelledby="queue-title">
-      <h1 id="queue-title">Review queue</h1>
+    <>
       <p class="muted">
-        {filters.sort === 'risk'
-          ? `Most suspicious first (${list.riskSort ? 'risk order' : 'by outlier score; risk order when the server offers it'}).`
-          : filters.sort === 'updated_at'
+        {sort === 'risk'
+          ? `Most suspicious first (${riskSort ? 'risk order' : 'by outlier score; risk order when the server offers it'}).`
+          : sort === 'updated_at'
             ? 'Newest change first.'
             : 'By field name.'}{' '}
         Keys: <kbd>j</kbd>/<kbd>k</kbd> move, <kbd>Enter</kbd> opens,{' '}
@@ -114,106 +254,77 @@ export function QueuePage() {
           Read-only: your roles do not grant <code>field:review</code>, so decisions are not offered.
         </div>
       )}
-      <QueueFilters
-        filters={filters}
-        query={query}
-        choices={choices}
-        hasSample={list.hasSample}
-        sampleShown={list.sampleShown}
-        searchText={searchText}
-        searchInput={searchInput}
-        search={search}
-        set={set}
-      />
-      <SpreadsheetBar
-        exportQuery={exportQuery(filters, list.sampleShown)}
-        canReview={canReview}
-        onStatus={setStatus}
-        onError={setError}
-        onApplied={list.reload}
-      />
-      {canReview && (
-        <SelectionBar
-          selectedShown={selection.selectedShown}
-          anySelected={selection.selected.size > 0}
-          canSelectPage={!!rows?.length && !stale}
-          locked={locked}
-          onSelectPage={() => selection.select(list.onScreen(rows?.map((r) => r.id) ?? []))}
-          onClear={selection.clear}
-          onConfirm={(ids) => void decisions.confirmMany(ids)}
-          onConfirmAs={(ids) => setModal({ kind: 'confirm-as', ids })}
-          onDefer={(ids) => setModal({ kind: 'defer', ids })}
-        />
-      )}
-      <StatusLine message={status} />
-      <ProblemNotice error={error} />
-      {list.metricsError ? (
+    </>
+  );
+}
+
+/** What the list area says besides the grid: minibars missing, loading, empty, the bars' legend. */
+function ListNotes({
+  rows,
+  stale,
+  error,
+  metricsError,
+  changed,
+}: {
+  rows: readonly FieldItem[] | null;
+  stale: boolean;
+  error: unknown;
+  metricsError: unknown;
+  changed: boolean;
+}) {
+  return (
+    <>
+      {metricsError ? (
         <div class="notice info" role="note">
-          Minibars are not shown: {explain(list.metricsError).summary}
+          Minibars are not shown: {explain(metricsError).summary}
         </div>
       ) : null}
 
       {rows === null && !error && <p aria-busy="true">Loading…</p>}
       {rows?.length === 0 && !stale && (
         <p class="empty">
-          {filters.changed
+          {changed
             ? 'No field matching these filters was created, changed or re-classified by the last scan of its data source.'
             : 'No fields match these filters.'}
         </p>
       )}
       {rows?.length === 0 && stale && <p aria-busy="true">Loading…</p>}
-      {rows && rows.length > 0 && !list.metricsError && (
+      {rows && rows.length > 0 && !metricsError && (
         <p class="muted legend" data-testid="bars-legend">
           Axes: six bars, left to right {AXES.map((a) => AXIS_LABELS[a].toLowerCase()).join(', ')}. A tall bar: the
           field looks like the fields that carry its classification on that signal; a short one: like the fields that do
           not. The tick is this page's average. Bars turn amber or red only on fields rated medium or high.
         </p>
       )}
-      {rows && rows.length > 0 && list.list && (
-        <QueueGrid
-          rows={rows}
-          seq={list.list.seq}
-          stale={stale}
-          canReview={canReview}
-          bodyRef={table}
-          active={keys.active}
-          focusRequest={keys.focusRequest}
-          onClick={onRowsClick}
-          metrics={list.metrics}
-          baseline={list.baseline}
-          suggestionOf={decisions.suggestionOf}
-          rescoring={decisions.rescoring}
-          selected={selection.selected}
-          showChange={filters.changed === 'last_scan'}
-          datasourceName={dsName}
-        />
-      )}
-      <nav class="pager" aria-label="Pages">
-        {filters.cursor && (
-          <button type="button" onClick={() => set({ cursor: undefined })}>
-            First page
-          </button>
-        )}
-        {list.nextCursor && !stale && (
-          <button type="button" onClick={() => set({ cursor: list.nextCursor ?? undefined })}>
-            Next page
-          </button>
-        )}
-      </nav>
+    </>
+  );
+}
 
-      <QueueDialogs
-        modal={modal}
-        canReview={canReview}
-        levels={choices.levels}
-        onClose={() => setModal(null)}
-        onDefer={(ids, reason) => void decisions.deferMany(ids, reason)}
-        onConfirm={(ids, body) => {
-          if (ids.length === 1) {
-            const field = rows?.find((r) => r.id === ids[0]);
-            if (field) void decisions.confirmOne(field, body);
-          } else void decisions.confirmMany(ids, body);
-        }}
-      />
-    </section>
+function QueuePager({
+  cursor,
+  nextCursor,
+  stale,
+  onFirst,
+  onNext,
+}: {
+  cursor: string | undefined;
+  nextCursor: string | null;
+  stale: boolean;
+  onFirst: () => void;
+  onNext: () => void;
+}) {
+  return (
+    <nav class="pager" aria-label="Pages">
+      {cursor && (
+        <button type="button" onClick={onFirst}>
+          First page
+        </button>
+      )}
+      {nextCursor && !stale && (
+        <button type="button" onClick={onNext}>
+          Next page
+        </button>
+      )}
+    </nav>
   );
 }

@@ -91,18 +91,7 @@ export class Row extends Component<RowProps> {
           )}
         </div>
         <div role="gridcell" class="c">
-          {rescoring ? (
-            <span
-              class="muted"
-              title="The server recomputes the scores of a decided field in the background; reload to see them"
-            >
-              re-scoring
-            </span>
-          ) : m ? (
-            <Minibars scores={m.scores} baseline={baseline} severity={severity} />
-          ) : (
-            <span class="muted">–</span>
-          )}
+          <RowBars rescoring={rescoring} metric={m} baseline={baseline} severity={severity} />
         </div>
         <div role="gridcell" class="c num">
           {score?.toFixed(2) ?? '–'}
@@ -111,19 +100,7 @@ export class Row extends Component<RowProps> {
           {severity ? <span class={`sev sev-${severity}`}>{severity}</span> : '–'}
         </div>
         <div role="gridcell" class="c">
-          {s ? (
-            <span class="suggestion">
-              {s.chain_path} <span class={`level level-${s.level}`}>{s.level}</span>{' '}
-              <span class="muted">{Math.round(s.confidence * 100)}%</span>
-              {canReview && (
-                <button type="button" class="small" data-action="accept" aria-label={`Accept suggestion for ${where}`}>
-                  Accept
-                </button>
-              )}
-            </span>
-          ) : (
-            <span class="muted">–</span>
-          )}
+          <RowSuggestion suggestion={s} canReview={canReview} where={where} />
         </div>
         <div role="gridcell" class="c reason" title={rescoring ? undefined : m?.reason}>
           {rescoring ? '' : (m?.reason ?? '')}
@@ -132,20 +109,75 @@ export class Row extends Component<RowProps> {
           {change && <span class={`change change-${change}`}>{CHANGE_LABELS[change]}</span>}{' '}
           <span class={`review review-${f.review_status}`}>{f.review_status}</span>
         </div>
-        {canReview && (
-          <div role="gridcell" class="c actions">
-            <button type="button" class="small" data-action="confirm" aria-label={`Confirm ${where}`}>
-              Confirm
-            </button>
-            <button type="button" class="small" data-action="change" aria-label={`Change the tag or level of ${where}`}>
-              Change…
-            </button>
-            <button type="button" class="small" data-action="defer" aria-label={`Defer ${where}`}>
-              Defer
-            </button>
-          </div>
-        )}
+        {canReview && <RowActions where={where} />}
       </div>
     );
   }
+}
+
+/** The six minibars, or why they are not shown. */
+function RowBars({
+  rescoring,
+  metric,
+  baseline,
+  severity,
+}: {
+  rescoring: boolean;
+  metric: RowProps['metric'];
+  baseline: RowProps['baseline'];
+  severity: FieldItem['severity'];
+}) {
+  return rescoring ? (
+    <span
+      class="muted"
+      title="The server recomputes the scores of a decided field in the background; reload to see them"
+    >
+      re-scoring
+    </span>
+  ) : metric ? (
+    <Minibars scores={metric.scores} baseline={baseline} severity={severity} />
+  ) : (
+    <span class="muted">–</span>
+  );
+}
+
+function RowSuggestion({
+  suggestion,
+  canReview,
+  where,
+}: {
+  suggestion: RowProps['suggestion'];
+  canReview: boolean;
+  where: string;
+}) {
+  return suggestion ? (
+    <span class="suggestion">
+      {suggestion.chain_path} <span class={`level level-${suggestion.level}`}>{suggestion.level}</span>{' '}
+      <span class="muted">{Math.round(suggestion.confidence * 100)}%</span>
+      {canReview && (
+        <button type="button" class="small" data-action="accept" aria-label={`Accept suggestion for ${where}`}>
+          Accept
+        </button>
+      )}
+    </span>
+  ) : (
+    <span class="muted">–</span>
+  );
+}
+
+/** The row's decision buttons; the grid's one click listener finds them by data-action. */
+function RowActions({ where }: { where: string }) {
+  return (
+    <div role="gridcell" class="c actions">
+      <button type="button" class="small" data-action="confirm" aria-label={`Confirm ${where}`}>
+        Confirm
+      </button>
+      <button type="button" class="small" data-action="change" aria-label={`Change the tag or level of ${where}`}>
+        Change…
+      </button>
+      <button type="button" class="small" data-action="defer" aria-label={`Defer ${where}`}>
+        Defer
+      </button>
+    </div>
+  );
 }
