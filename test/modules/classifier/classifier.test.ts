@@ -1206,3 +1206,15 @@ test("a role or an outcome is a category; a role in a table of employees stays a
   // `format` is not split into `form` + `at`: a time format stays a setting.
   assert.equal(leaf('reader_prefs', 'dateFormat', 'varchar(20)'), 'Configuration setting');
 });
+
+test('a subtype, a fluency, a field of study, an education or an origin is a category; their heads still decide', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('kayak_rentals', 'subtype', 'varchar(30)'), 'Category');
+  assert.equal(leaf('glider_pilots', 'radio_fluency', 'smallint'), 'Category');
+  assert.equal(leaf('tutor_profiles', 'major', 'varchar(80)'), 'Category');
+  assert.equal(leaf('tutor_profiles', 'education', 'varchar(40)'), 'Category');
+  assert.equal(leaf('seed_batches', 'origin', 'varchar(40)'), 'Category');
+  assert.equal(leaf('firmware_images', 'major_version', 'integer'), 'Version');
+  assert.equal(leaf('seed_batches', 'origin_url', 'text'), 'URL');
+});
