@@ -755,7 +755,7 @@ export const PLACE_WORDS: ReadonlySet<string> = new Set(
 );
 /** Words that signal a health context. */
 export const HEALTH_WORDS: ReadonlySet<string> = new Set(
-  'patient health medical clinical clinic hospital encounter diagnosis prescription lab vitals ehr emr claim physician doctor nurse treatment therapy'.split(
+  'patient health medical clinical clinic hospital encounter diagnosis prescription lab vital vitals ehr emr claim physician doctor nurse treatment therapy'.split(
     ' ',
   ),
 );

@@ -1089,18 +1089,20 @@ function addAmbiguityContext(r: NameReading): void {
       detail: `security code in a payment card context`,
     });
   }
-  if (
-    anyIn(table, HEALTH_WORDS) &&
-    anyIn(col, new Set(['weight', 'height', 'temperature', 'pulse', 'pressure', 'bmi']))
-  ) {
+  // A table named for two body measures (`child_height_weight`) keeps a person's measurements, as a health table does.
+  const bodyTable = table.filter((w) => BODY_MEASURES.has(w)).length >= 2;
+  if ((anyIn(table, HEALTH_WORDS) || bodyTable) && anyIn(col, BODY_MEASURES)) {
     keep(r.byTable, {
       leaf: 'Clinical measurement',
       score: 4.0,
       factor: 'table',
-      detail: `body measurement in a health table`,
+      detail: bodyTable ? `body measurement in a table of body measures` : `body measurement in a health table`,
     });
   }
 }
+
+/** Measures taken of a person's body. */
+const BODY_MEASURES: ReadonlySet<string> = new Set(['weight', 'height', 'temperature', 'pulse', 'pressure', 'bmi']);
 
 /** In a table of people: a photo or fingerprint is theirs, a rating is a performance rating, a position a job title. */
 function addPeopleContext(r: NameReading): void {

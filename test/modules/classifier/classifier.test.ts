@@ -1218,3 +1218,11 @@ test('a subtype, a fluency, a field of study, an education or an origin is a cat
   assert.equal(leaf('firmware_images', 'major_version', 'integer'), 'Version');
   assert.equal(leaf('seed_batches', 'origin_url', 'text'), 'URL');
 });
+
+test('a body measure in a table of vital signs, or in a table named for body measures, is a clinical measurement', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('ward_vital_readings', 'temperature', 'float'), 'Clinical measurement');
+  assert.equal(leaf('camper_height_weight_log', 'weight', 'numeric(6,2)'), 'Clinical measurement');
+  assert.notEqual(leaf('parcel_weight_log', 'weight', 'numeric(6,2)'), 'Clinical measurement');
+});
