@@ -993,6 +993,21 @@ function addRecordDescription(r: NameReading): void {
   });
 }
 
+/** `allergy_description`, `desc_disease`: a description of a person's condition is what a diagnosis holds. */
+function addConditionDescription(r: NameReading): void {
+  const { col } = r;
+  if (col.length < 2 || !anyIn(col, DESCRIPTION_HEADS)) return;
+  const about = col.filter((w) => !DESCRIPTION_HEADS.has(w));
+  const condition = r.matcher.match(about).find((m) => m.phrase.leaf === 'Diagnosis' && m.phrase.weight >= 2.4);
+  if (condition === undefined) return;
+  keep(r.byName, {
+    leaf: 'Diagnosis',
+    score: 3.6,
+    factor: 'name',
+    detail: `a description of '${condition.phrase.text}': what a diagnosis holds, not a product's text`,
+  });
+}
+
 /** The table name completes generic column names: invoices.number, orders.ref, cards.expiry, patients.weight. */
 function addTableCompletion(r: NameReading): void {
   const { col, table, structural, first, last } = r;
@@ -1221,6 +1236,7 @@ export function nameEvidence(
     addAmbiguityContext(r);
     addPeopleContext(r);
     addRecordDescription(r);
+    addConditionDescription(r);
     addLastEventTime(r);
   }
   addSettingsAndComment(r);

@@ -1226,3 +1226,11 @@ test('a body measure in a table of vital signs, or in a table named for body mea
   assert.equal(leaf('camper_height_weight_log', 'weight', 'numeric(6,2)'), 'Clinical measurement');
   assert.notEqual(leaf('parcel_weight_log', 'weight', 'numeric(6,2)'), 'Clinical measurement');
 });
+
+test("a description of a person's condition is a diagnosis; a description of something else is not", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('camp_enrolments', 'allergy_description', 'varchar(200)'), 'Diagnosis');
+  assert.equal(leaf('camp_enrolments', 'desc_illness', 'varchar(200)'), 'Diagnosis');
+  assert.notEqual(leaf('camp_enrolments', 'cabin_description', 'varchar(200)'), 'Diagnosis');
+});
