@@ -860,6 +860,8 @@ function genericHeadLeaf(
 ): { leaf: string; score: number } {
   const base = others.length > 0 ? 3.6 : 3.0;
   if (anyIn(from, PERSON_WORDS)) return { leaf: head === 'name' ? 'Full name' : 'Job title', score: base };
+  // `approved_by_name`, `changed_by_name`: the name of who did it, a person's.
+  if (head === 'name' && others.includes('by')) return { leaf: 'Full name', score: base };
   if (anyIn(from, ORG_WORDS)) return { leaf: 'Organisation name', score: base };
   if (anyIn(from, PRODUCT_WORDS)) return { leaf: 'Public product description', score: base };
   if (head === 'name' && anyIn(from, UNIT_WORDS)) return { leaf: 'Department', score: base };

@@ -1234,3 +1234,10 @@ test("a description of a person's condition is a diagnosis; a description of som
   assert.equal(leaf('camp_enrolments', 'desc_illness', 'varchar(200)'), 'Diagnosis');
   assert.notEqual(leaf('camp_enrolments', 'cabin_description', 'varchar(200)'), 'Diagnosis');
 });
+
+test("the name of who did something (`…_by_name`) is a person's full name", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('greenhouse_inspections', 'signed_off_by_name', 'varchar(120)'), 'Full name');
+  assert.equal(leaf('greenhouse_inspections', 'signed_off_by', 'integer'), 'Foreign key');
+});
