@@ -1241,3 +1241,10 @@ test("the name of who did something (`…_by_name`) is a person's full name", ()
   assert.equal(leaf('greenhouse_inspections', 'signed_off_by_name', 'varchar(120)'), 'Full name');
   assert.equal(leaf('greenhouse_inspections', 'signed_off_by', 'integer'), 'Foreign key');
 });
+
+test('a numbering series (the pattern new record numbers follow) is a configuration setting', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('kennel_bookings', 'voucher_series', 'varchar(40)'), 'Configuration setting');
+  assert.equal(leaf('kennel_bookings', 'numbering', 'varchar(40)'), 'Configuration setting');
+});
