@@ -850,6 +850,19 @@ function addStructuralEvidence(r: NameReading): void {
     });
 }
 
+/** `beta_toggle`, `feature_flag` stored as a yes/no: the switch's state, a flag, not the setting's definition. */
+function addBooleanSwitch(r: NameReading): void {
+  const { last, n } = r;
+  if (n < 2 || (last !== 'toggle' && last !== 'flag')) return;
+  if (typeFamily(r.input.data_type ?? null) !== 'boolean') return;
+  keep(r.byName, {
+    leaf: 'Status flag',
+    score: 3.6,
+    factor: 'name',
+    detail: `column name ends in '${last}' on a yes/no type: the state of a switch`,
+  });
+}
+
 /** The leaf a generic `name` or `title` names, by its other words or the table's. */
 function genericHeadLeaf(
   head: 'name' | 'title',
@@ -1240,6 +1253,7 @@ export function nameEvidence(
     addRecordDescription(r);
     addConditionDescription(r);
     addLastEventTime(r);
+    addBooleanSwitch(r);
   }
   addSettingsAndComment(r);
   return {

@@ -1248,3 +1248,11 @@ test('a numbering series (the pattern new record numbers follow) is a configurat
   assert.equal(leaf('kennel_bookings', 'voucher_series', 'varchar(40)'), 'Configuration setting');
   assert.equal(leaf('kennel_bookings', 'numbering', 'varchar(40)'), 'Configuration setting');
 });
+
+test('a toggle or a flag stored as a yes/no is a status flag; a toggle stored as text stays a setting', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('aquarium_tanks', 'heater_toggle', 'boolean'), 'Status flag');
+  assert.equal(leaf('aquarium_tanks', 'alarm_flag', 'bool'), 'Status flag');
+  assert.equal(leaf('aquarium_tanks', 'heater_toggle', 'jsonb'), 'Configuration setting');
+});
