@@ -863,6 +863,25 @@ function addBooleanSwitch(r: NameReading): void {
   });
 }
 
+/** A declared list type: `[String]`, `integer[]`, `ARRAY<…>`. */
+const LIST_TYPE = /^\s*(\[|array\b)|\[\]\s*$/i;
+/** Words that make `… order` a purchase rather than an arrangement. */
+const PURCHASE_WORDS: ReadonlySet<string> = new Set(['purchase', 'sales', 'sale', 'work', 'service', 'customer', 'po']);
+
+/** `menu_order` as a whole number, `pinnedItemsOrder` as a list: the order things are shown in, not a purchase. */
+function addArrangementOrder(r: NameReading): void {
+  const { col, n, last } = r;
+  if (n < 2 || last !== 'order' || anyIn(col, PURCHASE_WORDS)) return;
+  const dataType = r.input.data_type ?? '';
+  if (typeFamily(dataType) !== 'integer' && !LIST_TYPE.test(dataType)) return;
+  keep(r.byName, {
+    leaf: 'Sort order',
+    score: 3.4,
+    factor: 'name',
+    detail: `column name ends in 'order' on a number or a list: the order things are shown in, not a purchase`,
+  });
+}
+
 /** The leaf a generic `name` or `title` names, by its other words or the table's. */
 function genericHeadLeaf(
   head: 'name' | 'title',
@@ -1254,6 +1273,7 @@ export function nameEvidence(
     addConditionDescription(r);
     addLastEventTime(r);
     addBooleanSwitch(r);
+    addArrangementOrder(r);
   }
   addSettingsAndComment(r);
   return {

@@ -1256,3 +1256,11 @@ test('a toggle or a flag stored as a yes/no is a status flag; a toggle stored as
   assert.equal(leaf('aquarium_tanks', 'alarm_flag', 'bool'), 'Status flag');
   assert.equal(leaf('aquarium_tanks', 'heater_toggle', 'jsonb'), 'Configuration setting');
 });
+
+test('an order stored as a whole number or a list is a sort order; a purchase order is not', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('quilt_patterns', 'swatch_order', 'integer'), 'Sort order');
+  assert.equal(leaf('quilt_patterns', 'favouriteSwatchesOrder', '[String]'), 'Sort order');
+  assert.notEqual(leaf('quilt_patterns', 'purchase_order', 'integer'), 'Sort order');
+});
