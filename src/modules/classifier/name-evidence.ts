@@ -1105,6 +1105,15 @@ function addAmbiguityContext(r: NameReading): void {
       detail: `'${last}' among columns ${quoteColumns(r.addressColumns)}: a region of an address, not a status`,
     });
   }
+  // `tax_state`, `work_state`, `birth_state`: the state a tax, a job or a birth belongs to is a region, not a status.
+  if (n >= 2 && last === 'state' && anyIn(col, JURISDICTION_WORDS)) {
+    keep(r.byName, {
+      leaf: 'Approximate location',
+      score: 4.0,
+      factor: 'name',
+      detail: `'state' of ${quoteWords(col.slice(0, -1))}: the region it belongs to, not a status`,
+    });
+  }
   // `threads.cc`, `messages.to`, `emails.bcc`: in a table of mail the recipients are addresses, not a card.
   if (
     n === 1 &&
@@ -1149,6 +1158,18 @@ function addAmbiguityContext(r: NameReading): void {
     });
   }
 }
+
+/** Words whose `state` is a region: where a tax is due, a job is done, a person was born or lives. */
+const JURISDICTION_WORDS: ReadonlySet<string> = new Set([
+  'tax',
+  'work',
+  'employer',
+  'birth',
+  'residence',
+  'resident',
+  'issuing',
+  'unemployment',
+]);
 
 /** Measures taken of a person's body. */
 const BODY_MEASURES: ReadonlySet<string> = new Set(['weight', 'height', 'temperature', 'pulse', 'pressure', 'bmi']);

@@ -1264,3 +1264,11 @@ test('an order stored as a whole number or a list is a sort order; a purchase or
   assert.equal(leaf('quilt_patterns', 'favouriteSwatchesOrder', '[String]'), 'Sort order');
   assert.notEqual(leaf('quilt_patterns', 'purchase_order', 'integer'), 'Sort order');
 });
+
+test("the state a tax, a job or a birth belongs to is a region; that state's status is not", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('lifeguard_payroll', 'work_state', 'varchar(20)'), 'Approximate location');
+  assert.equal(leaf('lifeguard_payroll', 'birth_state', 'varchar(20)'), 'Approximate location');
+  assert.equal(leaf('lifeguard_payroll', 'tax_state_status', 'varchar(20)'), 'Status flag');
+});
