@@ -1042,6 +1042,36 @@ function addConditionDescription(r: NameReading): void {
   });
 }
 
+/** Tables where people write to each other, beside the mail words: chats and tickets. */
+const CORRESPONDENCE_WORDS: ReadonlySet<string> = new Set(['chat', 'ticket', 'conversation', 'inbox']);
+/** Words that make a message a system's output (`error_message`, `log_message`, `status_message`). */
+const SYSTEM_MESSAGE_WORDS: ReadonlySet<string> = new Set([
+  'error',
+  'log',
+  'exception',
+  'status',
+  'system',
+  'failure',
+  'debug',
+  'commit',
+  'response',
+]);
+
+/** `chat_messages.message`, `customer_message.message`: what a person wrote to another, a note, not a log line. */
+function addWrittenMessage(r: NameReading): void {
+  const { col, table, last } = r;
+  if (last !== 'message' || col.length > 2 || anyIn(col, SYSTEM_MESSAGE_WORDS) || anyIn(table, SYSTEM_MESSAGE_WORDS))
+    return;
+  const about = table.find((w) => MAIL_WORDS.has(w) || CORRESPONDENCE_WORDS.has(w) || PERSON_WORDS.has(w));
+  if (about === undefined) return;
+  keep(r.byTable, {
+    leaf: 'Internal notes',
+    score: 3.0,
+    factor: 'table',
+    detail: `'message' in a table of '${about}': what a person wrote, not a system's log line`,
+  });
+}
+
 /** The table name completes generic column names: invoices.number, orders.ref, cards.expiry, patients.weight. */
 function addTableCompletion(r: NameReading): void {
   const { col, table, structural, first, last } = r;
@@ -1292,6 +1322,7 @@ export function nameEvidence(
     addPeopleContext(r);
     addRecordDescription(r);
     addConditionDescription(r);
+    addWrittenMessage(r);
     addLastEventTime(r);
     addBooleanSwitch(r);
     addArrangementOrder(r);

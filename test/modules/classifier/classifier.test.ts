@@ -1272,3 +1272,11 @@ test("the state a tax, a job or a birth belongs to is a region; that state's sta
   assert.equal(leaf('lifeguard_payroll', 'birth_state', 'varchar(20)'), 'Approximate location');
   assert.equal(leaf('lifeguard_payroll', 'tax_state_status', 'varchar(20)'), 'Status flag');
 });
+
+test("a message in a table of people's correspondence is a note; an error message stays a log message", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('pen_pal_letters_inbox', 'message', 'text'), 'Internal notes');
+  assert.equal(leaf('tenant_requests', 'message', 'text'), 'Internal notes');
+  assert.equal(leaf('tenant_requests', 'error_message', 'text'), 'Log message');
+});
