@@ -559,7 +559,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Salary',
-    'salary*3.4|wage*3.4|compensation|bonus*3.4|gross pay|annual salary|hourly rate|pay rate|payroll|income|commission|earnings|pay grade*4.2|annual income|net pay|pay*2.6',
+    'salary*3.4|wage*3.4|compensation|bonus*3.4|gross pay|annual salary|hourly rate|pay rate|payroll|income|commission|earnings|pay grade*4.2|annual income|net pay|pay*2.6|bill rate|billing rate|commission rate|commission percent|commission percentage',
   ],
   ['Credit score', 'credit score|fico|credit rating|schufa|creditworthiness|credit risk'],
   ['Insurance policy number', 'policy number|policy number id*1|insurance policy|policy|policy no'],

@@ -1280,3 +1280,10 @@ test("a message in a table of people's correspondence is a note; an error messag
   assert.equal(leaf('tenant_requests', 'message', 'text'), 'Internal notes');
   assert.equal(leaf('tenant_requests', 'error_message', 'text'), 'Log message');
 });
+
+test("a billing rate or a commission percentage is a person's pay", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('locum_vets', 'billing_rate', 'numeric(8,2)'), 'Salary');
+  assert.equal(leaf('locum_vets', 'commission_pct', 'numeric(4,2)'), 'Salary');
+});
