@@ -1258,8 +1258,9 @@ function addPeopleContext(r: NameReading): void {
     });
   }
   if (
-    anyIn(table, new Set(['employee', 'staff', 'personnel', 'worker', 'hr'])) &&
-    anyIn(col, new Set(['position', 'title', 'role', 'grade'])) &&
+    anyIn(table, new Set(['employee', 'staff', 'personnel', 'worker', 'hr', 'candidate', 'applicant'])) &&
+    (anyIn(col, new Set(['position', 'title', 'role', 'grade'])) ||
+      (col.includes('level') && col.every((w) => w === 'level' || PERSON_WORDS.has(w)))) &&
     !col.includes('pay')
   ) {
     keep(r.byTable, {

@@ -1287,3 +1287,11 @@ test("a billing rate or a commission percentage is a person's pay", () => {
   assert.equal(leaf('locum_vets', 'billing_rate', 'numeric(8,2)'), 'Salary');
   assert.equal(leaf('locum_vets', 'commission_pct', 'numeric(4,2)'), 'Salary');
 });
+
+test("an employee's or an applicant's level is a job grade (job title); an access level is not", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('orchard_staff', 'level', 'varchar(30)'), 'Job title');
+  assert.equal(leaf('orchard_applicant', 'applicantLevel', 'varchar(30)'), 'Job title');
+  assert.notEqual(leaf('orchard_staff', 'access_level', 'varchar(30)'), 'Job title');
+});
