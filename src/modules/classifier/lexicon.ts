@@ -559,7 +559,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Salary',
-    'salary*3.4|wage*3.4|compensation|bonus*3.4|gross pay|annual salary|hourly rate|pay rate|payroll|income|commission|earnings|pay grade*4.2|annual income|net pay|pay*2.6',
+    'salary*3.4|wage*3.4|compensation|bonus*3.4|gross pay|annual salary|hourly rate|pay rate|payroll|income|commission|earnings|pay grade*4.2|annual income|net pay|pay*2.6|bill rate|billing rate|commission rate|commission percent|commission percentage',
   ],
   ['Credit score', 'credit score|fico|credit rating|schufa|creditworthiness|credit risk'],
   ['Insurance policy number', 'policy number|policy number id*1|insurance policy|policy|policy no'],
@@ -668,7 +668,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Configuration setting',
-    'config|setting|settings|parameter|option|preference|preferences|feature flag|key*2|value*2|metadata|attribute|attributes|properties|property|extra*2.4|data*2.2|theme|layout|color|colour|options|json|custom field|feature|toggle|scope|environment',
+    'config|setting|settings|parameter|option|preference|preferences|feature flag|key*2|value*2|metadata|attribute|attributes|properties|property|extra*2.4|data*2.2|theme|layout|color|colour|options|json|custom field|feature|toggle|scope|environment|series*2.4|numbering|number series|numbering series',
   ],
   ['Event name', 'event|event name|event type|action|activity|operation|verb|topic|event code|trigger'],
   [
@@ -712,7 +712,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Category',
-    'category|type|kind|class|genre|group|segment|tier|classification|tag|tags|channel|source*2.4|method|mode|plan|level*2.4|subcategory|type code|category code|mime type|content type|media type|status type|medium|card type|card brand|continent|campaign|utm|mcc|merchant category|band|bucket|range|relationship|kinship|role*2.2|outcome',
+    'category|type|kind|class|genre|group|segment|tier|classification|tag|tags|channel|source*2.4|method|mode|plan|level*2.4|subcategory|type code|category code|mime type|content type|media type|status type|medium|card type|card brand|continent|campaign|utm|mcc|merchant category|band|bucket|range|relationship|kinship|role*2.2|outcome|subtype|sub type|fluency|proficiency|education level|education*2.2|major*2.2|origin*2.2',
   ],
   [
     'Country code',
@@ -755,7 +755,7 @@ export const PLACE_WORDS: ReadonlySet<string> = new Set(
 );
 /** Words that signal a health context. */
 export const HEALTH_WORDS: ReadonlySet<string> = new Set(
-  'patient health medical clinical clinic hospital encounter diagnosis prescription lab vitals ehr emr claim physician doctor nurse treatment therapy'.split(
+  'patient health medical clinical clinic hospital encounter diagnosis prescription lab vital vitals ehr emr claim physician doctor nurse treatment therapy'.split(
     ' ',
   ),
 );

@@ -850,6 +850,38 @@ function addStructuralEvidence(r: NameReading): void {
     });
 }
 
+/** `beta_toggle`, `feature_flag` stored as a yes/no: the switch's state, a flag, not the setting's definition. */
+function addBooleanSwitch(r: NameReading): void {
+  const { last, n } = r;
+  if (n < 2 || (last !== 'toggle' && last !== 'flag')) return;
+  if (typeFamily(r.input.data_type ?? null) !== 'boolean') return;
+  keep(r.byName, {
+    leaf: 'Status flag',
+    score: 3.6,
+    factor: 'name',
+    detail: `column name ends in '${last}' on a yes/no type: the state of a switch`,
+  });
+}
+
+/** A declared list type: `[String]`, `integer[]`, `ARRAY<…>`. */
+const LIST_TYPE = /^\s*(\[|array\b)|\[\]\s*$/i;
+/** Words that make `… order` a purchase rather than an arrangement. */
+const PURCHASE_WORDS: ReadonlySet<string> = new Set(['purchase', 'sales', 'sale', 'work', 'service', 'customer', 'po']);
+
+/** `menu_order` as a whole number, `pinnedItemsOrder` as a list: the order things are shown in, not a purchase. */
+function addArrangementOrder(r: NameReading): void {
+  const { col, n, last } = r;
+  if (n < 2 || last !== 'order' || anyIn(col, PURCHASE_WORDS)) return;
+  const dataType = r.input.data_type ?? '';
+  if (typeFamily(dataType) !== 'integer' && !LIST_TYPE.test(dataType)) return;
+  keep(r.byName, {
+    leaf: 'Sort order',
+    score: 3.4,
+    factor: 'name',
+    detail: `column name ends in 'order' on a number or a list: the order things are shown in, not a purchase`,
+  });
+}
+
 /** The leaf a generic `name` or `title` names, by its other words or the table's. */
 function genericHeadLeaf(
   head: 'name' | 'title',
@@ -860,6 +892,8 @@ function genericHeadLeaf(
 ): { leaf: string; score: number } {
   const base = others.length > 0 ? 3.6 : 3.0;
   if (anyIn(from, PERSON_WORDS)) return { leaf: head === 'name' ? 'Full name' : 'Job title', score: base };
+  // `approved_by_name`, `changed_by_name`: the name of who did it, a person's.
+  if (head === 'name' && others.includes('by')) return { leaf: 'Full name', score: base };
   if (anyIn(from, ORG_WORDS)) return { leaf: 'Organisation name', score: base };
   if (anyIn(from, PRODUCT_WORDS)) return { leaf: 'Public product description', score: base };
   if (head === 'name' && anyIn(from, UNIT_WORDS)) return { leaf: 'Department', score: base };
@@ -993,6 +1027,51 @@ function addRecordDescription(r: NameReading): void {
   });
 }
 
+/** `allergy_description`, `desc_disease`: a description of a person's condition is what a diagnosis holds. */
+function addConditionDescription(r: NameReading): void {
+  const { col } = r;
+  if (col.length < 2 || !anyIn(col, DESCRIPTION_HEADS)) return;
+  const about = col.filter((w) => !DESCRIPTION_HEADS.has(w));
+  const condition = r.matcher.match(about).find((m) => m.phrase.leaf === 'Diagnosis' && m.phrase.weight >= 2.4);
+  if (condition === undefined) return;
+  keep(r.byName, {
+    leaf: 'Diagnosis',
+    score: 3.6,
+    factor: 'name',
+    detail: `a description of '${condition.phrase.text}': what a diagnosis holds, not a product's text`,
+  });
+}
+
+/** Tables where people write to each other, beside the mail words: chats and tickets. */
+const CORRESPONDENCE_WORDS: ReadonlySet<string> = new Set(['chat', 'ticket', 'conversation', 'inbox']);
+/** Words that make a message a system's output (`error_message`, `log_message`, `status_message`). */
+const SYSTEM_MESSAGE_WORDS: ReadonlySet<string> = new Set([
+  'error',
+  'log',
+  'exception',
+  'status',
+  'system',
+  'failure',
+  'debug',
+  'commit',
+  'response',
+]);
+
+/** `chat_messages.message`, `customer_message.message`: what a person wrote to another, a note, not a log line. */
+function addWrittenMessage(r: NameReading): void {
+  const { col, table, last } = r;
+  if (last !== 'message' || col.length > 2 || anyIn(col, SYSTEM_MESSAGE_WORDS) || anyIn(table, SYSTEM_MESSAGE_WORDS))
+    return;
+  const about = table.find((w) => MAIL_WORDS.has(w) || CORRESPONDENCE_WORDS.has(w) || PERSON_WORDS.has(w));
+  if (about === undefined) return;
+  keep(r.byTable, {
+    leaf: 'Internal notes',
+    score: 3.0,
+    factor: 'table',
+    detail: `'message' in a table of '${about}': what a person wrote, not a system's log line`,
+  });
+}
+
 /** The table name completes generic column names: invoices.number, orders.ref, cards.expiry, patients.weight. */
 function addTableCompletion(r: NameReading): void {
   const { col, table, structural, first, last } = r;
@@ -1056,6 +1135,15 @@ function addAmbiguityContext(r: NameReading): void {
       detail: `'${last}' among columns ${quoteColumns(r.addressColumns)}: a region of an address, not a status`,
     });
   }
+  // `tax_state`, `work_state`, `birth_state`: the state a tax, a job or a birth belongs to is a region, not a status.
+  if (n >= 2 && last === 'state' && anyIn(col, JURISDICTION_WORDS)) {
+    keep(r.byName, {
+      leaf: 'Approximate location',
+      score: 4.0,
+      factor: 'name',
+      detail: `'state' of ${quoteWords(col.slice(0, -1))}: the region it belongs to, not a status`,
+    });
+  }
   // `threads.cc`, `messages.to`, `emails.bcc`: in a table of mail the recipients are addresses, not a card.
   if (
     n === 1 &&
@@ -1089,18 +1177,32 @@ function addAmbiguityContext(r: NameReading): void {
       detail: `security code in a payment card context`,
     });
   }
-  if (
-    anyIn(table, HEALTH_WORDS) &&
-    anyIn(col, new Set(['weight', 'height', 'temperature', 'pulse', 'pressure', 'bmi']))
-  ) {
+  // A table named for two body measures (`child_height_weight`) keeps a person's measurements, as a health table does.
+  const bodyTable = table.filter((w) => BODY_MEASURES.has(w)).length >= 2;
+  if ((anyIn(table, HEALTH_WORDS) || bodyTable) && anyIn(col, BODY_MEASURES)) {
     keep(r.byTable, {
       leaf: 'Clinical measurement',
       score: 4.0,
       factor: 'table',
-      detail: `body measurement in a health table`,
+      detail: bodyTable ? `body measurement in a table of body measures` : `body measurement in a health table`,
     });
   }
 }
+
+/** Words whose `state` is a region: where a tax is due, a job is done, a person was born or lives. */
+const JURISDICTION_WORDS: ReadonlySet<string> = new Set([
+  'tax',
+  'work',
+  'employer',
+  'birth',
+  'residence',
+  'resident',
+  'issuing',
+  'unemployment',
+]);
+
+/** Measures taken of a person's body. */
+const BODY_MEASURES: ReadonlySet<string> = new Set(['weight', 'height', 'temperature', 'pulse', 'pressure', 'bmi']);
 
 /** In a table of people: a photo or fingerprint is theirs, a rating is a performance rating, a position a job title. */
 function addPeopleContext(r: NameReading): void {
@@ -1156,8 +1258,9 @@ function addPeopleContext(r: NameReading): void {
     });
   }
   if (
-    anyIn(table, new Set(['employee', 'staff', 'personnel', 'worker', 'hr'])) &&
-    anyIn(col, new Set(['position', 'title', 'role', 'grade'])) &&
+    anyIn(table, new Set(['employee', 'staff', 'personnel', 'worker', 'hr', 'candidate', 'applicant'])) &&
+    (anyIn(col, new Set(['position', 'title', 'role', 'grade'])) ||
+      (col.includes('level') && col.every((w) => w === 'level' || PERSON_WORDS.has(w)))) &&
     !col.includes('pay')
   ) {
     keep(r.byTable, {
@@ -1219,7 +1322,11 @@ export function nameEvidence(
     addAmbiguityContext(r);
     addPeopleContext(r);
     addRecordDescription(r);
+    addConditionDescription(r);
+    addWrittenMessage(r);
     addLastEventTime(r);
+    addBooleanSwitch(r);
+    addArrangementOrder(r);
   }
   addSettingsAndComment(r);
   return {

@@ -1206,3 +1206,92 @@ test("a role or an outcome is a category; a role in a table of employees stays a
   // `format` is not split into `form` + `at`: a time format stays a setting.
   assert.equal(leaf('reader_prefs', 'dateFormat', 'varchar(20)'), 'Configuration setting');
 });
+
+test('a subtype, a fluency, a field of study, an education or an origin is a category; their heads still decide', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('kayak_rentals', 'subtype', 'varchar(30)'), 'Category');
+  assert.equal(leaf('glider_pilots', 'radio_fluency', 'smallint'), 'Category');
+  assert.equal(leaf('tutor_profiles', 'major', 'varchar(80)'), 'Category');
+  assert.equal(leaf('tutor_profiles', 'education', 'varchar(40)'), 'Category');
+  assert.equal(leaf('seed_batches', 'origin', 'varchar(40)'), 'Category');
+  assert.equal(leaf('firmware_images', 'major_version', 'integer'), 'Version');
+  assert.equal(leaf('seed_batches', 'origin_url', 'text'), 'URL');
+});
+
+test('a body measure in a table of vital signs, or in a table named for body measures, is a clinical measurement', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('ward_vital_readings', 'temperature', 'float'), 'Clinical measurement');
+  assert.equal(leaf('camper_height_weight_log', 'weight', 'numeric(6,2)'), 'Clinical measurement');
+  assert.notEqual(leaf('parcel_weight_log', 'weight', 'numeric(6,2)'), 'Clinical measurement');
+});
+
+test("a description of a person's condition is a diagnosis; a description of something else is not", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('camp_enrolments', 'allergy_description', 'varchar(200)'), 'Diagnosis');
+  assert.equal(leaf('camp_enrolments', 'desc_illness', 'varchar(200)'), 'Diagnosis');
+  assert.notEqual(leaf('camp_enrolments', 'cabin_description', 'varchar(200)'), 'Diagnosis');
+});
+
+test("the name of who did something (`…_by_name`) is a person's full name", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('greenhouse_inspections', 'signed_off_by_name', 'varchar(120)'), 'Full name');
+  assert.equal(leaf('greenhouse_inspections', 'signed_off_by', 'integer'), 'Foreign key');
+});
+
+test('a numbering series (the pattern new record numbers follow) is a configuration setting', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('kennel_bookings', 'voucher_series', 'varchar(40)'), 'Configuration setting');
+  assert.equal(leaf('kennel_bookings', 'numbering', 'varchar(40)'), 'Configuration setting');
+});
+
+test('a toggle or a flag stored as a yes/no is a status flag; a toggle stored as text stays a setting', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('aquarium_tanks', 'heater_toggle', 'boolean'), 'Status flag');
+  assert.equal(leaf('aquarium_tanks', 'alarm_flag', 'bool'), 'Status flag');
+  assert.equal(leaf('aquarium_tanks', 'heater_toggle', 'jsonb'), 'Configuration setting');
+});
+
+test('an order stored as a whole number or a list is a sort order; a purchase order is not', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('quilt_patterns', 'swatch_order', 'integer'), 'Sort order');
+  assert.equal(leaf('quilt_patterns', 'favouriteSwatchesOrder', '[String]'), 'Sort order');
+  assert.notEqual(leaf('quilt_patterns', 'purchase_order', 'integer'), 'Sort order');
+});
+
+test("the state a tax, a job or a birth belongs to is a region; that state's status is not", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('lifeguard_payroll', 'work_state', 'varchar(20)'), 'Approximate location');
+  assert.equal(leaf('lifeguard_payroll', 'birth_state', 'varchar(20)'), 'Approximate location');
+  assert.equal(leaf('lifeguard_payroll', 'tax_state_status', 'varchar(20)'), 'Status flag');
+});
+
+test("a message in a table of people's correspondence is a note; an error message stays a log message", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('pen_pal_letters_inbox', 'message', 'text'), 'Internal notes');
+  assert.equal(leaf('tenant_requests', 'message', 'text'), 'Internal notes');
+  assert.equal(leaf('tenant_requests', 'error_message', 'text'), 'Log message');
+});
+
+test("a billing rate or a commission percentage is a person's pay", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('locum_vets', 'billing_rate', 'numeric(8,2)'), 'Salary');
+  assert.equal(leaf('locum_vets', 'commission_pct', 'numeric(4,2)'), 'Salary');
+});
+
+test("an employee's or an applicant's level is a job grade (job title); an access level is not", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('orchard_staff', 'level', 'varchar(30)'), 'Job title');
+  assert.equal(leaf('orchard_applicant', 'applicantLevel', 'varchar(30)'), 'Job title');
+  assert.notEqual(leaf('orchard_staff', 'access_level', 'varchar(30)'), 'Job title');
+});
