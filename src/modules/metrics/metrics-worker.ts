@@ -112,6 +112,8 @@ export class MetricsWorker {
   /** The bars' calibration (fit-scores.ts), rebuilt with the distributions, and the distributions it was built with. */
   private fit: FitCalibration | null = null;
   private fitFor: AxisDistributions | null = null;
+  /** The catalog (and its version) the bars' calibration was drawn from. */
+  private fitOf: { state: CatalogState; version: number } | null = null;
   private scales: Scales | undefined;
   private rawsAtBuild = 0;
   private computedSinceBuild = 0;
@@ -522,8 +524,13 @@ export class MetricsWorker {
     // Rebuilt once 5% of the remembered values have changed since the last build.
     if (!this.distributions || this.computedSinceBuild > 0.05 * Math.max(this.rawsAtBuild, 1))
       this.rebuildDistributions(state);
+    // The bars' calibration follows the distributions' rebuilds, but its samples are drawn from the catalog by hash,
+    // not from the distributions: redrawn only when the catalog itself changed since (a full recompute redrew it with
+    // every distribution rebuild, from the same catalog: the same calibration, 20 of 80 s at 100,000 fields).
     if (this.fitFor !== this.distributions) {
       this.fitFor = this.distributions;
+      if (this.fit !== null && this.fitOf?.state === state && this.fitOf.version === state.version) return;
+      this.fitOf = { state, version: state.version };
       this.fit = await buildFitCalibration(
         fitSource(state, anchorOf),
         () => new Promise((resolve) => setImmediate(resolve)),
