@@ -25,6 +25,7 @@ import { webhooks } from './0022-webhooks.js';
 import { fitScores } from './0023-fit-scores.js';
 import { singleSignOn } from './0024-single-sign-on.js';
 import { tagLevelCount } from './0025-tag-level-count.js';
+import { outlierOrderIndexes } from './0026-outlier-order-indexes.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
 export type MigrationFactory = (kind: DialectKind) => Migration;
@@ -52,4 +53,5 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0023-fit-scores', fitScores],
   ['0024-single-sign-on', singleSignOn],
   ['0025-tag-level-count', tagLevelCount],
+  ['0026-outlier-order-indexes', outlierOrderIndexes],
 ];

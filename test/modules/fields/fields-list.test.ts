@@ -112,7 +112,7 @@ describeEachDatabase('field list', (kind) => {
     assert.deepEqual(byUpdated, [...byUpdated].sort().reverse());
   });
 
-  it("answers the queue's filters in outlier order exactly as the filtered catalog sorted (each filter has its own ordered index)", async () => {
+  it('answers every filter in outlier order exactly as the filtered catalog sorted (the order walked with the filters skipped, or a filter read and sorted)', async () => {
     const other = await createDatasource(t.app, token);
     const extra = (await importOk(t.app, token, other, manyFields(30, 'other'))).field_ids;
     await t.database.db
