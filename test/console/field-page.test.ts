@@ -38,6 +38,7 @@ interface ApiMinibar {
   field_id: string;
   severity: 'low' | 'medium' | 'high';
   scores: Record<string, number>;
+  unusual_level: { level: string; peers_at_level: number; peers: number; usual_level: string } | null;
 }
 
 function catalog(): FieldInput[] {
@@ -388,6 +389,13 @@ describe('field page [sqlite]', () => {
     await page.getByTestId('low-axes').waitFor();
     const text = await page.getByTestId('low-axes').innerText();
     assert.match(text, /Level centroid \(0\.\d\d\): it looks more like fields at other levels than like those at L1/);
+    // The four tag bars are low too, and say why in the level's terms, not as a distance.
+    assert.equal(bars[0]!.unusual_level?.level, 'L1');
+    assert.equal(rightBars[0]!.unusual_level, null);
+    assert.match(
+      text,
+      /Peer mean \(0\.\d\d\): (only \d+ of the \d+ other fields tagged Personal\/Contact\/Email address (is|are) L1|none of the \d+ other fields tagged Personal\/Contact\/Email address is L1); most are L\d/,
+    );
     await screenshot(page, 'field-level-error');
     assert.deepEqual(problems, []);
   });

@@ -86,6 +86,8 @@ export interface GroupState {
 interface TagState extends GroupState {
   /** Members per level number (the tag's usual level is the most common one). */
   levelCounts: Map<number, number>;
+  /** Confirmed members per level number. */
+  confirmedLevelCounts: Map<number, number>;
   confirmedSum: Float32Array;
   confirmedCount: number;
   /** Cached peer sample; null when membership changed. */
@@ -258,12 +260,12 @@ export class CatalogState {
     };
   }
 
-  /** How many of the tag's fields sit at each level. */
-  tagLevels(tagId: number): Array<{ level: string; count: number }> {
+  /** How many of the tag's fields sit at each level, and how many of those a reviewer confirmed. */
+  tagLevels(tagId: number): Array<{ level: string; count: number; confirmed: number }> {
     const t = this.tags.get(tagId);
     if (!t) return [];
     return [...t.levelCounts].flatMap(([n, count]) =>
-      count > 0 ? [{ level: this.levelNames[n] as string, count }] : [],
+      count > 0 ? [{ level: this.levelNames[n] as string, count, confirmed: t.confirmedLevelCounts.get(n) ?? 0 }] : [],
     );
   }
 
@@ -457,6 +459,7 @@ export class CatalogState {
     if (this.confirmed[slot] === 1) {
       addInto(tag.confirmedSum, e, 1);
       tag.confirmedCount++;
+      tag.confirmedLevelCounts.set(ln, (tag.confirmedLevelCounts.get(ln) ?? 0) + 1);
       const h = hashVector(e);
       const list = this.confirmedByHash.get(h);
       if (list) list.push(slot);
@@ -484,6 +487,7 @@ export class CatalogState {
       if (this.confirmed[slot] === 1) {
         addInto(tag.confirmedSum, e, -1);
         tag.confirmedCount--;
+        tag.confirmedLevelCounts.set(ln, (tag.confirmedLevelCounts.get(ln) ?? 1) - 1);
         const h = hashVector(e);
         const list = this.confirmedByHash.get(h)?.filter((other) => other !== slot) ?? [];
         if (list.length > 0) this.confirmedByHash.set(h, list);
@@ -507,6 +511,7 @@ export class CatalogState {
       count: 0,
       members: new SlotList(),
       levelCounts: new Map(),
+      confirmedLevelCounts: new Map(),
       confirmedSum: new Float32Array(this.dimensions),
       confirmedCount: 0,
       sample: null,

@@ -19,7 +19,15 @@ import type { Neighbours } from './ann-threads.js';
 import { buildAxisDistributions, normalizeAxes, perAxis, type AxisDistributions } from './axes.js';
 import type { CatalogReplica } from './catalog-replica.js';
 import { hashSampleLimit, type CatalogState, type RememberedRaw } from './catalog-state.js';
-import { buildFitCalibration, FIT_SAMPLE, fitScores, type FitCalibration, type FitSource } from './fit-scores.js';
+import {
+  buildFitCalibration,
+  FIT_SAMPLE,
+  fitScores,
+  levelFit,
+  type FitCalibration,
+  type FitSource,
+  type TagLevelFit,
+} from './fit-scores.js';
 import {
   classificationEvidence,
   groupCohesion,
@@ -571,7 +579,8 @@ export class MetricsWorker {
     const tagLevels = state.tagLevels(tagId);
     // The other fields with the field's tag (the reason counts them too).
     const peers = tagLevels.reduce((sum, l) => sum + l.count, 0) - 1;
-    const { scores } = fitScores(axes.raw, { tagId, level }, neighbours, peers, this.fit, tags.rank);
+    const usual = levelFit(tagLevels, level, m.confirmed, tags.rank);
+    const { scores } = fitScores(axes.raw, { tagId, level }, neighbours, peers, this.fit, tags.rank, usual.fit);
     const input: OutlierInput = {
       scores: percentiles,
       neighbourDisagreement: disagreement,
@@ -599,6 +608,7 @@ export class MetricsWorker {
       risk,
       peers,
       tagLevels,
+      levelFit: usual,
       nearestName,
       basis,
       confirmedUnchanged,
@@ -694,6 +704,8 @@ interface Judged {
   /** The other fields with the field's tag, and its tag's fields by level. */
   peers: number;
   tagLevels: ReturnType<CatalogState['tagLevels']>;
+  /** How usual its level is for its tag (it scales the four tag bars). */
+  levelFit: TagLevelFit;
   nearestName: { name: string; datasource: string } | undefined;
   basis: string | null;
   confirmedUnchanged: boolean;
@@ -834,6 +846,8 @@ function reasonInputOf(m: Measured, j: Judged, tags: TagContext): ReasonInput {
             isDefault: defaultLevel(tagId) === evidence.expectedLevel,
           }
         : null,
+    unusualLevel:
+      j.levelFit.fit < 1 ? { atLevel: j.levelFit.atLevel, of: j.levelFit.of, usual: j.levelFit.usual } : null,
     terms: outlierTerms(j.input),
     severity: j.severity,
     confirmedUnchanged: j.confirmedUnchanged,

@@ -63,6 +63,21 @@ export const FieldMetricItem = Type.Object({
   nearest_field_name: Type.Union([Type.String(), Type.Null()], { description: 'its name as table.field' }),
   reason: Type.String({ description: 'one or two sentences naming the strongest evidence' }),
   suggested_classification: SuggestedClassification,
+  unusual_level: Type.Union(
+    [
+      Type.Object({
+        level: Type.String({ description: "the field's level" }),
+        peers_at_level: Type.Integer({ minimum: 0, description: "the tag's other fields at that level" }),
+        peers: Type.Integer({ minimum: 0, description: "the tag's other fields" }),
+        usual_level: Type.String({ description: "the tag's most common level" }),
+      }),
+      Type.Null(),
+    ],
+    {
+      description:
+        "Set when the field's level is not its tag's usual one (and no reviewer confirmed that level for the tag): the four tag bars (category_anchor, peer_mean, lower_quartile, farthest) are scaled down by how rare the level is among the tag's fields (docs/metrics.md). Null otherwise, or while the instance loads its catalog.",
+    },
+  ),
 });
 export type FieldMetricItem = Static<typeof FieldMetricItem>;
 

@@ -18,6 +18,7 @@ import {
   type ScoreColumn,
 } from './axes.js';
 import type { CatalogReplica } from './catalog-replica.js';
+import { levelFit } from './fit-scores.js';
 import * as repo from './metrics.repository.js';
 import type { FieldMetricItem, MetricsStatusResponse, MinibarsBody, MinibarsResponse } from './metrics.schemas.js';
 import type { MetricsWorker } from './metrics-worker.js';
@@ -35,7 +36,7 @@ export interface MetricsServiceDeps {
   staleness: Pick<Staleness, 'pending'>;
   fields: Pick<FieldCatalogReader, 'existingIds' | 'countFields' | 'catalogRows'>;
   license: Pick<LicenseGate, 'assertFeature'>;
-  taxonomy: Pick<TaxonomyService, 'tagIndex'>;
+  taxonomy: Pick<TaxonomyService, 'tagIndex' | 'listLevels'>;
   dimensions: number;
 }
 
@@ -76,6 +77,8 @@ export class MetricsService {
     const sum = new Float32Array(this.deps.dimensions);
     for (const e of unit.values()) addInto(sum, e, 1);
     const inList = unit.size;
+    const ranks = new Map(this.deps.taxonomy.listLevels().map((l, i) => [l.code, i]));
+    const rank = (level: string): number => ranks.get(level) ?? -1;
     const items: FieldMetricItem[] = present.map((id) => {
       const r = byId.get(id) as repo.StoredMetricsRow;
       const e = unit.get(id);
@@ -90,7 +93,13 @@ export class MetricsService {
               confidence: f(r.suggested_confidence ?? 0),
             }
           : null;
-      return toItem(r, mean, r.nearest_field_id !== null && nearestAlive.has(r.nearest_field_id), suggested);
+      return toItem(
+        r,
+        mean,
+        r.nearest_field_id !== null && nearestAlive.has(r.nearest_field_id),
+        suggested,
+        this.unusualLevel(id, rank),
+      );
     });
     const baseline = perAxis((k) =>
       items.length === 0 ? 0 : f(items.reduce((s, it) => s + it.scores[k], 0) / items.length),
@@ -117,6 +126,16 @@ export class MetricsService {
       if (slot !== undefined) out.set(id, state.embedding(slot));
     }
     return out;
+  }
+
+  /** Whether the field's level is unusual for its tag (levelFit < 1), from the replica; null while it loads. */
+  private unusualLevel(id: string, rank: (level: string) => number): FieldMetricItem['unusual_level'] {
+    const state = this.deps.replica.current;
+    const slot = state?.slot(id);
+    if (!state || slot === undefined) return null;
+    const level = state.level(slot);
+    const fit = levelFit(state.tagLevels(state.tagOf[slot] as number), level, state.isConfirmed(slot), rank);
+    return fit.fit < 1 ? { level, peers_at_level: fit.atLevel, peers: fit.of, usual_level: fit.usual } : null;
   }
 
   /**
@@ -210,6 +229,7 @@ function toItem(
   meanSimilarity: number,
   nearestExists: boolean,
   suggested: FieldMetricItem['suggested_classification'],
+  unusualLevel: FieldMetricItem['unusual_level'],
 ): FieldMetricItem {
   return {
     field_id: r.field_id,
@@ -228,5 +248,6 @@ function toItem(
         ? r.reason
         : 'Being re-evaluated: a field it was compared with has been deleted.',
     suggested_classification: suggested,
+    unusual_level: unusualLevel,
   };
 }

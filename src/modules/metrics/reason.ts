@@ -52,6 +52,11 @@ export interface ReasonInput {
    * at that level (`peersAtLevel` of `peers`) and whether it is the tag's default level.
    */
   expectedLevel?: { level: string; under: boolean; peersAtLevel?: number; peers?: number; isDefault?: boolean } | null;
+  /**
+   * Its level is not its tag's usual one (fit-scores.ts levelFit): how many of the tag's other fields share it, of how
+   * many, and the tag's usual level. The four tag bars are scaled down by it, so a weak tag bar is said in these terms.
+   */
+  unusualLevel?: { atLevel: number; of: number; usual: string } | null;
   /** Which outlier terms dominated (outlierTerms()); optional. */
   terms?: OutlierTerms;
   severity?: Severity;
@@ -79,8 +84,14 @@ export function weakestAxis(scores: AxisScores): { axis: AxisKey; score: number 
  * What a weak axis means for this field, in words a reviewer can check against the field itself (no statistics):
  * the tag's description, its level's fields, its tag's fields, the rest of the catalog.
  */
-export function weakAxisPhrase(axis: AxisKey, tag: string | undefined, level: string | undefined): string {
+export function weakAxisPhrase(
+  axis: AxisKey,
+  tag: string | undefined,
+  level: string | undefined,
+  unusualLevel?: ReasonInput['unusualLevel'],
+): string {
   const t = tag ?? 'its tag';
+  if (unusualLevel && axis !== 'centroid' && axis !== 'nearest') return unusualLevelPhrase(t, level, unusualLevel);
   switch (axis) {
     case 'category_anchor':
       return `its name, type and comment are far from what ${t} describes`;
@@ -95,6 +106,20 @@ export function weakAxisPhrase(axis: AxisKey, tag: string | undefined, level: st
     case 'farthest':
       return `some fields tagged ${t} are very unlike it`;
   }
+}
+
+/** Why the tag bars of a field at an unusual level are low: how few of its tag's fields share its level. */
+export function unusualLevelPhrase(
+  tag: string,
+  level: string | undefined,
+  u: NonNullable<ReasonInput['unusualLevel']>,
+): string {
+  const at = level ?? 'its level';
+  const share =
+    u.atLevel === 0
+      ? `none of the ${u.of} other fields tagged ${tag} is ${at}`
+      : `only ${u.atLevel} of the ${u.of} other fields tagged ${tag} ${u.atLevel === 1 ? 'is' : 'are'} ${at}`;
+  return `${share}; most are ${u.usual}`;
 }
 
 type Kind = 'neighbours' | 'classifier' | 'level' | 'anchor' | 'reviewed' | 'self';
@@ -239,7 +264,8 @@ export function reasonFor(input: ReasonInput): string {
         sentences.push(
           'Its bars are high because the fields around it carry the same label; this evidence does not depend on those labels.',
         );
-      else if (weak.score < WEAK_AXIS) sentences.push(`Also, ${weakAxisPhrase(weak.axis, input.tag, input.level)}.`);
+      else if (weak.score < WEAK_AXIS)
+        sentences.push(`Also, ${weakAxisPhrase(weak.axis, input.tag, input.level, input.unusualLevel)}.`);
     }
     return sentences.slice(0, 2).join(' ');
   }
@@ -251,7 +277,7 @@ export function reasonFor(input: ReasonInput): string {
     // A weak axis of a field that fits is no evidence against it: said as such, after the verdict.
     sentences.push(
       weak.score < WEAK_AXIS
-        ? `Nothing points to another classification, though ${weakAxisPhrase(weak.axis, input.tag, input.level)}.`
+        ? `Nothing points to another classification, though ${weakAxisPhrase(weak.axis, input.tag, input.level, input.unusualLevel)}.`
         : 'Nothing points to another classification.',
     );
   }

@@ -5,6 +5,8 @@ import {
   FIT_MIN_MEMBERS,
   fitScore,
   fitScores,
+  LEVEL_PRIOR,
+  levelFit,
   NO_EVIDENCE_FIT,
   type FitSource,
 } from '../../../src/modules/metrics/fit-scores.js';
@@ -174,6 +176,67 @@ describe('buildFitCalibration and fitScores', () => {
       calibration,
     ).scores;
     for (const v of Object.values(scores)) assert.ok(Number.isFinite(v) && v >= 0 && v <= 1);
+  });
+
+  it('a level few of the tag’s fields hold scales the four tag bars down, not the level and nearest bars', async () => {
+    const c = clusters([40, 40, 40], ['L1', 'L4', 'L4']);
+    const calibration = await buildFitCalibration(c.source);
+    const raw = {
+      category_anchor: 0.1,
+      centroid: 0.1,
+      peer_mean: 0.2,
+      nearest: 0.05,
+      lower_quartile: 0.3,
+      farthest: 0.5,
+    };
+    const agree = [0.9, 0.8].map((similarity) => ({ similarity, tag_id: 1, level: 'L1' }));
+    const usual = fitScores(raw, { tagId: 1, level: 'L1' }, agree, 39, calibration).scores;
+    const rare = fitScores(raw, { tagId: 1, level: 'L1' }, agree, 39, calibration, undefined, 0.1).scores;
+    for (const k of ['category_anchor', 'peer_mean', 'lower_quartile', 'farthest'] as const)
+      assert.ok(Math.abs(rare[k] - usual[k] * 0.1) < 1e-12, `${k}: ${rare[k]} is ${usual[k]} × 0.1`);
+    assert.equal(rare.centroid, usual.centroid);
+    assert.equal(rare.nearest, usual.nearest);
+  });
+
+  it('levelFit: 1 at the tag’s most common level or a level a reviewer confirmed for it, low at a rare one', () => {
+    const levels = [
+      { level: 'L3', count: 41, confirmed: 0 },
+      { level: 'L1', count: 2, confirmed: 0 },
+    ];
+    assert.deepEqual(levelFit(levels, 'L3', false), { fit: 1, atLevel: 40, of: 42, usual: 'L3' });
+    const rare = levelFit(levels, 'L1', false);
+    assert.equal(rare.fit, (1 + LEVEL_PRIOR) / (41 + LEVEL_PRIOR));
+    assert.deepEqual({ ...rare, fit: 0 }, { fit: 0, atLevel: 1, of: 42, usual: 'L3' });
+    // Confirmed: the field itself, or another field of the tag at that level.
+    assert.equal(levelFit(levels, 'L1', true).fit, 1);
+    assert.equal(levelFit([levels[0]!, { level: 'L1', count: 2, confirmed: 1 }], 'L1', false).fit, 1);
+    // The field's own confirmation counts for it alone: another field at L1 is judged by the others.
+    assert.equal(levelFit([levels[0]!, { level: 'L1', count: 2, confirmed: 1 }], 'L1', false).fit, 1);
+    assert.ok(levelFit([levels[0]!, { level: 'L1', count: 2, confirmed: 0 }], 'L1', false).fit < 0.1);
+    // A tag split about evenly: both levels nearly usual; a field alone in its tag: nothing to compare with.
+    const split = [
+      { level: 'L2', count: 10, confirmed: 0 },
+      { level: 'L3', count: 11, confirmed: 0 },
+    ];
+    assert.equal(levelFit(split, 'L3', false).fit, 1);
+    assert.equal(levelFit(split, 'L2', false).fit, (9 + LEVEL_PRIOR) / (11 + LEVEL_PRIOR));
+    assert.equal(levelFit([{ level: 'L2', count: 1, confirmed: 0 }], 'L2', false).fit, 1);
+    assert.equal(levelFit([], 'L2', false).fit, 1);
+    // With the levels' order, one step from the tag's usual level counts as usual; two steps do not.
+    const rank = (l: string) => ['L1', 'L2', 'L3', 'L4', 'L5'].indexOf(l);
+    const tag = [
+      { level: 'L3', count: 40, confirmed: 0 },
+      { level: 'L4', count: 1, confirmed: 0 },
+      { level: 'L1', count: 1, confirmed: 0 },
+    ];
+    assert.equal(levelFit(tag, 'L4', false, rank).fit, 1);
+    assert.equal(levelFit(tag, 'L4', false).fit, (0 + LEVEL_PRIOR) / (40 + LEVEL_PRIOR));
+    assert.deepEqual(levelFit(tag, 'L1', false, rank), {
+      fit: (0 + LEVEL_PRIOR) / (40 + LEVEL_PRIOR),
+      atLevel: 0,
+      of: 41,
+      usual: 'L3',
+    });
   });
 
   it('the nearest bar is whether the nearest fields agree, not how close they are', () => {

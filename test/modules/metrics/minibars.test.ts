@@ -464,3 +464,68 @@ describeEachDatabase('embedding-minibars across instances', (kind) => {
     }
   });
 });
+
+describeEachDatabase('embedding-minibars: a level its tag rarely has', (kind) => {
+  let t: TestApp;
+  let admin: string;
+  let usual: string[];
+  let rare: string;
+  const tagBars = ['category_anchor', 'peer_mean', 'lower_quartile', 'farthest'];
+
+  before(async () => {
+    t = await buildTestApp(kind);
+    admin = await adminToken(t.app);
+    const source = await createDatasource(t.app, admin);
+    const names = ['email', 'email_address', 'contact_email', 'user_email', 'billing_email', 'work_email'];
+    const fields: FieldInput[] = [...names, ...names.map((n) => `${n}_2`)].map((field_name, i) => ({
+      table_name: `people_${i % 4}`,
+      field_name,
+      data_type: 'varchar',
+      classification_chain_path: EMAIL,
+      level: 'L3',
+    }));
+    fields.push({
+      table_name: 'newsletter',
+      field_name: 'subscriber_email',
+      data_type: 'varchar',
+      classification_chain_path: EMAIL,
+      level: 'L1',
+    });
+    const ids = (await importOk(t.app, admin, source, fields)).field_ids;
+    usual = ids.slice(0, -1);
+    rare = ids[ids.length - 1]!;
+    await t.app.services.metricsWorker.drain();
+  });
+  after(async () => t.close());
+
+  it("scales the four tag bars down by how rare the level is, says so, and a reviewer's confirmation of that level lifts it", async () => {
+    const read = async () => {
+      const body = json<Minibars>(await minibars(t.app, admin, [rare, usual[0]!]));
+      return body.items as Array<Item & { unusual_level: unknown }>;
+    };
+    const [atRare, atUsual] = await read();
+    assert.deepEqual(atRare!.unusual_level, { level: 'L1', peers_at_level: 0, peers: 12, usual_level: 'L3' });
+    assert.equal(atUsual!.unusual_level, null);
+    for (const k of tagBars) {
+      // (0 + LEVEL_PRIOR) / (12 + LEVEL_PRIOR) of the tag's own fit at most.
+      assert.ok(atRare!.scores[k]! <= 2 / 14 + 1e-3, `${k} ${atRare!.scores[k]}`);
+      assert.ok(
+        atUsual!.scores[k]! > atRare!.scores[k]!,
+        `${k}: usual ${atUsual!.scores[k]} > rare ${atRare!.scores[k]}`,
+      );
+    }
+
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/classify/fields/${rare}/confirm`,
+      headers: bearer(admin),
+      payload: { classification_chain_path: EMAIL, lock_level: 'L1' },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    await t.app.services.metricsWorker.drain();
+    const [confirmed] = await read();
+    assert.equal(confirmed!.unusual_level, null);
+    for (const k of tagBars)
+      assert.ok(confirmed!.scores[k]! > atRare!.scores[k]!, `${k}: ${confirmed!.scores[k]} > ${atRare!.scores[k]}`);
+  });
+});

@@ -294,6 +294,40 @@ describe('reasonFor: plain words', () => {
     );
   });
 
+  it('says a weak tag bar of a field at an unusual level in those terms: how few of its tag share its level', () => {
+    const rare = reasonFor({
+      classification: 'Personal/Contact/Email address (L1)',
+      tag: 'Personal/Contact/Email address',
+      level: 'L1',
+      scores: { ...uniform(0.08), centroid: 0.6, nearest: 0.7 },
+      severity: 'low',
+      unusualLevel: { atLevel: 2, of: 57, usual: 'L3' },
+    });
+    assert.equal(
+      rare,
+      'Nothing points to another classification, though only 2 of the 57 other fields tagged Personal/Contact/Email address are L1; most are L3.',
+    );
+    const alone = reasonFor({
+      classification: 'Personal/Contact/Email address (L1)',
+      tag: 'Personal/Contact/Email address',
+      level: 'L1',
+      scores: { ...uniform(0.08), centroid: 0.6, nearest: 0.7 },
+      severity: 'low',
+      unusualLevel: { atLevel: 0, of: 57, usual: 'L3' },
+    });
+    assert.match(alone, /none of the 57 other fields tagged Personal\/Contact\/Email address is L1; most are L3\.$/);
+    // The level bar itself keeps its own words.
+    const centroid = reasonFor({
+      classification: 'Personal/Contact/Email address (L1)',
+      tag: 'Personal/Contact/Email address',
+      level: 'L1',
+      scores: { ...uniform(0.8), centroid: 0.05 },
+      severity: 'low',
+      unusualLevel: { atLevel: 2, of: 57, usual: 'L3' },
+    });
+    assert.match(centroid, /it looks more like fields at other levels than like those at L1\.$/);
+  });
+
   it('never reads as a statistic, whatever the weakest axis', () => {
     for (const axis of AXIS_KEYS) {
       for (const severity of ['low', 'medium', 'high'] as const) {

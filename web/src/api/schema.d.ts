@@ -8541,6 +8541,17 @@ export interface operations {
                                 /** @description how strongly the evidence favours it over the current classification */
                                 confidence: number;
                             } | null;
+                            /** @description Set when the field's level is not its tag's usual one (and no reviewer confirmed that level for the tag): the four tag bars (category_anchor, peer_mean, lower_quartile, farthest) are scaled down by how rare the level is among the tag's fields (docs/metrics.md). Null otherwise, or while the instance loads its catalog. */
+                            unusual_level: {
+                                /** @description the field's level */
+                                level: string;
+                                /** @description the tag's other fields at that level */
+                                peers_at_level: number;
+                                /** @description the tag's other fields */
+                                peers: number;
+                                /** @description the tag's most common level */
+                                usual_level: string;
+                            } | null;
                         }[];
                         /** @description Mean of each axis score over the returned items (0 when none) */
                         baseline_scores: {

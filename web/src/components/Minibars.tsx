@@ -10,12 +10,28 @@ export const AXIS_LABELS: Record<Axis, string> = {
   farthest: 'Farthest peer',
 };
 
+/** The field's level is not its tag's usual one (the minibars item's `unusual_level`). */
+export interface UnusualLevel {
+  level: string;
+  peers_at_level: number;
+  peers: number;
+  usual_level: string;
+}
+
 /**
  * What a low bar means, in words a reviewer can check against the field (the server's reasons use the same words):
  * each bar is how well the field fits its current classification on one signal — near 1 it looks like the fields
  * that carry that classification, near 0 like the fields that do not.
  */
-export function lowAxisPhrase(axis: Axis, tag: string, level: string): string {
+export function lowAxisPhrase(axis: Axis, tag: string, level: string, unusual?: UnusualLevel | null): string {
+  // The four tag bars of a field at a level few of its tag's fields hold are scaled down by that rarity.
+  if (unusual && axis !== 'centroid' && axis !== 'nearest') {
+    const share =
+      unusual.peers_at_level === 0
+        ? `none of the ${unusual.peers} other fields tagged ${tag} is ${level}`
+        : `only ${unusual.peers_at_level} of the ${unusual.peers} other fields tagged ${tag} ${unusual.peers_at_level === 1 ? 'is' : 'are'} ${level}`;
+    return `${share}; most are ${unusual.usual_level}`;
+  }
   switch (axis) {
     case 'category_anchor':
       return `its name, type and comment are far from what ${tag} describes`;

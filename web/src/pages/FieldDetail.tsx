@@ -7,7 +7,16 @@ import { useEffect, useState } from 'preact/hooks';
 import { api, extras, ok, type AuditEntry, type FieldItem, type Level, type MinibarItem } from '../api/client';
 import { session } from '../api/session';
 import { FieldDecisions } from '../components/decisions';
-import { AXES, AXIS_LABELS, Minibars, POOR_FIT, WEAK_FIT, fitOf, lowAxisPhrase } from '../components/Minibars';
+import {
+  AXES,
+  AXIS_LABELS,
+  Minibars,
+  POOR_FIT,
+  WEAK_FIT,
+  fitOf,
+  lowAxisPhrase,
+  type UnusualLevel,
+} from '../components/Minibars';
 import { NoPermission, ProblemNotice, explain } from '../components/ProblemNotice';
 import { StatusLine } from '../components/Status';
 import { loadDatasources, loadLevels } from '../data';
@@ -285,7 +294,12 @@ function FieldMetrics({ field, metric }: { field: FieldItem; metric: MinibarItem
           ? '; this field is rated low, so its weak axes are not counted against it and no bar is coloured.'
           : '.'}
       </p>
-      <LowAxes scores={metric.scores} tag={field.classification_chain_path} level={field.level} />
+      <LowAxes
+        scores={metric.scores}
+        tag={field.classification_chain_path}
+        level={field.level}
+        unusualLevel={metric.unusual_level ?? null}
+      />
       <AxesTable metric={metric} />
       <p>
         Category similarity {metric.category_similarity.toFixed(3)} · centroid similarity{' '}
@@ -493,10 +507,12 @@ function LowAxes({
   scores,
   tag,
   level,
+  unusualLevel,
 }: {
   scores: Record<(typeof AXES)[number], number>;
   tag: string;
   level: string;
+  unusualLevel: UnusualLevel | null;
 }) {
   const low = AXES.filter((a) => scores[a] < WEAK_FIT).sort((a, b) => scores[a] - scores[b]);
   if (low.length === 0)
@@ -511,7 +527,7 @@ function LowAxes({
       <ul>
         {low.map((a) => (
           <li key={a}>
-            <strong>{AXIS_LABELS[a]}</strong> ({scores[a].toFixed(2)}): {lowAxisPhrase(a, tag, level)}.
+            <strong>{AXIS_LABELS[a]}</strong> ({scores[a].toFixed(2)}): {lowAxisPhrase(a, tag, level, unusualLevel)}.
           </li>
         ))}
       </ul>
