@@ -75,7 +75,7 @@ export const FieldMetricItem = Type.Object({
     ],
     {
       description:
-        "Set when the field's level is not its tag's usual one (and no reviewer confirmed that level for the tag): the four tag bars (category_anchor, peer_mean, lower_quartile, farthest) are scaled down by how rare the level is among the tag's fields (docs/metrics.md). Null otherwise, or while the instance loads its catalog.",
+        "Set when few of the tag's other fields are at the field's level or one step from it, against its most common level (and no reviewer confirmed that level for the tag): the four tag bars (category_anchor, peer_mean, lower_quartile, farthest) are then scaled down by how rare the level is among the tag's fields (docs/metrics.md). Null otherwise, or while the instance loads its catalog.",
     },
   ),
 });

@@ -8541,7 +8541,7 @@ export interface operations {
                                 /** @description how strongly the evidence favours it over the current classification */
                                 confidence: number;
                             } | null;
-                            /** @description Set when the field's level is not its tag's usual one (and no reviewer confirmed that level for the tag): the four tag bars (category_anchor, peer_mean, lower_quartile, farthest) are scaled down by how rare the level is among the tag's fields (docs/metrics.md). Null otherwise, or while the instance loads its catalog. */
+                            /** @description Set when few of the tag's other fields are at the field's level or one step from it, against its most common level (and no reviewer confirmed that level for the tag): the four tag bars (category_anchor, peer_mean, lower_quartile, farthest) are then scaled down by how rare the level is among the tag's fields (docs/metrics.md). Null otherwise, or while the instance loads its catalog. */
                             unusual_level: {
                                 /** @description the field's level */
                                 level: string;
