@@ -397,6 +397,15 @@ describe('field page [sqlite]', () => {
       /Peer mean \(0\.\d\d\): (only \d+ of the \d+ other fields tagged Personal\/Contact\/Email address (is|are) L1|none of the \d+ other fields tagged Personal\/Contact\/Email address is L1); most are L\d/,
     );
     await screenshot(page, 'field-level-error');
+
+    // In the queue, its row's bars say the same (the bars' accessible label carries each score).
+    await page.goto(`${base}/queue?q=email`);
+    const row = page.locator(`.queue .row[data-field-id="${wrongLevel.id}"]`);
+    await row.waitFor();
+    const label = (await row.locator('svg.minibars').getAttribute('aria-label')) ?? '';
+    const peerMean = Number(/Peer mean (\d\.\d\d)/.exec(label)?.[1]);
+    assert.ok(peerMean < 0.25, label);
+    await screenshot(page, 'queue-level-error');
     assert.deepEqual(problems, []);
   });
 });
