@@ -868,9 +868,21 @@ const LIST_TYPE = /^\s*(\[|array\b)|\[\]\s*$/i;
 /** Words that make `… order` a purchase rather than an arrangement. */
 const PURCHASE_WORDS: ReadonlySet<string> = new Set(['purchase', 'sales', 'sale', 'work', 'service', 'customer', 'po']);
 
-/** `menu_order` as a whole number, `pinnedItemsOrder` as a list: the order things are shown in, not a purchase. */
+/**
+ * `menu_order` as a whole number, `pinnedItemsOrder` as a list: the order things are shown in, not a purchase. A
+ * `position` stored as a whole number is a place in a list (a person's position is a job title, written as text).
+ */
 function addArrangementOrder(r: NameReading): void {
   const { col, n, last } = r;
+  if (last === 'position' && typeFamily(r.input.data_type ?? null) === 'integer') {
+    keep(r.byName, {
+      leaf: 'Sort order',
+      score: 3.4,
+      factor: 'name',
+      detail: `column name ends in 'position' on a whole number: a place in a list, not a job`,
+    });
+    return;
+  }
   if (n < 2 || last !== 'order' || anyIn(col, PURCHASE_WORDS)) return;
   const dataType = r.input.data_type ?? '';
   if (typeFamily(dataType) !== 'integer' && !LIST_TYPE.test(dataType)) return;

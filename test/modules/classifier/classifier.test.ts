@@ -1295,3 +1295,11 @@ test("an employee's or an applicant's level is a job grade (job title); an acces
   assert.equal(leaf('orchard_applicant', 'applicantLevel', 'varchar(30)'), 'Job title');
   assert.notEqual(leaf('orchard_staff', 'access_level', 'varchar(30)'), 'Job title');
 });
+
+test("a position stored as a whole number is a place in a list; a person's position written as text is a job", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('regatta_buoys', 'position', 'integer'), 'Sort order');
+  assert.equal(leaf('regatta_buoys', 'buoy_position', 'smallint'), 'Sort order');
+  assert.equal(leaf('regatta_crew', 'position', 'varchar(60)'), 'Job title');
+});
