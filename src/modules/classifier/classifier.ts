@@ -316,7 +316,14 @@ function addNameEvidence(
     else if (e.table) add(leafName, e.table.factor, t, e.table.detail);
     if (e.comment) add(leafName, 'comment', e.comment.score * (n > 0 || t > 0 ? 0.5 : 1), e.comment.detail);
   }
-  return { named: perLeaf.size > 0, tableWords };
+  // A name whose every reading the declared type rules out (`last_passwd_gen` in a timestamp column) says nothing the
+  // column can hold: the type speaks as it does for an unnamed column.
+  const family = typeFamily(input.data_type);
+  const named = [...perLeaf.keys()].some((leafName) => {
+    const leaf = resolveLeaf(ctx, leafName);
+    return leaf !== undefined && typeAllows(leaf.name, family);
+  });
+  return { named, tableWords };
 }
 
 /** The declared type: a weak prior when it is telling (boolean → flag, timestamp → time), or the class it names. */

@@ -1303,3 +1303,20 @@ test("a position stored as a whole number is a place in a list; a person's posit
   assert.equal(leaf('regatta_buoys', 'buoy_position', 'smallint'), 'Sort order');
   assert.equal(leaf('regatta_crew', 'position', 'varchar(60)'), 'Job title');
 });
+
+test('a name whose every reading the declared type rules out says nothing: the type speaks as for an unnamed column', () => {
+  // `passwd` reads as a password hash, which a timestamp cannot hold; a far confirmed field (similarity 0.88, 0.75
+  // points) must not outvote what the type says when the name is silent.
+  const far = [{ similarity: 0.88, tag_id: idOf('Card expiry date') }];
+  const r = classifyField(
+    { table_name: 'ferry_crew', field_name: 'last_passwd_gen', data_type: 'timestamp', confirmed: far },
+    ctx,
+  );
+  assert.equal(r.chain_path, 'Technical/Timestamp');
+  // A name the type allows keeps its own weight: the same far vote does not turn a named card expiry into a time.
+  const named = classifyField(
+    { table_name: 'ferry_crew', field_name: 'card_expiry', data_type: 'date', confirmed: far },
+    ctx,
+  );
+  assert.equal(named.chain_path, 'Financial/Card expiry date');
+});
