@@ -370,8 +370,10 @@ export class NameMatcher {
   segment(word: string): string[] | null {
     const n = word.length;
     if (n < 4 || n > 32) return null;
-    const best: Array<{ pieces: number; prev: number } | undefined> = new Array(n + 1);
-    best[0] = { pieces: 0, prev: -1 };
+    // Fewest pieces first; between as many pieces, the longer words (sum of squared lengths), so `tipoidfiscal` is
+    // `tipo id fiscal`, not `tip oid fiscal`.
+    const best: Array<{ pieces: number; squares: number; prev: number } | undefined> = new Array(n + 1);
+    best[0] = { pieces: 0, squares: 0, prev: -1 };
     for (let i = 1; i <= n; i++) {
       for (let j = Math.max(0, i - 16); j < i; j++) {
         const b = best[j];
@@ -380,15 +382,17 @@ export class NameMatcher {
         if (!this.known(piece)) continue;
         // A stop word as a piece costs more, so `lastip` is `last ip`, not `las tip`.
         const cand = b.pieces + (DROP.has(piece) ? 1.5 : 1);
+        const squares = b.squares + piece.length * piece.length;
         const cur = best[i];
-        if (!cur || cand < cur.pieces) best[i] = { pieces: cand, prev: j };
+        if (!cur || cand < cur.pieces || (cand === cur.pieces && squares > cur.squares))
+          best[i] = { pieces: cand, squares, prev: j };
       }
     }
     const end = best[n];
     if (!end || end.pieces < 2) return null;
     const out: string[] = [];
     for (let i = n; i > 0;) {
-      const b = best[i] as { pieces: number; prev: number };
+      const b = best[i] as { pieces: number; squares: number; prev: number };
       out.unshift(word.slice(b.prev, i));
       i = b.prev;
     }

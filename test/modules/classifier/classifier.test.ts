@@ -1320,3 +1320,13 @@ test('a name whose every reading the declared type rules out says nothing: the t
   );
   assert.equal(named.chain_path, 'Financial/Card expiry date');
 });
+
+test('a run-together name split into as many pieces either way is split into the longer words', () => {
+  const m = new NameMatcher(buildPhrases());
+  // `tipo id fiscal` (Spanish: the kind of tax id), not `tip oid fiscal` (a tip is an amount).
+  assert.deepEqual(m.words('tipoidfiscal'), ['type', 'id', 'fiscal']);
+  assert.equal(leafOf({ table_name: 'proveedores', field_name: 'tipoidfiscal', data_type: 'varchar(25)' }), 'Category');
+  // Fewer pieces still win first.
+  assert.deepEqual(m.words('lastip'), ['last', 'ip']);
+  assert.deepEqual(m.words('EMPSSN'), ['employee', 'ssn']);
+});
