@@ -1330,3 +1330,13 @@ test('a run-together name split into as many pieces either way is split into the
   assert.deepEqual(m.words('lastip'), ['last', 'ip']);
   assert.deepEqual(m.words('EMPSSN'), ['employee', 'ssn']);
 });
+
+test('a kind is never a point in time: a category reading gives way to the date type', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  // `plan` reads as a category; in a date column the plan's next renewal is a time.
+  assert.equal(leaf('allotment_members', 'plan_next_renewal', 'date'), 'Timestamp');
+  assert.equal(leaf('allotment_members', 'plan_next_renewal', 'varchar(20)'), 'Category');
+  assert.equal(typeAllows('Category', 'datetime'), false);
+  assert.equal(typeAllows('Category', 'integer'), true);
+});
