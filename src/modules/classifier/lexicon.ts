@@ -559,7 +559,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Salary',
-    'salary*3.4|wage*3.4|compensation|bonus*3.4|gross pay|annual salary|hourly rate|pay rate|payroll|income|commission|earnings|pay grade*4.2|annual income|net pay|pay*2.6|bill rate|billing rate|commission rate|commission percent|commission percentage',
+    'salary*3.4|wage*3.4|compensation|bonus*3.4|gross pay|annual salary|hourly rate|pay rate|payroll|income|commission|earnings|pay grade*4.2|annual income|net pay|pay*2.6|bill rate|billing rate|commission rate|commission percent|commission percentage|income level|income bracket|income band|income range|salary band|salary range',
   ],
   ['Credit score', 'credit score|fico|credit rating|schufa|creditworthiness|credit risk'],
   ['Insurance policy number', 'policy number|policy number id*1|insurance policy|policy|policy no'],
@@ -712,7 +712,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Category',
-    'category|type|kind|class|genre|group|segment|tier|classification|tag|tags|channel|source*2.4|method|mode|plan|level*2.4|subcategory|type code|category code|mime type|content type|media type|status type|medium|card type|card brand|continent|campaign|utm|mcc|merchant category|band|bucket|range|relationship|kinship|role*2.2|outcome|subtype|sub type|fluency|proficiency|education level|education*2.2|major*2.2|origin*2.2',
+    'category|type|kind|class|genre|group|segment|tier|classification|tag|tags|channel|source*2.4|method|mode|plan|level*2.4|subcategory|type code|category code|mime type|content type|media type|status type|medium|card type|card brand|continent|campaign|utm|mcc|merchant category|band|bucket|range|relationship|kinship|role*2.2|outcome|subtype|sub type|fluency|proficiency|education level|education*2.2|major*2.2|origin*2.2|pay period|pay frequency|pay schedule|pay cycle',
   ],
   [
     'Country code',

@@ -1340,3 +1340,13 @@ test('a kind is never a point in time: a category reading gives way to the date 
   assert.equal(typeAllows('Category', 'datetime'), false);
   assert.equal(typeAllows('Category', 'integer'), true);
 });
+
+test("how often a person is paid is a category; an income bracket is the person's pay", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('ski_instructors', 'payPeriod', 'varchar(20)'), 'Category');
+  assert.equal(leaf('ski_instructors', 'pay_frequency', 'varchar(20)'), 'Category');
+  assert.equal(leaf('ski_instructors', 'pay_rate', 'numeric(8,2)'), 'Salary');
+  assert.equal(leaf('ski_customers', 'income_level', 'varchar(30)'), 'Salary');
+  assert.equal(leaf('ski_customers', 'access_level', 'varchar(30)'), 'Category');
+});
