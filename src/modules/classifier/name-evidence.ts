@@ -101,7 +101,7 @@ const HEAD_KINDS: ReadonlyMap<string, { leaf: string; what: string }> = new Map<
     ),
     ...['version'].map((w) => [w, { leaf: 'Version', what: 'a version' }] as const),
     ...['count'].map((w) => [w, { leaf: 'Metric value', what: 'a count' }] as const),
-    ...['enabled', 'disabled', 'verified', 'optin', 'optout', 'opted', 'confirmed'].map(
+    ...['enabled', 'disabled', 'verified', 'optin', 'optout', 'opted', 'confirmed', 'consented', 'agreed'].map(
       (w) => [w, { leaf: 'Status flag', what: 'a yes/no state' }] as const,
     ),
   ],

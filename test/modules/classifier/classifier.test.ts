@@ -1350,3 +1350,10 @@ test("how often a person is paid is a category; an income bracket is the person'
   assert.equal(leaf('ski_customers', 'income_level', 'varchar(30)'), 'Salary');
   assert.equal(leaf('ski_customers', 'access_level', 'varchar(30)'), 'Category');
 });
+
+test('a consent given or terms agreed to, at the head, is a yes/no flag whoever consented', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('dental_visits', 'patient_consented', 'varchar(5)'), 'Status flag');
+  assert.equal(leaf('dental_visits', 'terms_agreed', 'varchar(5)'), 'Status flag');
+});
