@@ -95,7 +95,9 @@ const ADDRESS_PART_WORDS: ReadonlySet<string> = new Set([
  */
 const HEAD_KINDS: ReadonlyMap<string, { leaf: string; what: string }> = new Map<string, { leaf: string; what: string }>(
   [
-    ...['type', 'kind', 'category'].map((w) => [w, { leaf: 'Category', what: 'a kind of something' }] as const),
+    ...['type', 'kind', 'category', 'method'].map(
+      (w) => [w, { leaf: 'Category', what: 'a kind of something' }] as const,
+    ),
     ...['format', 'template', 'pattern', 'mask', 'regex', 'regexp'].map(
       (w) => [w, { leaf: 'Configuration setting', what: 'a format or template' }] as const,
     ),

@@ -1357,3 +1357,10 @@ test('a consent given or terms agreed to, at the head, is a yes/no flag whoever 
   assert.equal(leaf('dental_visits', 'patient_consented', 'varchar(5)'), 'Status flag');
   assert.equal(leaf('dental_visits', 'terms_agreed', 'varchar(5)'), 'Status flag');
 });
+
+test('a method at the head is a kind of something, whatever it is about', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('llama_keepers', 'passwordHashMethod', 'varchar(20)'), 'Category');
+  assert.equal(leaf('llama_keepers', 'password_hash', 'varchar(255)'), 'Password hash');
+});
