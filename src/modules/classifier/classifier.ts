@@ -451,7 +451,19 @@ export function scoreField(
   const confirmed = input.confirmed ?? ctx.confirmed ?? [];
   const votes = addConfirmedVotes(ctx, confirmed, cand);
   // Embedding anchor: a small pull towards the tags whose anchors are nearest, one factor among many.
-  if (input.embedding) applyAnchors(ctx, input.embedding, cand, (leaf) => (cands.get(leaf.id)?.total ?? 0) > 0);
+  // A guess from the embedding alone may put a column under sensitive data only in a table that holds people's data
+  // (a table of people or a health table, by its name or by its other columns).
+  const signal = columnsSignal(ctx, input.table_columns);
+  const aboutPeople =
+    tableWords.some((w) => PERSON_WORDS.has(w) || HEALTH_WORDS.has(w)) || (signal !== null && signal.person.size >= 2);
+  if (input.embedding)
+    applyAnchors(
+      ctx,
+      input.embedding,
+      cand,
+      (leaf) => (cands.get(leaf.id)?.total ?? 0) > 0,
+      (leaf) => aboutPeople || !SENSITIVE_ROOTS.has(leaf.chain_path.split('/')[0] as string),
+    );
 
   const ranked = rankCandidates(cands, family);
   const { allowed, ruledOut } = ranked;
@@ -495,6 +507,14 @@ const TINY_INTEGER = /tiny_?int/i;
 /** `char(1)`, `varchar(1)`, `character(1)`: a text of one character. */
 const SHORT_TEXT_TYPE = /^\s*(n?char|n?varchar|varchar2|character(\s+varying)?)\s*\(\s*1\s*\)/i;
 
+/** Roots whose tags are sensitive data (the bench's personal / not-personal decision reads the same roots). */
+const SENSITIVE_ROOTS: ReadonlySet<string> = new Set([
+  'Personal',
+  'Credentials & secrets',
+  'Financial',
+  'Health',
+  'Location',
+]);
 /** Roots whose tags are data about a person; a class named after one (`Address`, `PhoneNumber`) holds that data. */
 const PERSONAL_ROOTS: ReadonlySet<string> = new Set(['Personal', 'Credentials & secrets', 'Health', 'Location']);
 function namesPersonalData(ctx: ClassifierContext, className: string): boolean {
@@ -577,6 +597,7 @@ function applyAnchors(
   embedding: Float32Array,
   cand: (leaf: ContextLeaf) => Candidate,
   spokenFor: (leaf: ContextLeaf) => boolean,
+  mayStandAlone: (leaf: ContextLeaf) => boolean,
 ): void {
   const sims: Array<{ leaf: ContextLeaf; sim: number }> = [];
   for (const leaf of ctx.leaves) {
@@ -596,7 +617,7 @@ function applyAnchors(
     if (score <= 0.05) continue;
     // A weak anchor is a guess: it may add to a tag something else speaks for, never bring one in on its own (a
     // store's integer `sid` once became a national id number, L5, on a cosine of 0.39 and nothing else).
-    if (sim < ANCHOR_ALONE_MIN && !spokenFor(leaf)) continue;
+    if (!spokenFor(leaf) && (sim < ANCHOR_ALONE_MIN || !mayStandAlone(leaf))) continue;
     const c = cand(leaf);
     c.total += score;
     c.evidence.push({

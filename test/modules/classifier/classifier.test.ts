@@ -384,7 +384,8 @@ test('the embedding anchor is one factor among many', () => {
   const anchored = buildClassifierContext(
     tags.map((t, i) => ({ ...t, anchor: t.chain_path.endsWith('/Medication') ? unit(0) : unit(1 + (i % 3)) })),
   );
-  const r = classifyField({ table_name: 't', field_name: 'zz_17', embedding: unit(0) }, anchored);
+  // A table of people's data: there the embedding alone may still bring in a sensitive tag (1.5.5).
+  const r = classifyField({ table_name: 'patients', field_name: 'zz_17', embedding: unit(0) }, anchored);
   assert.ok(r.evidence.some((e) => e.factor === 'anchor'));
   const named = classifyField({ table_name: 'users', field_name: 'email', embedding: unit(0) }, anchored);
   assert.equal(named.chain_path, 'Personal/Contact/Email address', 'a clear name outweighs the anchor');
@@ -1363,4 +1364,29 @@ test('a method at the head is a kind of something, whatever it is about', () => 
     leafOf({ table_name: table, field_name: field, data_type: type });
   assert.equal(leaf('llama_keepers', 'passwordHashMethod', 'varchar(20)'), 'Category');
   assert.equal(leaf('llama_keepers', 'password_hash', 'varchar(255)'), 'Password hash');
+});
+
+test("the embedding alone puts a column under sensitive data only in a table of people's data", () => {
+  const dims = 4;
+  const unit = (i: number): Float32Array => {
+    const v = new Float32Array(dims);
+    v[i % dims] = 1;
+    return v;
+  };
+  const anchorOf = (path: string, i: number): Float32Array =>
+    path.endsWith('/Phone number') ? unit(0) : path.endsWith('/Category') ? unit(1) : unit(2 + (i % 2));
+  const anchored = buildClassifierContext(tags.map((t, i) => ({ ...t, anchor: anchorOf(t.chain_path, i) })));
+  const path = (table: string, field: string, e: Float32Array, columns?: string[]): string =>
+    classifyField({ table_name: table, field_name: field, embedding: e, table_columns: columns ?? null }, anchored)
+      .chain_path;
+  // Nothing but the embedding speaks for a phone number: not in a table of media files or campaigns…
+  assert.notEqual(path('media_files', 'zz_provider', unit(0)), 'Personal/Contact/Phone number');
+  // …but in a table of people (by its name, or by its other columns) the guess stands, for a reviewer to check.
+  assert.equal(path('customers', 'zz_provider', unit(0)), 'Personal/Contact/Phone number');
+  assert.equal(
+    path('t_rec', 'zz_provider', unit(0), ['zz_provider', 'email', 'birth_date', 'gender']),
+    'Personal/Contact/Phone number',
+  );
+  // A tag that is not sensitive may still come from the embedding alone anywhere.
+  assert.equal(path('media_files', 'zz_provider', unit(1)), 'Public reference data/Category');
 });
