@@ -447,6 +447,7 @@ export function scoreField(
       ? summarizeValues(input.sample_values)
       : (input.value_summary ?? summarizeValues(undefined));
   applyValues(values, add, cands);
+  applyOwnKey(input, cands);
   addDeclaredType(ctx, input.data_type, family, named, add);
   const confirmed = input.confirmed ?? ctx.confirmed ?? [];
   const votes = addConfirmedVotes(ctx, confirmed, cand);
@@ -559,6 +560,39 @@ function isCorroborated(best: Candidate, ruledOut: readonly Evidence[]): boolean
       return true;
   }
   return ruledOut.some((e) => e.score <= -1);
+}
+
+/** Tags of measured quantities. */
+const MEASURE_LEAVES: ReadonlySet<string> = new Set([
+  'Monetary amount',
+  'Price',
+  'Account balance',
+  'Salary',
+  'Quantity',
+  'Metric value',
+]);
+
+/**
+ * A column with a key of its own beside it (`country_total` and `country_total_id`) names the row that key points to
+ * — a label kept next to its key — and measures nothing: measure tags lose what the words gave them.
+ */
+function applyOwnKey(input: ClassifyInput, cands: Map<number, Candidate>): void {
+  const cols = input.table_columns;
+  if (!Array.isArray(cols) || typeof input.field_name !== 'string' || input.field_name === '') return;
+  const norm = (x: string): string => x.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const ownKey = `${norm(input.field_name)}id`;
+  const sibling = cols.slice(0, 400).find((c) => typeof c === 'string' && norm(c) === ownKey);
+  if (sibling === undefined) return;
+  for (const c of cands.values()) {
+    if (c.total <= 0 || !MEASURE_LEAVES.has(c.leaf.name)) continue;
+    const penalty = -c.total;
+    c.total = 0;
+    c.evidence.push({
+      factor: 'context',
+      score: round(penalty),
+      detail: `column has its own key '${sibling.slice(0, 40)}' beside it: it names a row, it measures nothing`,
+    });
+  }
 }
 
 function applyValues(

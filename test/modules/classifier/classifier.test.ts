@@ -1390,3 +1390,12 @@ test("the embedding alone puts a column under sensitive data only in a table of 
   // A tag that is not sensitive may still come from the embedding alone anywhere.
   assert.equal(path('media_files', 'zz_provider', unit(1)), 'Public reference data/Category');
 });
+
+test('a column with a key of its own beside it names a row and measures nothing', () => {
+  const columns = ['region_id', 'region_total', 'region_total_id', 'order_total'];
+  const leaf = (field: string, type: string): string =>
+    leafOf({ table_name: 'tide_stations', field_name: field, data_type: type, table_columns: columns });
+  assert.notEqual(leaf('region_total', 'varchar(20)'), 'Monetary amount');
+  // Without a key of its own beside it, a total is still an amount.
+  assert.equal(leaf('order_total', 'numeric(10,2)'), 'Monetary amount');
+});
