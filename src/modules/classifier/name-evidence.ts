@@ -723,6 +723,16 @@ function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
   };
 }
 
+/**
+ * A phrase `<person> <key word>` (`patient id`) on a whole number, in a table that is not that person's own: a key to
+ * the person's row. A number the person holds (a record or member number) is not kept as the row's integer key.
+ */
+function personRowKey(r: NameReading, words: readonly string[]): boolean {
+  if (r.structural !== 'key' || r.prefixIsTable || words.length !== 2) return false;
+  if (words[1] !== r.keyWord || !PERSON_WORDS.has(words[0] as string)) return false;
+  return NUMERIC_FAMILIES.has(typeFamily(r.input.data_type ?? null));
+}
+
 /** The phrase rules matched on the column's own words, weighed by where they sit and whether they hold the head. */
 function addPhraseMatches(r: NameReading): void {
   const { col, n, first, last, structural, keyWord, documentKey, prefixIsTable } = r;
@@ -749,6 +759,8 @@ function addPhraseMatches(r: NameReading): void {
     if (!m.coversLast && MEASURE_LEAVES.has(m.phrase.leaf) && (last === 'name' || last === 'title' || last === 'label'))
       score *= 0.35;
     if (structural !== null && !includesHead && !(documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf))) score *= 0.35;
+    // `patient_id` stored as a whole number in another table: the key of a person's row, not a number the person holds.
+    if (personRowKey(r, m.phrase.words)) score *= 0.35;
     // `comment_author` in `wp_comments`, `CUST_…` in `CUST_MSTR`: a leading table prefix is not what the column means.
     if (prefixIsTable && m.phrase.words.length === 1 && m.phrase.words[0] === first) score *= 0.5;
     keep(r.byName, {

@@ -1399,3 +1399,12 @@ test('a column with a key of its own beside it names a row and measures nothing'
   // Without a key of its own beside it, a total is still an amount.
   assert.equal(leaf('order_total', 'numeric(10,2)'), 'Monetary amount');
 });
+
+test("a person's id stored as a whole number in another table is a key to the person's row", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('physio_sessions', 'patient_id', 'int(11)'), 'Foreign key');
+  // As text or a uuid it may be the number the patient is known by (the own set's convention).
+  assert.equal(leaf('physio_sessions', 'patient_id', 'varchar(20)'), 'Medical record number');
+  assert.equal(leaf('physio_sessions', 'patient_id', 'uuid'), 'Medical record number');
+});
