@@ -930,6 +930,8 @@ function genericHeadLeaf(
   if (head === 'name' && others.length === 0 && from.includes('country'))
     return { leaf: SHORT_CODE_TYPE.test(dataType) ? 'Country code' : 'Country', score: base };
   if (head === 'name' && others.length === 0 && from.includes('city')) return { leaf: 'City', score: base };
+  // A name in a table of addresses is the addressee's (`invoice_addresses.name`): a person, or a company it names.
+  if (head === 'name' && others.length === 0 && from.includes('address')) return { leaf: 'Full name', score: base };
   if (
     head === 'name' &&
     others.length === 0 &&

@@ -1408,3 +1408,10 @@ test("a person's id stored as a whole number in another table is a key to the pe
   assert.equal(leaf('physio_sessions', 'patient_id', 'varchar(20)'), 'Medical record number');
   assert.equal(leaf('physio_sessions', 'patient_id', 'uuid'), 'Medical record number');
 });
+
+test("a bare name in a table of addresses is the addressee's", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('parcel_addresses', 'name', 'varchar(120)'), 'Full name');
+  assert.equal(leaf('parcel_depots', 'name', 'varchar(120)'), 'Object name');
+});
