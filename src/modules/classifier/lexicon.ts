@@ -468,7 +468,7 @@ export const TRANSLATE: Readonly<Record<string, string>> = {
 export const RULES: ReadonlyArray<readonly [string, string]> = [
   [
     'Full name',
-    'full name|display name|contact name|person name|holder name|card holder|cardholder|account holder|legal name*2.6|middle name*3|maiden name|names*2.4|contact person|first last name*5|recipient name|beneficiary name|signatory|real name|courtesy title|cc owner|card owner|author name|beneficiary*3|reviewer name|direct reports*3.4',
+    'full name|display name|contact name|person name|holder name|card holder|cardholder|account holder|legal name*2.6|middle name*3|maiden name|names*2.4|contact person|first last name*5|recipient name|beneficiary name|signatory|real name|courtesy title|cc owner|card owner|author name|beneficiary*3|reviewer name|direct reports*3.4|social name',
   ],
   ['First name', 'first name|given name|forename|christian name|firstname|prename'],
   ['Last name', 'last name|surname|family name|lastname|last name prefix'],
@@ -487,7 +487,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Tax identification number',
-    'tax id|tax number|taxpayer|tin|vat number|vat id|ein|itin|nif|cif|tax identification|fiscal number|fiscal code|code fiscal|cnpj|rfc|tax code|utr|tax reference|vat registration',
+    'tax id|tax number|taxpayer|tin|vat number|vat id|ein|itin|nif|cif|tax identification|fiscal number|fiscal code|code fiscal|cnpj|rfc|tax code|utr|tax reference|vat registration|siret|siren',
   ],
   [
     'Email address',

@@ -1415,3 +1415,11 @@ test("a bare name in a table of addresses is the addressee's", () => {
   assert.equal(leaf('parcel_addresses', 'name', 'varchar(120)'), 'Full name');
   assert.equal(leaf('parcel_depots', 'name', 'varchar(120)'), 'Object name');
 });
+
+test('French company numbers are tax identifiers; a social name is a name', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('fromageries', 'siret', 'varchar(14)'), 'Tax identification number');
+  assert.equal(leaf('fromageries', 'siren', 'varchar(9)'), 'Tax identification number');
+  assert.equal(leaf('alunos', 'nome_social', 'varchar(150)'), 'Full name');
+});
