@@ -857,6 +857,14 @@ function addStructuralEvidence(r: NameReading): void {
       detail: `column name ends in '${last}': ${kind.what}, whatever it is about`,
     });
   }
+  // `custom1` … `custom10`: a field an administrator puts to their own use, free text for whatever they keep.
+  if (n === 1 && last === 'custom')
+    keep(r.byName, {
+      leaf: 'Internal notes',
+      score: 3.0,
+      factor: 'name',
+      detail: 'column is a custom field: free text an administrator puts to their own use',
+    });
   // `smtp_port`, `port` stored as a whole number: the port a service listens on, a setting rather than a measure. A
   // decimal `port` is left alone (French `port` is postage, an amount).
   if (last === 'port' && typeFamily(r.input.data_type ?? null) === 'integer')

@@ -1423,3 +1423,12 @@ test('French company numbers are tax identifiers; a social name is a name', () =
   assert.equal(leaf('fromageries', 'siren', 'varchar(9)'), 'Tax identification number');
   assert.equal(leaf('alunos', 'nome_social', 'varchar(150)'), 'Full name');
 });
+
+test('a numbered or bare custom field is free text for whatever an administrator keeps in it', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('beekeepers', 'custom3', 'varchar(250)'), 'Internal notes');
+  assert.equal(leaf('beekeepers', 'Custom10', 'varchar(250)'), 'Internal notes');
+  // A custom something is read by its head.
+  assert.equal(leaf('beekeepers', 'custom_attributes', 'jsonb'), 'Configuration setting');
+});
