@@ -734,7 +734,7 @@ export const PERSON_WORDS: ReadonlySet<string> = new Set(
     'individual people participant attendee worker worker employee account_holder shopper consumer pupil ' +
     'caregiver relative witness victim suspect claimant insuree subscriber cardholder signer reviewer requester ' +
     'assignee approver receiver rider consignee shipper emergency contact spouse patient practitioner clinician ' +
-    'therapist dentist pharmacist surgeon responsible dependent dependant inviter invitee'
+    'therapist dentist pharmacist surgeon responsible dependent dependant inviter invitee profile'
   ).split(' '),
 );
 /** Words naming organisations. */

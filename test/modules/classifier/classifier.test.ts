@@ -1432,3 +1432,8 @@ test('a numbered or bare custom field is free text for whatever an administrator
   // A custom something is read by its head.
   assert.equal(leaf('beekeepers', 'custom_attributes', 'jsonb'), 'Configuration setting');
 });
+
+test("a profile is a person's: the name on a profile is a person's name", () => {
+  assert.equal(leafOf({ table_name: 'kite_club', field_name: 'profile_name', data_type: 'varchar(80)' }), 'Full name');
+  assert.equal(leafOf({ table_name: 'kite_club', field_name: 'venue_name', data_type: 'varchar(80)' }), 'Object name');
+});
