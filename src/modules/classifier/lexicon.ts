@@ -668,7 +668,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Configuration setting',
-    'config|setting|settings|parameter|option|preference|preferences|feature flag|key*2|value*2|metadata|attribute|attributes|properties|property|extra*2.4|data*2.2|theme|layout|color|colour|options|json|custom field|feature|toggle|scope|environment|series*2.4|numbering|number series|numbering series',
+    'config|setting|settings|parameter|option|preference|preferences|feature flag|key*2|value*2|metadata|attribute|attributes|properties|property|extra*2.4|data*2.2|theme|layout|color|colour|options|json|custom field|feature|toggle|scope|environment|series*2.4|numbering|number series|numbering series|smtp address|imap address|pop address|pop3 address|server address|mail server|smtp host|imap host|smtp server|imap server',
   ],
   ['Event name', 'event|event name|event type|action|activity|operation|verb|topic|event code|trigger'],
   [

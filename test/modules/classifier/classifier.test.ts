@@ -1437,3 +1437,11 @@ test("a profile is a person's: the name on a profile is a person's name", () => 
   assert.equal(leafOf({ table_name: 'kite_club', field_name: 'profile_name', data_type: 'varchar(80)' }), 'Full name');
   assert.equal(leafOf({ table_name: 'kite_club', field_name: 'venue_name', data_type: 'varchar(80)' }), 'Object name');
 });
+
+test("a mail server's address is a setting, not a postal address", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('newsletter_channels', 'smtp_address', 'varchar(120)'), 'Configuration setting');
+  assert.equal(leaf('newsletter_channels', 'imap_address', 'varchar(120)'), 'Configuration setting');
+  assert.equal(leaf('newsletter_subscribers', 'postal_address', 'varchar(120)'), 'Postal address');
+});
