@@ -773,7 +773,7 @@ export const ADDRESS_WORDS: ReadonlySet<string> = new Set(
 );
 /** Words before `card` that make it something other than a payment card: `report_card`, `sim_card`, `loyalty_card`. */
 export const NON_PAYMENT_CARD: ReadonlySet<string> = new Set(
-  'report sim gift business library loyalty key score membership member greeting post index sd memory graphics video network playing game trading id identity health insurance access'.split(
+  'report sim gift business library loyalty affinity reward rewards club key score membership member greeting post index sd memory graphics video network playing game trading id identity health insurance access'.split(
     ' ',
   ),
 );

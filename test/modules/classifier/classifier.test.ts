@@ -1445,3 +1445,12 @@ test("a mail server's address is a setting, not a postal address", () => {
   assert.equal(leaf('newsletter_channels', 'imap_address', 'varchar(120)'), 'Configuration setting');
   assert.equal(leaf('newsletter_subscribers', 'postal_address', 'varchar(120)'), 'Postal address');
 });
+
+test('an affinity, rewards or club card is no payment card', () => {
+  const leaf = (field: string): string =>
+    leafOf({ table_name: 'surf_shop_customers', field_name: field, data_type: 'varchar(20)' });
+  assert.notEqual(leaf('affinity_card'), 'Payment card number');
+  assert.notEqual(leaf('rewards_card'), 'Payment card number');
+  assert.notEqual(leaf('club_card'), 'Payment card number');
+  assert.equal(leaf('credit_card'), 'Payment card number');
+});
