@@ -507,7 +507,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ['IP address', 'ip|ip address|remote address|client ip|source ip|host address*3|inet'],
   [
     'Device ID',
-    'device id|imei|imsi|idfa|gaid|advertising id|android id|mac address|mac|serial number|device serial|device serial number|hardware serial|hardware id|udid|device token|device identifier|push token*3',
+    'device id|imei|imsi|idfa|gaid|advertising id|android id|mac address|mac|serial number|device serial|device serial number|hardware serial|hardware id|udid|device token|device identifier|push token*3|license plate|licence plate|number plate|plate number|vehicle plate|registration plate',
   ],
   [
     'Cookie ID',

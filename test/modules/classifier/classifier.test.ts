@@ -1454,3 +1454,11 @@ test('an affinity, rewards or club card is no payment card', () => {
   assert.notEqual(leaf('club_card'), 'Payment card number');
   assert.equal(leaf('credit_card'), 'Payment card number');
 });
+
+test("a vehicle's plate identifies the vehicle: not a driver's licence", () => {
+  const leaf = (field: string): string =>
+    leafOf({ table_name: 'courier_vans', field_name: field, data_type: 'varchar(10)' });
+  assert.equal(leaf('license_plate'), 'Device ID');
+  assert.equal(leaf('vehicle_plate'), 'Device ID');
+  assert.equal(leaf('driver_license_number'), 'Driver licence number');
+});
