@@ -1112,6 +1112,20 @@ function addWrittenMessage(r: NameReading): void {
   });
 }
 
+/** Table words of an audit trail: each row records a change. */
+const AUDIT_WORDS: ReadonlySet<string> = new Set(['audit', 'audits', 'changelog']);
+
+/** `audits.audited_changes jsonb`, `audit_trail.details json`: a document in an audit table is the record of a change. */
+function addAuditRecord(r: NameReading): void {
+  if (typeFamily(r.input.data_type ?? null) !== 'json' || !anyIn(r.table, AUDIT_WORDS)) return;
+  keep(r.byTable, {
+    leaf: 'Log message',
+    score: 3.0,
+    factor: 'table',
+    detail: `a document in an audit table (table '${r.table.join(' ')}'): the record of a change, not a setting`,
+  });
+}
+
 /** The table name completes generic column names: invoices.number, orders.ref, cards.expiry, patients.weight. */
 function addTableCompletion(r: NameReading): void {
   const { col, table, structural, first, last } = r;
@@ -1364,6 +1378,7 @@ export function nameEvidence(
     addRecordDescription(r);
     addConditionDescription(r);
     addWrittenMessage(r);
+    addAuditRecord(r);
     addLastEventTime(r);
     addBooleanSwitch(r);
     addArrangementOrder(r);

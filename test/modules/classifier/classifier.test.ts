@@ -1462,3 +1462,11 @@ test("a vehicle's plate identifies the vehicle: not a driver's licence", () => {
   assert.equal(leaf('vehicle_plate'), 'Device ID');
   assert.equal(leaf('driver_license_number'), 'Driver licence number');
 });
+
+test('a document in an audit table is the record of a change, not a setting', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('greenhouse_audits', 'audited_changes', 'jsonb'), 'Log message');
+  assert.equal(leaf('greenhouse_audit_trail', 'details', 'json'), 'Log message');
+  assert.equal(leaf('greenhouse_settings', 'audited_changes', 'jsonb'), 'Configuration setting');
+});
