@@ -18,7 +18,7 @@ import {
 import { KIND_RULES } from './value-evidence.js';
 
 /** Bumped whenever the classifier's output can change for the same input, so stored results are re-evaluated. */
-export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.5.4';
+export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.5.5';
 
 export type EvidenceFactor =
   'name' | 'table' | 'context' | 'comment' | 'data_type' | 'values' | 'confirmed_fields' | 'anchor' | 'rule';
@@ -316,7 +316,14 @@ function addNameEvidence(
     else if (e.table) add(leafName, e.table.factor, t, e.table.detail);
     if (e.comment) add(leafName, 'comment', e.comment.score * (n > 0 || t > 0 ? 0.5 : 1), e.comment.detail);
   }
-  return { named: perLeaf.size > 0, tableWords };
+  // A name whose every reading the declared type rules out (`last_passwd_gen` in a timestamp column) says nothing the
+  // column can hold: the type speaks as it does for an unnamed column.
+  const family = typeFamily(input.data_type);
+  const named = [...perLeaf.keys()].some((leafName) => {
+    const leaf = resolveLeaf(ctx, leafName);
+    return leaf !== undefined && typeAllows(leaf.name, family);
+  });
+  return { named, tableWords };
 }
 
 /** The declared type: a weak prior when it is telling (boolean → flag, timestamp → time), or the class it names. */
@@ -440,11 +447,24 @@ export function scoreField(
       ? summarizeValues(input.sample_values)
       : (input.value_summary ?? summarizeValues(undefined));
   applyValues(values, add, cands);
+  applyOwnKey(input, cands);
   addDeclaredType(ctx, input.data_type, family, named, add);
   const confirmed = input.confirmed ?? ctx.confirmed ?? [];
   const votes = addConfirmedVotes(ctx, confirmed, cand);
   // Embedding anchor: a small pull towards the tags whose anchors are nearest, one factor among many.
-  if (input.embedding) applyAnchors(ctx, input.embedding, cand, (leaf) => (cands.get(leaf.id)?.total ?? 0) > 0);
+  // A guess from the embedding alone may put a column under sensitive data only in a table that holds people's data
+  // (a table of people or a health table, by its name or by its other columns).
+  const signal = columnsSignal(ctx, input.table_columns);
+  const aboutPeople =
+    tableWords.some((w) => PERSON_WORDS.has(w) || HEALTH_WORDS.has(w)) || (signal !== null && signal.person.size >= 2);
+  if (input.embedding)
+    applyAnchors(
+      ctx,
+      input.embedding,
+      cand,
+      (leaf) => (cands.get(leaf.id)?.total ?? 0) > 0,
+      (leaf) => aboutPeople || !SENSITIVE_ROOTS.has(leaf.chain_path.split('/')[0] as string),
+    );
 
   const ranked = rankCandidates(cands, family);
   const { allowed, ruledOut } = ranked;
@@ -488,6 +508,14 @@ const TINY_INTEGER = /tiny_?int/i;
 /** `char(1)`, `varchar(1)`, `character(1)`: a text of one character. */
 const SHORT_TEXT_TYPE = /^\s*(n?char|n?varchar|varchar2|character(\s+varying)?)\s*\(\s*1\s*\)/i;
 
+/** Roots whose tags are sensitive data (the bench's personal / not-personal decision reads the same roots). */
+const SENSITIVE_ROOTS: ReadonlySet<string> = new Set([
+  'Personal',
+  'Credentials & secrets',
+  'Financial',
+  'Health',
+  'Location',
+]);
 /** Roots whose tags are data about a person; a class named after one (`Address`, `PhoneNumber`) holds that data. */
 const PERSONAL_ROOTS: ReadonlySet<string> = new Set(['Personal', 'Credentials & secrets', 'Health', 'Location']);
 function namesPersonalData(ctx: ClassifierContext, className: string): boolean {
@@ -534,6 +562,39 @@ function isCorroborated(best: Candidate, ruledOut: readonly Evidence[]): boolean
   return ruledOut.some((e) => e.score <= -1);
 }
 
+/** Tags of measured quantities. */
+const MEASURE_LEAVES: ReadonlySet<string> = new Set([
+  'Monetary amount',
+  'Price',
+  'Account balance',
+  'Salary',
+  'Quantity',
+  'Metric value',
+]);
+
+/**
+ * A column with a key of its own beside it (`country_total` and `country_total_id`) names the row that key points to
+ * — a label kept next to its key — and measures nothing: measure tags lose what the words gave them.
+ */
+function applyOwnKey(input: ClassifyInput, cands: Map<number, Candidate>): void {
+  const cols = input.table_columns;
+  if (!Array.isArray(cols) || typeof input.field_name !== 'string' || input.field_name === '') return;
+  const norm = (x: string): string => x.toLowerCase().replace(/[^a-z0-9]/g, '');
+  const ownKey = `${norm(input.field_name)}id`;
+  const sibling = cols.slice(0, 400).find((c) => typeof c === 'string' && norm(c) === ownKey);
+  if (sibling === undefined) return;
+  for (const c of cands.values()) {
+    if (c.total <= 0 || !MEASURE_LEAVES.has(c.leaf.name)) continue;
+    const penalty = -c.total;
+    c.total = 0;
+    c.evidence.push({
+      factor: 'context',
+      score: round(penalty),
+      detail: `column has its own key '${sibling.slice(0, 40)}' beside it: it names a row, it measures nothing`,
+    });
+  }
+}
+
 function applyValues(
   values: ValueSummary,
   add: (leaf: string, f: EvidenceFactor, s: number, d: string) => void,
@@ -570,6 +631,7 @@ function applyAnchors(
   embedding: Float32Array,
   cand: (leaf: ContextLeaf) => Candidate,
   spokenFor: (leaf: ContextLeaf) => boolean,
+  mayStandAlone: (leaf: ContextLeaf) => boolean,
 ): void {
   const sims: Array<{ leaf: ContextLeaf; sim: number }> = [];
   for (const leaf of ctx.leaves) {
@@ -589,7 +651,7 @@ function applyAnchors(
     if (score <= 0.05) continue;
     // A weak anchor is a guess: it may add to a tag something else speaks for, never bring one in on its own (a
     // store's integer `sid` once became a national id number, L5, on a cosine of 0.39 and nothing else).
-    if (sim < ANCHOR_ALONE_MIN && !spokenFor(leaf)) continue;
+    if (!spokenFor(leaf) && (sim < ANCHOR_ALONE_MIN || !mayStandAlone(leaf))) continue;
     const c = cand(leaf);
     c.total += score;
     c.evidence.push({

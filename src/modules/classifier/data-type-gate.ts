@@ -253,6 +253,8 @@ export const TYPE_RULES: Readonly<Record<string, TypeRule>> = {
   'Internal notes': TEXTUAL,
   'Public product description': TEXTUAL,
   'Object name': TEXTUAL,
+  // A kind, a status or a reference code is never a point in time.
+  Category: S('text', 'integer', 'decimal', 'boolean', 'json', 'binary', 'uuid'),
   'Country code': S('text', 'integer'),
   'Currency code': S('text', 'integer'),
   'Language code': TEXTUAL,

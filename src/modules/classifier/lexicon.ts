@@ -468,7 +468,7 @@ export const TRANSLATE: Readonly<Record<string, string>> = {
 export const RULES: ReadonlyArray<readonly [string, string]> = [
   [
     'Full name',
-    'full name|display name|contact name|person name|holder name|card holder|cardholder|account holder|legal name*2.6|middle name*3|maiden name|names*2.4|contact person|first last name*5|recipient name|beneficiary name|signatory|real name|courtesy title|cc owner|card owner|author name|beneficiary*3|reviewer name|direct reports*3.4',
+    'full name|display name|contact name|person name|holder name|card holder|cardholder|account holder|legal name*2.6|middle name*3|maiden name|names*2.4|contact person|first last name*5|recipient name|beneficiary name|signatory|real name|courtesy title|cc owner|card owner|author name|beneficiary*3|reviewer name|direct reports*3.4|social name',
   ],
   ['First name', 'first name|given name|forename|christian name|firstname|prename'],
   ['Last name', 'last name|surname|family name|lastname|last name prefix'],
@@ -487,7 +487,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Tax identification number',
-    'tax id|tax number|taxpayer|tin|vat number|vat id|ein|itin|nif|cif|tax identification|fiscal number|fiscal code|code fiscal|cnpj|rfc|tax code|utr|tax reference|vat registration',
+    'tax id|tax number|taxpayer|tin|vat number|vat id|ein|itin|nif|cif|tax identification|fiscal number|fiscal code|code fiscal|cnpj|rfc|tax code|utr|tax reference|vat registration|siret|siren',
   ],
   [
     'Email address',
@@ -507,7 +507,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ['IP address', 'ip|ip address|remote address|client ip|source ip|host address*3|inet'],
   [
     'Device ID',
-    'device id|imei|imsi|idfa|gaid|advertising id|android id|mac address|mac|serial number|hardware id|udid|device token|device identifier|push token*3',
+    'device id|imei|imsi|idfa|gaid|advertising id|android id|mac address|mac|serial number|device serial|device serial number|hardware serial|hardware id|udid|device token|device identifier|push token*3|license plate|licence plate|number plate|plate number|vehicle plate|registration plate',
   ],
   [
     'Cookie ID',
@@ -559,7 +559,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Salary',
-    'salary*3.4|wage*3.4|compensation|bonus*3.4|gross pay|annual salary|hourly rate|pay rate|payroll|income|commission|earnings|pay grade*4.2|annual income|net pay|pay*2.6|bill rate|billing rate|commission rate|commission percent|commission percentage',
+    'salary*3.4|wage*3.4|compensation|bonus*3.4|gross pay|annual salary|hourly rate|pay rate|payroll|income|commission|earnings|pay grade*4.2|annual income|net pay|pay*2.6|bill rate|billing rate|commission rate|commission percent|commission percentage|income level|income bracket|income band|income range|salary band|salary range',
   ],
   ['Credit score', 'credit score|fico|credit rating|schufa|creditworthiness|credit risk'],
   ['Insurance policy number', 'policy number|policy number id*1|insurance policy|policy|policy no'],
@@ -668,7 +668,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Configuration setting',
-    'config|setting|settings|parameter|option|preference|preferences|feature flag|key*2|value*2|metadata|attribute|attributes|properties|property|extra*2.4|data*2.2|theme|layout|color|colour|options|json|custom field|feature|toggle|scope|environment|series*2.4|numbering|number series|numbering series',
+    'config|setting|settings|parameter|option|preference|preferences|feature flag|key*2|value*2|metadata|attribute|attributes|properties|property|extra*2.4|data*2.2|theme|layout|color|colour|options|json|custom field|feature|toggle|scope|environment|series*2.4|numbering|number series|numbering series|smtp address|imap address|pop address|pop3 address|server address|mail server|smtp host|imap host|smtp server|imap server',
   ],
   ['Event name', 'event|event name|event type|action|activity|operation|verb|topic|event code|trigger'],
   [
@@ -712,7 +712,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Category',
-    'category|type|kind|class|genre|group|segment|tier|classification|tag|tags|channel|source*2.4|method|mode|plan|level*2.4|subcategory|type code|category code|mime type|content type|media type|status type|medium|card type|card brand|continent|campaign|utm|mcc|merchant category|band|bucket|range|relationship|kinship|role*2.2|outcome|subtype|sub type|fluency|proficiency|education level|education*2.2|major*2.2|origin*2.2',
+    'category|type|kind|class|genre|group|segment|tier|classification|tag|tags|channel|source*2.4|method|mode|plan|level*2.4|subcategory|type code|category code|mime type|content type|media type|status type|medium|card type|card brand|continent|campaign|utm|mcc|merchant category|band|bucket|range|relationship|kinship|role*2.2|outcome|subtype|sub type|fluency|proficiency|education level|education*2.2|major*2.2|origin*2.2|pay period|pay frequency|pay schedule|pay cycle',
   ],
   [
     'Country code',
@@ -734,7 +734,7 @@ export const PERSON_WORDS: ReadonlySet<string> = new Set(
     'individual people participant attendee worker worker employee account_holder shopper consumer pupil ' +
     'caregiver relative witness victim suspect claimant insuree subscriber cardholder signer reviewer requester ' +
     'assignee approver receiver rider consignee shipper emergency contact spouse patient practitioner clinician ' +
-    'therapist dentist pharmacist surgeon responsible dependent dependant inviter invitee'
+    'therapist dentist pharmacist surgeon responsible dependent dependant inviter invitee profile'
   ).split(' '),
 );
 /** Words naming organisations. */
@@ -773,7 +773,7 @@ export const ADDRESS_WORDS: ReadonlySet<string> = new Set(
 );
 /** Words before `card` that make it something other than a payment card: `report_card`, `sim_card`, `loyalty_card`. */
 export const NON_PAYMENT_CARD: ReadonlySet<string> = new Set(
-  'report sim gift business library loyalty key score membership member greeting post index sd memory graphics video network playing game trading id identity health insurance access'.split(
+  'report sim gift business library loyalty affinity reward rewards club key score membership member greeting post index sd memory graphics video network playing game trading id identity health insurance access'.split(
     ' ',
   ),
 );

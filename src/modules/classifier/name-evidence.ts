@@ -95,13 +95,15 @@ const ADDRESS_PART_WORDS: ReadonlySet<string> = new Set([
  */
 const HEAD_KINDS: ReadonlyMap<string, { leaf: string; what: string }> = new Map<string, { leaf: string; what: string }>(
   [
-    ...['type', 'kind', 'category'].map((w) => [w, { leaf: 'Category', what: 'a kind of something' }] as const),
+    ...['type', 'kind', 'category', 'method'].map(
+      (w) => [w, { leaf: 'Category', what: 'a kind of something' }] as const,
+    ),
     ...['format', 'template', 'pattern', 'mask', 'regex', 'regexp'].map(
       (w) => [w, { leaf: 'Configuration setting', what: 'a format or template' }] as const,
     ),
     ...['version'].map((w) => [w, { leaf: 'Version', what: 'a version' }] as const),
     ...['count'].map((w) => [w, { leaf: 'Metric value', what: 'a count' }] as const),
-    ...['enabled', 'disabled', 'verified', 'optin', 'optout', 'opted', 'confirmed'].map(
+    ...['enabled', 'disabled', 'verified', 'optin', 'optout', 'opted', 'confirmed', 'consented', 'agreed'].map(
       (w) => [w, { leaf: 'Status flag', what: 'a yes/no state' }] as const,
     ),
   ],
@@ -370,8 +372,10 @@ export class NameMatcher {
   segment(word: string): string[] | null {
     const n = word.length;
     if (n < 4 || n > 32) return null;
-    const best: Array<{ pieces: number; prev: number } | undefined> = new Array(n + 1);
-    best[0] = { pieces: 0, prev: -1 };
+    // Fewest pieces first; between as many pieces, the longer words (sum of squared lengths), so `tipoidfiscal` is
+    // `tipo id fiscal`, not `tip oid fiscal`.
+    const best: Array<{ pieces: number; squares: number; prev: number } | undefined> = new Array(n + 1);
+    best[0] = { pieces: 0, squares: 0, prev: -1 };
     for (let i = 1; i <= n; i++) {
       for (let j = Math.max(0, i - 16); j < i; j++) {
         const b = best[j];
@@ -380,15 +384,17 @@ export class NameMatcher {
         if (!this.known(piece)) continue;
         // A stop word as a piece costs more, so `lastip` is `last ip`, not `las tip`.
         const cand = b.pieces + (DROP.has(piece) ? 1.5 : 1);
+        const squares = b.squares + piece.length * piece.length;
         const cur = best[i];
-        if (!cur || cand < cur.pieces) best[i] = { pieces: cand, prev: j };
+        if (!cur || cand < cur.pieces || (cand === cur.pieces && squares > cur.squares))
+          best[i] = { pieces: cand, squares, prev: j };
       }
     }
     const end = best[n];
     if (!end || end.pieces < 2) return null;
     const out: string[] = [];
     for (let i = n; i > 0;) {
-      const b = best[i] as { pieces: number; prev: number };
+      const b = best[i] as { pieces: number; squares: number; prev: number };
       out.unshift(word.slice(b.prev, i));
       i = b.prev;
     }
@@ -717,6 +723,16 @@ function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
   };
 }
 
+/**
+ * A phrase `<person> <key word>` (`patient id`) on a whole number, in a table that is not that person's own: a key to
+ * the person's row. A number the person holds (a record or member number) is not kept as the row's integer key.
+ */
+function personRowKey(r: NameReading, words: readonly string[]): boolean {
+  if (r.structural !== 'key' || r.prefixIsTable || words.length !== 2) return false;
+  if (words[1] !== r.keyWord || !PERSON_WORDS.has(words[0] as string)) return false;
+  return NUMERIC_FAMILIES.has(typeFamily(r.input.data_type ?? null));
+}
+
 /** The phrase rules matched on the column's own words, weighed by where they sit and whether they hold the head. */
 function addPhraseMatches(r: NameReading): void {
   const { col, n, first, last, structural, keyWord, documentKey, prefixIsTable } = r;
@@ -743,6 +759,8 @@ function addPhraseMatches(r: NameReading): void {
     if (!m.coversLast && MEASURE_LEAVES.has(m.phrase.leaf) && (last === 'name' || last === 'title' || last === 'label'))
       score *= 0.35;
     if (structural !== null && !includesHead && !(documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf))) score *= 0.35;
+    // `patient_id` stored as a whole number in another table: the key of a person's row, not a number the person holds.
+    if (personRowKey(r, m.phrase.words)) score *= 0.35;
     // `comment_author` in `wp_comments`, `CUST_…` in `CUST_MSTR`: a leading table prefix is not what the column means.
     if (prefixIsTable && m.phrase.words.length === 1 && m.phrase.words[0] === first) score *= 0.5;
     keep(r.byName, {
@@ -839,6 +857,14 @@ function addStructuralEvidence(r: NameReading): void {
       detail: `column name ends in '${last}': ${kind.what}, whatever it is about`,
     });
   }
+  // `custom1` … `custom10`: a field an administrator puts to their own use, free text for whatever they keep.
+  if (n === 1 && last === 'custom')
+    keep(r.byName, {
+      leaf: 'Internal notes',
+      score: 3.0,
+      factor: 'name',
+      detail: 'column is a custom field: free text an administrator puts to their own use',
+    });
   // `smtp_port`, `port` stored as a whole number: the port a service listens on, a setting rather than a measure. A
   // decimal `port` is left alone (French `port` is postage, an amount).
   if (last === 'port' && typeFamily(r.input.data_type ?? null) === 'integer')
@@ -868,9 +894,21 @@ const LIST_TYPE = /^\s*(\[|array\b)|\[\]\s*$/i;
 /** Words that make `… order` a purchase rather than an arrangement. */
 const PURCHASE_WORDS: ReadonlySet<string> = new Set(['purchase', 'sales', 'sale', 'work', 'service', 'customer', 'po']);
 
-/** `menu_order` as a whole number, `pinnedItemsOrder` as a list: the order things are shown in, not a purchase. */
+/**
+ * `menu_order` as a whole number, `pinnedItemsOrder` as a list: the order things are shown in, not a purchase. A
+ * `position` stored as a whole number is a place in a list (a person's position is a job title, written as text).
+ */
 function addArrangementOrder(r: NameReading): void {
   const { col, n, last } = r;
+  if (last === 'position' && typeFamily(r.input.data_type ?? null) === 'integer') {
+    keep(r.byName, {
+      leaf: 'Sort order',
+      score: 3.4,
+      factor: 'name',
+      detail: `column name ends in 'position' on a whole number: a place in a list, not a job`,
+    });
+    return;
+  }
   if (n < 2 || last !== 'order' || anyIn(col, PURCHASE_WORDS)) return;
   const dataType = r.input.data_type ?? '';
   if (typeFamily(dataType) !== 'integer' && !LIST_TYPE.test(dataType)) return;
@@ -900,6 +938,8 @@ function genericHeadLeaf(
   if (head === 'name' && others.length === 0 && from.includes('country'))
     return { leaf: SHORT_CODE_TYPE.test(dataType) ? 'Country code' : 'Country', score: base };
   if (head === 'name' && others.length === 0 && from.includes('city')) return { leaf: 'City', score: base };
+  // A name in a table of addresses is the addressee's (`invoice_addresses.name`): a person, or a company it names.
+  if (head === 'name' && others.length === 0 && from.includes('address')) return { leaf: 'Full name', score: base };
   if (
     head === 'name' &&
     others.length === 0 &&
@@ -1069,6 +1109,20 @@ function addWrittenMessage(r: NameReading): void {
     score: 3.0,
     factor: 'table',
     detail: `'message' in a table of '${about}': what a person wrote, not a system's log line`,
+  });
+}
+
+/** Table words of an audit trail: each row records a change. */
+const AUDIT_WORDS: ReadonlySet<string> = new Set(['audit', 'audits', 'changelog']);
+
+/** `audits.audited_changes jsonb`, `audit_trail.details json`: a document in an audit table is the record of a change. */
+function addAuditRecord(r: NameReading): void {
+  if (typeFamily(r.input.data_type ?? null) !== 'json' || !anyIn(r.table, AUDIT_WORDS)) return;
+  keep(r.byTable, {
+    leaf: 'Log message',
+    score: 3.0,
+    factor: 'table',
+    detail: `a document in an audit table (table '${r.table.join(' ')}'): the record of a change, not a setting`,
   });
 }
 
@@ -1324,6 +1378,7 @@ export function nameEvidence(
     addRecordDescription(r);
     addConditionDescription(r);
     addWrittenMessage(r);
+    addAuditRecord(r);
     addLastEventTime(r);
     addBooleanSwitch(r);
     addArrangementOrder(r);

@@ -384,7 +384,8 @@ test('the embedding anchor is one factor among many', () => {
   const anchored = buildClassifierContext(
     tags.map((t, i) => ({ ...t, anchor: t.chain_path.endsWith('/Medication') ? unit(0) : unit(1 + (i % 3)) })),
   );
-  const r = classifyField({ table_name: 't', field_name: 'zz_17', embedding: unit(0) }, anchored);
+  // A table of people's data: there the embedding alone may still bring in a sensitive tag (1.5.5).
+  const r = classifyField({ table_name: 'patients', field_name: 'zz_17', embedding: unit(0) }, anchored);
   assert.ok(r.evidence.some((e) => e.factor === 'anchor'));
   const named = classifyField({ table_name: 'users', field_name: 'email', embedding: unit(0) }, anchored);
   assert.equal(named.chain_path, 'Personal/Contact/Email address', 'a clear name outweighs the anchor');
@@ -1294,4 +1295,178 @@ test("an employee's or an applicant's level is a job grade (job title); an acces
   assert.equal(leaf('orchard_staff', 'level', 'varchar(30)'), 'Job title');
   assert.equal(leaf('orchard_applicant', 'applicantLevel', 'varchar(30)'), 'Job title');
   assert.notEqual(leaf('orchard_staff', 'access_level', 'varchar(30)'), 'Job title');
+});
+
+test("a position stored as a whole number is a place in a list; a person's position written as text is a job", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('regatta_buoys', 'position', 'integer'), 'Sort order');
+  assert.equal(leaf('regatta_buoys', 'buoy_position', 'smallint'), 'Sort order');
+  assert.equal(leaf('regatta_crew', 'position', 'varchar(60)'), 'Job title');
+});
+
+test('a name whose every reading the declared type rules out says nothing: the type speaks as for an unnamed column', () => {
+  // `passwd` reads as a password hash, which a timestamp cannot hold; a far confirmed field (similarity 0.88, 0.75
+  // points) must not outvote what the type says when the name is silent.
+  const far = [{ similarity: 0.88, tag_id: idOf('Card expiry date') }];
+  const r = classifyField(
+    { table_name: 'ferry_crew', field_name: 'last_passwd_gen', data_type: 'timestamp', confirmed: far },
+    ctx,
+  );
+  assert.equal(r.chain_path, 'Technical/Timestamp');
+  // A name the type allows keeps its own weight: the same far vote does not turn a named card expiry into a time.
+  const named = classifyField(
+    { table_name: 'ferry_crew', field_name: 'card_expiry', data_type: 'date', confirmed: far },
+    ctx,
+  );
+  assert.equal(named.chain_path, 'Financial/Card expiry date');
+});
+
+test('a run-together name split into as many pieces either way is split into the longer words', () => {
+  const m = new NameMatcher(buildPhrases());
+  // `tipo id fiscal` (Spanish: the kind of tax id), not `tip oid fiscal` (a tip is an amount).
+  assert.deepEqual(m.words('tipoidfiscal'), ['type', 'id', 'fiscal']);
+  assert.equal(leafOf({ table_name: 'proveedores', field_name: 'tipoidfiscal', data_type: 'varchar(25)' }), 'Category');
+  // Fewer pieces still win first.
+  assert.deepEqual(m.words('lastip'), ['last', 'ip']);
+  assert.deepEqual(m.words('EMPSSN'), ['employee', 'ssn']);
+});
+
+test('a kind is never a point in time: a category reading gives way to the date type', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  // `plan` reads as a category; in a date column the plan's next renewal is a time.
+  assert.equal(leaf('allotment_members', 'plan_next_renewal', 'date'), 'Timestamp');
+  assert.equal(leaf('allotment_members', 'plan_next_renewal', 'varchar(20)'), 'Category');
+  assert.equal(typeAllows('Category', 'datetime'), false);
+  assert.equal(typeAllows('Category', 'integer'), true);
+});
+
+test("how often a person is paid is a category; an income bracket is the person's pay", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('ski_instructors', 'payPeriod', 'varchar(20)'), 'Category');
+  assert.equal(leaf('ski_instructors', 'pay_frequency', 'varchar(20)'), 'Category');
+  assert.equal(leaf('ski_instructors', 'pay_rate', 'numeric(8,2)'), 'Salary');
+  assert.equal(leaf('ski_customers', 'income_level', 'varchar(30)'), 'Salary');
+  assert.equal(leaf('ski_customers', 'access_level', 'varchar(30)'), 'Category');
+});
+
+test('a consent given or terms agreed to, at the head, is a yes/no flag whoever consented', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('dental_visits', 'patient_consented', 'varchar(5)'), 'Status flag');
+  assert.equal(leaf('dental_visits', 'terms_agreed', 'varchar(5)'), 'Status flag');
+});
+
+test('a method at the head is a kind of something, whatever it is about', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('llama_keepers', 'passwordHashMethod', 'varchar(20)'), 'Category');
+  assert.equal(leaf('llama_keepers', 'password_hash', 'varchar(255)'), 'Password hash');
+});
+
+test("the embedding alone puts a column under sensitive data only in a table of people's data", () => {
+  const dims = 4;
+  const unit = (i: number): Float32Array => {
+    const v = new Float32Array(dims);
+    v[i % dims] = 1;
+    return v;
+  };
+  const anchorOf = (path: string, i: number): Float32Array =>
+    path.endsWith('/Phone number') ? unit(0) : path.endsWith('/Category') ? unit(1) : unit(2 + (i % 2));
+  const anchored = buildClassifierContext(tags.map((t, i) => ({ ...t, anchor: anchorOf(t.chain_path, i) })));
+  const path = (table: string, field: string, e: Float32Array, columns?: string[]): string =>
+    classifyField({ table_name: table, field_name: field, embedding: e, table_columns: columns ?? null }, anchored)
+      .chain_path;
+  // Nothing but the embedding speaks for a phone number: not in a table of media files or campaigns…
+  assert.notEqual(path('media_files', 'zz_provider', unit(0)), 'Personal/Contact/Phone number');
+  // …but in a table of people (by its name, or by its other columns) the guess stands, for a reviewer to check.
+  assert.equal(path('customers', 'zz_provider', unit(0)), 'Personal/Contact/Phone number');
+  assert.equal(
+    path('t_rec', 'zz_provider', unit(0), ['zz_provider', 'email', 'birth_date', 'gender']),
+    'Personal/Contact/Phone number',
+  );
+  // A tag that is not sensitive may still come from the embedding alone anywhere.
+  assert.equal(path('media_files', 'zz_provider', unit(1)), 'Public reference data/Category');
+});
+
+test('a column with a key of its own beside it names a row and measures nothing', () => {
+  const columns = ['region_id', 'region_total', 'region_total_id', 'order_total'];
+  const leaf = (field: string, type: string): string =>
+    leafOf({ table_name: 'tide_stations', field_name: field, data_type: type, table_columns: columns });
+  assert.notEqual(leaf('region_total', 'varchar(20)'), 'Monetary amount');
+  // Without a key of its own beside it, a total is still an amount.
+  assert.equal(leaf('order_total', 'numeric(10,2)'), 'Monetary amount');
+});
+
+test("a person's id stored as a whole number in another table is a key to the person's row", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('physio_sessions', 'patient_id', 'int(11)'), 'Foreign key');
+  // As text or a uuid it may be the number the patient is known by (the own set's convention).
+  assert.equal(leaf('physio_sessions', 'patient_id', 'varchar(20)'), 'Medical record number');
+  assert.equal(leaf('physio_sessions', 'patient_id', 'uuid'), 'Medical record number');
+});
+
+test("a bare name in a table of addresses is the addressee's", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('parcel_addresses', 'name', 'varchar(120)'), 'Full name');
+  assert.equal(leaf('parcel_depots', 'name', 'varchar(120)'), 'Object name');
+});
+
+test('French company numbers are tax identifiers; a social name is a name', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('fromageries', 'siret', 'varchar(14)'), 'Tax identification number');
+  assert.equal(leaf('fromageries', 'siren', 'varchar(9)'), 'Tax identification number');
+  assert.equal(leaf('alunos', 'nome_social', 'varchar(150)'), 'Full name');
+});
+
+test('a numbered or bare custom field is free text for whatever an administrator keeps in it', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('beekeepers', 'custom3', 'varchar(250)'), 'Internal notes');
+  assert.equal(leaf('beekeepers', 'Custom10', 'varchar(250)'), 'Internal notes');
+  // A custom something is read by its head.
+  assert.equal(leaf('beekeepers', 'custom_attributes', 'jsonb'), 'Configuration setting');
+});
+
+test("a profile is a person's: the name on a profile is a person's name", () => {
+  assert.equal(leafOf({ table_name: 'kite_club', field_name: 'profile_name', data_type: 'varchar(80)' }), 'Full name');
+  assert.equal(leafOf({ table_name: 'kite_club', field_name: 'venue_name', data_type: 'varchar(80)' }), 'Object name');
+});
+
+test("a mail server's address is a setting, not a postal address", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('newsletter_channels', 'smtp_address', 'varchar(120)'), 'Configuration setting');
+  assert.equal(leaf('newsletter_channels', 'imap_address', 'varchar(120)'), 'Configuration setting');
+  assert.equal(leaf('newsletter_subscribers', 'postal_address', 'varchar(120)'), 'Postal address');
+});
+
+test('an affinity, rewards or club card is no payment card', () => {
+  const leaf = (field: string): string =>
+    leafOf({ table_name: 'surf_shop_customers', field_name: field, data_type: 'varchar(20)' });
+  assert.notEqual(leaf('affinity_card'), 'Payment card number');
+  assert.notEqual(leaf('rewards_card'), 'Payment card number');
+  assert.notEqual(leaf('club_card'), 'Payment card number');
+  assert.equal(leaf('credit_card'), 'Payment card number');
+});
+
+test("a vehicle's plate identifies the vehicle: not a driver's licence", () => {
+  const leaf = (field: string): string =>
+    leafOf({ table_name: 'courier_vans', field_name: field, data_type: 'varchar(10)' });
+  assert.equal(leaf('license_plate'), 'Device ID');
+  assert.equal(leaf('vehicle_plate'), 'Device ID');
+  assert.equal(leaf('driver_license_number'), 'Driver licence number');
+});
+
+test('a document in an audit table is the record of a change, not a setting', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('greenhouse_audits', 'audited_changes', 'jsonb'), 'Log message');
+  assert.equal(leaf('greenhouse_audit_trail', 'details', 'json'), 'Log message');
+  assert.equal(leaf('greenhouse_settings', 'audited_changes', 'jsonb'), 'Configuration setting');
 });
