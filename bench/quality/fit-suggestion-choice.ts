@@ -7,7 +7,11 @@
 // (the held-out half only in aggregate): right suggestions of the wrong fields with the best candidate by the fitted
 // weights, by the weights in use, and the ceiling (some candidate right).
 // The held-out half is printed only with SHOW_HELD_OUT=1 (look once the choice is settled).
-// Run: npx tsx bench/quality/fit-suggestion-choice.ts   Knob: QUALITY_CORRECT_SEED (default 25).
+// "In use right" counts the stored suggestions, level suggestions included; the others pick among the tag candidates.
+// Run: npx tsx bench/quality/fit-suggestion-choice.ts   Knobs: QUALITY_CORRECT_SEED (default 25); CHOICE_FEATURES
+// (comma list: fit on these terms only); CHOICE_BELOW=1 (the wrong fields UNDER the suggestion threshold instead);
+// CHOICE_MISSES=1 (print the development-half fields before corrections whose chosen candidate is wrong while another
+// is right).
 import { classifierSupport } from '../../src/modules/metrics/measure-field.js';
 import {
   CHOICE_FEATURES,
@@ -58,7 +62,13 @@ try {
       const s = state.get(f.id) as FieldState;
       if (!isWrong(f, s.tagPath, s.level, rank)) continue;
       const input = log.get(f.id);
-      if (!input || !input.evidence.selfClassified || !(input.outlierScore >= input.threshold)) continue;
+      if (!input || !input.evidence.selfClassified) continue;
+      if (
+        process.env.CHOICE_BELOW !== '1'
+          ? !(input.outlierScore >= input.threshold)
+          : input.outlierScore >= input.threshold
+      )
+        continue;
       const support = classifierSupport(evidence.get(f.id));
       const runnersUp = (support?.runnersUp ?? []).flatMap((r) => {
         const id = idByPath.get(r.path);
@@ -128,6 +138,22 @@ try {
     [...r.candidates].sort((a, b) => score(b) - score(a) || a.tagId - b.tagId)[0];
   const halves =
     process.env.SHOW_HELD_OUT === '1' ? (['development', 'held-out'] as const) : (['development'] as const);
+  if (process.env.CHOICE_MISSES === '1') {
+    const short = (id: number): string => (pathById.get(id) ?? '').split('/').slice(-1)[0] as string;
+    const fmtC = (c: Candidate): string =>
+      `${short(c.tagId)} ${c.level} [${CHOICE_FEATURES.filter((k) => c.features[k] !== 0)
+        .map((k) => `${k} ${c.features[k].toFixed(2)}`)
+        .join(' ')}] z ${candidateLogit(c).toFixed(2)}`;
+    for (const r of dev.filter((r) => r.stage === 'before corrections').slice(0, 400)) {
+      const chosen = pick(r, candidateLogit);
+      const rights = r.candidates.filter((c) => c.right);
+      if (!chosen || chosen.right || rights.length === 0) continue;
+      const s = before.get(r.f.id) as FieldState;
+      console.log(
+        `${r.f.source} ${r.f.truth.input.table_name}.${r.f.truth.input.field_name} (${r.f.truth.input.data_type ?? ''}) is ${s.tagPath.split('/').pop()} ${s.level}, label ${r.f.truth.accept.join('/')} ${r.f.truthLevel}\n   chose ${fmtC(chosen)}\n   right ${rights.map(fmtC).join('\n   right ')}`,
+      );
+    }
+  }
   for (const half of halves)
     for (const stage of ['before corrections', 'after corrections']) {
       const part = all.filter((r) => r.f.half === half && r.stage === stage);

@@ -119,6 +119,23 @@ try {
   );
   const fitted = (r: Row): number =>
     1 / (1 + Math.exp(-(intercept[r.by] + (w[1] as number) * logit(r.score) + (w[2] as number) * r.share)));
+  for (const [stage, rows] of [
+    ['before corrections', beforeRows],
+    ['after corrections', afterRows],
+  ] as const) {
+    const part = rows.filter((r) => r.half === 'development');
+    console.log(
+      `development, ${stage}, by source (n, mean confidence in use → share right): ${SOURCES.filter((by) =>
+        part.some((r) => r.by === by),
+      )
+        .map((by) => {
+          const b = part.filter((r) => r.by === by);
+          const mean = b.reduce((sum, r) => sum + suggestionConfidence(r.score, r.share, r.by), 0) / b.length;
+          return `${by} ${b.length}, ${mean.toFixed(2)} → ${(b.filter((r) => r.right).length / b.length).toFixed(2)}`;
+        })
+        .join('; ')}`,
+    );
+  }
   for (const half of ['development', 'held-out'] as const) {
     for (const [stage, rows] of [
       ['before corrections', beforeRows],
