@@ -56,7 +56,9 @@ export interface SuggestionInput {
 }
 
 /**
- * The best-supported other classification, or null when the current one is best. Support for a tag: the similarity-
+ * Another classification for the field, or null. A confirmed twin's decision first; for a self-classified field,
+ * selfSuggestion (the level the evidence expects, else the likeliest candidate of the fitted choice); otherwise the
+ * best-supported other classification, or null when the current one is best. Support for a tag: the similarity-
  * weighted share of the nearest fields carrying it (confirmed ones count double), the classifier's confidence when it
  * names it, and ½ for the tag whose fields or anchor fit better (a negative margin). The current tag gets the same
  * (its margins count for it when non-negative). When the current tag is best but its level is not what the evidence
@@ -149,12 +151,13 @@ export function suggestionCandidates(x: SuggestionInput): Candidate[] {
   const byTag = new Map<number, { w: number; confirmed: number; max: number; levels: Map<string, number> }>();
   let total = 0;
   for (const n of x.neighbours) {
-    const w = Math.max(0, Number.isFinite(n.similarity) ? n.similarity : 0) * (n.confirmed ? CONFIRMED_WEIGHT : 1);
+    const similarity = Math.max(0, Number.isFinite(n.similarity) ? n.similarity : 0);
+    const w = similarity * (n.confirmed ? CONFIRMED_WEIGHT : 1);
     total += w;
     if (n.tag_id === x.tagId) continue;
     const e = byTag.get(n.tag_id) ?? { w: 0, confirmed: 0, max: 0, levels: new Map<string, number>() };
     e.w += w;
-    e.max = Math.max(e.max, Math.max(0, n.similarity));
+    e.max = Math.max(e.max, similarity);
     if (n.confirmed) e.confirmed += w;
     e.levels.set(n.level, (e.levels.get(n.level) ?? 0) + w);
     byTag.set(n.tag_id, e);

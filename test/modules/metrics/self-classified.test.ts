@@ -305,6 +305,10 @@ describe('self-classified fields: suggestions', () => {
       { tagId: near?.tagId, level: near?.level, by: near?.by },
       { tagId: 4, level: 'L3', by: 'neighbours' },
     );
+    // A neighbour without a usable similarity still names its tag (weighing nothing), with a finite confidence.
+    const odd = suggestClassification({ ...base, neighbours: [{ similarity: Number.NaN, tag_id: 4, level: 'L3' }] });
+    assert.equal(odd?.tagId, 4);
+    assert.ok(Number.isFinite(odd?.confidence), `${odd?.confidence}`);
   });
 
   it('offers the same tag at the expected level before any other tag when the level evidence disagrees', () => {
