@@ -5,7 +5,9 @@
 // an intercept per source of the suggestion (`by`), logit(outlier score), the suggestion's share of the support — is
 // fitted on the DEVELOPMENT half only; the held-out half is only read, to print the reliability per confidence bucket
 // (observed share right vs mean confidence) before and after.
-// Run: npx tsx bench/quality/fit-suggestion.ts   Knob: QUALITY_CORRECT_SEED (default 25).
+// Run: npx tsx bench/quality/fit-suggestion.ts   Knobs: QUALITY_CORRECT_SEED (default 25); CALIBRATION_CV=1 (also
+// judge model forms and ridges by leaving one development schema out at a time; CALIBRATION_RIDGES, default
+// "0.01,1,3").
 import { suggestionConfidence, type Suggestion } from '../../src/modules/metrics/suggestion.js';
 import { fitLogistic } from './logistic.js';
 import {
@@ -28,6 +30,8 @@ const SOURCES: ReadonlyArray<Suggestion['by']> = [
 ];
 interface Row {
   half: Half;
+  source: string;
+  stage?: string;
   by: Suggestion['by'];
   score: number;
   share: number;
@@ -53,6 +57,7 @@ function rowsOf(
     return [
       {
         half: f.half,
+        source: f.source,
         by: l.by as Suggestion['by'],
         score: l.score,
         share: l.share,
@@ -84,6 +89,64 @@ function reliability(title: string, rows: readonly Row[], p: (r: Row) => number)
   for (const c of cells) console.log(`    ${c}`);
 }
 
+/** Worst gap over buckets of ≥ 20 and the expected calibration error (count-weighted mean gap), of (p, right) pairs. */
+function gaps(pairs: ReadonlyArray<[number, boolean]>): { worst: number; ece: number } {
+  const edges = [0, 0.2, 0.4, 0.6, 0.8, 1.0001];
+  let worst = 0;
+  let ece = 0;
+  for (let b = 0; b + 1 < edges.length; b++) {
+    const inB = pairs.filter(([p]) => p >= (edges[b] as number) && p < (edges[b + 1] as number));
+    if (inB.length === 0) continue;
+    const gap = Math.abs(inB.reduce((a, [p]) => a + p, 0) / inB.length - inB.filter(([, y]) => y).length / inB.length);
+    if (inB.length >= 20) worst = Math.max(worst, gap);
+    ece += (gap * inB.length) / pairs.length;
+  }
+  return { worst, ece };
+}
+
+/**
+ * Variants of the confidence model, each judged on the development half by leaving one schema out at a time (its
+ * suggestions' confidences from a fit on the other schemas): which form holds on schemas it was not fitted on.
+ */
+function crossValidate(dev: readonly Row[]): void {
+  const bys = SOURCES.filter((by) => dev.some((r) => r.by === by));
+  const ind = (r: Row): number[] => bys.slice(1).map((by) => (r.by === by ? 1 : 0));
+  const variants: Record<string, (r: Row) => number[]> = {
+    'by + logit(score) + share (in use)': (r) => [logit(r.score), r.share, ...ind(r)],
+    'by + share': (r) => [r.share, ...ind(r)],
+    'by + share + share²': (r) => [r.share, r.share * r.share, ...ind(r)],
+    'by + logit(score) + share + share²': (r) => [logit(r.score), r.share, r.share * r.share, ...ind(r)],
+    'by + logit(score × share)': (r) => [logit(r.score * r.share), ...ind(r)],
+    'by + logit(score × share) + share': (r) => [logit(r.score * r.share), r.share, ...ind(r)],
+    'by + logit(score) + logit(share)': (r) => [logit(r.score), logit(r.share), ...ind(r)],
+    'share per by': (r) => [...ind(r), ...bys.map((by) => (r.by === by ? r.share : 0))],
+    'logit(score) + share per by': (r) => [logit(r.score), ...ind(r), ...bys.map((by) => (r.by === by ? r.share : 0))],
+  };
+  const sources = [...new Set(dev.map((r) => r.source))];
+  for (const [name, x] of Object.entries(variants)) {
+    for (const ridge of (process.env.CALIBRATION_RIDGES ?? '0.01,1,3').split(',').map(Number)) {
+      const out: Array<[number, boolean, string]> = [];
+      for (const held of sources) {
+        const train = dev.filter((r) => r.source !== held);
+        const w = fitLogistic(
+          train.map(x),
+          train.map((r) => r.right),
+          ridge,
+        );
+        for (const r of dev.filter((r) => r.source === held)) {
+          const z = x(r).reduce((a, v, i) => a + v * (w[i + 1] as number), w[0] as number);
+          out.push([1 / (1 + Math.exp(-z)), r.right, r.stage ?? '']);
+        }
+      }
+      const b = gaps(out.filter(([, , st]) => st === 'before').map(([p, y]) => [p, y]));
+      const a = gaps(out.filter(([, , st]) => st === 'after').map(([p, y]) => [p, y]));
+      console.log(
+        `CV ${name}, ridge ${ridge}: before worst ${(100 * b.worst).toFixed(1)} ECE ${(100 * b.ece).toFixed(1)}; after worst ${(100 * a.worst).toFixed(1)} ECE ${(100 * a.ece).toFixed(1)} points`,
+      );
+    }
+  }
+}
+
 const catalog = await importSelfClassified({ record: true });
 try {
   const { fields, rank } = catalog;
@@ -99,14 +162,20 @@ try {
   const after = await catalog.read();
   const afterRows = rowsOf(fields, after, log, rank, corrected);
 
+  for (const r of beforeRows) r.stage = 'before';
+  for (const r of afterRows) r.stage = 'after';
   const dev = [...beforeRows, ...afterRows].filter((r) => r.half === 'development');
+  if (process.env.CALIBRATION_CV === '1') crossValidate(dev);
   const present = SOURCES.filter((by) => dev.some((r) => r.by === by));
   // logit(score), share, then one indicator per source but the first present (its intercept is the model's).
   const x = (r: Row): number[] => [logit(r.score), r.share, ...present.slice(1).map((by) => (r.by === by ? 1 : 0))];
+  // Ridge 3 (on the summed log-loss): chosen by CALIBRATION_CV=1 — leaving one development schema out at a time, it
+  // gave the smallest calibration gaps of 0.01–30 (the per-source intercepts of rare sources, twins and levels, shrunk
+  // towards the rest instead of taken at their few development cases).
   const w = fitLogistic(
     dev.map(x),
     dev.map((r) => r.right),
-    1e-2,
+    3,
   );
   const intercept = Object.fromEntries(
     SOURCES.map((by) => [
@@ -119,6 +188,23 @@ try {
   );
   const fitted = (r: Row): number =>
     1 / (1 + Math.exp(-(intercept[r.by] + (w[1] as number) * logit(r.score) + (w[2] as number) * r.share)));
+  for (const [stage, rows] of [
+    ['before corrections', beforeRows],
+    ['after corrections', afterRows],
+  ] as const) {
+    const part = rows.filter((r) => r.half === 'development');
+    console.log(
+      `development, ${stage}, by source (n, mean confidence in use → share right): ${SOURCES.filter((by) =>
+        part.some((r) => r.by === by),
+      )
+        .map((by) => {
+          const b = part.filter((r) => r.by === by);
+          const mean = b.reduce((sum, r) => sum + suggestionConfidence(r.score, r.share, r.by), 0) / b.length;
+          return `${by} ${b.length}, ${mean.toFixed(2)} → ${(b.filter((r) => r.right).length / b.length).toFixed(2)}`;
+        })
+        .join('; ')}`,
+    );
+  }
   for (const half of ['development', 'held-out'] as const) {
     for (const [stage, rows] of [
       ['before corrections', beforeRows],

@@ -13,6 +13,7 @@
 import type { Database } from '../../src/db/database.js';
 import type { Caller } from '../../src/http/access.js';
 import type { OutlierInput } from '../../src/modules/metrics/outlier-model.js';
+import type { SuggestionInput } from '../../src/modules/metrics/suggestion.js';
 import { loadPublicSets, type BenchField } from '../classify/sets.js';
 import { mulberry32 } from '../support/random.js';
 import { auroc, axesFigures, formatAxesFigures, precisionAtK, type AxesFigures } from './measures.js';
@@ -56,6 +57,8 @@ export interface SelfClassifiedCatalog {
   featureLog: Map<string, OutlierInput> | null;
   /** The worker's record of every stored suggestion's source, outlier score and share of the support (when asked for). */
   suggestionLog: Map<string, { by: string; score: number; share: number }> | null;
+  /** The worker's record of every field's suggestion input, with or without a suggestion (when asked for). */
+  suggestionInputLog: Map<string, SuggestionInput> | null;
   rank(level: string): number;
   database: Database;
   close(): Promise<void>;
@@ -70,6 +73,7 @@ export async function importSelfClassified(options: { record?: boolean } = {}): 
       ? (worker) => {
           worker.featureLog = new Map();
           worker.suggestionLog = new Map();
+          worker.suggestionInputLog = new Map();
         }
       : undefined,
   );
@@ -124,6 +128,7 @@ export async function importSelfClassified(options: { record?: boolean } = {}): 
       fields,
       featureLog: app.services.metricsWorker.featureLog,
       suggestionLog: app.services.metricsWorker.suggestionLog,
+      suggestionInputLog: app.services.metricsWorker.suggestionInputLog,
       rank,
       database,
       async read() {

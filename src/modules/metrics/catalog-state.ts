@@ -129,8 +129,12 @@ export class CatalogState {
    * other twin, however many twins there are (a field's 10 nearest may all be unreviewed twins).
    */
   private readonly confirmedByHash = new Map<number, number[]>();
-  /** A self-classified field's runner-up tag as its evidence names it (classifierSupport): index into runnerPaths, −1 none. */
+  /**
+   * A self-classified field's two best runners-up as its evidence names them (classifierSupport), two per slot: index
+   * into runnerPaths (−1 none), and each one's points over the answer's in 1/255ths.
+   */
   private supportRunnerPath = new Int32Array(0);
+  private supportRunnerRatio = new Uint8Array(0);
   private readonly runnerPaths: string[] = [];
   private readonly runnerPathIndex = new Map<string, number>();
   /** Per tag the classifier predicted: how many of those fields reviewers confirmed as predicted, how many they corrected, and to what. */
@@ -216,9 +220,22 @@ export class CatalogState {
 
   /** The chain path of a self-classified field's runner-up (the classifier's second choice); null when none or not self-classified. */
   runnerUpPath(slot: number): string | null {
-    if (this.selfClassified[slot] !== 1) return null;
-    const p = this.supportRunnerPath[slot] as number;
-    return p >= 0 ? (this.runnerPaths[p] as string) : null;
+    return this.runnersUp(slot)[0]?.path ?? null;
+  }
+
+  /** A self-classified field's two best runners-up, best first, with their points over the answer's; empty when none or not self-classified. */
+  runnersUp(slot: number): Array<{ path: string; ratio: number }> {
+    if (this.selfClassified[slot] !== 1) return [];
+    const out: Array<{ path: string; ratio: number }> = [];
+    for (let i = 0; i < 2; i++) {
+      const p = this.supportRunnerPath[2 * slot + i] as number;
+      if (p >= 0)
+        out.push({
+          path: this.runnerPaths[p] as string,
+          ratio: (this.supportRunnerRatio[2 * slot + i] as number) / 255,
+        });
+    }
+    return out;
   }
 
   /**
@@ -331,7 +348,11 @@ export class CatalogState {
     this.confirmed[slot] = row.review_status === 'confirmed' ? 1 : 0;
     this.selfClassified[slot] = row.classification_source === 'classifier' && row.review_status !== 'confirmed' ? 1 : 0;
     const support = this.selfClassified[slot] === 1 ? classifierSupport(row.classification_evidence) : null;
-    this.supportRunnerPath[slot] = support?.runnerUpPath ? this.internPath(support.runnerUpPath) : -1;
+    for (let i = 0; i < 2; i++) {
+      const r = support?.runnersUp[i];
+      this.supportRunnerPath[2 * slot + i] = r ? this.internPath(r.path) : -1;
+      this.supportRunnerRatio[2 * slot + i] = r ? Math.round(Math.min(1, Math.max(0, r.ratio)) * 255) : 0;
+    }
     const predicted =
       row.predicted_tag_id !== null && row.predicted_tag_id !== undefined && row.predicted_level
         ? row.predicted_tag_id
@@ -576,7 +597,8 @@ export class CatalogState {
     this.predLevel = widen(this.predLevel, (n) => new Uint8Array(n));
     this.predConf = widen(this.predConf, (n) => new Float32Array(n));
     this.selfClassified = widen(this.selfClassified, (n) => new Uint8Array(n));
-    this.supportRunnerPath = widen(this.supportRunnerPath, (n) => new Int32Array(n));
+    this.supportRunnerPath = widen(this.supportRunnerPath, (n) => new Int32Array(n), 2);
+    this.supportRunnerRatio = widen(this.supportRunnerRatio, (n) => new Uint8Array(n), 2);
     this.hashOf = widen(this.hashOf, (n) => new Uint32Array(n));
     this.tagPosition = widen(this.tagPosition, (n) => new Int32Array(n));
     this.levelPosition = widen(this.levelPosition, (n) => new Int32Array(n));

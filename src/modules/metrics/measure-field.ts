@@ -325,6 +325,8 @@ export interface ClassifierSupport {
   runnerUp: number;
   /** Chain path of the best runner-up, or null. */
   runnerUpPath: string | null;
+  /** The two best runners-up, best first, each with its points over the chosen tag's (as runnerUp). */
+  runnersUp: Array<{ path: string; ratio: number }>;
 }
 
 const WORD_FACTORS = new Set(['name', 'table', 'context', 'comment', 'values', 'confirmed_fields']);
@@ -354,15 +356,14 @@ export function classifierSupport(evidenceJson: string | null | undefined): Clas
       if (typeof item.factor === 'string' && WORD_FACTORS.has(item.factor)) words += score;
     }
   }
-  let runnerUpPath: string | null = null;
-  let best = 0;
-  for (const [path, score] of runners) {
-    if (score > best) {
-      best = score;
-      runnerUpPath = path;
-    }
-  }
-  return { words, runnerUp: total > 0 ? clamp(best / total, 0, 1) : runnerUpPath !== null ? 1 : 0, runnerUpPath };
+  const ratio = (score: number): number => (total > 0 ? clamp(score / total, 0, 1) : 1);
+  // Best first; ties in listed order (a Map keeps it, and the sort is stable).
+  const runnersUp = [...runners]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, 2)
+    .map(([path, score]) => ({ path, ratio: ratio(score) }));
+  const first = runnersUp[0];
+  return { words, runnerUp: first ? first.ratio : 0, runnerUpPath: first ? first.path : null, runnersUp };
 }
 
 // ---------------------------------------------------------------- what reviewers said nearby

@@ -43,7 +43,7 @@ import {
 import * as repo from './metrics.repository.js';
 import { outlierScore, outlierTerms, severityOf, type OutlierInput, type SeverityThresholds } from './outlier-model.js';
 import { REASON_NEIGHBOURS, reasonFor, type ReasonInput, type ReasonNeighbour } from './reason.js';
-import { riskOf, suggestClassification } from './suggestion.js';
+import { riskOf, suggestClassification, type SuggestionInput } from './suggestion.js';
 import { BACKGROUND_LOCK_WAIT_MS, NEIGHBOURS_K, type Staleness } from './staleness.js';
 import { addInto, normalize } from './vectors.js';
 
@@ -139,6 +139,8 @@ export class MetricsWorker {
   featureLog: Map<string, OutlierInput> | null = null;
   /** Set with featureLog (bench/quality/fit-suggestion.ts): every stored suggestion's source, outlier score and share of the support by field id. */
   suggestionLog: Map<string, { by: string; score: number; share: number }> | null = null;
+  /** When set (bench/quality/suggestion-sources.ts), every field's suggestion input, with or without a suggestion, by field id. */
+  suggestionInputLog: Map<string, SuggestionInput> | null = null;
 
   constructor(private readonly deps: MetricsWorkerDeps) {
     this.rounds = new Rounds('metrics worker', deps.log, async (background) => {
@@ -628,9 +630,12 @@ export class MetricsWorker {
   private suggestionFor(state: CatalogState, tags: TagContext, m: Measured, score: number): Judged['suggestion'] {
     const { id, tagId, level, neighbours, predicted, margins, evidence, reviewed } = m;
     const slot = state.slot(id);
-    const runnerUpPath = slot === undefined ? null : state.runnerUpPath(slot);
+    const runnersUp = (slot === undefined ? [] : state.runnersUp(slot)).flatMap((r) => {
+      const runnerId = tags.tagIdOf(r.path);
+      return runnerId === undefined ? [] : [{ tagId: runnerId, ratio: r.ratio }];
+    });
     const reviews = predicted && evidence.selfClassified ? state.answerReviews(predicted.tagId) : null;
-    const suggestion = suggestClassification({
+    const input: SuggestionInput = {
       tagId,
       level,
       neighbours,
@@ -642,7 +647,10 @@ export class MetricsWorker {
       usualLevel: tags.usualLevel,
       rank: tags.rank,
       twin: reviewed.twin,
-      runnerUpTagId: runnerUpPath ? (tags.tagIdOf(runnerUpPath) ?? null) : null,
+      runnerUpTagId: runnersUp[0]?.tagId ?? null,
+      runnersUp,
+      groupOf: tags.groupOf,
+      tagShare: (other) => (state.tags.get(other)?.count ?? 0) / Math.max(1, state.size),
       corrections: reviews?.top
         ? {
             tagId: reviews.top.tagId,
@@ -650,7 +658,9 @@ export class MetricsWorker {
             share: reviews.top.count / (reviews.kept + reviews.corrected),
           }
         : null,
-    });
+    };
+    this.suggestionInputLog?.set(id, input);
+    const suggestion = suggestClassification(input);
     if (suggestion) this.suggestionLog?.set(id, { by: suggestion.by, score, share: suggestion.share });
     return suggestion;
   }

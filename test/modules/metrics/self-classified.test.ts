@@ -10,7 +10,11 @@ import {
 } from '../../../src/modules/metrics/measure-field.js';
 import { outlierScore, outlierTerms, type OutlierInput } from '../../../src/modules/metrics/outlier-model.js';
 import { reasonFor } from '../../../src/modules/metrics/reason.js';
-import { suggestClassification, type SuggestionInput } from '../../../src/modules/metrics/suggestion.js';
+import {
+  suggestClassification,
+  suggestionConfidence,
+  type SuggestionInput,
+} from '../../../src/modules/metrics/suggestion.js';
 import { AXIS_KEYS, type AxisScores } from '../../../src/modules/metrics/axes.js';
 import { adminToken, bearer, buildTestApp, json, type TestApp } from '../../helpers/app.js';
 import { describeEachDatabase } from '../../helpers/databases.js';
@@ -72,13 +76,22 @@ describe('self-classified fields: the signals', () => {
         { factor: 'anchor', score: 0.4, detail: 'x', for: 'Technical/Category' },
       ]),
     );
-    assert.deepEqual(s, { words: 2, runnerUp: 0.5, runnerUpPath: 'Personal/Identity/Full name' });
+    assert.deepEqual(s, {
+      words: 2,
+      runnerUp: 0.5,
+      runnerUpPath: 'Personal/Identity/Full name',
+      runnersUp: [
+        { path: 'Personal/Identity/Full name', ratio: 0.5 },
+        { path: 'Technical/Category', ratio: 0.16 },
+      ],
+    });
     assert.equal(classifierSupport('not json'), null);
     assert.equal(classifierSupport(null), null);
     assert.deepEqual(classifierSupport('[{"factor":"data_type","score":0.9,"detail":"x"}]'), {
       words: 0,
       runnerUp: 0,
       runnerUpPath: null,
+      runnersUp: [],
     });
   });
 
@@ -201,7 +214,9 @@ describe('self-classified fields: suggestions', () => {
       { tagId: 2, level: 'L4', by: 'twin', share: 1 },
     );
     // A reviewer's decision on an identical field is the most trusted suggestion there is.
-    assert.ok(twin!.confidence > 0.95, `${twin?.confidence}`);
+    assert.ok(twin!.confidence > 0.85, `${twin?.confidence}`);
+    for (const by of ['classifier', 'neighbours', 'margins', 'level', 'corrections'] as const)
+      assert.ok(twin!.confidence > suggestionConfidence(0.8, 1, by), by);
     assert.equal(suggestClassification({ ...base, twin: { tagId: 2, level: 'L4' }, outlierScore: 0.1 }), null);
   });
 
@@ -220,10 +235,12 @@ describe('self-classified fields: suggestions', () => {
       { tagId: corrected?.tagId, level: corrected?.level, by: corrected?.by },
       { tagId: 3, level: 'L3', by: 'corrections' },
     );
-    // Its own tag better supported by its neighbours: the alternative is shown only once the score calls it likely wrong.
+    // Its own tag better supported by its neighbours (the same classifier's answers): the runner-up is still its
+    // likeliest other tag, offered with a lower confidence than with no such crowd.
     const crowd = Array.from({ length: 5 }, () => ({ similarity: 0.9, tag_id: 11, level: 'L1' }));
-    assert.equal(suggestClassification({ ...base, runnerUpTagId: 2, neighbours: crowd, outlierScore: 0.3 }), null);
-    assert.equal(suggestClassification({ ...base, runnerUpTagId: 2, neighbours: crowd, outlierScore: 0.6 })?.tagId, 2);
+    const crowded = suggestClassification({ ...base, runnerUpTagId: 2, neighbours: crowd, outlierScore: 0.3 });
+    assert.equal(crowded?.tagId, 2);
+    assert.ok(crowded!.confidence < 0.5, `${crowded?.confidence}`);
     // A field imported with this label: the classifier agreeing with it still counts for the label.
     const imported = classificationEvidence({
       tagId: 11,
@@ -236,6 +253,86 @@ describe('self-classified fields: suggestions', () => {
       groupOf,
     });
     assert.equal(suggestClassification({ ...base, evidence: imported, runnerUpTagId: 2 }), null);
+  });
+
+  it('chooses among the candidates by the fitted choice: a confirmed neighbour over the runner-up, the runner-up over a crowd of unreviewed look-alikes and a better-fitting anchor', () => {
+    // A confirmed neighbour of tag 3 (a reviewer's decision nearby) outweighs the classifier's runner-up.
+    const confirmed = suggestClassification({
+      ...base,
+      runnersUp: [{ tagId: 2, ratio: 0.8 }],
+      neighbours: [
+        { similarity: 0.9, tag_id: 3, level: 'L3', confirmed: true },
+        { similarity: 0.8, tag_id: 11, level: 'L1' },
+      ],
+    });
+    assert.deepEqual({ tagId: confirmed?.tagId, level: confirmed?.level }, { tagId: 3, level: 'L3' });
+    // Unreviewed neighbours of tag 4 and the anchor of tag 5: the runner-up (the classifier's second choice) wins.
+    const margins5: TagMargins = { ...margins, anchorMargin: -0.1, bestOtherAnchorTagId: 5 };
+    const runner = suggestClassification({
+      ...base,
+      margins: margins5,
+      runnersUp: [{ tagId: 2, ratio: 0.8 }],
+      neighbours: [
+        { similarity: 0.6, tag_id: 4, level: 'L2' },
+        { similarity: 0.9, tag_id: 11, level: 'L1' },
+        { similarity: 0.9, tag_id: 11, level: 'L1' },
+      ],
+    });
+    assert.deepEqual({ tagId: runner?.tagId, by: runner?.by }, { tagId: 2, by: 'classifier' });
+    // The runner-up closer to the answer is the likelier one: its confidence rises with its points.
+    const weak = suggestClassification({ ...base, runnersUp: [{ tagId: 2, ratio: 0.1 }] });
+    const strong = suggestClassification({ ...base, runnersUp: [{ tagId: 2, ratio: 0.9 }] });
+    assert.ok(strong!.confidence > weak!.confidence, `${strong?.confidence} vs ${weak?.confidence}`);
+    // The second runner-up is offered when nothing else speaks; a tag the nearest fields carry comes at their level.
+    assert.equal(
+      suggestClassification({
+        ...base,
+        runnersUp: [
+          { tagId: 11, ratio: 0.9 },
+          { tagId: 6, ratio: 0.5 },
+        ],
+      })?.tagId,
+      6,
+    );
+    const near = suggestClassification({
+      ...base,
+      neighbours: [
+        { similarity: 0.95, tag_id: 4, level: 'L3' },
+        { similarity: 0.9, tag_id: 4, level: 'L3' },
+      ],
+    });
+    assert.deepEqual(
+      { tagId: near?.tagId, level: near?.level, by: near?.by },
+      { tagId: 4, level: 'L3', by: 'neighbours' },
+    );
+    // A neighbour without a usable similarity still names its tag (weighing nothing), with a finite confidence.
+    const odd = suggestClassification({ ...base, neighbours: [{ similarity: Number.NaN, tag_id: 4, level: 'L3' }] });
+    assert.equal(odd?.tagId, 4);
+    assert.ok(Number.isFinite(odd?.confidence), `${odd?.confidence}`);
+  });
+
+  it('offers the same tag at the expected level before any other tag when the level evidence disagrees', () => {
+    const under = classificationEvidence({
+      tagId: 11,
+      level: 'L1',
+      neighbours: [],
+      predicted: { tagId: 11, level: 'L1', confidence: 0.8 },
+      tagLevels: [
+        { level: 'L4', count: 9 },
+        { level: 'L1', count: 1 },
+      ],
+      defaultLevel: 'L4',
+      rank,
+      groupOf,
+      selfClassified: true,
+    });
+    const s = suggestClassification({
+      ...base,
+      evidence: under,
+      runnerUpTagId: 2,
+      runnersUp: [{ tagId: 2, ratio: 0.9 }],
+    });
+    assert.deepEqual({ tagId: s?.tagId, level: s?.level, by: s?.by }, { tagId: 11, level: 'L4', by: 'level' });
   });
 });
 
