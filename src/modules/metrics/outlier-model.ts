@@ -59,21 +59,22 @@ export const OUTLIER_WEIGHTS = {
   // A field the classifier classified itself (docs/metrics.md, "Self-classified fields"): its agreement with itself says
   // nothing, so its own doubt and the evidence independent of its answer weigh instead. Fitted by
   // bench/quality/fit-self.ts on the development half of the public schemas, on top of the terms above (refitted
-  // against classifier 1.5.0's recalibrated confidences, 2026-11-26).
+  // against classifier 1.5.0's recalibrated confidences, 2026-11-26; the self* terms again against 1.5.5's, 2026-11-27 —
+  // the reviewed-evidence terms below were left as they were: the development half holds 17 twins, too few to refit them).
   /** log-odds added to every self-classified field */
-  selfBias: 5.95,
+  selfBias: 5.75,
   /** per unit of the classifier's doubt (1 − confidence) in its own answer */
-  selfDoubt: 4.05,
+  selfDoubt: 4.4,
   /** per unit of neighbour disagreement, for a self-classified field (on top of `disagreement`) */
-  selfDisagreement: -1.5,
+  selfDisagreement: -1.55,
   /** per unit of the nearest-field ratio, for a self-classified field (on top of `nearestRatio`) */
-  selfNearestRatio: -1.0,
+  selfNearestRatio: -0.95,
   /** per robust-scale unit of peer margin, for a self-classified field */
   selfPeerMargin: -0.5,
   /** per robust-scale unit of anchor margin, for a self-classified field */
-  selfAnchorMargin: -0.65,
+  selfAnchorMargin: -0.6,
   /** per unit of 1 − the tag's cohesion, for a self-classified field */
-  selfLooseTag: 1.75,
+  selfLooseTag: 1.7,
   /** per similarity-weighted confirmed neighbour with another classification (capped at confirmedClip) */
   confirmedOther: 0.35,
   /** per similarity-weighted confirmed neighbour with the same classification (capped) */
