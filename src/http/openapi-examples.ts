@@ -138,6 +138,7 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
             level: 'L5',
             confidence: 0.74,
           },
+          unusual_level: null,
         },
         {
           field_id: FIELD_ID,
@@ -167,6 +168,7 @@ export const RESPONSE_EXAMPLES: Record<string, Record<string, unknown>> = {
           reason:
             'Nearest field `crm_contacts.email` in crm (similarity 0.96) is Personal data/Contact/Email (L3) too. Nothing points to another classification.',
           suggested_classification: null,
+          unusual_level: null,
         },
       ],
       baseline_scores: {
