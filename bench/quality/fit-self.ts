@@ -13,7 +13,7 @@ import {
 } from '../../src/modules/metrics/outlier-model.js';
 import { fitLogistic } from './logistic.js';
 import { auroc, precisionAtK } from './measures.js';
-import { drawCorrections, importSelfClassified, isWrong, type FieldState, type SelfField } from './self-classified.js';
+import { correctSeededThird, importSelfClassified, isWrong, type FieldState } from './self-classified.js';
 
 type Feature = (typeof OUTLIER_FEATURES)[number];
 const SELF: Feature[] = [
@@ -96,13 +96,7 @@ try {
   };
   const before = await catalog.read();
   const self = stage(before, new Set(), SELF, new Map());
-  const wrong = fields.filter((f: SelfField) => {
-    const s = before.get(f.id) as FieldState;
-    return isWrong(f, s.tagPath, s.level, rank);
-  });
-  const corrected = drawCorrections(wrong, seed);
-  await catalog.correct([...corrected]);
-  const after = await catalog.read();
+  const { corrected, after } = await correctSeededThird(catalog, before, seed);
   stage(after, corrected, REVIEWED, self);
 } finally {
   await catalog.close();

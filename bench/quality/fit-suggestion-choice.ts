@@ -21,7 +21,13 @@ import {
   type SuggestionInput,
 } from '../../src/modules/metrics/suggestion.js';
 import { fitLogistic } from './logistic.js';
-import { drawCorrections, importSelfClassified, isWrong, type FieldState, type SelfField } from './self-classified.js';
+import {
+  correctSeededThird,
+  importSelfClassified,
+  isWrong,
+  type FieldState,
+  type SelfField,
+} from './self-classified.js';
 
 const seed = Number(process.env.QUALITY_CORRECT_SEED ?? 25);
 const only = process.env.CHOICE_FEATURES?.split(',');
@@ -90,13 +96,7 @@ try {
   };
   const before = await catalog.read();
   const rowsBefore = await collect('before corrections', before, new Set());
-  const wrong = fields.filter((f) => {
-    const s = before.get(f.id) as FieldState;
-    return isWrong(f, s.tagPath, s.level, rank);
-  });
-  const corrected = drawCorrections(wrong, seed);
-  await catalog.correct([...corrected]);
-  const after = await catalog.read();
+  const { corrected, after } = await correctSeededThird(catalog, before, seed);
   const rowsAfter = await collect('after corrections', after, corrected);
   const all = [...rowsBefore, ...rowsAfter];
   const dev = all.filter((r) => r.f.half === 'development');

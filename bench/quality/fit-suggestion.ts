@@ -11,7 +11,7 @@
 import { suggestionConfidence, type Suggestion } from '../../src/modules/metrics/suggestion.js';
 import { fitLogistic } from './logistic.js';
 import {
-  drawCorrections,
+  correctSeededThird,
   importSelfClassified,
   isWrong,
   type FieldState,
@@ -153,13 +153,7 @@ try {
   const log = catalog.suggestionLog as Map<string, { by: string; score: number; share: number }>;
   const before = await catalog.read();
   const beforeRows = rowsOf(fields, before, log, rank, new Set());
-  const wrong = fields.filter((f) => {
-    const s = before.get(f.id) as FieldState;
-    return isWrong(f, s.tagPath, s.level, rank);
-  });
-  const corrected = drawCorrections(wrong, seed);
-  await catalog.correct([...corrected]);
-  const after = await catalog.read();
+  const { corrected, after } = await correctSeededThird(catalog, before, seed);
   const afterRows = rowsOf(fields, after, log, rank, corrected);
 
   for (const r of beforeRows) r.stage = 'before';

@@ -281,6 +281,26 @@ export function drawCorrections(
   return new Set(order.slice(0, Math.round(wrong.length / 3)).map((o) => o.id));
 }
 
+/**
+ * The reviewer's corrections: of the fields the classifier got wrong in `before` (among those `among` keeps), a seeded
+ * third (drawCorrections) is confirmed with its labelled classification; answers the wrong fields, the corrected ids
+ * and the catalog read again once the worker has drained.
+ */
+export async function correctSeededThird(
+  catalog: SelfClassifiedCatalog,
+  before: ReadonlyMap<string, FieldState>,
+  seed: number,
+  among: (f: SelfField) => boolean = () => true,
+): Promise<{ wrong: SelfField[]; corrected: Set<string>; after: Map<string, FieldState> }> {
+  const wrong = catalog.fields.filter((f) => {
+    const s = before.get(f.id) as FieldState;
+    return among(f) && isWrong(f, s.tagPath, s.level, catalog.rank);
+  });
+  const corrected = drawCorrections(wrong, seed);
+  await catalog.correct([...corrected]);
+  return { wrong, corrected, after: await catalog.read() };
+}
+
 async function main(): Promise<void> {
   const seed = Number(process.env.QUALITY_CORRECT_SEED ?? 25);
   const halves = (process.env.QUALITY_HALVES ?? 'development,held-out').split(',') as Half[];
@@ -303,15 +323,7 @@ async function main(): Promise<void> {
         ),
       ]);
     printFigures("Before corrections (the classifier's own answers)", rows(before, new Set()));
-    const wrong = fields
-      .filter((f) => halves.includes(f.half))
-      .filter((f) => {
-        const s = before.get(f.id) as FieldState;
-        return isWrong(f, s.tagPath, s.level, rank);
-      });
-    const corrected = drawCorrections(wrong, seed);
-    await catalog.correct([...corrected]);
-    const after = await catalog.read();
+    const { wrong, corrected, after } = await correctSeededThird(catalog, before, seed, (f) => halves.includes(f.half));
     printFigures(
       `After a reviewer corrects ${corrected.size} of the ${wrong.length} wrong fields (seed ${seed}); the figures of the fields not corrected`,
       rows(after, corrected),

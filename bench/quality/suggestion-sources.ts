@@ -8,7 +8,13 @@
 // Run: npx tsx bench/quality/suggestion-sources.ts   Knob: QUALITY_CORRECT_SEED (default 25).
 import { CONFIRMED_WEIGHT, weightOf } from '../../src/modules/metrics/measure-field.js';
 import type { SuggestionInput } from '../../src/modules/metrics/suggestion.js';
-import { drawCorrections, importSelfClassified, isWrong, type FieldState, type SelfField } from './self-classified.js';
+import {
+  correctSeededThird,
+  importSelfClassified,
+  isWrong,
+  type FieldState,
+  type SelfField,
+} from './self-classified.js';
 
 const seed = Number(process.env.QUALITY_CORRECT_SEED ?? 25);
 void CONFIRMED_WEIGHT;
@@ -270,13 +276,7 @@ try {
 
   const before = await catalog.read();
   report('Before corrections', before, new Set());
-  const wrongAll = fields.filter((f) => {
-    const s = before.get(f.id) as FieldState;
-    return isWrong(f, s.tagPath, s.level, rank);
-  });
-  const corrected = drawCorrections(wrongAll, seed);
-  await catalog.correct([...corrected]);
-  const after = await catalog.read();
+  const { corrected, after } = await correctSeededThird(catalog, before, seed);
   report(`After ${corrected.size} corrections (seed ${seed}), the fields not corrected`, after, corrected);
 } finally {
   await catalog.close();
