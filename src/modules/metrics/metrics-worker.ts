@@ -75,7 +75,7 @@ export interface MetricsWorkerDeps {
   fields: Pick<FieldCatalogReader, 'fieldNames' | 'reviewBases'>;
   /** The outlier scores mirrored onto the field rows, in the storing transaction. */
   mirror: Pick<FieldMetricsMirror, 'lockForMetrics' | 'setOutlierScores'>;
-  taxonomy: Pick<TaxonomyService, 'tagAnchors' | 'listLevels'>;
+  taxonomy: Pick<TaxonomyService, 'tagAnchors' | 'levelRank'>;
   severity: SeverityThresholds;
   /** finding.high_risk goes out through it, in the storing transaction. */
   webhooks?: WebhookEvents;
@@ -503,8 +503,7 @@ export class MetricsWorker {
   /** The tags' stats and names (tagStats) with the level ranks and each tag's usual level. */
   private async tagContext(state: CatalogState): Promise<TagContext> {
     const tags = await this.tagStats(state);
-    const levelRanks = new Map(this.deps.taxonomy.listLevels().map((l, i) => [l.code, i]));
-    const rank = (level: string): number => levelRanks.get(level) ?? -1;
+    const rank = this.deps.taxonomy.levelRank();
     const usualLevel = (tagId: number): string | null => {
       let best: { level: string; count: number } | null = null;
       for (const l of state.tagLevels(tagId))

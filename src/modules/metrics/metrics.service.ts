@@ -36,7 +36,7 @@ export interface MetricsServiceDeps {
   staleness: Pick<Staleness, 'pending'>;
   fields: Pick<FieldCatalogReader, 'existingIds' | 'countFields' | 'catalogRows'>;
   license: Pick<LicenseGate, 'assertFeature'>;
-  taxonomy: Pick<TaxonomyService, 'tagIndex' | 'listLevels'>;
+  taxonomy: Pick<TaxonomyService, 'tagIndex' | 'levelRank'>;
   dimensions: number;
 }
 
@@ -77,8 +77,7 @@ export class MetricsService {
     const sum = new Float32Array(this.deps.dimensions);
     for (const e of unit.values()) addInto(sum, e, 1);
     const inList = unit.size;
-    const ranks = new Map(this.deps.taxonomy.listLevels().map((l, i) => [l.code, i]));
-    const rank = (level: string): number => ranks.get(level) ?? -1;
+    const rank = this.deps.taxonomy.levelRank();
     const items: FieldMetricItem[] = present.map((id) => {
       const r = byId.get(id) as repo.StoredMetricsRow;
       const e = unit.get(id);

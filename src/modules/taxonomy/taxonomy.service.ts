@@ -153,6 +153,12 @@ export class TaxonomyService {
     return this.deps.levels.map((l) => ({ code: l.code, name: l.name, rank: l.rank }));
   }
 
+  /** The position of a level code in the configured order (lowest first), −1 for a code that is not a level. */
+  levelRank(): (code: string) => number {
+    const ranks = new Map(this.deps.levels.map((l, i) => [l.code, i]));
+    return (code) => ranks.get(code) ?? -1;
+  }
+
   /** Whether the code is a configured level. */
   isLevel(code: string): boolean {
     return this.deps.levels.some((l) => l.code === code);
