@@ -311,6 +311,7 @@ export class MysqlConnector implements Connector {
       if (pk && table.kind === 'table' && table.row_estimate !== null && table.row_estimate > bound * 4) {
         await readPrimaryKeyRanges({
           bound,
+          size,
           minMax: async () => (await run(`SELECT MIN(${pk}), MAX(${pk}) FROM ${from}`))[0] ?? [],
           // `start` is an integer we drew ourselves, so it is written into the SQL as a literal.
           range: (start, limit) =>

@@ -274,6 +274,7 @@ export class SqliteReader {
       const pk = `c${pkPos}`;
       await readPrimaryKeyRanges({
         bound,
+        size,
         minMax: async () => run(`${source} SELECT MIN(${pk}), MAX(${pk}) FROM s`)[0] ?? [],
         // `start` is an integer we drew ourselves, written as a literal.
         range: async (start, limit) =>
