@@ -175,7 +175,7 @@ export function fitLearnedModel(
       for (const c of row.allowed) {
         const p = (z[c] as number) / sum;
         const g = p - (row.yes[c] === 1 ? (z[c] as number) / right : 0);
-        bias[c] = (bias[c] as number) - lr * g;
+        // No intercept: a class prior would add to every column the labelled sets' most common tag (a foreign key).
         for (const f of row.f) {
           const k = f * C + c;
           W[k] = (W[k] as number) - lr * (g + o.l2 * (W[k] as number));

@@ -62,8 +62,9 @@ export function isNameFeature(f: string): boolean {
 
 /**
  * The features of one column: `w:` each word of the name, `b:` each pair of adjacent words, `h:` the head (last word),
- * `s:` the first word of a longer name, `t:` each word of the table, `y:` the declared type's family and `hy:` head and
- * family together (an integer `…_id` is a key, a text one often the identifier itself).
+ * `s:` the first word of a longer name, `t:` each word of the table, and `hy:` the head with the declared type's family
+ * (an integer `…_id` is a key, a text one often the identifier itself). The family alone is no feature: the type gate
+ * and the type's prior already read it.
  */
 export function learnedFeatures(matcher: NameMatcher, input: LearnedFeatureInput): string[] {
   const col = matcher.words(typeof input.field_name === 'string' ? input.field_name : '');
@@ -79,7 +80,6 @@ export function learnedFeatures(matcher: NameMatcher, input: LearnedFeatureInput
   }
   if (col.length >= 2) out.add(`s:${col[0] as string}`);
   for (const w of table) out.add(`t:${w}`);
-  out.add(`y:${family}`);
   return [...out];
 }
 
