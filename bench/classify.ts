@@ -22,12 +22,8 @@ import {
   buildClassifierContext,
   scoreField,
   type ClassifierContext,
-  type ClassifierTag,
   type ConfirmedNeighbour,
 } from '../src/modules/classifier/classifier.js';
-import { LEARNED_MODEL } from '../src/modules/classifier/learned-model.js';
-import { FITTED_ON } from './classify/fit-learned.js';
-import { embedBenchFields, fitLearnedModel, learnedExamples } from './classify/learned-fit.js';
 import { flattenTaxonomy } from '../src/modules/taxonomy/default-taxonomy.js';
 import {
   CATEGORY_LEAVES,
@@ -266,36 +262,24 @@ async function printPublicSets(
   ctx: ClassifierContext,
   embedder: ReturnType<typeof createEmbedder>,
   withAnchor: boolean,
-  tags: readonly ClassifierTag[],
-  own: readonly BenchField[],
-  ownEmbeddings: readonly Float32Array[] | null,
 ): Promise<PublicRow[]> {
   const sources = loadPublicSets();
   if (sources.length === 0) return [];
-  const embeddingsOf = new Map<string, Float32Array[] | null>();
-  for (const s of sources) embeddingsOf.set(s.source, withAnchor ? await embedBenchFields(embedder, s.fields) : null);
-  // The learned factor is fitted on the own set and the development half: a development source is measured with it
-  // refitted without that source (as it is for the calibration), a held-out source with the shipped model.
-  const contextFor = leaveOneSourceOut(
-    ctx,
-    tags,
-    own,
-    ownEmbeddings,
-    sources.filter((s) => s.half === 'development'),
-    embeddingsOf,
-  );
   const rows: PublicRow[] = [];
   for (const s of sources) {
-    const sctx = s.half === 'development' ? contextFor(s.source) : ctx;
-    rows.push({
-      source: s.source,
-      half: s.half,
-      r: runSet(s.source, s.fields, sctx, embeddingsOf.get(s.source) ?? null, 0),
-    });
+    const embeddings = withAnchor
+      ? await embedder.embedFields(
+          s.fields.map((f) => ({
+            table_name: f.input.table_name,
+            field_name: f.input.field_name,
+            comment: f.input.comment ?? null,
+            data_type: f.input.data_type ?? null,
+          })),
+        )
+      : null;
+    rows.push({ source: s.source, half: s.half, r: runSet(s.source, s.fields, ctx, embeddings, 0) });
   }
-  console.log(
-    `\nPublic schemas (bench/classify/public; each schema a source; the learned factor and the calibration are fitted on the development half, and a development source is measured with the learned factor refitted without it):`,
-  );
+  console.log(`\nPublic schemas (bench/classify/public; each schema a source, nothing fitted on any of them):`);
   console.log(
     '| source | half | fields | top-1 | baseline top-1 | negatives | false positives | baseline FP | personal decision right |',
   );
@@ -352,31 +336,6 @@ async function printPublicSets(
   return rows;
 }
 
-/**
- * A context per development source whose learned factor is refitted without that source (the shipped weight), or the
- * shipped context when the factor is off.
- */
-function leaveOneSourceOut(
-  ctx: ClassifierContext,
-  tags: readonly ClassifierTag[],
-  own: readonly BenchField[],
-  ownEmbeddings: readonly Float32Array[] | null,
-  dev: ReadonlyArray<{ source: string; fields: BenchField[] }>,
-  embeddingsOf: ReadonlyMap<string, Float32Array[] | null>,
-): (source: string) => ClassifierContext {
-  if (ctx.learned === null || args.has('--no-learned')) return () => ctx;
-  const plain = buildClassifierContext(tags, { learned: null });
-  const ownExamples = learnedExamples(plain, own, ownEmbeddings, 'own-set');
-  const devExamples = dev.map((s) => learnedExamples(plain, s.fields, embeddingsOf.get(s.source) ?? null, s.source));
-  return (source) =>
-    buildClassifierContext(tags, {
-      learned: fitLearnedModel([...ownExamples, ...dev.flatMap((s, i) => (s.source === source ? [] : devExamples[i] ?? []))], {
-        weight: LEARNED_MODEL.weight,
-        fittedOn: FITTED_ON,
-      }),
-    });
-}
-
 interface PublicRow {
   source: string;
   half: 'development' | 'held-out';
@@ -423,8 +382,7 @@ async function main(): Promise<void> {
     keywords: t.keywords,
     anchor: anchors ? (anchors[i] as Float32Array) : null,
   }));
-  // `--no-learned`: the classifier without its learned factor (to compare in one run).
-  const ctx = buildClassifierContext(tags, args.has('--no-learned') ? { learned: null } : {});
+  const ctx = buildClassifierContext(tags);
 
   const own = loadOwnSet();
   // The same fields read by their names alone (types and samples withheld), as many external rows arrive: the set the
@@ -445,7 +403,6 @@ async function main(): Promise<void> {
   }
 
   const results: SetResult[] = [];
-  let ownEmbeddings: Float32Array[] | null = null;
   const taught: Array<{ name: string; scored: number; right: number; changed: number }> = [];
   const tagIdOf = new Map(tags.map((t) => [t.chain_path.slice(t.chain_path.lastIndexOf('/') + 1), t.id]));
   for (const [name, fields] of sets) {
@@ -459,7 +416,6 @@ async function main(): Promise<void> {
           })),
         )
       : null;
-    if (fields === own) ownEmbeddings = embeddings;
     results.push(runSet(name, fields, ctx, embeddings));
     if (embeddings) taught.push({ name, ...withConfirmations(fields, ctx, embeddings, tagIdOf) });
   }
@@ -476,7 +432,7 @@ async function main(): Promise<void> {
       `| ${r.name} | ${r.fields} | ${r.scored} | ${fmt(r.accuracy)} | ${fmt(r.baselineAccuracy)} | ${r.negatives} | ${fmt(r.fpRate)} | ${fmt(r.baselineFpRate)} | ${fmt(r.sensitiveRight)} | ${Math.round(r.fieldsPerSecond).toLocaleString('en')} |`,
     );
   }
-  const publicRows = await printPublicSets(ctx, embedder, anchors !== null, tags, own, ownEmbeddings);
+  const publicRows = await printPublicSets(ctx, embedder, anchors !== null);
   if (taught.length > 0) {
     console.log(
       `\nWith confirmations (every other labelled field of the set confirmed; the nearest ${CONFIRMED_NEIGHBOURS} vote):`,

@@ -1,12 +1,23 @@
-// Fitting the classifier's learned factor (src/modules/classifier/learned-evidence.ts): a multinomial logistic
-// regression with L2, by stochastic gradient descent in a fixed, seeded order, so the same examples always give the
-// same parameters. Read by bench/classify/fit-learned.ts (writes the shipped model) and bench/classify.ts (refits it
-// without each development source, to measure that source as one never seen).
+// Fitting the learned name factor (bench/classify/learned-factor.ts, an experiment outside the classifier): a
+// multinomial logistic regression with L2 against the classifier's own points, by stochastic gradient descent in a
+// fixed, seeded order, so the same examples always give the same parameters. Read by bench/classify/fit-learned.ts.
 import type { createEmbedder } from '../../src/embeddings/embedder.js';
-import { ruleTotals, type ClassifierContext, type ClassifierTag } from '../../src/modules/classifier/classifier.js';
-import { isNameFeature, learnedFeatures, type LearnedModelData } from '../../src/modules/classifier/learned-evidence.js';
-import { flattenTaxonomy } from '../../src/modules/taxonomy/default-taxonomy.js';
+import {
+  candidateTotals,
+  type ClassifierContext,
+  type ClassifierTag,
+  type ClassifyInput,
+} from '../../src/modules/classifier/classifier.js';
 import { typeAllows, type TypeFamily } from '../../src/modules/classifier/data-type-gate.js';
+import { flattenTaxonomy } from '../../src/modules/taxonomy/default-taxonomy.js';
+import {
+  isNameFeature,
+  learnedFeatures,
+  learnedPoints,
+  type LearnedModel,
+  type LearnedModelData,
+  type LearnedPoints,
+} from './learned-factor.js';
 import type { BenchField } from './sets.js';
 
 type Embedder = ReturnType<typeof createEmbedder>;
@@ -65,7 +76,7 @@ export function learnedExamples(
     const label = f.labels?.[0];
     if (label === undefined) return [];
     const input = embeddings ? { ...f.input, embedding: embeddings[i] } : f.input;
-    const { totals, family, fallback } = ruleTotals(input, ctx);
+    const { totals, family, fallback } = candidateTotals(input, ctx);
     const offsets = totals.some((t) => t.leaf === fallback)
       ? totals
       : [...totals, { leaf: fallback, total: FALLBACK_OFFSET }];
@@ -175,7 +186,7 @@ export function fitLearnedModel(
       for (const c of row.allowed) {
         const p = (z[c] as number) / sum;
         const g = p - (row.yes[c] === 1 ? (z[c] as number) / right : 0);
-        // No intercept: a class prior would add to every column the labelled sets' most common tag (a foreign key).
+        bias[c] = (bias[c] as number) - lr * g;
         for (const f of row.f) {
           const k = f * C + c;
           W[k] = (W[k] as number) - lr * (g + o.l2 * (W[k] as number));
@@ -228,4 +239,29 @@ export async function embedBenchFields(embedder: Embedder, fields: readonly Benc
       data_type: f.input.data_type ?? null,
     })),
   );
+}
+
+/**
+ * The tag the classifier would choose with the learned factor added to its points: its candidates' totals (the type
+ * gate applied), the model's corrections, the best positive total, else the type's default — as `scoreField` ranks.
+ */
+export function classifyWithLearned(
+  ctx: ClassifierContext,
+  model: LearnedModel | null,
+  input: ClassifyInput,
+): { leaf: string; learned: LearnedPoints[] } {
+  const { totals, family, fallback } = candidateTotals(input, ctx);
+  const byLeaf = new Map(totals.map((t) => [t.leaf, t.total]));
+  const learned = model
+    ? learnedPoints(model, learnedFeatures(ctx.matcher, input), (leaf) => (byLeaf.get(leaf) ?? 0) > 0)
+    : [];
+  for (const p of learned) if (typeAllows(p.leaf, family)) byLeaf.set(p.leaf, (byLeaf.get(p.leaf) ?? 0) + p.score);
+  let best = fallback;
+  let top = 0;
+  for (const [leaf, total] of byLeaf)
+    if (total > top) {
+      top = total;
+      best = leaf;
+    }
+  return { leaf: best, learned };
 }

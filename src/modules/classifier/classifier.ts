@@ -16,30 +16,12 @@ import {
   type TableColumnsSignal,
 } from './name-evidence.js';
 import { KIND_RULES } from './value-evidence.js';
-import {
-  describeFeature,
-  learnedFeatures,
-  learnedPoints,
-  loadLearnedModel,
-  type LearnedModel,
-  type LearnedModelData,
-} from './learned-evidence.js';
-import { LEARNED_MODEL } from './learned-model.js';
 
 /** Bumped whenever the classifier's output can change for the same input, so stored results are re-evaluated. */
 export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.5.5';
 
 export type EvidenceFactor =
-  | 'name'
-  | 'table'
-  | 'context'
-  | 'comment'
-  | 'data_type'
-  | 'values'
-  | 'confirmed_fields'
-  | 'anchor'
-  | 'learned'
-  | 'rule';
+  'name' | 'table' | 'context' | 'comment' | 'data_type' | 'values' | 'confirmed_fields' | 'anchor' | 'rule';
 
 export interface Evidence {
   readonly factor: EvidenceFactor;
@@ -98,8 +80,6 @@ export interface ClassifierContext {
   readonly byId: ReadonlyMap<number, ContextLeaf>;
   readonly matcher: NameMatcher;
   readonly levelRank: ReadonlyMap<string, number>;
-  /** The learned name factor's parameters (null: the factor is off). */
-  readonly learned: LearnedModel | null;
   /** The organisation's confirmed fields nearest to the one being classified (found by the caller). */
   readonly confirmed?: readonly ConfirmedNeighbour[];
 }
@@ -174,7 +154,7 @@ function parseKeywords(k: ClassifierTag['keywords']): string[] {
  */
 export function buildClassifierContext(
   tags: readonly ClassifierTag[],
-  options: { levels?: readonly string[]; version?: string; learned?: LearnedModelData | null } = {},
+  options: { levels?: readonly string[]; version?: string } = {},
 ): ClassifierContext {
   const paths = new Set(tags.map((t) => t.chain_path));
   const parents = new Set<string>();
@@ -227,52 +207,7 @@ export function buildClassifierContext(
     byId,
     matcher,
     levelRank: new Map(levels.map((l, i) => [l, i])),
-    learned: learnedModel(options.learned === undefined ? LEARNED_MODEL : options.learned),
   };
-}
-
-/** Parsed models by their stored data: the shipped one is read once, however many contexts are built. */
-const parsedModels = new WeakMap<LearnedModelData, LearnedModel>();
-function learnedModel(data: LearnedModelData | null): LearnedModel | null {
-  if (data === null) return null;
-  let m = parsedModels.get(data);
-  if (!m) {
-    m = loadLearnedModel(data);
-    parsedModels.set(data, m);
-  }
-  return m;
-}
-
-/**
- * The learned factor: the leaves a model fitted on labelled schemas finds likely for these words, with the features
- * that decided (docs/classifier.md, "Learned factor"). Silent when no word of the name was seen in fitting.
- */
-function addLearnedEvidence(
-  ctx: ClassifierContext,
-  input: ClassifyInput,
-  cands: Map<number, Candidate>,
-  cand: (leaf: ContextLeaf) => Candidate,
-): void {
-  if (ctx.learned === null) return;
-  const reading = learnedPoints(ctx.learned, learnedFeatures(ctx.matcher, input), (leafName) => {
-    const leaf = resolveLeaf(ctx, leafName);
-    return leaf !== undefined && (cands.get(leaf.id)?.total ?? 0) > 0;
-  });
-  for (const p of reading) {
-    const leaf = resolveLeaf(ctx, p.leaf);
-    if (!leaf) continue;
-    const c = cand(leaf);
-    c.total += p.score;
-    const words = p.because.map(describeFeature).join(', ');
-    c.evidence.push({
-      factor: 'learned',
-      score: round(p.score),
-      detail:
-        p.score > 0
-          ? `learned from labelled schemas: ${words} point to ${leaf.label.toLowerCase()}`
-          : `learned from labelled schemas: ${words || 'these words'} seldom mean ${leaf.label.toLowerCase()}`,
-    });
-  }
 }
 
 /** The context with the confirmed neighbours of one field attached. */
@@ -497,13 +432,12 @@ function rankCandidates(
   return { best, second, allowed, ruledOut };
 }
 
-/** Every factor but the learned one: the candidate tags with their points, before the type gate ranks them. */
+/** Every factor's points per candidate tag, before the type gate ranks them. */
 function gatherCandidates(
   input: ClassifyInput & { readonly confirmed?: readonly ConfirmedNeighbour[] },
   ctx: ClassifierContext,
 ): {
   cands: Map<number, Candidate>;
-  cand: (leaf: ContextLeaf) => Candidate;
   family: TypeFamily;
   values: ValueSummary;
   votes: Votes;
@@ -537,15 +471,16 @@ function gatherCandidates(
       (leaf) => (cands.get(leaf.id)?.total ?? 0) > 0,
       (leaf) => aboutPeople || !SENSITIVE_ROOTS.has(leaf.chain_path.split('/')[0] as string),
     );
-  return { cands, cand, family, values, votes, confirmed, tableWords };
+  return { cands, family, values, votes, confirmed, tableWords };
 }
 
 /**
- * What the factors other than the learned one give each tag the declared type allows (the offsets the learned factor
- * is fitted against: it learns what they miss), and the tag that would win with nothing else (the type's default).
+ * The points every factor gives each tag the declared type allows, by the tag's built-in name, and the tag that wins
+ * when none has points (the type's default): what `scoreField` ranks, for experiments that add a factor outside the
+ * classifier (bench/classify/fit-learned.ts) without changing what it answers.
  */
-export function ruleTotals(
-  input: ClassifyInput,
+export function candidateTotals(
+  input: ClassifyInput & { readonly confirmed?: readonly ConfirmedNeighbour[] },
   ctx: ClassifierContext,
 ): { totals: Array<{ leaf: string; total: number }>; family: TypeFamily; fallback: string } {
   const { cands, family, values } = gatherCandidates(input, ctx);
@@ -561,8 +496,7 @@ export function scoreField(
   ctx: ClassifierContext,
 ): Classification & { raw_score: number; corroborated: boolean } {
   if (ctx.leaves.length === 0) throw new Error('classifier context has no tags');
-  const { cands, cand, family, values, votes, confirmed, tableWords } = gatherCandidates(input, ctx);
-  addLearnedEvidence(ctx, input, cands, cand);
+  const { cands, family, values, votes, confirmed, tableWords } = gatherCandidates(input, ctx);
 
   const ranked = rankCandidates(cands, family);
   const { allowed, ruledOut } = ranked;

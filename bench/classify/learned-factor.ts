@@ -1,12 +1,13 @@
-// The learned factor: a small multinomial logistic regression over the words of a column's name (as the name rules
-// read them: split, abbreviations expanded, translated), its head, the table's words and the declared type's family,
-// fitted on FieldLens's own labelled set and the public schemas' development half (bench/classify/fit-learned.ts;
-// never the held-out half) against the points the other factors give: it learns where they miss. It says nothing when
-// no word of the name was seen in fitting.
-import { typeFamily, type TypeFamily } from './data-type-gate.js';
-import type { NameMatcher } from './name-evidence.js';
+// An experiment, not part of the classifier (docs/classifier.md, "A learned name factor: tried, not kept"): a small
+// multinomial logistic regression over the words of a column's name (as the name rules read them: split,
+// abbreviations expanded, translated), its head, the table's words and the declared type's family, fitted on
+// FieldLens's own labelled set and the public schemas' development half (bench/classify/fit-learned.ts; never the
+// held-out half) against the points the classifier's factors give: it learns where they miss. It says nothing when no
+// word of the name was seen in fitting. Measured here, outside the classifier, it did not pass the bar for keeping.
+import { typeFamily, type TypeFamily } from '../../src/modules/classifier/data-type-gate.js';
+import type { NameMatcher } from '../../src/modules/classifier/name-evidence.js';
 
-/** The fitted parameters as stored (generated into learned-model.ts by the fit script). */
+/** The fitted parameters, as bench/classify/learned-fit.ts returns them (plain data: compared byte for byte). */
 export interface LearnedModelData {
   /** What it was fitted on, for the reader of the file. */
   readonly fitted_on: string;
@@ -62,9 +63,8 @@ export function isNameFeature(f: string): boolean {
 
 /**
  * The features of one column: `w:` each word of the name, `b:` each pair of adjacent words, `h:` the head (last word),
- * `s:` the first word of a longer name, `t:` each word of the table, and `hy:` the head with the declared type's family
- * (an integer `…_id` is a key, a text one often the identifier itself). The family alone is no feature: the type gate
- * and the type's prior already read it.
+ * `s:` the first word of a longer name, `t:` each word of the table, `y:` the declared type's family and `hy:` the head
+ * with the family (an integer `…_id` is a key, a text one often the identifier itself).
  */
 export function learnedFeatures(matcher: NameMatcher, input: LearnedFeatureInput): string[] {
   const col = matcher.words(typeof input.field_name === 'string' ? input.field_name : '');
@@ -80,6 +80,7 @@ export function learnedFeatures(matcher: NameMatcher, input: LearnedFeatureInput
   }
   if (col.length >= 2) out.add(`s:${col[0] as string}`);
   for (const w of table) out.add(`t:${w}`);
+  out.add(`y:${family}`);
   return [...out];
 }
 
