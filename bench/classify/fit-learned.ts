@@ -147,7 +147,9 @@ async function main(): Promise<void> {
   }
   console.log(`| public **held-out** half, without | ${fmt(heldWithout)} |`);
   console.log(`| public **held-out** half, with (fitted on own + development) | ${fmt(heldWith)} |`);
-  console.log('\nHeld-out sources (measured only):\n| source | top-1 without | top-1 with | points |\n|---|---|---|---|');
+  console.log(
+    '\nHeld-out sources (measured only):\n| source | top-1 without | top-1 with | points |\n|---|---|---|---|',
+  );
   for (const r of sourceRows) console.log(r);
 
   // Throughput of the classifier's points plus the factor, one core, the own set with samples.
@@ -165,7 +167,9 @@ async function main(): Promise<void> {
       const c = process.cpuUsage(c0);
       elapsed = (c.user + c.system) * 1000;
     }
-    console.log(`fields/s ${name} the factor (own set, samples): ${Math.round(n / (elapsed / 1e9)).toLocaleString('en')}`);
+    console.log(
+      `fields/s ${name} the factor (own set, samples): ${Math.round(n / (elapsed / 1e9)).toLocaleString('en')}`,
+    );
   }
 }
 

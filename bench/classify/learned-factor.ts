@@ -107,7 +107,10 @@ export function learnedPoints(
   const z = Float64Array.from(model.bias);
   for (const f of known) {
     const row = model.features.get(f) as { cls: Int32Array; w: Float64Array };
-    for (let i = 0; i < row.cls.length; i++) { const k = row.cls[i] as number; z[k] = (z[k] as number) + (row.w[i] as number); }
+    for (let i = 0; i < row.cls.length; i++) {
+      const k = row.cls[i] as number;
+      z[k] = (z[k] as number) + (row.w[i] as number);
+    }
   }
   const raised: Array<{ c: number; v: number }> = [];
   const out: LearnedPoints[] = [];
@@ -115,11 +118,19 @@ export function learnedPoints(
     const v = z[c] as number;
     if (v >= MIN_POINTS) raised.push({ c, v });
     else if (v <= -MIN_POINTS && isCandidate(model.leaves[c] as string))
-      out.push({ leaf: model.leaves[c] as string, score: model.weight * v, because: decidingFeatures(model, known, c, -1) });
+      out.push({
+        leaf: model.leaves[c] as string,
+        score: model.weight * v,
+        because: decidingFeatures(model, known, c, -1),
+      });
   }
   raised.sort((a, b) => b.v - a.v || a.c - b.c);
   for (const { c, v } of raised.slice(0, MAX_RAISED))
-    out.unshift({ leaf: model.leaves[c] as string, score: model.weight * v, because: decidingFeatures(model, known, c, 1) });
+    out.unshift({
+      leaf: model.leaves[c] as string,
+      score: model.weight * v,
+      because: decidingFeatures(model, known, c, 1),
+    });
   return out;
 }
 

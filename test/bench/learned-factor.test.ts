@@ -36,7 +36,10 @@ test('the learned factor gives points from a word it learned, and nothing for a 
   assert.ok((seen[0]?.score ?? 0) > 0);
   assert.ok(seen[0]?.because.includes('w:frobnicator'));
   // The type family alone is known, but no word of the name: the factor is silent.
-  assert.deepEqual(learnedPoints(model, ['w:quuxable', 'h:quuxable', 'y:text'], () => false), []);
+  assert.deepEqual(
+    learnedPoints(model, ['w:quuxable', 'h:quuxable', 'y:text'], () => false),
+    [],
+  );
   // Below the minimum number of sources a word is not learned at all.
   const oneSource = loadLearnedModel(
     fitLearnedModel(
@@ -44,7 +47,10 @@ test('the learned factor gives points from a word it learned, and nothing for a 
       { weight: 1, fittedOn: 'test' },
     ),
   );
-  assert.deepEqual(learnedPoints(oneSource, ['w:frobnicator', 'h:frobnicator', 'y:text'], () => false), []);
+  assert.deepEqual(
+    learnedPoints(oneSource, ['w:frobnicator', 'h:frobnicator', 'y:text'], () => false),
+    [],
+  );
 });
 
 test('the learned factor names the words that decided, and outside the experiment the classifier is unchanged', () => {
@@ -62,6 +68,9 @@ test('the learned factor names the words that decided, and outside the experimen
   assert.ok(withFactor.learned[0]?.because.map(describeFeature).includes("'frobnicator' in the name"));
   // Without the model: what the classifier itself answers.
   const plain = classifyField(input, ctx);
-  assert.equal(classifyWithLearned(ctx, null, input).leaf, plain.chain_path.slice(plain.chain_path.lastIndexOf('/') + 1));
+  assert.equal(
+    classifyWithLearned(ctx, null, input).leaf,
+    plain.chain_path.slice(plain.chain_path.lastIndexOf('/') + 1),
+  );
   assert.ok(plain.evidence.every((e) => (e.factor as string) !== 'learned'));
 });
