@@ -7,41 +7,14 @@
 // over its schemas (each schema left out of every fit: its own AUROC, for the schemas with at least 5 errors).
 // Run: npx tsx bench/quality/public-seeded.ts   Knobs: QUALITY_FLIP_SEED (default 7), QUALITY_SHARE (0.1),
 // QUALITY_MODES (comma list, default all five).
-import { flattenTaxonomy, type LevelCode } from '../../src/modules/taxonomy/default-taxonomy.js';
-import { loadPublicSets } from '../classify/sets.js';
 import { ERROR_MODES, seededErrors, type ErrorMode, type LabelledField } from './catalog.js';
+import { publicCatalog } from './public-catalog.js';
 import { auroc, axesFigures, formatAxesFigures, precisionAtK } from './measures.js';
 import { importLabelled, openQualityApp } from './setup.js';
 
 const FLIP_SEED = Number(process.env.QUALITY_FLIP_SEED ?? 7);
 const SHARE = Number(process.env.QUALITY_SHARE ?? 0.1);
 const MODES = (process.env.QUALITY_MODES ?? ERROR_MODES.join(',')).split(',') as ErrorMode[];
-
-/** The public schemas as a labelled catalog: each field at its first label's tag and that tag's default level. */
-function publicCatalog(): { fields: LabelledField[]; half: Map<string, 'development' | 'held-out'> } {
-  const defaults = new Map(flattenTaxonomy().map((t) => [t.chain_path, t.default_level]));
-  const half = new Map<string, 'development' | 'held-out'>();
-  const fields: LabelledField[] = [];
-  for (const set of loadPublicSets()) {
-    half.set(set.source, set.half);
-    for (const f of set.fields) {
-      const chain = f.labels?.[0];
-      const level = chain === undefined ? undefined : defaults.get(chain);
-      if (chain === undefined || level === undefined) continue;
-      fields.push({
-        datasource: set.source,
-        table_name: f.input.table_name,
-        field_name: f.input.field_name,
-        data_type: f.input.data_type ?? 'text',
-        ...(f.input.comment ? { comment: f.input.comment } : {}),
-        ...(f.input.sample_values ? { sample_values: f.input.sample_values.map(String) } : {}),
-        chain_path: chain,
-        level: level as LevelCode,
-      });
-    }
-  }
-  return { fields, half };
-}
 
 const fmt = (x: number): string => (Number.isNaN(x) ? '—' : x.toFixed(3));
 

@@ -25,56 +25,61 @@ export interface OutlierInput {
 }
 
 /**
- * Fixed logistic weights (docs/metrics.md, "Outlier model"), fitted by `bench/quality/fit.ts` on the tuning seeds
- * of the quality benchmark and rounded. Margins enter as z = margin / scale clipped to [−4, 4]; the nearest-field
+ * Fixed logistic weights (docs/metrics.md, "Outlier model"), rounded. The terms up to classifierOtherAlone are fitted by
+ * `bench/quality/fit-public.ts` on the public schemas' development half (seeded random, sibling and systematic errors)
+ * pooled with the generated catalog's tuning seeds (all five modes; the only set whose correct fields carry
+ * legitimate level overrides); the public held-out half is never fitted on (before 2026-11-27 they were fitted by fit.ts on the
+ * generated catalog alone). Margins enter as z = margin / scale clipped to [−4, 4]; the nearest-field
  * ratio is clipped to [−3, 3]; disagreement and the axis scores are already in [0, 1].
  */
 export const OUTLIER_WEIGHTS = {
-  intercept: -9.3,
+  intercept: -6.0,
   /** per unit of neighbour disagreement in [0, 1] */
-  disagreement: 2.85,
+  disagreement: 1.55,
   /** per robust-scale unit of peer margin (negative margin → more suspicious) */
-  peerMargin: 0.3,
+  peerMargin: 0.25,
   /** per robust-scale unit of anchor margin */
-  anchorMargin: 0.55,
+  anchorMargin: 0.9,
   /** per unit of the nearest-field log distance ratio (positive → another tag's field is closer → more suspicious) */
-  nearestRatio: 1.15,
+  nearestRatio: 0.85,
   /** per unit of (0.5 − mean of the peer_mean and category_anchor scores) */
-  axisFit: -0.25,
+  axisFit: 0.1,
   /** per unit of classifier confidence when it names another tag */
-  classifierOther: 5.2,
+  classifierOther: 2.55,
   /** … and when that tag is in another top-level group */
-  classifierFar: -0.3,
+  classifierFar: 0.15,
   /** per unit of classifier confidence when it names the field's own tag (negative: agreement is evidence for) */
-  classifierAgrees: -0.5,
+  classifierAgrees: -4.65,
   /** per level step below the level the evidence expects (under-classified) */
-  under: 1.2,
+  under: 1.3,
   /** per level step above it (over-classified) */
-  over: 2.05,
+  over: 1.8,
   /** per level step below / above the classifier's level for the same tag, times its confidence */
-  underClassifier: 2.95,
-  overClassifier: 4.0,
+  underClassifier: 4.15,
+  overClassifier: 5.6,
   /** per unit of classifier confidence naming another tag, for a field alone in its tag */
-  classifierOtherAlone: 5.45,
+  classifierOtherAlone: 5.1,
   // A field the classifier classified itself (docs/metrics.md, "Self-classified fields"): its agreement with itself says
   // nothing, so its own doubt and the evidence independent of its answer weigh instead. Fitted by
   // bench/quality/fit-self.ts on the development half of the public schemas, on top of the terms above (refitted
-  // against classifier 1.5.0's recalibrated confidences, 2026-11-26; the self* terms again against 1.5.5's, 2026-11-27 —
-  // the reviewed-evidence terms below were left as they were: the development half holds 17 twins, too few to refit them).
+  // against classifier 1.5.0's recalibrated confidences, 2026-11-26; the self* terms again against 1.5.5's, and again
+  // on top of the terms above once fit-public.ts had refitted them, 2026-11-27: classifierAgrees now carries most of
+  // the classifier's own doubt, so selfDoubt fell to 0.25 — the reviewed-evidence terms below were left as they were:
+  // the development half holds 17 twins, too few to refit them).
   /** log-odds added to every self-classified field */
-  selfBias: 5.75,
+  selfBias: 6.8,
   /** per unit of the classifier's doubt (1 − confidence) in its own answer */
-  selfDoubt: 4.4,
+  selfDoubt: 0.25,
   /** per unit of neighbour disagreement, for a self-classified field (on top of `disagreement`) */
-  selfDisagreement: -1.55,
+  selfDisagreement: -0.3,
   /** per unit of the nearest-field ratio, for a self-classified field (on top of `nearestRatio`) */
-  selfNearestRatio: -0.95,
+  selfNearestRatio: -0.65,
   /** per robust-scale unit of peer margin, for a self-classified field */
-  selfPeerMargin: -0.5,
+  selfPeerMargin: -0.45,
   /** per robust-scale unit of anchor margin, for a self-classified field */
-  selfAnchorMargin: -0.6,
+  selfAnchorMargin: -1.0,
   /** per unit of 1 − the tag's cohesion, for a self-classified field */
-  selfLooseTag: 1.7,
+  selfLooseTag: 1.45,
   /** per similarity-weighted confirmed neighbour with another classification (capped at confirmedClip) */
   confirmedOther: 0.35,
   /** per similarity-weighted confirmed neighbour with the same classification (capped) */
