@@ -11,7 +11,9 @@
 // drained with the worker recording every field's model input. Prints the weights in use and the refitted ones;
 // nothing is written: the rounded weights are copied into outlier-model.ts by hand, then fit-self.ts refits the
 // self-classified terms on top of them.
-// Run: npx tsx bench/quality/fit-public.ts   Knobs above, and QUALITY_RIDGE (default 1e-3), QUALITY_SHARE (0.1).
+// Run: npx tsx bench/quality/fit-public.ts   Knobs above, and QUALITY_RIDGE (default 1e-3), QUALITY_SHARE (0.1),
+//   QUALITY_ROWS_CACHE=file (keep the collected inputs there and reuse them: judging another model form takes seconds).
+import fs from 'node:fs';
 import {
   OUTLIER_FEATURES,
   OUTLIER_WEIGHTS,
@@ -30,6 +32,8 @@ const TUNING = seeds(process.env.QUALITY_TUNING, '11,12,13');
 const JUDGE = seeds(process.env.QUALITY_JUDGE, '7,8');
 const RIDGE = Number(process.env.QUALITY_RIDGE ?? 1e-3);
 const SHARE = Number(process.env.QUALITY_SHARE ?? 0.1);
+/** QUALITY_ROWS_CACHE=file: the collected model inputs are written there, and read from there on the next run. */
+const CACHE = process.env.QUALITY_ROWS_CACHE;
 /** Modes of the generated catalog (all five, as fit.ts fitted them; `small` carries classifierOtherAlone). */
 const MODES: ErrorMode[] = [...ERROR_MODES];
 /** Modes of the public schemas (their `small` mode is a 300-field draw of the same fields). */
@@ -119,13 +123,19 @@ const linear = (w: readonly number[], x: readonly number[]): number => x.reduce(
 const judge = (scores: number[], y: boolean[]): string =>
   `${auroc(scores, y).toFixed(3)} / ${precisionAtK(scores, y, y.filter(Boolean).length).toFixed(3)}`;
 
-const rows: Row[] = [];
-for (const mode of MODES) {
-  if (PUBLIC_MODES.includes(mode))
-    for (const seed of [...new Set([...TUNING, ...JUDGE])]) rows.push(...(await collectPublic(mode, seed)));
-  for (const p of GENERATED_TUNING) rows.push(...(await collectGenerated(mode, p, 'development')));
-  for (const p of GENERATED_JUDGE) rows.push(...(await collectGenerated(mode, p, 'held-out')));
+let rows: Row[] = [];
+if (CACHE && fs.existsSync(CACHE)) rows = JSON.parse(fs.readFileSync(CACHE, 'utf8')) as Row[];
+else {
+  for (const mode of MODES) {
+    if (PUBLIC_MODES.includes(mode))
+      for (const seed of [...new Set([...TUNING, ...JUDGE])]) rows.push(...(await collectPublic(mode, seed)));
+    for (const p of GENERATED_TUNING) rows.push(...(await collectGenerated(mode, p, 'development')));
+    for (const p of GENERATED_JUDGE) rows.push(...(await collectGenerated(mode, p, 'held-out')));
+  }
+  if (CACHE) fs.writeFileSync(CACHE, JSON.stringify(rows));
 }
+// Features as outlierSignals reads them now (a cached input is read again with the current code).
+rows = rows.map((r) => rowOf(r.set, r.mode, r.seed, r.half, r.group, r.input, r.y));
 
 const tuning = rows.filter(
   (r) => r.half === 'development' && (r.set === 'generated' || (TUNING.includes(r.seed) && FIT_MODES.includes(r.mode))),
