@@ -2,8 +2,8 @@
 // bench/classify/public (each schema one data source, its label as the imported classification at the tag's default
 // level), with a seeded 10 % of errors of each mode (random, sibling, systematic, level, small — the same seeding as
 // run.ts), imported through the real FieldsService, the metrics worker drained, then per half of bench/classify's hash
-// split (development: the self-classified terms were fitted there; held-out: nothing was ever fitted or written
-// against it): outlier AUROC and precision@k, what the six bars say on their own, and on the held-out half the spread
+// split (development: the self-classified terms and, on other flip seeds, the import-label weights (fit-public.ts)
+// were fitted there; held-out: nothing was ever fitted or written against it): outlier AUROC and precision@k, what the six bars say on their own, and on the held-out half the spread
 // over its schemas (each schema left out of every fit: its own AUROC, for the schemas with at least 5 errors).
 // Run: npx tsx bench/quality/public-seeded.ts   Knobs: QUALITY_FLIP_SEED (default 7), QUALITY_SHARE (0.1),
 // QUALITY_MODES (comma list, default all five).
