@@ -26,6 +26,7 @@ import { fitScores } from './0023-fit-scores.js';
 import { singleSignOn } from './0024-single-sign-on.js';
 import { tagLevelCount } from './0025-tag-level-count.js';
 import { outlierOrderIndexes } from './0026-outlier-order-indexes.js';
+import { nameSearch } from './0027-name-search.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
 export type MigrationFactory = (kind: DialectKind) => Migration;
@@ -54,4 +55,5 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0024-single-sign-on', singleSignOn],
   ['0025-tag-level-count', tagLevelCount],
   ['0026-outlier-order-indexes', outlierOrderIndexes],
+  ['0027-name-search', nameSearch],
 ];

@@ -247,12 +247,15 @@ function applyFilter(
       q = q.where(how.frequentQ ? sql<boolean>`+fields.rowid in ${matches}` : sql<boolean>`fields.rowid in ${matches}`);
     } else {
       const pattern = `%${filter.q.toLowerCase().replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-      q = q.where((eb) =>
-        eb.or([
-          eb(sql`lower(fields.table_name)`, 'like', sql`${pattern} escape '\\'`),
-          eb(sql`lower(fields.field_name)`, 'like', sql`${pattern} escape '\\'`),
-        ]),
-      );
+      // PostgreSQL: one stored lower-cased column holds both names (migration 0027).
+      if (!sqlite) q = q.where(sql<boolean>`fields.name_search like ${pattern} escape '\\'`);
+      else
+        q = q.where((eb) =>
+          eb.or([
+            eb(sql`lower(fields.table_name)`, 'like', sql`${pattern} escape '\\'`),
+            eb(sql`lower(fields.field_name)`, 'like', sql`${pattern} escape '\\'`),
+          ]),
+        );
     }
   }
   return q;

@@ -199,6 +199,14 @@ describeEachDatabase('field list', (kind) => {
     );
     const underscore = await list(`q=${encodeURIComponent('%')}&limit=5`);
     assert.equal(underscore.items.length, 0, 'LIKE wildcards in q are taken literally');
+    // The end of a table name and the start of its field's name are not one name (`table_11` + `col_3`).
+    assert.equal((await list(`q=11col&limit=5`)).items.length, 0, 'no match across the two names');
+    const control = await t.app.inject({
+      method: 'GET',
+      url: `/api/v1/fields?q=${encodeURIComponent('11\u0001col')}`,
+      headers: bearer(token),
+    });
+    assert.equal(control.statusCode, 400, 'a control character in q is refused');
     assert.equal((await list(`datasource_id=00000000-0000-4000-8000-000000000000`)).items.length, 0);
   });
 
