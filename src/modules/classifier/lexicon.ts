@@ -39,6 +39,8 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   filepath: 'file path',
   filename: 'filename',
   timezone: 'timezone',
+  // messenger accounts as old forum schemas abbreviate them (`user_msnm`: an MSN Messenger address)
+  msnm: 'msn',
   // German
   gesamt: 'total',
   liefer: 'delivery',
@@ -515,7 +517,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Username',
-    'username|user name|login|login name|handle|screen name|nickname|account name*3|user login|login id|user handle|alias',
+    'username|user name|login|login name|handle|screen name|nickname|account name*3|user login|login id|user handle|alias|skype|icq|jabber|xmpp|msn|skype id|icq number|jabber id',
   ],
   [
     'Password hash',
@@ -773,7 +775,7 @@ export const ADDRESS_WORDS: ReadonlySet<string> = new Set(
 );
 /** Words before `card` that make it something other than a payment card: `report_card`, `sim_card`, `loyalty_card`. */
 export const NON_PAYMENT_CARD: ReadonlySet<string> = new Set(
-  'report sim gift business library loyalty affinity reward rewards club key score membership member greeting post index sd memory graphics video network playing game trading id identity health insurance access'.split(
+  'report sim gift business library loyalty affinity reward rewards club key score membership member greeting post index sd memory graphics video network playing game trading id identity health insurance access twitter'.split(
     ' ',
   ),
 );

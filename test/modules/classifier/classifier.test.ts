@@ -1470,3 +1470,17 @@ test('a document in an audit table is the record of a change, not a setting', ()
   assert.equal(leaf('greenhouse_audit_trail', 'details', 'json'), 'Log message');
   assert.equal(leaf('greenhouse_settings', 'audited_changes', 'jsonb'), 'Configuration setting');
 });
+
+test("a messenger account (Skype, ICQ, Jabber, MSN) is the person's handle on it", () => {
+  const leaf = (table: string, field: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: 'varchar(100)' });
+  assert.equal(leaf('guild_members', 'skype'), 'Username');
+  assert.equal(leaf('guild_members', 'member_icq'), 'Username');
+  assert.equal(leaf('guild_members', 'jabber_id'), 'Username');
+  assert.equal(leaf('guild_members', 'msnm'), 'Username');
+  // A link to a profile is read by its head; a network's name alone is not a handle (it is as often a link).
+  assert.equal(leaf('guild_members', 'skype_url'), 'URL');
+  assert.notEqual(leaf('guild_posts', 'twitter'), 'Username');
+  // A twitter card is page metadata, not a payment card.
+  assert.notEqual(leaf('guild_pages', 'twitter_card'), 'Payment card number');
+});
