@@ -364,6 +364,13 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   medicacao: 'medication',
   medica: 'medical',
   medico: 'medical',
+  tratamento: 'treatment',
+  tratamiento: 'treatment',
+  traitement: 'treatment',
+  psicologico: 'psychological',
+  psicologica: 'psychological',
+  fratura: 'fracture',
+  fractura: 'fracture',
   peso: 'weight',
   altura: 'height',
   sangue: 'blood',
@@ -567,7 +574,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ['Insurance policy number', 'policy number|policy number id*1|insurance policy|policy|policy no'],
   [
     'Diagnosis',
-    'diagnosis|icd|icd10|condition*2.6|allergy|allergies|disease|illness|symptom|medical condition|disability|diagnosis code|diabetes|diabetic|asthma|asthmatic|epilepsy|epileptic|hypertension|hypertensive|hemophilia|haemophilia|hemophiliac|heart attack|smoker*2.6|pregnant|pregnancy|cancer|hiv|tuberculosis|medical history|surgical history|chronic illness',
+    'diagnosis|icd|icd10|condition*2.6|allergy|allergies|disease|illness|symptom|medical condition|disability|diagnosis code|diabetes|diabetic|asthma|asthmatic|epilepsy|epileptic|hypertension|hypertensive|hemophilia|haemophilia|hemophiliac|heart attack|smoker*2.6|pregnant|pregnancy|cancer|hiv|tuberculosis|medical history|surgical history|chronic illness|fracture|injury|trauma',
   ],
   ['Medication', 'medication|drug|prescription|dosage|dose|ndc|medicine|drug name'],
   [

@@ -1067,18 +1067,42 @@ function addRecordDescription(r: NameReading): void {
   });
 }
 
-/** `allergy_description`, `desc_disease`: a description of a person's condition is what a diagnosis holds. */
+/** Words that make what is described a medical matter: a treatment, a therapy, a person's health. */
+const MEDICAL_MATTER_WORDS: ReadonlySet<string> = new Set([
+  'medical',
+  'clinical',
+  'treatment',
+  'therapy',
+  'health',
+  'psychological',
+  'psychiatric',
+]);
+
+/**
+ * `allergy_description`, `desc_disease`: a description of a person's condition is what a diagnosis holds;
+ * `desc_medication` what a medication holds; `treatment_description`, `desc_tratamento_medico` (a medical matter
+ * described) what a diagnosis holds.
+ */
 function addConditionDescription(r: NameReading): void {
   const { col } = r;
   if (col.length < 2 || !anyIn(col, DESCRIPTION_HEADS)) return;
   const about = col.filter((w) => !DESCRIPTION_HEADS.has(w));
-  const condition = r.matcher.match(about).find((m) => m.phrase.leaf === 'Diagnosis' && m.phrase.weight >= 2.4);
-  if (condition === undefined) return;
+  const matches = r.matcher.match(about);
+  const condition =
+    matches.find((m) => m.phrase.leaf === 'Diagnosis' && m.phrase.weight >= 2.4) ??
+    matches.find((m) => m.phrase.leaf === 'Medication' && m.phrase.weight >= 2.4);
+  // A medical matter is a person's only in a table about people or health (`service_catalog.treatment_description`
+  // describes what is offered).
+  const aboutPeople = anyIn(r.table, PERSON_WORDS) || anyIn(r.table, HEALTH_WORDS) || r.peopleByColumns;
+  const matter =
+    condition === undefined && aboutPeople ? about.find((w) => MEDICAL_MATTER_WORDS.has(w)) : undefined;
+  if (condition === undefined && matter === undefined) return;
+  const leaf = condition?.phrase.leaf ?? 'Diagnosis';
   keep(r.byName, {
-    leaf: 'Diagnosis',
+    leaf,
     score: 3.6,
     factor: 'name',
-    detail: `a description of '${condition.phrase.text}': what a diagnosis holds, not a product's text`,
+    detail: `a description of '${condition?.phrase.text ?? matter}': what ${leaf === 'Medication' ? 'a medication' : 'a diagnosis'} holds, not a product's text`,
   });
 }
 

@@ -1484,3 +1484,15 @@ test("a messenger account (Skype, ICQ, Jabber, MSN) is the person's handle on it
   // A twitter card is page metadata, not a payment card.
   assert.notEqual(leaf('guild_pages', 'twitter_card'), 'Payment card number');
 });
+
+test("a description of a medical matter in a table about people or health is what a diagnosis holds", () => {
+  const leaf = (table: string, field: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: 'varchar(200)' });
+  assert.equal(leaf('camp_participants', 'treatment_description'), 'Diagnosis');
+  assert.equal(leaf('camp_participants', 'desc_tratamiento_medico'), 'Diagnosis');
+  assert.equal(leaf('camp_participants', 'fracture_description'), 'Diagnosis');
+  assert.equal(leaf('camp_participants', 'medication_description'), 'Medication');
+  // What a clinic offers is described for everyone: no person's matter.
+  assert.notEqual(leaf('spa_service_catalog', 'treatment_description'), 'Diagnosis');
+  assert.notEqual(leaf('insurance_plans', 'health_plan_description'), 'Diagnosis');
+});
