@@ -1094,8 +1094,7 @@ function addConditionDescription(r: NameReading): void {
   // A medical matter is a person's only in a table about people or health (`service_catalog.treatment_description`
   // describes what is offered).
   const aboutPeople = anyIn(r.table, PERSON_WORDS) || anyIn(r.table, HEALTH_WORDS) || r.peopleByColumns;
-  const matter =
-    condition === undefined && aboutPeople ? about.find((w) => MEDICAL_MATTER_WORDS.has(w)) : undefined;
+  const matter = condition === undefined && aboutPeople ? about.find((w) => MEDICAL_MATTER_WORDS.has(w)) : undefined;
   if (condition === undefined && matter === undefined) return;
   const leaf = condition?.phrase.leaf ?? 'Diagnosis';
   keep(r.byName, {
@@ -1288,6 +1287,22 @@ function addPeopleContext(r: NameReading): void {
   // A photo or a fingerprint in a table of people is theirs (`staff.picture`, `members.fingerprint`); a product's
   // picture stays a file, a path or URL to it is read by its head, a device's or a key's fingerprint is a hash.
   const peopleByTable = anyIn(table, PERSON_WORDS);
+  // `users.photo_url`, `user.imageUrl`: the web address a person's photo is shown from is that photo, as a reviewer
+  // sees it (a path or a file name stays a file reference, an avatar a URL: an avatar is as often a drawing).
+  if (
+    (peopleByTable || (r.peopleByColumns && !anyIn(table, PRODUCT_WORDS))) &&
+    r.last === 'url' &&
+    col.length <= 3 &&
+    col.slice(0, -1).every((w) => PHOTO_WORDS.has(w) || w === 'profile') &&
+    anyIn(col, PHOTO_WORDS)
+  ) {
+    keep(peopleByTable ? r.byTable : r.byContext, {
+      leaf: 'Photo of a person',
+      score: 4.0,
+      factor: peopleByTable ? 'table' : 'context',
+      detail: `the address of a photo ${peopleByTable ? 'in a table of people' : `beside ${quoteColumns(r.personColumns)}`}: a picture of a person`,
+    });
+  }
   if ((peopleByTable || (r.peopleByColumns && !anyIn(table, PRODUCT_WORDS))) && !anyIn(col, NOT_THE_IMAGE_ITSELF)) {
     const map = peopleByTable ? r.byTable : r.byContext;
     const factor = peopleByTable ? 'table' : 'context';

@@ -1496,3 +1496,14 @@ test("a description of a medical matter in a table about people or health is wha
   assert.notEqual(leaf('spa_service_catalog', 'treatment_description'), 'Diagnosis');
   assert.notEqual(leaf('insurance_plans', 'health_plan_description'), 'Diagnosis');
 });
+
+test("the web address of a photo in a table of people is the person's photo", () => {
+  const leaf = (table: string, field: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: 'varchar(255)' });
+  assert.equal(leaf('choir_members', 'photo_url'), 'Photo of a person');
+  assert.equal(leaf('choir_members', 'profileImageUrl'), 'Photo of a person');
+  // A product's picture, an avatar (as often a drawing) and a path keep their readings.
+  assert.equal(leaf('sheet_music_products', 'image_url'), 'URL');
+  assert.equal(leaf('choir_members', 'avatar_url'), 'URL');
+  assert.equal(leaf('choir_members', 'photo_path'), 'File reference');
+});
