@@ -370,6 +370,7 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   psicologico: 'psychological',
   psicologica: 'psychological',
   fratura: 'fracture',
+  documento: 'document',
   fractura: 'fracture',
   peso: 'weight',
   altura: 'height',

@@ -1338,6 +1338,22 @@ function addPeopleContext(r: NameReading): void {
       });
     }
   }
+  // `users.document_number`, `clientes.numero_documento`: the number of a person's identity document, in a table of
+  // people (`invoices.document_number` is an invoice's).
+  if (
+    (peopleByTable || r.peopleByColumns) &&
+    col.length <= 3 &&
+    col.includes('document') &&
+    anyIn(col, COUNT_HEADS) &&
+    !anyIn(col, new Set(['count', 'cnt', 'total', 'type']))
+  ) {
+    keep(peopleByTable ? r.byTable : r.byContext, {
+      leaf: 'National ID number',
+      score: 4.0,
+      factor: peopleByTable ? 'table' : 'context',
+      detail: `a document's number ${peopleByTable ? 'in a table of people' : `beside ${quoteColumns(r.personColumns)}`}: the number of a person's identity document`,
+    });
+  }
   if (
     anyIn(table, PERSON_WORDS) &&
     anyIn(col, new Set(['rating', 'score', 'grade'])) &&

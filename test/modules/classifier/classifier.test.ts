@@ -1508,3 +1508,13 @@ test("the web address of a photo in a table of people is the person's photo", ()
   assert.equal(leaf('choir_members', 'avatar_url'), 'URL');
   assert.equal(leaf('choir_members', 'photo_path'), 'File reference');
 });
+
+test("a document's number in a table of people is the number of the person's identity document", () => {
+  const leaf = (table: string, field: string, columns?: string[]): string =>
+    leafOf({ table_name: table, field_name: field, data_type: 'varchar(30)', table_columns: columns ?? null });
+  assert.equal(leaf('ferry_passengers', 'document_number'), 'National ID number');
+  assert.equal(leaf('socios', 'numero_documento', ['nombre', 'apellidos', 'fecha_nacimiento']), 'National ID number');
+  // An invoice's or a shipment's document number is not a person's.
+  assert.notEqual(leaf('ferry_invoices', 'document_number'), 'National ID number');
+  assert.notEqual(leaf('ferry_passengers', 'documents_count'), 'National ID number');
+});
