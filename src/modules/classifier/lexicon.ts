@@ -371,6 +371,7 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   psicologica: 'psychological',
   fratura: 'fracture',
   documento: 'document',
+  unemp: 'unemployment',
   fractura: 'fracture',
   peso: 'weight',
   altura: 'height',

@@ -1201,10 +1201,11 @@ function addAmbiguityContext(r: NameReading): void {
       detail: `'state' next to address words: a region, not a status`,
     });
   } else if (
-    n === 1 &&
-    (last === 'state' || last === 'province' || last === 'county' || last === 'region') &&
-    r.addressColumns.length > 0
+    (n === 1 && (REGION_WORDS.has(last as string) || last === 'zone') && r.addressColumns.length > 0) ||
+    (n >= 2 && REGION_WORDS.has(last as string) && sharesAddressPrefix(r))
   ) {
+    // `addresses.zone` beside `street_address`, `district`; `subscriber_state` beside `subscriber_city`: the region of
+    // the address the other columns hold.
     keep(r.byContext, {
       leaf: 'Approximate location',
       score: 4.0,
@@ -1212,13 +1213,15 @@ function addAmbiguityContext(r: NameReading): void {
       detail: `'${last}' among columns ${quoteColumns(r.addressColumns)}: a region of an address, not a status`,
     });
   }
-  // `tax_state`, `work_state`, `birth_state`: the state a tax, a job or a birth belongs to is a region, not a status.
-  if (n >= 2 && last === 'state' && anyIn(col, JURISDICTION_WORDS)) {
+  // `tax_state`, `work_state`, `birth_state`: the state a tax, a job or a birth belongs to is a region, not a status
+  // (read on the whole name: `tax_` before every column of `emp_us_tax` is a namespace, yet still whose state it is).
+  const whose = n >= 2 ? col : r.matcher.words(r.rawField);
+  if (last === 'state' && whose.length >= 2 && anyIn(whose, JURISDICTION_WORDS)) {
     keep(r.byName, {
       leaf: 'Approximate location',
       score: 4.0,
       factor: 'name',
-      detail: `'state' of ${quoteWords(col.slice(0, -1))}: the region it belongs to, not a status`,
+      detail: `'state' of ${quoteWords(whose.slice(0, -1))}: the region it belongs to, not a status`,
     });
   }
   // `threads.cc`, `messages.to`, `emails.bcc`: in a table of mail the recipients are addresses, not a card.
@@ -1264,6 +1267,17 @@ function addAmbiguityContext(r: NameReading): void {
       detail: bodyTable ? `body measurement in a table of body measures` : `body measurement in a health table`,
     });
   }
+}
+
+/** Heads that name a region (of an address, beside its other parts) or a status (elsewhere). */
+const REGION_WORDS: ReadonlySet<string> = new Set(['state', 'province', 'county', 'region']);
+
+/** `subscriber_state` beside `subscriber_city`: an address part among the table's columns shares the name's prefix. */
+function sharesAddressPrefix(r: NameReading): boolean {
+  const cut = r.rawField.lastIndexOf('_');
+  if (cut <= 0) return false;
+  const prefix = r.rawField.slice(0, cut + 1).toLowerCase();
+  return r.addressColumns.some((c) => c.toLowerCase().startsWith(prefix));
 }
 
 /** Words whose `state` is a region: where a tax is due, a job is done, a person was born or lives. */

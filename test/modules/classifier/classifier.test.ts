@@ -1518,3 +1518,24 @@ test("a document's number in a table of people is the number of the person's ide
   assert.notEqual(leaf('ferry_invoices', 'document_number'), 'National ID number');
   assert.notEqual(leaf('ferry_passengers', 'documents_count'), 'National ID number');
 });
+
+test("a state or zone beside the address it belongs to is a region, also under a prefix or a namespace", () => {
+  const leaf = (table: string, field: string, columns: string[]): string =>
+    leafOf({ table_name: table, field_name: field, data_type: 'varchar(40)', table_columns: columns });
+  assert.equal(
+    leaf('kennel_bookings', 'owner_state', ['owner_street', 'owner_city', 'owner_zip', 'dog_name']),
+    'Approximate location',
+  );
+  assert.equal(leaf('depots', 'zone', ['street_address', 'district', 'country']), 'Approximate location');
+  // `tax_` before every column is a namespace, yet the state of a tax is still a region.
+  assert.equal(
+    leaf('payroll_tax', 'tax_unemp_state', ['tax_federal_status', 'tax_state', 'tax_unemp_state', 'tax_work_state']),
+    'Approximate location',
+  );
+  // A workflow's state beside an unrelated address is a status.
+  assert.equal(
+    leaf('kennel_bookings', 'booking_state', ['owner_street', 'owner_city', 'owner_zip', 'booking_state']),
+    'Status flag',
+  );
+  assert.notEqual(leaf('time_windows', 'zone', ['starts_at', 'ends_at']), 'Approximate location');
+});
