@@ -576,9 +576,9 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ['Insurance policy number', 'policy number|policy number id*1|insurance policy|policy|policy no'],
   [
     'Diagnosis',
-    'diagnosis|icd|icd10|condition*2.6|allergy|allergies|disease|illness|symptom|medical condition|disability|diagnosis code|diabetes|diabetic|asthma|asthmatic|epilepsy|epileptic|hypertension|hypertensive|hemophilia|haemophilia|hemophiliac|heart attack|smoker*2.6|pregnant|pregnancy|cancer|hiv|tuberculosis|medical history|surgical history|chronic illness|fracture|injury|trauma',
+    'diagnosis|icd|icd10|condition*2.6|allergy|allergies|disease|illness|symptom|medical condition|disability|diagnosis code|diabetes|diabetic|asthma|asthmatic|epilepsy|epileptic|hypertension|hypertensive|hemophilia|haemophilia|hemophiliac|heart attack|smoker*2.6|pregnant|pregnancy|cancer|hiv|tuberculosis|medical history|surgical history|chronic illness|fracture|injury|trauma|tobacco|tobacco use|alcohol use|alcohol consumption|substance use|substance abuse|drug abuse',
   ],
-  ['Medication', 'medication|drug|prescription|dosage|dose|ndc|medicine|drug name'],
+  ['Medication', 'medication|drug|prescription|dosage|dose|ndc|medicine|drug name|rxnorm|rxcui|vaccine'],
   [
     'Medical record number',
     'medical record|mrn|patient id|patient number|chart number|health record|emr id|ehr id|medical record number|patient|nhs number',

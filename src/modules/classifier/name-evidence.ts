@@ -741,8 +741,11 @@ function addPhraseMatches(r: NameReading): void {
   const measureHead = r.colMatches.some((m) => m.coversLast && MEASURE_LEAVES.has(m.phrase.leaf));
   // `report_card`, `sim_card`, `loyalty_card`: a card that is not a payment card.
   const otherCard = col.some((w, i) => w === 'card' && i > 0 && NON_PAYMENT_CARD.has(col[i - 1] as string));
+  // `tobacco_current_use` of a patient is a diagnosis; `products.contains_tobacco` says what is sold.
+  const aboutPeople = anyIn(r.table, PERSON_WORDS) || anyIn(r.table, HEALTH_WORDS) || r.peopleByColumns;
   for (const m of r.colMatches) {
     if (otherCard && PAYMENT_CARD_LEAVES.has(m.phrase.leaf)) continue;
+    if (!aboutPeople && m.phrase.leaf === 'Diagnosis' && anyIn(m.phrase.words, SUBSTANCE_WORDS)) continue;
     const pos =
       m.coversLast || (documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf))
         ? 1
@@ -1066,6 +1069,9 @@ function addRecordDescription(r: NameReading): void {
     detail: `'${last}' in a table of '${about}': a note about the record, not a product's public text`,
   });
 }
+
+/** Substances whose use is a person's health matter, but whose name in a catalogue says what is sold. */
+const SUBSTANCE_WORDS: ReadonlySet<string> = new Set(['tobacco', 'alcohol', 'substance']);
 
 /** Words that make what is described a medical matter: a treatment, a therapy, a person's health. */
 const MEDICAL_MATTER_WORDS: ReadonlySet<string> = new Set([

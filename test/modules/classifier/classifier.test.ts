@@ -1539,3 +1539,14 @@ test("a state or zone beside the address it belongs to is a region, also under a
   );
   assert.notEqual(leaf('time_windows', 'zone', ['starts_at', 'ends_at']), 'Approximate location');
 });
+
+test("a person's tobacco or alcohol use is a health matter; a prescribed drug's RxNorm code is a medication", () => {
+  const leaf = (table: string, field: string, type = 'varchar(60)'): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('rowing_club_members', 'tobacco_current_use'), 'Diagnosis');
+  assert.equal(leaf('clinic_intake', 'substance_abuse'), 'Diagnosis');
+  assert.equal(leaf('pharmacy_dispensed', 'rxnorm_code'), 'Medication');
+  // What a shop sells is not anyone's health.
+  assert.notEqual(leaf('corner_shop_products', 'contains_tobacco', 'boolean'), 'Diagnosis');
+  assert.notEqual(leaf('corner_shop_products', 'tobacco'), 'Diagnosis');
+});
