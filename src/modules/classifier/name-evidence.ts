@@ -3,7 +3,7 @@
 // brought to canonical English words and matched against the phrase rules of the lexicon. Structural
 // conventions decide the head of a name: `*_id` is a key, `*_at` a time, `is_*` a flag, whatever else it names.
 import { splitWords } from '../../embeddings/tokenizer.js';
-import { typeFamily } from './data-type-gate.js';
+import { declaredClass, typeFamily } from './data-type-gate.js';
 import {
   ADDRESS_WORDS,
   CARD_WORDS,
@@ -1401,6 +1401,22 @@ function addPeopleContext(r: NameReading): void {
   }
 }
 
+/**
+ * `pnotes.user varchar`, `payments.user text`: a bare `user` kept as text holds who it was by the name they log in
+ * with (a username); kept as a number, a uuid, an ObjectId or a reference type it is a key to the user's row.
+ */
+function addUserByName(r: NameReading): void {
+  if (r.n !== 1 || r.last !== 'user' || r.rawField.toLowerCase() !== 'user') return;
+  const type = r.input.data_type ?? null;
+  if (typeFamily(type) !== 'text' || declaredClass(type) !== null || /object\s*id/i.test(type ?? '')) return;
+  keep(r.byName, {
+    leaf: 'Username',
+    score: 3.0,
+    factor: 'name',
+    detail: `a bare 'user' kept as text: the name the user logs in with, not a key to their row`,
+  });
+}
+
 /** A settings table makes a contact detail a configured value; the comment's phrases count less than the name's. */
 function addSettingsAndComment(r: NameReading): void {
   const { table } = r;
@@ -1457,6 +1473,7 @@ export function nameEvidence(
     addLastEventTime(r);
     addBooleanSwitch(r);
     addArrangementOrder(r);
+    addUserByName(r);
   }
   addSettingsAndComment(r);
   return {

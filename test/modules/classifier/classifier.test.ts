@@ -714,10 +714,7 @@ test("photos and biometric templates of people are their own tags; a product pic
     'Photo of a person',
   );
   // From 1.5.6 the web address of a person's photo is that photo (it was read by its head, a URL, until then).
-  assert.equal(
-    leafOf({ table_name: 'crew_members', field_name: 'photo_url', data_type: 'text' }),
-    'Photo of a person',
-  );
+  assert.equal(leafOf({ table_name: 'crew_members', field_name: 'photo_url', data_type: 'text' }), 'Photo of a person');
   assert.notEqual(
     leafOf({ table_name: 'crew_members', field_name: 'photo_uploaded_at', data_type: 'timestamp' }),
     'Photo of a person',
@@ -1486,7 +1483,7 @@ test("a messenger account (Skype, ICQ, Jabber, MSN) is the person's handle on it
   assert.notEqual(leaf('guild_pages', 'twitter_card'), 'Payment card number');
 });
 
-test("a description of a medical matter in a table about people or health is what a diagnosis holds", () => {
+test('a description of a medical matter in a table about people or health is what a diagnosis holds', () => {
   const leaf = (table: string, field: string): string =>
     leafOf({ table_name: table, field_name: field, data_type: 'varchar(200)' });
   assert.equal(leaf('camp_participants', 'treatment_description'), 'Diagnosis');
@@ -1519,7 +1516,7 @@ test("a document's number in a table of people is the number of the person's ide
   assert.notEqual(leaf('ferry_passengers', 'documents_count'), 'National ID number');
 });
 
-test("a state or zone beside the address it belongs to is a region, also under a prefix or a namespace", () => {
+test('a state or zone beside the address it belongs to is a region, also under a prefix or a namespace', () => {
   const leaf = (table: string, field: string, columns: string[]): string =>
     leafOf({ table_name: table, field_name: field, data_type: 'varchar(40)', table_columns: columns });
   assert.equal(
@@ -1549,4 +1546,19 @@ test("a person's tobacco or alcohol use is a health matter; a prescribed drug's 
   // What a shop sells is not anyone's health.
   assert.notEqual(leaf('corner_shop_products', 'contains_tobacco', 'boolean'), 'Diagnosis');
   assert.notEqual(leaf('corner_shop_products', 'tobacco'), 'Diagnosis');
+});
+
+test("a bare user kept as text is the user's login name; kept as a number, an ObjectId or a link it is a key", () => {
+  const leaf = (type: string): string =>
+    leafOf({ table_name: 'lab_notebook_entries', field_name: 'user', data_type: type });
+  assert.equal(leaf('varchar(255)'), 'Username');
+  assert.equal(leaf('text'), 'Username');
+  assert.equal(leaf('int(11)'), 'Foreign key');
+  assert.equal(leaf('ObjectId'), 'Foreign key');
+  assert.equal(leaf('Link'), 'Foreign key');
+  // Not a bare user: `user_id`, `user_agent` keep their readings.
+  assert.equal(
+    leafOf({ table_name: 'lab_notebook_entries', field_name: 'user_id', data_type: 'varchar(36)' }),
+    'Foreign key',
+  );
 });
