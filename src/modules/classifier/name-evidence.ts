@@ -313,6 +313,8 @@ const HUNGARIAN_PREFIX = /^(str|sz)(?=[A-Z][a-z])/;
 /** A character column of at most three: a code (`char(2)`, `varchar(3)`), not a name. */
 const SHORT_CODE_TYPE = /^\s*(n?char|n?varchar|varchar2|character(\s+varying)?)\s*\(\s*[1-3]\s*\)/i;
 const CONTACT_LEAVES = new Set(['Email address', 'Phone number', 'Postal address', 'Full name']);
+/** Values that never fit in a text of one to three characters. */
+const NEVER_THREE_CHARACTERS: ReadonlySet<string> = new Set(['Email address', 'Postal address', 'URL']);
 // Raw words before `of` that make a count: `number_of_orders`, `count_of_items`, `num_of_seats`.
 const COUNT_HEADS = new Set(['number', 'num', 'nbr', 'nb', 'no', 'count', 'cnt', 'total']);
 
@@ -743,8 +745,12 @@ function addPhraseMatches(r: NameReading): void {
   const otherCard = col.some((w, i) => w === 'card' && i > 0 && NON_PAYMENT_CARD.has(col[i - 1] as string));
   // `tobacco_current_use` of a patient is a diagnosis; `products.contains_tobacco` says what is sold.
   const aboutPeople = anyIn(r.table, PERSON_WORDS) || anyIn(r.table, HEALTH_WORDS) || r.peopleByColumns;
+  // `hipaa_allowemail varchar(3)`: no e-mail address, postal address or URL fits in three characters; the column
+  // holds a code or a yes/no about it.
+  const tooShort = SHORT_CODE_TYPE.test(r.input.data_type ?? '');
   for (const m of r.colMatches) {
     if (otherCard && PAYMENT_CARD_LEAVES.has(m.phrase.leaf)) continue;
+    if (tooShort && NEVER_THREE_CHARACTERS.has(m.phrase.leaf)) continue;
     if (!aboutPeople && m.phrase.leaf === 'Diagnosis' && anyIn(m.phrase.words, SUBSTANCE_WORDS)) continue;
     const pos =
       m.coversLast || (documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf))

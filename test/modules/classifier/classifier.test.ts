@@ -1562,3 +1562,14 @@ test("a bare user kept as text is the user's login name; kept as a number, an Ob
     'Foreign key',
   );
 });
+
+test('no e-mail address, postal address or URL fits in three characters', () => {
+  const leaf = (field: string, type: string): string =>
+    leafOf({ table_name: 'dental_patients', field_name: field, data_type: type });
+  assert.notEqual(leaf('allow_email', 'varchar(3)'), 'Email address');
+  assert.notEqual(leaf('hipaa_mail', 'char(3)'), 'Email address');
+  assert.notEqual(leaf('home_address', 'char(1)'), 'Postal address');
+  // Wider texts keep their readings.
+  assert.equal(leaf('email', 'varchar(4)'), 'Email address');
+  assert.equal(leaf('email', 'varchar(255)'), 'Email address');
+});
