@@ -1423,6 +1423,21 @@ function addUserByName(r: NameReading): void {
   });
 }
 
+/**
+ * `patient: Link`, `customer: Customer`: a bare word for a person typed by a reference (a Frappe link, an entity class)
+ * is a key to that person's row, not a number the person holds (`patient` alone reads as a medical record number).
+ */
+function addPersonReference(r: NameReading): void {
+  if (r.n !== 1 || !PERSON_WORDS.has(r.last as string)) return;
+  if (declaredClass(r.input.data_type ?? null)?.kind !== 'entity') return;
+  keep(r.byName, {
+    leaf: 'Foreign key',
+    score: 3.6,
+    factor: 'name',
+    detail: `'${r.last}' typed by a reference: a key to that person's row`,
+  });
+}
+
 /** A settings table makes a contact detail a configured value; the comment's phrases count less than the name's. */
 function addSettingsAndComment(r: NameReading): void {
   const { table } = r;
@@ -1480,6 +1495,7 @@ export function nameEvidence(
     addBooleanSwitch(r);
     addArrangementOrder(r);
     addUserByName(r);
+    addPersonReference(r);
   }
   addSettingsAndComment(r);
   return {

@@ -1573,3 +1573,13 @@ test('no e-mail address, postal address or URL fits in three characters', () => 
   assert.equal(leaf('email', 'varchar(4)'), 'Email address');
   assert.equal(leaf('email', 'varchar(255)'), 'Email address');
 });
+
+test("a bare word for a person typed by a reference is a key to that person's row", () => {
+  const leaf = (field: string, type: string): string =>
+    leafOf({ table_name: 'tabPhysio Session', field_name: field, data_type: type });
+  assert.equal(leaf('patient', 'Link'), 'Foreign key');
+  assert.equal(leaf('customer', 'Customer'), 'Foreign key');
+  // As text it may be the number the patient is known by; an address typed by its class is the address.
+  assert.equal(leaf('patient', 'varchar(40)'), 'Medical record number');
+  assert.equal(leaf('address', 'Address'), 'Postal address');
+});
