@@ -313,6 +313,8 @@ const HUNGARIAN_PREFIX = /^(str|sz)(?=[A-Z][a-z])/;
 /** A character column of at most three: a code (`char(2)`, `varchar(3)`), not a name. */
 const SHORT_CODE_TYPE = /^\s*(n?char|n?varchar|varchar2|character(\s+varying)?)\s*\(\s*[1-3]\s*\)/i;
 const CONTACT_LEAVES = new Set(['Email address', 'Phone number', 'Postal address', 'Full name']);
+/** A person's attributes kept as a key into a short list of values (a gender, a civil state). */
+const PERSONAL_ENUMERATIONS: ReadonlySet<string> = new Set(['Gender', 'Marital status']);
 /** Values that never fit in a text of one to three characters. */
 const NEVER_THREE_CHARACTERS: ReadonlySet<string> = new Set(['Email address', 'Postal address', 'URL']);
 // Raw words before `of` that make a count: `number_of_orders`, `count_of_items`, `num_of_seats`.
@@ -827,13 +829,26 @@ function addStructuralEvidence(r: NameReading): void {
         factor: 'name',
         detail: `column ${quoteWords(col)} is the key of its own table`,
       });
-    else
+    else {
       keep(r.byName, {
         leaf: 'Foreign key',
         score: 3.2,
         factor: 'name',
         detail: `column name has '${keyWord}' as its head: a key to another row, not the thing itself`,
       });
+      // `gender_id`, `id_gender`, `marital_status_id`: a key into a list of genders or civil states holds the person's
+      // gender or civil state as a code; the row it points to is the attribute itself.
+      const attribute = r.matcher
+        .match(modifier)
+        .find((m) => PERSONAL_ENUMERATIONS.has(m.phrase.leaf) && m.phrase.words.length === modifier.length);
+      if (attribute !== undefined)
+        keep(r.byName, {
+          leaf: attribute.phrase.leaf,
+          score: 3.6,
+          factor: 'name',
+          detail: `a key into a list of '${attribute.phrase.text}': the person's ${attribute.phrase.leaf.toLowerCase()} as a code`,
+        });
+    }
   } else if (structural === 'by') {
     keep(r.byName, {
       leaf: 'Foreign key',

@@ -1583,3 +1583,15 @@ test("a bare word for a person typed by a reference is a key to that person's ro
   assert.equal(leaf('patient', 'varchar(40)'), 'Medical record number');
   assert.equal(leaf('address', 'Address'), 'Postal address');
 });
+
+test("a key into a list of genders or civil states holds the person's gender or civil state", () => {
+  const leaf = (table: string, field: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: 'int' });
+  assert.equal(leaf('choir_members', 'gender_id'), 'Gender');
+  assert.equal(leaf('choir_members', 'id_gender'), 'Gender');
+  assert.equal(leaf('choir_members', 'marital_status_id'), 'Marital status');
+  // The list's own key, and keys into other lists, stay keys.
+  assert.equal(leaf('genders', 'gender_id'), 'Record ID');
+  assert.equal(leaf('choir_members', 'status_id'), 'Foreign key');
+  assert.equal(leaf('choir_members', 'voice_type_id'), 'Foreign key');
+});
