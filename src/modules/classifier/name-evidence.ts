@@ -1379,6 +1379,21 @@ function addPeopleContext(r: NameReading): void {
       });
     }
   }
+  // `patient_data.ss`, `insurance_data.subscriber_ss`: in a table of people, `ss` kept as text is a social security
+  // number (elsewhere it is as often seconds).
+  if (
+    (peopleByTable || r.peopleByColumns) &&
+    r.last === 'ss' &&
+    col.length <= 2 &&
+    typeFamily(r.input.data_type ?? null) === 'text'
+  ) {
+    keep(peopleByTable ? r.byTable : r.byContext, {
+      leaf: 'National ID number',
+      score: 4.0,
+      factor: peopleByTable ? 'table' : 'context',
+      detail: `'ss' ${peopleByTable ? 'in a table of people' : `beside ${quoteColumns(r.personColumns)}`}: a social security number`,
+    });
+  }
   // `users.document_number`, `clientes.numero_documento`: the number of a person's identity document, in a table of
   // people (`invoices.document_number` is an invoice's).
   if (

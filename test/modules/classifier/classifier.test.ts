@@ -1595,3 +1595,13 @@ test("a key into a list of genders or civil states holds the person's gender or 
   assert.equal(leaf('choir_members', 'status_id'), 'Foreign key');
   assert.equal(leaf('choir_members', 'voice_type_id'), 'Foreign key');
 });
+
+test("'ss' kept as text in a table of people is a social security number", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('dental_patients', 'ss', 'varchar(11)'), 'National ID number');
+  assert.equal(leaf('dental_patients', 'guarantor_ss', 'varchar(11)'), 'National ID number');
+  // Elsewhere, or as a number, it is as often seconds.
+  assert.notEqual(leaf('race_laps', 'ss', 'varchar(2)'), 'National ID number');
+  assert.notEqual(leaf('dental_patients', 'ss', 'int'), 'National ID number');
+});
