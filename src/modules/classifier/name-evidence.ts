@@ -1379,6 +1379,16 @@ function addPeopleContext(r: NameReading): void {
       });
     }
   }
+  // `User.Key`, `user.hash`: a bare key or hash in a table named for people is theirs, a secret (the key that unlocks
+  // their data, the hash of their password), not a setting's name or a file's checksum.
+  if (peopleByTable && col.length === 1 && (r.last === 'key' || r.last === 'hash')) {
+    keep(r.byTable, {
+      leaf: r.last === 'key' ? 'API key or token' : 'Password hash',
+      score: 3.6,
+      factor: 'table',
+      detail: `a bare '${r.last}' in a table of people: their secret, not a setting or a checksum`,
+    });
+  }
   // `patient_data.ss`, `insurance_data.subscriber_ss`: in a table of people, `ss` kept as text is a social security
   // number (elsewhere it is as often seconds).
   if (

@@ -1605,3 +1605,13 @@ test("'ss' kept as text in a table of people is a social security number", () =>
   assert.notEqual(leaf('race_laps', 'ss', 'varchar(2)'), 'National ID number');
   assert.notEqual(leaf('dental_patients', 'ss', 'int'), 'National ID number');
 });
+
+test('a bare key or hash in a table named for people is their secret', () => {
+  const leaf = (table: string, field: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: 'varchar(200)' });
+  assert.equal(leaf('vault_users', 'key'), 'API key or token');
+  assert.equal(leaf('vault_users', 'hash'), 'Password hash');
+  // A setting's key and a file's hash are not a person's.
+  assert.equal(leaf('vault_settings', 'key'), 'Configuration setting');
+  assert.equal(leaf('vault_files', 'hash'), 'Hash or checksum');
+});
