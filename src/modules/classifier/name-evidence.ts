@@ -77,6 +77,17 @@ const PERSON_DETAIL_HEADS: ReadonlySet<string> = new Set([
   'nationality',
   'salutation',
   'maiden',
+  // identity documents' numbers (from 1.5.6)
+  'rg',
+  'cpf',
+  'dni',
+  'nie',
+  'nino',
+  'bsn',
+  'curp',
+  'aadhaar',
+  'pesel',
+  'passport',
 ]);
 /** Words of an address part, as a column. */
 const ADDRESS_PART_WORDS: ReadonlySet<string> = new Set([
@@ -1402,6 +1413,22 @@ function addPeopleContext(r: NameReading): void {
       score: 4.0,
       factor: peopleByTable ? 'table' : 'context',
       detail: `'ss' ${peopleByTable ? 'in a table of people' : `beside ${quoteColumns(r.personColumns)}`}: a social security number`,
+    });
+  }
+  // `person_documents.num_livro` beside `rg`, `passport`: in a table of a person's identity documents each number is a
+  // document's number (a table of documents without a person's particulars, a file store's, is left alone).
+  if (
+    r.table[r.table.length - 1] === 'document' &&
+    r.peopleByColumns &&
+    col.length <= 3 &&
+    anyIn(col, new Set(['number', 'num', 'no', 'nr'])) &&
+    !anyIn(col, new Set(['count', 'cnt', 'total', 'page', 'pages', 'version']))
+  ) {
+    keep(r.byContext, {
+      leaf: 'National ID number',
+      score: 4.0,
+      factor: 'context',
+      detail: `a number in a table of identity documents beside ${quoteColumns(r.personColumns)}: a document's number`,
     });
   }
   // `users.document_number`, `clientes.numero_documento`: the number of a person's identity document, in a table of

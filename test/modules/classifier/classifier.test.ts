@@ -1615,3 +1615,17 @@ test('a bare key or hash in a table named for people is their secret', () => {
   assert.equal(leaf('vault_settings', 'key'), 'Configuration setting');
   assert.equal(leaf('vault_files', 'hash'), 'Hash or checksum');
 });
+
+test("a number in a table of a person's identity documents is a document's number", () => {
+  const columns = ['person_id', 'rg', 'rg_issued_on', 'passport', 'num_livro', 'num_folha'];
+  const leaf = (table: string, field: string, cols: string[]): string =>
+    leafOf({ table_name: table, field_name: field, data_type: 'varchar(20)', table_columns: cols });
+  assert.equal(leaf('registry.person_document', 'num_livro', columns), 'National ID number');
+  assert.equal(leaf('registry.person_document', 'num_folha', columns), 'National ID number');
+  // A file store's documents beside no particulars of a person, and page numbers, are not.
+  assert.notEqual(
+    leaf('archive.document', 'num_livro', ['title', 'owner_id', 'num_livro', 'created_at']),
+    'National ID number',
+  );
+  assert.notEqual(leaf('registry.person_document', 'page_number', columns), 'National ID number');
+});
