@@ -748,6 +748,11 @@ function personRowKey(r: NameReading, words: readonly string[]): boolean {
   return NUMERIC_FAMILIES.has(typeFamily(r.input.data_type ?? null));
 }
 
+/** A table about people or health, by its name or by its other columns: where a person's matters are theirs. */
+function aboutPeopleOrHealth(r: NameReading): boolean {
+  return anyIn(r.table, PERSON_WORDS) || anyIn(r.table, HEALTH_WORDS) || r.peopleByColumns;
+}
+
 /** The phrase rules matched on the column's own words, weighed by where they sit and whether they hold the head. */
 function addPhraseMatches(r: NameReading): void {
   const { col, n, first, last, structural, keyWord, documentKey, prefixIsTable } = r;
@@ -757,7 +762,7 @@ function addPhraseMatches(r: NameReading): void {
   // `report_card`, `sim_card`, `loyalty_card`: a card that is not a payment card.
   const otherCard = col.some((w, i) => w === 'card' && i > 0 && NON_PAYMENT_CARD.has(col[i - 1] as string));
   // `tobacco_current_use` of a patient is a diagnosis; `products.contains_tobacco` says what is sold.
-  const aboutPeople = anyIn(r.table, PERSON_WORDS) || anyIn(r.table, HEALTH_WORDS) || r.peopleByColumns;
+  const aboutPeople = aboutPeopleOrHealth(r);
   // `hipaa_allowemail varchar(3)`: no e-mail address, postal address or URL fits in three characters; the column
   // holds a code or a yes/no about it.
   const tooShort = SHORT_CODE_TYPE.test(r.input.data_type ?? '');
@@ -1131,8 +1136,8 @@ function addConditionDescription(r: NameReading): void {
     matches.find((m) => m.phrase.leaf === 'Medication' && m.phrase.weight >= 2.4);
   // A medical matter is a person's only in a table about people or health (`service_catalog.treatment_description`
   // describes what is offered).
-  const aboutPeople = anyIn(r.table, PERSON_WORDS) || anyIn(r.table, HEALTH_WORDS) || r.peopleByColumns;
-  const matter = condition === undefined && aboutPeople ? about.find((w) => MEDICAL_MATTER_WORDS.has(w)) : undefined;
+  const matter =
+    condition === undefined && aboutPeopleOrHealth(r) ? about.find((w) => MEDICAL_MATTER_WORDS.has(w)) : undefined;
   if (condition === undefined && matter === undefined) return;
   const leaf = condition?.phrase.leaf ?? 'Diagnosis';
   keep(r.byName, {
@@ -1339,6 +1344,9 @@ function addPeopleContext(r: NameReading): void {
   // A photo or a fingerprint in a table of people is theirs (`staff.picture`, `members.fingerprint`); a product's
   // picture stays a file, a path or URL to it is read by its head, a device's or a key's fingerprint is a hash.
   const peopleByTable = anyIn(table, PERSON_WORDS);
+  const map = peopleByTable ? r.byTable : r.byContext;
+  const factor = peopleByTable ? 'table' : 'context';
+  const where = peopleByTable ? 'in a table of people' : `beside ${quoteColumns(r.personColumns)}`;
   // `users.photo_url`, `user.imageUrl`: the web address a person's photo is shown from is that photo, as a reviewer
   // sees it (a path or a file name stays a file reference, an avatar a URL: an avatar is as often a drawing).
   if (
@@ -1348,17 +1356,14 @@ function addPeopleContext(r: NameReading): void {
     col.slice(0, -1).every((w) => PHOTO_WORDS.has(w) || w === 'profile') &&
     anyIn(col, PHOTO_WORDS)
   ) {
-    keep(peopleByTable ? r.byTable : r.byContext, {
+    keep(map, {
       leaf: 'Photo of a person',
       score: 4.0,
-      factor: peopleByTable ? 'table' : 'context',
-      detail: `the address of a photo ${peopleByTable ? 'in a table of people' : `beside ${quoteColumns(r.personColumns)}`}: a picture of a person`,
+      factor,
+      detail: `the address of a photo ${where}: a picture of a person`,
     });
   }
   if ((peopleByTable || (r.peopleByColumns && !anyIn(table, PRODUCT_WORDS))) && !anyIn(col, NOT_THE_IMAGE_ITSELF)) {
-    const map = peopleByTable ? r.byTable : r.byContext;
-    const factor = peopleByTable ? 'table' : 'context';
-    const where = peopleByTable ? 'in a table of people' : `beside ${quoteColumns(r.personColumns)}`;
     if (anyIn(col, PHOTO_WORDS))
       keep(map, { leaf: 'Photo of a person', score: 4.0, factor, detail: `photo ${where}: a picture of a person` });
     else if (
@@ -1408,12 +1413,7 @@ function addPeopleContext(r: NameReading): void {
     col.length <= 2 &&
     typeFamily(r.input.data_type ?? null) === 'text'
   ) {
-    keep(peopleByTable ? r.byTable : r.byContext, {
-      leaf: 'National ID number',
-      score: 4.0,
-      factor: peopleByTable ? 'table' : 'context',
-      detail: `'ss' ${peopleByTable ? 'in a table of people' : `beside ${quoteColumns(r.personColumns)}`}: a social security number`,
-    });
+    keep(map, { leaf: 'National ID number', score: 4.0, factor, detail: `'ss' ${where}: a social security number` });
   }
   // `person_documents.num_livro` beside `rg`, `passport`: in a table of a person's identity documents each number is a
   // document's number (a table of documents without a person's particulars, a file store's, is left alone).
@@ -1440,11 +1440,11 @@ function addPeopleContext(r: NameReading): void {
     anyIn(col, COUNT_HEADS) &&
     !anyIn(col, new Set(['count', 'cnt', 'total', 'type']))
   ) {
-    keep(peopleByTable ? r.byTable : r.byContext, {
+    keep(map, {
       leaf: 'National ID number',
       score: 4.0,
-      factor: peopleByTable ? 'table' : 'context',
-      detail: `a document's number ${peopleByTable ? 'in a table of people' : `beside ${quoteColumns(r.personColumns)}`}: the number of a person's identity document`,
+      factor,
+      detail: `a document's number ${where}: the number of a person's identity document`,
     });
   }
   if (
