@@ -39,6 +39,8 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   filepath: 'file path',
   filename: 'filename',
   timezone: 'timezone',
+  // messenger accounts as old forum schemas abbreviate them (`user_msnm`: an MSN Messenger address)
+  msnm: 'msn',
   // German
   gesamt: 'total',
   liefer: 'delivery',
@@ -362,6 +364,15 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   medicacao: 'medication',
   medica: 'medical',
   medico: 'medical',
+  tratamento: 'treatment',
+  tratamiento: 'treatment',
+  traitement: 'treatment',
+  psicologico: 'psychological',
+  psicologica: 'psychological',
+  fratura: 'fracture',
+  fractura: 'fracture',
+  documento: 'document',
+  unemp: 'unemployment',
   peso: 'weight',
   altura: 'height',
   sangue: 'blood',
@@ -515,7 +526,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Username',
-    'username|user name|login|login name|handle|screen name|nickname|account name*3|user login|login id|user handle|alias',
+    'username|user name|login|login name|handle|screen name|nickname|account name*3|user login|login id|user handle|alias|skype|icq|jabber|xmpp|msn|skype id|icq number|jabber id',
   ],
   [
     'Password hash',
@@ -565,9 +576,9 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ['Insurance policy number', 'policy number|policy number id*1|insurance policy|policy|policy no'],
   [
     'Diagnosis',
-    'diagnosis|icd|icd10|condition*2.6|allergy|allergies|disease|illness|symptom|medical condition|disability|diagnosis code|diabetes|diabetic|asthma|asthmatic|epilepsy|epileptic|hypertension|hypertensive|hemophilia|haemophilia|hemophiliac|heart attack|smoker*2.6|pregnant|pregnancy|cancer|hiv|tuberculosis|medical history|surgical history|chronic illness',
+    'diagnosis|icd|icd10|condition*2.6|allergy|allergies|disease|illness|symptom|medical condition|disability|diagnosis code|diabetes|diabetic|asthma|asthmatic|epilepsy|epileptic|hypertension|hypertensive|hemophilia|haemophilia|hemophiliac|heart attack|smoker*2.6|pregnant|pregnancy|cancer|hiv|tuberculosis|medical history|surgical history|chronic illness|fracture|injury|trauma|tobacco|tobacco use|alcohol use|alcohol consumption|substance use|substance abuse|drug abuse',
   ],
-  ['Medication', 'medication|drug|prescription|dosage|dose|ndc|medicine|drug name'],
+  ['Medication', 'medication|drug|prescription|dosage|dose|ndc|medicine|drug name|rxnorm|rxcui|vaccine'],
   [
     'Medical record number',
     'medical record|mrn|patient id|patient number|chart number|health record|emr id|ehr id|medical record number|patient|nhs number',
@@ -773,7 +784,7 @@ export const ADDRESS_WORDS: ReadonlySet<string> = new Set(
 );
 /** Words before `card` that make it something other than a payment card: `report_card`, `sim_card`, `loyalty_card`. */
 export const NON_PAYMENT_CARD: ReadonlySet<string> = new Set(
-  'report sim gift business library loyalty affinity reward rewards club key score membership member greeting post index sd memory graphics video network playing game trading id identity health insurance access'.split(
+  'report sim gift business library loyalty affinity reward rewards club key score membership member greeting post index sd memory graphics video network playing game trading id identity health insurance access twitter'.split(
     ' ',
   ),
 );

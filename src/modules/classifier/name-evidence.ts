@@ -3,7 +3,7 @@
 // brought to canonical English words and matched against the phrase rules of the lexicon. Structural
 // conventions decide the head of a name: `*_id` is a key, `*_at` a time, `is_*` a flag, whatever else it names.
 import { splitWords } from '../../embeddings/tokenizer.js';
-import { typeFamily } from './data-type-gate.js';
+import { declaredClass, typeFamily } from './data-type-gate.js';
 import {
   ADDRESS_WORDS,
   CARD_WORDS,
@@ -77,6 +77,17 @@ const PERSON_DETAIL_HEADS: ReadonlySet<string> = new Set([
   'nationality',
   'salutation',
   'maiden',
+  // identity documents' numbers (from 1.5.6)
+  'rg',
+  'cpf',
+  'dni',
+  'nie',
+  'nino',
+  'bsn',
+  'curp',
+  'aadhaar',
+  'pesel',
+  'passport',
 ]);
 /** Words of an address part, as a column. */
 const ADDRESS_PART_WORDS: ReadonlySet<string> = new Set([
@@ -313,6 +324,10 @@ const HUNGARIAN_PREFIX = /^(str|sz)(?=[A-Z][a-z])/;
 /** A character column of at most three: a code (`char(2)`, `varchar(3)`), not a name. */
 const SHORT_CODE_TYPE = /^\s*(n?char|n?varchar|varchar2|character(\s+varying)?)\s*\(\s*[1-3]\s*\)/i;
 const CONTACT_LEAVES = new Set(['Email address', 'Phone number', 'Postal address', 'Full name']);
+/** A person's attributes kept as a key into a short list of values (a gender, a civil state). */
+const PERSONAL_ENUMERATIONS: ReadonlySet<string> = new Set(['Gender', 'Marital status']);
+/** Values that never fit in a text of one to three characters. */
+const NEVER_THREE_CHARACTERS: ReadonlySet<string> = new Set(['Email address', 'Postal address', 'URL']);
 // Raw words before `of` that make a count: `number_of_orders`, `count_of_items`, `num_of_seats`.
 const COUNT_HEADS = new Set(['number', 'num', 'nbr', 'nb', 'no', 'count', 'cnt', 'total']);
 
@@ -733,6 +748,11 @@ function personRowKey(r: NameReading, words: readonly string[]): boolean {
   return NUMERIC_FAMILIES.has(typeFamily(r.input.data_type ?? null));
 }
 
+/** A table about people or health, by its name or by its other columns: where a person's matters are theirs. */
+function aboutPeopleOrHealth(r: NameReading): boolean {
+  return anyIn(r.table, PERSON_WORDS) || anyIn(r.table, HEALTH_WORDS) || r.peopleByColumns;
+}
+
 /** The phrase rules matched on the column's own words, weighed by where they sit and whether they hold the head. */
 function addPhraseMatches(r: NameReading): void {
   const { col, n, first, last, structural, keyWord, documentKey, prefixIsTable } = r;
@@ -741,8 +761,15 @@ function addPhraseMatches(r: NameReading): void {
   const measureHead = r.colMatches.some((m) => m.coversLast && MEASURE_LEAVES.has(m.phrase.leaf));
   // `report_card`, `sim_card`, `loyalty_card`: a card that is not a payment card.
   const otherCard = col.some((w, i) => w === 'card' && i > 0 && NON_PAYMENT_CARD.has(col[i - 1] as string));
+  // `tobacco_current_use` of a patient is a diagnosis; `products.contains_tobacco` says what is sold.
+  const aboutPeople = aboutPeopleOrHealth(r);
+  // `hipaa_allowemail varchar(3)`: no e-mail address, postal address or URL fits in three characters; the column
+  // holds a code or a yes/no about it.
+  const tooShort = SHORT_CODE_TYPE.test(r.input.data_type ?? '');
   for (const m of r.colMatches) {
     if (otherCard && PAYMENT_CARD_LEAVES.has(m.phrase.leaf)) continue;
+    if (tooShort && NEVER_THREE_CHARACTERS.has(m.phrase.leaf)) continue;
+    if (!aboutPeople && m.phrase.leaf === 'Diagnosis' && anyIn(m.phrase.words, SUBSTANCE_WORDS)) continue;
     const pos =
       m.coversLast || (documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf))
         ? 1
@@ -818,13 +845,26 @@ function addStructuralEvidence(r: NameReading): void {
         factor: 'name',
         detail: `column ${quoteWords(col)} is the key of its own table`,
       });
-    else
+    else {
       keep(r.byName, {
         leaf: 'Foreign key',
         score: 3.2,
         factor: 'name',
         detail: `column name has '${keyWord}' as its head: a key to another row, not the thing itself`,
       });
+      // `gender_id`, `id_gender`, `marital_status_id`: a key into a list of genders or civil states holds the person's
+      // gender or civil state as a code; the row it points to is the attribute itself.
+      const attribute = r.matcher
+        .match(modifier)
+        .find((m) => PERSONAL_ENUMERATIONS.has(m.phrase.leaf) && m.phrase.words.length === modifier.length);
+      if (attribute !== undefined)
+        keep(r.byName, {
+          leaf: attribute.phrase.leaf,
+          score: 3.6,
+          factor: 'name',
+          detail: `a key into a list of '${attribute.phrase.text}': the person's ${attribute.phrase.leaf.toLowerCase()} as a code`,
+        });
+    }
   } else if (structural === 'by') {
     keep(r.byName, {
       leaf: 'Foreign key',
@@ -1067,18 +1107,44 @@ function addRecordDescription(r: NameReading): void {
   });
 }
 
-/** `allergy_description`, `desc_disease`: a description of a person's condition is what a diagnosis holds. */
+/** Substances whose use is a person's health matter, but whose name in a catalogue says what is sold. */
+const SUBSTANCE_WORDS: ReadonlySet<string> = new Set(['tobacco', 'alcohol', 'substance']);
+
+/** Words that make what is described a medical matter: a treatment, a therapy, a person's health. */
+const MEDICAL_MATTER_WORDS: ReadonlySet<string> = new Set([
+  'medical',
+  'clinical',
+  'treatment',
+  'therapy',
+  'health',
+  'psychological',
+  'psychiatric',
+]);
+
+/**
+ * `allergy_description`, `desc_disease`: a description of a person's condition is what a diagnosis holds;
+ * `desc_medication` what a medication holds; `treatment_description`, `desc_tratamento_medico` (a medical matter
+ * described) what a diagnosis holds.
+ */
 function addConditionDescription(r: NameReading): void {
   const { col } = r;
   if (col.length < 2 || !anyIn(col, DESCRIPTION_HEADS)) return;
   const about = col.filter((w) => !DESCRIPTION_HEADS.has(w));
-  const condition = r.matcher.match(about).find((m) => m.phrase.leaf === 'Diagnosis' && m.phrase.weight >= 2.4);
-  if (condition === undefined) return;
+  const matches = r.matcher.match(about);
+  const condition =
+    matches.find((m) => m.phrase.leaf === 'Diagnosis' && m.phrase.weight >= 2.4) ??
+    matches.find((m) => m.phrase.leaf === 'Medication' && m.phrase.weight >= 2.4);
+  // A medical matter is a person's only in a table about people or health (`service_catalog.treatment_description`
+  // describes what is offered).
+  const matter =
+    condition === undefined && aboutPeopleOrHealth(r) ? about.find((w) => MEDICAL_MATTER_WORDS.has(w)) : undefined;
+  if (condition === undefined && matter === undefined) return;
+  const leaf = condition?.phrase.leaf ?? 'Diagnosis';
   keep(r.byName, {
-    leaf: 'Diagnosis',
+    leaf,
     score: 3.6,
     factor: 'name',
-    detail: `a description of '${condition.phrase.text}': what a diagnosis holds, not a product's text`,
+    detail: `a description of '${condition?.phrase.text ?? matter}': what ${leaf === 'Medication' ? 'a medication' : 'a diagnosis'} holds, not a product's text`,
   });
 }
 
@@ -1178,10 +1244,11 @@ function addAmbiguityContext(r: NameReading): void {
       detail: `'state' next to address words: a region, not a status`,
     });
   } else if (
-    n === 1 &&
-    (last === 'state' || last === 'province' || last === 'county' || last === 'region') &&
-    r.addressColumns.length > 0
+    (n === 1 && (REGION_WORDS.has(last as string) || last === 'zone') && r.addressColumns.length > 0) ||
+    (n >= 2 && REGION_WORDS.has(last as string) && sharesAddressPrefix(r))
   ) {
+    // `addresses.zone` beside `street_address`, `district`; `subscriber_state` beside `subscriber_city`: the region of
+    // the address the other columns hold.
     keep(r.byContext, {
       leaf: 'Approximate location',
       score: 4.0,
@@ -1189,13 +1256,15 @@ function addAmbiguityContext(r: NameReading): void {
       detail: `'${last}' among columns ${quoteColumns(r.addressColumns)}: a region of an address, not a status`,
     });
   }
-  // `tax_state`, `work_state`, `birth_state`: the state a tax, a job or a birth belongs to is a region, not a status.
-  if (n >= 2 && last === 'state' && anyIn(col, JURISDICTION_WORDS)) {
+  // `tax_state`, `work_state`, `birth_state`: the state a tax, a job or a birth belongs to is a region, not a status
+  // (read on the whole name: `tax_` before every column of `emp_us_tax` is a namespace, yet still whose state it is).
+  const whose = n >= 2 ? col : r.matcher.words(r.rawField);
+  if (last === 'state' && whose.length >= 2 && anyIn(whose, JURISDICTION_WORDS)) {
     keep(r.byName, {
       leaf: 'Approximate location',
       score: 4.0,
       factor: 'name',
-      detail: `'state' of ${quoteWords(col.slice(0, -1))}: the region it belongs to, not a status`,
+      detail: `'state' of ${quoteWords(whose.slice(0, -1))}: the region it belongs to, not a status`,
     });
   }
   // `threads.cc`, `messages.to`, `emails.bcc`: in a table of mail the recipients are addresses, not a card.
@@ -1243,6 +1312,17 @@ function addAmbiguityContext(r: NameReading): void {
   }
 }
 
+/** Heads that name a region (of an address, beside its other parts) or a status (elsewhere). */
+const REGION_WORDS: ReadonlySet<string> = new Set(['state', 'province', 'county', 'region']);
+
+/** `subscriber_state` beside `subscriber_city`: an address part among the table's columns shares the name's prefix. */
+function sharesAddressPrefix(r: NameReading): boolean {
+  const cut = r.rawField.lastIndexOf('_');
+  if (cut <= 0) return false;
+  const prefix = r.rawField.slice(0, cut + 1).toLowerCase();
+  return r.addressColumns.some((c) => c.toLowerCase().startsWith(prefix));
+}
+
 /** Words whose `state` is a region: where a tax is due, a job is done, a person was born or lives. */
 const JURISDICTION_WORDS: ReadonlySet<string> = new Set([
   'tax',
@@ -1264,10 +1344,26 @@ function addPeopleContext(r: NameReading): void {
   // A photo or a fingerprint in a table of people is theirs (`staff.picture`, `members.fingerprint`); a product's
   // picture stays a file, a path or URL to it is read by its head, a device's or a key's fingerprint is a hash.
   const peopleByTable = anyIn(table, PERSON_WORDS);
+  const map = peopleByTable ? r.byTable : r.byContext;
+  const factor = peopleByTable ? 'table' : 'context';
+  const where = peopleByTable ? 'in a table of people' : `beside ${quoteColumns(r.personColumns)}`;
+  // `users.photo_url`, `user.imageUrl`: the web address a person's photo is shown from is that photo, as a reviewer
+  // sees it (a path or a file name stays a file reference, an avatar a URL: an avatar is as often a drawing).
+  if (
+    (peopleByTable || (r.peopleByColumns && !anyIn(table, PRODUCT_WORDS))) &&
+    r.last === 'url' &&
+    col.length <= 3 &&
+    col.slice(0, -1).every((w) => PHOTO_WORDS.has(w) || w === 'profile') &&
+    anyIn(col, PHOTO_WORDS)
+  ) {
+    keep(map, {
+      leaf: 'Photo of a person',
+      score: 4.0,
+      factor,
+      detail: `the address of a photo ${where}: a picture of a person`,
+    });
+  }
   if ((peopleByTable || (r.peopleByColumns && !anyIn(table, PRODUCT_WORDS))) && !anyIn(col, NOT_THE_IMAGE_ITSELF)) {
-    const map = peopleByTable ? r.byTable : r.byContext;
-    const factor = peopleByTable ? 'table' : 'context';
-    const where = peopleByTable ? 'in a table of people' : `beside ${quoteColumns(r.personColumns)}`;
     if (anyIn(col, PHOTO_WORDS))
       keep(map, { leaf: 'Photo of a person', score: 4.0, factor, detail: `photo ${where}: a picture of a person` });
     else if (
@@ -1299,6 +1395,58 @@ function addPeopleContext(r: NameReading): void {
       });
     }
   }
+  // `User.Key`, `user.hash`: a bare key or hash in a table named for people is theirs, a secret (the key that unlocks
+  // their data, the hash of their password), not a setting's name or a file's checksum.
+  if (peopleByTable && col.length === 1 && (r.last === 'key' || r.last === 'hash')) {
+    keep(r.byTable, {
+      leaf: r.last === 'key' ? 'API key or token' : 'Password hash',
+      score: 3.6,
+      factor: 'table',
+      detail: `a bare '${r.last}' in a table of people: their secret, not a setting or a checksum`,
+    });
+  }
+  // `patient_data.ss`, `insurance_data.subscriber_ss`: in a table of people, `ss` kept as text is a social security
+  // number (elsewhere it is as often seconds).
+  if (
+    (peopleByTable || r.peopleByColumns) &&
+    r.last === 'ss' &&
+    col.length <= 2 &&
+    typeFamily(r.input.data_type ?? null) === 'text'
+  ) {
+    keep(map, { leaf: 'National ID number', score: 4.0, factor, detail: `'ss' ${where}: a social security number` });
+  }
+  // `person_documents.num_livro` beside `rg`, `passport`: in a table of a person's identity documents each number is a
+  // document's number (a table of documents without a person's particulars, a file store's, is left alone).
+  if (
+    r.table[r.table.length - 1] === 'document' &&
+    r.peopleByColumns &&
+    col.length <= 3 &&
+    anyIn(col, new Set(['number', 'num', 'no', 'nr'])) &&
+    !anyIn(col, new Set(['count', 'cnt', 'total', 'page', 'pages', 'version']))
+  ) {
+    keep(r.byContext, {
+      leaf: 'National ID number',
+      score: 4.0,
+      factor: 'context',
+      detail: `a number in a table of identity documents beside ${quoteColumns(r.personColumns)}: a document's number`,
+    });
+  }
+  // `users.document_number`, `clientes.numero_documento`: the number of a person's identity document, in a table of
+  // people (`invoices.document_number` is an invoice's).
+  if (
+    (peopleByTable || r.peopleByColumns) &&
+    col.length <= 3 &&
+    col.includes('document') &&
+    anyIn(col, COUNT_HEADS) &&
+    !anyIn(col, new Set(['count', 'cnt', 'total', 'type']))
+  ) {
+    keep(map, {
+      leaf: 'National ID number',
+      score: 4.0,
+      factor,
+      detail: `a document's number ${where}: the number of a person's identity document`,
+    });
+  }
   if (
     anyIn(table, PERSON_WORDS) &&
     anyIn(col, new Set(['rating', 'score', 'grade'])) &&
@@ -1324,6 +1472,37 @@ function addPeopleContext(r: NameReading): void {
       detail: `position or title in an employee table`,
     });
   }
+}
+
+/**
+ * `pnotes.user varchar`, `payments.user text`: a bare `user` kept as text holds who it was by the name they log in
+ * with (a username); kept as a number, a uuid, an ObjectId or a reference type it is a key to the user's row.
+ */
+function addUserByName(r: NameReading): void {
+  if (r.n !== 1 || r.last !== 'user' || r.rawField.toLowerCase() !== 'user') return;
+  const type = r.input.data_type ?? null;
+  if (typeFamily(type) !== 'text' || declaredClass(type) !== null || /object\s*id/i.test(type ?? '')) return;
+  keep(r.byName, {
+    leaf: 'Username',
+    score: 3.0,
+    factor: 'name',
+    detail: `a bare 'user' kept as text: the name the user logs in with, not a key to their row`,
+  });
+}
+
+/**
+ * `patient: Link`, `customer: Customer`: a bare word for a person typed by a reference (a Frappe link, an entity class)
+ * is a key to that person's row, not a number the person holds (`patient` alone reads as a medical record number).
+ */
+function addPersonReference(r: NameReading): void {
+  if (r.n !== 1 || !PERSON_WORDS.has(r.last as string)) return;
+  if (declaredClass(r.input.data_type ?? null)?.kind !== 'entity') return;
+  keep(r.byName, {
+    leaf: 'Foreign key',
+    score: 3.6,
+    factor: 'name',
+    detail: `'${r.last}' typed by a reference: a key to that person's row`,
+  });
 }
 
 /** A settings table makes a contact detail a configured value; the comment's phrases count less than the name's. */
@@ -1382,6 +1561,8 @@ export function nameEvidence(
     addLastEventTime(r);
     addBooleanSwitch(r);
     addArrangementOrder(r);
+    addUserByName(r);
+    addPersonReference(r);
   }
   addSettingsAndComment(r);
   return {

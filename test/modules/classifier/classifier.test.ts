@@ -685,7 +685,7 @@ test("level from the table: an office's contact details are published, notes in 
   assert.equal(confirmedAtL3.level, 'L3');
 });
 
-test('photos and biometric templates of people are their own tags; a product picture, a photo URL and a key fingerprint are not', () => {
+test("photos and biometric templates of people are their own tags; a product picture, a photo's upload time and a key fingerprint are not", () => {
   // Names of our own, not taken from any labelled set.
   assert.equal(leafOf({ table_name: 'crew_members', field_name: 'portrait', data_type: 'bytea' }), 'Photo of a person');
   assert.equal(leafOf({ table_name: 'teachers', field_name: 'pic', data_type: 'longblob' }), 'Photo of a person');
@@ -713,10 +713,8 @@ test('photos and biometric templates of people are their own tags; a product pic
     leafOf({ table_name: 'catalog_items', field_name: 'picture', data_type: 'bytea' }),
     'Photo of a person',
   );
-  assert.notEqual(
-    leafOf({ table_name: 'crew_members', field_name: 'photo_url', data_type: 'text' }),
-    'Photo of a person',
-  );
+  // From 1.5.6 the web address of a person's photo is that photo (it was read by its head, a URL, until then).
+  assert.equal(leafOf({ table_name: 'crew_members', field_name: 'photo_url', data_type: 'text' }), 'Photo of a person');
   assert.notEqual(
     leafOf({ table_name: 'crew_members', field_name: 'photo_uploaded_at', data_type: 'timestamp' }),
     'Photo of a person',
@@ -1469,4 +1467,165 @@ test('a document in an audit table is the record of a change, not a setting', ()
   assert.equal(leaf('greenhouse_audits', 'audited_changes', 'jsonb'), 'Log message');
   assert.equal(leaf('greenhouse_audit_trail', 'details', 'json'), 'Log message');
   assert.equal(leaf('greenhouse_settings', 'audited_changes', 'jsonb'), 'Configuration setting');
+});
+
+test("a messenger account (Skype, ICQ, Jabber, MSN) is the person's handle on it", () => {
+  const leaf = (table: string, field: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: 'varchar(100)' });
+  assert.equal(leaf('guild_members', 'skype'), 'Username');
+  assert.equal(leaf('guild_members', 'member_icq'), 'Username');
+  assert.equal(leaf('guild_members', 'jabber_id'), 'Username');
+  assert.equal(leaf('guild_members', 'msnm'), 'Username');
+  // A link to a profile is read by its head; a network's name alone is not a handle (it is as often a link).
+  assert.equal(leaf('guild_members', 'skype_url'), 'URL');
+  assert.notEqual(leaf('guild_posts', 'twitter'), 'Username');
+  // A twitter card is page metadata, not a payment card.
+  assert.notEqual(leaf('guild_pages', 'twitter_card'), 'Payment card number');
+});
+
+test('a description of a medical matter in a table about people or health is what a diagnosis holds', () => {
+  const leaf = (table: string, field: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: 'varchar(200)' });
+  assert.equal(leaf('camp_participants', 'treatment_description'), 'Diagnosis');
+  assert.equal(leaf('camp_participants', 'desc_tratamiento_medico'), 'Diagnosis');
+  assert.equal(leaf('camp_participants', 'fracture_description'), 'Diagnosis');
+  assert.equal(leaf('camp_participants', 'medication_description'), 'Medication');
+  // What a clinic offers is described for everyone: no person's matter.
+  assert.notEqual(leaf('spa_service_catalog', 'treatment_description'), 'Diagnosis');
+  assert.notEqual(leaf('insurance_plans', 'health_plan_description'), 'Diagnosis');
+});
+
+test("the web address of a photo in a table of people is the person's photo", () => {
+  const leaf = (table: string, field: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: 'varchar(255)' });
+  assert.equal(leaf('choir_members', 'photo_url'), 'Photo of a person');
+  assert.equal(leaf('choir_members', 'profileImageUrl'), 'Photo of a person');
+  // A product's picture, an avatar (as often a drawing) and a path keep their readings.
+  assert.equal(leaf('sheet_music_products', 'image_url'), 'URL');
+  assert.equal(leaf('choir_members', 'avatar_url'), 'URL');
+  assert.equal(leaf('choir_members', 'photo_path'), 'File reference');
+});
+
+test("a document's number in a table of people is the number of the person's identity document", () => {
+  const leaf = (table: string, field: string, columns?: string[]): string =>
+    leafOf({ table_name: table, field_name: field, data_type: 'varchar(30)', table_columns: columns ?? null });
+  assert.equal(leaf('ferry_passengers', 'document_number'), 'National ID number');
+  assert.equal(leaf('socios', 'numero_documento', ['nombre', 'apellidos', 'fecha_nacimiento']), 'National ID number');
+  // An invoice's or a shipment's document number is not a person's.
+  assert.notEqual(leaf('ferry_invoices', 'document_number'), 'National ID number');
+  assert.notEqual(leaf('ferry_passengers', 'documents_count'), 'National ID number');
+});
+
+test('a state or zone beside the address it belongs to is a region, also under a prefix or a namespace', () => {
+  const leaf = (table: string, field: string, columns: string[]): string =>
+    leafOf({ table_name: table, field_name: field, data_type: 'varchar(40)', table_columns: columns });
+  assert.equal(
+    leaf('kennel_bookings', 'owner_state', ['owner_street', 'owner_city', 'owner_zip', 'dog_name']),
+    'Approximate location',
+  );
+  assert.equal(leaf('depots', 'zone', ['street_address', 'district', 'country']), 'Approximate location');
+  // `tax_` before every column is a namespace, yet the state of a tax is still a region.
+  assert.equal(
+    leaf('payroll_tax', 'tax_unemp_state', ['tax_federal_status', 'tax_state', 'tax_unemp_state', 'tax_work_state']),
+    'Approximate location',
+  );
+  // A workflow's state beside an unrelated address is a status.
+  assert.equal(
+    leaf('kennel_bookings', 'booking_state', ['owner_street', 'owner_city', 'owner_zip', 'booking_state']),
+    'Status flag',
+  );
+  assert.notEqual(leaf('time_windows', 'zone', ['starts_at', 'ends_at']), 'Approximate location');
+});
+
+test("a person's tobacco or alcohol use is a health matter; a prescribed drug's RxNorm code is a medication", () => {
+  const leaf = (table: string, field: string, type = 'varchar(60)'): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('rowing_club_members', 'tobacco_current_use'), 'Diagnosis');
+  assert.equal(leaf('clinic_intake', 'substance_abuse'), 'Diagnosis');
+  assert.equal(leaf('pharmacy_dispensed', 'rxnorm_code'), 'Medication');
+  // What a shop sells is not anyone's health.
+  assert.notEqual(leaf('corner_shop_products', 'contains_tobacco', 'boolean'), 'Diagnosis');
+  assert.notEqual(leaf('corner_shop_products', 'tobacco'), 'Diagnosis');
+});
+
+test("a bare user kept as text is the user's login name; kept as a number, an ObjectId or a link it is a key", () => {
+  const leaf = (type: string): string =>
+    leafOf({ table_name: 'lab_notebook_entries', field_name: 'user', data_type: type });
+  assert.equal(leaf('varchar(255)'), 'Username');
+  assert.equal(leaf('text'), 'Username');
+  assert.equal(leaf('int(11)'), 'Foreign key');
+  assert.equal(leaf('ObjectId'), 'Foreign key');
+  assert.equal(leaf('Link'), 'Foreign key');
+  // Not a bare user: `user_id`, `user_agent` keep their readings.
+  assert.equal(
+    leafOf({ table_name: 'lab_notebook_entries', field_name: 'user_id', data_type: 'varchar(36)' }),
+    'Foreign key',
+  );
+});
+
+test('no e-mail address, postal address or URL fits in three characters', () => {
+  const leaf = (field: string, type: string): string =>
+    leafOf({ table_name: 'dental_patients', field_name: field, data_type: type });
+  assert.notEqual(leaf('allow_email', 'varchar(3)'), 'Email address');
+  assert.notEqual(leaf('hipaa_mail', 'char(3)'), 'Email address');
+  assert.notEqual(leaf('home_address', 'char(1)'), 'Postal address');
+  // Wider texts keep their readings.
+  assert.equal(leaf('email', 'varchar(4)'), 'Email address');
+  assert.equal(leaf('email', 'varchar(255)'), 'Email address');
+});
+
+test("a bare word for a person typed by a reference is a key to that person's row", () => {
+  const leaf = (field: string, type: string): string =>
+    leafOf({ table_name: 'tabPhysio Session', field_name: field, data_type: type });
+  assert.equal(leaf('patient', 'Link'), 'Foreign key');
+  assert.equal(leaf('customer', 'Customer'), 'Foreign key');
+  // As text it may be the number the patient is known by; an address typed by its class is the address.
+  assert.equal(leaf('patient', 'varchar(40)'), 'Medical record number');
+  assert.equal(leaf('address', 'Address'), 'Postal address');
+});
+
+test("a key into a list of genders or civil states holds the person's gender or civil state", () => {
+  const leaf = (table: string, field: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: 'int' });
+  assert.equal(leaf('choir_members', 'gender_id'), 'Gender');
+  assert.equal(leaf('choir_members', 'id_gender'), 'Gender');
+  assert.equal(leaf('choir_members', 'marital_status_id'), 'Marital status');
+  // The list's own key, and keys into other lists, stay keys.
+  assert.equal(leaf('genders', 'gender_id'), 'Record ID');
+  assert.equal(leaf('choir_members', 'status_id'), 'Foreign key');
+  assert.equal(leaf('choir_members', 'voice_type_id'), 'Foreign key');
+});
+
+test("'ss' kept as text in a table of people is a social security number", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('dental_patients', 'ss', 'varchar(11)'), 'National ID number');
+  assert.equal(leaf('dental_patients', 'guarantor_ss', 'varchar(11)'), 'National ID number');
+  // Elsewhere, or as a number, it is as often seconds.
+  assert.notEqual(leaf('race_laps', 'ss', 'varchar(2)'), 'National ID number');
+  assert.notEqual(leaf('dental_patients', 'ss', 'int'), 'National ID number');
+});
+
+test('a bare key or hash in a table named for people is their secret', () => {
+  const leaf = (table: string, field: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: 'varchar(200)' });
+  assert.equal(leaf('vault_users', 'key'), 'API key or token');
+  assert.equal(leaf('vault_users', 'hash'), 'Password hash');
+  // A setting's key and a file's hash are not a person's.
+  assert.equal(leaf('vault_settings', 'key'), 'Configuration setting');
+  assert.equal(leaf('vault_files', 'hash'), 'Hash or checksum');
+});
+
+test("a number in a table of a person's identity documents is a document's number", () => {
+  const columns = ['person_id', 'rg', 'rg_issued_on', 'passport', 'num_livro', 'num_folha'];
+  const leaf = (table: string, field: string, cols: string[]): string =>
+    leafOf({ table_name: table, field_name: field, data_type: 'varchar(20)', table_columns: cols });
+  assert.equal(leaf('registry.person_document', 'num_livro', columns), 'National ID number');
+  assert.equal(leaf('registry.person_document', 'num_folha', columns), 'National ID number');
+  // A file store's documents beside no particulars of a person, and page numbers, are not.
+  assert.notEqual(
+    leaf('archive.document', 'num_livro', ['title', 'owner_id', 'num_livro', 'created_at']),
+    'National ID number',
+  );
+  assert.notEqual(leaf('registry.person_document', 'page_number', columns), 'National ID number');
 });
