@@ -298,6 +298,8 @@ try {
     ['q=table_99 (rare)', () => '&q=table_99.'],
     ['changed=last_scan', (s) => (s.scanChange ? '&changed=last_scan' : undefined)],
     ['include_sample=false', (s) => (s.scanChange ? '&include_sample=false' : undefined)],
+    // The console's search once a real source exists: the sample source is hidden from the queue.
+    ['include_sample=false&q=email', (s) => (s.scanChange ? '&include_sample=false&q=email' : undefined)],
   ];
   const worst = servers.map(() => ({ ratio: 0, label: '' }));
   for (const sort of ['risk', 'updated_at', 'name']) {

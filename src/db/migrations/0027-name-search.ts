@@ -8,19 +8,21 @@ import type { MigrationFactory } from './index.js';
  * matches one of the two names. Where pg_trgm is installed (migration 0016), one trigram index on it replaces the two
  * on the names.
  *
- * The five name-order indexes carry it (`INCLUDE (name_search)`): in name order a substring's matches cluster (every
- * `email…` field sits after all the `a…`–`e…` ones), so a page walks the index past tens of thousands of entries, and
- * with the column in the index PostgreSQL tests each entry there (an index-only scan of the page's ids) instead of
- * reading its table row: `sort=name&q=email` at 100,000 fields 43 → 11 ms (docs/benchmarks.md). A page of the table
- * not yet marked all-visible by (auto)vacuum is still read, so just after a bulk change it costs what it did before.
+ * The five name-order indexes carry it, and the data source where it is not a key (the console hides the sample
+ * source from the queue once a real one exists: `datasource_id not in (…)`). In name order a substring's matches
+ * cluster (every `email…` field sits after all the `a…`–`e…` ones), so a page walks the index past tens of thousands
+ * of entries; with the columns in the index PostgreSQL tests each entry there (an index-only scan of the page's ids)
+ * instead of reading its table row: `sort=name&q=email` at 100,000 fields 40 → 16 ms (docs/benchmarks.md). A page of
+ * the table not yet marked all-visible by (auto)vacuum is still read, so just after a bulk change it costs about what
+ * it did before.
  * SQLite keeps its FTS5 trigram table (migration 0016), with LIKE on both names for substrings under three characters.
  */
-const NAME_ORDER: ReadonlyArray<readonly [index: string, columns: string]> = [
-  ['fields_name_idx', 'field_name, id'],
-  ['fields_ds_name_order_idx', 'datasource_id, field_name, id'],
-  ['fields_review_name_order_idx', 'review_status, field_name, id'],
-  ['fields_review_ds_name_order_idx', 'review_status, datasource_id, field_name, id'],
-  ['fields_level_name_order_idx', 'level, field_name, id'],
+const NAME_ORDER: ReadonlyArray<readonly [index: string, columns: string, include: string]> = [
+  ['fields_name_idx', 'field_name, id', 'name_search, datasource_id'],
+  ['fields_ds_name_order_idx', 'datasource_id, field_name, id', 'name_search'],
+  ['fields_review_name_order_idx', 'review_status, field_name, id', 'name_search, datasource_id'],
+  ['fields_review_ds_name_order_idx', 'review_status, datasource_id, field_name, id', 'name_search'],
+  ['fields_level_name_order_idx', 'level, field_name, id', 'name_search, datasource_id'],
 ];
 
 export const nameSearch: MigrationFactory = (kind) => ({
@@ -29,9 +31,9 @@ export const nameSearch: MigrationFactory = (kind) => ({
     await sql`alter table fields add column name_search text generated always as (lower(table_name) || chr(1) || lower(field_name)) stored`.execute(
       db,
     );
-    for (const [index, columns] of NAME_ORDER) {
+    for (const [index, columns, include] of NAME_ORDER) {
       await sql.raw(`drop index ${index}`).execute(db);
-      await sql.raw(`create index ${index} on fields (${columns}) include (name_search)`).execute(db);
+      await sql.raw(`create index ${index} on fields (${columns}) include (${include})`).execute(db);
     }
     if (await hasTrigrams(db)) {
       await sql`create index fields_name_search_trgm_idx on fields using gin (name_search public.gin_trgm_ops)`.execute(
