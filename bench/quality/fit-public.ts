@@ -22,10 +22,10 @@ import {
   type OutlierInput,
 } from '../../src/modules/metrics/outlier-model.js';
 import { ERROR_MODES, seededErrors, type ErrorMode } from './catalog.js';
-import { fitLogistic } from './logistic.js';
+import { fitLogistic, linearPredictor } from './logistic.js';
 import { auroc, precisionAtK } from './measures.js';
 import { publicCatalog } from './public-catalog.js';
-import { importFlippedCatalog, importLabelled, openQualityApp } from './setup.js';
+import { importLabelled, loggedFlippedCatalog, openQualityApp } from './setup.js';
 
 const seeds = (v: string | undefined, d: string): number[] => (v ?? d).split(',').map(Number);
 const TUNING = seeds(process.env.QUALITY_TUNING, '11,12,13');
@@ -102,24 +102,10 @@ async function collectPublic(mode: ErrorMode, seed: number): Promise<Row[]> {
 
 /** A generated catalog: `development` for a tuning seed, `held-out` for a judging one. */
 async function collectGenerated(mode: ErrorMode, [seed, flipSeed]: [number, number], h: Row['half']): Promise<Row[]> {
-  const { app, flipped, ids, close } = await importFlippedCatalog(
-    seed,
-    flipSeed,
-    SHARE,
-    mode,
-    (worker) => (worker.featureLog = new Map()),
-  );
-  try {
-    const log = app.services.metricsWorker.featureLog as Map<string, OutlierInput>;
-    return ids.map((id, i) =>
-      rowOf('generated', mode, seed, h, `generated ${seed}`, log.get(id) as OutlierInput, flipped[i] as boolean),
-    );
-  } finally {
-    await close();
-  }
+  const { inputs, flipped } = await loggedFlippedCatalog(seed, flipSeed, SHARE, mode);
+  return inputs.map((input, i) => rowOf('generated', mode, seed, h, `generated ${seed}`, input, flipped[i] as boolean));
 }
 
-const linear = (w: readonly number[], x: readonly number[]): number => x.reduce((s, v, k) => s + v * w[k + 1]!, w[0]!);
 const judge = (scores: number[], y: boolean[]): string =>
   `${auroc(scores, y).toFixed(3)} / ${precisionAtK(scores, y, y.filter(Boolean).length).toFixed(3)}`;
 
@@ -168,7 +154,7 @@ for (const set of ['public', 'generated'] as const)
           part.map((r) => outlierScore(r.input)),
           y,
         )} | ${judge(
-          part.map((r) => linear(fitted, r.x)),
+          part.map((r) => linearPredictor(fitted, r.x)),
           y,
         )} |`,
       );
@@ -193,7 +179,7 @@ for (const g of groups) {
       part.map((r) => outlierScore(r.input)),
       y,
     )} → ${judge(
-      part.map((r) => linear(w, r.x)),
+      part.map((r) => linearPredictor(w, r.x)),
       y,
     )}`,
   );

@@ -13,8 +13,8 @@ import {
   type OutlierInput,
 } from '../../src/modules/metrics/outlier-model.js';
 import { ERROR_MODES, type ErrorMode } from './catalog.js';
-import { fitLogistic } from './logistic.js';
-import { importFlippedCatalog } from './setup.js';
+import { fitLogistic, linearPredictor } from './logistic.js';
+import { loggedFlippedCatalog } from './setup.js';
 
 const TUNING = (process.env.QUALITY_TUNING ?? '1/7,2/12,3/13')
   .split(',')
@@ -40,35 +40,10 @@ function featuresOf(input: OutlierInput): number[] {
 
 /** The catalog of one seed and mode, imported and drained with the worker recording every field's model input. */
 async function collect(seed: number, flipSeed: number, mode: ErrorMode): Promise<SeedData> {
-  const { app, database, flipped, ids, close } = await importFlippedCatalog(
-    seed,
-    flipSeed,
-    SHARE,
-    mode,
-    (worker) => (worker.featureLog = new Map()),
-  );
-  try {
-    const log = app.services.metricsWorker.featureLog as Map<string, OutlierInput>;
-    const stored = new Map(
-      (await database.db.selectFrom('field_metrics').select(['field_id', 'outlier_score']).execute()).map((r) => [
-        r.field_id,
-        r.outlier_score,
-      ]),
-    );
-    const inputs = ids.map((id) => log.get(id) as OutlierInput);
-    return {
-      label: `${mode} ${seed}/${flipSeed}`,
-      inputs,
-      x: inputs.map(featuresOf),
-      y: flipped,
-      stored: ids.map((id) => stored.get(id) as number),
-    };
-  } finally {
-    await close();
-  }
+  const { inputs, flipped, stored } = await loggedFlippedCatalog(seed, flipSeed, SHARE, mode);
+  return { label: `${mode} ${seed}/${flipSeed}`, inputs, x: inputs.map(featuresOf), y: flipped, stored };
 }
 
-const linear = (w: number[], row: number[]): number => row.reduce((s, v, k) => s + v * w[k + 1]!, w[0]!);
 const fmtW = (w: number[]): string => ['intercept', ...FEATURES].map((n, k) => `${n} ${w[k]!.toFixed(2)}`).join(', ');
 const judge = (scores: number[], y: boolean[]): string =>
   `AUROC ${auroc(scores, y).toFixed(3)}  P@k ${precisionAtK(scores, y, y.filter(Boolean).length).toFixed(3)}`;
@@ -84,7 +59,7 @@ console.log(`pooled over ${data.length} catalogs: ${fmtW(pooled)}`);
 for (const s of data)
   console.log(
     `  ${s.label}: pooled fit ${judge(
-      s.x.map((row) => linear(pooled, row)),
+      s.x.map((row) => linearPredictor(pooled, row)),
       s.y,
     )}`,
   );
@@ -102,7 +77,7 @@ for (const [seed, flipSeed] of TUNING) {
       .map(
         (s) =>
           `${s.label} ${judge(
-            s.x.map((row) => linear(w, row)),
+            s.x.map((row) => linearPredictor(w, row)),
             s.y,
           )}`,
       )

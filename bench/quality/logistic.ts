@@ -61,3 +61,8 @@ export function fitLogistic(
   }
   return w;
 }
+
+/** The fitted model's log-odds for one row: `w` is [intercept, ...weights] as fitLogistic returns it. */
+export function linearPredictor(w: readonly number[], x: readonly number[]): number {
+  return x.reduce((s, v, k) => s + v * w[k + 1]!, w[0]!);
+}

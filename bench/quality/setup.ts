@@ -9,6 +9,7 @@ import { buildApp } from '../../src/app.js';
 import { loadConfig } from '../../src/config.js';
 import { openDatabase, type Database } from '../../src/db/database.js';
 import { SYSTEM_ACTOR } from '../../src/modules/audit/audit.service.js';
+import type { OutlierInput } from '../../src/modules/metrics/outlier-model.js';
 import { buildQualityCatalog, seededErrors, type ErrorMode, type LabelledField } from './catalog.js';
 
 export interface ImportedCatalog {
@@ -123,5 +124,41 @@ export async function importFlippedCatalog(
   } catch (error) {
     await close();
     throw error;
+  }
+}
+
+/**
+ * The generated catalog of one seed and mode, imported and drained with the worker recording every field's exact
+ * outlier-model input (fit.ts, fit-public.ts): per field, in catalog order, that input, whether its label was flipped
+ * and the outlier score the worker stored.
+ */
+export async function loggedFlippedCatalog(
+  seed: number,
+  flipSeed: number,
+  share: number,
+  mode: ErrorMode,
+): Promise<{ inputs: OutlierInput[]; flipped: boolean[]; stored: number[] }> {
+  const { app, database, flipped, ids, close } = await importFlippedCatalog(
+    seed,
+    flipSeed,
+    share,
+    mode,
+    (worker) => (worker.featureLog = new Map()),
+  );
+  try {
+    const log = app.services.metricsWorker.featureLog as Map<string, OutlierInput>;
+    const stored = new Map(
+      (await database.db.selectFrom('field_metrics').select(['field_id', 'outlier_score']).execute()).map((r) => [
+        r.field_id,
+        r.outlier_score,
+      ]),
+    );
+    return {
+      inputs: ids.map((id) => log.get(id) as OutlierInput),
+      flipped,
+      stored: ids.map((id) => stored.get(id) as number),
+    };
+  } finally {
+    await close();
   }
 }
