@@ -9,7 +9,8 @@
 // Changes (add, remove) are buffered and sent in order; a search is sent after the changes before it, and every
 // shard applies and answers in arrival order, so a search sees every change made before it was asked. Urgent
 // searches go ahead of queued work and see the changes applied so far.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startModuleThread } from '../../background/threads.js';
 import { checkKey, checkVector } from './ann-index.js';
 
 export const OP_ADD = 1;
@@ -100,19 +101,9 @@ interface Pending {
   reject: (error: Error) => void;
 }
 
-/**
- * The worker's entry. Compiled (dist/), it is ann-worker.js beside this file; run from source under tsx (tests,
- * `npm run dev`, benchmarks), a worker thread does not inherit tsx's loader, so it registers it first.
- */
+/** The shard's thread: ann-worker.ts (ann-worker.js once compiled). */
 function startWorker(setup: ShardSetup): Worker {
-  const here = import.meta.url;
-  if (here.endsWith('.ts')) {
-    const tsx = import.meta.resolve('tsx/esm/api');
-    const entry = new URL('./ann-worker.ts', here).href;
-    const boot = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(entry)}); })`;
-    return new Worker(boot, { eval: true, workerData: setup });
-  }
-  return new Worker(new URL('./ann-worker.js', here), { workerData: setup });
+  return startModuleThread(import.meta.url, 'ann-worker', setup);
 }
 
 export class ThreadedNearestIndex {
