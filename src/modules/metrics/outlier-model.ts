@@ -59,6 +59,8 @@ export const OUTLIER_WEIGHTS = {
   overClassifier: 5.6,
   /** per unit of classifier confidence naming another tag, for a field alone in its tag */
   classifierOtherAlone: 5.1,
+  /** per classifier point by which the label's own tag trails the classifier's answer (clipped at gapClip) */
+  labelGap: 0,
   // A field the classifier classified itself (docs/metrics.md, "Self-classified fields"): its agreement with itself says
   // nothing, so its own doubt and the evidence independent of its answer weigh instead. Fitted by
   // bench/quality/fit-self.ts on the development half of the public schemas, on top of the terms above (refitted
@@ -94,6 +96,8 @@ export const OUTLIER_WEIGHTS = {
   marginClip: 4,
   /** the nearest-field ratio is clipped to ±ratioClip (e³ ≈ 20 times closer) */
   ratioClip: 3,
+  /** the label gap is clipped to gapClip classifier points (one name match is worth 2.5–4.5: docs/classifier.md) */
+  gapClip: 10,
 } as const;
 
 function sigmoid(z: number): number {
@@ -114,6 +118,7 @@ export interface OutlierTerms {
   underClassifier: number;
   overClassifier: number;
   classifierOtherAlone: number;
+  labelGap: number;
   selfBias: number;
   selfDoubt: number;
   selfDisagreement: number;
@@ -141,6 +146,7 @@ export const OUTLIER_FEATURES = [
   'underClassifier',
   'overClassifier',
   'classifierOtherAlone',
+  'labelGap',
   'selfBias',
   'selfDoubt',
   'selfDisagreement',
@@ -188,6 +194,7 @@ export function outlierSignals(input: OutlierInput): OutlierTerms {
     underClassifier: v(e?.underClassifier),
     overClassifier: v(e?.overClassifier),
     classifierOtherAlone: v(e?.classifierOtherAlone),
+    labelGap: clamp(finiteOr(e?.labelGap ?? 0, 0), 0, w.gapClip),
     selfBias: self,
     selfDoubt: self * clamp(finiteOr(e?.selfDoubt ?? 0, 0), 0, 1),
     selfDisagreement: self * d,

@@ -27,6 +27,7 @@ const zero: OutlierTerms = {
   underClassifier: 0,
   overClassifier: 0,
   classifierOtherAlone: 0,
+  labelGap: 0,
   selfBias: 0,
   selfDoubt: 0,
   selfDisagreement: 0,
