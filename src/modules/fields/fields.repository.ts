@@ -950,7 +950,7 @@ export async function applyPrediction(
         ? {
             predicted_label_gap: sql<
               number | null
-            >`case when tag_id = ${row.tag_id} then ${view.label_gap} else null end`,
+            >`case when tag_id = ${row.tag_id} then cast(${view.label_gap} as double precision) else null end`,
           }
         : {}),
     })
