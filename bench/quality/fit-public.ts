@@ -1,4 +1,4 @@
-// Fits the outlier model's weights for imported labels (OUTLIER_WEIGHTS up to classifierOtherAlone; docs/metrics.md
+// Fits the outlier model's weights for imported labels (OUTLIER_WEIGHTS up to labelGap; docs/metrics.md
 // "Why these weights") on two sets pooled, and judges them where nothing was fitted (issue 25):
 // - the public schemas' development half (bench/classify.ts's hash split): the seeded random, sibling and systematic
 //   errors of public-seeded.ts (QUALITY_FIT_MODES), flip seeds QUALITY_TUNING (default 11,12,13) — not the level mode,

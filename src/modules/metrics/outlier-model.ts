@@ -25,12 +25,13 @@ export interface OutlierInput {
 }
 
 /**
- * Fixed logistic weights (docs/metrics.md, "Outlier model"), rounded. The terms up to classifierOtherAlone are
- * fitted by `bench/quality/fit-public.ts` on the public schemas' development half (seeded random, sibling and
- * systematic errors) pooled with the generated catalog's tuning seeds (all five modes; the only set whose correct
- * fields carry legitimate level overrides); the public held-out half is never fitted on (before 2026-11-27 they were
- * fitted by fit.ts on the generated catalog alone). Margins enter as z = margin / scale clipped to [−4, 4]; the
- * nearest-field ratio is clipped to [−3, 3]; disagreement and the axis scores are already in [0, 1].
+ * Fixed logistic weights (docs/metrics.md, "Outlier model"), rounded. The terms up to labelGap are fitted by
+ * `bench/quality/fit-public.ts` on the public schemas' development half (seeded random, sibling and systematic errors)
+ * pooled with the generated catalog's tuning seeds (all five modes; the only set whose correct fields carry legitimate
+ * level overrides); the public held-out half is never fitted on (before 2026-11-27 they were fitted by fit.ts on the
+ * generated catalog alone; refitted with labelGap the same day, which took over most of classifierOther's weight).
+ * Margins enter as z = margin / scale clipped to [−4, 4]; the nearest-field ratio is clipped to [−3, 3]; the label gap
+ * to [0, 10] classifier points; disagreement and the axis scores are already in [0, 1].
  */
 export const OUTLIER_WEIGHTS = {
   intercept: -5.65,
