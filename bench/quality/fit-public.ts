@@ -1,4 +1,4 @@
-// Fits the outlier model's weights for imported labels (OUTLIER_WEIGHTS up to classifierOtherAlone; docs/metrics.md
+// Fits the outlier model's weights for imported labels (OUTLIER_WEIGHTS up to labelGap; docs/metrics.md
 // "Why these weights") on two sets pooled, and judges them where nothing was fitted (issue 25):
 // - the public schemas' development half (bench/classify.ts's hash split): the seeded random, sibling and systematic
 //   errors of public-seeded.ts (QUALITY_FIT_MODES), flip seeds QUALITY_TUNING (default 11,12,13) — not the level mode,
@@ -12,7 +12,8 @@
 // nothing is written: the rounded weights are copied into outlier-model.ts by hand, then fit-self.ts refits the
 // self-classified terms on top of them.
 // Run: npx tsx bench/quality/fit-public.ts   Knobs above, and QUALITY_RIDGE (default 1e-3), QUALITY_SHARE (0.1),
-//   QUALITY_ROWS_CACHE=file (keep the collected inputs there and reuse them: judging another model form takes seconds).
+//   QUALITY_ROWS_CACHE=file (keep the collected inputs there and reuse them: judging another model form takes seconds),
+//   QUALITY_DROP=feature,… (those signals read as 0 for the fit: the same refit without a term, to see what it adds).
 import fs from 'node:fs';
 import {
   OUTLIER_FEATURES,
@@ -34,6 +35,10 @@ const RIDGE = Number(process.env.QUALITY_RIDGE ?? 1e-3);
 const SHARE = Number(process.env.QUALITY_SHARE ?? 0.1);
 /** QUALITY_ROWS_CACHE=file: the collected model inputs are written there, and read from there on the next run. */
 const CACHE = process.env.QUALITY_ROWS_CACHE;
+/** QUALITY_DROP: features left out of the fit (their signal set to 0, so their fitted weight is 0). */
+const DROP = new Set((process.env.QUALITY_DROP ?? '').split(',').filter((f) => f !== ''));
+for (const f of DROP)
+  if (!(OUTLIER_FEATURES as readonly string[]).includes(f)) throw new Error(`QUALITY_DROP: no feature ${f}`);
 /** Modes of the generated catalog (all five, as fit.ts fitted them; `small` carries classifierOtherAlone). */
 const MODES: ErrorMode[] = [...ERROR_MODES];
 /** Modes of the public schemas (their `small` mode is a 300-field draw of the same fields). */
@@ -74,7 +79,7 @@ function rowOf(
   y: boolean,
 ): Row {
   const signals = outlierSignals(input);
-  return { set, mode, seed, half: h, group, input, x: OUTLIER_FEATURES.map((k) => signals[k]), y };
+  return { set, mode, seed, half: h, group, input, x: OUTLIER_FEATURES.map((k) => (DROP.has(k) ? 0 : signals[k])), y };
 }
 
 async function collectPublic(mode: ErrorMode, seed: number): Promise<Row[]> {

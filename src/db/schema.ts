@@ -148,6 +148,11 @@ export interface FieldsTable {
   predicted_tag_id: number | null;
   predicted_level: string | null;
   predicted_confidence: number | null;
+  /**
+   * How many points the field's label trails the classifier's answer by in the classifier's own points (0 when it
+   * names the label); written with the view. Null: unknown (before migration 0028, or the label changed since).
+   */
+  predicted_label_gap: number | null;
   /** Classifier and taxonomy version of that view. */
   predicted_with: string | null;
   /** Mirrored from the stored metrics: the classification that fits better than the current one, or null. */

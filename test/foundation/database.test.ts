@@ -193,3 +193,62 @@ describeEachDatabase('migration 0023: stored scores change meaning, so every mea
     }
   });
 });
+
+describeEachDatabase('migration 0028: the label gap joins the classifier view', (kind) => {
+  it('adds fields.predicted_label_gap as unknown, re-queues the views, and the change log watches it', async () => {
+    const test = await createTestDatabase(kind);
+    const database = test.open();
+    try {
+      await migrateTo(database, '0027-name-search');
+      const now = new Date().toISOString();
+      const source = '00000000-0000-4000-8000-000000000001';
+      await sql`insert into datasources (id, name, type, description, is_sample, created_at, updated_at) values (${source}, 'crm', 'postgresql', null, 0, ${now}, ${now})`.execute(
+        database.db,
+      );
+      const tag = (
+        await sql<{
+          id: number;
+        }>`insert into tags (name, chain_path, default_level, created_at) values ('Email', 'Test/Email', 'L3', ${now}) returning id`.execute(
+          database.db,
+        )
+      ).rows[0]!.id;
+      const id = '00000000-0000-4000-8000-00000000000a';
+      await sql`insert into fields (id, datasource_id, table_name, field_name, tag_id, level, predicted_tag_id, predicted_level, predicted_confidence, predicted_with, created_at, updated_at)
+        values (${id}, ${source}, 'users', 'email', ${tag}, 'L3', ${tag}, 'L3', 0.9, 'classifier-key', ${now}, ${now})`.execute(
+        database.db,
+      );
+      await sql`insert into settings (key, value, updated_at) values ('classifier.reclassify_enqueued_for', 'classifier-key', ${now})`.execute(
+        database.db,
+      );
+
+      await migrateToLatest(database);
+      const row = await database.db
+        .selectFrom('fields')
+        .select(['predicted_label_gap', 'predicted_tag_id', 'predicted_with'])
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow();
+      assert.deepEqual(row, { predicted_label_gap: null, predicted_tag_id: tag, predicted_with: 'classifier-key' });
+      assert.equal(
+        (
+          await database.db
+            .selectFrom('settings')
+            .select('key')
+            .where('key', '=', 'classifier.reclassify_enqueued_for')
+            .execute()
+        ).length,
+        0,
+        'the re-classification worker queues the outdated views again',
+      );
+      const changes = async (): Promise<number> =>
+        (await database.db.selectFrom('catalog_changes').select('seq').where('field_id', '=', id).execute()).length;
+      const before = await changes();
+      await database.db.updateTable('fields').set({ predicted_label_gap: 2.5 }).where('id', '=', id).execute();
+      assert.equal(await changes(), before + 1, 'a new gap is a catalog change');
+      await database.db.updateTable('fields').set({ predicted_confidence: 0.8 }).where('id', '=', id).execute();
+      assert.equal(await changes(), before + 1, 'the confidence alone is not');
+    } finally {
+      await database.close();
+      await test.dispose();
+    }
+  });
+});

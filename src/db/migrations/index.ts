@@ -27,6 +27,7 @@ import { singleSignOn } from './0024-single-sign-on.js';
 import { tagLevelCount } from './0025-tag-level-count.js';
 import { outlierOrderIndexes } from './0026-outlier-order-indexes.js';
 import { nameSearch } from './0027-name-search.js';
+import { labelGap } from './0028-label-gap.js';
 
 export type DialectKind = 'sqlite' | 'postgres';
 export type MigrationFactory = (kind: DialectKind) => Migration;
@@ -56,4 +57,5 @@ export const migrationFactories: ReadonlyArray<readonly [name: string, factory: 
   ['0025-tag-level-count', tagLevelCount],
   ['0026-outlier-order-indexes', outlierOrderIndexes],
   ['0027-name-search', nameSearch],
+  ['0028-label-gap', labelGap],
 ];

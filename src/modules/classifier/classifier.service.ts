@@ -9,7 +9,9 @@ import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
 import {
   buildClassifierContext,
   CLASSIFIER_VERSION,
-  classifyField,
+  labelGap,
+  scoreField,
+  type CandidatePoints,
   type Classification,
   type ClassifierContext,
   type ClassifyInput,
@@ -56,6 +58,11 @@ export interface ClassifyRequest extends ClassifyInput {
   readonly datasource_id?: string | null;
   /** See RuleField.held_value_rule. */
   readonly held_value_rule?: RuleField['held_value_rule'];
+  /**
+   * The tag the field is labelled with when the caller gives it (an import's classification, a stored field's tag):
+   * its label gap is measured against it. Absent or null: against the tag the field is classified as (the decision).
+   */
+  readonly label_tag_id?: number | null;
 }
 
 /** How a field is classified: by the classifier, or by the first rule that matches it. */
@@ -78,19 +85,28 @@ export class ClassifierService {
    * Classifies the fields (in order), each with its confirmed neighbours; levels are configured level codes.
    * `results` is the classifier's own view of each field (kept as its prediction, which the outlier model weighs);
    * `decisions` what a field the classifier decides is classified as — a matching rule's tag and level, else that view.
+   * `labelGaps` how many points the field's label (`label_tag_id`, else its decision's tag) trails the classifier's own
+   * answer by: 0 when the classifier names it (so always 0 for a field the classifier decides), for a rule's tag the
+   * gap to it.
    */
-  async classify(
-    requests: readonly ClassifyRequest[],
-  ): Promise<{ results: Classification[]; decisions: Decision[]; versionKey: string }> {
+  async classify(requests: readonly ClassifyRequest[]): Promise<{
+    results: Classification[];
+    decisions: Decision[];
+    labelGaps: number[];
+    versionKey: string;
+  }> {
     const [anchors, rules] = await Promise.all([this.deps.taxonomy.tagAnchors(), this.deps.rules.activeRules()]);
     const versionKey = key(anchors.index.version, anchors.embedderVersion, rules.version);
-    if (requests.length === 0) return { results: [], decisions: [], versionKey };
+    if (requests.length === 0) return { results: [], decisions: [], labelGaps: [], versionKey };
     const [context, confirmed] = await Promise.all([
       this.context(),
       this.deps.confirmedNeighbours(requests.map((r) => r.embedding)),
     ]);
-    const results = requests.map((request, i) => {
-      const result = classifyField({ ...request, confirmed: confirmed[i] ?? [] }, context);
+    const points: CandidatePoints[] = [];
+    const results = requests.map((request, i): Classification => {
+      const scored = scoreField({ ...request, confirmed: confirmed[i] ?? [] }, context);
+      const { raw_score: _raw, corroborated: _corroborated, points: p, ...result } = scored;
+      points.push(p);
       return { ...result, level: this.deps.taxonomy.configuredLevel(result.level) };
     });
     const decisions = requests.map((request, i): Decision => {
@@ -107,7 +123,10 @@ export class ClassifierService {
         source: 'rule',
       };
     });
-    return { results, decisions, versionKey };
+    const labelGaps = requests.map((request, i) =>
+      labelGap(points[i] as CandidatePoints, request.label_tag_id ?? (decisions[i] as Decision).tag_id),
+    );
+    return { results, decisions, labelGaps, versionKey };
   }
 
   private async context(): Promise<ClassifierContext> {

@@ -247,7 +247,7 @@ export function classifyField(
   input: ClassifyInput & { readonly confirmed?: readonly ConfirmedNeighbour[] },
   ctx: ClassifierContext,
 ): Classification {
-  const { raw_score: _raw, corroborated: _corroborated, ...out } = scoreField(input, ctx);
+  const { raw_score: _raw, corroborated: _corroborated, points: _points, ...out } = scoreField(input, ctx);
   return out;
 }
 
@@ -490,11 +490,43 @@ export function candidateTotals(
   return { totals, family, fallback: fallback(ctx, family, values).leaf.name };
 }
 
-/** `classifyField` plus the raw (uncalibrated) confidence score, for fitting and checking the calibration. */
+/**
+ * The points of the tags `scoreField` ranked: the winner's (0 when nothing had points and the type's default won) and
+ * every tag the declared type allows that got any, by tag id.
+ */
+export interface CandidatePoints {
+  readonly winner: number;
+  readonly winnerTagId: number;
+  readonly byTag: ReadonlyMap<number, number>;
+}
+
+/**
+ * How many points the tag `tagId` trails the classifier's winner by (docs/metrics.md, "label gap"): 0 when the winner
+ * is that tag; a tag the type rules out or that got no points counts 0 points (so the gap is the winner's points);
+ * never below 0. Not clipped: the outlier model clips it.
+ */
+export function labelGap(points: CandidatePoints, tagId: number): number {
+  if (tagId === points.winnerTagId) return 0;
+  return Math.max(0, points.winner - (points.byTag.get(tagId) ?? 0));
+}
+
+/** The label gap of one field for a given tag: `labelGap` over a fresh `scoreField` (for callers with one tag to ask). */
+export function labelGapOf(
+  input: ClassifyInput & { readonly confirmed?: readonly ConfirmedNeighbour[] },
+  ctx: ClassifierContext,
+  tagId: number,
+): number {
+  return labelGap(scoreField(input, ctx).points, tagId);
+}
+
+/**
+ * `classifyField` plus the raw (uncalibrated) confidence score, for fitting and checking the calibration, and the
+ * points of the ranked tags (`labelGap` reads them: one classification answers both).
+ */
 export function scoreField(
   input: ClassifyInput & { readonly confirmed?: readonly ConfirmedNeighbour[] },
   ctx: ClassifierContext,
-): Classification & { raw_score: number; corroborated: boolean } {
+): Classification & { raw_score: number; corroborated: boolean; points: CandidatePoints } {
   if (ctx.leaves.length === 0) throw new Error('classifier context has no tags');
   const { cands, family, values, votes, confirmed, tableWords } = gatherCandidates(input, ctx);
 
@@ -532,6 +564,11 @@ export function scoreField(
     evidence: scrubSamples(evidence, input.sample_values),
     raw_score: raw,
     corroborated,
+    points: {
+      winner: Math.max(0, winner.total),
+      winnerTagId: winner.leaf.id,
+      byTag: new Map(allowed.map((c) => [c.leaf.id, c.total])),
+    },
   };
 }
 

@@ -2,9 +2,12 @@
 export {
   buildClassifierContext,
   classifyField,
+  labelGap,
+  labelGapOf,
   scoreField,
   withConfirmed,
   CLASSIFIER_VERSION,
+  type CandidatePoints,
   type Classification,
   type ClassifierContext,
   type ClassifierTag,

@@ -101,6 +101,8 @@ export class FieldPreparer {
         embedding: embeddings[i] as Float32Array,
         table_columns: tableColumnsOf ? (tableColumnsOf(i) ?? null) : (columns?.get(item.table_name) ?? null),
         datasource_id: datasourceId === '' ? null : datasourceId,
+        // The label gap is measured against the given label; a field given none against the one it gets.
+        label_tag_id: resolved[i]?.tag?.id ?? null,
       })),
     );
     const auto = items.flatMap((item, i) => (resolved[i]?.tag === null ? [i] : []));
@@ -133,6 +135,7 @@ export class FieldPreparer {
         predicted_tag_id: (classified.results[i] as Classification).tag_id,
         predicted_level: (classified.results[i] as Classification).level,
         predicted_confidence: (classified.results[i] as Classification).confidence,
+        predicted_label_gap: classified.labelGaps[i] ?? null,
         predicted_with: classified.versionKey,
         ...(auto
           ? {

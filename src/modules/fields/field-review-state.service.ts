@@ -13,13 +13,17 @@ export class FieldReviewState {
     return repo.lockReviewStates(trx, ids);
   }
 
-  /** Sets the confirmed, locked classification of fields that share one target (tag, level). */
+  /**
+   * Sets the confirmed, locked classification of fields that share one target (tag, level); a field whose label changes
+   * is queued for the classifier to measure its label gap again.
+   */
   async confirmFields(
     trx: Tx,
     ids: readonly string[],
     change: { tag_id: number; level: string; reviewed_at: string; reviewed_by: string },
   ): Promise<void> {
     await repo.confirmFields(trx, ids, change);
+    await repo.enqueueUnknownLabelGaps(trx, ids, change.reviewed_at);
   }
 
   /** Marks one field deferred with the reviewer's reason; classification and lock stay as they are. */

@@ -61,7 +61,8 @@ export class FieldScanWriter {
    */
   async applyScan(trx: Tx, datasourceId: string, prepared: PreparedScan, scanId: string): Promise<void> {
     const rows = prepared.rows.map((row) => ({ ...row, datasource_id: datasourceId })).sort(compareKeys);
-    await repo.upsertScannedFields(trx, rows, scanId);
+    const ids = await repo.upsertScannedFields(trx, rows, scanId);
+    await repo.enqueueUnknownLabelGaps(trx, ids, this.deps.clock.now().toISOString());
   }
 
   /** Deletes fields of a data source whose columns a scan no longer found; answers them with their last classification. */

@@ -7,7 +7,7 @@
  * Upserts (imports, scans) find rows by key, so they first lock the existing rows they will update in id order
  * (lockExistingInIdOrder), and their INSERT … ON CONFLICT then only updates rows the transaction already holds.
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { sql, type ExpressionBuilder, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { isForeignKeyViolation, isPostgres, type Queryable, type Tx } from '../../db/database.js';
 import type { ClassificationSource, DB, FieldRow, NewFieldRow, ScanChange } from '../../db/schema.js';
@@ -176,6 +176,11 @@ export async function upsertFields(
             predicted_level: eb.ref('excluded.predicted_level'),
             predicted_confidence: eb.ref('excluded.predicted_confidence'),
             predicted_with: eb.ref('excluded.predicted_with'),
+            // The gap was measured against the incoming label: unknown when the stored one is kept and differs
+            // (queued for the re-classification worker by enqueueUnknownLabelGaps).
+            predicted_label_gap: sql<
+              number | null
+            >`case when ${KEEP} and fields.tag_id <> excluded.tag_id then null else excluded.predicted_label_gap end`,
             review_status: sql<
               FieldRow['review_status']
             >`case when not (${KEEP}) and (fields.tag_id <> excluded.tag_id or fields.level <> excluded.level) then 'unreviewed' else fields.review_status end`,
@@ -492,6 +497,10 @@ export async function confirmFields(
       .set({
         tag_id: change.tag_id,
         level: change.level,
+        // Measured against the former label: unknown once it changes (enqueueUnknownLabelGaps queues it again).
+        predicted_label_gap: sql<
+          number | null
+        >`case when tag_id = ${change.tag_id} then predicted_label_gap else null end`,
         locked: 1,
         review_status: 'confirmed',
         classification_source: 'reviewer',
@@ -554,6 +563,8 @@ export interface CatalogFieldRow {
   predicted_tag_id?: number | null;
   predicted_level?: string | null;
   predicted_confidence?: number | null;
+  /** How many points the label trails the classifier's answer by (fields.predicted_label_gap); null when unknown. */
+  predicted_label_gap?: number | null;
   /** How the classification was given (import, classifier, reviewer); absent when unknown. */
   classification_source?: FieldRow['classification_source'];
   /** The classifier's evidence (JSON) when it gave the classification; read for what its answer rested on. */
@@ -569,6 +580,7 @@ const CATALOG_COLUMNS = [
   'predicted_tag_id',
   'predicted_level',
   'predicted_confidence',
+  'predicted_label_gap',
   'classification_source',
   'classification_evidence',
 ] as const;
@@ -782,8 +794,12 @@ export async function setOutlierScores(trx: Tx, rows: readonly OutlierMirror[]):
 /** The fields the classifier may classify again: chosen by it, neither confirmed nor locked. */
 const RECLASSIFIABLE = sql<boolean>`classification_source in ${AUTOMATIC} and locked = 0 and review_status <> 'confirmed'`;
 
-/** The classifier's view of the field was made with another classifier or taxonomy than `key` (or never). */
-const VIEW_OUTDATED = (key: string) => sql<boolean>`(predicted_with is null or predicted_with <> ${key})`;
+/**
+ * The classifier's view of the field was made with another classifier or taxonomy than `key` (or never), or lacks the
+ * label gap (made before migration 0028, or the label changed since).
+ */
+const VIEW_OUTDATED = (key: string) =>
+  sql<boolean>`(predicted_with is null or predicted_with <> ${key} or predicted_label_gap is null)`;
 
 /**
  * Queues every re-classifiable field classified with another classifier or taxonomy than `key`, and every field whose
@@ -793,6 +809,21 @@ export async function enqueueOutdatedClassifications(trx: Tx, key: string, now: 
   await sql`insert into reclassify_queue (field_id, token, enqueued_at)
     select id, ${token}, ${now} from fields where (${RECLASSIFIABLE} and (classified_with is null or classified_with <> ${key})) or ${VIEW_OUTDATED(key)}
     on conflict (field_id) do nothing`.execute(trx);
+}
+
+/**
+ * Queues for the re-classification worker those of the fields whose label gap is unknown (a write kept or set a
+ * label other than the one the gap was measured against), releasing any claim: it measures the gap again.
+ */
+export async function enqueueUnknownLabelGaps(trx: Tx, ids: readonly string[], now: string): Promise<void> {
+  const token = randomUUID();
+  for (const part of sortedChunks(ids)) {
+    await sql`insert into reclassify_queue (field_id, token, enqueued_at, claimed_by, claimed_at)
+      select id, ${token}, ${now}, null, null from fields where id in (${sql.join(part)}) and predicted_label_gap is null
+      on conflict (field_id) do update set token = excluded.token, enqueued_at = excluded.enqueued_at, claimed_by = null, claimed_at = null`.execute(
+      trx,
+    );
+  }
 }
 
 /** At most this many column names of one table are read as the classifier's context. */
@@ -836,8 +867,10 @@ export type ReclassificationRow = Pick<
   | 'value_summary'
   | 'embedding'
   | 'embedder_version'
+  | 'tag_id'
   | 'predicted_tag_id'
   | 'predicted_level'
+  | 'predicted_label_gap'
   | 'classification_source'
   | 'classification_evidence'
   | 'updated_at'
@@ -863,8 +896,10 @@ export async function findForReclassification(db: Queryable, ids: readonly strin
         'value_summary',
         'embedding',
         'embedder_version',
+        'tag_id',
         'predicted_tag_id',
         'predicted_level',
+        'predicted_label_gap',
         'classification_source',
         'classification_evidence',
         'updated_at',
@@ -894,21 +929,30 @@ export async function replaceEmbedding(
 }
 
 /**
- * Stores the classifier's view of a field (its classification is not touched). The view's tag and level are written
- * only when they change: they are in the change log's trigger, and an unchanged view must not make metrics stale.
+ * Stores the classifier's view of a field (its classification is not touched). The view's tag, level and label gap are
+ * written only when they change: they are in the change log's trigger, and an unchanged view must not make metrics
+ * stale. The gap was measured against the label read (`row.tag_id`): if a reviewer changed it since, it is unknown.
  */
 export async function applyPrediction(
   trx: Tx,
-  row: Pick<ReclassificationRow, 'id' | 'predicted_tag_id' | 'predicted_level'>,
-  view: { tag_id: number; level: string; confidence: number; predicted_with: string },
+  row: Pick<ReclassificationRow, 'id' | 'tag_id' | 'predicted_tag_id' | 'predicted_level' | 'predicted_label_gap'>,
+  view: { tag_id: number; level: string; confidence: number; label_gap: number; predicted_with: string },
 ): Promise<void> {
   const moved = row.predicted_tag_id !== view.tag_id || row.predicted_level !== view.level;
+  const gapMoved = row.predicted_label_gap === null || Math.abs(row.predicted_label_gap - view.label_gap) > 1e-6;
   await trx
     .updateTable('fields')
     .set({
       predicted_confidence: view.confidence,
       predicted_with: view.predicted_with,
       ...(moved ? { predicted_tag_id: view.tag_id, predicted_level: view.level } : {}),
+      ...(gapMoved
+        ? {
+            predicted_label_gap: sql<
+              number | null
+            >`case when tag_id = ${row.tag_id} then cast(${view.label_gap} as double precision) else null end`,
+          }
+        : {}),
     })
     .where('id', '=', row.id)
     .execute();
@@ -927,8 +971,8 @@ export async function applyReclassification(
     level: string;
     confidence: number;
     evidence: string;
-    /** The classifier's own view (the classification itself, unless a rule decided). */
-    predicted: { tag_id: number; level: string; confidence: number };
+    /** The classifier's own view (the classification itself, unless a rule decided), and the decision's label gap. */
+    predicted: { tag_id: number; level: string; confidence: number; label_gap: number };
     classified_with: string;
     updated_at: string;
   },
@@ -953,6 +997,7 @@ export async function applyReclassification(
       predicted_tag_id: change.predicted.tag_id,
       predicted_level: change.predicted.level,
       predicted_confidence: change.predicted.confidence,
+      predicted_label_gap: change.predicted.label_gap,
       predicted_with: change.classified_with,
       ...(moved ? { review_status: 'unreviewed' as const, updated_at: change.updated_at } : {}),
     })
@@ -1022,14 +1067,19 @@ const KEEP_ON_SCAN = sql`(fields.locked = 1 or fields.review_status = 'confirmed
  * recording on each what the scan `scanId` did: `new` (inserted), `reclassified` (its classification was replaced
  * by a different tag or level), else `changed`.
  */
-export async function upsertScannedFields(db: Queryable, rows: readonly NewFieldRow[], scanId: string): Promise<void> {
+export async function upsertScannedFields(
+  db: Queryable,
+  rows: readonly NewFieldRow[],
+  scanId: string,
+): Promise<string[]> {
+  const ids: string[] = [];
   await lockExistingInIdOrder(db, rows);
   for (let start = 0; start < rows.length; start += UPSERT_CHUNK_ROWS) {
     const chunk = rows
       .slice(start, start + UPSERT_CHUNK_ROWS)
       .map((row) => ({ ...row, last_scan_id: scanId, scan_change: 'new' as const }));
     try {
-      await db
+      const result = await db
         .insertInto('fields')
         .values(chunk)
         .onConflict((oc) =>
@@ -1053,18 +1103,25 @@ export async function upsertScannedFields(db: Queryable, rows: readonly NewField
               number | null
             >`coalesce(excluded.predicted_confidence, fields.predicted_confidence)`,
             predicted_with: sql<string | null>`coalesce(excluded.predicted_with, fields.predicted_with)`,
+            // Measured against the incoming label: unknown when the stored one is kept and differs (queued again).
+            predicted_label_gap: sql<
+              number | null
+            >`case when ${KEEP_ON_SCAN} and fields.tag_id <> excluded.tag_id then null else coalesce(excluded.predicted_label_gap, fields.predicted_label_gap) end`,
             last_scan_id: eb.ref('excluded.last_scan_id'),
             // Every expression here reads the row as it was before this update.
             scan_change: sql<ScanChange>`case when not ${KEEP_ON_SCAN} and (fields.tag_id <> excluded.tag_id or fields.level <> excluded.level) then 'reclassified' else 'changed' end`,
             updated_at: eb.ref('excluded.updated_at'),
           })),
         )
+        .returning('id')
         .execute();
+      for (const r of result) ids.push(r.id);
     } catch (error) {
       if (isForeignKeyViolation(error)) throw notFound('Data source');
       throw error;
     }
   }
+  return ids;
 }
 
 /** A field a scan removed, with the classification it had (for the audit entry). */
@@ -1152,7 +1209,7 @@ export async function moveFieldsToTag(
       (
         await trx
           .updateTable('fields')
-          .set({ tag_id: toTagId, updated_at: now })
+          .set({ tag_id: toTagId, predicted_label_gap: null, updated_at: now })
           .where('tag_id', 'in', fromTagIds)
           .executeTakeFirst()
       ).numUpdatedRows,

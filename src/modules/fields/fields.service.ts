@@ -292,6 +292,11 @@ export class FieldsService {
     // Rows in key order: concurrent imports touching the same fields then lock them in the same order (no deadlock).
     const ordered = [...prepared.rows].sort((a, b) => compareKeys(a, b));
     const stored = await repo.upsertFields(trx, ordered);
+    await repo.enqueueUnknownLabelGaps(
+      trx,
+      stored.map((s) => s.id),
+      this.deps.clock.now().toISOString(),
+    );
     const idByKey = new Map(stored.map((s) => [fieldKey(s.table_name, s.field_name), s.id]));
     let created = 0;
     const fieldIds = prepared.rows.map((row) => {

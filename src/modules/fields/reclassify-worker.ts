@@ -5,7 +5,8 @@
  * weighs the stored summary of their formats instead. A field whose classification changes goes back to
  * `unreviewed`; each batch that changes any writes one `fields.reclassified` audit entry with its counts. The metrics
  * follow through the change log. The same queue refreshes every other field's classifier view (fields.predicted_*,
- * which the outlier model weighs) made with another classifier or taxonomy, or never made. The version it works
+ * which the outlier model weighs) made with another classifier or taxonomy, or never made, or whose label gap is
+ * unknown (the label changed since it was measured). The version it works
  * for includes the embedder's: a field embedded by another embedder (a new built-in version, another provider) is
  * embedded again from its stored names, type, comment and format signature — what an import embeds — before it is
  * classified, and the metrics follow.
@@ -141,7 +142,7 @@ export class ReclassifyWorker {
     );
     const { vectors, fresh } = await this.embeddings(rows);
     const columns = await this.tableColumns(rows);
-    const { results, decisions, versionKey } = await this.deps.classifier.classify(
+    const { results, decisions, labelGaps, versionKey } = await this.deps.classifier.classify(
       rows.map((r, i) => ({
         table_columns: columns.get(r.datasource_id)?.get(r.table_name) ?? null,
         table_name: r.table_name,
@@ -152,6 +153,8 @@ export class ReclassifyWorker {
         embedding: vectors[i] as Float32Array,
         datasource_id: r.datasource_id,
         held_value_rule: heldValueRule(r),
+        // A field the classifier may classify again is measured against its new classification, any other against its label.
+        label_tag_id: r.reclassifiable ? null : r.tag_id,
       })),
     );
     await this.deps.database.db.transaction().execute(async (trx) => {
@@ -172,12 +175,14 @@ export class ReclassifyWorker {
       for (const [i, row] of rows.entries()) {
         const result = results[i];
         const decision = decisions[i];
-        if (!result || !decision) continue;
+        const labelGap = labelGaps[i];
+        if (!result || !decision || labelGap === undefined) continue;
         if (!row.reclassifiable) {
           await repo.applyPrediction(trx, row, {
             tag_id: result.tag_id,
             level: result.level,
             confidence: result.confidence,
+            label_gap: labelGap,
             predicted_with: versionKey,
           });
           continue;
@@ -188,7 +193,7 @@ export class ReclassifyWorker {
           level: decision.level,
           confidence: decision.confidence,
           evidence: JSON.stringify(decision.evidence),
-          predicted: { tag_id: result.tag_id, level: result.level, confidence: result.confidence },
+          predicted: { tag_id: result.tag_id, level: result.level, confidence: result.confidence, label_gap: labelGap },
           classified_with: versionKey,
           updated_at: now,
         });

@@ -122,6 +122,8 @@ export class CatalogState {
   private predTag = new Int32Array(0);
   private predLevel = new Uint8Array(0);
   private predConf = new Float32Array(0);
+  /** How many points the label trails the classifier's answer by (fields.predicted_label_gap); NaN when unknown. */
+  private predGap = new Float32Array(0);
   /** 1 when the field's classification is the classifier's own answer (fields.classification_source = classifier). */
   private selfClassified = new Uint8Array(0);
   /**
@@ -266,14 +268,19 @@ export class CatalogState {
     return this.levelNames[this.levelOf[slot] as number] as string;
   }
 
-  /** The classifier's view of the field, from its own name, table, comment, type and formats; null when unknown. */
-  predicted(slot: number): { tagId: number; level: string; confidence: number } | null {
+  /**
+   * The classifier's view of the field, from its own name, table, comment, type and formats; null when unknown. Its
+   * `labelGap` (the points the label trails its answer by) is null when unknown.
+   */
+  predicted(slot: number): { tagId: number; level: string; confidence: number; labelGap: number | null } | null {
     const tagId = this.predTag[slot] as number;
     if (tagId === 0) return null;
+    const gap = this.predGap[slot] as number;
     return {
       tagId,
       level: this.levelNames[this.predLevel[slot] as number] as string,
       confidence: this.predConf[slot] as number,
+      labelGap: Number.isNaN(gap) ? null : gap,
     };
   }
 
@@ -360,6 +367,8 @@ export class CatalogState {
     this.predTag[slot] = predicted;
     this.predLevel[slot] = predicted === 0 ? 0 : this.levelNumber(row.predicted_level as string);
     this.predConf[slot] = predicted === 0 ? 0 : (row.predicted_confidence ?? 0.5);
+    const gap = row.predicted_label_gap;
+    this.predGap[slot] = predicted === 0 || gap === null || gap === undefined || !Number.isFinite(gap) ? NaN : gap;
     this.attach(slot);
     if (moved && this.twins.join(slot) === slot) this.index.add(slot, e);
   }
@@ -596,6 +605,7 @@ export class CatalogState {
     this.predTag = widen(this.predTag, (n) => new Int32Array(n));
     this.predLevel = widen(this.predLevel, (n) => new Uint8Array(n));
     this.predConf = widen(this.predConf, (n) => new Float32Array(n));
+    this.predGap = widen(this.predGap, (n) => new Float32Array(n));
     this.selfClassified = widen(this.selfClassified, (n) => new Uint8Array(n));
     this.supportRunnerPath = widen(this.supportRunnerPath, (n) => new Int32Array(n), 2);
     this.supportRunnerRatio = widen(this.supportRunnerRatio, (n) => new Uint8Array(n), 2);

@@ -2,7 +2,7 @@
 // than the best other one (tag margins), how many of its nearest fields disagree with its classification, and how
 // its closest same-tag field compares with its closest field of another tag. No I/O.
 import { computeAxes, type AxesResult, type RawAxesInput } from './axes.js';
-import { clamp, dot, quantileSorted } from './vectors.js';
+import { clamp, dot, finiteOr, quantileSorted } from './vectors.js';
 
 export interface TagStats {
   tagId: number;
@@ -221,8 +221,11 @@ export interface ClassificationEvidenceInput {
   tagId: number;
   level: string;
   neighbours: readonly Neighbour[];
-  /** The classifier's view of the field from its own name, table, comment, type and formats; null when unknown. */
-  predicted: { tagId: number; level: string; confidence: number } | null;
+  /**
+   * The classifier's view of the field from its own name, table, comment, type and formats; null when unknown. Its
+   * `labelGap`: how many points the field's label trails its answer by (absent or null: unknown).
+   */
+  predicted: { tagId: number; level: string; confidence: number; labelGap?: number | null } | null;
   /** How many of the tag's fields (this one included) sit at each level. */
   tagLevels: ReadonlyArray<{ level: string; count: number }>;
   /** The tag's configured default level. */
@@ -255,6 +258,11 @@ export interface ClassificationEvidence {
   overClassifier: number;
   /** classifierOther for a field alone in its tag (no peers or neighbours of its tag can speak for or against it). */
   classifierOtherAlone: number;
+  /**
+   * How many points the label trails the classifier's answer by in the classifier's own points (0 when it names the
+   * label; unknown → 0). Absent in inputs recorded before the term existed.
+   */
+  labelGap?: number;
   /** The field's classification is the classifier's own answer (see ClassificationEvidenceInput.selfClassified). */
   selfClassified?: boolean;
   /** For a self-classified field, 1 − the classifier's calibrated confidence in it (its own probability of being wrong); else 0. */
@@ -306,6 +314,7 @@ export function classificationEvidence(x: ClassificationEvidenceInput): Classifi
     underClassifier: own < 0 || pr < 0 ? 0 : Math.max(0, pr - own) * (p?.confidence ?? 0),
     overClassifier: own < 0 || pr < 0 ? 0 : Math.max(0, own - pr) * (p?.confidence ?? 0),
     classifierOtherAlone: x.tagLevels.reduce((n, l) => n + l.count, 0) <= 1 ? classifierOther : 0,
+    labelGap: other ? Math.max(0, finiteOr(p.labelGap ?? 0, 0)) : 0,
     selfClassified: x.selfClassified === true,
     selfDoubt: x.selfClassified === true && p !== null && !other ? clamp(1 - p.confidence, 0, 1) : 0,
     selfLooseTag:

@@ -102,7 +102,7 @@ interface Measured extends FieldMeasurement {
   nearest: (Neighbour & { id: string }) | undefined;
   neighbours: Array<Neighbour & { id: string }>;
   evidence: ClassificationEvidence;
-  predicted: { tagId: number; level: string; confidence: number } | null;
+  predicted: { tagId: number; level: string; confidence: number; labelGap: number | null } | null;
   confirmed: boolean;
   reviewed: ReviewedEvidence;
 }
@@ -843,7 +843,11 @@ function reasonInputOf(m: Measured, j: Judged, tags: TagContext): ReasonInput {
       : null,
     classifier:
       predicted && predicted.tagId !== tagId
-        ? { classification: label(predicted.tagId, predicted.level), confidence: predicted.confidence }
+        ? {
+            classification: label(predicted.tagId, predicted.level),
+            confidence: predicted.confidence,
+            labelGap: predicted.labelGap,
+          }
         : null,
     expectedLevel:
       evidence.expectedLevel !== null && evidence.expectedLevel !== level

@@ -25,40 +25,43 @@ export interface OutlierInput {
 }
 
 /**
- * Fixed logistic weights (docs/metrics.md, "Outlier model"), rounded. The terms up to classifierOtherAlone are
- * fitted by `bench/quality/fit-public.ts` on the public schemas' development half (seeded random, sibling and
- * systematic errors) pooled with the generated catalog's tuning seeds (all five modes; the only set whose correct
- * fields carry legitimate level overrides); the public held-out half is never fitted on (before 2026-11-27 they were
- * fitted by fit.ts on the generated catalog alone). Margins enter as z = margin / scale clipped to [−4, 4]; the
- * nearest-field ratio is clipped to [−3, 3]; disagreement and the axis scores are already in [0, 1].
+ * Fixed logistic weights (docs/metrics.md, "Outlier model"), rounded. The terms up to labelGap are fitted by
+ * `bench/quality/fit-public.ts` on the public schemas' development half (seeded random, sibling and systematic errors)
+ * pooled with the generated catalog's tuning seeds (all five modes; the only set whose correct fields carry legitimate
+ * level overrides); the public held-out half is never fitted on (before 2026-11-27 they were fitted by fit.ts on the
+ * generated catalog alone; refitted with labelGap the same day, which took over most of classifierOther's weight).
+ * Margins enter as z = margin / scale clipped to [−4, 4]; the nearest-field ratio is clipped to [−3, 3]; the label gap
+ * to [0, 10] classifier points; disagreement and the axis scores are already in [0, 1].
  */
 export const OUTLIER_WEIGHTS = {
-  intercept: -6.0,
+  intercept: -5.65,
   /** per unit of neighbour disagreement in [0, 1] */
-  disagreement: 1.55,
+  disagreement: 1.65,
   /** per robust-scale unit of peer margin (negative margin → more suspicious) */
-  peerMargin: 0.25,
+  peerMargin: 0.1,
   /** per robust-scale unit of anchor margin */
-  anchorMargin: 0.9,
+  anchorMargin: 0.85,
   /** per unit of the nearest-field log distance ratio (positive → another tag's field is closer → more suspicious) */
-  nearestRatio: 0.85,
+  nearestRatio: 0.8,
   /** per unit of (0.5 − mean of the peer_mean and category_anchor scores) */
-  axisFit: 0.1,
+  axisFit: 0.7,
   /** per unit of classifier confidence when it names another tag */
-  classifierOther: 2.55,
+  classifierOther: 0.2,
   /** … and when that tag is in another top-level group */
-  classifierFar: 0.15,
+  classifierFar: 0.2,
   /** per unit of classifier confidence when it names the field's own tag (negative: agreement is evidence for) */
-  classifierAgrees: -4.65,
+  classifierAgrees: -5.0,
   /** per level step below the level the evidence expects (under-classified) */
-  under: 1.3,
+  under: 1.25,
   /** per level step above it (over-classified) */
-  over: 1.8,
+  over: 1.75,
   /** per level step below / above the classifier's level for the same tag, times its confidence */
-  underClassifier: 4.15,
-  overClassifier: 5.6,
+  underClassifier: 4.1,
+  overClassifier: 5.45,
   /** per unit of classifier confidence naming another tag, for a field alone in its tag */
-  classifierOtherAlone: 5.1,
+  classifierOtherAlone: 5.05,
+  /** per classifier point by which the label's own tag trails the classifier's answer (clipped at gapClip) */
+  labelGap: 0.65,
   // A field the classifier classified itself (docs/metrics.md, "Self-classified fields"): its agreement with itself says
   // nothing, so its own doubt and the evidence independent of its answer weigh instead. Fitted by
   // bench/quality/fit-self.ts on the development half of the public schemas, on top of the terms above (refitted
@@ -67,19 +70,19 @@ export const OUTLIER_WEIGHTS = {
   // the classifier's own doubt, so selfDoubt fell to 0.25 — the reviewed-evidence terms below were left as they were:
   // the development half holds 17 twins, too few to refit them).
   /** log-odds added to every self-classified field */
-  selfBias: 6.8,
+  selfBias: 6.9,
   /** per unit of the classifier's doubt (1 − confidence) in its own answer */
-  selfDoubt: 0.25,
+  selfDoubt: -0.2,
   /** per unit of neighbour disagreement, for a self-classified field (on top of `disagreement`) */
-  selfDisagreement: -0.3,
+  selfDisagreement: -0.45,
   /** per unit of the nearest-field ratio, for a self-classified field (on top of `nearestRatio`) */
-  selfNearestRatio: -0.65,
+  selfNearestRatio: -0.6,
   /** per robust-scale unit of peer margin, for a self-classified field */
-  selfPeerMargin: -0.45,
+  selfPeerMargin: -0.15,
   /** per robust-scale unit of anchor margin, for a self-classified field */
-  selfAnchorMargin: -1.0,
+  selfAnchorMargin: -1.1,
   /** per unit of 1 − the tag's cohesion, for a self-classified field */
-  selfLooseTag: 1.45,
+  selfLooseTag: 1.05,
   /** per similarity-weighted confirmed neighbour with another classification (capped at confirmedClip) */
   confirmedOther: 0.35,
   /** per similarity-weighted confirmed neighbour with the same classification (capped) */
@@ -94,6 +97,8 @@ export const OUTLIER_WEIGHTS = {
   marginClip: 4,
   /** the nearest-field ratio is clipped to ±ratioClip (e³ ≈ 20 times closer) */
   ratioClip: 3,
+  /** the label gap is clipped to gapClip classifier points (one name match is worth 2.5–4.5: docs/classifier.md) */
+  gapClip: 10,
 } as const;
 
 function sigmoid(z: number): number {
@@ -114,6 +119,7 @@ export interface OutlierTerms {
   underClassifier: number;
   overClassifier: number;
   classifierOtherAlone: number;
+  labelGap: number;
   selfBias: number;
   selfDoubt: number;
   selfDisagreement: number;
@@ -141,6 +147,7 @@ export const OUTLIER_FEATURES = [
   'underClassifier',
   'overClassifier',
   'classifierOtherAlone',
+  'labelGap',
   'selfBias',
   'selfDoubt',
   'selfDisagreement',
@@ -188,6 +195,7 @@ export function outlierSignals(input: OutlierInput): OutlierTerms {
     underClassifier: v(e?.underClassifier),
     overClassifier: v(e?.overClassifier),
     classifierOtherAlone: v(e?.classifierOtherAlone),
+    labelGap: clamp(finiteOr(e?.labelGap ?? 0, 0), 0, w.gapClip),
     selfBias: self,
     selfDoubt: self * clamp(finiteOr(e?.selfDoubt ?? 0, 0), 0, 1),
     selfDisagreement: self * d,

@@ -45,8 +45,11 @@ export interface ReasonInput {
     sameTag: boolean;
     by: 'classifier' | 'neighbours' | 'margins' | 'level' | 'twin' | 'corrections';
   } | null;
-  /** The classifier's view when it disagrees with the tag: its label and confidence. */
-  classifier?: { classification: string; confidence: number } | null;
+  /**
+   * The classifier's view when it disagrees with the tag: its label and confidence, and how many of its points the
+   * field's own tag trails it by (null: unknown).
+   */
+  classifier?: { classification: string; confidence: number; labelGap?: number | null } | null;
   /**
    * The level the evidence expects for the field's tag, when it differs; with how many of the tag's other fields sit
    * at that level (`peersAtLevel` of `peers`) and whether it is the tag's default level.
@@ -129,7 +132,7 @@ function strongestKinds(t: OutlierTerms | undefined): Kind[] {
   if (!t) return ['neighbours'];
   const sums: Array<[Kind, number]> = [
     ['neighbours', t.disagreement + t.nearestRatio + Math.max(0, t.peerMargin)],
-    ['classifier', t.classifierOther + t.classifierFar],
+    ['classifier', t.classifierOther + t.classifierFar + t.labelGap],
     ['level', t.under + t.over + t.underClassifier + t.overClassifier],
     ['anchor', Math.max(0, t.anchorMargin)],
     ['reviewed', t.twinOther + Math.max(0, t.confirmedOther)],
@@ -214,8 +217,18 @@ export function reasonFor(input: ReasonInput): string {
         input.classifier &&
         (nameable(false) || s?.by === 'classifier' || s?.classification === input.classifier.classification)
       ) {
+        // When the label gap weighs more than the classifier's confidence, say how little the field speaks for its tag.
+        const gap = input.classifier.labelGap;
+        const trails =
+          input.terms !== undefined &&
+          gap !== null &&
+          gap !== undefined &&
+          gap > 0 &&
+          input.terms.labelGap > input.terms.classifierOther + input.terms.classifierFar
+            ? `; ${input.tag ?? 'its tag'} trails by ${gap.toFixed(1)} points`
+            : '';
         sentences.push(
-          `Its own name, table, comment, type and value formats point to ${input.classifier.classification} (classifier ${Math.round(input.classifier.confidence * 100)}% sure), not ${own}.`,
+          `Its own name, table, comment, type and value formats point to ${input.classifier.classification} (classifier ${Math.round(input.classifier.confidence * 100)}% sure${trails}), not ${own}.`,
         );
       } else if (kind === 'level' && input.expectedLevel && input.level) {
         const e = input.expectedLevel;

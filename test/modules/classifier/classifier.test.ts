@@ -2,8 +2,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   buildClassifierContext,
+  candidateTotals,
   CLASSIFIER_VERSION,
   classifyField,
+  labelGap,
+  labelGapOf,
   scoreField,
   withConfirmed,
   type ClassifierTag,
@@ -1628,4 +1631,65 @@ test("a number in a table of a person's identity documents is a document's numbe
     'National ID number',
   );
   assert.notEqual(leaf('registry.person_document', 'page_number', columns), 'National ID number');
+});
+
+test("label gap: the points a tag trails the winner by; 0 for the winner, the winner's points for a tag with none", () => {
+  const points = {
+    winner: 6,
+    winnerTagId: 1,
+    byTag: new Map([
+      [1, 6],
+      [2, 4.5],
+      [3, -1.5],
+    ]),
+  };
+  assert.equal(labelGap(points, 1), 0);
+  assert.equal(labelGap(points, 2), 1.5);
+  assert.equal(labelGap(points, 3), 7.5, "a tag the evidence marked down trails by more than the winner's points");
+  assert.equal(labelGap(points, 4), 6, "a tag with no points (or ruled out by the type) trails by the winner's points");
+  // Nothing had points and the type's default won: no tag trails it, unless the evidence marked it down.
+  assert.equal(labelGap({ winner: 0, winnerTagId: 5, byTag: new Map([[3, -2]]) }, 4), 0);
+  assert.equal(labelGap({ winner: 0, winnerTagId: 5, byTag: new Map([[3, -2]]) }, 3), 2);
+
+  const email: ClassifyInput = { table_name: 'customers', field_name: 'email' };
+  const scored = scoreField(email, ctx);
+  assert.equal(scored.tag_id, idOf('Email address'));
+  assert.ok(scored.points.winner > 0);
+  assert.equal(labelGapOf(email, ctx, idOf('Email address')), 0);
+  assert.equal(labelGapOf(email, ctx, idOf('Date of birth')), scored.points.winner);
+  // A runner-up trails by the difference of the totals scoreField ranked (candidateTotals gives them by leaf name).
+  const input: ClassifyInput = { table_name: 'orders', field_name: 'phone_or_email' };
+  const { totals } = candidateTotals(input, ctx);
+  const ranked = [...totals].sort((a, b) => b.total - a.total);
+  assert.ok(ranked.length >= 2, `needs a runner-up: ${JSON.stringify(ranked)}`);
+  const [top, second] = ranked as [{ leaf: string; total: number }, { leaf: string; total: number }];
+  assert.equal(scoreField(input, ctx).tag_id, idOf(top.leaf));
+  const gap = labelGapOf(input, ctx, idOf(second.leaf));
+  assert.ok(Math.abs(gap - (top.total - second.total)) < 1e-9, `${gap} vs ${top.total} − ${second.total}`);
+  assert.ok(gap >= 0 && gap <= scoreField(input, ctx).points.winner);
+  // A tag the declared type rules out counts no points, whatever its name says.
+  const typed: ClassifyInput = { table_name: 'customers', field_name: 'email', data_type: 'timestamp' };
+  const winner = scoreField(typed, ctx);
+  assert.notEqual(winner.tag_id, idOf('Email address'));
+  assert.equal(labelGapOf(typed, ctx, idOf('Email address')), winner.points.winner);
+});
+
+test("label gap: never negative, 0 for the tag the classifier names, the winner's points for a tag with none", () => {
+  const names = ['email', 'dob', 'CUST_NM', 'zz_17', 'amount', 'created_at', 'state', 'notes', 'iban', 'city'];
+  const leafIds = tags.map((t) => t.id);
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...names),
+      fc.constantFrom('users', 'orders', 'patients', 't'),
+      fc.constantFrom(...leafIds),
+      (field_name, table_name, tagId) => {
+        const input = { table_name, field_name };
+        const scored = scoreField(input, ctx);
+        const gap = labelGap(scored.points, tagId);
+        const unscored = tagId !== scored.tag_id && !scored.points.byTag.has(tagId);
+        return gap >= 0 && labelGap(scored.points, scored.tag_id) === 0 && (!unscored || gap === scored.points.winner);
+      },
+    ),
+    { numRuns: 200 },
+  );
 });

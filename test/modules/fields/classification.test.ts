@@ -307,3 +307,133 @@ describeEachDatabase('re-evaluation when the embedder changes', (kind) => {
     assert.equal((await stored()).get(email)!.embedder_version, embedder.version);
   });
 });
+
+describeEachDatabase('the label gap: how many classifier points the label trails its answer by', (kind) => {
+  let t: TestApp;
+  let admin: string;
+  let source: string;
+  before(async () => {
+    t = await buildTestApp(kind);
+    admin = await adminToken(t.app);
+    source = await createDatasource(t.app, admin);
+  });
+  after(async () => t.close());
+
+  const gapOf = async (id: string): Promise<number | null> =>
+    (
+      await t.database.db
+        .selectFrom('fields')
+        .select('predicted_label_gap')
+        .where('id', '=', id)
+        .executeTakeFirstOrThrow()
+    ).predicted_label_gap;
+  const queued = async (id: string): Promise<boolean> =>
+    (await t.database.db.selectFrom('reclassify_queue').select('field_id').where('field_id', '=', id).execute())
+      .length === 1;
+
+  it('is stored with the view at import: 0 for the label the classifier names, more for one it reads less', async () => {
+    const { field_ids } = await importOk(t.app, admin, source, [
+      {
+        table_name: 'customers',
+        field_name: 'email',
+        data_type: 'varchar(200)',
+        classification_chain_path: 'Personal/Contact/Email address',
+      },
+      {
+        table_name: 'customers',
+        field_name: 'email_address',
+        data_type: 'varchar(200)',
+        classification_chain_path: 'Personal/Identity/Date of birth',
+      },
+      { table_name: 'customers', field_name: 'contact_email', data_type: 'varchar(200)' },
+    ]);
+    const [agrees, wrong, auto] = field_ids as [string, string, string];
+    assert.equal(await gapOf(agrees), 0);
+    assert.ok(((await gapOf(wrong)) ?? 0) > 1, `gap ${await gapOf(wrong)}`);
+    assert.equal(await gapOf(auto), 0, 'a field the classifier labelled trails its own answer by nothing');
+    assert.ok(!(await queued(wrong)), 'a known gap needs no re-measuring');
+  });
+
+  it('a write that keeps or sets another label makes it unknown and queues it; the worker measures it again', async () => {
+    const { field_ids } = await importOk(t.app, admin, source, [
+      {
+        table_name: 'people',
+        field_name: 'phone',
+        data_type: 'varchar(40)',
+        classification_chain_path: 'Technical/Timestamp',
+      },
+    ]);
+    const id = field_ids[0]!;
+    const measured = await gapOf(id);
+    assert.ok((measured ?? 0) > 0);
+    // Re-imported with no classification: the import's label is kept, and the gap of the classifier's own label does
+    // not apply to it.
+    await importOk(t.app, admin, source, [{ table_name: 'people', field_name: 'phone', data_type: 'varchar(40)' }]);
+    assert.equal((await getField(t.app, admin, id)).classification_chain_path, 'Technical/Timestamp');
+    assert.equal(await gapOf(id), null);
+    assert.ok(await queued(id));
+    await t.app.services.reclassifyWorker.drain();
+    assert.equal(await gapOf(id), measured);
+    assert.ok(!(await queued(id)));
+    // A reviewer corrects the label: the gap was the old label's.
+    const res = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/classify/fields/${id}/confirm`,
+      headers: bearer(admin),
+      payload: { classification_chain_path: 'Personal/Contact/Phone number' },
+    });
+    assert.equal(res.statusCode, 200, res.body);
+    assert.equal(await gapOf(id), null);
+    assert.ok(await queued(id));
+    await t.app.services.reclassifyWorker.drain();
+    assert.equal(await gapOf(id), 0, 'the classifier names the corrected label');
+    // Confirmed as it is: the label does not change, nor does its gap.
+    const again = await t.app.inject({
+      method: 'POST',
+      url: `/api/v1/classify/fields/${id}/confirm`,
+      headers: bearer(admin),
+      payload: {},
+    });
+    assert.equal(again.statusCode, 200, again.body);
+    assert.equal(await gapOf(id), 0);
+    assert.ok(!(await queued(id)));
+  });
+
+  it('a field from before the gap existed is measured by the upgrade path, and the change log tells the metrics', async () => {
+    const { field_ids } = await importOk(t.app, admin, source, [
+      {
+        table_name: 'patients',
+        field_name: 'birth_date',
+        data_type: 'date',
+        classification_chain_path: 'Technical/Record ID',
+      },
+    ]);
+    const id = field_ids[0]!;
+    const measured = await gapOf(id);
+    assert.ok((measured ?? 0) > 0);
+    await t.database.db.updateTable('fields').set({ predicted_label_gap: null }).where('id', '=', id).execute();
+    // What migration 0028 does: the worker forgets it queued this version, so its next round queues the outdated views.
+    await t.database.db.deleteFrom('settings').where('key', '=', 'classifier.reclassify_enqueued_for').execute();
+    const changesBefore = Number(
+      (
+        await t.database.db
+          .selectFrom('catalog_changes')
+          .select((s) => s.fn.countAll<number>().as('n'))
+          .where('field_id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+    await t.app.services.reclassifyWorker.drain();
+    assert.equal(await gapOf(id), measured);
+    const changesAfter = Number(
+      (
+        await t.database.db
+          .selectFrom('catalog_changes')
+          .select((s) => s.fn.countAll<number>().as('n'))
+          .where('field_id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
+    assert.ok(changesAfter > changesBefore, 'the gap is in the change-log trigger');
+  });
+});

@@ -11,13 +11,23 @@ import {
   normalizeAxes,
 } from '../../../src/modules/metrics/axes.js';
 import {
+  classificationEvidence,
+  type ClassificationEvidenceInput,
   computeTagMargins,
   marginScale,
   NEAREST_RATIO_EPSILON,
   nearestTagEvidence,
   neighbourDisagreement,
 } from '../../../src/modules/metrics/measure-field.js';
-import { OUTLIER_WEIGHTS, outlierTerms, outlierScore, severityOf } from '../../../src/modules/metrics/outlier-model.js';
+import {
+  OUTLIER_WEIGHTS,
+  outlierSignals,
+  outlierTerms,
+  outlierScore,
+  severityOf,
+} from '../../../src/modules/metrics/outlier-model.js';
+import { CatalogState } from '../../../src/modules/metrics/catalog-state.js';
+import { encodeVector } from '../../../src/db/database.js';
 import { cosine, meanUnit, normalize } from '../../../src/modules/metrics/vectors.js';
 
 const v = (...xs: number[]): Float32Array => Float32Array.from(xs);
@@ -430,5 +440,95 @@ describe('evaluation measures', () => {
     // top item positive, then three tied items with one positive for the last slot: (1 + 1/3) / 2
     close(precisionAtK([0.9, 0.5, 0.5, 0.5], [true, true, false, false], 2), (1 + 1 / 3) / 2);
     assert.equal(precisionAtK([0.3, 0.2], [true, false], 10), 0.5);
+  });
+});
+
+describe('the label gap (how many classifier points the label trails its answer by)', () => {
+  const base: ClassificationEvidenceInput = {
+    tagId: 11,
+    level: 'L2',
+    neighbours: [],
+    predicted: { tagId: 12, level: 'L2', confidence: 0.7, labelGap: 4.5 },
+    tagLevels: [{ level: 'L2', count: 20 }],
+    defaultLevel: 'L2',
+    rank: (level) => ['L1', 'L2', 'L3', 'L4', 'L5'].indexOf(level),
+    groupOf: () => 'Technical',
+  };
+  const input = (predicted: ClassificationEvidenceInput['predicted']) => ({
+    scores: uniformScores(0.5),
+    neighbourDisagreement: 0,
+    evidence: classificationEvidence({ ...base, predicted }),
+  });
+
+  it('is the evidence when the classifier names another tag, 0 when it names the label, unknown → 0, clipped at 10', () => {
+    assert.equal(classificationEvidence(base).labelGap, 4.5);
+    assert.equal(outlierSignals(input(base.predicted)).labelGap, 4.5);
+    // A stale gap cannot speak when the classifier names the label itself.
+    assert.equal(
+      classificationEvidence({ ...base, predicted: { tagId: 11, level: 'L2', confidence: 0.7, labelGap: 3 } }).labelGap,
+      0,
+    );
+    assert.equal(
+      classificationEvidence({ ...base, predicted: { tagId: 12, level: 'L2', confidence: 0.7, labelGap: null } })
+        .labelGap,
+      0,
+    );
+    assert.equal(
+      classificationEvidence({ ...base, predicted: { tagId: 12, level: 'L2', confidence: 0.7 } }).labelGap,
+      0,
+    );
+    assert.equal(classificationEvidence({ ...base, predicted: null }).labelGap, 0);
+    assert.equal(
+      outlierSignals(input({ tagId: 12, level: 'L2', confidence: 0.7, labelGap: 25 })).labelGap,
+      OUTLIER_WEIGHTS.gapClip,
+    );
+    assert.equal(OUTLIER_WEIGHTS.gapClip, 10);
+    // An input recorded before the term existed (no labelGap in its evidence) reads as 0.
+    const { labelGap: _gap, ...older } = classificationEvidence(base);
+    assert.equal(outlierSignals({ scores: uniformScores(0.5), neighbourDisagreement: 0, evidence: older }).labelGap, 0);
+  });
+
+  it('weighs in the score with its fitted weight: a label the classifier gives fewer points to is more suspect', () => {
+    assert.ok(OUTLIER_WEIGHTS.labelGap > 0, `fitted weight ${OUTLIER_WEIGHTS.labelGap}`);
+    const near = input({ tagId: 12, level: 'L2', confidence: 0.7, labelGap: 0.5 });
+    const far = input({ tagId: 12, level: 'L2', confidence: 0.7, labelGap: 8 });
+    close(outlierTerms(far).labelGap, OUTLIER_WEIGHTS.labelGap * 8);
+    assert.ok(outlierScore(far) > outlierScore(near));
+    // Beyond the clip nothing more is added.
+    close(
+      outlierScore(input({ tagId: 12, level: 'L2', confidence: 0.7, labelGap: 40 })),
+      outlierScore(input({ tagId: 12, level: 'L2', confidence: 0.7, labelGap: 10 })),
+    );
+  });
+
+  it('the replica keeps it per field from fields.predicted_label_gap; null is unknown', async () => {
+    const state = new CatalogState(4, 16);
+    try {
+      const row = (id: string, gap: number | null | undefined, predicted: number | null = 12) => ({
+        id,
+        tag_id: 11,
+        level: 'L2',
+        review_status: 'unreviewed' as const,
+        embedding: encodeVector(at(id.length * 10)),
+        predicted_tag_id: predicted,
+        predicted_level: predicted === null ? null : 'L2',
+        predicted_confidence: predicted === null ? null : 0.7,
+        predicted_label_gap: gap,
+      });
+      state.apply(row('a', 3.25));
+      state.apply(row('bb', null));
+      state.apply(row('ccc', undefined));
+      state.apply(row('dddd', 2, null));
+      const slot = (id: string) => state.slot(id) as number;
+      assert.equal(state.predicted(slot('a'))?.labelGap, 3.25);
+      assert.equal(state.predicted(slot('bb'))?.labelGap, null);
+      assert.equal(state.predicted(slot('ccc'))?.labelGap, null);
+      assert.equal(state.predicted(slot('dddd')), null);
+      // A field re-applied with its gap refreshed (a label change measured again) reads the new one.
+      state.apply(row('bb', 0));
+      assert.equal(state.predicted(slot('bb'))?.labelGap, 0);
+    } finally {
+      await state.close();
+    }
   });
 });

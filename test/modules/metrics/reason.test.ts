@@ -27,6 +27,7 @@ const zero: OutlierTerms = {
   underClassifier: 0,
   overClassifier: 0,
   classifierOtherAlone: 0,
+  labelGap: 0,
   selfBias: 0,
   selfDoubt: 0,
   selfDisagreement: 0,
@@ -198,6 +199,41 @@ describe('reasonFor: plain words', () => {
     );
     // Every bar above the median and a high severity: the reason says why the bars are high.
     assert.match(text, /bars are high because the fields around it carry the same label/);
+  });
+
+  it("says how far the tag trails the classifier's answer when the label gap drives the score", () => {
+    const base = {
+      classification: 'Public reference data/Country code (L1)',
+      tag: 'Public reference data/Country code',
+      scores: uniform(0.6),
+      severity: 'high' as const,
+      suggestion: {
+        classification: 'Personal/Identity/National ID number (L5)',
+        sameTag: false,
+        by: 'classifier' as const,
+      },
+    };
+    const driven = reasonFor({
+      ...base,
+      terms: { ...zero, classifierOther: 0.15, labelGap: 4.2, disagreement: 0.5 },
+      classifier: { classification: 'Personal/Identity/National ID number (L5)', confidence: 0.62, labelGap: 6.46 },
+    });
+    assert.match(
+      driven,
+      /^Its own name, table, comment, type and value formats point to Personal\/Identity\/National ID number \(L5\) \(classifier 62% sure; Public reference data\/Country code trails by 6\.5 points\), not Public reference data\/Country code \(L1\)\./,
+    );
+    // The classifier's confidence weighing more, or an unknown gap: the sentence as before.
+    for (const [terms, gap] of [
+      [{ ...zero, classifierOther: 2.5, labelGap: 1.3, disagreement: 0.5 }, 2],
+      [{ ...zero, classifierOther: 0.15, labelGap: 4.2, disagreement: 0.5 }, null],
+    ] as const) {
+      const text = reasonFor({
+        ...base,
+        terms,
+        classifier: { classification: 'Personal/Identity/National ID number (L5)', confidence: 0.62, labelGap: gap },
+      });
+      assert.match(text, /\(classifier 62% sure\), not Public reference data\/Country code \(L1\)\./, text);
+    }
   });
 
   it("says which level the tag's fields have and that the field's looks too low (or too high)", () => {

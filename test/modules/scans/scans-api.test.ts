@@ -302,6 +302,23 @@ describeEachDatabase('scans API', (kind) => {
       200,
     );
 
+    // The label gap was measured against the classifier's label; the reviewer's label is measured again in the background.
+    const gapOf = async (fieldId: string) =>
+      (
+        await t.database.db
+          .selectFrom('fields')
+          .select('predicted_label_gap')
+          .where('id', '=', fieldId)
+          .executeTakeFirstOrThrow()
+      ).predicted_label_gap;
+    const queued = async (fieldId: string) =>
+      (await t.database.db.selectFrom('reclassify_queue').select('field_id').where('field_id', '=', fieldId).execute())
+        .length === 1;
+    assert.equal(await gapOf(before.get('people.email')!.id), null);
+    await t.app.services.reclassifyWorker.drain();
+    const emailGap = await gapOf(before.get('people.email')!.id);
+    assert.ok(emailGap !== null && emailGap > 0, `the classifier does not read email as a record id (${emailGap})`);
+
     // The source changes: email and phone change format, note changes format, legacy and old_table go, a column and a table come.
     const db = new BetterSqlite(file);
     db.exec(`
@@ -344,6 +361,13 @@ describeEachDatabase('scans API', (kind) => {
     assert.equal(note.review_status, 'unreviewed', 'a changed field nobody decided goes back to unreviewed');
     assert.equal(note.classification_source, 'classifier');
     assert.match(note.format_signature ?? '', /^date/);
+    assert.equal(await gapOf(note.id), 0, 'a field the classifier labelled trails its answer by nothing');
+    // The scan measured the gap against its own label for email, but kept the reviewer's: unknown until measured again.
+    assert.equal(await gapOf(email.id), null);
+    assert.ok(await queued(email.id));
+    await t.app.services.reclassifyWorker.drain();
+    assert.ok(((await gapOf(email.id)) ?? 0) > 0);
+    assert.ok(!(await queued(email.id)));
 
     const removed = await auditOf(t.database, 'field.removed');
     const mine = removed.filter((r) => r.details.datasource_id === id);
