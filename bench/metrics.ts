@@ -8,6 +8,8 @@
 //   BENCH_CATALOG_CACHE=dir (SQLite): keep the generated catalog of each size there and reuse it on the next run.
 //   FIELDLENS_INDEX_THREADS=n: threads of the nearest-neighbour index (default: up to 2).
 //   MALLOC_ARENA_MAX=n: glibc's malloc arenas in the measured process (default 2, as `npm start` sets it).
+//   BENCH_CHECKPOINT_THREAD=off (SQLite): leave the WAL checkpoints to the service's connection, as before the
+//   checkpoint thread (server.ts starts it; so does this bench by default).
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
@@ -131,6 +133,9 @@ async function run(n: number): Promise<void> {
     peakRss = 0;
     app = await buildApp({ config, database, logStream: pino.destination(2) });
     await app.services.bootstrap();
+    if (process.env.BENCH_CHECKPOINT_THREAD !== 'off') {
+      database.startCheckpoints?.((error) => console.error(`checkpoint thread failed: ${error.message}`));
+    }
     const gcBefore = gcMs;
     const t0 = performance.now();
     const cpu0 = process.cpuUsage();
@@ -173,7 +178,7 @@ async function run(n: number): Promise<void> {
     const confirmMs = performance.now() - tc;
 
     console.log(
-      `${n.toLocaleString('en')} fields: bulk insert ${reuse ? 'reused' : `${insertS.toFixed(1)} s`}; full recompute (load + all fields) ${fullS.toFixed(1)} s (${cpuS.toFixed(0)} CPU-s, index threads ${config.indexThreads}), peak RSS ${(rss / 2 ** 20).toFixed(0)} MiB; ` +
+      `${n.toLocaleString('en')} fields${database.startCheckpoints && process.env.BENCH_CHECKPOINT_THREAD !== 'off' ? ' (checkpoint thread)' : ''}: bulk insert ${reuse ? 'reused' : `${insertS.toFixed(1)} s`}; full recompute (load + all fields) ${fullS.toFixed(1)} s (${cpuS.toFixed(0)} CPU-s, index threads ${config.indexThreads}), peak RSS ${(rss / 2 ** 20).toFixed(0)} MiB; ` +
         `minibars 500 ids p50 ${quantile(lat, 0.5).toFixed(1)} ms p99 ${quantile(lat, 0.99).toFixed(1)} ms; confirm → pending 0 ${confirmMs.toFixed(0)} ms (${pending} fields re-queued)`,
     );
     const s = (ms: number): string => `${(ms / 1000).toFixed(1)} s`;

@@ -70,6 +70,12 @@ export async function serve(config: Config = loadConfig(), options: ServeOptions
   await running.services.bootstrap();
   await options.beforeListen?.(running);
   await running.listen({ port: config.port, host: config.host });
+  database.startCheckpoints?.((error) =>
+    running.log.warn(
+      { err: { message: error.message } },
+      'the WAL checkpoint thread stopped; the database connection checkpoints on its own again',
+    ),
+  );
   running.services.startWorkers();
 }
 

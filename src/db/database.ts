@@ -20,6 +20,7 @@ import pg from 'pg';
 import type { DatabaseConfig } from '../config.js';
 import { migrationFactories, type DialectKind } from './migrations/index.js';
 import type { DB } from './schema.js';
+import { FALLBACK_PAGES, WalCheckpointer } from './wal-checkpointer.js';
 
 export type { DialectKind } from './migrations/index.js';
 export type Kdb = Kysely<DB>;
@@ -57,6 +58,13 @@ export interface Database {
    * rows that this process's own writes invalidate also notice writes it did not make.
    */
   externalChanges?(): number;
+  /**
+   * SQLite on a file only: moves the WAL checkpoints to a thread of their own (wal-checkpointer.ts), so no commit of a
+   * request or a background batch waits for one. server.ts starts it with the background work; close() stops it.
+   * Started once: a second call answers the running checkpointer. `onFailure` hears when its thread fails (the
+   * connection then checkpoints on its own again).
+   */
+  startCheckpoints?(onFailure: (error: Error) => void): WalCheckpointer;
   /** PostgreSQL only: the connection pool's counts, for monitoring. */
   poolStats?(): { total: number; idle: number; waiting: number };
   close(): Promise<void>;
@@ -129,10 +137,12 @@ function openSqlite(file: string, mustExist: boolean): Database {
   // 1,000 scores dirties thousands of index pages, so at the default every commit was followed by a checkpoint that
   // wrote them back and synced the file (a page changed again by the next batch was written back again). Measured on
   // the scores' update alone, 30,000 fields of a 100,000-field catalog: 25–35 % less time (docs/benchmarks.md).
+  // Once the checkpoint thread runs (startCheckpoints), this connection checkpoints only as a backstop.
   // After a checkpoint the WAL file is cut back to 64 MiB at most.
-  connection.pragma('wal_autocheckpoint = 10000');
+  connection.pragma(`wal_autocheckpoint = ${FALLBACK_PAGES}`);
   connection.pragma('journal_size_limit = 67108864');
   const db = new Kysely<DB>({ dialect: new SqliteDialect({ database: withStatementCache(connection) }) });
+  let checkpointer: WalCheckpointer | undefined;
   // Statements in array mode are cached apart from Kysely's (the mode is a statement's state).
   const arrayStatements = withStatementCache(connection);
   return {
@@ -140,6 +150,18 @@ function openSqlite(file: string, mustExist: boolean): Database {
     db,
     singleConnection: true,
     externalChanges: () => connection.pragma('data_version', { simple: true }) as number,
+    ...(file === ':memory:'
+      ? {}
+      : {
+          startCheckpoints(onFailure: (error: Error) => void) {
+            checkpointer ??= new WalCheckpointer(
+              file,
+              { setAutocheckpoint: (pages) => connection.pragma(`wal_autocheckpoint = ${pages}`) },
+              onFailure,
+            );
+            return checkpointer;
+          },
+        }),
     async selectArrays(query) {
       return arrayStatements
         .prepare(query.sql)
@@ -151,6 +173,7 @@ function openSqlite(file: string, mustExist: boolean): Database {
       await sql`select 1`.execute(db);
     },
     async close() {
+      await checkpointer?.stop();
       await db.destroy();
     },
   };
