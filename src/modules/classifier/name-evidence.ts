@@ -313,10 +313,13 @@ const LEGACY_KEY = /^([A-Za-z]{2,5})(?:id|key|no|nr)$/i;
 const NAMESPACE_PREFIX = /^([A-Za-z]{2,8})_/;
 /** Declared types that hold a calendar date. */
 const DATE_FAMILIES: ReadonlySet<string> = new Set(['date', 'datetime']);
-/** A structural word glued to the front of an unknown one: `idlinea`, `codagente`, `totalirpf`. */
-const GLUED_HEAD = /^(id|fk|cod|total)([a-z]{3,})$/;
-/** English words that start like a glued key but are not one (`idle`, `identity`, `codec`, `totally`). */
-const NOT_GLUED = /^(id(ea|le|ly|io|ol|em|ent|yl)|cod(e|ec|a|ex|ing|on)|total(ly|ity|s|ed|led|izer))/;
+/**
+ * A structural word glued to the front of an unknown one: `idlinea`, `codagente`, `totalirpf`; from 1.5.7 `last`
+ * (`lastvisit`, `lastmark`: when something last happened, read as `last visit`).
+ */
+const GLUED_HEAD = /^(id|fk|cod|total|last)([a-z]{3,})$/;
+/** English words that start like a glued key but are not one (`idle`, `identity`, `codec`, `totally`, `lasting`). */
+const NOT_GLUED = /^(id(ea|le|ly|io|ol|em|ent|yl)|cod(e|ec|a|ex|ing|on)|total(ly|ity|s|ed|led|izer)|last(ly|ing|ed|s\b|er))/;
 /** Romance "code of …" at the start of a name (`cod_aluno`, `codcliente`, `codigo_pedido`): a reference to that row. */
 const ROMANCE_CODE = /^(cod|codigo|codice)(?:$|[_\s-]|[a-z]{3,}$)/i;
 /** `strName`, `szTitle`: a string-type prefix in camelCase before a capitalised word. */

@@ -1693,3 +1693,15 @@ test("label gap: never negative, 0 for the tag the classifier names, the winner'
     { numRuns: 200 },
   );
 });
+
+test("'last' glued to an unknown word is read apart: when it last happened, kept as a whole number, is a time", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('guild_members', 'lastdonation', 'int(11) unsigned'), 'Timestamp');
+  assert.equal(leaf('kiosk_sessions', 'kiosk_lastrefresh', 'integer'), 'Timestamp');
+  // English words that start with 'last', a last name written together, and the same name kept as text are not.
+  assert.notEqual(leaf('paint_colours', 'lasting', 'integer'), 'Timestamp');
+  assert.notEqual(leaf('guild_members', 'lastly', 'integer'), 'Timestamp');
+  assert.equal(leaf('guild_members', 'lastname', 'varchar(40)'), 'Last name');
+  assert.notEqual(leaf('guild_members', 'lastdonation', 'varchar(20)'), 'Timestamp');
+});
