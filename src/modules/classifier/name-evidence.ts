@@ -365,6 +365,8 @@ function buildVocabulary(phrases: readonly Phrase[]): Set<string> {
   ])
     for (const w of set) v.add(w);
   for (const w of DROP) if (w.length >= 2) v.add(w);
+  // The heads that decide a compound name split run-together ones too (`dateformat`, `notifytype`: from 1.5.7).
+  for (const w of HEAD_KINDS.keys()) v.add(w);
   return v;
 }
 
