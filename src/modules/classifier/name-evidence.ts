@@ -1510,6 +1510,33 @@ function addPersonReference(r: NameReading): void {
   });
 }
 
+/** Nouns for who did something to a row: the poster of a topic, the editor of a page. */
+const AGENT_WORDS: ReadonlySet<string> = new Set(
+  'poster bumper creator editor modifier updater uploader submitter reporter moderator operator seller purchaser organizer organiser'.split(
+    ' ',
+  ),
+);
+/**
+ * `topics.topic_poster int`, `pages.editor bigint`: who did something, named at the head of a whole number, is a key to
+ * that person's row, not a measure (`posters int` counts them). Person words in general (`customer`, `manager`) were
+ * tried in 1.5.7 and not kept (docs/benchmarks.md).
+ */
+function addAgentKey(r: NameReading): void {
+  const last = r.last as string;
+  if (r.n > 2 || !AGENT_WORDS.has(last)) return;
+  if (typeFamily(r.input.data_type ?? null) !== 'integer' || r.table.includes(last)) return;
+  // A plural counts people (`posters`, `editors`); one person is pointed to.
+  const written = splitWords(r.rawField);
+  const rawLast = (written[written.length - 1] ?? '').toLowerCase();
+  if (rawLast !== last && rawLast.endsWith('s')) return;
+  keep(r.byName, {
+    leaf: 'Foreign key',
+    score: 3.4,
+    factor: 'name',
+    detail: `'${last}' as a whole number: a key to that person's row, not a measure`,
+  });
+}
+
 /** A settings table makes a contact detail a configured value; the comment's phrases count less than the name's. */
 function addSettingsAndComment(r: NameReading): void {
   const { table } = r;
@@ -1568,6 +1595,7 @@ export function nameEvidence(
     addArrangementOrder(r);
     addUserByName(r);
     addPersonReference(r);
+    addAgentKey(r);
   }
   addSettingsAndComment(r);
   return {

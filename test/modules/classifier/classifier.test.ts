@@ -1716,3 +1716,14 @@ test('the heads that decide a compound name also split run-together ones: a form
   assert.deepEqual(m.words('discount'), ['discount']);
   assert.notEqual(leafOf({ table_name: 'clinic_visits', field_name: 'information', data_type: 'text' }), 'Configuration setting');
 });
+
+test('who did something, named at the head of a whole number, is a key to their row, not a measure', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('board_threads', 'thread_poster', 'mediumint(8) unsigned'), 'Foreign key');
+  assert.equal(leaf('wiki_pages', 'editor', 'bigint'), 'Foreign key');
+  // Counted, kept as text, or counted by its head, it is not.
+  assert.notEqual(leaf('board_threads', 'posters', 'int'), 'Foreign key');
+  assert.notEqual(leaf('wiki_pages', 'editor', 'varchar(60)'), 'Foreign key');
+  assert.equal(leaf('wiki_pages', 'editor_count', 'int'), 'Metric value');
+});
