@@ -694,7 +694,7 @@ function nameStructure(
   }
   let structural: NameReading['structural'] = null;
   if (n >= 2 && (last === 'at' || last === 'on')) structural = 'time';
-  else if (n >= 2 && last === 'by') structural = 'by';
+  else if (n >= 2 && last === 'by' && !SORT_WORDS.has(col[n - 2] as string)) structural = 'by';
   else if (n >= 2 && first !== undefined && FLAG_PREFIX.has(first)) structural = 'flag';
   else if (n >= 2 && last !== undefined && HEAD_KINDS.has(last)) structural = 'head';
   return { structural, keyWord: undefined, secretModifier };
@@ -1089,6 +1089,27 @@ function addLastEventTime(r: NameReading): void {
     score: 3.5,
     factor: 'name',
     detail: `column name says when the ${quoteWords(after)} last happened, as a whole number: a time in epoch seconds`,
+  });
+}
+
+/** Words that say a list is sorted (`sort`, `order`): before `by` or a direction, how it is sorted. */
+const SORT_WORDS: ReadonlySet<string> = new Set(['sort', 'order']);
+/** Words after a sort word that make the name the choice of how to sort, not a place in a list. */
+const SORT_CHOICE_WORDS: ReadonlySet<string> = new Set(['by', 'dir', 'direction', 'ascending', 'descending', 'asc', 'desc']);
+
+/**
+ * `sort_by`, `user_topic_sortby_type`, `sortDirection`, `orderAscending`: how a list is sorted, by what and which way, is
+ * a setting someone chose, not a place in a list (`sort_order`) nor a purchase (`order_id`), nor who did it (`*_by`).
+ */
+function addSortChoice(r: NameReading): void {
+  const { col } = r;
+  const at = col.findIndex((w, i) => SORT_WORDS.has(w) && SORT_CHOICE_WORDS.has(col[i + 1] as string));
+  if (at < 0) return;
+  keep(r.byName, {
+    leaf: 'Configuration setting',
+    score: 3.6,
+    factor: 'name',
+    detail: `column name says how a list is sorted (${quoteWords(col.slice(at, at + 2))}): a setting, not a place in the list`,
   });
 }
 
@@ -1597,6 +1618,7 @@ export function nameEvidence(
     addPersonReference(r);
     addAgentKey(r);
   }
+  addSortChoice(r);
   addSettingsAndComment(r);
   return {
     matches: [...r.byName.values(), ...r.byTable.values(), ...r.byComment.values(), ...r.byContext.values()],

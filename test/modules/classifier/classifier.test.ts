@@ -1727,3 +1727,15 @@ test('who did something, named at the head of a whole number, is a key to their 
   assert.notEqual(leaf('wiki_pages', 'editor', 'varchar(60)'), 'Foreign key');
   assert.equal(leaf('wiki_pages', 'editor_count', 'int'), 'Metric value');
 });
+
+test('how a list is sorted, by what and which way, is a setting; a place in a list, a purchase or who did it is not', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('saved_views', 'sort_by', 'varchar(30)'), 'Configuration setting');
+  assert.equal(leaf('board_members', 'thread_sortby_dir', 'varchar(1)'), 'Configuration setting');
+  assert.equal(leaf('board_members', 'listOrderAscending', 'boolean'), 'Configuration setting');
+  // `by` after anything else is still who did it; a sort order is a place in a list.
+  assert.equal(leaf('saved_views', 'sort_order', 'int'), 'Sort order');
+  assert.equal(leaf('purchase_requests', 'ordered_by', 'int'), 'Foreign key');
+  assert.equal(leaf('saved_views', 'created_by', 'int'), 'Foreign key');
+});
