@@ -1113,6 +1113,35 @@ function addSortChoice(r: NameReading): void {
   });
 }
 
+/** Heads that name a length of time. */
+const PERIOD_WORDS: ReadonlySet<string> = new Set(
+  'days day hours hour minutes minute mins seconds secs weeks months duration period interval'.split(' '),
+);
+/** Words that make a length of time a bound or a choice someone set rather than one measured. */
+const CHOSEN_PERIOD_WORDS: ReadonlySet<string> = new Set(
+  'show sync wait auto max maximum min minimum default limit retention retain keep grace timeout expire remind reminder'.split(
+    ' ',
+  ),
+);
+
+/**
+ * `topic_show_days`, `sync_past_days`, `WaitTimeDays`, `auto_resolve_duration`, `max_payment_days`: a length of time
+ * that bounds or schedules what the system does is a setting someone chose, not a measure (`duration_in_days` of a
+ * prescription, `average_duration` are measured).
+ */
+function addChosenPeriod(r: NameReading): void {
+  const { col, n, last } = r;
+  if (n < 2 || !PERIOD_WORDS.has(last as string)) return;
+  const why = col.slice(0, -1).find((w) => CHOSEN_PERIOD_WORDS.has(w));
+  if (why === undefined) return;
+  keep(r.byName, {
+    leaf: 'Configuration setting',
+    score: 3.4,
+    factor: 'name',
+    detail: `'${why}' before a length of time: a bound or schedule someone set, not a measure`,
+  });
+}
+
 /** Tables of records kept about money moving: a description there is the record's note, not a catalogue text. */
 const TRANSACTION_WORDS: ReadonlySet<string> = new Set(['transaction', 'payment', 'transfer', 'entry', 'ledger']);
 /** Heads that describe something in prose. */
@@ -1617,6 +1646,7 @@ export function nameEvidence(
     addUserByName(r);
     addPersonReference(r);
     addAgentKey(r);
+    addChosenPeriod(r);
   }
   addSortChoice(r);
   addSettingsAndComment(r);

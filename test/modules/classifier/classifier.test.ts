@@ -1739,3 +1739,15 @@ test('how a list is sorted, by what and which way, is a setting; a place in a li
   assert.equal(leaf('purchase_requests', 'ordered_by', 'int'), 'Foreign key');
   assert.equal(leaf('saved_views', 'created_by', 'int'), 'Foreign key');
 });
+
+test('a length of time that bounds or schedules what the system does is a setting; one measured is not', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('helpdesk_queues', 'auto_close_days', 'int'), 'Configuration setting');
+  assert.equal(leaf('board_members', 'keepDraftsHours', 'smallint'), 'Configuration setting');
+  assert.equal(leaf('upload_buckets', 'retention_period', 'integer'), 'Configuration setting');
+  // A duration that is measured, and a bound on something other than time, are not settings by this rule.
+  assert.notEqual(leaf('clinic_visits', 'duration_minutes', 'int'), 'Configuration setting');
+  assert.notEqual(leaf('dosing_schedules', 'duration_in_days', 'integer'), 'Configuration setting');
+  assert.notEqual(leaf('weather_readings', 'max_temperature', 'numeric(5,2)'), 'Configuration setting');
+});
