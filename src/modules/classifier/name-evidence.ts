@@ -1113,6 +1113,29 @@ function addSortChoice(r: NameReading): void {
   });
 }
 
+/** Heads that name money charged or taken off on top of a price. */
+const CHARGE_HEADS: ReadonlySet<string> = new Set(
+  'tax vat discount shipping surcharge freight postage gratuity'.split(' '),
+);
+/** Words that make such a head a rate or a share, not the money itself. */
+const RATE_WORDS: ReadonlySet<string> = new Set('rate percent percentage pct ratio factor'.split(' '));
+
+/**
+ * `OrderTax decimal`, `order_discount numeric(12,2)`, `shipping_incl_tax decimal`: a tax, a discount or a shipping
+ * charge kept as a decimal is an amount of money (a rate of it, `tax_rate`, is not; as text a discount may be a code).
+ */
+function addChargeAmount(r: NameReading): void {
+  const { col, last } = r;
+  if (last === undefined || !CHARGE_HEADS.has(last) || anyIn(col, RATE_WORDS)) return;
+  if (typeFamily(r.input.data_type ?? null) !== 'decimal') return;
+  keep(r.byName, {
+    leaf: 'Monetary amount',
+    score: 3.0,
+    factor: 'name',
+    detail: `'${last}' at the head of a decimal: an amount of money charged or taken off`,
+  });
+}
+
 /** Heads that name a length of time. */
 const PERIOD_WORDS: ReadonlySet<string> = new Set(
   'days day hours hour minutes minute mins seconds secs weeks months duration period interval'.split(' '),
@@ -1647,6 +1670,7 @@ export function nameEvidence(
     addPersonReference(r);
     addAgentKey(r);
     addChosenPeriod(r);
+    addChargeAmount(r);
   }
   addSortChoice(r);
   addSettingsAndComment(r);

@@ -1751,3 +1751,14 @@ test('a length of time that bounds or schedules what the system does is a settin
   assert.notEqual(leaf('dosing_schedules', 'duration_in_days', 'integer'), 'Configuration setting');
   assert.notEqual(leaf('weather_readings', 'max_temperature', 'numeric(5,2)'), 'Configuration setting');
 });
+
+test('a tax, a discount or a shipping charge kept as a decimal is an amount of money; its rate, or a code, is not', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('cart_orders', 'order_discount', 'numeric(12,2)'), 'Monetary amount');
+  assert.equal(leaf('cart_orders', 'ShippingInclTax', 'decimal(18,4)'), 'Monetary amount');
+  assert.equal(leaf('cart_lines', 'tax', 'decimal(10,2)'), 'Monetary amount');
+  assert.notEqual(leaf('cart_lines', 'tax_rate', 'decimal(5,2)'), 'Monetary amount');
+  assert.notEqual(leaf('cart_lines', 'discount_percent', 'decimal(5,2)'), 'Monetary amount');
+  assert.notEqual(leaf('cart_orders', 'discount', 'varchar(20)'), 'Monetary amount');
+});
