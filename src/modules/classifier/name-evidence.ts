@@ -1553,6 +1553,23 @@ function addPeopleContext(r: NameReading): void {
 }
 
 /**
+ * `students.guardian varchar(100)`, `encounters.physician varchar(80)`: a bare word for a person, kept as text in a table
+ * about people or health, holds that person's name (a number or a reference type is a key; `user` is a login name).
+ */
+function addPersonByName(r: NameReading): void {
+  if (r.n !== 1 || !PERSON_WORDS.has(r.last as string) || r.last === 'user' || r.table.includes(r.last as string)) return;
+  const type = r.input.data_type ?? null;
+  if (typeFamily(type) !== 'text' || declaredClass(type) !== null || SHORT_CODE_TYPE.test(type ?? '')) return;
+  if (!aboutPeopleOrHealth(r)) return;
+  keep(r.byTable, {
+    leaf: 'Full name',
+    score: 3.0,
+    factor: 'table',
+    detail: `a bare '${r.last}' kept as text in a table about people: that person's name`,
+  });
+}
+
+/**
  * `pnotes.user varchar`, `payments.user text`: a bare `user` kept as text holds who it was by the name they log in
  * with (a username); kept as a number, a uuid, an ObjectId or a reference type it is a key to the user's row.
  */
@@ -1671,6 +1688,7 @@ export function nameEvidence(
     addAgentKey(r);
     addChosenPeriod(r);
     addChargeAmount(r);
+    addPersonByName(r);
   }
   addSortChoice(r);
   addSettingsAndComment(r);

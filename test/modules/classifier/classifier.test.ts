@@ -1762,3 +1762,14 @@ test('a tax, a discount or a shipping charge kept as a decimal is an amount of m
   assert.notEqual(leaf('cart_lines', 'discount_percent', 'decimal(5,2)'), 'Monetary amount');
   assert.notEqual(leaf('cart_orders', 'discount', 'varchar(20)'), 'Monetary amount');
 });
+
+test("a bare word for a person kept as text in a table about people or health is that person's name", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('pupils', 'guardian', 'varchar(100)'), 'Full name');
+  assert.equal(leaf('clinic_visits', 'physician', 'varchar(80)'), 'Full name');
+  // Outside such a table it may be a code; as a number or a short code it is not a name.
+  assert.notEqual(leaf('sales_orders', 'customer', 'varchar(40)'), 'Full name');
+  assert.notEqual(leaf('pupils', 'guardian', 'int'), 'Full name');
+  assert.notEqual(leaf('pupils', 'guardian', 'char(2)'), 'Full name');
+});
