@@ -1553,6 +1553,22 @@ function addPeopleContext(r: NameReading): void {
 }
 
 /**
+ * `inactive_reason tinyint`, `closureReason: CodeValue`: a reason kept as a number or a reference to a list of values is
+ * one of a fixed set of reasons, a category; kept as text it may be a note someone wrote and is left to the phrases.
+ */
+function addReasonCode(r: NameReading): void {
+  if (r.last !== 'reason') return;
+  const type = r.input.data_type ?? null;
+  if (typeFamily(type) !== 'integer' && declaredClass(type) === null) return;
+  keep(r.byName, {
+    leaf: 'Category',
+    score: 3.2,
+    factor: 'name',
+    detail: `a reason kept as ${typeFamily(type) === 'integer' ? 'a number' : 'a reference to a list'}: one of a fixed set of reasons`,
+  });
+}
+
+/**
  * `students.guardian varchar(100)`, `encounters.physician varchar(80)`: a bare word for a person, kept as text in a table
  * about people or health, holds that person's name (a number or a reference type is a key; `user` is a login name).
  */
@@ -1689,6 +1705,7 @@ export function nameEvidence(
     addChosenPeriod(r);
     addChargeAmount(r);
     addPersonByName(r);
+    addReasonCode(r);
   }
   addSortChoice(r);
   addSettingsAndComment(r);

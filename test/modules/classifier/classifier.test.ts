@@ -1773,3 +1773,12 @@ test("a bare word for a person kept as text in a table about people or health is
   assert.notEqual(leaf('pupils', 'guardian', 'int'), 'Full name');
   assert.notEqual(leaf('pupils', 'guardian', 'char(2)'), 'Full name');
 });
+
+test('a reason kept as a number or a reference to a list is one of a fixed set, a category; as text it may be a note', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('memberships', 'lapse_reason', 'smallint'), 'Category');
+  assert.equal(leaf('loan_applications', 'rejectionReason', 'LookupValue'), 'Category');
+  assert.notEqual(leaf('refund_requests', 'reason', 'text'), 'Category');
+  assert.equal(leaf('memberships', 'lapse_reason_id', 'int'), 'Foreign key');
+});
