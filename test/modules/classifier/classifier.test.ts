@@ -1782,3 +1782,11 @@ test('a reason kept as a number or a reference to a list is one of a fixed set, 
   assert.notEqual(leaf('refund_requests', 'reason', 'text'), 'Category');
   assert.equal(leaf('memberships', 'lapse_reason_id', 'int'), 'Foreign key');
 });
+
+test("'cancel' is a word, not 'can' and the Portuguese 'cel' of a mobile phone", () => {
+  const m = new NameMatcher(buildPhrases());
+  assert.deepEqual(m.words('cancel_reason'), ['cancel', 'reason']);
+  assert.equal(leafOf({ table_name: 'memberships', field_name: 'cancel_reason', data_type: 'smallint' }), 'Category');
+  // `cel` on its own is still a mobile phone.
+  assert.equal(leafOf({ table_name: 'clientes', field_name: 'cel', data_type: 'varchar(20)' }), 'Phone number');
+});
