@@ -1568,12 +1568,16 @@ function addReasonCode(r: NameReading): void {
   });
 }
 
+/** Person words that, alone as a column, hold something else: contact details, a profile, a login, a count. */
+const NOT_A_PERSONS_NAME: ReadonlySet<string> = new Set(['user', 'contact', 'emergency', 'profile', 'people', 'individual', 'lead']);
+
 /**
  * `students.guardian varchar(100)`, `encounters.physician varchar(80)`: a bare word for a person, kept as text in a table
- * about people or health, holds that person's name (a number or a reference type is a key; `user` is a login name).
+ * about people or health, holds that person's name (a number or a reference type is a key; a bare `contact` holds contact details, `user` a login name).
  */
 function addPersonByName(r: NameReading): void {
-  if (r.n !== 1 || !PERSON_WORDS.has(r.last as string) || r.last === 'user' || r.table.includes(r.last as string)) return;
+  const last = r.last as string;
+  if (r.n !== 1 || !PERSON_WORDS.has(last) || NOT_A_PERSONS_NAME.has(last) || r.table.includes(last)) return;
   const type = r.input.data_type ?? null;
   if (typeFamily(type) !== 'text' || declaredClass(type) !== null || SHORT_CODE_TYPE.test(type ?? '')) return;
   if (!aboutPeopleOrHealth(r)) return;

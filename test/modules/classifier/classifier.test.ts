@@ -1772,6 +1772,8 @@ test("a bare word for a person kept as text in a table about people or health is
   assert.notEqual(leaf('sales_orders', 'customer', 'varchar(40)'), 'Full name');
   assert.notEqual(leaf('pupils', 'guardian', 'int'), 'Full name');
   assert.notEqual(leaf('pupils', 'guardian', 'char(2)'), 'Full name');
+  // A bare `contact` holds contact details, not a contact person's name.
+  assert.notEqual(leaf('pupils', 'contact', 'varchar(100)'), 'Full name');
 });
 
 test('a reason kept as a number or a reference to a list is one of a fixed set, a category; as text it may be a note', () => {
