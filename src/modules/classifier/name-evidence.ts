@@ -319,7 +319,8 @@ const DATE_FAMILIES: ReadonlySet<string> = new Set(['date', 'datetime']);
  */
 const GLUED_HEAD = /^(id|fk|cod|total|last)([a-z]{3,})$/;
 /** English words that start like a glued key but are not one (`idle`, `identity`, `codec`, `totally`, `lasting`). */
-const NOT_GLUED = /^(id(ea|le|ly|io|ol|em|ent|yl)|cod(e|ec|a|ex|ing|on)|total(ly|ity|s|ed|led|izer)|last(ly|ing|ed|s\b|er))/;
+const NOT_GLUED =
+  /^(id(ea|le|ly|io|ol|em|ent|yl)|cod(e|ec|a|ex|ing|on)|total(ly|ity|s|ed|led|izer)|last(ly|ing|ed|s\b|er))/;
 /** Romance "code of …" at the start of a name (`cod_aluno`, `codcliente`, `codigo_pedido`): a reference to that row. */
 const ROMANCE_CODE = /^(cod|codigo|codice)(?:$|[_\s-]|[a-z]{3,}$)/i;
 /** `strName`, `szTitle`: a string-type prefix in camelCase before a capitalised word. */
@@ -1095,7 +1096,15 @@ function addLastEventTime(r: NameReading): void {
 /** Words that say a list is sorted (`sort`, `order`): before `by` or a direction, how it is sorted. */
 const SORT_WORDS: ReadonlySet<string> = new Set(['sort', 'order']);
 /** Words after a sort word that make the name the choice of how to sort, not a place in a list. */
-const SORT_CHOICE_WORDS: ReadonlySet<string> = new Set(['by', 'dir', 'direction', 'ascending', 'descending', 'asc', 'desc']);
+const SORT_CHOICE_WORDS: ReadonlySet<string> = new Set([
+  'by',
+  'dir',
+  'direction',
+  'ascending',
+  'descending',
+  'asc',
+  'desc',
+]);
 
 /**
  * `sort_by`, `user_topic_sortby_type`, `sortDirection`, `orderAscending`: how a list is sorted, by what and which way, is
@@ -1569,11 +1578,20 @@ function addReasonCode(r: NameReading): void {
 }
 
 /** Person words that, alone as a column, hold something else: contact details, a profile, a login, a count. */
-const NOT_A_PERSONS_NAME: ReadonlySet<string> = new Set(['user', 'contact', 'emergency', 'profile', 'people', 'individual', 'lead']);
+const NOT_A_PERSONS_NAME: ReadonlySet<string> = new Set([
+  'user',
+  'contact',
+  'emergency',
+  'profile',
+  'people',
+  'individual',
+  'lead',
+]);
 
 /**
  * `students.guardian varchar(100)`, `encounters.physician varchar(80)`: a bare word for a person, kept as text in a table
- * about people or health, holds that person's name (a number or a reference type is a key; a bare `contact` holds contact details, `user` a login name).
+ * about people or health, holds that person's name (a number or a reference type is a key; a bare `contact` holds
+ * contact details, `user` a login name).
  */
 function addPersonByName(r: NameReading): void {
   const last = r.last as string;

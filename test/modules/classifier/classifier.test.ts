@@ -1709,12 +1709,18 @@ test("'last' glued to an unknown word is read apart: when it last happened, kept
 test('the heads that decide a compound name also split run-together ones: a format written together is a setting', () => {
   const m = new NameMatcher(buildPhrases());
   assert.deepEqual(m.words('nameformat'), ['name', 'format']);
-  assert.equal(leafOf({ table_name: 'forum_members', field_name: 'nameformat', data_type: 'varchar(30)' }), 'Configuration setting');
+  assert.equal(
+    leafOf({ table_name: 'forum_members', field_name: 'nameformat', data_type: 'varchar(30)' }),
+    'Configuration setting',
+  );
   // Words that merely contain a head are not split: `information`, `encounter`, `discount` stay whole.
   assert.deepEqual(m.words('information'), ['information']);
   assert.deepEqual(m.words('encounter'), ['encounter']);
   assert.deepEqual(m.words('discount'), ['discount']);
-  assert.notEqual(leafOf({ table_name: 'clinic_visits', field_name: 'information', data_type: 'text' }), 'Configuration setting');
+  assert.notEqual(
+    leafOf({ table_name: 'clinic_visits', field_name: 'information', data_type: 'text' }),
+    'Configuration setting',
+  );
 });
 
 test('who did something, named at the head of a whole number, is a key to their row, not a measure', () => {
