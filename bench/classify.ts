@@ -313,6 +313,17 @@ async function printPublicSets(
       sensitiveRight: sum((r) => r.sensitiveRight * r.fields) / fields,
     });
   }
+  // The same figures as counts (for step tables: a rule that moves one field shows as one field).
+  for (const half of ['development', 'held-out']) {
+    const inHalf = rows.filter((x) => x.half === half).map((x) => x.r);
+    if (inHalf.length === 0) continue;
+    const count = (f: (r: SetResult) => number): number => inHalf.reduce((a, r) => a + Math.round(f(r)), 0);
+    console.log(
+      `Counts, ${half}: top-1 ${count((r) => r.accuracy * r.scored)} of ${count((r) => r.scored)}, false positives ` +
+        `${count((r) => (r.negatives ? r.fpRate * r.negatives : 0))} of ${count((r) => r.negatives)}, personal ` +
+        `decision wrong on ${count((r) => (1 - r.sensitiveRight) * r.fields)} of ${count((r) => r.fields)}`,
+    );
+  }
   for (const half of ['held-out', 'development']) {
     const worst = rows
       .filter((x) => x.half === half)

@@ -10,6 +10,8 @@ import { ABBREVIATIONS, TERMS } from '../../text/abbreviations.js';
 const OWN_WORDS: Readonly<Record<string, string>> = {
   // run-together words and terms kept as the phrase rules name them
   cell: 'cell',
+  // `cancel` is a word, not `can` + Portuguese `cel` (a mobile phone): `cancel_reason` is no flag about a phone
+  cancel: 'cancel',
   fax: 'fax',
   long: 'longitude',
   pass: 'password',

@@ -313,10 +313,14 @@ const LEGACY_KEY = /^([A-Za-z]{2,5})(?:id|key|no|nr)$/i;
 const NAMESPACE_PREFIX = /^([A-Za-z]{2,8})_/;
 /** Declared types that hold a calendar date. */
 const DATE_FAMILIES: ReadonlySet<string> = new Set(['date', 'datetime']);
-/** A structural word glued to the front of an unknown one: `idlinea`, `codagente`, `totalirpf`. */
-const GLUED_HEAD = /^(id|fk|cod|total)([a-z]{3,})$/;
-/** English words that start like a glued key but are not one (`idle`, `identity`, `codec`, `totally`). */
-const NOT_GLUED = /^(id(ea|le|ly|io|ol|em|ent|yl)|cod(e|ec|a|ex|ing|on)|total(ly|ity|s|ed|led|izer))/;
+/**
+ * A structural word glued to the front of an unknown one: `idlinea`, `codagente`, `totalirpf`; from 1.5.7 `last`
+ * (`lastvisit`, `lastmark`: when something last happened, read as `last visit`).
+ */
+const GLUED_HEAD = /^(id|fk|cod|total|last)([a-z]{3,})$/;
+/** English words that start like a glued key but are not one (`idle`, `identity`, `codec`, `totally`, `lasting`). */
+const NOT_GLUED =
+  /^(id(ea|le|ly|io|ol|em|ent|yl)|cod(e|ec|a|ex|ing|on)|total(ly|ity|s|ed|led|izer)|last(ly|ing|ed|s\b|er))/;
 /** Romance "code of …" at the start of a name (`cod_aluno`, `codcliente`, `codigo_pedido`): a reference to that row. */
 const ROMANCE_CODE = /^(cod|codigo|codice)(?:$|[_\s-]|[a-z]{3,}$)/i;
 /** `strName`, `szTitle`: a string-type prefix in camelCase before a capitalised word. */
@@ -362,6 +366,8 @@ function buildVocabulary(phrases: readonly Phrase[]): Set<string> {
   ])
     for (const w of set) v.add(w);
   for (const w of DROP) if (w.length >= 2) v.add(w);
+  // The heads that decide a compound name split run-together ones too (`dateformat`, `notifytype`: from 1.5.7).
+  for (const w of HEAD_KINDS.keys()) v.add(w);
   return v;
 }
 
@@ -689,7 +695,7 @@ function nameStructure(
   }
   let structural: NameReading['structural'] = null;
   if (n >= 2 && (last === 'at' || last === 'on')) structural = 'time';
-  else if (n >= 2 && last === 'by') structural = 'by';
+  else if (n >= 2 && last === 'by' && !SORT_WORDS.has(col[n - 2] as string)) structural = 'by';
   else if (n >= 2 && first !== undefined && FLAG_PREFIX.has(first)) structural = 'flag';
   else if (n >= 2 && last !== undefined && HEAD_KINDS.has(last)) structural = 'head';
   return { structural, keyWord: undefined, secretModifier };
@@ -1087,6 +1093,87 @@ function addLastEventTime(r: NameReading): void {
   });
 }
 
+/** Words that say a list is sorted (`sort`, `order`): before `by` or a direction, how it is sorted. */
+const SORT_WORDS: ReadonlySet<string> = new Set(['sort', 'order']);
+/** Words after a sort word that make the name the choice of how to sort, not a place in a list. */
+const SORT_CHOICE_WORDS: ReadonlySet<string> = new Set([
+  'by',
+  'dir',
+  'direction',
+  'ascending',
+  'descending',
+  'asc',
+  'desc',
+]);
+
+/**
+ * `sort_by`, `user_topic_sortby_type`, `sortDirection`, `orderAscending`: how a list is sorted, by what and which way, is
+ * a setting someone chose, not a place in a list (`sort_order`) nor a purchase (`order_id`), nor who did it (`*_by`).
+ */
+function addSortChoice(r: NameReading): void {
+  const { col } = r;
+  const at = col.findIndex((w, i) => SORT_WORDS.has(w) && SORT_CHOICE_WORDS.has(col[i + 1] as string));
+  if (at < 0) return;
+  keep(r.byName, {
+    leaf: 'Configuration setting',
+    score: 3.6,
+    factor: 'name',
+    detail: `column name says how a list is sorted (${quoteWords(col.slice(at, at + 2))}): a setting, not a place in the list`,
+  });
+}
+
+/** Heads that name money charged or taken off on top of a price. */
+const CHARGE_HEADS: ReadonlySet<string> = new Set(
+  'tax vat discount shipping surcharge freight postage gratuity'.split(' '),
+);
+/** Words that make such a head a rate or a share, not the money itself. */
+const RATE_WORDS: ReadonlySet<string> = new Set('rate percent percentage pct ratio factor'.split(' '));
+
+/**
+ * `OrderTax decimal`, `order_discount numeric(12,2)`, `shipping_incl_tax decimal`: a tax, a discount or a shipping
+ * charge kept as a decimal is an amount of money (a rate of it, `tax_rate`, is not; as text a discount may be a code).
+ */
+function addChargeAmount(r: NameReading): void {
+  const { col, last } = r;
+  if (last === undefined || !CHARGE_HEADS.has(last) || anyIn(col, RATE_WORDS)) return;
+  if (typeFamily(r.input.data_type ?? null) !== 'decimal') return;
+  keep(r.byName, {
+    leaf: 'Monetary amount',
+    score: 3.0,
+    factor: 'name',
+    detail: `'${last}' at the head of a decimal: an amount of money charged or taken off`,
+  });
+}
+
+/** Heads that name a length of time. */
+const PERIOD_WORDS: ReadonlySet<string> = new Set(
+  'days day hours hour minutes minute mins seconds secs weeks months duration period interval'.split(' '),
+);
+/** Words that make a length of time a bound or a choice someone set rather than one measured. */
+const CHOSEN_PERIOD_WORDS: ReadonlySet<string> = new Set(
+  'show sync wait auto max maximum min minimum default limit retention retain keep grace timeout expire remind reminder'.split(
+    ' ',
+  ),
+);
+
+/**
+ * `topic_show_days`, `sync_past_days`, `WaitTimeDays`, `auto_resolve_duration`, `max_payment_days`: a length of time
+ * that bounds or schedules what the system does is a setting someone chose, not a measure (`duration_in_days` of a
+ * prescription, `average_duration` are measured).
+ */
+function addChosenPeriod(r: NameReading): void {
+  const { col, n, last } = r;
+  if (n < 2 || !PERIOD_WORDS.has(last as string)) return;
+  const why = col.slice(0, -1).find((w) => CHOSEN_PERIOD_WORDS.has(w));
+  if (why === undefined) return;
+  keep(r.byName, {
+    leaf: 'Configuration setting',
+    score: 3.4,
+    factor: 'name',
+    detail: `'${why}' before a length of time: a bound or schedule someone set, not a measure`,
+  });
+}
+
 /** Tables of records kept about money moving: a description there is the record's note, not a catalogue text. */
 const TRANSACTION_WORDS: ReadonlySet<string> = new Set(['transaction', 'payment', 'transfer', 'entry', 'ledger']);
 /** Heads that describe something in prose. */
@@ -1475,6 +1562,52 @@ function addPeopleContext(r: NameReading): void {
 }
 
 /**
+ * `inactive_reason tinyint`, `closureReason: CodeValue`: a reason kept as a number or a reference to a list of values is
+ * one of a fixed set of reasons, a category; kept as text it may be a note someone wrote and is left to the phrases.
+ */
+function addReasonCode(r: NameReading): void {
+  if (r.last !== 'reason') return;
+  const type = r.input.data_type ?? null;
+  if (typeFamily(type) !== 'integer' && declaredClass(type) === null) return;
+  keep(r.byName, {
+    leaf: 'Category',
+    score: 3.2,
+    factor: 'name',
+    detail: `a reason kept as ${typeFamily(type) === 'integer' ? 'a number' : 'a reference to a list'}: one of a fixed set of reasons`,
+  });
+}
+
+/** Person words that, alone as a column, hold something else: contact details, a profile, a login, a count. */
+const NOT_A_PERSONS_NAME: ReadonlySet<string> = new Set([
+  'user',
+  'contact',
+  'emergency',
+  'profile',
+  'people',
+  'individual',
+  'lead',
+]);
+
+/**
+ * `students.guardian varchar(100)`, `encounters.physician varchar(80)`: a bare word for a person, kept as text in a table
+ * about people or health, holds that person's name (a number or a reference type is a key; a bare `contact` holds
+ * contact details, `user` a login name).
+ */
+function addPersonByName(r: NameReading): void {
+  const last = r.last as string;
+  if (r.n !== 1 || !PERSON_WORDS.has(last) || NOT_A_PERSONS_NAME.has(last) || r.table.includes(last)) return;
+  const type = r.input.data_type ?? null;
+  if (typeFamily(type) !== 'text' || declaredClass(type) !== null || SHORT_CODE_TYPE.test(type ?? '')) return;
+  if (!aboutPeopleOrHealth(r)) return;
+  keep(r.byTable, {
+    leaf: 'Full name',
+    score: 3.0,
+    factor: 'table',
+    detail: `a bare '${r.last}' kept as text in a table about people: that person's name`,
+  });
+}
+
+/**
  * `pnotes.user varchar`, `payments.user text`: a bare `user` kept as text holds who it was by the name they log in
  * with (a username); kept as a number, a uuid, an ObjectId or a reference type it is a key to the user's row.
  */
@@ -1502,6 +1635,33 @@ function addPersonReference(r: NameReading): void {
     score: 3.6,
     factor: 'name',
     detail: `'${r.last}' typed by a reference: a key to that person's row`,
+  });
+}
+
+/** Nouns for who did something to a row: the poster of a topic, the editor of a page. */
+const AGENT_WORDS: ReadonlySet<string> = new Set(
+  'poster bumper creator editor modifier updater uploader submitter reporter moderator operator seller purchaser organizer organiser'.split(
+    ' ',
+  ),
+);
+/**
+ * `topics.topic_poster int`, `pages.editor bigint`: who did something, named at the head of a whole number, is a key to
+ * that person's row, not a measure (`posters int` counts them). Person words in general (`customer`, `manager`) were
+ * tried in 1.5.7 and not kept (docs/benchmarks.md).
+ */
+function addAgentKey(r: NameReading): void {
+  const last = r.last as string;
+  if (r.n > 2 || !AGENT_WORDS.has(last)) return;
+  if (typeFamily(r.input.data_type ?? null) !== 'integer' || r.table.includes(last)) return;
+  // A plural counts people (`posters`, `editors`); one person is pointed to.
+  const written = splitWords(r.rawField);
+  const rawLast = (written[written.length - 1] ?? '').toLowerCase();
+  if (rawLast !== last && rawLast.endsWith('s')) return;
+  keep(r.byName, {
+    leaf: 'Foreign key',
+    score: 3.4,
+    factor: 'name',
+    detail: `'${last}' as a whole number: a key to that person's row, not a measure`,
   });
 }
 
@@ -1563,7 +1723,13 @@ export function nameEvidence(
     addArrangementOrder(r);
     addUserByName(r);
     addPersonReference(r);
+    addAgentKey(r);
+    addChosenPeriod(r);
+    addChargeAmount(r);
+    addPersonByName(r);
+    addReasonCode(r);
   }
+  addSortChoice(r);
   addSettingsAndComment(r);
   return {
     matches: [...r.byName.values(), ...r.byTable.values(), ...r.byComment.values(), ...r.byContext.values()],

@@ -1693,3 +1693,108 @@ test("label gap: never negative, 0 for the tag the classifier names, the winner'
     { numRuns: 200 },
   );
 });
+
+test("'last' glued to an unknown word is read apart: when it last happened, kept as a whole number, is a time", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('guild_members', 'lastdonation', 'int(11) unsigned'), 'Timestamp');
+  assert.equal(leaf('kiosk_sessions', 'kiosk_lastrefresh', 'integer'), 'Timestamp');
+  // English words that start with 'last', a last name written together, and the same name kept as text are not.
+  assert.notEqual(leaf('paint_colours', 'lasting', 'integer'), 'Timestamp');
+  assert.notEqual(leaf('guild_members', 'lastly', 'integer'), 'Timestamp');
+  assert.equal(leaf('guild_members', 'lastname', 'varchar(40)'), 'Last name');
+  assert.notEqual(leaf('guild_members', 'lastdonation', 'varchar(20)'), 'Timestamp');
+});
+
+test('the heads that decide a compound name also split run-together ones: a format written together is a setting', () => {
+  const m = new NameMatcher(buildPhrases());
+  assert.deepEqual(m.words('nameformat'), ['name', 'format']);
+  assert.equal(
+    leafOf({ table_name: 'forum_members', field_name: 'nameformat', data_type: 'varchar(30)' }),
+    'Configuration setting',
+  );
+  // Words that merely contain a head are not split: `information`, `encounter`, `discount` stay whole.
+  assert.deepEqual(m.words('information'), ['information']);
+  assert.deepEqual(m.words('encounter'), ['encounter']);
+  assert.deepEqual(m.words('discount'), ['discount']);
+  assert.notEqual(
+    leafOf({ table_name: 'clinic_visits', field_name: 'information', data_type: 'text' }),
+    'Configuration setting',
+  );
+});
+
+test('who did something, named at the head of a whole number, is a key to their row, not a measure', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('board_threads', 'thread_poster', 'mediumint(8) unsigned'), 'Foreign key');
+  assert.equal(leaf('wiki_pages', 'editor', 'bigint'), 'Foreign key');
+  // Counted, kept as text, or counted by its head, it is not.
+  assert.notEqual(leaf('board_threads', 'posters', 'int'), 'Foreign key');
+  assert.notEqual(leaf('wiki_pages', 'editor', 'varchar(60)'), 'Foreign key');
+  assert.equal(leaf('wiki_pages', 'editor_count', 'int'), 'Metric value');
+});
+
+test('how a list is sorted, by what and which way, is a setting; a place in a list, a purchase or who did it is not', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('saved_views', 'sort_by', 'varchar(30)'), 'Configuration setting');
+  assert.equal(leaf('board_members', 'thread_sortby_dir', 'varchar(1)'), 'Configuration setting');
+  assert.equal(leaf('board_members', 'listOrderAscending', 'boolean'), 'Configuration setting');
+  // `by` after anything else is still who did it; a sort order is a place in a list.
+  assert.equal(leaf('saved_views', 'sort_order', 'int'), 'Sort order');
+  assert.equal(leaf('purchase_requests', 'ordered_by', 'int'), 'Foreign key');
+  assert.equal(leaf('saved_views', 'created_by', 'int'), 'Foreign key');
+});
+
+test('a length of time that bounds or schedules what the system does is a setting; one measured is not', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('helpdesk_queues', 'auto_close_days', 'int'), 'Configuration setting');
+  assert.equal(leaf('board_members', 'keepDraftsHours', 'smallint'), 'Configuration setting');
+  assert.equal(leaf('upload_buckets', 'retention_period', 'integer'), 'Configuration setting');
+  // A duration that is measured, and a bound on something other than time, are not settings by this rule.
+  assert.notEqual(leaf('clinic_visits', 'duration_minutes', 'int'), 'Configuration setting');
+  assert.notEqual(leaf('dosing_schedules', 'duration_in_days', 'integer'), 'Configuration setting');
+  assert.notEqual(leaf('weather_readings', 'max_temperature', 'numeric(5,2)'), 'Configuration setting');
+});
+
+test('a tax, a discount or a shipping charge kept as a decimal is an amount of money; its rate, or a code, is not', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('cart_orders', 'order_discount', 'numeric(12,2)'), 'Monetary amount');
+  assert.equal(leaf('cart_orders', 'ShippingInclTax', 'decimal(18,4)'), 'Monetary amount');
+  assert.equal(leaf('cart_lines', 'tax', 'decimal(10,2)'), 'Monetary amount');
+  assert.notEqual(leaf('cart_lines', 'tax_rate', 'decimal(5,2)'), 'Monetary amount');
+  assert.notEqual(leaf('cart_lines', 'discount_percent', 'decimal(5,2)'), 'Monetary amount');
+  assert.notEqual(leaf('cart_orders', 'discount', 'varchar(20)'), 'Monetary amount');
+});
+
+test("a bare word for a person kept as text in a table about people or health is that person's name", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('pupils', 'guardian', 'varchar(100)'), 'Full name');
+  assert.equal(leaf('clinic_visits', 'physician', 'varchar(80)'), 'Full name');
+  // Outside such a table it may be a code; as a number or a short code it is not a name.
+  assert.notEqual(leaf('sales_orders', 'customer', 'varchar(40)'), 'Full name');
+  assert.notEqual(leaf('pupils', 'guardian', 'int'), 'Full name');
+  assert.notEqual(leaf('pupils', 'guardian', 'char(2)'), 'Full name');
+  // A bare `contact` holds contact details, not a contact person's name.
+  assert.notEqual(leaf('pupils', 'contact', 'varchar(100)'), 'Full name');
+});
+
+test('a reason kept as a number or a reference to a list is one of a fixed set, a category; as text it may be a note', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('memberships', 'lapse_reason', 'smallint'), 'Category');
+  assert.equal(leaf('loan_applications', 'rejectionReason', 'LookupValue'), 'Category');
+  assert.notEqual(leaf('refund_requests', 'reason', 'text'), 'Category');
+  assert.equal(leaf('memberships', 'lapse_reason_id', 'int'), 'Foreign key');
+});
+
+test("'cancel' is a word, not 'can' and the Portuguese 'cel' of a mobile phone", () => {
+  const m = new NameMatcher(buildPhrases());
+  assert.deepEqual(m.words('cancel_reason'), ['cancel', 'reason']);
+  assert.equal(leafOf({ table_name: 'memberships', field_name: 'cancel_reason', data_type: 'smallint' }), 'Category');
+  // `cel` on its own is still a mobile phone.
+  assert.equal(leafOf({ table_name: 'clientes', field_name: 'cel', data_type: 'varchar(20)' }), 'Phone number');
+});
