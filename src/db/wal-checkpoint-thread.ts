@@ -2,7 +2,12 @@
 // from the write-ahead log back into the database file (PASSIVE: it never waits for, nor blocks, a writer or reader).
 import { parentPort, workerData } from 'node:worker_threads';
 import BetterSqlite3 from 'better-sqlite3';
-import type { CheckpointResult, CheckpointerMessage, CheckpointerReply, CheckpointerSetup } from './wal-checkpointer.js';
+import type {
+  CheckpointResult,
+  CheckpointerMessage,
+  CheckpointerReply,
+  CheckpointerSetup,
+} from './wal-checkpointer.js';
 
 const { file, intervalMs } = workerData as CheckpointerSetup;
 const port = parentPort;

@@ -28,8 +28,7 @@ export interface CheckpointResult {
 
 export type CheckpointerMessage = { type: 'now'; id: number } | { type: 'stop' };
 export type CheckpointerReply =
-  | { type: 'result'; id: number; result: CheckpointResult }
-  | { type: 'failed'; message: string };
+  { type: 'result'; id: number; result: CheckpointResult } | { type: 'failed'; message: string };
 
 /** How often the thread checkpoints. A page changed by several commits within it is copied once. */
 export const CHECKPOINT_INTERVAL_MS = 500;

@@ -30,7 +30,8 @@ async function autocheckpoint(database: Database): Promise<number> {
 async function writeRows(database: Database, from: number): Promise<void> {
   await sql`create table if not exists t (id integer primary key, v text not null)`.execute(database.db);
   await database.db.transaction().execute(async (trx) => {
-    for (let i = from; i < from + 2000; i++) await sql`insert into t (id, v) values (${i}, ${'x'.repeat(1000)})`.execute(trx);
+    for (let i = from; i < from + 2000; i++)
+      await sql`insert into t (id, v) values (${i}, ${'x'.repeat(1000)})`.execute(trx);
   });
 }
 
@@ -57,7 +58,11 @@ describe('WAL checkpoints on their own thread (SQLite)', () => {
       const failures: Error[] = [];
       const checkpointer = database.startCheckpoints?.((error) => failures.push(error));
       assert.ok(checkpointer, 'a SQLite file database starts a checkpointer');
-      assert.equal(database.startCheckpoints?.(() => undefined), checkpointer, 'started once');
+      assert.equal(
+        database.startCheckpoints?.(() => undefined),
+        checkpointer,
+        'started once',
+      );
       assert.equal(await autocheckpoint(database), BACKSTOP_PAGES);
 
       await writeRows(database, 0);
@@ -93,7 +98,11 @@ describe('WAL checkpoints on their own thread (SQLite)', () => {
     const calls: number[] = [];
     const failed = new Promise<Error>((resolve) => {
       // The thread cannot open a file that does not exist.
-      new WalCheckpointer(path.join(tempFile(), 'missing.sqlite'), { setAutocheckpoint: (p) => calls.push(p) }, resolve);
+      new WalCheckpointer(
+        path.join(tempFile(), 'missing.sqlite'),
+        { setAutocheckpoint: (p) => calls.push(p) },
+        resolve,
+      );
     });
     // The thread does not hold the process open; the test does while it waits for the report.
     const alive = setInterval(() => undefined, 60_000);
@@ -110,14 +119,17 @@ describe('WAL checkpoints on their own thread (SQLite)', () => {
 });
 
 describeEachDatabase('Database.startCheckpoints', (kind) => {
-  it(kind === 'sqlite' ? 'is offered for a SQLite file' : 'is not offered for PostgreSQL (the server checkpoints)', async () => {
-    const testDatabase = await createTestDatabase(kind);
-    const database = testDatabase.open();
-    try {
-      assert.equal(typeof database.startCheckpoints, kind === 'sqlite' ? 'function' : 'undefined');
-    } finally {
-      await database.close();
-      await testDatabase.dispose();
-    }
-  });
+  it(
+    kind === 'sqlite' ? 'is offered for a SQLite file' : 'is not offered for PostgreSQL (the server checkpoints)',
+    async () => {
+      const testDatabase = await createTestDatabase(kind);
+      const database = testDatabase.open();
+      try {
+        assert.equal(typeof database.startCheckpoints, kind === 'sqlite' ? 'function' : 'undefined');
+      } finally {
+        await database.close();
+        await testDatabase.dispose();
+      }
+    },
+  );
 });
