@@ -11,7 +11,6 @@ import {
   CLASSIFIER_VERSION,
   labelGap,
   scoreField,
-  type CandidatePoints,
   type Classification,
   type ClassifierContext,
   type ClassifyInput,
@@ -102,13 +101,13 @@ export class ClassifierService {
       this.context(),
       this.deps.confirmedNeighbours(requests.map((r) => r.embedding)),
     ]);
-    const points: CandidatePoints[] = [];
-    const results = requests.map((request, i): Classification => {
-      const scored = scoreField({ ...request, confirmed: confirmed[i] ?? [] }, context);
-      const { raw_score: _raw, corroborated: _corroborated, points: p, ...result } = scored;
-      points.push(p);
-      return { ...result, level: this.deps.taxonomy.configuredLevel(result.level) };
-    });
+    const scored = requests.map((request, i) => scoreField({ ...request, confirmed: confirmed[i] ?? [] }, context));
+    const results = scored.map(
+      ({ raw_score: _raw, corroborated: _corroborated, points: _points, ...result }): Classification => ({
+        ...result,
+        level: this.deps.taxonomy.configuredLevel(result.level),
+      }),
+    );
     const decisions = requests.map((request, i): Decision => {
       const own = results[i] as Classification;
       const rule = rules.rules.decide({ ...request, datasource_id: request.datasource_id ?? null });
@@ -124,7 +123,10 @@ export class ClassifierService {
       };
     });
     const labelGaps = requests.map((request, i) =>
-      labelGap(points[i] as CandidatePoints, request.label_tag_id ?? (decisions[i] as Decision).tag_id),
+      labelGap(
+        (scored[i] as (typeof scored)[number]).points,
+        request.label_tag_id ?? (decisions[i] as Decision).tag_id,
+      ),
     );
     return { results, decisions, labelGaps, versionKey };
   }

@@ -67,7 +67,7 @@ export const OUTLIER_WEIGHTS = {
   // bench/quality/fit-self.ts on the development half of the public schemas, on top of the terms above (refitted
   // against classifier 1.5.0's recalibrated confidences, 2026-11-26; the self* terms again against 1.5.5's, and again
   // on top of the terms above once fit-public.ts had refitted them, 2026-11-27: classifierAgrees now carries most of
-  // the classifier's own doubt, so selfDoubt fell to 0.25 — the reviewed-evidence terms below were left as they were:
+  // the classifier's own doubt, so selfDoubt fell to 0.25, and to −0.2 once labelGap joined — the reviewed-evidence terms below were left as they were:
   // the development half holds 17 twins, too few to refit them).
   /** log-odds added to every self-classified field */
   selfBias: 6.9,

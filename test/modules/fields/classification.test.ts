@@ -330,6 +330,29 @@ describeEachDatabase('the label gap: how many classifier points the label trails
   const queued = async (id: string): Promise<boolean> =>
     (await t.database.db.selectFrom('reclassify_queue').select('field_id').where('field_id', '=', id).execute())
       .length === 1;
+  /** Imports one field with a given label and answers its id and the gap measured at import (known, above 0). */
+  const importMeasured = async (row: {
+    table_name: string;
+    field_name: string;
+    data_type: string;
+    classification_chain_path: string;
+  }): Promise<{ id: string; measured: number }> => {
+    const { field_ids } = await importOk(t.app, admin, source, [row]);
+    const id = field_ids[0]!;
+    const measured = await gapOf(id);
+    assert.ok(measured !== null && measured > 0, `gap ${measured}`);
+    return { id, measured };
+  };
+  const changeCount = async (id: string): Promise<number> =>
+    Number(
+      (
+        await t.database.db
+          .selectFrom('catalog_changes')
+          .select((s) => s.fn.countAll<number>().as('n'))
+          .where('field_id', '=', id)
+          .executeTakeFirstOrThrow()
+      ).n,
+    );
 
   it('is stored with the view at import: 0 for the label the classifier names, more for one it reads less', async () => {
     const { field_ids } = await importOk(t.app, admin, source, [
@@ -355,17 +378,12 @@ describeEachDatabase('the label gap: how many classifier points the label trails
   });
 
   it('a write that keeps or sets another label makes it unknown and queues it; the worker measures it again', async () => {
-    const { field_ids } = await importOk(t.app, admin, source, [
-      {
-        table_name: 'people',
-        field_name: 'phone',
-        data_type: 'varchar(40)',
-        classification_chain_path: 'Technical/Timestamp',
-      },
-    ]);
-    const id = field_ids[0]!;
-    const measured = await gapOf(id);
-    assert.ok((measured ?? 0) > 0);
+    const { id, measured } = await importMeasured({
+      table_name: 'people',
+      field_name: 'phone',
+      data_type: 'varchar(40)',
+      classification_chain_path: 'Technical/Timestamp',
+    });
     // Re-imported with no classification: the import's label is kept, and the gap of the classifier's own label does
     // not apply to it.
     await importOk(t.app, admin, source, [{ table_name: 'people', field_name: 'phone', data_type: 'varchar(40)' }]);
@@ -400,40 +418,19 @@ describeEachDatabase('the label gap: how many classifier points the label trails
   });
 
   it('a field from before the gap existed is measured by the upgrade path, and the change log tells the metrics', async () => {
-    const { field_ids } = await importOk(t.app, admin, source, [
-      {
-        table_name: 'patients',
-        field_name: 'birth_date',
-        data_type: 'date',
-        classification_chain_path: 'Technical/Record ID',
-      },
-    ]);
-    const id = field_ids[0]!;
-    const measured = await gapOf(id);
-    assert.ok((measured ?? 0) > 0);
+    const { id, measured } = await importMeasured({
+      table_name: 'patients',
+      field_name: 'birth_date',
+      data_type: 'date',
+      classification_chain_path: 'Technical/Record ID',
+    });
     await t.database.db.updateTable('fields').set({ predicted_label_gap: null }).where('id', '=', id).execute();
     // What migration 0028 does: the worker forgets it queued this version, so its next round queues the outdated views.
     await t.database.db.deleteFrom('settings').where('key', '=', 'classifier.reclassify_enqueued_for').execute();
-    const changesBefore = Number(
-      (
-        await t.database.db
-          .selectFrom('catalog_changes')
-          .select((s) => s.fn.countAll<number>().as('n'))
-          .where('field_id', '=', id)
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+    const changesBefore = await changeCount(id);
     await t.app.services.reclassifyWorker.drain();
     assert.equal(await gapOf(id), measured);
-    const changesAfter = Number(
-      (
-        await t.database.db
-          .selectFrom('catalog_changes')
-          .select((s) => s.fn.countAll<number>().as('n'))
-          .where('field_id', '=', id)
-          .executeTakeFirstOrThrow()
-      ).n,
-    );
+    const changesAfter = await changeCount(id);
     assert.ok(changesAfter > changesBefore, 'the gap is in the change-log trigger');
   });
 });
