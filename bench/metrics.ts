@@ -10,9 +10,11 @@
 //   MALLOC_ARENA_MAX=n: glibc's malloc arenas in the measured process (default 2, as `npm start` sets it).
 //   BENCH_CHECKPOINT_THREAD=off (SQLite): leave the WAL checkpoints to the service's connection, as before the
 //   checkpoint thread (server.ts starts it; so does this bench by default).
+//   BENCH_MINIBARS_PROFILE=file.cpuprofile: write a CPU profile of the minibars calls (open it in Chrome's DevTools).
 import { spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import fs from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PerformanceObserver } from 'node:perf_hooks';
@@ -150,6 +152,14 @@ async function run(n: number): Promise<void> {
     const mem = process.memoryUsage();
 
     const ids = (await database.db.selectFrom('fields').select('id').execute()).map((r) => r.id);
+    const profileFile = process.env.BENCH_MINIBARS_PROFILE;
+    const inspector = profileFile ? new Session() : undefined;
+    if (inspector) {
+      inspector.connect();
+      await inspector.post('Profiler.enable');
+      await inspector.post('Profiler.setSamplingInterval', { interval: 100 });
+      await inspector.post('Profiler.start');
+    }
     const lat: number[] = [];
     for (let r = 0; r < 200; r++) {
       const start = Math.floor(rng() * (ids.length - 500));
@@ -158,6 +168,11 @@ async function run(n: number): Promise<void> {
       lat.push(performance.now() - t);
     }
     lat.sort((a, b) => a - b);
+    if (inspector && profileFile) {
+      const { profile } = await inspector.post('Profiler.stop');
+      fs.writeFileSync(profileFile, JSON.stringify(profile));
+      inspector.disconnect();
+    }
 
     const login = await app.inject({
       method: 'POST',

@@ -232,7 +232,7 @@ export class CatalogReplica {
     const slot = state.slot(id);
     if (slot === undefined) return;
     this.departed.delete(id);
-    this.departed.set(id, state.embedding(slot).slice());
+    this.departed.set(id, state.embedding(slot));
     if (this.departed.size > MAX_DEPARTED) this.departed.delete(this.departed.keys().next().value as string);
   }
 }

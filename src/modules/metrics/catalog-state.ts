@@ -4,9 +4,10 @@
  * raw axes last computed per field (for the catalog distributions).
  *
  * Laid out for a million fields (docs/metrics.md, "Memory"): a field lives in a numbered slot, and each property
- * is a column indexed by slot — typed arrays, and embeddings in fixed-size chunks of one Float32Array each — so
- * the per-field cost is the data itself (~0.5 KB) rather than a few JavaScript objects per field, and the garbage
- * collector has millions fewer objects to trace. Slots are reused after removal and are the index's keys.
+ * is a column indexed by slot — typed arrays, and embeddings quantized to one signed byte a dimension (with a scale
+ * per field) in fixed-size chunks of one Int8Array each — so the per-field cost is the data itself (~0.2 KB) rather
+ * than a few JavaScript objects per field, and the garbage collector has millions fewer objects to trace. Slots are
+ * reused after removal and are the index's keys.
  */
 import { decodeVector } from '../../db/database.js';
 import { ThreadedNearestIndex, type Neighbours } from './ann-threads.js';
@@ -14,32 +15,53 @@ import { AXIS_KEYS, type RawAxes } from './axes.js';
 import { classifierSupport } from './measure-field.js';
 import { addInto, normalizeInto } from './vectors.js';
 import type { CatalogFieldRow } from '../fields/field-catalog-reader.service.js';
+import { hashId, SlotIds } from './slot-ids.js';
 import { hashVector, NOT_INDEXED, sameVector, Twins } from './twins.js';
 
 /** Peer statistics use at most this many same-tag fields, chosen by a hash of the field id (deterministic). */
 export const PEER_SAMPLE_SIZE = 256;
-/** Embeddings are stored in chunks of about this many floats (4 MiB): growing the catalog never copies the ones stored. */
-const CHUNK_FLOATS = 1 << 20;
+/** Embeddings are stored in chunks of about this many bytes (1 MiB): growing the catalog never copies the ones stored. */
+const CHUNK_BYTES = 1 << 20;
+/** A quantized component's largest magnitude: the field's largest component maps to ±QUANT_MAX. */
+const QUANT_MAX = 127;
 /** Remembered values per slot: the six raw axes (AXIS_KEYS order), then the peer and anchor margins (NaN = none). */
 const PEER = AXIS_KEYS.length;
 const ANCHOR = PEER + 1;
 const RAW_WIDTH = ANCHOR + 1;
+
+/**
+ * Quantizes a unit embedding to one signed byte a component: `out[i] = round(v[i] / scale)` with `scale` = the largest
+ * magnitude / QUANT_MAX (returned; 0 for a zero vector). A component moves by at most scale / 2 (~0.001 for a 100-d
+ * unit vector), a cosine between two fields by about as much; a quarter of the memory of 32-bit floats (docs/metrics.md,
+ * "Memory"). Identical vectors quantize identically, so twins stay twins.
+ */
+export function quantizeInto(out: Int8Array, v: Float32Array): number {
+  let max = 0;
+  for (let i = 0; i < v.length; i++) max = Math.max(max, Math.abs(v[i] as number));
+  const scale = Math.fround(max / QUANT_MAX);
+  for (let i = 0; i < v.length; i++) out[i] = scale === 0 ? 0 : Math.round((v[i] as number) / scale);
+  return scale;
+}
+
+/** `vector` normalized and quantized as the replica stores it (for answers given before the replica is loaded). */
+export function asStored(vector: Float32Array): Float32Array {
+  const unit = normalizeInto(new Float32Array(vector.length), vector);
+  const bytes = new Int8Array(vector.length);
+  const scale = quantizeInto(bytes, unit);
+  for (let i = 0; i < unit.length; i++) unit[i] = (bytes[i] as number) * scale;
+  return unit;
+}
+
+function sameBytes(a: Int8Array, b: Int8Array): boolean {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
 
 /** The raw values remembered for a field (the inputs of the catalog distributions and margin scales). */
 export interface RememberedRaw {
   raw: RawAxes;
   peer: number | null;
   anchor: number | null;
-}
-
-/** FNV-1a of the id: a stable, well-spread order for peer samples and the distribution sample. */
-function hashId(id: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) {
-    h ^= id.charCodeAt(i);
-    h = Math.imul(h, 0x01000193);
-  }
-  return h >>> 0;
 }
 
 /** The hash bound below which ~`size` of `population` fields fall (all of them when the population is smaller). */
@@ -110,9 +132,10 @@ interface PeerSample {
 
 /** The catalog as one instance sees it; mutated only by apply()/remove(). */
 export class CatalogState {
-  private readonly slotOf = new Map<string, number>();
-  /** Field id per slot; undefined for a free slot. */
-  readonly ids: Array<string | undefined> = [];
+  /** Field id per slot and slot per id (hashed by hashOf, the id's hashId: a stable order for samples). */
+  private readonly slotIds = new SlotIds((slot) => this.hashOf[slot] as number);
+  /** One past the highest slot ever used. */
+  private slotEnd = 0;
   private readonly freeSlots: number[] = [];
   private capacity = 0;
   tagOf = new Int32Array(0);
@@ -144,7 +167,9 @@ export class CatalogState {
   hashOf = new Uint32Array(0);
   private tagPosition = new Int32Array(0);
   private levelPosition = new Int32Array(0);
-  private readonly chunks: Float32Array[] = [];
+  /** Embeddings, one signed byte a dimension (component = byte × scale); see quantizeInto. */
+  private readonly chunks: Int8Array[] = [];
+  private scaleOf = new Float32Array(0);
   private readonly chunkSlots: number;
   private raws = new Float64Array(0);
   private hasRaw = new Uint8Array(0);
@@ -160,8 +185,9 @@ export class CatalogState {
    */
   readonly index: ThreadedNearestIndex;
   private readonly twins: Twins;
-  /** The unit embedding being applied, before it is compared with the stored one. */
+  /** The unit embedding being applied, before it is compared with the stored one; then as it is stored (quantized). */
   private readonly incoming: Float32Array;
+  private readonly incomingBytes: Int8Array;
   /** Bumped by every apply()/remove(): tells whether the catalog changed since a given moment. */
   version = 0;
 
@@ -170,10 +196,11 @@ export class CatalogState {
     capacity: number,
     indexShards = 1,
   ) {
-    this.chunkSlots = Math.max(1, Math.floor(CHUNK_FLOATS / dimensions));
+    this.chunkSlots = Math.max(1, Math.floor(CHUNK_BYTES / dimensions));
     this.index = new ThreadedNearestIndex(dimensions, capacity, indexShards);
     this.twins = new Twins((slot) => this.embedding(slot));
     this.incoming = new Float32Array(dimensions);
+    this.incomingBytes = new Int8Array(dimensions);
     this.grow(capacity);
   }
 
@@ -184,22 +211,44 @@ export class CatalogState {
 
   /** Number of fields held. */
   get size(): number {
-    return this.slotOf.size;
+    return this.slotIds.size;
   }
 
   /** One past the highest slot ever used (iterate slots below it and skip free ones). */
   get slotCount(): number {
-    return this.ids.length;
+    return this.slotEnd;
+  }
+
+  /** The field id held in `slot`; undefined for a free slot. */
+  idOf(slot: number): string | undefined {
+    return this.slotIds.idOf(slot);
+  }
+
+  /** Whether `slot` holds a field. */
+  holds(slot: number): boolean {
+    return this.slotIds.has(slot);
   }
 
   slot(id: string): number | undefined {
-    return this.slotOf.get(id);
+    return this.slotIds.get(id);
   }
 
-  /** The field's unit embedding: a view into the store, valid until the slot changes. */
+  /**
+   * The field's unit embedding as stored (quantized, see quantizeInto): a new array, the caller's to keep. Every
+   * computation of the replica — group sums, peer samples, the index, twins — sees these values, never the exact ones.
+   */
   embedding(slot: number): Float32Array {
+    const out = new Float32Array(this.dimensions);
+    const bytes = this.storedBytes(slot);
+    const scale = this.scaleOf[slot] as number;
+    for (let i = 0; i < out.length; i++) out[i] = (bytes[i] as number) * scale;
+    return out;
+  }
+
+  /** The slot's quantized components: a view into the store. */
+  private storedBytes(slot: number): Int8Array {
     const offset = (slot % this.chunkSlots) * this.dimensions;
-    return (this.chunks[Math.floor(slot / this.chunkSlots)] as Float32Array).subarray(offset, offset + this.dimensions);
+    return (this.chunks[Math.floor(slot / this.chunkSlots)] as Int8Array).subarray(offset, offset + this.dimensions);
   }
 
   /** Whether a reviewer has confirmed the field in this slot. */
@@ -312,8 +361,8 @@ export class CatalogState {
   hashSample(size: number): number[] {
     const limit = hashSampleLimit(size, this.size);
     const slots: number[] = [];
-    for (let slot = 0; slot < this.ids.length; slot++)
-      if (this.ids[slot] !== undefined && (this.hashOf[slot] as number) < limit) slots.push(slot);
+    for (let slot = 0; slot < this.slotEnd; slot++)
+      if (this.slotIds.has(slot) && (this.hashOf[slot] as number) < limit) slots.push(slot);
     return slots.sort((a, b) => (this.hashOf[a] as number) - (this.hashOf[b] as number) || a - b);
   }
 
@@ -332,23 +381,27 @@ export class CatalogState {
       this.remove(row.id);
       return;
     }
-    const old = this.slotOf.get(row.id);
+    const hash = hashId(row.id);
+    const old = this.slotIds.get(row.id, hash);
     if (old !== undefined) this.detach(old);
     this.version++;
-    const slot = old ?? this.freeSlots.pop() ?? this.ids.length;
+    const slot = old ?? this.freeSlots.pop() ?? this.slotEnd;
+    if (slot >= this.slotEnd) this.slotEnd = slot + 1;
     if (slot >= this.capacity) this.grow(slot + 1);
-    const e = this.embedding(slot);
     normalizeInto(this.incoming, vector);
+    const scale = quantizeInto(this.incomingBytes, this.incoming);
     // A re-applied field whose embedding did not change (a confirm, a new tag) leaves the index alone.
-    const moved = old === undefined || !sameVector(e, this.incoming);
+    const stored = this.storedBytes(slot);
+    const moved = old === undefined || this.scaleOf[slot] !== scale || !sameBytes(stored, this.incomingBytes);
     if (moved) {
       if (old !== undefined) this.unindex(old);
-      e.set(this.incoming);
+      stored.set(this.incomingBytes);
+      this.scaleOf[slot] = scale;
     }
+    const e = this.embedding(slot);
     if (old === undefined) {
-      this.slotOf.set(row.id, slot);
-      this.ids[slot] = row.id;
-      this.hashOf[slot] = hashId(row.id);
+      this.hashOf[slot] = hash;
+      this.slotIds.set(row.id, slot, hash);
     }
     this.tagOf[slot] = row.tag_id;
     this.levelOf[slot] = this.levelNumber(row.level);
@@ -374,12 +427,11 @@ export class CatalogState {
   }
 
   remove(id: string): void {
-    const slot = this.slotOf.get(id);
+    const slot = this.slotIds.get(id);
     if (slot === undefined) return;
     this.detach(slot);
     this.version++;
-    this.slotOf.delete(id);
-    this.ids[slot] = undefined;
+    this.slotIds.delete(slot, this.hashOf[slot] as number);
     this.forgetRaw(slot);
     this.unindex(slot);
     this.freeSlots.push(slot);
@@ -429,7 +481,7 @@ export class CatalogState {
   rememberedSample(hashLimit: number): RememberedRaw[] {
     const out: RememberedRaw[] = [];
     const r = this.raws;
-    for (let slot = 0; slot < this.ids.length; slot++) {
+    for (let slot = 0; slot < this.slotEnd; slot++) {
       if (this.hasRaw[slot] !== 1 || !((this.hashOf[slot] as number) < hashLimit)) continue;
       const o = slot * RAW_WIDTH;
       const peer = r[o + PEER] as number;
@@ -614,9 +666,11 @@ export class CatalogState {
     this.levelPosition = widen(this.levelPosition, (n) => new Int32Array(n));
     this.hasRaw = widen(this.hasRaw, (n) => new Uint8Array(n));
     this.raws = widen(this.raws, (n) => new Float64Array(n), RAW_WIDTH);
+    this.scaleOf = widen(this.scaleOf, (n) => new Float32Array(n));
     while (this.chunks.length * this.chunkSlots < capacity)
-      this.chunks.push(new Float32Array(this.chunkSlots * this.dimensions));
+      this.chunks.push(new Int8Array(this.chunkSlots * this.dimensions));
     this.twins.grow(capacity);
+    this.slotIds.grow(capacity);
     this.capacity = capacity;
   }
 }

@@ -418,13 +418,13 @@ export class MetricsWorker {
     const limit = hashSampleLimit(DISTRIBUTION_SAMPLE, state.size);
     const slots: number[] = [];
     for (let slot = 0; slot < state.slotCount; slot++) {
-      if (state.ids[slot] !== undefined && (state.hashOf[slot] as number) < limit && !state.hasRemembered(slot))
+      if (state.holds(slot) && (state.hashOf[slot] as number) < limit && !state.hasRemembered(slot))
         slots.push(slot);
     }
     if (slots.length === 0) return false;
     await this.measureAll(
       state,
-      slots.map((slot) => state.ids[slot] as string),
+      slots.map((slot) => state.idOf(slot) as string),
       this.searchAhead(state, slots),
       measure,
     );
@@ -730,14 +730,14 @@ interface Scored {
 
 /** Everything of a field's metrics that does not depend on the catalog distributions; remembers its raw values. */
 function measureSlot(state: CatalogState, tags: TagContext, slot: number, found: Neighbours): Measured {
-  const id = state.ids[slot] as string;
+  const id = state.idOf(slot) as string;
   const tagId = state.tagOf[slot] as number;
   const level = state.level(slot);
   const tag = state.tags.get(tagId);
   const group = state.levelGroupOf(slot);
   const neighbours: Array<Neighbour & { id: string }> = [];
   found.keys.forEach((key, i) => {
-    const nid = state.ids[key];
+    const nid = state.idOf(key);
     if (nid !== undefined && key !== slot && neighbours.length < NEIGHBOURS_K) {
       neighbours.push({
         id: nid,

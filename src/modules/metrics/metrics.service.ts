@@ -18,6 +18,7 @@ import {
   type ScoreColumn,
 } from './axes.js';
 import type { CatalogReplica } from './catalog-replica.js';
+import { asStored, type CatalogState } from './catalog-state.js';
 import { levelFit } from './fit-scores.js';
 import * as repo from './metrics.repository.js';
 import type { FieldMetricItem, MetricsStatusResponse, MinibarsBody, MinibarsResponse } from './metrics.schemas.js';
@@ -78,6 +79,8 @@ export class MetricsService {
     for (const e of unit.values()) addInto(sum, e, 1);
     const inList = unit.size;
     const rank = this.deps.taxonomy.levelRank();
+    // A tag's level counts once per call: the fields of a queue page share a handful of tags.
+    const levelsOfTag = new Map<number, ReturnType<CatalogState['tagLevels']>>();
     const items: FieldMetricItem[] = present.map((id) => {
       const r = byId.get(id) as repo.StoredMetricsRow;
       const e = unit.get(id);
@@ -97,7 +100,7 @@ export class MetricsService {
         mean,
         r.nearest_field_id !== null && nearestAlive.has(r.nearest_field_id),
         suggested,
-        this.unusualLevel(id, rank),
+        this.unusualLevel(id, rank, levelsOfTag),
       );
     });
     const baseline = perAxis((k) =>
@@ -115,7 +118,7 @@ export class MetricsService {
     if (!this.deps.replica.current) {
       for (const row of await this.deps.fields.catalogRows(ids)) {
         const e = row.embedding ? decodeVector(row.embedding) : null;
-        if (e && e.length === this.deps.dimensions) out.set(row.id, normalize(e));
+        if (e && e.length === this.deps.dimensions) out.set(row.id, asStored(e));
       }
       return out;
     }
@@ -128,12 +131,19 @@ export class MetricsService {
   }
 
   /** Whether the field's level is unusual for its tag (levelFit < 1), from the replica; null while it loads. */
-  private unusualLevel(id: string, rank: (level: string) => number): FieldMetricItem['unusual_level'] {
+  private unusualLevel(
+    id: string,
+    rank: (level: string) => number,
+    levelsOfTag: Map<number, ReturnType<CatalogState['tagLevels']>>,
+  ): FieldMetricItem['unusual_level'] {
     const state = this.deps.replica.current;
     const slot = state?.slot(id);
     if (!state || slot === undefined) return null;
     const level = state.level(slot);
-    const fit = levelFit(state.tagLevels(state.tagOf[slot] as number), level, state.isConfirmed(slot), rank);
+    const tagId = state.tagOf[slot] as number;
+    let levels = levelsOfTag.get(tagId);
+    if (!levels) levelsOfTag.set(tagId, (levels = state.tagLevels(tagId)));
+    const fit = levelFit(levels, level, state.isConfirmed(slot), rank);
     return fit.fit < 1 ? { level, peers_at_level: fit.atLevel, peers: fit.of, usual_level: fit.usual } : null;
   }
 
@@ -170,7 +180,7 @@ export class MetricsService {
       for (const f of found) {
         const list: Array<{ similarity: number; tag_id: number; level: string }> = [];
         f.keys.forEach((slot, j) => {
-          if (state.ids[slot] !== undefined && state.isConfirmed(slot))
+          if (state.holds(slot) && state.isConfirmed(slot))
             list.push({
               similarity: f.similarities[j] ?? 0,
               tag_id: state.tagOf[slot] as number,

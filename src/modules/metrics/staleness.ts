@@ -106,7 +106,7 @@ export class Staleness {
         queries.push(state.embedding(slot));
         // Its twins (same embedding) beyond the nearest 10: a confirmed twin speaks for or against each of them.
         for (const twin of state.twinsOf(slot, TWINS_PER_CHANGE)) {
-          const tid = state.ids[twin];
+          const tid = state.idOf(twin);
           if (tid !== undefined) affected.add(tid);
         }
       }
@@ -120,7 +120,7 @@ export class Staleness {
         queries.push(normalize(vector));
         const members = state.tags.get(tag.id)?.members;
         for (let j = 0; j < (members?.size ?? 0); j++) {
-          const fid = state.ids[members!.at(j)];
+          const fid = state.idOf(members!.at(j));
           if (fid !== undefined) affected.add(fid);
         }
       });
@@ -128,7 +128,7 @@ export class Staleness {
     for (let i = 0; i < queries.length; i += SEARCH_CHUNK) {
       for (const found of await state.search(queries.slice(i, i + SEARCH_CHUNK), NEIGHBOURS_K + 1)) {
         for (const key of found.keys) {
-          const id = state.ids[key];
+          const id = state.idOf(key);
           if (id !== undefined) affected.add(id);
         }
       }
@@ -171,7 +171,7 @@ function samplePeers(state: CatalogState, group: GroupState | undefined, into: S
   if (!group || n === 0) return;
   const start = Math.floor(Math.random() * n);
   for (let j = 0; j < Math.min(n, PEERS_PER_CHANGE); j++) {
-    const id = state.ids[group.members.at((start + j) % n)];
+    const id = state.idOf(group.members.at((start + j) % n));
     if (id !== undefined) into.add(id);
   }
 }

@@ -26,7 +26,7 @@ import {
   outlierScore,
   severityOf,
 } from '../../../src/modules/metrics/outlier-model.js';
-import { CatalogState } from '../../../src/modules/metrics/catalog-state.js';
+import { asStored, CatalogState, quantizeInto } from '../../../src/modules/metrics/catalog-state.js';
 import { encodeVector } from '../../../src/db/database.js';
 import { cosine, meanUnit, normalize } from '../../../src/modules/metrics/vectors.js';
 
@@ -527,6 +527,72 @@ describe('the label gap (how many classifier points the label trails its answer 
       // A field re-applied with its gap refreshed (a label change measured again) reads the new one.
       state.apply(row('bb', 0));
       assert.equal(state.predicted(slot('bb'))?.labelGap, 0);
+    } finally {
+      await state.close();
+    }
+  });
+});
+
+describe('the replica keeps embeddings as one byte a dimension', () => {
+  const random = (seed: number, n: number): Float32Array => {
+    let s = seed;
+    const next = (): number => ((s = (Math.imul(s, 1664525) + 1013904223) >>> 0) / 2 ** 32) * 2 - 1;
+    return normalize(Float32Array.from({ length: n }, next));
+  };
+
+  it('quantizes a unit vector to within half a step per component, and cosines to within 0.005', () => {
+    const bytes = new Int8Array(100);
+    for (let seed = 1; seed <= 50; seed++) {
+      const a = random(seed, 100);
+      const scale = quantizeInto(bytes, a);
+      const largest = Math.max(...Array.from(a, Math.abs));
+      assert.ok(Math.abs(scale - largest / 127) < 1e-7);
+      assert.equal(Math.max(...Array.from(bytes, Math.abs)), 127);
+      for (let i = 0; i < a.length; i++) assert.ok(Math.abs(bytes[i]! * scale - a[i]!) <= scale / 2 + 1e-7);
+      const b = random(seed + 1000, 100);
+      assert.ok(Math.abs(cosine(asStored(a), asStored(b)) - cosine(a, b)) < 0.005);
+    }
+    // A zero vector stays zero instead of dividing by zero.
+    assert.equal(quantizeInto(bytes, new Float32Array(100)), 0);
+    assert.ok(bytes.every((x) => x === 0));
+  });
+
+  it('answers the stored values as a copy of its own; an unchanged re-apply leaves the index alone, a change moves it', async () => {
+    const state = new CatalogState(100, 16);
+    try {
+      const row = (id: string, embedding: Float32Array) => ({
+        id,
+        tag_id: 11,
+        level: 'L2',
+        review_status: 'unreviewed' as const,
+        embedding: encodeVector(embedding),
+      });
+      const a = random(7, 100);
+      state.apply(row('a', a));
+      state.apply(row('b', random(8, 100)));
+      const slot = state.slot('a') as number;
+      const stored = state.embedding(slot);
+      assert.deepEqual(stored, asStored(a));
+      stored.fill(0);
+      assert.deepEqual(state.embedding(slot), asStored(a), 'a caller cannot write into the store');
+      // The same vector scaled (normalized to the same unit vector) is no move; the tag's sum holds it once.
+      const before = state.version;
+      state.apply(
+        row(
+          'a',
+          a.map((x) => x * 3),
+        ),
+      );
+      assert.equal(state.version, before + 1);
+      const [nearest] = await state.search([asStored(a)], 1);
+      assert.equal(nearest!.keys[0], slot);
+      assert.ok(Math.abs(nearest!.similarities[0]! - 1) < 1e-5);
+      // A different vector replaces it in the index.
+      const c = random(9, 100);
+      state.apply(row('a', c));
+      const [now] = await state.search([asStored(c)], 1);
+      assert.equal(now!.keys[0], slot);
+      assert.ok(Math.abs(cosine(state.embedding(slot), c) - 1) < 0.005);
     } finally {
       await state.close();
     }

@@ -102,7 +102,7 @@ describe('CatalogState with many identical embeddings', () => {
     const twinSlot = state.slot('twin7') as number;
     const [own] = await state.search([state.embedding(twinSlot)], 11);
     assert.equal(own?.keys.length, 11);
-    assert.ok(own?.keys.every((slot) => state.ids[slot]?.startsWith('twin')));
+    assert.ok(own?.keys.every((slot) => state.idOf(slot)?.startsWith('twin')));
     assert.ok(own?.similarities.every((s) => s > 0.9999));
 
     // The representative leaves; another twin represents the rest. A twin that changes embedding leaves the group.
@@ -113,7 +113,7 @@ describe('CatalogState with many identical embeddings', () => {
     const [afterwards] = await state.search([shared, moved], 3);
     assert.ok(
       afterwards?.keys.every(
-        (slot) => state.ids[slot]?.startsWith('twin') && state.ids[slot] !== 'twin0' && state.ids[slot] !== 'twin1',
+        (slot) => state.idOf(slot)?.startsWith('twin') && state.idOf(slot) !== 'twin0' && state.idOf(slot) !== 'twin1',
       ),
     );
     const [, ofMoved] = await state.search([shared, moved], 1);
