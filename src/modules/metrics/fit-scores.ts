@@ -1,8 +1,9 @@
 // The six bars a reviewer reads (issue 25): for each axis, how well the field fits its CURRENT classification on that
 // signal, in [0, 1], high = fits, low = does not. A catalog percentile cannot say that (a right field's percentile sits
 // near 0.5 by construction, and a level error moves none of them), so each axis is calibrated against two samples
-// of the same measurement: fields that carry the classification (its tag; its level for `centroid`) and fields that
-// do not, each measured as if they did. No I/O: the worker builds the samples from its in-memory catalog.
+// of the same measurement: fields that carry the classification (its tag; its level for `centroid`; for
+// `category_anchor`, the fields of every anchored tag against their own anchors) and fields that do not, each measured
+// as if they did. No I/O: the worker builds the samples from its in-memory catalog.
 import { AXIS_KEYS, computeAxes, type AxisKey, type AxisScores, type RawAxes } from './axes.js';
 import { neighbourDisagreement, weightOf, type Neighbour } from './measure-field.js';
 import { addInto, norm } from './vectors.js';
