@@ -1,11 +1,12 @@
 // The six bars a reviewer reads (issue 25): for each axis, how well the field fits its CURRENT classification on that
 // signal, in [0, 1], high = fits, low = does not. A catalog percentile cannot say that (a right field's percentile sits
 // near 0.5 by construction, and a level error moves none of them), so each axis is calibrated against two samples
-// of the same measurement: fields that carry the classification (its tag; its level for `centroid`) and fields that
-// do not, each measured as if they did. No I/O: the worker builds the samples from its in-memory catalog.
+// of the same measurement: fields that carry the classification (its tag; its level for `centroid`; for
+// `category_anchor`, the fields of every anchored tag against their own anchors) and fields that do not, each measured
+// as if they did. No I/O: the worker builds the samples from its in-memory catalog.
 import { AXIS_KEYS, computeAxes, type AxisKey, type AxisScores, type RawAxes } from './axes.js';
 import { neighbourDisagreement, weightOf, type Neighbour } from './measure-field.js';
-import { addInto } from './vectors.js';
+import { addInto, norm } from './vectors.js';
 
 /** The axes calibrated against a tag's fields (`centroid` is calibrated by level, `nearest` by its neighbours). */
 export const TAG_AXES = [
@@ -104,7 +105,16 @@ export interface FitSource {
 }
 
 export interface FitCalibration {
+  /**
+   * Per tag its four samples. For a tag with an anchor, `category_anchor` takes its members from `anchorMembers` (see
+   * buildFitCalibration) and keeps its own non-members; a tag without one keeps its own sample (its axis is the peer mean).
+   */
   tags: Map<number, Record<TagAxis, FitSample>>;
+  /**
+   * The members' distance to their own tag's anchor, pooled over every tag with an anchor (sorted); null when no tag
+   * has one.
+   */
+  anchorMembers: Float64Array | null;
   levels: Map<string, FitSample>;
   /** Every tag's (level's) samples together: the stand-in for a tag (level) with fewer than FIT_MIN_MEMBERS members. */
   pooledTag: Record<TagAxis, FitSample>;
@@ -130,7 +140,11 @@ export async function buildFitCalibration(
   const pooled = Object.fromEntries(
     TAG_AXES.map((k) => [k, { members: [] as number[], others: [] as number[] }]),
   ) as Record<TagAxis, { members: number[]; others: number[] }>;
+  const anchored = { members: [] as number[] };
+  const hasAnchor = new Set<number>();
   for (const tag of source.tags) {
+    const withAnchor = tag.anchor !== null && norm(tag.anchor) > 0;
+    if (withAnchor) hasAnchor.add(tag.tagId);
     const values = Object.fromEntries(
       TAG_AXES.map((k) => [k, { members: [] as number[], others: [] as number[] }]),
     ) as Record<TagAxis, { members: number[]; others: number[] }>;
@@ -139,6 +153,7 @@ export async function buildFitCalibration(
         values[k][side].push(raw[k]);
         pooled[k][side].push(raw[k]);
       }
+      if (withAnchor && side === 'members') anchored.members.push(raw.category_anchor);
     };
     for (const slot of tag.members) {
       const embedding = source.embedding(slot);
@@ -196,6 +211,19 @@ export async function buildFitCalibration(
   for (const sample of tags.values())
     for (const k of TAG_AXES)
       if (sample[k].members.length === 0) sample[k] = { members: pooledTag[k].members, others: sample[k].others };
+  // The anchor bar's members are those of every anchored tag: how far a field usually sits from its own tag's anchor.
+  // The peer bars measure the field against the tag's members, so their scale is the tag's own; the anchor is the one
+  // reference that does not move with them (the tag's name, path, description and keywords, later its confirmed
+  // fields). Calibrated on the tag's own members, the bar learns where the tag's fields sit now, wrong ones included:
+  // where many fields were given one wrong tag (a data source imported under one wrong category) the member sample
+  // moves to them and the bar forgives them. The non-members stay the tag's own: how near its anchor the fields of
+  // other tags come says how specific the anchor is (everything sits near "Status flag"), and the tag's own mistakes
+  // do not move them.
+  const anchorMembers = anchored.members.length > 0 ? sorted(anchored.members) : null;
+  if (anchorMembers)
+    for (const [tagId, sample] of tags)
+      if (hasAnchor.has(tagId) && sample.category_anchor.others.length > 0)
+        sample.category_anchor = { members: anchorMembers, others: sample.category_anchor.others };
 
   const levels = new Map<string, FitSample>();
   const pooledLevel = { members: [] as number[], others: [] as number[] };
@@ -218,7 +246,7 @@ export async function buildFitCalibration(
   const pooledLevelSample = { members: sorted(pooledLevel.members), others: sorted(pooledLevel.others) };
   for (const [level, sample] of levels)
     if (sample.members.length === 0) levels.set(level, { members: pooledLevelSample.members, others: sample.others });
-  return { tags, levels, pooledTag, pooledLevel: pooledLevelSample };
+  return { tags, anchorMembers, levels, pooledTag, pooledLevel: pooledLevelSample };
 }
 
 /**

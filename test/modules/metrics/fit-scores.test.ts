@@ -166,7 +166,10 @@ describe('buildFitCalibration and fitScores', () => {
     const c = clusters([40, 40, FIT_MIN_MEMBERS - 3], ['L1', 'L4', 'L4']);
     const calibration = await buildFitCalibration(c.source);
     const small = calibration.tags.get(3)!;
-    assert.equal(small.category_anchor.members, calibration.pooledTag.category_anchor.members);
+    assert.equal(small.peer_mean.members, calibration.pooledTag.peer_mean.members);
+    assert.ok(small.peer_mean.others.length > 0);
+    // The anchor bar's members are every anchored tag's, whatever the tag's size; its non-members the tag's own.
+    assert.equal(small.category_anchor.members, calibration.anchorMembers);
     assert.ok(small.category_anchor.others.length > 0);
     const scores = fitScores(
       { category_anchor: 0.2, centroid: 0.2, peer_mean: 0.2, nearest: 0.2, lower_quartile: 0.2, farthest: 0.2 },
@@ -176,6 +179,68 @@ describe('buildFitCalibration and fitScores', () => {
       calibration,
     ).scores;
     for (const v of Object.values(scores)) assert.ok(Number.isFinite(v) && v >= 0 && v <= 1);
+  });
+
+  it('the anchor bar’s members are every tag’s: one tag’s wrong members do not teach it to forgive them', async () => {
+    // Tag 1 holds its 40 fields and 30 others of a related kind (half its direction, half tag 2's: a data source
+    // imported under one wrong tag); tag 4 has no anchor.
+    const c = clusters([40, 40, 40], ['L1', 'L4', 'L4']);
+    const { computeAxes } = await import('../../../src/modules/metrics/axes.js');
+    const rng = mulberry32(9);
+    const wrong: number[] = [];
+    for (let i = 0; i < 30; i++) {
+      const v = Float32Array.from(c.centres[1]!, (x, d) => x + 0.25 * c.centres[0]![d]! + (rng() - 0.5) * 0.5);
+      const n = Math.hypot(...v);
+      wrong.push(c.embeddings.push(v.map((x) => x / n)) - 1);
+    }
+    const tag1 = [...c.slotsOfTag(1), ...wrong];
+    const sum = c.sumOf(tag1);
+    const source: FitSource = {
+      ...c.source,
+      tags: [
+        {
+          ...c.source.tags[0]!,
+          sum,
+          count: tag1.length,
+          members: tag1.slice(0, 64),
+          peersOf: (slot: number) => tag1.filter((m) => m !== slot).map((m) => c.embeddings[m]!),
+          peers: tag1.map((m) => c.embeddings[m]!),
+        },
+        ...c.source.tags.slice(1),
+        { ...c.source.tags[2]!, tagId: 4, anchor: null },
+      ],
+    };
+    const calibration = await buildFitCalibration(source);
+    const members = calibration.anchorMembers;
+    assert.ok(members);
+    const t1 = calibration.tags.get(1)!.category_anchor;
+    assert.equal(t1.members, members);
+    assert.equal(calibration.tags.get(2)!.category_anchor.members, members);
+    // Each tag keeps its own non-members: how near its anchor other tags' fields come.
+    assert.notEqual(t1.others, calibration.tags.get(2)!.category_anchor.others);
+    // Without an anchor the axis is the peer mean: the tag's own sample.
+    assert.notEqual(calibration.tags.get(4)!.category_anchor.members, members);
+    const anchorRaw = (slot: number) =>
+      computeAxes({
+        embedding: c.embeddings[slot]!,
+        anchor: c.centres[0]!,
+        levelSum: null,
+        levelCount: 0,
+        tagSum: sum,
+        tagCount: tag1.length,
+        peerSample: source.tags[0]!.peersOf(slot),
+        nearest: null,
+      }).raw;
+    const bar = (slot: number) =>
+      fitScores(anchorRaw(slot), { tagId: 1, level: 'L1' }, [], 0, calibration).scores.category_anchor;
+    // Calibrated on tag 1's own members (the wrong ones among them), a wrong field would sit among the members.
+    const ownMembers = Float64Array.from(tag1.slice(0, 64).map((m) => anchorRaw(m).category_anchor)).sort();
+    const own = (slot: number) => fitScore(anchorRaw(slot).category_anchor, { members: ownMembers, others: t1.others });
+    const w = wrong[3]!;
+    assert.ok(bar(w) < own(w) - 0.15, `wrong field: ${bar(w)} catalog-wide vs ${own(w)} on the tag's own members`);
+    // Tag 1's own fields still fit it.
+    const r = c.slotsOfTag(1)[3]!;
+    assert.ok(bar(r) > 0.7, `right field ${bar(r)}`);
   });
 
   it('a level few of the tag’s fields hold scales the four tag bars down, not the level and nearest bars', async () => {
