@@ -1798,3 +1798,14 @@ test("'cancel' is a word, not 'can' and the Portuguese 'cel' of a mobile phone",
   // `cel` on its own is still a mobile phone.
   assert.equal(leafOf({ table_name: 'clientes', field_name: 'cel', data_type: 'varchar(20)' }), 'Phone number');
 });
+
+test("what a payment gateway or an API answered, kept whole, is a log of the exchange, not the transaction's id", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('refunds', 'api_response', 'text'), 'Log message');
+  assert.equal(leaf('payouts', 'processor_response', 'jsonb'), 'Log message');
+  assert.equal(leaf('charges', 'VoidTransactionResult', 'nvarchar(max)'), 'Log message');
+  // The transaction's own reference, and a person's answer to a survey, are not.
+  assert.equal(leaf('charges', 'transaction_id', 'varchar(64)'), 'Transaction ID');
+  assert.notEqual(leaf('survey_answers', 'response', 'text'), 'Log message');
+});
