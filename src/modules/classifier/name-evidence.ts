@@ -1122,6 +1122,28 @@ function addSortChoice(r: NameReading): void {
   });
 }
 
+/** Heads that name the service or plug-in that does a job: a payment provider, a mail driver, a shipping module. */
+const SERVICE_HEADS: ReadonlySet<string> = new Set(
+  'provider gateway messenger driver adapter backend processor module plugin connector'.split(' '),
+);
+/**
+ * `payments.provider varchar`, `campaigns.messenger text`, `orders.module varchar`: which service or plug-in handled
+ * something, kept as text, is one of the few the system knows, a category; in a table about people or health a
+ * provider is a person or a clinic, and a number or a reference is a key.
+ */
+function addServiceName(r: NameReading): void {
+  const last = r.last;
+  if (last === undefined || !SERVICE_HEADS.has(last) || aboutPeopleOrHealth(r)) return;
+  const type = r.input.data_type ?? null;
+  if (typeFamily(type) !== 'text' || declaredClass(type) !== null) return;
+  keep(r.byName, {
+    leaf: 'Category',
+    score: 3.0,
+    factor: 'name',
+    detail: `which ${last} handled it, kept as text: one of the few the system knows, a category`,
+  });
+}
+
 /** Heads that name money charged or taken off on top of a price. */
 const CHARGE_HEADS: ReadonlySet<string> = new Set(
   'tax vat discount shipping surcharge freight postage gratuity'.split(' '),
@@ -1728,6 +1750,7 @@ export function nameEvidence(
     addChargeAmount(r);
     addPersonByName(r);
     addReasonCode(r);
+    addServiceName(r);
   }
   addSortChoice(r);
   addSettingsAndComment(r);

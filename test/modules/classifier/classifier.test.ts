@@ -1809,3 +1809,14 @@ test("what a payment gateway or an API answered, kept whole, is a log of the exc
   assert.equal(leaf('charges', 'transaction_id', 'varchar(64)'), 'Transaction ID');
   assert.notEqual(leaf('survey_answers', 'response', 'text'), 'Log message');
 });
+
+test('which service or plug-in handled something, kept as text, is a category; a provider of care is not', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('payments', 'provider', 'varchar(64)'), 'Category');
+  assert.equal(leaf('sms_messages', 'gateway', 'varchar(32)'), 'Category');
+  assert.equal(leaf('shipments', 'carrier_module', 'varchar(64)'), 'Category');
+  // In a table about health or people a provider is a clinician or a clinic; a number is a key.
+  assert.notEqual(leaf('encounters', 'provider', 'varchar(80)'), 'Category');
+  assert.equal(leaf('payments', 'provider_id', 'int'), 'Foreign key');
+});
