@@ -1144,6 +1144,34 @@ function addServiceName(r: NameReading): void {
   });
 }
 
+/** Words that, before a country, make the name the code of a country's row (`codpais`, `code_country`). */
+const CODE_OF_WORDS: ReadonlySet<string> = new Set('code cod id key ref reference'.split(' '));
+/** Table words of a reference list of countries, where a country's code is the list's own entry. */
+const COUNTRY_LIST_WORDS: ReadonlySet<string> = new Set('country countries currency currencies locale language'.split(' '));
+/**
+ * `contacts.country_code varchar`, `addresses.iso_country_alpha2`, `billing_country_code`: the code of the country an
+ * address or a person is in, kept as text, is that country (where someone lives), not an entry of a reference list;
+ * in a list of countries (`countries.iso2`), or written as the code of a country's row (`codpais`), it stays a code.
+ */
+function addCountryOfSomeone(r: NameReading): void {
+  const { col, table } = r;
+  const at = col.indexOf('country');
+  if (at < 0 || anyIn(table, COUNTRY_LIST_WORDS)) return;
+  // A code written before the country (Romance `codpais`, `code_country`) is the code of a country's row, a reference.
+  if (col.slice(0, at).some((w) => CODE_OF_WORDS.has(w))) return;
+  const code = r.byName.get('Country code');
+  if (code === undefined || typeFamily(r.input.data_type ?? null) !== 'text') return;
+  const whose =
+    aboutPeopleOrHealth(r) || r.addressColumns.length > 0 || anyIn(table, ADDRESS_WORDS) || anyIn(col, ADDRESS_WORDS);
+  if (!whose) return;
+  keep(r.byContext, {
+    leaf: 'Country',
+    score: code.score + 0.4,
+    factor: 'context',
+    detail: `a country's code on a row about a person or an address: the country they are in`,
+  });
+}
+
 /** Heads that name money charged or taken off on top of a price. */
 const CHARGE_HEADS: ReadonlySet<string> = new Set(
   'tax vat discount shipping surcharge freight postage gratuity'.split(' '),
@@ -1751,6 +1779,7 @@ export function nameEvidence(
     addPersonByName(r);
     addReasonCode(r);
     addServiceName(r);
+    addCountryOfSomeone(r);
   }
   addSortChoice(r);
   addSettingsAndComment(r);

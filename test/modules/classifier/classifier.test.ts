@@ -1820,3 +1820,13 @@ test('which service or plug-in handled something, kept as text, is a category; a
   assert.notEqual(leaf('encounters', 'provider', 'varchar(80)'), 'Category');
   assert.equal(leaf('payments', 'provider_id', 'int'), 'Foreign key');
 });
+
+test("a country's code on a row about a person or an address is the country they are in; in a list of countries a code", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('customers', 'country_code', 'varchar(2)'), 'Country');
+  assert.equal(leaf('shipping_addresses', 'country_iso', 'char(2)'), 'Country');
+  // A reference list's own entry, and a code on a row about neither, stay a country code.
+  assert.equal(leaf('countries', 'country_code', 'char(2)'), 'Country code');
+  assert.equal(leaf('exchange_rates', 'country_code', 'char(2)'), 'Country code');
+});
