@@ -1676,9 +1676,10 @@ function addUserByName(r: NameReading): void {
 /**
  * `patient: Link`, `customer: Customer`: a bare word for a person typed by a reference (a Frappe link, an entity class)
  * is a key to that person's row, not a number the person holds (`patient` alone reads as a medical record number).
+ * From 1.5.8 a bare word for an organisation too (`company: Link`, `supplier: Supplier`): a key to its row, not its name.
  */
 function addPersonReference(r: NameReading): void {
-  if (r.n !== 1 || !PERSON_WORDS.has(r.last as string)) return;
+  if (r.n !== 1 || !(PERSON_WORDS.has(r.last as string) || ORG_WORDS.has(r.last as string))) return;
   if (declaredClass(r.input.data_type ?? null)?.kind !== 'entity') return;
   keep(r.byName, {
     leaf: 'Foreign key',

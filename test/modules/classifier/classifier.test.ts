@@ -1830,3 +1830,13 @@ test("a country's code on a row about a person or an address is the country they
   assert.equal(leaf('countries', 'country_code', 'char(2)'), 'Country code');
   assert.equal(leaf('exchange_rates', 'country_code', 'char(2)'), 'Country code');
 });
+
+test("a bare word for an organisation typed by a reference is a key to its row, not its name", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('tabSales Invoice', 'company', 'Link'), 'Foreign key');
+  assert.equal(leaf('purchase_orders', 'supplier', 'Supplier'), 'Foreign key');
+  // Kept as text, or named as a name, it is the organisation's name.
+  assert.equal(leaf('purchase_orders', 'supplier', 'varchar(140)'), 'Organisation name');
+  assert.equal(leaf('tabSales Invoice', 'company_name', 'Data'), 'Organisation name');
+});
