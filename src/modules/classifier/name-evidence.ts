@@ -332,6 +332,14 @@ const CONTACT_LEAVES = new Set(['Email address', 'Phone number', 'Postal address
 const PERSONAL_ENUMERATIONS: ReadonlySet<string> = new Set(['Gender', 'Marital status']);
 /** Values that never fit in a text of one to three characters. */
 const NEVER_THREE_CHARACTERS: ReadonlySet<string> = new Set(['Email address', 'Postal address', 'URL']);
+/** Words that name a time by the event it marks (`deleted`, `closed`): kept where no time fits, they say whether it happened. */
+const EVENT_PARTICIPLES: ReadonlySet<string> = new Set(
+  'created updated modified deleted completed processed sent received shipped delivered opened closed hired terminated registered joined cancelled canceled logged occurred inserted changed published archived'.split(
+    ' ',
+  ),
+);
+/** A tiny integer (at most 255) or a bit: no date or time fits in it. */
+const TINY_NUMBER_TYPE = /^\s*(tiny_?int|bit)\b/i;
 // Raw words before `of` that make a count: `number_of_orders`, `count_of_items`, `num_of_seats`.
 const COUNT_HEADS = new Set(['number', 'num', 'nbr', 'nb', 'no', 'count', 'cnt', 'total']);
 
@@ -775,6 +783,21 @@ function addPhraseMatches(r: NameReading): void {
   for (const m of r.colMatches) {
     if (otherCard && PAYMENT_CARD_LEAVES.has(m.phrase.leaf)) continue;
     if (tooShort && NEVER_THREE_CHARACTERS.has(m.phrase.leaf)) continue;
+    // `pnotes.deleted tinyint(4)`, `completed_ad varchar(3)`: no time fits in a tiny integer or three characters; a word
+    // for the event the time would mark says whether it happened, a yes/no.
+    if (
+      m.phrase.leaf === 'Timestamp' &&
+      (tooShort || TINY_NUMBER_TYPE.test(r.input.data_type ?? '')) &&
+      m.phrase.words.every((w) => EVENT_PARTICIPLES.has(w))
+    ) {
+      keep(r.byName, {
+        leaf: 'Status flag',
+        score: m.coversLast ? 2.5 : 1.5,
+        factor: 'name',
+        detail: `'${m.phrase.text}' where no time fits: whether it happened`,
+      });
+      continue;
+    }
     if (!aboutPeople && m.phrase.leaf === 'Diagnosis' && anyIn(m.phrase.words, SUBSTANCE_WORDS)) continue;
     const pos =
       m.coversLast || (documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf))

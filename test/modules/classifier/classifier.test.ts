@@ -1840,3 +1840,14 @@ test("a bare word for an organisation typed by a reference is a key to its row, 
   assert.equal(leaf('purchase_orders', 'supplier', 'varchar(140)'), 'Organisation name');
   assert.equal(leaf('tabSales Invoice', 'company_name', 'Data'), 'Organisation name');
 });
+
+test('a word for an event kept where no time fits (a tiny integer, three characters) says whether it happened', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('comments', 'deleted', 'tinyint(4)'), 'Status flag');
+  assert.equal(leaf('visits', 'closed', 'char(1)'), 'Status flag');
+  assert.equal(leaf('forms', 'completed_ad', 'varchar(3)'), 'Status flag');
+  // Where a time fits it is a time; a calendar word in a tiny integer is still a part of a date.
+  assert.equal(leaf('comments', 'deleted', 'datetime'), 'Timestamp');
+  assert.equal(leaf('reports', 'month', 'tinyint'), 'Timestamp');
+});
