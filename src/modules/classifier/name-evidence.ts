@@ -1170,7 +1170,9 @@ function addServiceName(r: NameReading): void {
 /** Words that, before a country, make the name the code of a country's row (`codpais`, `code_country`). */
 const CODE_OF_WORDS: ReadonlySet<string> = new Set('code cod id key ref reference'.split(' '));
 /** Table words of a reference list of countries, where a country's code is the list's own entry. */
-const COUNTRY_LIST_WORDS: ReadonlySet<string> = new Set('country countries currency currencies locale language'.split(' '));
+const COUNTRY_LIST_WORDS: ReadonlySet<string> = new Set(
+  'country countries currency currencies locale language'.split(' '),
+);
 /**
  * `contacts.country_code varchar`, `addresses.iso_country_alpha2`, `billing_country_code`: the code of the country an
  * address or a person is in, kept as text, is that country (where someone lives), not an entry of a reference list;

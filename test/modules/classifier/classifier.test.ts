@@ -1831,7 +1831,7 @@ test("a country's code on a row about a person or an address is the country they
   assert.equal(leaf('exchange_rates', 'country_code', 'char(2)'), 'Country code');
 });
 
-test("a bare word for an organisation typed by a reference is a key to its row, not its name", () => {
+test('a bare word for an organisation typed by a reference is a key to its row, not its name', () => {
   const leaf = (table: string, field: string, type: string): string =>
     leafOf({ table_name: table, field_name: field, data_type: type });
   assert.equal(leaf('tabSales Invoice', 'company', 'Link'), 'Foreign key');
