@@ -677,7 +677,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ['Hash or checksum', 'hash|checksum|digest|fingerprint|check digit|hash value|content hash|file hash'],
   [
     'Log message',
-    'log|message|error|stack trace|exception|trace|error message|log line|output|stderr|stdout|log message|payload*2.4|request body|response body|debug|error code*3.5|failure reason|http status',
+    'log|message|error|stack trace|exception|trace|error message|log line|output|stderr|stdout|log message|payload*2.4|request body|response body|debug|error code*3.5|failure reason|http status|raw response|gateway response|api response|http response|server response|provider response|processor response|transaction response|transaction result|authorization result|capture result|webhook response|callback response',
   ],
   [
     'Configuration setting',

@@ -332,6 +332,14 @@ const CONTACT_LEAVES = new Set(['Email address', 'Phone number', 'Postal address
 const PERSONAL_ENUMERATIONS: ReadonlySet<string> = new Set(['Gender', 'Marital status']);
 /** Values that never fit in a text of one to three characters. */
 const NEVER_THREE_CHARACTERS: ReadonlySet<string> = new Set(['Email address', 'Postal address', 'URL']);
+/** Words that name a time by the event it marks (`deleted`, `closed`): kept where no time fits, they say whether it happened. */
+const EVENT_PARTICIPLES: ReadonlySet<string> = new Set(
+  'created updated modified deleted completed processed sent received shipped delivered opened closed hired terminated registered joined cancelled canceled logged occurred inserted changed published archived'.split(
+    ' ',
+  ),
+);
+/** A tiny integer (at most 255) or a bit: no date or time fits in it. */
+const TINY_NUMBER_TYPE = /^\s*(tiny_?int|bit)\b/i;
 // Raw words before `of` that make a count: `number_of_orders`, `count_of_items`, `num_of_seats`.
 const COUNT_HEADS = new Set(['number', 'num', 'nbr', 'nb', 'no', 'count', 'cnt', 'total']);
 
@@ -775,6 +783,21 @@ function addPhraseMatches(r: NameReading): void {
   for (const m of r.colMatches) {
     if (otherCard && PAYMENT_CARD_LEAVES.has(m.phrase.leaf)) continue;
     if (tooShort && NEVER_THREE_CHARACTERS.has(m.phrase.leaf)) continue;
+    // `pnotes.deleted tinyint(4)`, `completed_ad varchar(3)`: no time fits in a tiny integer or three characters; a word
+    // for the event the time would mark says whether it happened, a yes/no.
+    if (
+      m.phrase.leaf === 'Timestamp' &&
+      (tooShort || TINY_NUMBER_TYPE.test(r.input.data_type ?? '')) &&
+      m.phrase.words.every((w) => EVENT_PARTICIPLES.has(w))
+    ) {
+      keep(r.byName, {
+        leaf: 'Status flag',
+        score: m.coversLast ? 2.5 : 1.5,
+        factor: 'name',
+        detail: `'${m.phrase.text}' where no time fits: whether it happened`,
+      });
+      continue;
+    }
     if (!aboutPeople && m.phrase.leaf === 'Diagnosis' && anyIn(m.phrase.words, SUBSTANCE_WORDS)) continue;
     const pos =
       m.coversLast || (documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf))
@@ -1119,6 +1142,58 @@ function addSortChoice(r: NameReading): void {
     score: 3.6,
     factor: 'name',
     detail: `column name says how a list is sorted (${quoteWords(col.slice(at, at + 2))}): a setting, not a place in the list`,
+  });
+}
+
+/** Heads that name the service or plug-in that does a job: a payment provider, a mail driver, a shipping module. */
+const SERVICE_HEADS: ReadonlySet<string> = new Set(
+  'provider gateway messenger driver adapter backend processor module plugin connector'.split(' '),
+);
+/**
+ * `payments.provider varchar`, `campaigns.messenger text`, `orders.module varchar`: which service or plug-in handled
+ * something, kept as text, is one of the few the system knows, a category; in a table about people or health a
+ * provider is a person or a clinic, and a number or a reference is a key.
+ */
+function addServiceName(r: NameReading): void {
+  const last = r.last;
+  if (last === undefined || !SERVICE_HEADS.has(last) || aboutPeopleOrHealth(r)) return;
+  const type = r.input.data_type ?? null;
+  if (typeFamily(type) !== 'text' || declaredClass(type) !== null) return;
+  keep(r.byName, {
+    leaf: 'Category',
+    score: 3.0,
+    factor: 'name',
+    detail: `which ${last} handled it, kept as text: one of the few the system knows, a category`,
+  });
+}
+
+/** Words that, before a country, make the name the code of a country's row (`codpais`, `code_country`). */
+const CODE_OF_WORDS: ReadonlySet<string> = new Set('code cod id key ref reference'.split(' '));
+/** Table words of a reference list of countries, where a country's code is the list's own entry. */
+const COUNTRY_LIST_WORDS: ReadonlySet<string> = new Set(
+  'country countries currency currencies locale language'.split(' '),
+);
+/**
+ * `contacts.country_code varchar`, `addresses.iso_country_alpha2`, `billing_country_code`: the code of the country an
+ * address or a person is in, kept as text, is that country (where someone lives), not an entry of a reference list;
+ * in a list of countries (`countries.iso2`), or written as the code of a country's row (`codpais`), it stays a code.
+ */
+function addCountryOfSomeone(r: NameReading): void {
+  const { col, table } = r;
+  const at = col.indexOf('country');
+  if (at < 0 || anyIn(table, COUNTRY_LIST_WORDS)) return;
+  // A code written before the country (Romance `codpais`, `code_country`) is the code of a country's row, a reference.
+  if (col.slice(0, at).some((w) => CODE_OF_WORDS.has(w))) return;
+  const code = r.byName.get('Country code');
+  if (code === undefined || typeFamily(r.input.data_type ?? null) !== 'text') return;
+  const whose =
+    aboutPeopleOrHealth(r) || r.addressColumns.length > 0 || anyIn(table, ADDRESS_WORDS) || anyIn(col, ADDRESS_WORDS);
+  if (!whose) return;
+  keep(r.byContext, {
+    leaf: 'Country',
+    score: code.score + 0.4,
+    factor: 'context',
+    detail: `a country's code on a row about a person or an address: the country they are in`,
   });
 }
 
@@ -1626,9 +1701,10 @@ function addUserByName(r: NameReading): void {
 /**
  * `patient: Link`, `customer: Customer`: a bare word for a person typed by a reference (a Frappe link, an entity class)
  * is a key to that person's row, not a number the person holds (`patient` alone reads as a medical record number).
+ * From 1.5.8 a bare word for an organisation too (`company: Link`, `supplier: Supplier`): a key to its row, not its name.
  */
 function addPersonReference(r: NameReading): void {
-  if (r.n !== 1 || !PERSON_WORDS.has(r.last as string)) return;
+  if (r.n !== 1 || !(PERSON_WORDS.has(r.last as string) || ORG_WORDS.has(r.last as string))) return;
   if (declaredClass(r.input.data_type ?? null)?.kind !== 'entity') return;
   keep(r.byName, {
     leaf: 'Foreign key',
@@ -1728,6 +1804,8 @@ export function nameEvidence(
     addChargeAmount(r);
     addPersonByName(r);
     addReasonCode(r);
+    addServiceName(r);
+    addCountryOfSomeone(r);
   }
   addSortChoice(r);
   addSettingsAndComment(r);

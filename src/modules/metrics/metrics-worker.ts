@@ -418,8 +418,7 @@ export class MetricsWorker {
     const limit = hashSampleLimit(DISTRIBUTION_SAMPLE, state.size);
     const slots: number[] = [];
     for (let slot = 0; slot < state.slotCount; slot++) {
-      if (state.holds(slot) && (state.hashOf[slot] as number) < limit && !state.hasRemembered(slot))
-        slots.push(slot);
+      if (state.holds(slot) && (state.hashOf[slot] as number) < limit && !state.hasRemembered(slot)) slots.push(slot);
     }
     if (slots.length === 0) return false;
     await this.measureAll(

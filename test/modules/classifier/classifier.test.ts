@@ -1798,3 +1798,56 @@ test("'cancel' is a word, not 'can' and the Portuguese 'cel' of a mobile phone",
   // `cel` on its own is still a mobile phone.
   assert.equal(leafOf({ table_name: 'clientes', field_name: 'cel', data_type: 'varchar(20)' }), 'Phone number');
 });
+
+test("what a payment gateway or an API answered, kept whole, is a log of the exchange, not the transaction's id", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('refunds', 'api_response', 'text'), 'Log message');
+  assert.equal(leaf('payouts', 'processor_response', 'jsonb'), 'Log message');
+  assert.equal(leaf('charges', 'VoidTransactionResult', 'nvarchar(max)'), 'Log message');
+  // The transaction's own reference, and a person's answer to a survey, are not.
+  assert.equal(leaf('charges', 'transaction_id', 'varchar(64)'), 'Transaction ID');
+  assert.notEqual(leaf('survey_answers', 'response', 'text'), 'Log message');
+});
+
+test('which service or plug-in handled something, kept as text, is a category; a provider of care is not', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('payments', 'provider', 'varchar(64)'), 'Category');
+  assert.equal(leaf('sms_messages', 'gateway', 'varchar(32)'), 'Category');
+  assert.equal(leaf('shipments', 'carrier_module', 'varchar(64)'), 'Category');
+  // In a table about health or people a provider is a clinician or a clinic; a number is a key.
+  assert.notEqual(leaf('encounters', 'provider', 'varchar(80)'), 'Category');
+  assert.equal(leaf('payments', 'provider_id', 'int'), 'Foreign key');
+});
+
+test("a country's code on a row about a person or an address is the country they are in; in a list of countries a code", () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('customers', 'country_code', 'varchar(2)'), 'Country');
+  assert.equal(leaf('shipping_addresses', 'country_iso', 'char(2)'), 'Country');
+  // A reference list's own entry, and a code on a row about neither, stay a country code.
+  assert.equal(leaf('countries', 'country_code', 'char(2)'), 'Country code');
+  assert.equal(leaf('exchange_rates', 'country_code', 'char(2)'), 'Country code');
+});
+
+test('a bare word for an organisation typed by a reference is a key to its row, not its name', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('tabSales Invoice', 'company', 'Link'), 'Foreign key');
+  assert.equal(leaf('purchase_orders', 'supplier', 'Supplier'), 'Foreign key');
+  // Kept as text, or named as a name, it is the organisation's name.
+  assert.equal(leaf('purchase_orders', 'supplier', 'varchar(140)'), 'Organisation name');
+  assert.equal(leaf('tabSales Invoice', 'company_name', 'Data'), 'Organisation name');
+});
+
+test('a word for an event kept where no time fits (a tiny integer, three characters) says whether it happened', () => {
+  const leaf = (table: string, field: string, type: string): string =>
+    leafOf({ table_name: table, field_name: field, data_type: type });
+  assert.equal(leaf('comments', 'deleted', 'tinyint(4)'), 'Status flag');
+  assert.equal(leaf('visits', 'closed', 'char(1)'), 'Status flag');
+  assert.equal(leaf('forms', 'completed_ad', 'varchar(3)'), 'Status flag');
+  // Where a time fits it is a time; a calendar word in a tiny integer is still a part of a date.
+  assert.equal(leaf('comments', 'deleted', 'datetime'), 'Timestamp');
+  assert.equal(leaf('reports', 'month', 'tinyint'), 'Timestamp');
+});
