@@ -191,8 +191,8 @@ function useRuleActions({ rules, setRules, setError, load }: RulesState, setStat
     setError(null);
     try {
       await call();
-      setStatus(what);
       await load();
+      setStatus(what);
       return true;
     } catch (e) {
       setError(e);
@@ -285,8 +285,8 @@ export function RulesPage() {
           }}
           onSaved={(what) => {
             setForm(null);
-            setStatus(what);
-            void load();
+            // Said once the list shows the saved rule: never "Saved" next to the rule as it was.
+            void load().then(() => setStatus(what));
           }}
         />
       )}

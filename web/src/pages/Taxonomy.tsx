@@ -94,8 +94,8 @@ export function TaxonomyPage() {
 
   const tag = tags?.find((t) => t.id === selected) ?? null;
   const after = async (what: string) => {
-    setStatus(what);
     await load(true).catch(setError);
+    setStatus(what);
   };
   const toggle = (id: number) =>
     setOpen((o) => {

@@ -52,9 +52,9 @@ export function TokensPage() {
     setError(null);
     try {
       await ok(api.DELETE('/api/v1/tokens/{id}', { params: { path: { id: token.id } } }));
-      setStatus(`Revoked the token ${token.name}.`);
       if (created?.id === token.id) setCreated(null);
       await load(owner);
+      setStatus(`Revoked the token ${token.name}.`);
     } catch (e) {
       setError(e);
     } finally {

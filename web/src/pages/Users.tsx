@@ -24,8 +24,8 @@ export function UsersPage() {
     setError(null);
     try {
       await call();
-      setStatus(what);
       await load();
+      setStatus(what);
     } catch (e) {
       setError(e);
     }

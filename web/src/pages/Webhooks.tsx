@@ -39,8 +39,8 @@ function useWebhooks(allowed: boolean, setStatus: (message: string) => void) {
     setError(null);
     try {
       await call();
-      setStatus(what);
       await load();
+      setStatus(what);
     } catch (e) {
       setError(e);
     }
