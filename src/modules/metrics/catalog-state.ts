@@ -188,6 +188,8 @@ export class CatalogState {
   /** The unit embedding being applied, before it is compared with the stored one; then as it is stored (quantized). */
   private readonly incoming: Float32Array;
   private readonly incomingBytes: Int8Array;
+  /** A decoded embedding that is used and dropped within one call (group sums, the confirmed-twin hash). */
+  private readonly scratch: Float32Array;
   /** Bumped by every apply()/remove(): tells whether the catalog changed since a given moment. */
   version = 0;
 
@@ -201,6 +203,7 @@ export class CatalogState {
     this.twins = new Twins((slot) => this.embedding(slot));
     this.incoming = new Float32Array(dimensions);
     this.incomingBytes = new Int8Array(dimensions);
+    this.scratch = new Float32Array(dimensions);
     this.grow(capacity);
   }
 
@@ -238,7 +241,11 @@ export class CatalogState {
    * computation of the replica — group sums, peer samples, the index, twins — sees these values, never the exact ones.
    */
   embedding(slot: number): Float32Array {
-    const out = new Float32Array(this.dimensions);
+    return this.embeddingInto(slot, new Float32Array(this.dimensions));
+  }
+
+  /** The stored embedding decoded into `out` (for a vector used and dropped at once: no garbage per call). */
+  private embeddingInto(slot: number, out: Float32Array): Float32Array {
     const bytes = this.storedBytes(slot);
     const scale = this.scaleOf[slot] as number;
     for (let i = 0; i < out.length; i++) out[i] = (bytes[i] as number) * scale;
@@ -263,7 +270,7 @@ export class CatalogState {
 
   /** The confirmed fields with the same embedding as the field in this slot (itself excluded). */
   confirmedTwins(slot: number): number[] {
-    const e = this.embedding(slot);
+    const e = this.embeddingInto(slot, this.scratch);
     const list = this.confirmedByHash.get(hashVector(e));
     if (!list) return [];
     return list.filter((other) => other !== slot && sameVector(this.embedding(other), e));
@@ -398,7 +405,8 @@ export class CatalogState {
       stored.set(this.incomingBytes);
       this.scaleOf[slot] = scale;
     }
-    const e = this.embedding(slot);
+    // As stored from here on (the index copies it when it is added).
+    const e = this.embeddingInto(slot, this.incoming);
     if (old === undefined) {
       this.hashOf[slot] = hash;
       this.slotIds.set(row.id, slot, hash);
@@ -529,7 +537,7 @@ export class CatalogState {
   // ------------------------------------------------------------ internals
 
   private attach(slot: number): void {
-    const e = this.embedding(slot);
+    const e = this.embeddingInto(slot, this.scratch);
     const tagId = this.tagOf[slot] as number;
     const tag = this.tags.get(tagId) ?? this.newTag(tagId);
     addInto(tag.sum, e, 1);
@@ -555,7 +563,7 @@ export class CatalogState {
   }
 
   private detach(slot: number): void {
-    const e = this.embedding(slot);
+    const e = this.embeddingInto(slot, this.scratch);
     const tagId = this.tagOf[slot] as number;
     const tag = this.tags.get(tagId);
     if (tag) {
