@@ -47,14 +47,13 @@ export function quantizeInto(out: Int8Array, v: Float32Array): number {
 export function asStored(vector: Float32Array): Float32Array {
   const unit = normalizeInto(new Float32Array(vector.length), vector);
   const bytes = new Int8Array(vector.length);
-  const scale = quantizeInto(bytes, unit);
-  for (let i = 0; i < unit.length; i++) unit[i] = (bytes[i] as number) * scale;
-  return unit;
+  return dequantizeInto(unit, bytes, quantizeInto(bytes, unit));
 }
 
-function sameBytes(a: Int8Array, b: Int8Array): boolean {
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
+/** The components `bytes` × `scale` written into `out` (the inverse of quantizeInto, up to its rounding). */
+function dequantizeInto(out: Float32Array, bytes: Int8Array, scale: number): Float32Array {
+  for (let i = 0; i < out.length; i++) out[i] = (bytes[i] as number) * scale;
+  return out;
 }
 
 /** The raw values remembered for a field (the inputs of the catalog distributions and margin scales). */
@@ -246,10 +245,7 @@ export class CatalogState {
 
   /** The stored embedding decoded into `out` (for a vector used and dropped at once: no garbage per call). */
   private embeddingInto(slot: number, out: Float32Array): Float32Array {
-    const bytes = this.storedBytes(slot);
-    const scale = this.scaleOf[slot] as number;
-    for (let i = 0; i < out.length; i++) out[i] = (bytes[i] as number) * scale;
-    return out;
+    return dequantizeInto(out, this.storedBytes(slot), this.scaleOf[slot] as number);
   }
 
   /** The slot's quantized components: a view into the store. */
@@ -399,7 +395,7 @@ export class CatalogState {
     const scale = quantizeInto(this.incomingBytes, this.incoming);
     // A re-applied field whose embedding did not change (a confirm, a new tag) leaves the index alone.
     const stored = this.storedBytes(slot);
-    const moved = old === undefined || this.scaleOf[slot] !== scale || !sameBytes(stored, this.incomingBytes);
+    const moved = old === undefined || this.scaleOf[slot] !== scale || !sameVector(stored, this.incomingBytes);
     if (moved) {
       if (old !== undefined) this.unindex(old);
       stored.set(this.incomingBytes);
@@ -430,7 +426,7 @@ export class CatalogState {
     this.predConf[slot] = predicted === 0 ? 0 : (row.predicted_confidence ?? 0.5);
     const gap = row.predicted_label_gap;
     this.predGap[slot] = predicted === 0 || gap === null || gap === undefined || !Number.isFinite(gap) ? NaN : gap;
-    this.attach(slot);
+    this.attach(slot, e);
     if (moved && this.twins.join(slot) === slot) this.index.add(slot, e);
   }
 
@@ -536,8 +532,8 @@ export class CatalogState {
 
   // ------------------------------------------------------------ internals
 
-  private attach(slot: number): void {
-    const e = this.embeddingInto(slot, this.scratch);
+  /** Adds the slot to its groups; `e` is its stored embedding, decoded. */
+  private attach(slot: number, e: Float32Array): void {
     const tagId = this.tagOf[slot] as number;
     const tag = this.tags.get(tagId) ?? this.newTag(tagId);
     addInto(tag.sum, e, 1);

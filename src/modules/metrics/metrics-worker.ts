@@ -736,8 +736,9 @@ function measureSlot(state: CatalogState, tags: TagContext, slot: number, found:
   const group = state.levelGroupOf(slot);
   const neighbours: Array<Neighbour & { id: string }> = [];
   found.keys.forEach((key, i) => {
-    const nid = state.idOf(key);
-    if (nid !== undefined && key !== slot && neighbours.length < NEIGHBOURS_K) {
+    // The id is built (from its bytes) only for a neighbour that is kept.
+    const nid = key !== slot && neighbours.length < NEIGHBOURS_K ? state.idOf(key) : undefined;
+    if (nid !== undefined) {
       neighbours.push({
         id: nid,
         tag_id: state.tagOf[key] as number,

@@ -27,8 +27,8 @@ export function hashVector(v: Float32Array): number {
   return h >>> 0;
 }
 
-/** Bit-for-bit equal values (as floats: 0 and -0 are equal, NaN never is). */
-export function sameVector(a: Float32Array, b: Float32Array): boolean {
+/** Equal values, component by component (as floats: 0 and -0 are equal, NaN never is); also for quantized bytes. */
+export function sameVector(a: ArrayLike<number>, b: ArrayLike<number>): boolean {
   if (a.length !== b.length) return false;
   for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;

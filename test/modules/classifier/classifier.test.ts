@@ -32,6 +32,9 @@ const leafOf = (input: ClassifyInput): string => {
   const r = classifyField(input, ctx);
   return r.chain_path.slice(r.chain_path.lastIndexOf('/') + 1);
 };
+/** The leaf a column gets from its table, name and declared type alone. */
+const leafIn = (table: string, field: string, type: string): string =>
+  leafOf({ table_name: table, field_name: field, data_type: type });
 const SENSITIVE_ROOTS = ['Personal', 'Credentials & secrets', 'Financial', 'Health', 'Location'];
 
 test('names are split as real schemas write them', () => {
@@ -1149,161 +1152,125 @@ test('a trailing word that says how a value is kept is not its head', () => {
 });
 
 test('a whole number named a port is a setting; a decimal port and a key to a port are not', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('relay_hosts', 'listen_port', 'integer'), 'Configuration setting');
-  assert.equal(leaf('gateway_nodes', 'AdminPort', 'unsignedSmallInteger'), 'Configuration setting');
-  assert.equal(leaf('gateway_nodes', 'port', 'int(5)'), 'Configuration setting');
-  assert.notEqual(leaf('tarif_lignes', 'port', 'decimal(10,2)'), 'Configuration setting');
-  assert.equal(leaf('cargo_legs', 'harbour_port_id', 'bigint'), 'Foreign key');
+  assert.equal(leafIn('relay_hosts', 'listen_port', 'integer'), 'Configuration setting');
+  assert.equal(leafIn('gateway_nodes', 'AdminPort', 'unsignedSmallInteger'), 'Configuration setting');
+  assert.equal(leafIn('gateway_nodes', 'port', 'int(5)'), 'Configuration setting');
+  assert.notEqual(leafIn('tarif_lignes', 'port', 'decimal(10,2)'), 'Configuration setting');
+  assert.equal(leafIn('cargo_legs', 'harbour_port_id', 'bigint'), 'Foreign key');
 });
 
 test('how a person is related to another is a category, in English and Portuguese; a key to a relationship is a key', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('next_of_kin', 'relationship', 'varchar(40)'), 'Category');
-  assert.equal(leaf('volunteer_contacts', 'kinship', 'text'), 'Category');
-  assert.equal(leaf('alunos_contatos', 'parentesco_mae', 'varchar(30)'), 'Category');
-  assert.equal(leaf('next_of_kin', 'relationship_id', 'integer'), 'Foreign key');
+  assert.equal(leafIn('next_of_kin', 'relationship', 'varchar(40)'), 'Category');
+  assert.equal(leafIn('volunteer_contacts', 'kinship', 'text'), 'Category');
+  assert.equal(leafIn('alunos_contatos', 'parentesco_mae', 'varchar(30)'), 'Category');
+  assert.equal(leafIn('next_of_kin', 'relationship_id', 'integer'), 'Foreign key');
 });
 
 test("a description in a table of people or of transactions is a note about the record, a product's stays public", () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('volunteer_profiles', 'description', 'varchar(500)'), 'Internal notes');
-  assert.equal(leaf('wire_transfers', 'details', 'text'), 'Internal notes');
-  assert.equal(leaf('ledger_entries', 'memo_desc', 'text'), 'Internal notes');
-  assert.equal(leaf('gadget_products', 'description', 'text'), 'Public product description');
-  assert.equal(leaf('volunteer_profiles', 'product_description', 'text'), 'Public product description');
+  assert.equal(leafIn('volunteer_profiles', 'description', 'varchar(500)'), 'Internal notes');
+  assert.equal(leafIn('wire_transfers', 'details', 'text'), 'Internal notes');
+  assert.equal(leafIn('ledger_entries', 'memo_desc', 'text'), 'Internal notes');
+  assert.equal(leafIn('gadget_products', 'description', 'text'), 'Public product description');
+  assert.equal(leafIn('volunteer_profiles', 'product_description', 'text'), 'Public product description');
 });
 
 test('when something last happened, kept as a whole number, is a time; a last name, the last four digits or an IP are not', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('guild_members', 'last_donation', 'int(11) unsigned'), 'Timestamp');
-  assert.equal(leaf('kiosk_sessions', 'kiosk_last_refresh', 'integer'), 'Timestamp');
-  assert.notEqual(leaf('guild_members', 'last_name', 'integer'), 'Timestamp');
-  assert.notEqual(leaf('wallet_cards', 'last_four', 'smallint'), 'Timestamp');
-  assert.equal(leaf('guild_members', 'last_ip', 'integer'), 'IP address');
-  assert.notEqual(leaf('guild_members', 'last_donation', 'varchar(20)'), 'Timestamp');
+  assert.equal(leafIn('guild_members', 'last_donation', 'int(11) unsigned'), 'Timestamp');
+  assert.equal(leafIn('kiosk_sessions', 'kiosk_last_refresh', 'integer'), 'Timestamp');
+  assert.notEqual(leafIn('guild_members', 'last_name', 'integer'), 'Timestamp');
+  assert.notEqual(leafIn('wallet_cards', 'last_four', 'smallint'), 'Timestamp');
+  assert.equal(leafIn('guild_members', 'last_ip', 'integer'), 'IP address');
+  assert.notEqual(leafIn('guild_members', 'last_donation', 'varchar(20)'), 'Timestamp');
 });
 
 test('a one-character text that nothing names is a flag; a longer one, or one the name speaks for, is not', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('glider_pilots', 'wears_glasses', 'char(1)'), 'Status flag');
-  assert.equal(leaf('glider_pilots', 'night_rated', 'character(1)'), 'Status flag');
-  assert.notEqual(leaf('glider_pilots', 'wears_glasses', 'varchar(40)'), 'Status flag');
-  assert.equal(leaf('glider_pilots', 'gender', 'char(1)'), 'Gender');
+  assert.equal(leafIn('glider_pilots', 'wears_glasses', 'char(1)'), 'Status flag');
+  assert.equal(leafIn('glider_pilots', 'night_rated', 'character(1)'), 'Status flag');
+  assert.notEqual(leafIn('glider_pilots', 'wears_glasses', 'varchar(40)'), 'Status flag');
+  assert.equal(leafIn('glider_pilots', 'gender', 'char(1)'), 'Gender');
 });
 
 test("a role or an outcome is a category; a role in a table of employees stays a job title, a role's key a key", () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('board_seats', 'role', 'smallint'), 'Category');
-  assert.equal(leaf('wiki_collaborators', 'role', 'varchar(20)'), 'Category');
-  assert.equal(leaf('arbitration_cases', 'outcome', 'integer'), 'Category');
-  assert.equal(leaf('employees', 'role', 'varchar(60)'), 'Job title');
-  assert.equal(leaf('wiki_collaborators', 'role_id', 'integer'), 'Foreign key');
+  assert.equal(leafIn('board_seats', 'role', 'smallint'), 'Category');
+  assert.equal(leafIn('wiki_collaborators', 'role', 'varchar(20)'), 'Category');
+  assert.equal(leafIn('arbitration_cases', 'outcome', 'integer'), 'Category');
+  assert.equal(leafIn('employees', 'role', 'varchar(60)'), 'Job title');
+  assert.equal(leafIn('wiki_collaborators', 'role_id', 'integer'), 'Foreign key');
   // `format` is not split into `form` + `at`: a time format stays a setting.
-  assert.equal(leaf('reader_prefs', 'dateFormat', 'varchar(20)'), 'Configuration setting');
+  assert.equal(leafIn('reader_prefs', 'dateFormat', 'varchar(20)'), 'Configuration setting');
 });
 
 test('a subtype, a fluency, a field of study, an education or an origin is a category; their heads still decide', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('kayak_rentals', 'subtype', 'varchar(30)'), 'Category');
-  assert.equal(leaf('glider_pilots', 'radio_fluency', 'smallint'), 'Category');
-  assert.equal(leaf('tutor_profiles', 'major', 'varchar(80)'), 'Category');
-  assert.equal(leaf('tutor_profiles', 'education', 'varchar(40)'), 'Category');
-  assert.equal(leaf('seed_batches', 'origin', 'varchar(40)'), 'Category');
-  assert.equal(leaf('firmware_images', 'major_version', 'integer'), 'Version');
-  assert.equal(leaf('seed_batches', 'origin_url', 'text'), 'URL');
+  assert.equal(leafIn('kayak_rentals', 'subtype', 'varchar(30)'), 'Category');
+  assert.equal(leafIn('glider_pilots', 'radio_fluency', 'smallint'), 'Category');
+  assert.equal(leafIn('tutor_profiles', 'major', 'varchar(80)'), 'Category');
+  assert.equal(leafIn('tutor_profiles', 'education', 'varchar(40)'), 'Category');
+  assert.equal(leafIn('seed_batches', 'origin', 'varchar(40)'), 'Category');
+  assert.equal(leafIn('firmware_images', 'major_version', 'integer'), 'Version');
+  assert.equal(leafIn('seed_batches', 'origin_url', 'text'), 'URL');
 });
 
 test('a body measure in a table of vital signs, or in a table named for body measures, is a clinical measurement', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('ward_vital_readings', 'temperature', 'float'), 'Clinical measurement');
-  assert.equal(leaf('camper_height_weight_log', 'weight', 'numeric(6,2)'), 'Clinical measurement');
-  assert.notEqual(leaf('parcel_weight_log', 'weight', 'numeric(6,2)'), 'Clinical measurement');
+  assert.equal(leafIn('ward_vital_readings', 'temperature', 'float'), 'Clinical measurement');
+  assert.equal(leafIn('camper_height_weight_log', 'weight', 'numeric(6,2)'), 'Clinical measurement');
+  assert.notEqual(leafIn('parcel_weight_log', 'weight', 'numeric(6,2)'), 'Clinical measurement');
 });
 
 test("a description of a person's condition is a diagnosis; a description of something else is not", () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('camp_enrolments', 'allergy_description', 'varchar(200)'), 'Diagnosis');
-  assert.equal(leaf('camp_enrolments', 'desc_illness', 'varchar(200)'), 'Diagnosis');
-  assert.notEqual(leaf('camp_enrolments', 'cabin_description', 'varchar(200)'), 'Diagnosis');
+  assert.equal(leafIn('camp_enrolments', 'allergy_description', 'varchar(200)'), 'Diagnosis');
+  assert.equal(leafIn('camp_enrolments', 'desc_illness', 'varchar(200)'), 'Diagnosis');
+  assert.notEqual(leafIn('camp_enrolments', 'cabin_description', 'varchar(200)'), 'Diagnosis');
 });
 
 test("the name of who did something (`…_by_name`) is a person's full name", () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('greenhouse_inspections', 'signed_off_by_name', 'varchar(120)'), 'Full name');
-  assert.equal(leaf('greenhouse_inspections', 'signed_off_by', 'integer'), 'Foreign key');
+  assert.equal(leafIn('greenhouse_inspections', 'signed_off_by_name', 'varchar(120)'), 'Full name');
+  assert.equal(leafIn('greenhouse_inspections', 'signed_off_by', 'integer'), 'Foreign key');
 });
 
 test('a numbering series (the pattern new record numbers follow) is a configuration setting', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('kennel_bookings', 'voucher_series', 'varchar(40)'), 'Configuration setting');
-  assert.equal(leaf('kennel_bookings', 'numbering', 'varchar(40)'), 'Configuration setting');
+  assert.equal(leafIn('kennel_bookings', 'voucher_series', 'varchar(40)'), 'Configuration setting');
+  assert.equal(leafIn('kennel_bookings', 'numbering', 'varchar(40)'), 'Configuration setting');
 });
 
 test('a toggle or a flag stored as a yes/no is a status flag; a toggle stored as text stays a setting', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('aquarium_tanks', 'heater_toggle', 'boolean'), 'Status flag');
-  assert.equal(leaf('aquarium_tanks', 'alarm_flag', 'bool'), 'Status flag');
-  assert.equal(leaf('aquarium_tanks', 'heater_toggle', 'jsonb'), 'Configuration setting');
+  assert.equal(leafIn('aquarium_tanks', 'heater_toggle', 'boolean'), 'Status flag');
+  assert.equal(leafIn('aquarium_tanks', 'alarm_flag', 'bool'), 'Status flag');
+  assert.equal(leafIn('aquarium_tanks', 'heater_toggle', 'jsonb'), 'Configuration setting');
 });
 
 test('an order stored as a whole number or a list is a sort order; a purchase order is not', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('quilt_patterns', 'swatch_order', 'integer'), 'Sort order');
-  assert.equal(leaf('quilt_patterns', 'favouriteSwatchesOrder', '[String]'), 'Sort order');
-  assert.notEqual(leaf('quilt_patterns', 'purchase_order', 'integer'), 'Sort order');
+  assert.equal(leafIn('quilt_patterns', 'swatch_order', 'integer'), 'Sort order');
+  assert.equal(leafIn('quilt_patterns', 'favouriteSwatchesOrder', '[String]'), 'Sort order');
+  assert.notEqual(leafIn('quilt_patterns', 'purchase_order', 'integer'), 'Sort order');
 });
 
 test("the state a tax, a job or a birth belongs to is a region; that state's status is not", () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('lifeguard_payroll', 'work_state', 'varchar(20)'), 'Approximate location');
-  assert.equal(leaf('lifeguard_payroll', 'birth_state', 'varchar(20)'), 'Approximate location');
-  assert.equal(leaf('lifeguard_payroll', 'tax_state_status', 'varchar(20)'), 'Status flag');
+  assert.equal(leafIn('lifeguard_payroll', 'work_state', 'varchar(20)'), 'Approximate location');
+  assert.equal(leafIn('lifeguard_payroll', 'birth_state', 'varchar(20)'), 'Approximate location');
+  assert.equal(leafIn('lifeguard_payroll', 'tax_state_status', 'varchar(20)'), 'Status flag');
 });
 
 test("a message in a table of people's correspondence is a note; an error message stays a log message", () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('pen_pal_letters_inbox', 'message', 'text'), 'Internal notes');
-  assert.equal(leaf('tenant_requests', 'message', 'text'), 'Internal notes');
-  assert.equal(leaf('tenant_requests', 'error_message', 'text'), 'Log message');
+  assert.equal(leafIn('pen_pal_letters_inbox', 'message', 'text'), 'Internal notes');
+  assert.equal(leafIn('tenant_requests', 'message', 'text'), 'Internal notes');
+  assert.equal(leafIn('tenant_requests', 'error_message', 'text'), 'Log message');
 });
 
 test("a billing rate or a commission percentage is a person's pay", () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('locum_vets', 'billing_rate', 'numeric(8,2)'), 'Salary');
-  assert.equal(leaf('locum_vets', 'commission_pct', 'numeric(4,2)'), 'Salary');
+  assert.equal(leafIn('locum_vets', 'billing_rate', 'numeric(8,2)'), 'Salary');
+  assert.equal(leafIn('locum_vets', 'commission_pct', 'numeric(4,2)'), 'Salary');
 });
 
 test("an employee's or an applicant's level is a job grade (job title); an access level is not", () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('orchard_staff', 'level', 'varchar(30)'), 'Job title');
-  assert.equal(leaf('orchard_applicant', 'applicantLevel', 'varchar(30)'), 'Job title');
-  assert.notEqual(leaf('orchard_staff', 'access_level', 'varchar(30)'), 'Job title');
+  assert.equal(leafIn('orchard_staff', 'level', 'varchar(30)'), 'Job title');
+  assert.equal(leafIn('orchard_applicant', 'applicantLevel', 'varchar(30)'), 'Job title');
+  assert.notEqual(leafIn('orchard_staff', 'access_level', 'varchar(30)'), 'Job title');
 });
 
 test("a position stored as a whole number is a place in a list; a person's position written as text is a job", () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('regatta_buoys', 'position', 'integer'), 'Sort order');
-  assert.equal(leaf('regatta_buoys', 'buoy_position', 'smallint'), 'Sort order');
-  assert.equal(leaf('regatta_crew', 'position', 'varchar(60)'), 'Job title');
+  assert.equal(leafIn('regatta_buoys', 'position', 'integer'), 'Sort order');
+  assert.equal(leafIn('regatta_buoys', 'buoy_position', 'smallint'), 'Sort order');
+  assert.equal(leafIn('regatta_crew', 'position', 'varchar(60)'), 'Job title');
 });
 
 test('a name whose every reading the declared type rules out says nothing: the type speaks as for an unnamed column', () => {
@@ -1334,37 +1301,29 @@ test('a run-together name split into as many pieces either way is split into the
 });
 
 test('a kind is never a point in time: a category reading gives way to the date type', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
   // `plan` reads as a category; in a date column the plan's next renewal is a time.
-  assert.equal(leaf('allotment_members', 'plan_next_renewal', 'date'), 'Timestamp');
-  assert.equal(leaf('allotment_members', 'plan_next_renewal', 'varchar(20)'), 'Category');
+  assert.equal(leafIn('allotment_members', 'plan_next_renewal', 'date'), 'Timestamp');
+  assert.equal(leafIn('allotment_members', 'plan_next_renewal', 'varchar(20)'), 'Category');
   assert.equal(typeAllows('Category', 'datetime'), false);
   assert.equal(typeAllows('Category', 'integer'), true);
 });
 
 test("how often a person is paid is a category; an income bracket is the person's pay", () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('ski_instructors', 'payPeriod', 'varchar(20)'), 'Category');
-  assert.equal(leaf('ski_instructors', 'pay_frequency', 'varchar(20)'), 'Category');
-  assert.equal(leaf('ski_instructors', 'pay_rate', 'numeric(8,2)'), 'Salary');
-  assert.equal(leaf('ski_customers', 'income_level', 'varchar(30)'), 'Salary');
-  assert.equal(leaf('ski_customers', 'access_level', 'varchar(30)'), 'Category');
+  assert.equal(leafIn('ski_instructors', 'payPeriod', 'varchar(20)'), 'Category');
+  assert.equal(leafIn('ski_instructors', 'pay_frequency', 'varchar(20)'), 'Category');
+  assert.equal(leafIn('ski_instructors', 'pay_rate', 'numeric(8,2)'), 'Salary');
+  assert.equal(leafIn('ski_customers', 'income_level', 'varchar(30)'), 'Salary');
+  assert.equal(leafIn('ski_customers', 'access_level', 'varchar(30)'), 'Category');
 });
 
 test('a consent given or terms agreed to, at the head, is a yes/no flag whoever consented', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('dental_visits', 'patient_consented', 'varchar(5)'), 'Status flag');
-  assert.equal(leaf('dental_visits', 'terms_agreed', 'varchar(5)'), 'Status flag');
+  assert.equal(leafIn('dental_visits', 'patient_consented', 'varchar(5)'), 'Status flag');
+  assert.equal(leafIn('dental_visits', 'terms_agreed', 'varchar(5)'), 'Status flag');
 });
 
 test('a method at the head is a kind of something, whatever it is about', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('llama_keepers', 'passwordHashMethod', 'varchar(20)'), 'Category');
-  assert.equal(leaf('llama_keepers', 'password_hash', 'varchar(255)'), 'Password hash');
+  assert.equal(leafIn('llama_keepers', 'passwordHashMethod', 'varchar(20)'), 'Category');
+  assert.equal(leafIn('llama_keepers', 'password_hash', 'varchar(255)'), 'Password hash');
 });
 
 test("the embedding alone puts a column under sensitive data only in a table of people's data", () => {
@@ -1402,36 +1361,28 @@ test('a column with a key of its own beside it names a row and measures nothing'
 });
 
 test("a person's id stored as a whole number in another table is a key to the person's row", () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('physio_sessions', 'patient_id', 'int(11)'), 'Foreign key');
+  assert.equal(leafIn('physio_sessions', 'patient_id', 'int(11)'), 'Foreign key');
   // As text or a uuid it may be the number the patient is known by (the own set's convention).
-  assert.equal(leaf('physio_sessions', 'patient_id', 'varchar(20)'), 'Medical record number');
-  assert.equal(leaf('physio_sessions', 'patient_id', 'uuid'), 'Medical record number');
+  assert.equal(leafIn('physio_sessions', 'patient_id', 'varchar(20)'), 'Medical record number');
+  assert.equal(leafIn('physio_sessions', 'patient_id', 'uuid'), 'Medical record number');
 });
 
 test("a bare name in a table of addresses is the addressee's", () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('parcel_addresses', 'name', 'varchar(120)'), 'Full name');
-  assert.equal(leaf('parcel_depots', 'name', 'varchar(120)'), 'Object name');
+  assert.equal(leafIn('parcel_addresses', 'name', 'varchar(120)'), 'Full name');
+  assert.equal(leafIn('parcel_depots', 'name', 'varchar(120)'), 'Object name');
 });
 
 test('French company numbers are tax identifiers; a social name is a name', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('fromageries', 'siret', 'varchar(14)'), 'Tax identification number');
-  assert.equal(leaf('fromageries', 'siren', 'varchar(9)'), 'Tax identification number');
-  assert.equal(leaf('alunos', 'nome_social', 'varchar(150)'), 'Full name');
+  assert.equal(leafIn('fromageries', 'siret', 'varchar(14)'), 'Tax identification number');
+  assert.equal(leafIn('fromageries', 'siren', 'varchar(9)'), 'Tax identification number');
+  assert.equal(leafIn('alunos', 'nome_social', 'varchar(150)'), 'Full name');
 });
 
 test('a numbered or bare custom field is free text for whatever an administrator keeps in it', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('beekeepers', 'custom3', 'varchar(250)'), 'Internal notes');
-  assert.equal(leaf('beekeepers', 'Custom10', 'varchar(250)'), 'Internal notes');
+  assert.equal(leafIn('beekeepers', 'custom3', 'varchar(250)'), 'Internal notes');
+  assert.equal(leafIn('beekeepers', 'Custom10', 'varchar(250)'), 'Internal notes');
   // A custom something is read by its head.
-  assert.equal(leaf('beekeepers', 'custom_attributes', 'jsonb'), 'Configuration setting');
+  assert.equal(leafIn('beekeepers', 'custom_attributes', 'jsonb'), 'Configuration setting');
 });
 
 test("a profile is a person's: the name on a profile is a person's name", () => {
@@ -1440,11 +1391,9 @@ test("a profile is a person's: the name on a profile is a person's name", () => 
 });
 
 test("a mail server's address is a setting, not a postal address", () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('newsletter_channels', 'smtp_address', 'varchar(120)'), 'Configuration setting');
-  assert.equal(leaf('newsletter_channels', 'imap_address', 'varchar(120)'), 'Configuration setting');
-  assert.equal(leaf('newsletter_subscribers', 'postal_address', 'varchar(120)'), 'Postal address');
+  assert.equal(leafIn('newsletter_channels', 'smtp_address', 'varchar(120)'), 'Configuration setting');
+  assert.equal(leafIn('newsletter_channels', 'imap_address', 'varchar(120)'), 'Configuration setting');
+  assert.equal(leafIn('newsletter_subscribers', 'postal_address', 'varchar(120)'), 'Postal address');
 });
 
 test('an affinity, rewards or club card is no payment card', () => {
@@ -1465,11 +1414,9 @@ test("a vehicle's plate identifies the vehicle: not a driver's licence", () => {
 });
 
 test('a document in an audit table is the record of a change, not a setting', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('greenhouse_audits', 'audited_changes', 'jsonb'), 'Log message');
-  assert.equal(leaf('greenhouse_audit_trail', 'details', 'json'), 'Log message');
-  assert.equal(leaf('greenhouse_settings', 'audited_changes', 'jsonb'), 'Configuration setting');
+  assert.equal(leafIn('greenhouse_audits', 'audited_changes', 'jsonb'), 'Log message');
+  assert.equal(leafIn('greenhouse_audit_trail', 'details', 'json'), 'Log message');
+  assert.equal(leafIn('greenhouse_settings', 'audited_changes', 'jsonb'), 'Configuration setting');
 });
 
 test("a messenger account (Skype, ICQ, Jabber, MSN) is the person's handle on it", () => {
@@ -1600,13 +1547,11 @@ test("a key into a list of genders or civil states holds the person's gender or 
 });
 
 test("'ss' kept as text in a table of people is a social security number", () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('dental_patients', 'ss', 'varchar(11)'), 'National ID number');
-  assert.equal(leaf('dental_patients', 'guarantor_ss', 'varchar(11)'), 'National ID number');
+  assert.equal(leafIn('dental_patients', 'ss', 'varchar(11)'), 'National ID number');
+  assert.equal(leafIn('dental_patients', 'guarantor_ss', 'varchar(11)'), 'National ID number');
   // Elsewhere, or as a number, it is as often seconds.
-  assert.notEqual(leaf('race_laps', 'ss', 'varchar(2)'), 'National ID number');
-  assert.notEqual(leaf('dental_patients', 'ss', 'int'), 'National ID number');
+  assert.notEqual(leafIn('race_laps', 'ss', 'varchar(2)'), 'National ID number');
+  assert.notEqual(leafIn('dental_patients', 'ss', 'int'), 'National ID number');
 });
 
 test('a bare key or hash in a table named for people is their secret', () => {
@@ -1695,15 +1640,13 @@ test("label gap: never negative, 0 for the tag the classifier names, the winner'
 });
 
 test("'last' glued to an unknown word is read apart: when it last happened, kept as a whole number, is a time", () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('guild_members', 'lastdonation', 'int(11) unsigned'), 'Timestamp');
-  assert.equal(leaf('kiosk_sessions', 'kiosk_lastrefresh', 'integer'), 'Timestamp');
+  assert.equal(leafIn('guild_members', 'lastdonation', 'int(11) unsigned'), 'Timestamp');
+  assert.equal(leafIn('kiosk_sessions', 'kiosk_lastrefresh', 'integer'), 'Timestamp');
   // English words that start with 'last', a last name written together, and the same name kept as text are not.
-  assert.notEqual(leaf('paint_colours', 'lasting', 'integer'), 'Timestamp');
-  assert.notEqual(leaf('guild_members', 'lastly', 'integer'), 'Timestamp');
-  assert.equal(leaf('guild_members', 'lastname', 'varchar(40)'), 'Last name');
-  assert.notEqual(leaf('guild_members', 'lastdonation', 'varchar(20)'), 'Timestamp');
+  assert.notEqual(leafIn('paint_colours', 'lasting', 'integer'), 'Timestamp');
+  assert.notEqual(leafIn('guild_members', 'lastly', 'integer'), 'Timestamp');
+  assert.equal(leafIn('guild_members', 'lastname', 'varchar(40)'), 'Last name');
+  assert.notEqual(leafIn('guild_members', 'lastdonation', 'varchar(20)'), 'Timestamp');
 });
 
 test('the heads that decide a compound name also split run-together ones: a format written together is a setting', () => {
@@ -1724,71 +1667,59 @@ test('the heads that decide a compound name also split run-together ones: a form
 });
 
 test('who did something, named at the head of a whole number, is a key to their row, not a measure', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('board_threads', 'thread_poster', 'mediumint(8) unsigned'), 'Foreign key');
-  assert.equal(leaf('wiki_pages', 'editor', 'bigint'), 'Foreign key');
+  assert.equal(leafIn('board_threads', 'thread_poster', 'mediumint(8) unsigned'), 'Foreign key');
+  assert.equal(leafIn('wiki_pages', 'editor', 'bigint'), 'Foreign key');
   // Counted, kept as text, or counted by its head, it is not.
-  assert.notEqual(leaf('board_threads', 'posters', 'int'), 'Foreign key');
-  assert.notEqual(leaf('wiki_pages', 'editor', 'varchar(60)'), 'Foreign key');
-  assert.equal(leaf('wiki_pages', 'editor_count', 'int'), 'Metric value');
+  assert.notEqual(leafIn('board_threads', 'posters', 'int'), 'Foreign key');
+  assert.notEqual(leafIn('wiki_pages', 'editor', 'varchar(60)'), 'Foreign key');
+  assert.equal(leafIn('wiki_pages', 'editor_count', 'int'), 'Metric value');
 });
 
 test('how a list is sorted, by what and which way, is a setting; a place in a list, a purchase or who did it is not', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('saved_views', 'sort_by', 'varchar(30)'), 'Configuration setting');
-  assert.equal(leaf('board_members', 'thread_sortby_dir', 'varchar(1)'), 'Configuration setting');
-  assert.equal(leaf('board_members', 'listOrderAscending', 'boolean'), 'Configuration setting');
+  assert.equal(leafIn('saved_views', 'sort_by', 'varchar(30)'), 'Configuration setting');
+  assert.equal(leafIn('board_members', 'thread_sortby_dir', 'varchar(1)'), 'Configuration setting');
+  assert.equal(leafIn('board_members', 'listOrderAscending', 'boolean'), 'Configuration setting');
   // `by` after anything else is still who did it; a sort order is a place in a list.
-  assert.equal(leaf('saved_views', 'sort_order', 'int'), 'Sort order');
-  assert.equal(leaf('purchase_requests', 'ordered_by', 'int'), 'Foreign key');
-  assert.equal(leaf('saved_views', 'created_by', 'int'), 'Foreign key');
+  assert.equal(leafIn('saved_views', 'sort_order', 'int'), 'Sort order');
+  assert.equal(leafIn('purchase_requests', 'ordered_by', 'int'), 'Foreign key');
+  assert.equal(leafIn('saved_views', 'created_by', 'int'), 'Foreign key');
 });
 
 test('a length of time that bounds or schedules what the system does is a setting; one measured is not', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('helpdesk_queues', 'auto_close_days', 'int'), 'Configuration setting');
-  assert.equal(leaf('board_members', 'keepDraftsHours', 'smallint'), 'Configuration setting');
-  assert.equal(leaf('upload_buckets', 'retention_period', 'integer'), 'Configuration setting');
+  assert.equal(leafIn('helpdesk_queues', 'auto_close_days', 'int'), 'Configuration setting');
+  assert.equal(leafIn('board_members', 'keepDraftsHours', 'smallint'), 'Configuration setting');
+  assert.equal(leafIn('upload_buckets', 'retention_period', 'integer'), 'Configuration setting');
   // A duration that is measured, and a bound on something other than time, are not settings by this rule.
-  assert.notEqual(leaf('clinic_visits', 'duration_minutes', 'int'), 'Configuration setting');
-  assert.notEqual(leaf('dosing_schedules', 'duration_in_days', 'integer'), 'Configuration setting');
-  assert.notEqual(leaf('weather_readings', 'max_temperature', 'numeric(5,2)'), 'Configuration setting');
+  assert.notEqual(leafIn('clinic_visits', 'duration_minutes', 'int'), 'Configuration setting');
+  assert.notEqual(leafIn('dosing_schedules', 'duration_in_days', 'integer'), 'Configuration setting');
+  assert.notEqual(leafIn('weather_readings', 'max_temperature', 'numeric(5,2)'), 'Configuration setting');
 });
 
 test('a tax, a discount or a shipping charge kept as a decimal is an amount of money; its rate, or a code, is not', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('cart_orders', 'order_discount', 'numeric(12,2)'), 'Monetary amount');
-  assert.equal(leaf('cart_orders', 'ShippingInclTax', 'decimal(18,4)'), 'Monetary amount');
-  assert.equal(leaf('cart_lines', 'tax', 'decimal(10,2)'), 'Monetary amount');
-  assert.notEqual(leaf('cart_lines', 'tax_rate', 'decimal(5,2)'), 'Monetary amount');
-  assert.notEqual(leaf('cart_lines', 'discount_percent', 'decimal(5,2)'), 'Monetary amount');
-  assert.notEqual(leaf('cart_orders', 'discount', 'varchar(20)'), 'Monetary amount');
+  assert.equal(leafIn('cart_orders', 'order_discount', 'numeric(12,2)'), 'Monetary amount');
+  assert.equal(leafIn('cart_orders', 'ShippingInclTax', 'decimal(18,4)'), 'Monetary amount');
+  assert.equal(leafIn('cart_lines', 'tax', 'decimal(10,2)'), 'Monetary amount');
+  assert.notEqual(leafIn('cart_lines', 'tax_rate', 'decimal(5,2)'), 'Monetary amount');
+  assert.notEqual(leafIn('cart_lines', 'discount_percent', 'decimal(5,2)'), 'Monetary amount');
+  assert.notEqual(leafIn('cart_orders', 'discount', 'varchar(20)'), 'Monetary amount');
 });
 
 test("a bare word for a person kept as text in a table about people or health is that person's name", () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('pupils', 'guardian', 'varchar(100)'), 'Full name');
-  assert.equal(leaf('clinic_visits', 'physician', 'varchar(80)'), 'Full name');
+  assert.equal(leafIn('pupils', 'guardian', 'varchar(100)'), 'Full name');
+  assert.equal(leafIn('clinic_visits', 'physician', 'varchar(80)'), 'Full name');
   // Outside such a table it may be a code; as a number or a short code it is not a name.
-  assert.notEqual(leaf('sales_orders', 'customer', 'varchar(40)'), 'Full name');
-  assert.notEqual(leaf('pupils', 'guardian', 'int'), 'Full name');
-  assert.notEqual(leaf('pupils', 'guardian', 'char(2)'), 'Full name');
+  assert.notEqual(leafIn('sales_orders', 'customer', 'varchar(40)'), 'Full name');
+  assert.notEqual(leafIn('pupils', 'guardian', 'int'), 'Full name');
+  assert.notEqual(leafIn('pupils', 'guardian', 'char(2)'), 'Full name');
   // A bare `contact` holds contact details, not a contact person's name.
-  assert.notEqual(leaf('pupils', 'contact', 'varchar(100)'), 'Full name');
+  assert.notEqual(leafIn('pupils', 'contact', 'varchar(100)'), 'Full name');
 });
 
 test('a reason kept as a number or a reference to a list is one of a fixed set, a category; as text it may be a note', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('memberships', 'lapse_reason', 'smallint'), 'Category');
-  assert.equal(leaf('loan_applications', 'rejectionReason', 'LookupValue'), 'Category');
-  assert.notEqual(leaf('refund_requests', 'reason', 'text'), 'Category');
-  assert.equal(leaf('memberships', 'lapse_reason_id', 'int'), 'Foreign key');
+  assert.equal(leafIn('memberships', 'lapse_reason', 'smallint'), 'Category');
+  assert.equal(leafIn('loan_applications', 'rejectionReason', 'LookupValue'), 'Category');
+  assert.notEqual(leafIn('refund_requests', 'reason', 'text'), 'Category');
+  assert.equal(leafIn('memberships', 'lapse_reason_id', 'int'), 'Foreign key');
 });
 
 test("'cancel' is a word, not 'can' and the Portuguese 'cel' of a mobile phone", () => {
@@ -1800,54 +1731,44 @@ test("'cancel' is a word, not 'can' and the Portuguese 'cel' of a mobile phone",
 });
 
 test("what a payment gateway or an API answered, kept whole, is a log of the exchange, not the transaction's id", () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('refunds', 'api_response', 'text'), 'Log message');
-  assert.equal(leaf('payouts', 'processor_response', 'jsonb'), 'Log message');
-  assert.equal(leaf('charges', 'VoidTransactionResult', 'nvarchar(max)'), 'Log message');
+  assert.equal(leafIn('refunds', 'api_response', 'text'), 'Log message');
+  assert.equal(leafIn('payouts', 'processor_response', 'jsonb'), 'Log message');
+  assert.equal(leafIn('charges', 'VoidTransactionResult', 'nvarchar(max)'), 'Log message');
   // The transaction's own reference, and a person's answer to a survey, are not.
-  assert.equal(leaf('charges', 'transaction_id', 'varchar(64)'), 'Transaction ID');
-  assert.notEqual(leaf('survey_answers', 'response', 'text'), 'Log message');
+  assert.equal(leafIn('charges', 'transaction_id', 'varchar(64)'), 'Transaction ID');
+  assert.notEqual(leafIn('survey_answers', 'response', 'text'), 'Log message');
 });
 
 test('which service or plug-in handled something, kept as text, is a category; a provider of care is not', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('payments', 'provider', 'varchar(64)'), 'Category');
-  assert.equal(leaf('sms_messages', 'gateway', 'varchar(32)'), 'Category');
-  assert.equal(leaf('shipments', 'carrier_module', 'varchar(64)'), 'Category');
+  assert.equal(leafIn('payments', 'provider', 'varchar(64)'), 'Category');
+  assert.equal(leafIn('sms_messages', 'gateway', 'varchar(32)'), 'Category');
+  assert.equal(leafIn('shipments', 'carrier_module', 'varchar(64)'), 'Category');
   // In a table about health or people a provider is a clinician or a clinic; a number is a key.
-  assert.notEqual(leaf('encounters', 'provider', 'varchar(80)'), 'Category');
-  assert.equal(leaf('payments', 'provider_id', 'int'), 'Foreign key');
+  assert.notEqual(leafIn('encounters', 'provider', 'varchar(80)'), 'Category');
+  assert.equal(leafIn('payments', 'provider_id', 'int'), 'Foreign key');
 });
 
 test("a country's code on a row about a person or an address is the country they are in; in a list of countries a code", () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('customers', 'country_code', 'varchar(2)'), 'Country');
-  assert.equal(leaf('shipping_addresses', 'country_iso', 'char(2)'), 'Country');
+  assert.equal(leafIn('customers', 'country_code', 'varchar(2)'), 'Country');
+  assert.equal(leafIn('shipping_addresses', 'country_iso', 'char(2)'), 'Country');
   // A reference list's own entry, and a code on a row about neither, stay a country code.
-  assert.equal(leaf('countries', 'country_code', 'char(2)'), 'Country code');
-  assert.equal(leaf('exchange_rates', 'country_code', 'char(2)'), 'Country code');
+  assert.equal(leafIn('countries', 'country_code', 'char(2)'), 'Country code');
+  assert.equal(leafIn('exchange_rates', 'country_code', 'char(2)'), 'Country code');
 });
 
 test('a bare word for an organisation typed by a reference is a key to its row, not its name', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('tabSales Invoice', 'company', 'Link'), 'Foreign key');
-  assert.equal(leaf('purchase_orders', 'supplier', 'Supplier'), 'Foreign key');
+  assert.equal(leafIn('tabSales Invoice', 'company', 'Link'), 'Foreign key');
+  assert.equal(leafIn('purchase_orders', 'supplier', 'Supplier'), 'Foreign key');
   // Kept as text, or named as a name, it is the organisation's name.
-  assert.equal(leaf('purchase_orders', 'supplier', 'varchar(140)'), 'Organisation name');
-  assert.equal(leaf('tabSales Invoice', 'company_name', 'Data'), 'Organisation name');
+  assert.equal(leafIn('purchase_orders', 'supplier', 'varchar(140)'), 'Organisation name');
+  assert.equal(leafIn('tabSales Invoice', 'company_name', 'Data'), 'Organisation name');
 });
 
 test('a word for an event kept where no time fits (a tiny integer, three characters) says whether it happened', () => {
-  const leaf = (table: string, field: string, type: string): string =>
-    leafOf({ table_name: table, field_name: field, data_type: type });
-  assert.equal(leaf('comments', 'deleted', 'tinyint(4)'), 'Status flag');
-  assert.equal(leaf('visits', 'closed', 'char(1)'), 'Status flag');
-  assert.equal(leaf('forms', 'completed_ad', 'varchar(3)'), 'Status flag');
+  assert.equal(leafIn('comments', 'deleted', 'tinyint(4)'), 'Status flag');
+  assert.equal(leafIn('visits', 'closed', 'char(1)'), 'Status flag');
+  assert.equal(leafIn('forms', 'completed_ad', 'varchar(3)'), 'Status flag');
   // Where a time fits it is a time; a calendar word in a tiny integer is still a part of a date.
-  assert.equal(leaf('comments', 'deleted', 'datetime'), 'Timestamp');
-  assert.equal(leaf('reports', 'month', 'tinyint'), 'Timestamp');
+  assert.equal(leafIn('comments', 'deleted', 'datetime'), 'Timestamp');
+  assert.equal(leafIn('reports', 'month', 'tinyint'), 'Timestamp');
 });
