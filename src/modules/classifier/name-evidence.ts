@@ -1057,12 +1057,20 @@ function addGenericHeadEvidence(r: NameReading): void {
     ].includes(w),
   );
   // `os_name`, `event_name`, `country_name`: the modifier names the thing; the phrase rules decide.
-  // A measure among the modifiers (`amt_name`) does not: a name is not an amount.
+  // A measure among the modifiers (`amt_name`) does not: a name is not an amount. Nor does a word for people that is
+  // itself a phrase of another tag (`patient` → medical record number, `agent` → user agent): `patient_name`,
+  // `agent_name` are a person's name.
   const modifierSpeaks =
     others.length > 0 &&
     r.matcher
       .match(others)
-      .some((m) => m.phrase.weight >= 2.4 && !ENTITY_NEUTRAL.has(m.phrase.leaf) && !MEASURE_LEAVES.has(m.phrase.leaf));
+      .some(
+        (m) =>
+          m.phrase.weight >= 2.4 &&
+          !ENTITY_NEUTRAL.has(m.phrase.leaf) &&
+          !MEASURE_LEAVES.has(m.phrase.leaf) &&
+          !m.phrase.words.every((w) => PERSON_WORDS.has(w)),
+      );
   if (specific || modifierSpeaks) return;
   const from = others.length > 0 ? others : table;
   const factor = others.length > 0 ? 'name' : 'table';

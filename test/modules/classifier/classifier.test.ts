@@ -1772,3 +1772,12 @@ test('a word for an event kept where no time fits (a tiny integer, three charact
   assert.equal(leafIn('comments', 'deleted', 'datetime'), 'Timestamp');
   assert.equal(leafIn('reports', 'month', 'tinyint'), 'Timestamp');
 });
+
+test("a word for people before 'name' makes it a person's name, even where the word alone names another tag", () => {
+  // `patient` alone reads as a medical record number and `agent` as a user agent; with `name` they are people.
+  assert.equal(leafIn('lab_orders', 'patient_name', 'varchar(140)'), 'Full name');
+  assert.equal(leafIn('tabRadiology Request', 'patient_name', 'Data'), 'Full name');
+  assert.equal(leafIn('policy_sales', 'agent_name', 'varchar(100)'), 'Full name');
+  // A phrase that is more than the person word keeps its reading.
+  assert.equal(leafIn('web_hits', 'user_agent_name', 'varchar(100)'), 'User agent');
+});
