@@ -1107,6 +1107,26 @@ const LAST_EVENT_LEAVES: ReadonlySet<string> = new Set(['Metric value', 'Event n
 /** Words after `last` that name a part or a value rather than an event (`last_name`, `last_four`, `last_value`). */
 const NOT_AN_EVENT_AFTER_LAST: ReadonlySet<string> = new Set(['name', 'four', 'digits', 'value', 'number', 'id']);
 
+/** Words that name a version of a record, which a date word beside them in a date column turns into its time. */
+const VERSION_WORDS: ReadonlySet<string> = new Set(['revision', 'version']);
+
+/**
+ * `data_rev` (Portuguese: date of revision), `date_rev` in a date or date-time column: when the record was revised, a
+ * time, not its version number (a bare `version` or `row_version` in a `timestamp` column, a row version, keeps its
+ * reading).
+ */
+function addRevisionTime(r: NameReading): void {
+  const { col } = r;
+  if (r.n < 2 || !DATE_FAMILIES.has(typeFamily(r.input.data_type ?? null))) return;
+  if (!col.some((w) => VERSION_WORDS.has(w)) || !col.some((w) => w === 'date' || w === 'time')) return;
+  keep(r.byName, {
+    leaf: 'Timestamp',
+    score: 3.2,
+    factor: 'name',
+    detail: `a date word beside '${col.find((w) => VERSION_WORDS.has(w))}' in a date column: when the revision was made`,
+  });
+}
+
 /** `last_visit`, `lastmark`, `poll_last_vote` stored as a whole number: when it last happened, in epoch seconds. */
 function addLastEventTime(r: NameReading): void {
   const { col } = r;
@@ -1803,6 +1823,7 @@ export function nameEvidence(
     addWrittenMessage(r);
     addAuditRecord(r);
     addLastEventTime(r);
+    addRevisionTime(r);
     addBooleanSwitch(r);
     addArrangementOrder(r);
     addUserByName(r);

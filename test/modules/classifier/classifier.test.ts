@@ -1781,3 +1781,11 @@ test("a word for people before 'name' makes it a person's name, even where the w
   // A phrase that is more than the person word keeps its reading.
   assert.equal(leafIn('web_hits', 'user_agent_name', 'varchar(100)'), 'User agent');
 });
+
+test('a date word beside a revision in a date column is when the record was revised, not its version', () => {
+  assert.equal(leafIn('cadastro.endereco', 'data_rev', 'timestamp without time zone'), 'Timestamp');
+  assert.equal(leafIn('contracts', 'date_rev', 'datetime'), 'Timestamp');
+  // A version kept in a timestamp column (a row version) and a revision kept as text keep their reading.
+  assert.equal(leafIn('contracts', 'row_version', 'timestamp'), 'Version');
+  assert.equal(leafIn('contracts', 'data_rev', 'varchar(20)'), 'Version');
+});
