@@ -1359,7 +1359,18 @@ function addWrittenMessage(r: NameReading): void {
   if (last !== 'message' || col.length > 2 || anyIn(col, SYSTEM_MESSAGE_WORDS) || anyIn(table, SYSTEM_MESSAGE_WORDS))
     return;
   const about = table.find((w) => MAIL_WORDS.has(w) || CORRESPONDENCE_WORDS.has(w) || PERSON_WORDS.has(w));
-  if (about === undefined) return;
+  if (about === undefined) {
+    // `orders.gift_message text`, `survey_responses.feedback_message text`: a message kept as prose, with no word
+    // making it a system's output, is what a person wrote, wherever it is kept.
+    if (!LONG_TEXT_TYPE.test(r.input.data_type ?? '')) return;
+    keep(r.byName, {
+      leaf: 'Internal notes',
+      score: 3.0,
+      factor: 'name',
+      detail: `'message' kept as long text, no word of a system's output: what a person wrote, not a log line`,
+    });
+    return;
+  }
   keep(r.byTable, {
     leaf: 'Internal notes',
     score: 3.0,
@@ -1367,6 +1378,9 @@ function addWrittenMessage(r: NameReading): void {
     detail: `'message' in a table of '${about}': what a person wrote, not a system's log line`,
   });
 }
+
+/** Declared types of long prose: `text`, `mediumtext`, Django's `TextField`, `clob`, `nvarchar(max)`. */
+const LONG_TEXT_TYPE = /^\s*((tiny|medium|long)?text|textfield|n?clob|n?varchar\s*\(\s*max\s*\))\b/i;
 
 /** Table words of an audit trail: each row records a change. */
 const AUDIT_WORDS: ReadonlySet<string> = new Set(['audit', 'audits', 'changelog']);

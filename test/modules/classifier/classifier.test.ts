@@ -1789,3 +1789,11 @@ test('a date word beside a revision in a date column is when the record was revi
   assert.equal(leafIn('contracts', 'row_version', 'timestamp'), 'Version');
   assert.equal(leafIn('contracts', 'data_rev', 'varchar(20)'), 'Version');
 });
+
+test('a message kept as long text, with no word of a system output, is what a person wrote', () => {
+  assert.equal(leafIn('shipments', 'packing_message', 'text'), 'Internal notes');
+  assert.equal(leafIn('bookings', 'welcome_message', 'mediumtext'), 'Internal notes');
+  // A system's output stays a log line; a bounded string is left to the phrases.
+  assert.equal(leafIn('shipments', 'error_message', 'text'), 'Log message');
+  assert.notEqual(leafIn('shipments', 'packing_message', 'varchar(255)'), 'Internal notes');
+});
