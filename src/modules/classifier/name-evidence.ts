@@ -1379,6 +1379,27 @@ function addWrittenMessage(r: NameReading): void {
   });
 }
 
+/** Heads naming the text a person signs their messages with. */
+const SIGNATURE_HEADS: ReadonlySet<string> = new Set(['signature', 'sig']);
+
+/**
+ * `users.message_signature text`, `phpbb_users.user_sig mediumtext`: a signature kept as prose on a person's row is
+ * what the person wrote to sign their messages (internal notes); the words before it (`email`, `message`) only say
+ * where it goes. A signature kept elsewhere, or in a bounded string (a cryptographic signature), is left alone.
+ */
+function addPersonSignature(r: NameReading): void {
+  const { last, table } = r;
+  if (last === undefined || !SIGNATURE_HEADS.has(last) || !LONG_TEXT_TYPE.test(r.input.data_type ?? '')) return;
+  const about = table.find((w) => PERSON_WORDS.has(w));
+  if (about === undefined && !r.peopleByColumns) return;
+  keep(r.byName, {
+    leaf: 'Internal notes',
+    score: 3.4,
+    factor: 'name',
+    detail: `'${last}' kept as long text on a person's row: what the person wrote to sign with`,
+  });
+}
+
 /** Declared types of long prose: `text`, `mediumtext`, Django's `TextField`, `clob`, `nvarchar(max)`. */
 const LONG_TEXT_TYPE = /^\s*((tiny|medium|long)?text|textfield|n?clob|n?varchar\s*\(\s*max\s*\))\b/i;
 
@@ -1835,6 +1856,7 @@ export function nameEvidence(
     addRecordDescription(r);
     addConditionDescription(r);
     addWrittenMessage(r);
+    addPersonSignature(r);
     addAuditRecord(r);
     addLastEventTime(r);
     addRevisionTime(r);

@@ -1797,3 +1797,11 @@ test('a message kept as long text, with no word of a system output, is what a pe
   assert.equal(leafIn('shipments', 'error_message', 'text'), 'Log message');
   assert.notEqual(leafIn('shipments', 'packing_message', 'varchar(255)'), 'Internal notes');
 });
+
+test("a signature kept as prose on a person's row is what the person signs with, not what its modifier names", () => {
+  assert.equal(leafIn('members', 'forum_sig', 'mediumtext'), 'Internal notes');
+  assert.equal(leafIn('agents', 'email_signature', 'text'), 'Internal notes');
+  // Elsewhere, or in a bounded string (a cryptographic signature), it is left to the other rules.
+  assert.notEqual(leafIn('releases', 'signature', 'text'), 'Internal notes');
+  assert.notEqual(leafIn('members', 'signature', 'varchar(512)'), 'Internal notes');
+});
