@@ -248,6 +248,9 @@ export const TYPE_RULES: Readonly<Record<string, TypeRule>> = {
   Timestamp: S('date', 'datetime', 'time', 'integer', 'decimal', 'text'),
   'Status flag': S('boolean', 'text', 'integer', 'decimal'),
   'Log message': TEXTUAL,
+  // What happened and a coupon's code are words: a yes/no or a whole number named for them says whether or how many.
+  'Event name': TEXTUAL,
+  'Discount code': TEXTUAL,
   URL: TEXTUAL,
   'User agent': TEXTUAL,
   'Internal notes': TEXTUAL,

@@ -1805,3 +1805,14 @@ test("a signature kept as prose on a person's row is what the person signs with,
   assert.notEqual(leafIn('releases', 'signature', 'text'), 'Internal notes');
   assert.notEqual(leafIn('members', 'signature', 'varchar(512)'), 'Internal notes');
 });
+
+test('a yes/no or a whole number named for an activity or a coupon says whether or how many, not its name or code', () => {
+  assert.equal(leafIn('workshop_sessions', 'activity', 'tinyint(4)'), 'Status flag');
+  assert.equal(leafIn('forum_members', 'show_activity', 'boolean'), 'Status flag');
+  assert.equal(leafIn('store_roles', 'grants.vouchers', 'Boolean'), 'Status flag');
+  // Kept as text they are what the words say.
+  assert.equal(leafIn('workshop_sessions', 'activity', 'varchar(60)'), 'Event name');
+  assert.equal(leafIn('baskets', 'voucher', 'varchar(32)'), 'Discount code');
+  assert.equal(typeAllows('Event name', 'boolean'), false);
+  assert.equal(typeAllows('Discount code', 'integer'), false);
+});
