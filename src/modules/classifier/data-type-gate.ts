@@ -167,6 +167,9 @@ export function typeFamily(dataType: string | null | undefined): TypeFamily {
   const lower = dataType.slice(0, MAX_TYPE_LENGTH).toLowerCase();
   if (/^\s*number\s*\(\s*1\s*\)/.test(lower)) return 'boolean';
   if (/tinyint\s*\(\s*1\s*\)/.test(lower)) return 'boolean';
+  // A precision without a scale, or a scale of 0 (Oracle's `NUMBER(10)`, `numeric(5,0)`, `decimal(4,0)`), holds whole
+  // numbers only.
+  if (/^\s*(number|numeric|decimal)\s*\(\s*\d+\s*(,\s*0\s*)?\)/.test(lower)) return 'integer';
   // Length and precision arguments say nothing of the family; `array`, `[]`, `<`, `>` are separators like any other,
   // so the first word that names a family — the element type of an array — decides.
   for (const w of lower.replace(/\([^()]*\)/g, ' ').split(/[^a-z0-9_]+/)) {

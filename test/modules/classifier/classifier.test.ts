@@ -119,7 +119,7 @@ test('the data type gates tags: no date of birth on a boolean, no e-mail on an i
   assert.equal(typeFamily('timestamp with time zone'), 'datetime');
   assert.equal(typeFamily('string[]'), 'text');
   assert.equal(typeFamily('tinyint(1)'), 'boolean');
-  assert.equal(typeFamily('NUMBER(10)'), 'decimal');
+  assert.equal(typeFamily('NUMBER(10)'), 'integer'); // Oracle's NUMBER(p) has no scale: whole numbers (1.5.9)
   assert.equal(typeFamily(null), 'unknown');
   assert.equal(typeAllows('Email address', 'integer'), false);
   assert.equal(typeAllows('Email address', 'unknown'), true, 'an unknown type rules nothing out');
@@ -1815,4 +1815,14 @@ test('a yes/no or a whole number named for an activity or a coupon says whether 
   assert.equal(leafIn('baskets', 'voucher', 'varchar(32)'), 'Discount code');
   assert.equal(typeAllows('Event name', 'boolean'), false);
   assert.equal(typeAllows('Discount code', 'integer'), false);
+});
+
+test('a precision without a scale, or a scale of 0, is a whole number: a year of birth so kept is a date of birth', () => {
+  assert.equal(typeFamily('NUMBER(4)'), 'integer');
+  assert.equal(typeFamily('numeric(5,0)'), 'integer');
+  assert.equal(typeFamily('NUMBER(1)'), 'boolean');
+  assert.equal(typeFamily('decimal(12,2)'), 'decimal');
+  assert.equal(typeFamily('NUMBER'), 'decimal');
+  assert.equal(leafIn('crm.members', 'mbr_year_of_birth', 'NUMBER(4)'), 'Date of birth');
+  assert.equal(leafIn('crm.members', 'mbr_year_of_birth', 'numeric(4,0)'), 'Date of birth');
 });
