@@ -5,6 +5,7 @@
 //   npx tsx bench/classify.ts            measure every set
 //   npx tsx bench/classify.ts --fit      also fit the isotonic calibration on the own set and the public development
 //                                        half (never the held-out half nor the shared sets) and print the tables
+//   CALIBRATION_FORMS=1                  also compare forms of the calibration, development half leave-one-source-out
 //   npx tsx bench/classify.ts --errors   list the misses of the own set and of the public schemas of the development half
 //                                        (never the shared sets' nor the held-out half's: they stay held out)
 //   npx tsx bench/classify.ts --check-labels   parse the public-schema sets and count them, classifying nothing
@@ -17,7 +18,13 @@ import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createEmbedder } from '../src/embeddings/embedder.js';
-import { calibrate, CALIBRATION, CALIBRATION_NAME_ONLY, fitIsotonic } from '../src/modules/classifier/calibration.js';
+import {
+  calibrate,
+  CALIBRATION,
+  CALIBRATION_NAME_ONLY,
+  type CalibrationTable,
+  fitIsotonic,
+} from '../src/modules/classifier/calibration.js';
 import {
   buildClassifierContext,
   scoreField,
@@ -25,6 +32,7 @@ import {
   type ConfirmedNeighbour,
 } from '../src/modules/classifier/classifier.js';
 import { flattenTaxonomy } from '../src/modules/taxonomy/default-taxonomy.js';
+import { fitLogistic, linearPredictor } from './quality/logistic.js';
 import {
   CATEGORY_LEAVES,
   loadOwnSet,
@@ -461,73 +469,66 @@ async function main(): Promise<void> {
   const namesOnly = results[1] as SetResult;
   // Two tables: answers corroborated by samples, type or confirmations, and answers that rest on names alone (fitted
   // on the own set with types and samples withheld, and the fields not corroborated as they are). The shipped tables
-  // are fitted on the whole own set and the public schemas' development half, never on the held-out half nor the
-  // shared sets; two-fold cross-validation on the own set and leave-one-source-out on the public schemas show them
-  // out of sample.
+  // are fitted on the whole own set and the public schemas' development half (isotonic, blocks of 30 / 20), never on
+  // the held-out half nor the shared sets; leave-one-source-out on the public schemas shows them out of sample, and
+  // `CALIBRATION_FORMS=1` compares other forms that way (docs/benchmarks.md, "Forms of the calibration").
   type Point = SetResult['points'][number];
+  type Tables = { rich: CalibrationTable; thin: CalibrationTable };
+  type Form = 'isotonic' | 'isotonic-100' | 'logistic';
   const devRows = publicRows.filter((x) => x.half === 'development');
-  const fitTables = (
-    keepOwn: (i: number) => boolean,
-    publicPoints: readonly Point[],
-  ): { rich: ReturnType<typeof fitIsotonic>; thin: ReturnType<typeof fitIsotonic> } => ({
-    rich: fitIsotonic(
-      [
-        ...ownResult.points.filter((p, i) => keepOwn(i) && p.corroborated),
-        ...publicPoints.filter((p) => p.corroborated),
-      ],
-      30,
-    ),
-    // Both populations the name-only table serves: the own set read by names alone, and the fields that are not corroborated as they are.
-    thin: fitIsotonic(
-      [
-        ...namesOnly.points.filter((_, i) => keepOwn(i)),
-        ...ownResult.points.filter((p, i) => keepOwn(i) && !p.corroborated),
-        ...publicPoints.filter((p) => !p.corroborated),
-      ],
-      20,
-    ),
-  });
+  const fitTables = (publicPoints: readonly Point[], form: Form = 'isotonic', withOwnSet = true): Tables => {
+    const own = withOwnSet ? ownResult.points : [];
+    const rich = [...own, ...publicPoints].filter((p) => p.corroborated);
+    // Both populations the name-only table serves: fields not corroborated, and (with the own set) the own set read by
+    // names alone.
+    const thin = [...(withOwnSet ? namesOnly.points : []), ...[...own, ...publicPoints].filter((p) => !p.corroborated)];
+    if (form === 'logistic') return { rich: logisticTable(rich), thin: logisticTable(thin) };
+    const blocks = form === 'isotonic-100' ? [100, 100] : [30, 20];
+    return { rich: fitIsotonic(rich, blocks[0]), thin: fitIsotonic(thin, blocks[1]) };
+  };
   const devPoints = (except?: string): Point[] => devRows.filter((x) => x.source !== except).flatMap((x) => x.r.points);
-  const reread = (points: readonly Point[], t: ReturnType<typeof fitTables>): Array<{ c: number; right: boolean }> =>
+  const reread = (points: readonly Point[], t: Tables): Array<{ c: number; right: boolean }> =>
     points.map((p) => ({ c: calibrate(p.raw, p.corroborated ? t.rich : t.thin), right: p.right }));
-  const cv: Array<{ c: number; right: boolean }> = [];
-  const cvNames: Array<{ c: number; right: boolean }> = [];
-  for (const fold of [0, 1]) {
-    const t = fitTables((i) => i % 2 !== fold, devPoints());
-    cv.push(
-      ...reread(
-        ownResult.points.filter((_, i) => i % 2 === fold),
-        t,
-      ),
-    );
-    cvNames.push(
-      ...reread(
-        namesOnly.points.filter((_, i) => i % 2 === fold),
-        t,
-      ),
-    );
+  // Each development source read with the tables refitted without it.
+  const devLeaveOneOut = (fit: (points: readonly Point[]) => Tables): Array<{ c: number; right: boolean }> =>
+    devRows.flatMap((x) => reread(x.r.points, fit(devPoints(x.source))));
+  if (process.env.CALIBRATION_FORMS === '1' && devRows.length > 0) {
+    const forms: Array<[string, (points: readonly Point[]) => Tables]> = [
+      ['isotonic, own set + development half (shipped)', (pts) => fitTables(pts)],
+      ['isotonic, development half only', (pts) => fitTables(pts, 'isotonic', false)],
+      ['isotonic in blocks of 100, own set + development half', (pts) => fitTables(pts, 'isotonic-100', true)],
+      ['logistic in raw and log(1 + raw), own set + development half', (pts) => fitTables(pts, 'logistic', true)],
+      ['logistic in raw and log(1 + raw), development half', (pts) => fitTables(pts, 'logistic', false)],
+    ];
+    for (const [label, fit] of forms) {
+      const b = bucketize(devLeaveOneOut(fit));
+      const n = b.reduce((sum, r) => sum + r.n, 0);
+      const worst = Math.max(...b.filter((r) => r.n >= 30).map((r) => Math.abs(r.right - r.meanConfidence) * 100));
+      const mean = (b.reduce((sum, r) => sum + r.n * Math.abs(r.right - r.meanConfidence), 0) / n) * 100;
+      printCalibration(
+        `Form: ${label}; development half, leave-one-source-out: worst gap ${worst.toFixed(1)} pt (n ≥ 30), weighted mean ${mean.toFixed(1)} pt`,
+        b,
+      );
+    }
   }
+  const full = fitTables(devPoints());
   printCalibration(
-    'Calibration, own set, two-fold cross-validated (fit on one half and the development schemas, measured on the other)',
-    bucketize(cv),
+    'Calibration, own set, with the tables fitted on it and the development half (in sample)',
+    bucketize(reread(ownResult.points, full)),
   );
-  printCalibration('Calibration, own set names only, two-fold cross-validated', bucketize(cvNames));
+  printCalibration(
+    'Calibration, own set names only, with the tables fitted on it and the development half (in sample)',
+    bucketize(reread(namesOnly.points, full)),
+  );
   if (publicRows.length > 0) {
-    // Leave one source out: a development source is measured with the tables refitted without it; a held-out source
-    // was never in the fit, so the full fit is already its leave-one-out fit.
-    const full = fitTables(() => true, devPoints());
-    const loso = (
-      half: 'development' | 'held-out',
-      t: (source: string) => ReturnType<typeof fitTables>,
-    ): Array<{ c: number; right: boolean }> =>
-      publicRows.filter((x) => x.half === half).flatMap((x) => reread(x.r.points, t(x.source)));
+    // A held-out source was never in the fit, so the full fit is already its leave-one-out fit.
     printCalibration(
       'Calibration, public schemas, development half, leave-one-source-out (refit without the source, measured on it)',
-      bucketize(loso('development', (src) => fitTables(() => true, devPoints(src)))),
+      bucketize(devLeaveOneOut((pts) => fitTables(pts))),
     );
     printCalibration(
       'Calibration, public schemas, held-out half, with the tables fitted on the own set and the development half',
-      bucketize(loso('held-out', () => full)),
+      bucketize(publicRows.filter((x) => x.half === 'held-out').flatMap((x) => reread(x.r.points, full))),
     );
   }
   const corroboratedShare = (r: SetResult): string =>
@@ -539,8 +540,9 @@ async function main(): Promise<void> {
     for (const m of ownResult.misses) console.log(`  ${m}`);
   }
   if (args.has('--fit')) {
-    const { rich, thin } = fitTables(() => true, devPoints());
-    const fitted = `${ownResult.points.filter((p) => p.corroborated).length + devPoints().filter((p) => p.corroborated).length} / ${namesOnly.points.length + ownResult.points.filter((p) => !p.corroborated).length + devPoints().filter((p) => !p.corroborated).length} points`;
+    const { rich, thin } = full;
+    const pooled = [...ownResult.points, ...devPoints()];
+    const fitted = `${pooled.filter((p) => p.corroborated).length} / ${namesOnly.points.length + pooled.filter((p) => !p.corroborated).length} points`;
     console.log(
       `\nIsotonic calibration fitted on the own set and the public development half (${fitted}; paste into src/modules/classifier/calibration.ts):`,
     );
@@ -551,3 +553,24 @@ async function main(): Promise<void> {
 }
 
 void main();
+
+/**
+ * A smooth calibration: logistic regression of "right" on the raw score and log(1 + raw), sampled into the step-point
+ * table `calibrate` reads (the runtime is unchanged). A raw score of 0 (nothing spoke) keeps its own point.
+ */
+function logisticTable(points: ReadonlyArray<{ raw: number; right: boolean }>): CalibrationTable {
+  const feats = (raw: number): number[] => [raw, Math.log1p(raw)];
+  const w = fitLogistic(
+    points.map((p) => feats(p.raw)),
+    points.map((p) => p.right),
+    1e-3,
+  );
+  const at = (raw: number): number => 1 / (1 + Math.exp(-linearPredictor(w, feats(raw))));
+  const maxRaw = Math.max(...points.map((p) => p.raw));
+  const zero = points.filter((p) => p.raw === 0);
+  const table: Array<[number, number]> = [];
+  if (zero.length > 0) table.push([0, Math.round((zero.filter((p) => p.right).length / zero.length) * 1000) / 1000]);
+  for (let x = 0.05; x < maxRaw + 0.25; x += 0.25)
+    table.push([Math.round(x * 1000) / 1000, Math.min(0.99, Math.round(at(x) * 1000) / 1000)]);
+  return table;
+}
