@@ -5,6 +5,7 @@
 // times and the time spent in garbage collection during the recompute.
 // The fields are inserted while no instance runs, so the recompute starts from nothing.
 // Run: npx tsx bench/metrics.ts   Knobs: BENCH_SIZES=10000,100000  BENCH_DATABASE_URL=postgres://…
+//   BENCH_SOURCES=n: spread the fields over n data sources (default 1; the replica keeps a sum per tag and source).
 //   BENCH_CATALOG_CACHE=dir (SQLite): keep the generated catalog of each size there and reuse it on the next run.
 //   FIELDLENS_INDEX_THREADS=n: threads of the nearest-neighbour index (default: up to 2).
 //   MALLOC_ARENA_MAX=n: glibc's malloc arenas in the measured process (default 2, as `npm start` sets it).
@@ -81,20 +82,22 @@ async function run(n: number): Promise<void> {
     const rng = mulberry32(n);
     const gauss = (): number => Math.sqrt(-2 * Math.log(rng() + 1e-12)) * Math.cos(2 * Math.PI * rng());
     const centers = tags.map(() => Float32Array.from({ length: dims }, gauss));
-    const source = randomUUID();
+    const sources = Array.from({ length: Math.max(1, Number(process.env.BENCH_SOURCES ?? 1)) }, () => randomUUID());
     const now = new Date().toISOString();
     if (!reuse)
       await database.db
         .insertInto('datasources')
-        .values({
-          id: source,
-          name: 'bench',
-          type: 'postgresql',
-          description: null,
-          is_sample: 1,
-          created_at: now,
-          updated_at: now,
-        })
+        .values(
+          sources.map((id, i) => ({
+            id,
+            name: i === 0 ? 'bench' : `bench ${i + 1}`,
+            type: 'postgresql' as const,
+            description: null,
+            is_sample: 1,
+            created_at: now,
+            updated_at: now,
+          })),
+        )
         .execute();
     const tInsert = performance.now();
     for (let s = 0; s < (reuse ? 0 : n); s += 1000) {
@@ -107,7 +110,7 @@ async function run(n: number): Promise<void> {
         for (let d = 0; d < dims; d++) v[d]! /= Math.sqrt(norm);
         rows.push({
           id: randomUUID(),
-          datasource_id: source,
+          datasource_id: sources[Math.floor(i / 500) % sources.length] as string,
           table_name: `t${i % 500}`,
           field_name: `c${i}`,
           data_type: 'text',
