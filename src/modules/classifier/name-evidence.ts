@@ -1179,12 +1179,18 @@ const SERVICE_HEADS: ReadonlySet<string> = new Set(
 );
 /**
  * `payments.provider varchar`, `campaigns.messenger text`, `orders.module varchar`: which service or plug-in handled
- * something, kept as text, is one of the few the system knows, a category; in a table about people or health a
- * provider is a person or a clinic, and a number or a reference is a key.
+ * something, kept as text, is one of the few the system knows, a category; in a table about health a provider is a
+ * person or a clinic, and a number or a reference is a key. From 1.5.10 a table about people is no exception:
+ * `users.provider` (the sign-in provider) and `channel_email.provider` (beside an address) name a service too; a
+ * plural (`TwoFactorProviders`) lists the services set up and is left to the phrases.
  */
 function addServiceName(r: NameReading): void {
   const last = r.last;
-  if (last === undefined || !SERVICE_HEADS.has(last) || aboutPeopleOrHealth(r)) return;
+  if (last === undefined || !SERVICE_HEADS.has(last) || anyIn(r.table, HEALTH_WORDS)) return;
+  // A plural (`TwoFactorProviders`) lists the services set up, with their settings; it does not name the one used.
+  const written = splitWords(r.rawField);
+  const rawLast = (written[written.length - 1] ?? '').toLowerCase();
+  if (rawLast !== last && rawLast.endsWith('s')) return;
   const type = r.input.data_type ?? null;
   if (typeFamily(type) !== 'text' || declaredClass(type) !== null) return;
   keep(r.byName, {

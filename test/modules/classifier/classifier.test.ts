@@ -1743,9 +1743,19 @@ test('which service or plug-in handled something, kept as text, is a category; a
   assert.equal(leafIn('payments', 'provider', 'varchar(64)'), 'Category');
   assert.equal(leafIn('sms_messages', 'gateway', 'varchar(32)'), 'Category');
   assert.equal(leafIn('shipments', 'carrier_module', 'varchar(64)'), 'Category');
-  // In a table about health or people a provider is a clinician or a clinic; a number is a key.
+  // In a table about health a provider is a clinician or a clinic; a number is a key.
   assert.notEqual(leafIn('encounters', 'provider', 'varchar(80)'), 'Category');
   assert.equal(leafIn('payments', 'provider_id', 'int'), 'Foreign key');
+});
+
+test('1.5.10: a service named on a row about people is a category too; a plural lists the services set up', () => {
+  // The sign-in provider of a member, the service of a subscriber's login: one of the few the system knows.
+  assert.equal(leafIn('members', 'provider', 'varchar(40)'), 'Category');
+  assert.equal(leafIn('subscribers', 'auth_provider', 'varchar(30)'), 'Category');
+  // A plural lists the services set up (with their settings), not the one that handled something.
+  assert.notEqual(leafIn('members', 'LoginProviders', 'text'), 'Category');
+  // In a table about health a provider is still a clinician or a clinic.
+  assert.notEqual(leafIn('patient_visits', 'provider', 'varchar(80)'), 'Category');
 });
 
 test("a country's code on a row about a person or an address is the country they are in; in a list of countries a code", () => {
