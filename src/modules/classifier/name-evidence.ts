@@ -114,6 +114,8 @@ const HEAD_KINDS: ReadonlyMap<string, { leaf: string; what: string }> = new Map<
     ),
     ...['version'].map((w) => [w, { leaf: 'Version', what: 'a version' }] as const),
     ...['count'].map((w) => [w, { leaf: 'Metric value', what: 'a count' }] as const),
+    // From 1.5.10: `billRateCurrency`, `subscription_currency`: the currency a money word is kept in, not the money.
+    ...['currency'].map((w) => [w, { leaf: 'Currency code', what: 'a currency' }] as const),
     ...['enabled', 'disabled', 'verified', 'optin', 'optout', 'opted', 'confirmed', 'consented', 'agreed'].map(
       (w) => [w, { leaf: 'Status flag', what: 'a yes/no state' }] as const,
     ),

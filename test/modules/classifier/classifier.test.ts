@@ -1836,3 +1836,10 @@ test('a precision without a scale, or a scale of 0, is a whole number: a year of
   assert.equal(leafIn('crm.members', 'mbr_year_of_birth', 'NUMBER(4)'), 'Date of birth');
   assert.equal(leafIn('crm.members', 'mbr_year_of_birth', 'numeric(4,0)'), 'Date of birth');
 });
+
+test('1.5.10: a name ending in currency is the currency a money word is kept in, not the money', () => {
+  assert.equal(leafIn('freelancers', 'hourlyRateCurrency', 'varchar(3)'), 'Currency code');
+  assert.equal(leafIn('staff_contracts', 'wage_currency', 'char(3)'), 'Currency code');
+  // The head decides: a rate of a currency is not a currency.
+  assert.notEqual(leafIn('fx_quotes', 'currency_rate', 'decimal(12,6)'), 'Currency code');
+});
