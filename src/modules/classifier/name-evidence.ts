@@ -1387,6 +1387,27 @@ function addWrittenMessage(r: NameReading): void {
   });
 }
 
+/** Heads of a text kept whole: a message, a text. */
+const MESSAGE_HEADS: ReadonlySet<string> = new Set(['message', 'text', 'msg']);
+
+/**
+ * `send_logs.status_message`, `threads.send_status_text`, `jobs.error_text`: a message or a text named for a system's
+ * output (status, error, failure, response …) is what the system reported, a log line; the head says it is a text, the
+ * word before it whose. On a row about people (`users.status_message`) it is what the person wrote, and is left alone.
+ */
+function addSystemMessage(r: NameReading): void {
+  const { col, last } = r;
+  if (last === undefined || !MESSAGE_HEADS.has(last) || col.length < 2 || aboutPeopleOrHealth(r)) return;
+  const whose = col.slice(0, -1).find((w) => SYSTEM_MESSAGE_WORDS.has(w));
+  if (whose === undefined || typeFamily(r.input.data_type ?? null) !== 'text') return;
+  keep(r.byName, {
+    leaf: 'Log message',
+    score: 3.0,
+    factor: 'name',
+    detail: `a ${last} of '${whose}': what the system reported, a log line, not a state or a note`,
+  });
+}
+
 /** Heads naming the text a person signs their messages with. */
 const SIGNATURE_HEADS: ReadonlySet<string> = new Set(['signature', 'sig']);
 
@@ -1864,6 +1885,7 @@ export function nameEvidence(
     addRecordDescription(r);
     addConditionDescription(r);
     addWrittenMessage(r);
+    addSystemMessage(r);
     addPersonSignature(r);
     addAuditRecord(r);
     addLastEventTime(r);

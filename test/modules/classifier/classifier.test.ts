@@ -1843,3 +1843,8 @@ test('1.5.10: a name ending in currency is the currency a money word is kept in,
   // The head decides: a rate of a currency is not a currency.
   assert.notEqual(leafIn('fx_quotes', 'currency_rate', 'decimal(12,6)'), 'Currency code');
 });
+
+test("1.5.10: a message or a text named for a system's output is a log line, not a state or a note", () => {
+  assert.equal(leafIn('sms_dispatches', 'delivery_status_text', 'varchar(255)'), 'Log message');
+  assert.equal(leafIn('import_batches', 'failure_text', 'varchar(500)'), 'Log message');
+});
