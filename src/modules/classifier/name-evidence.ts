@@ -1387,6 +1387,28 @@ function addWrittenMessage(r: NameReading): void {
   });
 }
 
+/** Words after `meta` that keep it the head's subject: `meta_info`, `meta_data`. */
+const META_TAILS: ReadonlySet<string> = new Set(['info', 'information', 'data']);
+
+/**
+ * `orders.meta_info text`, `media.meta jsonb`, `campaigns.archive_meta jsonb`: `meta` at the head (or before `info`,
+ * `data`) is the row's metadata, kept whole as a text or a document: a configuration setting, as `metadata` already
+ * is. A word after it names something else (`meta_title`, `meta_description`: what a page shows) and is left alone.
+ */
+function addMetaBlob(r: NameReading): void {
+  const { col, last } = r;
+  const at = last === 'meta' ? col.length - 1 : col.length - 2;
+  if (col[at] !== 'meta' || (at !== col.length - 1 && !META_TAILS.has(last as string))) return;
+  const family = typeFamily(r.input.data_type ?? null);
+  if (family !== 'text' && family !== 'json') return;
+  keep(r.byName, {
+    leaf: 'Configuration setting',
+    score: 3.0,
+    factor: 'name',
+    detail: `'${col.slice(at).join(' ')}' kept whole: the row's metadata, a configuration setting`,
+  });
+}
+
 /** Heads of a text kept whole: a message, a text. */
 const MESSAGE_HEADS: ReadonlySet<string> = new Set(['message', 'text', 'msg']);
 
@@ -1901,6 +1923,7 @@ export function nameEvidence(
     addReasonCode(r);
     addServiceName(r);
     addCountryOfSomeone(r);
+    addMetaBlob(r);
   }
   addSortChoice(r);
   addSettingsAndComment(r);

@@ -1848,3 +1848,9 @@ test("1.5.10: a message or a text named for a system's output is a log line, not
   assert.equal(leafIn('sms_dispatches', 'delivery_status_text', 'varchar(255)'), 'Log message');
   assert.equal(leafIn('import_batches', 'failure_text', 'varchar(500)'), 'Log message');
 });
+
+test("1.5.10: 'meta' at the head, kept whole, is the row's metadata; a word after it names something else", () => {
+  assert.equal(leafIn('shipments', 'meta', 'longtext'), 'Configuration setting');
+  assert.equal(leafIn('bookings', 'meta_info', 'text'), 'Configuration setting');
+  assert.notEqual(leafIn('landing_pages', 'meta_title', 'varchar(255)'), 'Configuration setting');
+});
