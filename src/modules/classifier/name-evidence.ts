@@ -1409,6 +1409,26 @@ function addMetaBlob(r: NameReading): void {
   });
 }
 
+/** A text of exactly a uuid's width (36 characters: 32 hex digits and four hyphens). */
+const UUID_WIDTH_TYPE = /^\s*(n?var)?char(acter)?\s*(varying)?\s*\(\s*36\s*\)|^\s*varchar2\s*\(\s*36\s*\)|max_length\s*=\s*36\b/i;
+
+/**
+ * `payees.transfer_acct varchar(36)`, `schedules.rule varchar(36)`: a text exactly a uuid wide, whose name reads as
+ * nothing strongly, holds the uuid of another row, a key to it; a name that reads strongly (a bare `token`, `idfa`)
+ * keeps its own reading, and the row's own `id` is the record's key. A weak reading gives way (`checkout_token
+ * varchar(36)` leans to a key: the uuid of a checkout's row).
+ */
+function addUuidWideReference(r: NameReading): void {
+  if (!UUID_WIDTH_TYPE.test(r.input.data_type ?? '')) return;
+  if ([...r.byName.values(), ...r.byTable.values()].some((m) => m.score >= 2.4)) return;
+  keep(r.byName, {
+    leaf: 'Foreign key',
+    score: 2.6,
+    factor: 'name',
+    detail: `a text exactly a uuid wide (36 characters) that its name does not read otherwise: a key to another row`,
+  });
+}
+
 /** Heads of a text kept whole: a message, a text. */
 const MESSAGE_HEADS: ReadonlySet<string> = new Set(['message', 'text', 'msg']);
 
@@ -1924,6 +1944,7 @@ export function nameEvidence(
     addServiceName(r);
     addCountryOfSomeone(r);
     addMetaBlob(r);
+    addUuidWideReference(r);
   }
   addSortChoice(r);
   addSettingsAndComment(r);

@@ -1854,3 +1854,14 @@ test("1.5.10: 'meta' at the head, kept whole, is the row's metadata; a word afte
   assert.equal(leafIn('bookings', 'meta_info', 'text'), 'Configuration setting');
   assert.notEqual(leafIn('landing_pages', 'meta_title', 'varchar(255)'), 'Configuration setting');
 });
+
+test('1.5.10: a text exactly a uuid wide whose name reads as nothing strongly is a key to another row', () => {
+  assert.equal(leafIn('ledger_entries', 'offset_account', 'varchar(36)'), 'Foreign key');
+  assert.equal(leafIn('automations', 'trigger_rule', 'char(36)'), 'Foreign key');
+  // A name that reads strongly keeps its reading; the row's own id is its key.
+  assert.equal(leafIn('sessions', 'token', 'varchar(36)'), 'API key or token');
+  assert.equal(leafIn('devices', 'idfa', 'varchar(36)'), 'Device ID');
+  assert.equal(leafIn('invoices', 'id', 'char(36)'), 'Record ID');
+  // Another width is not a uuid's.
+  assert.notEqual(leafIn('ledger_entries', 'offset_account', 'varchar(40)'), 'Foreign key');
+});
