@@ -1410,7 +1410,8 @@ function addMetaBlob(r: NameReading): void {
 }
 
 /** A text of exactly a uuid's width (36 characters: 32 hex digits and four hyphens). */
-const UUID_WIDTH_TYPE = /^\s*(n?var)?char(acter)?\s*(varying)?\s*\(\s*36\s*\)|^\s*varchar2\s*\(\s*36\s*\)|max_length\s*=\s*36\b/i;
+const UUID_WIDTH_TYPE =
+  /^\s*(n?var)?char(acter)?\s*(varying)?\s*\(\s*36\s*\)|^\s*varchar2\s*\(\s*36\s*\)|max_length\s*=\s*36\b/i;
 
 /**
  * `payees.transfer_acct varchar(36)`, `schedules.rule varchar(36)`: a text exactly a uuid wide, whose name reads as
