@@ -114,6 +114,8 @@ const HEAD_KINDS: ReadonlyMap<string, { leaf: string; what: string }> = new Map<
     ),
     ...['version'].map((w) => [w, { leaf: 'Version', what: 'a version' }] as const),
     ...['count'].map((w) => [w, { leaf: 'Metric value', what: 'a count' }] as const),
+    // From 1.5.10: `billRateCurrency`, `subscription_currency`: the currency a money word is kept in, not the money.
+    ...['currency'].map((w) => [w, { leaf: 'Currency code', what: 'a currency' }] as const),
     ...['enabled', 'disabled', 'verified', 'optin', 'optout', 'opted', 'confirmed', 'consented', 'agreed'].map(
       (w) => [w, { leaf: 'Status flag', what: 'a yes/no state' }] as const,
     ),
@@ -1179,12 +1181,18 @@ const SERVICE_HEADS: ReadonlySet<string> = new Set(
 );
 /**
  * `payments.provider varchar`, `campaigns.messenger text`, `orders.module varchar`: which service or plug-in handled
- * something, kept as text, is one of the few the system knows, a category; in a table about people or health a
- * provider is a person or a clinic, and a number or a reference is a key.
+ * something, kept as text, is one of the few the system knows, a category; in a table about health a provider is a
+ * person or a clinic, and a number or a reference is a key. From 1.5.10 a table about people is no exception:
+ * `users.provider` (the sign-in provider) and `channel_email.provider` (beside an address) name a service too; a
+ * plural (`TwoFactorProviders`) lists the services set up and is left to the phrases.
  */
 function addServiceName(r: NameReading): void {
   const last = r.last;
-  if (last === undefined || !SERVICE_HEADS.has(last) || aboutPeopleOrHealth(r)) return;
+  if (last === undefined || !SERVICE_HEADS.has(last) || anyIn(r.table, HEALTH_WORDS)) return;
+  // A plural (`TwoFactorProviders`) lists the services set up, with their settings; it does not name the one used.
+  const written = splitWords(r.rawField);
+  const rawLast = (written[written.length - 1] ?? '').toLowerCase();
+  if (rawLast !== last && rawLast.endsWith('s')) return;
   const type = r.input.data_type ?? null;
   if (typeFamily(type) !== 'text' || declaredClass(type) !== null) return;
   keep(r.byName, {
@@ -1376,6 +1384,70 @@ function addWrittenMessage(r: NameReading): void {
     score: 3.0,
     factor: 'table',
     detail: `'message' in a table of '${about}': what a person wrote, not a system's log line`,
+  });
+}
+
+/** Words after `meta` that keep it the head's subject: `meta_info`, `meta_data`. */
+const META_TAILS: ReadonlySet<string> = new Set(['info', 'information', 'data']);
+
+/**
+ * `orders.meta_info text`, `media.meta jsonb`, `campaigns.archive_meta jsonb`: `meta` at the head (or before `info`,
+ * `data`) is the row's metadata, kept whole as a text or a document: a configuration setting, as `metadata` already
+ * is. A word after it names something else (`meta_title`, `meta_description`: what a page shows) and is left alone.
+ */
+function addMetaBlob(r: NameReading): void {
+  const { col, last } = r;
+  const at = last === 'meta' ? col.length - 1 : col.length - 2;
+  if (col[at] !== 'meta' || (at !== col.length - 1 && !META_TAILS.has(last as string))) return;
+  const family = typeFamily(r.input.data_type ?? null);
+  if (family !== 'text' && family !== 'json') return;
+  keep(r.byName, {
+    leaf: 'Configuration setting',
+    score: 3.0,
+    factor: 'name',
+    detail: `'${col.slice(at).join(' ')}' kept whole: the row's metadata, a configuration setting`,
+  });
+}
+
+/** A text of exactly a uuid's width (36 characters: 32 hex digits and four hyphens). */
+const UUID_WIDTH_TYPE =
+  /^\s*(n?var)?char(acter)?\s*(varying)?\s*\(\s*36\s*\)|^\s*varchar2\s*\(\s*36\s*\)|max_length\s*=\s*36\b/i;
+
+/**
+ * `payees.transfer_acct varchar(36)`, `schedules.rule varchar(36)`: a text exactly a uuid wide, whose name reads as
+ * nothing strongly, holds the uuid of another row, a key to it; a name that reads strongly (a bare `token`, `idfa`)
+ * keeps its own reading, and the row's own `id` is the record's key. A weak reading gives way (`checkout_token
+ * varchar(36)` leans to a key: the uuid of a checkout's row).
+ */
+function addUuidWideReference(r: NameReading): void {
+  if (!UUID_WIDTH_TYPE.test(r.input.data_type ?? '')) return;
+  if ([...r.byName.values(), ...r.byTable.values()].some((m) => m.score >= 2.4)) return;
+  keep(r.byName, {
+    leaf: 'Foreign key',
+    score: 2.6,
+    factor: 'name',
+    detail: `a text exactly a uuid wide (36 characters) that its name does not read otherwise: a key to another row`,
+  });
+}
+
+/** Heads of a text kept whole: a message, a text. */
+const MESSAGE_HEADS: ReadonlySet<string> = new Set(['message', 'text', 'msg']);
+
+/**
+ * `send_logs.status_message`, `threads.send_status_text`, `jobs.error_text`: a message or a text named for a system's
+ * output (status, error, failure, response …) is what the system reported, a log line; the head says it is a text, the
+ * word before it whose. On a row about people (`users.status_message`) it is what the person wrote, and is left alone.
+ */
+function addSystemMessage(r: NameReading): void {
+  const { col, last } = r;
+  if (last === undefined || !MESSAGE_HEADS.has(last) || col.length < 2 || aboutPeopleOrHealth(r)) return;
+  const whose = col.slice(0, -1).find((w) => SYSTEM_MESSAGE_WORDS.has(w));
+  if (whose === undefined || typeFamily(r.input.data_type ?? null) !== 'text') return;
+  keep(r.byName, {
+    leaf: 'Log message',
+    score: 3.0,
+    factor: 'name',
+    detail: `a ${last} of '${whose}': what the system reported, a log line, not a state or a note`,
   });
 }
 
@@ -1856,6 +1928,7 @@ export function nameEvidence(
     addRecordDescription(r);
     addConditionDescription(r);
     addWrittenMessage(r);
+    addSystemMessage(r);
     addPersonSignature(r);
     addAuditRecord(r);
     addLastEventTime(r);
@@ -1871,6 +1944,8 @@ export function nameEvidence(
     addReasonCode(r);
     addServiceName(r);
     addCountryOfSomeone(r);
+    addMetaBlob(r);
+    addUuidWideReference(r);
   }
   addSortChoice(r);
   addSettingsAndComment(r);

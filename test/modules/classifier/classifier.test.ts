@@ -1743,9 +1743,19 @@ test('which service or plug-in handled something, kept as text, is a category; a
   assert.equal(leafIn('payments', 'provider', 'varchar(64)'), 'Category');
   assert.equal(leafIn('sms_messages', 'gateway', 'varchar(32)'), 'Category');
   assert.equal(leafIn('shipments', 'carrier_module', 'varchar(64)'), 'Category');
-  // In a table about health or people a provider is a clinician or a clinic; a number is a key.
+  // In a table about health a provider is a clinician or a clinic; a number is a key.
   assert.notEqual(leafIn('encounters', 'provider', 'varchar(80)'), 'Category');
   assert.equal(leafIn('payments', 'provider_id', 'int'), 'Foreign key');
+});
+
+test('1.5.10: a service named on a row about people is a category too; a plural lists the services set up', () => {
+  // The sign-in provider of a member, the service of a subscriber's login: one of the few the system knows.
+  assert.equal(leafIn('members', 'provider', 'varchar(40)'), 'Category');
+  assert.equal(leafIn('subscribers', 'auth_provider', 'varchar(30)'), 'Category');
+  // A plural lists the services set up (with their settings), not the one that handled something.
+  assert.notEqual(leafIn('members', 'LoginProviders', 'text'), 'Category');
+  // In a table about health a provider is still a clinician or a clinic.
+  assert.notEqual(leafIn('patient_visits', 'provider', 'varchar(80)'), 'Category');
 });
 
 test("a country's code on a row about a person or an address is the country they are in; in a list of countries a code", () => {
@@ -1825,4 +1835,33 @@ test('a precision without a scale, or a scale of 0, is a whole number: a year of
   assert.equal(typeFamily('NUMBER'), 'decimal');
   assert.equal(leafIn('crm.members', 'mbr_year_of_birth', 'NUMBER(4)'), 'Date of birth');
   assert.equal(leafIn('crm.members', 'mbr_year_of_birth', 'numeric(4,0)'), 'Date of birth');
+});
+
+test('1.5.10: a name ending in currency is the currency a money word is kept in, not the money', () => {
+  assert.equal(leafIn('freelancers', 'hourlyRateCurrency', 'varchar(3)'), 'Currency code');
+  assert.equal(leafIn('staff_contracts', 'wage_currency', 'char(3)'), 'Currency code');
+  // The head decides: a rate of a currency is not a currency.
+  assert.notEqual(leafIn('fx_quotes', 'currency_rate', 'decimal(12,6)'), 'Currency code');
+});
+
+test("1.5.10: a message or a text named for a system's output is a log line, not a state or a note", () => {
+  assert.equal(leafIn('sms_dispatches', 'delivery_status_text', 'varchar(255)'), 'Log message');
+  assert.equal(leafIn('import_batches', 'failure_text', 'varchar(500)'), 'Log message');
+});
+
+test("1.5.10: 'meta' at the head, kept whole, is the row's metadata; a word after it names something else", () => {
+  assert.equal(leafIn('shipments', 'meta', 'longtext'), 'Configuration setting');
+  assert.equal(leafIn('bookings', 'meta_info', 'text'), 'Configuration setting');
+  assert.notEqual(leafIn('landing_pages', 'meta_title', 'varchar(255)'), 'Configuration setting');
+});
+
+test('1.5.10: a text exactly a uuid wide whose name reads as nothing strongly is a key to another row', () => {
+  assert.equal(leafIn('ledger_entries', 'offset_account', 'varchar(36)'), 'Foreign key');
+  assert.equal(leafIn('automations', 'trigger_rule', 'char(36)'), 'Foreign key');
+  // A name that reads strongly keeps its reading; the row's own id is its key.
+  assert.equal(leafIn('sessions', 'token', 'varchar(36)'), 'API key or token');
+  assert.equal(leafIn('devices', 'idfa', 'varchar(36)'), 'Device ID');
+  assert.equal(leafIn('invoices', 'id', 'char(36)'), 'Record ID');
+  // Another width is not a uuid's.
+  assert.notEqual(leafIn('ledger_entries', 'offset_account', 'varchar(40)'), 'Foreign key');
 });
