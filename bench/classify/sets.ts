@@ -59,6 +59,8 @@ export interface BenchField {
   accept: readonly string[];
   /** The chain paths of the leaves the labelled line names, the first one first (labelled sets only). */
   labels?: readonly string[];
+  /** The labeller's note on the label (public-schema sets); never part of the classifier's input. */
+  note?: string;
   /** The source says: not personal (a negative). */
   negative: boolean;
   /** The label is personal or otherwise sensitive data (undefined: the source does not say). */
@@ -68,8 +70,11 @@ export interface BenchField {
 /**
  * Parses a labelled set in the own-set format: `@table` lines, then `column | data type | leaf[/other leaf…] |
  * sample generator | comment`. Other leaves of the same category count as right too, as for the external sets.
+ * In the own set the last field is the column's comment, part of what the classifier reads (`FLD01` with "customer
+ * number from the old billing system"); in the public-schema sets (`lastField: 'note'`) it is the labeller's note on
+ * why the label is what it is, which no schema holds, so it is kept in `note` and never given to the classifier.
  */
-export function parseLabelled(text: string, origin: string): BenchField[] {
+export function parseLabelled(text: string, origin: string, lastField: 'comment' | 'note' = 'comment'): BenchField[] {
   const flat = flattenTaxonomy();
   const leafByName = new Map(leafChainPaths(flat).map((p) => [p.slice(p.lastIndexOf('/') + 1), p]));
   const out: BenchField[] = [];
@@ -99,9 +104,10 @@ export function parseLabelled(text: string, origin: string): BenchField[] {
         table_name: table,
         field_name: field,
         data_type: type || null,
-        comment: comment || null,
+        comment: lastField === 'comment' ? comment || null : null,
         sample_values: gen ? samplesFor(gen, seq) : undefined,
       },
+      ...(lastField === 'note' && comment ? { note: comment } : {}),
       accept,
       labels: paths,
       negative: !sensitive,
@@ -130,7 +136,7 @@ export function loadPublicSets(): Array<{ source: string; half: 'development' | 
       source: file.replace(/\.txt$/, ''),
       half: ((createHash('sha256').update(file).digest()[0] as number) % 2 === 0 ? 'development' : 'held-out') as
         'development' | 'held-out',
-      fields: parseLabelled(readFileSync(path.join(dir, file), 'utf8'), file),
+      fields: parseLabelled(readFileSync(path.join(dir, file), 'utf8'), file, 'note'),
     }));
 }
 
