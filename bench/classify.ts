@@ -199,7 +199,7 @@ function runSet(
       if (ok) right++;
       else
         misses.push(
-          `${f.input.table_name}.${f.input.field_name} [${f.input.data_type ?? ''}] want ${f.accept[0]} got ${leaf} (${r.confidence}) :: ${r.evidence.map((e) => `${e.factor} ${e.score}`).join(', ')}`,
+          `${f.input.table_name}.${f.input.field_name} [${f.input.data_type ?? ''}] want ${f.accept[0]} got ${leaf} (${r.confidence}) :: ${r.evidence.map((e) => `${e.factor} ${e.score}`).join(', ')}${f.note ? ` (labeller's note, not read by the classifier: ${f.note})` : ''}`,
         );
       if (base !== null && f.accept.includes(base)) baseRight++;
       confs.push({ c: r.confidence, right: ok });
