@@ -1179,6 +1179,13 @@ function addSortChoice(r: NameReading): void {
 const SERVICE_HEADS: ReadonlySet<string> = new Set(
   'provider gateway messenger driver adapter backend processor module plugin connector'.split(' '),
 );
+/** The column's last word as written is a plural of its canonical head (`TwoFactorProviders`, `posters`). */
+function writtenAsPlural(r: NameReading): boolean {
+  const written = splitWords(r.rawField);
+  const rawLast = (written[written.length - 1] ?? '').toLowerCase();
+  return rawLast !== r.last && rawLast.endsWith('s');
+}
+
 /**
  * `payments.provider varchar`, `campaigns.messenger text`, `orders.module varchar`: which service or plug-in handled
  * something, kept as text, is one of the few the system knows, a category; in a table about health a provider is a
@@ -1190,9 +1197,7 @@ function addServiceName(r: NameReading): void {
   const last = r.last;
   if (last === undefined || !SERVICE_HEADS.has(last) || anyIn(r.table, HEALTH_WORDS)) return;
   // A plural (`TwoFactorProviders`) lists the services set up, with their settings; it does not name the one used.
-  const written = splitWords(r.rawField);
-  const rawLast = (written[written.length - 1] ?? '').toLowerCase();
-  if (rawLast !== last && rawLast.endsWith('s')) return;
+  if (writtenAsPlural(r)) return;
   const type = r.input.data_type ?? null;
   if (typeFamily(type) !== 'text' || declaredClass(type) !== null) return;
   keep(r.byName, {
@@ -1462,8 +1467,7 @@ const SIGNATURE_HEADS: ReadonlySet<string> = new Set(['signature', 'sig']);
 function addPersonSignature(r: NameReading): void {
   const { last, table } = r;
   if (last === undefined || !SIGNATURE_HEADS.has(last) || !LONG_TEXT_TYPE.test(r.input.data_type ?? '')) return;
-  const about = table.find((w) => PERSON_WORDS.has(w));
-  if (about === undefined && !r.peopleByColumns) return;
+  if (!anyIn(table, PERSON_WORDS) && !r.peopleByColumns) return;
   keep(r.byName, {
     leaf: 'Internal notes',
     score: 3.4,
@@ -1865,9 +1869,7 @@ function addAgentKey(r: NameReading): void {
   if (r.n > 2 || !AGENT_WORDS.has(last)) return;
   if (typeFamily(r.input.data_type ?? null) !== 'integer' || r.table.includes(last)) return;
   // A plural counts people (`posters`, `editors`); one person is pointed to.
-  const written = splitWords(r.rawField);
-  const rawLast = (written[written.length - 1] ?? '').toLowerCase();
-  if (rawLast !== last && rawLast.endsWith('s')) return;
+  if (writtenAsPlural(r)) return;
   keep(r.byName, {
     leaf: 'Foreign key',
     score: 3.4,
