@@ -40,6 +40,7 @@ import {
   SENSITIVE_ROOTS,
   withTableColumns,
   type BenchField,
+  type Half,
 } from './classify/sets.js';
 
 const repoRoot = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
@@ -287,7 +288,9 @@ async function printPublicSets(
       : null;
     rows.push({ source: s.source, half: s.half, r: runSet(s.source, s.fields, ctx, embeddings, 0) });
   }
-  console.log(`\nPublic schemas (bench/classify/public; each schema a source, nothing fitted on any of them):`);
+  console.log(
+    `\nPublic schemas (bench/classify/public${process.env.BENCH_FRESH === '1' ? ' and bench/classify/fresh' : ''}; each schema a source, nothing fitted on any of them):`,
+  );
   console.log(
     '| source | half | fields | top-1 | baseline top-1 | negatives | false positives | baseline FP | personal decision right |',
   );
@@ -304,8 +307,9 @@ async function printPublicSets(
       `| ${name} | ${half} | ${r.fields} | ${fmt(r.accuracy)} | ${fmt(r.baselineAccuracy)} | ${r.negatives} | ${fmt(r.fpRate)} | ${fmt(r.baselineFpRate)} | ${fmt(r.sensitiveRight)} |`,
     );
   for (const { source, half, r } of rows) line(source, half, r);
-  for (const half of ['development', 'held-out', 'all']) {
-    const inHalf = rows.filter((x) => half === 'all' || x.half === half).map((x) => x.r);
+  // 'all' stays the development and held-out halves together, as before the fresh sets existed.
+  for (const half of ['development', 'held-out', 'fresh', 'all']) {
+    const inHalf = rows.filter((x) => (half === 'all' ? x.half !== 'fresh' : x.half === half)).map((x) => x.r);
     if (inHalf.length === 0) continue;
     const sum = (f: (r: SetResult) => number): number => inHalf.reduce((a, r) => a + f(r), 0);
     const scored = sum((r) => r.scored);
@@ -322,7 +326,7 @@ async function printPublicSets(
     });
   }
   // The same figures as counts (for step tables: a rule that moves one field shows as one field).
-  for (const half of ['development', 'held-out']) {
+  for (const half of ['development', 'held-out', 'fresh']) {
     const inHalf = rows.filter((x) => x.half === half).map((x) => x.r);
     if (inHalf.length === 0) continue;
     const count = (f: (r: SetResult) => number): number => inHalf.reduce((a, r) => a + Math.round(f(r)), 0);
@@ -332,7 +336,7 @@ async function printPublicSets(
         `decision wrong on ${count((r) => (1 - r.sensitiveRight) * r.fields)} of ${count((r) => r.fields)}`,
     );
   }
-  for (const half of ['held-out', 'development']) {
+  for (const half of ['fresh', 'held-out', 'development']) {
     const worst = rows
       .filter((x) => x.half === half)
       .sort((a, b) => a.r.accuracy - b.r.accuracy)
@@ -340,7 +344,8 @@ async function printPublicSets(
     if (worst.length > 0)
       console.log(`Worst ${half} sources: ${worst.map((w) => `${w.source} (top-1 ${fmt(w.r.accuracy)})`).join(', ')}`);
   }
-  for (const half of ['held-out', 'development']) {
+  for (const half of ['fresh', 'held-out', 'development']) {
+    if (!rows.some((x) => x.half === half)) continue;
     printCalibration(
       `Calibration, public schemas, ${half} half, as shipped (scored fields)`,
       bucketize(rows.filter((x) => x.half === half).flatMap((x) => x.r.confidences)),
@@ -357,7 +362,7 @@ async function printPublicSets(
 
 interface PublicRow {
   source: string;
-  half: 'development' | 'held-out';
+  half: Half;
   r: SetResult;
 }
 
@@ -377,7 +382,9 @@ function fmt(x: number): string {
 
 async function main(): Promise<void> {
   if (args.has('--check-labels')) {
-    // Parses the public-schema sets and prints what they hold, without classifying anything (for labellers).
+    // Parses the public-schema sets, the fresh ones too, and prints what they hold, without classifying anything (for
+    // labellers, who must not see the classifier's answers: `npx tsx bench/classify.ts --check-labels`).
+    process.env.BENCH_FRESH = '1';
     let total = 0;
     for (const s of loadPublicSets()) {
       const sensitive = s.fields.filter((f) => f.sensitive).length;

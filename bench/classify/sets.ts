@@ -122,22 +122,41 @@ export function loadOwnSet(): BenchField[] {
 }
 
 /**
- * The public-schema sets (bench/classify/public/*.txt, one real schema each, labelled by bench/classify/LABELLING.md).
- * Each file is its own source. Its half is drawn from a hash of its file name, never chosen by hand: development
- * (misses may be read with --errors and rules written against them) or held-out (only its figures are ever printed).
+ * Which part of the labelled public schemas a file is in. `development`: its misses may be read (`--errors`) and rules
+ * and weights fitted on it. `held-out`: only its figures are ever printed; every candidate rule or weight was measured
+ * on it once to keep it or not. `fresh` (bench/classify/fresh/, read only with `BENCH_FRESH=1`): schemas labelled blind
+ * (no labeller saw a classifier answer) after every rule and weight of the current classifier and score was chosen, so
+ * that no keep-or-drop decision ever saw them; their first figures say how much the held-out half's have been flattered
+ * by being consulted for those decisions.
  */
-export function loadPublicSets(): Array<{ source: string; half: 'development' | 'held-out'; fields: BenchField[] }> {
-  const dir = path.join(repoRoot, 'bench/classify/public');
+export type Half = 'development' | 'held-out' | 'fresh';
+
+function readSets(dir: string, half: (file: string) => Half): Array<{ source: string; half: Half; fields: BenchField[] }> {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith('.txt'))
     .sort()
     .map((file) => ({
       source: file.replace(/\.txt$/, ''),
-      half: ((createHash('sha256').update(file).digest()[0] as number) % 2 === 0 ? 'development' : 'held-out') as
-        'development' | 'held-out',
+      half: half(file),
       fields: parseLabelled(readFileSync(path.join(dir, file), 'utf8'), file, 'note'),
     }));
+}
+
+/**
+ * The public-schema sets (bench/classify/public/*.txt, one real schema each, labelled by bench/classify/LABELLING.md).
+ * Each file is its own source. Its half is drawn from a hash of its file name, never chosen by hand: development
+ * (misses may be read with --errors and rules written against them) or held-out (only its figures are ever printed).
+ * With `BENCH_FRESH=1` the fresh sets (bench/classify/fresh/*.txt) come too, as a third part (`Half`); without it every
+ * figure is the one measured before they existed.
+ */
+export function loadPublicSets(): Array<{ source: string; half: Half; fields: BenchField[] }> {
+  return [
+    ...readSets(path.join(repoRoot, 'bench/classify/public'), (file) =>
+      (createHash('sha256').update(file).digest()[0] as number) % 2 === 0 ? 'development' : 'held-out',
+    ),
+    ...(process.env.BENCH_FRESH === '1' ? readSets(path.join(repoRoot, 'bench/classify/fresh'), () => 'fresh') : []),
+  ];
 }
 
 /**

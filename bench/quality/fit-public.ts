@@ -25,6 +25,7 @@ import {
 import { ERROR_MODES, seededErrors, type ErrorMode } from './catalog.js';
 import { fitLogistic, linearPredictor } from './logistic.js';
 import { auroc, precisionAtK } from './measures.js';
+import type { Half } from '../classify/sets.js';
 import { publicCatalog } from './public-catalog.js';
 import { importLabelled, loggedFlippedCatalog, openQualityApp } from './setup.js';
 
@@ -60,7 +61,7 @@ interface Row {
   set: 'public' | 'generated';
   mode: ErrorMode;
   seed: number;
-  half: 'development' | 'held-out';
+  half: Half;
   group: string;
   input: OutlierInput;
   x: number[];

@@ -2,13 +2,13 @@
 // schema one data source, each field at its first label's tag and that tag's default level, and which half of
 // bench/classify's hash split each schema is in.
 import { flattenTaxonomy, type LevelCode } from '../../src/modules/taxonomy/default-taxonomy.js';
-import { loadPublicSets } from '../classify/sets.js';
+import { loadPublicSets, type Half } from '../classify/sets.js';
 import type { LabelledField } from './catalog.js';
 
 /** The public schemas as a labelled catalog: each field at its first label's tag and that tag's default level. */
-export function publicCatalog(): { fields: LabelledField[]; half: Map<string, 'development' | 'held-out'> } {
+export function publicCatalog(): { fields: LabelledField[]; half: Map<string, Half> } {
   const defaults = new Map(flattenTaxonomy().map((t) => [t.chain_path, t.default_level]));
-  const half = new Map<string, 'development' | 'held-out'>();
+  const half = new Map<string, Half>();
   const fields: LabelledField[] = [];
   for (const set of loadPublicSets()) {
     half.set(set.source, set.half);

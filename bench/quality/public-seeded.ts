@@ -8,6 +8,7 @@
 // Run: npx tsx bench/quality/public-seeded.ts   Knobs: QUALITY_FLIP_SEED (default 7), QUALITY_SHARE (0.1),
 // QUALITY_MODES (comma list, default all five).
 import { ERROR_MODES, seededErrors, type ErrorMode, type LabelledField } from './catalog.js';
+import type { Half } from '../classify/sets.js';
 import { publicCatalog } from './public-catalog.js';
 import { auroc, axesFigures, formatAxesFigures, precisionAtK } from './measures.js';
 import { importLabelled, openQualityApp } from './setup.js';
@@ -21,7 +22,7 @@ const fmt = (x: number): string => (Number.isNaN(x) ? '—' : x.toFixed(3));
 async function runMode(
   mode: ErrorMode,
   catalog: LabelledField[],
-  halfOf: Map<string, 'development' | 'held-out'>,
+  halfOf: Map<string, Half>,
 ): Promise<void> {
   const { fields, flipped } = seededErrors(catalog, mode, SHARE, FLIP_SEED);
   const { app, database, close } = await openQualityApp();
@@ -45,8 +46,9 @@ async function runMode(
     console.log(
       `[${mode}] ${fields.length} fields of ${dataSources} public schemas, ${flipped.filter(Boolean).length} errors; imported and drained in ${seconds.toFixed(0)} s`,
     );
-    for (const half of ['development', 'held-out'] as const) {
+    for (const half of ['development', 'held-out', 'fresh'] as const) {
       const idx = fields.map((f, i) => (halfOf.get(f.datasource) === half ? i : -1)).filter((i) => i >= 0);
+      if (idx.length === 0) continue;
       const y = idx.map((i) => flipped[i] as boolean);
       const s = idx.map((i) => outlier[i] as number);
       const k = y.filter(Boolean).length;
@@ -58,7 +60,7 @@ async function runMode(
           ),
         )}`,
       );
-      if (half !== 'held-out') continue;
+      if (half === 'development') continue;
       const perSchema = [...bySource.entries()]
         .filter(([source]) => halfOf.get(source) === half)
         .flatMap(([source, list]) => {
@@ -78,7 +80,7 @@ async function runMode(
       if (perSchema.length > 0) {
         const median = perSchema[Math.floor(perSchema.length / 2)] as { auroc: number };
         console.log(
-          `[${mode}]   held-out schemas (each never fitted on) with ≥ 5 errors: ${perSchema.length}; outlier AUROC worst ${perSchema[0]?.source} ${fmt(perSchema[0]?.auroc ?? Number.NaN)}, median ${fmt(median.auroc)}, best ${fmt(perSchema.at(-1)?.auroc ?? Number.NaN)}`,
+          `[${mode}]   ${half} schemas (each never fitted on) with ≥ 5 errors: ${perSchema.length}; outlier AUROC worst ${perSchema[0]?.source} ${fmt(perSchema[0]?.auroc ?? Number.NaN)}, median ${fmt(median.auroc)}, best ${fmt(perSchema.at(-1)?.auroc ?? Number.NaN)}`,
         );
       }
     }

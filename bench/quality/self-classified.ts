@@ -14,13 +14,13 @@ import type { Database } from '../../src/db/database.js';
 import type { Caller } from '../../src/http/access.js';
 import type { OutlierInput } from '../../src/modules/metrics/outlier-model.js';
 import type { SuggestionInput } from '../../src/modules/metrics/suggestion.js';
-import { loadPublicSets, type BenchField } from '../classify/sets.js';
+import { loadPublicSets, type BenchField, type Half } from '../classify/sets.js';
 import { mulberry32 } from '../support/random.js';
 import { auroc, axesFigures, formatAxesFigures, precisionAtK, type AxesFigures } from './measures.js';
 import { AXIS_KEYS } from '../../src/modules/metrics/axes.js';
 import { addBenchDataSource, openQualityApp } from './setup.js';
 
-export type Half = 'development' | 'held-out';
+export type { Half };
 
 /** One labelled field of the catalog with the service's id for it. */
 export interface SelfField {
@@ -303,7 +303,9 @@ export async function correctSeededThird(
 
 async function main(): Promise<void> {
   const seed = Number(process.env.QUALITY_CORRECT_SEED ?? 25);
-  const halves = (process.env.QUALITY_HALVES ?? 'development,held-out').split(',') as Half[];
+  const halves = (
+    process.env.QUALITY_HALVES ?? (process.env.BENCH_FRESH === '1' ? 'development,held-out,fresh' : 'development,held-out')
+  ).split(',') as Half[];
   const t0 = performance.now();
   const catalog = await importSelfClassified();
   try {
