@@ -131,7 +131,10 @@ export function loadOwnSet(): BenchField[] {
  */
 export type Half = 'development' | 'held-out' | 'fresh';
 
-function readSets(dir: string, half: (file: string) => Half): Array<{ source: string; half: Half; fields: BenchField[] }> {
+function readSets(
+  dir: string,
+  half: (file: string) => Half,
+): Array<{ source: string; half: Half; fields: BenchField[] }> {
   if (!existsSync(dir)) return [];
   return readdirSync(dir)
     .filter((f) => f.endsWith('.txt'))

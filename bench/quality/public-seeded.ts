@@ -19,11 +19,7 @@ const MODES = (process.env.QUALITY_MODES ?? ERROR_MODES.join(',')).split(',') as
 
 const fmt = (x: number): string => (Number.isNaN(x) ? '—' : x.toFixed(3));
 
-async function runMode(
-  mode: ErrorMode,
-  catalog: LabelledField[],
-  halfOf: Map<string, Half>,
-): Promise<void> {
+async function runMode(mode: ErrorMode, catalog: LabelledField[], halfOf: Map<string, Half>): Promise<void> {
   const { fields, flipped } = seededErrors(catalog, mode, SHARE, FLIP_SEED);
   const { app, database, close } = await openQualityApp();
   try {
