@@ -23,12 +23,7 @@ import {
   CALIBRATION,
   CALIBRATION_NAME_ONLY,
   type CalibrationTable,
-  calibrateFamiliarity,
-  confidenceLogit,
-  FAMILIARITY_CALIBRATION,
-  familiarityFeatures,
   fitIsotonic,
-  type FamiliarityCalibration,
 } from '../src/modules/classifier/calibration.js';
 import {
   buildClassifierContext,
@@ -165,8 +160,7 @@ interface SetResult {
   calibration: Array<{ bucket: string; n: number; meanConfidence: number; right: number }>;
   confidences: Array<{ c: number; right: boolean }>;
   fieldsPerSecond: number;
-  /** Per scored field: the raw score, right or not, corroborated, and the familiarity step's inputs (`fam` null: no step). */
-  points: Array<{ raw: number; right: boolean; corroborated: boolean; fam: number | null; spoke: boolean }>;
+  points: Array<{ raw: number; right: boolean; corroborated: boolean }>;
   misses: string[];
 }
 
@@ -210,13 +204,7 @@ function runSet(
         );
       if (base !== null && f.accept.includes(base)) baseRight++;
       confs.push({ c: r.confidence, right: ok });
-      points.push({
-        raw: r.raw_score,
-        right: ok,
-        corroborated: r.corroborated,
-        fam: r.table_familiarity,
-        spoke: r.name_spoke,
-      });
+      points.push({ raw: r.raw_score, right: ok, corroborated: r.corroborated });
     }
     if (f.negative) {
       negatives++;
@@ -492,9 +480,7 @@ async function main(): Promise<void> {
   // the held-out half nor the shared sets; leave-one-source-out on the public schemas shows them out of sample, and
   // `CALIBRATION_FORMS=1` compares other forms that way (docs/benchmarks.md, "Forms of the calibration").
   type Point = SetResult['points'][number];
-  // The familiarity step (calibration.ts) is fitted with the isotonic tables, on the development half's fields whose
-  // table is known, as their isotonic confidences read; it is refitted with them wherever they are.
-  type Tables = { rich: CalibrationTable; thin: CalibrationTable; familiarity: FamiliarityCalibration | null };
+  type Tables = { rich: CalibrationTable; thin: CalibrationTable };
   type Form = 'isotonic' | 'isotonic-100' | 'logistic';
   const devRows = publicRows.filter((x) => x.half === 'development');
   const fitTables = (publicPoints: readonly Point[], form: Form = 'isotonic', withOwnSet = true): Tables => {
@@ -503,23 +489,13 @@ async function main(): Promise<void> {
     // Both populations the name-only table serves: fields not corroborated, and (with the own set) the own set read by
     // names alone.
     const thin = [...(withOwnSet ? namesOnly.points : []), ...[...own, ...publicPoints].filter((p) => !p.corroborated)];
-    const tables =
-      form === 'logistic'
-        ? { rich: logisticTable(rich), thin: logisticTable(thin) }
-        : form === 'isotonic-100'
-          ? { rich: fitIsotonic(rich, 100), thin: fitIsotonic(thin, 100) }
-          : { rich: fitIsotonic(rich, 30), thin: fitIsotonic(thin, 20) };
-    return { ...tables, familiarity: fitFamiliarity(publicPoints, tables) };
+    if (form === 'logistic') return { rich: logisticTable(rich), thin: logisticTable(thin) };
+    const blocks = form === 'isotonic-100' ? [100, 100] : [30, 20];
+    return { rich: fitIsotonic(rich, blocks[0]), thin: fitIsotonic(thin, blocks[1]) };
   };
   const devPoints = (except?: string): Point[] => devRows.filter((x) => x.source !== except).flatMap((x) => x.r.points);
   const reread = (points: readonly Point[], t: Tables): Array<{ c: number; right: boolean }> =>
-    points.map((p) => {
-      const c = calibrate(p.raw, p.corroborated ? t.rich : t.thin);
-      return {
-        c: p.fam === null || t.familiarity === null ? c : calibrateFamiliarity(c, p.fam, p.spoke, t.familiarity),
-        right: p.right,
-      };
-    });
+    points.map((p) => ({ c: calibrate(p.raw, p.corroborated ? t.rich : t.thin), right: p.right }));
   // Each development source read with the tables refitted without it.
   const devLeaveOneOut = (fit: (points: readonly Point[]) => Tables): Array<{ c: number; right: boolean }> =>
     devRows.flatMap((x) => reread(x.r.points, fit(devPoints(x.source))));
@@ -543,88 +519,6 @@ async function main(): Promise<void> {
     }
   }
   const full = fitTables(devPoints());
-  // As shipped: the isotonic tables of calibration.ts, and the familiarity step on top of them refitted without each
-  // development source in turn (the held-out half read with the shipped step; it was never in the fit).
-  const shipped = { rich: CALIBRATION, thin: CALIBRATION_NAME_ONLY };
-  if (devRows.length > 0) {
-    const withStep = (except?: string): Tables => ({
-      ...shipped,
-      familiarity: fitFamiliarity(devPoints(except), shipped),
-    });
-    const withoutStep: Tables = { ...shipped, familiarity: null };
-    const strata: Array<[string, (p: Point) => boolean]> = [
-      ['every field', () => true],
-      ['tables whose names the rules mostly read (familiarity ≥ 0.8)', (p) => p.fam !== null && p.fam >= 0.8],
-      ['familiarity 0.6–0.8', (p) => p.fam !== null && p.fam >= 0.6 && p.fam < 0.8],
-      ['familiarity < 0.6', (p) => p.fam !== null && p.fam < 0.6],
-    ];
-    if (process.env.CALIBRATION_FORMS === '1') {
-      // Forms of the familiarity step compared the way its form was chosen: each development source read with the
-      // step refitted without it, on the shipped isotonic tables (docs/benchmarks.md, "Confidence and the table's
-      // naming"). `L` is the isotonic confidence's log-odds.
-      const forms: Array<[string, (c: number, p: Point) => number[]]> = [
-        ['L, familiarity, name spoke', (c, p) => [confidenceLogit(c), p.fam as number, p.spoke ? 1 : 0]],
-        [
-          'max(0, L), min(0, L), familiarity, name spoke (shipped)',
-          (c, p) => familiarityFeatures(c, p.fam as number, p.spoke),
-        ],
-        [
-          'L, L², familiarity, name spoke',
-          (c, p) => [confidenceLogit(c), confidenceLogit(c) ** 2, p.fam as number, p.spoke ? 1 : 0],
-        ],
-        [
-          'L, familiarity, name spoke, familiarity × L',
-          (c, p) => [confidenceLogit(c), p.fam as number, p.spoke ? 1 : 0, (p.fam as number) * confidenceLogit(c)],
-        ],
-        [
-          'L, (1 − familiarity)², name spoke',
-          (c, p) => [confidenceLogit(c), (1 - (p.fam as number)) ** 2, p.spoke ? 1 : 0],
-        ],
-        [
-          'max(0, L), min(0, L), familiarity, name spoke, corroborated',
-          (c, p) => [...familiarityFeatures(c, p.fam as number, p.spoke), p.corroborated ? 1 : 0],
-        ],
-      ];
-      const iso = (p: Point): number => calibrate(p.raw, p.corroborated ? CALIBRATION : CALIBRATION_NAME_ONLY);
-      for (const [label, features] of forms) {
-        const read: Array<{ c: number; right: boolean }> = [];
-        for (const x of devRows) {
-          const train = devPoints(x.source).filter((p) => p.fam !== null);
-          const w = fitLogistic(
-            train.map((p) => features(iso(p), p)),
-            train.map((p) => p.right),
-            1,
-          );
-          for (const p of x.r.points)
-            read.push({
-              c: p.fam === null ? iso(p) : 1 / (1 + Math.exp(-linearPredictor(w, features(iso(p), p)))),
-              right: p.right,
-            });
-        }
-        console.log(
-          `\nFamiliarity step, form ${label}; development half, leave-one-source-out: ${calibrationSummary(read)}`,
-        );
-      }
-    }
-    for (const half of ['development', 'held-out', 'fresh'] as const) {
-      const rowsOf = publicRows.filter((x) => x.half === half);
-      if (rowsOf.length === 0) continue;
-      for (const [label, keep] of strata) {
-        const before = rowsOf.flatMap((x) => reread(x.r.points.filter(keep), withoutStep));
-        const after = rowsOf.flatMap((x) =>
-          reread(
-            x.r.points.filter(keep),
-            half === 'development' ? withStep(x.source) : { ...shipped, familiarity: FAMILIARITY_CALIBRATION },
-          ),
-        );
-        if (before.length === 0) continue;
-        console.log(
-          `\nCalibration by the table's naming, ${half} half${half === 'development' ? ' (step refitted without each source)' : ''}, ${label}: ` +
-            `without the familiarity step ${calibrationSummary(before)}; with it ${calibrationSummary(after)}`,
-        );
-      }
-    }
-  }
   printCalibration(
     'Calibration, own set, with the tables fitted on it and the development half (in sample)',
     bucketize(reread(ownResult.points, full)),
@@ -662,54 +556,10 @@ async function main(): Promise<void> {
     console.log(`CALIBRATION (corroborated answers): ${JSON.stringify(rich)}`);
     console.log(`CALIBRATION_NAME_ONLY (names alone): ${JSON.stringify(thin)}`);
     console.log(`(shipped: ${JSON.stringify(CALIBRATION)} / ${JSON.stringify(CALIBRATION_NAME_ONLY)})`);
-    console.log(
-      `FAMILIARITY_CALIBRATION (development half, ${devPoints().filter((p) => p.fam !== null).length} fields, on the shipped isotonic tables): ${JSON.stringify(fitFamiliarity(devPoints(), shipped))}`,
-    );
-    console.log(`(shipped: ${JSON.stringify(FAMILIARITY_CALIBRATION)})`);
   }
 }
 
 void main();
-
-/** Worst bucket gap (buckets of ≥ 30 fields), weighted mean gap and log-loss of confidences against right / wrong. */
-function calibrationSummary(points: ReadonlyArray<{ c: number; right: boolean }>): string {
-  const b = bucketize(points);
-  const n = b.reduce((sum, r) => sum + r.n, 0);
-  const big = b.filter((r) => r.n >= 30).map((r) => Math.abs(r.right - r.meanConfidence) * 100);
-  const mean = (b.reduce((sum, r) => sum + r.n * Math.abs(r.right - r.meanConfidence), 0) / n) * 100;
-  const loss =
-    -points.reduce((sum, p) => sum + Math.log(Math.max(1e-6, p.right ? p.c : 1 - p.c)), 0) / Math.max(1, points.length);
-  return `(${n} fields) worst ${big.length > 0 ? Math.max(...big).toFixed(1) : '—'} pt, mean ${mean.toFixed(1)} pt, log-loss ${loss.toFixed(3)}`;
-}
-
-/**
- * The familiarity step (calibration.ts, FamiliarityCalibration) fitted on public-schema points whose table is known, as
- * the given isotonic tables read them: a logistic of "right" (ridge 1, the form and ridge chosen on the development half
- * leave-one-source-out: docs/benchmarks.md, "Confidence and the table's naming"). Null when no point has a table.
- */
-function fitFamiliarity(
-  points: ReadonlyArray<SetResult['points'][number]>,
-  t: { rich: CalibrationTable; thin: CalibrationTable },
-): FamiliarityCalibration | null {
-  const withTable = points.filter((p) => p.fam !== null);
-  if (withTable.length === 0) return null;
-  const x = withTable.map((p) =>
-    familiarityFeatures(calibrate(p.raw, p.corroborated ? t.rich : t.thin), p.fam as number, p.spoke),
-  );
-  const w = fitLogistic(
-    x,
-    withTable.map((p) => p.right),
-    1,
-  );
-  const round = (v: number | undefined): number => Math.round((v ?? 0) * 100) / 100;
-  return {
-    intercept: round(w[0]),
-    above: round(w[1]),
-    below: round(w[2]),
-    familiar: round(w[3]),
-    nameSpoke: round(w[4]),
-  };
-}
 
 /**
  * A smooth calibration: logistic regression of "right" on the raw score and log(1 + raw), sampled into the step-point

@@ -53,68 +53,6 @@ export const CALIBRATION_NAME_ONLY: CalibrationTable = [
   [6.203, 0.99],
 ];
 
-/**
- * The second step of the confidence, where the field's table is known: the isotonic confidence above, re-read with how
- * familiar the table's naming is (the share of its column names the name rules read) and whether the name spoke for
- * the answer. A logistic in the isotonic confidence's log-odds `L` (clamped to 0.005–0.995), with its own slope above
- * and below 0.5:
- *   logit(p) = intercept + above·max(0, L) + below·min(0, L) + familiar·share + nameSpoke·[the name spoke]
- * On a table whose names the rules mostly read the classifier is right more often than the isotonic fit says, on one
- * whose names they mostly do not (another language, a shorthand) less often. Fitted by `npx tsx bench/classify.ts
- * --fit` on the public development half (its form chosen there, each source left out in turn; docs/benchmarks.md
- * "Confidence and the table's naming"); the held-out half never.
- */
-export interface FamiliarityCalibration {
-  readonly intercept: number;
-  readonly above: number;
-  readonly below: number;
-  readonly familiar: number;
-  readonly nameSpoke: number;
-}
-
-/**
- * Fitted 2026-11-27 on the development half's 3,134 fields whose table is known and for which something spoke (classifier
- * 1.5.11), on the isotonic tables above.
- */
-export const FAMILIARITY_CALIBRATION: FamiliarityCalibration = {
-  intercept: -1.29,
-  above: 0.74,
-  below: 1.48,
-  familiar: 2.19,
-  nameSpoke: 0.23,
-};
-
-/** The isotonic confidence's log-odds as the familiarity step reads it (clamped, so 0 and 1 stay finite). */
-export function confidenceLogit(confidence: number): number {
-  const c = Math.min(0.995, Math.max(0.005, Number.isFinite(confidence) ? confidence : 0.5));
-  return Math.log(c / (1 - c));
-}
-
-/** The familiarity step's features, in the order of FamiliarityCalibration's weights after the intercept. */
-export function familiarityFeatures(confidence: number, familiar: number, nameSpoke: boolean): number[] {
-  const l = confidenceLogit(confidence);
-  return [Math.max(0, l), Math.min(0, l), Math.min(1, Math.max(0, familiar)), nameSpoke ? 1 : 0];
-}
-
-/** The confidence re-read with the table's familiarity (see FamiliarityCalibration). */
-export function calibrateFamiliarity(
-  confidence: number,
-  familiar: number,
-  nameSpoke: boolean,
-  fit: FamiliarityCalibration = FAMILIARITY_CALIBRATION,
-): number {
-  // No measure of the table's naming (it cannot happen from tableColumnsSignal, but never NaN out of here): no step.
-  if (!Number.isFinite(familiar)) return Math.min(1, Math.max(0, Number.isFinite(confidence) ? confidence : 0));
-  const [above, below, share, spoke] = familiarityFeatures(confidence, familiar, nameSpoke) as [
-    number,
-    number,
-    number,
-    number,
-  ];
-  const z = fit.intercept + fit.above * above + fit.below * below + fit.familiar * share + fit.nameSpoke * spoke;
-  return 1 / (1 + Math.exp(-z));
-}
-
 /** The raw confidence score from the winner's and the runner-up's totals. */
 export function rawConfidence(top: number, second: number): number {
   return Math.max(0, top - Math.max(0, second)) + 0.2 * Math.max(0, top);

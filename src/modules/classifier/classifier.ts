@@ -3,7 +3,7 @@
 // values, the organisation's confirmed neighbours, the embedding anchor), the best allowed leaf wins, and its
 // confidence is calibrated. Technical and public tags are real answers: a column with nothing sensitive in it
 // gets one of them. No I/O, no logging; sample values are read in memory and never copied into the output.
-import { calibrate, calibrateFamiliarity, CALIBRATION, CALIBRATION_NAME_ONLY, rawConfidence } from './calibration.js';
+import { calibrate, CALIBRATION, CALIBRATION_NAME_ONLY, rawConfidence } from './calibration.js';
 import { declaredClass, TYPE_PRIOR, typeAllows, typeFamily, type TypeFamily } from './data-type-gate.js';
 import { KIND_PHRASE, summarizeValues, type ValueKind, type ValueSummary } from './detectors.js';
 import { HEALTH_WORDS, PERSON_WORDS, RULES } from './lexicon.js';
@@ -18,7 +18,7 @@ import {
 import { KIND_RULES } from './value-evidence.js';
 
 /** Bumped whenever the classifier's output can change for the same input, so stored results are re-evaluated. */
-export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.5.11';
+export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.5.10';
 
 export type EvidenceFactor =
   'name' | 'table' | 'context' | 'comment' | 'data_type' | 'values' | 'confirmed_fields' | 'anchor' | 'rule';
@@ -247,15 +247,7 @@ export function classifyField(
   input: ClassifyInput & { readonly confirmed?: readonly ConfirmedNeighbour[] },
   ctx: ClassifierContext,
 ): Classification {
-  const {
-    raw_score: _raw,
-    corroborated: _corroborated,
-    points: _points,
-    isotonic_confidence: _isotonic,
-    table_familiarity: _familiarity,
-    name_spoke: _nameSpoke,
-    ...out
-  } = scoreField(input, ctx);
+  const { raw_score: _raw, corroborated: _corroborated, points: _points, ...out } = scoreField(input, ctx);
   return out;
 }
 
@@ -451,7 +443,6 @@ function gatherCandidates(
   votes: Votes;
   confirmed: readonly ConfirmedNeighbour[];
   tableWords: string[];
-  signal: TableColumnsSignal | null;
 } {
   const { cands, cand, add } = candidateBook(ctx);
   const { named, tableWords } = addNameEvidence(ctx, input, add);
@@ -480,7 +471,7 @@ function gatherCandidates(
       (leaf) => (cands.get(leaf.id)?.total ?? 0) > 0,
       (leaf) => aboutPeople || !SENSITIVE_ROOTS.has(leaf.chain_path.split('/')[0] as string),
     );
-  return { cands, family, values, votes, confirmed, tableWords, signal };
+  return { cands, family, values, votes, confirmed, tableWords };
 }
 
 /**
@@ -535,24 +526,13 @@ export function labelGapOf(
 export function scoreField(
   input: ClassifyInput & { readonly confirmed?: readonly ConfirmedNeighbour[] },
   ctx: ClassifierContext,
-): Classification & {
-  raw_score: number;
-  corroborated: boolean;
-  points: CandidatePoints;
-  /** The confidence before the table's familiarity was weighed (what the isotonic fit says), for the bench's fit. */
-  isotonic_confidence: number;
-  /** The share of the table's column names the name rules read; null without a table context or when nothing spoke. */
-  table_familiarity: number | null;
-  /** Whether the name gave the answer points (a feature of the familiarity step). */
-  name_spoke: boolean;
-} {
+): Classification & { raw_score: number; corroborated: boolean; points: CandidatePoints } {
   if (ctx.leaves.length === 0) throw new Error('classifier context has no tags');
-  const { cands, family, values, votes, confirmed, tableWords, signal } = gatherCandidates(input, ctx);
+  const { cands, family, values, votes, confirmed, tableWords } = gatherCandidates(input, ctx);
 
   const ranked = rankCandidates(cands, family);
   const { allowed, ruledOut } = ranked;
   let { best, second } = ranked;
-  const nothingSpoke = !best || best.total <= 0;
   if (!best || best.total <= 0) {
     best = fallback(ctx, family, values);
     second = undefined;
@@ -563,14 +543,7 @@ export function scoreField(
   // Names alone are read with less certainty than names the samples, the declared type or the organisation's own
   // confirmations bear out: each case has its own calibration (docs/classifier.md, "Confidence").
   const corroborated = isCorroborated(best, ruledOut);
-  const isotonic = calibrate(raw, corroborated ? CALIBRATION : CALIBRATION_NAME_ONLY);
-  // Where the table is known, how familiar its naming is re-reads that confidence (docs/classifier.md, "Confidence");
-  // "nothing spoke" (the type's default) stays the state of its own the isotonic fit gives it.
-  const nameSpoke = best.evidence.some((e) => e.factor === 'name' && e.score > 0);
-  const familiarity = signal !== null && !nothingSpoke ? signal.familiar : null;
-  const confidence =
-    Math.round((familiarity === null ? isotonic : calibrateFamiliarity(isotonic, familiarity, nameSpoke)) * 1000) /
-    1000;
+  const confidence = Math.round(calibrate(raw, corroborated ? CALIBRATION : CALIBRATION_NAME_ONLY) * 1000) / 1000;
 
   const level = contextLevel(ctx, best, tableWords, chooseLevel(ctx, best, values, votes, confirmed));
   const winner = best;
@@ -582,7 +555,6 @@ export function scoreField(
     ...level.evidence,
     ...ruledOut.sort((a, b) => a.score - b.score).slice(0, 2),
     ...runnersUpEvidence(winner, allowed),
-    ...unfamiliarNaming(signal, familiarity, isotonic, confidence),
   ];
   return {
     tag_id: winner.leaf.id,
@@ -592,38 +564,12 @@ export function scoreField(
     evidence: scrubSamples(evidence, input.sample_values),
     raw_score: raw,
     corroborated,
-    isotonic_confidence: Math.round(isotonic * 1000) / 1000,
-    table_familiarity: familiarity,
-    name_spoke: nameSpoke,
     points: {
       winner: Math.max(0, winner.total),
       winnerTagId: winner.leaf.id,
       byTag: new Map(allowed.map((c) => [c.leaf.id, c.total])),
     },
   };
-}
-
-/**
- * Says so when an unfamiliar naming lowered the confidence by 0.05 or more: a reviewer then knows why an answer whose
- * evidence looks clear is not trusted as much (no points: it moves the confidence, not the tag).
- */
-function unfamiliarNaming(
-  signal: TableColumnsSignal | null,
-  familiarity: number | null,
-  isotonic: number,
-  confidence: number,
-): Evidence[] {
-  if (signal === null || familiarity === null || isotonic - confidence < 0.05) return [];
-  return [
-    {
-      factor: 'context',
-      score: 0,
-      detail:
-        `only ${signal.columnsKnown} of this table's ${signal.columnsRead} column names are ones the name rules read: ` +
-        `in an unfamiliar naming the classifier is right less often, so the confidence is ` +
-        `${confidence.toFixed(2)} rather than ${isotonic.toFixed(2)}`,
-    },
-  ];
 }
 
 /** `tinyint(4)`, `TINYINT UNSIGNED`, `unsignedTinyInteger`: a tiny integer (a `tinyint(1)` is already a boolean). */

@@ -47,15 +47,6 @@ export interface TableColumnsSignal {
   readonly address: ReadonlyMap<string, string>;
   /** The first word most of the table's columns share (`eec` of `eec_name`, `eec_relationship` …): a namespace, or null. */
   readonly prefix: string | null;
-  /**
-   * The share of the table's column names the name rules read (a phrase of the lexicon, or a key or flag shape): how
-   * familiar the table's naming is. A table whose names are mostly unread (a language or a shorthand the lexicon does
-   * not know) is one where the classifier is right less often than its score says (docs/classifier.md, "Confidence").
-   */
-  readonly familiar: number;
-  /** How many column names were read for `familiar` (at most MAX_TABLE_COLUMNS), and how many of them the rules know. */
-  readonly columnsRead: number;
-  readonly columnsKnown: number;
 }
 
 /** Canonical words that, as a column's head, name a person's particulars. */
@@ -556,7 +547,6 @@ export function tableColumnsSignal(matcher: NameMatcher, columnNames: readonly s
   const address = new Map<string, string>();
   const firsts = new Map<string, number>();
   let read = 0;
-  let known = 0;
   for (const name of columnNames.slice(0, MAX_TABLE_COLUMNS)) {
     if (typeof name !== 'string') continue;
     read++;
@@ -566,9 +556,7 @@ export function tableColumnsSignal(matcher: NameMatcher, columnNames: readonly s
       firsts.set(lead, (firsts.get(lead) ?? 0) + 1);
     const w = matcher.words(name);
     const last = w[w.length - 1];
-    const keyOrFlag = last !== undefined && (KEY_WORDS.has(last) || (w.length >= 2 && FLAG_PREFIX.has(w[0] as string)));
-    if (keyOrFlag || matcher.match(w).length > 0) known++;
-    if (last === undefined || keyOrFlag) continue;
+    if (last === undefined || KEY_WORDS.has(last) || (w.length >= 2 && FLAG_PREFIX.has(w[0] as string))) continue;
     // `email`, `home_phone`, `birth_date`, `first_name`: the particulars of a person, by the column's own words.
     if (
       w.some((x) => PERSON_DETAIL_HEADS.has(x)) ||
@@ -580,7 +568,7 @@ export function tableColumnsSignal(matcher: NameMatcher, columnNames: readonly s
   let prefix: string | null = null;
   for (const [lead, count] of firsts)
     if (count >= 3 && count >= 0.6 * read && (prefix === null || count > (firsts.get(prefix) ?? 0))) prefix = lead;
-  return { person, address, prefix, familiar: read > 0 ? known / read : 1, columnsRead: read, columnsKnown: known };
+  return { person, address, prefix };
 }
 
 /** The table's person or address columns other than `own`. */

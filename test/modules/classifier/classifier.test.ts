@@ -14,13 +14,8 @@ import {
 } from '../../../src/modules/classifier/classifier.js';
 import fc from 'fast-check';
 import { typeAllows, typeFamily } from '../../../src/modules/classifier/data-type-gate.js';
-import { buildPhrases, NameMatcher, tableColumnsSignal } from '../../../src/modules/classifier/name-evidence.js';
-import {
-  calibrate,
-  calibrateFamiliarity,
-  FAMILIARITY_CALIBRATION,
-  fitIsotonic,
-} from '../../../src/modules/classifier/calibration.js';
+import { buildPhrases, NameMatcher } from '../../../src/modules/classifier/name-evidence.js';
+import { calibrate, fitIsotonic } from '../../../src/modules/classifier/calibration.js';
 import { formatFingerprint, summaryFromFingerprint } from '../../../src/modules/classifier/detectors.js';
 import { flattenTaxonomy } from '../../../src/modules/taxonomy/default-taxonomy.js';
 
@@ -569,57 +564,6 @@ test('confidence: an answer resting on the name alone is read with its own calib
     'level',
     'tag_id',
   ]);
-});
-
-test('confidence: a table whose column names the rules mostly cannot read lowers it, and the evidence says why', () => {
-  // The same column, among names the rules read, among names in a shorthand they do not, and with no table context.
-  const readable = ['id', 'email', 'first_name', 'last_name', 'phone', 'created_at', 'is_active', 'city'];
-  const unreadable = ['id', 'email', 'qvrtel', 'zumbo_kx', 'plarfen', 'drixo', 'wub_tann', 'krell'];
-  const familiar = scoreField({ table_name: 'members', field_name: 'email', table_columns: readable }, ctx);
-  const strange = scoreField({ table_name: 'members', field_name: 'email', table_columns: unreadable }, ctx);
-  const alone = scoreField({ table_name: 'members', field_name: 'email' }, ctx);
-  for (const r of [familiar, strange, alone]) assert.equal(r.chain_path, 'Personal/Contact/Email address');
-  assert.equal(familiar.table_familiarity, 1);
-  assert.ok((strange.table_familiarity as number) <= 0.3, `${strange.table_familiarity}`);
-  assert.equal(alone.table_familiarity, null, 'no table context: the isotonic confidence as it is');
-  assert.equal(alone.confidence, alone.isotonic_confidence);
-  assert.equal(familiar.isotonic_confidence, strange.isotonic_confidence, 'the tag and its points do not move');
-  assert.ok(
-    strange.confidence <= familiar.confidence - 0.1,
-    `unfamiliar ${strange.confidence} against familiar ${familiar.confidence}`,
-  );
-  const why = strange.evidence.find((e) => e.factor === 'context' && /unfamiliar naming/.test(e.detail));
-  assert.ok(why, JSON.stringify(strange.evidence));
-  assert.equal(why.score, 0, 'it moves the confidence, not the tag');
-  assert.match(why.detail, /only 2 of this table's 8 column names/);
-  assert.ok(!familiar.evidence.some((e) => /unfamiliar naming/.test(e.detail)));
-  // The type's default when nothing spoke stays the state of its own the isotonic fit gives it.
-  const nothing = scoreField({ table_name: 't', field_name: 'zz_17', table_columns: unreadable }, ctx);
-  assert.equal(nothing.table_familiarity, null);
-});
-
-test('the familiarity step: monotone in the confidence and in the familiarity, finite on any input', () => {
-  const grid = [0, 0.01, 0.2, 0.5, 0.51, 0.8, 0.95, 0.99, 1];
-  for (const spoke of [false, true])
-    for (const fam of [0, 0.3, 0.7, 1]) {
-      let prev = -1;
-      for (const c of grid) {
-        const p = calibrateFamiliarity(c, fam, spoke);
-        assert.ok(p >= prev && p > 0 && p < 1, `c ${c} fam ${fam}: ${p}`);
-        prev = p;
-      }
-    }
-  for (const c of grid) assert.ok(calibrateFamiliarity(c, 0.2, true) < calibrateFamiliarity(c, 0.9, true));
-  assert.ok(FAMILIARITY_CALIBRATION.familiar > 0, 'a familiar naming raises the confidence');
-  fc.assert(
-    fc.property(fc.double(), fc.double(), fc.boolean(), (c, fam, spoke) => {
-      const p = calibrateFamiliarity(c, fam, spoke);
-      return Number.isFinite(p) && p >= 0 && p <= 1;
-    }),
-  );
-  const matcher = new NameMatcher(buildPhrases());
-  assert.equal(tableColumnsSignal(matcher, ['user_id', 'email', 'is_admin', 'created_at']).familiar, 1);
-  assert.equal(tableColumnsSignal(matcher, ['qvrtel', 'plarfen', 'email', 'drixo']).familiar, 0.25);
 });
 
 test("a manager's direct reports are people when stored as text, keys when stored as numbers", () => {
