@@ -384,7 +384,7 @@ async function main(): Promise<void> {
   if (args.has('--check-labels')) {
     // Parses the public-schema sets, the fresh ones too, and prints what they hold, without classifying anything (for
     // labellers, who must not see the classifier's answers: `npx tsx bench/classify.ts --check-labels`).
-    process.env.BENCH_FRESH = '1';
+    process.env.BENCH_FRESH = 'all';
     let total = 0;
     for (const s of loadPublicSets()) {
       const sensitive = s.fields.filter((f) => f.sensitive).length;

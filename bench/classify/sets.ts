@@ -150,16 +150,28 @@ function readSets(
  * The public-schema sets (bench/classify/public/*.txt, one real schema each, labelled by bench/classify/LABELLING.md).
  * Each file is its own source. Its half is drawn from a hash of its file name, never chosen by hand: development
  * (misses may be read with --errors and rules written against them) or held-out (only its figures are ever printed).
- * With `BENCH_FRESH=1` the fresh sets (bench/classify/fresh/*.txt) come too, as a third part (`Half`); without it every
- * figure is the one measured before they existed.
+ * With `BENCH_FRESH` set the fresh sets come too, as a third part (`Half`; see freshDirs); without it every figure is
+ * the one measured before they existed.
  */
 export function loadPublicSets(): Array<{ source: string; half: Half; fields: BenchField[] }> {
   return [
     ...readSets(path.join(repoRoot, 'bench/classify/public'), (file) =>
       (createHash('sha256').update(file).digest()[0] as number) % 2 === 0 ? 'development' : 'held-out',
     ),
-    ...(process.env.BENCH_FRESH === '1' ? readSets(path.join(repoRoot, 'bench/classify/fresh'), () => 'fresh') : []),
+    ...freshDirs().flatMap((dir) => readSets(path.join(repoRoot, 'bench/classify', dir), () => 'fresh')),
   ];
+}
+
+/**
+ * The fresh sets read as the `fresh` part: `BENCH_FRESH=1` reads bench/classify/fresh/, `BENCH_FRESH=fresh2` (any
+ * directory name starting `fresh`) that directory, `BENCH_FRESH=all` every such directory (`--check-labels`).
+ */
+function freshDirs(): string[] {
+  const want = process.env.BENCH_FRESH;
+  if (want === undefined || want === '' || want === '0') return [];
+  if (want === '1') return ['fresh'];
+  const dirs = readdirSync(path.join(repoRoot, 'bench/classify')).filter((d) => /^fresh\w*$/.test(d));
+  return want === 'all' ? dirs.sort() : dirs.filter((d) => d === want);
 }
 
 /**
