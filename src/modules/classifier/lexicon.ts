@@ -312,6 +312,13 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   divisa: 'currency',
   linea: 'line',
   razonsocial: 'company name',
+  // a person's post or trade: Spanish/Portuguese `cargo` (not English freight, which schemas of people do not keep
+  // bare), `profesion`/`profissao` and their common shortenings `prof`, `profis`
+  cargo: 'job title',
+  profesion: 'profession',
+  profissao: 'profession',
+  profis: 'profession',
+  prof: 'profession',
   // Portuguese
   idade: 'age',
   arquivo: 'file',

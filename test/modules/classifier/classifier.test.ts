@@ -1865,3 +1865,13 @@ test('1.5.10: a text exactly a uuid wide whose name reads as nothing strongly is
   // Another width is not a uuid's.
   assert.notEqual(leafIn('ledger_entries', 'offset_account', 'varchar(40)'), 'Foreign key');
 });
+
+test("1.5.11: Spanish and Portuguese words for a person's post or trade are a job title", () => {
+  assert.equal(leafIn('representantes', 'cargo', 'varchar(80)'), 'Job title');
+  assert.equal(leafIn('socios', 'prof_socio', 'varchar(120)'), 'Job title');
+  assert.equal(leafIn('moradores', 'm02_profis', 'varchar(60)'), 'Job title');
+  assert.equal(leafIn('candidatos', 'profissao', 'varchar(60)'), 'Job title');
+  // A head after the word still decides: a freight's weight or kind is no job.
+  assert.notEqual(leafIn('shipments', 'cargo_weight', 'decimal(10,2)'), 'Job title');
+  assert.notEqual(leafIn('shipments', 'cargo_type', 'varchar(20)'), 'Job title');
+});
