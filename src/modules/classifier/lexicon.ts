@@ -174,6 +174,14 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   kartennummer: 'card number',
   ablaufdatum: 'expiry date',
   pruefziffer: 'check digit',
+  // the place of birth, as languages write it: it names a town, not a date (`lieu_naissance`, `lugar_nacimiento`)
+  birthplace: 'birth place',
+  lieu: 'place',
+  lugar: 'place',
+  luogo: 'place',
+  naturalidade: 'birth place',
+  geburtsort: 'birth place',
+  geboorteplaats: 'birth place',
   // French
   etat: 'status',
   fuseau: 'timezone',
@@ -522,7 +530,10 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
     'address|street|street address|address line|house number|po box|mailing address|billing address|shipping address|home address|residence|domicile|apartment|street name|street number|line address|delivery address|district*2.2|house*2.8|pobox',
   ],
   ['Postal code', 'postal code|postcode|zip|zip code|post code|pin code|postal'],
-  ['City', 'city|town|locality|municipality|suburb|village|city name'],
+  [
+    'City',
+    'city|town|locality|municipality|suburb|village|city name|birth place*4|place birth*4|birth city*4|city birth*4',
+  ],
   ['Country', 'country|nationality|citizenship|country residence|country name|nation'],
   ['IP address', 'ip|ip address|remote address|client ip|source ip|host address*3|inet'],
   [

@@ -1875,3 +1875,13 @@ test("1.5.11: Spanish and Portuguese words for a person's post or trade are a jo
   assert.notEqual(leafIn('shipments', 'cargo_weight', 'decimal(10,2)'), 'Job title');
   assert.notEqual(leafIn('shipments', 'cargo_type', 'varchar(20)'), 'Job title');
 });
+
+test('1.5.11: a place of birth names a town, not a date', () => {
+  assert.equal(leafIn('pupils', 'birth_place', 'varchar(80)'), 'City');
+  assert.equal(leafIn('adherents', 'lieu_naissance', 'varchar(80)'), 'City');
+  assert.equal(leafIn('vecinos', 'lugar_nacimiento', 'varchar(80)'), 'City');
+  assert.equal(leafIn('moradores', 'naturalidade', 'varchar(80)'), 'City');
+  // The date of the birth stays a date of birth.
+  assert.equal(leafIn('pupils', 'birth_date', 'date'), 'Date of birth');
+  assert.equal(leafIn('vecinos', 'fecha_nacimiento', 'date'), 'Date of birth');
+});
