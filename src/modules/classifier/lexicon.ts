@@ -367,6 +367,9 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   cnh: 'driver license',
   pis: 'pis',
   observacao: 'remark',
+  // `obs` / `obse`, the Portuguese and Spanish shortening of observações / observaciones: a remark on the record
+  obs: 'remark',
+  obse: 'remark',
   nasc: 'birth',
   mae: 'mother',
   pai: 'father',

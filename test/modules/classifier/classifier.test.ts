@@ -1885,3 +1885,11 @@ test('1.5.11: a place of birth names a town, not a date', () => {
   assert.equal(leafIn('pupils', 'birth_date', 'date'), 'Date of birth');
   assert.equal(leafIn('vecinos', 'fecha_nacimiento', 'date'), 'Date of birth');
 });
+
+test("1.5.11: 'obs' and 'obse', the Romance shortening of observations, are a remark on the record", () => {
+  assert.equal(leafIn('moradores', 'm02_obs', 'text'), 'Internal notes');
+  assert.equal(leafIn('tramites', 'tram_obse', 'varchar(500)'), 'Internal notes');
+  // A head after it still decides: when an observation was made, or its key.
+  assert.equal(leafIn('clinical_obs', 'obs_datetime', 'datetime'), 'Timestamp');
+  assert.notEqual(leafIn('clinical_obs', 'obs_group_id', 'int'), 'Internal notes');
+});
