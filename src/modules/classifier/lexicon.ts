@@ -320,6 +320,15 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   divisa: 'currency',
   linea: 'line',
   razonsocial: 'company name',
+  // a person's particulars as Spanish and Portuguese schemas shorten them: apellido, cédula (the identity card),
+  // nacimiento, nombre, teléfono/telefone, município, estado civil
+  apell: 'last name',
+  cedula: 'identity card',
+  nacim: 'birth',
+  nomb: 'name',
+  telef: 'phone',
+  munic: 'city',
+  estciv: 'marital status',
   // a person's post or trade: Spanish/Portuguese `cargo` (not English freight, which schemas of people do not keep
   // bare), `profesion`/`profissao` and their common shortenings `prof`, `profis`
   cargo: 'job title',

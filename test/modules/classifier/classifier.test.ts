@@ -1893,3 +1893,14 @@ test("1.5.11: 'obs' and 'obse', the Romance shortening of observations, are a re
   assert.equal(leafIn('clinical_obs', 'obs_datetime', 'datetime'), 'Timestamp');
   assert.notEqual(leafIn('clinical_obs', 'obs_group_id', 'int'), 'Internal notes');
 });
+
+test("1.5.11: Spanish and Portuguese shortenings of a person's particulars are read as the words they shorten", () => {
+  assert.equal(leafIn('vecinos', 'vec_apell1', 'varchar(50)'), 'Last name');
+  assert.equal(leafIn('vecinos', 'vec_cedula', 'varchar(13)'), 'National ID number');
+  assert.equal(leafIn('socios', 'soc_nacim', 'date'), 'Date of birth');
+  assert.equal(leafIn('moradores', 'm02_telef', 'varchar(12)'), 'Phone number');
+  assert.equal(leafIn('moradores', 'm02_munic', 'varchar(40)'), 'City');
+  assert.equal(leafIn('servidores', 's01_estciv', 'int4'), 'Marital status');
+  // Whole words that begin the same way keep their own reading.
+  assert.notEqual(leafIn('tax_lines', 'municipal_tax', 'decimal(10,2)'), 'City');
+});
