@@ -243,6 +243,12 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   departement: 'department',
   poste: 'position',
   metier: 'occupation',
+  // a member's handle, the date of birth as French forms shorten it (date de naissance), who wrote and who
+  // published a work; `raison sociale` (the registered name of a company) is matched as a phrase
+  pseudo: 'nickname',
+  ddn: 'birth date',
+  auteur: 'author',
+  editeur: 'publisher',
   // Spanish
   edad: 'age',
   zona: 'zone',
@@ -641,7 +647,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Organisation name',
-    'company|company name|organization|organisation|organization name|merchant|vendor|supplier|employer|firm|business name|bank name|institution|manufacturer|publisher|agency|carrier|employer name|merchant name|supplier name|vendor name|brand*2.2|tenant name|partner name|school|university',
+    'company|company name|organization|organisation|organization name|merchant|vendor|supplier|employer|firm|business name|bank name|institution|manufacturer|publisher|agency|carrier|employer name|merchant name|supplier name|vendor name|brand*2.2|tenant name|partner name|school|university|raison social',
   ],
   [
     'Customer ID',

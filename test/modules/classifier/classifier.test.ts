@@ -1904,3 +1904,13 @@ test("1.5.11: Spanish and Portuguese shortenings of a person's particulars are r
   // Whole words that begin the same way keep their own reading.
   assert.notEqual(leafIn('tax_lines', 'municipal_tax', 'decimal(10,2)'), 'City');
 });
+
+test('1.5.11: French schema words for a handle, a date of birth, a publisher and a registered company name', () => {
+  assert.equal(leafIn('membres', 'pseudo_membre', 'varchar(30)'), 'Username');
+  assert.equal(leafIn('membres', 'ddn_membre', 'date'), 'Date of birth');
+  assert.equal(leafIn('ouvrages', 'editeur', 'varchar(200)'), 'Organisation name');
+  assert.equal(leafIn('fournisseurs', 'raison_sociale', 'varchar(200)'), 'Organisation name');
+  // A key to the publisher's row stays a key; a bare social word is no company.
+  assert.equal(leafIn('ouvrages', 'editeur_id', 'int'), 'Foreign key');
+  assert.notEqual(leafIn('membres', 'securite_sociale', 'varchar(20)'), 'Organisation name');
+});
