@@ -761,7 +761,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Category',
-    'category|type|kind|class|genre|group|segment|tier|classification|tag|tags|channel|source*2.4|method|mode|plan|level*2.4|subcategory|type code|category code|mime type|content type|media type|status type|medium|card type|card brand|continent|campaign|utm|mcc|merchant category|band|bucket|range|relationship|kinship|role*2.2|outcome|subtype|sub type|fluency|proficiency|education level|education*2.2|major*2.2|origin*2.2|pay period|pay frequency|pay schedule|pay cycle',
+    'category|type|kind|class|genre|group|segment|tier|classification|tag|tags|channel|source*2.4|method|mode|plan|level*2.4|subcategory|type code|category code|mime type|content type|media type|status type|medium|card type|card brand|continent|campaign|utm|mcc|merchant category|band|bucket|range|relationship|relation|kinship|religion|role*2.2|outcome|subtype|sub type|fluency|proficiency|education level|education*2.2|major*2.2|origin*2.2|pay period|pay frequency|pay schedule|pay cycle',
   ],
   [
     'Country code',

@@ -1914,3 +1914,11 @@ test('1.5.11: French schema words for a handle, a date of birth, a publisher and
   assert.equal(leafIn('ouvrages', 'editeur_id', 'int'), 'Foreign key');
   assert.notEqual(leafIn('membres', 'securite_sociale', 'varchar(20)'), 'Organisation name');
 });
+
+test("1.5.11: a person's religion and a relation (father, mother …) are kinds, categories", () => {
+  assert.equal(leafIn('pupils', 'religion', 'varchar(40)'), 'Category');
+  assert.equal(leafIn('next_of_kin', 'relation', 'varchar(30)'), 'Category');
+  // A key to a list of religions or relations stays a key.
+  assert.equal(leafIn('pupils', 'religion_id', 'int'), 'Foreign key');
+  assert.equal(leafIn('graph_edges', 'relation_id', 'int'), 'Foreign key');
+});
