@@ -358,6 +358,13 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   cidade: 'city',
   municipio: 'city',
   cep: 'postcode',
+  // an address as Brazilian schemas shorten it: endereço, its complemento (flat, block), the caixa postal (PO box)
+  ender: 'address',
+  complemento: 'address line',
+  compl: 'address line',
+  cxpostal: 'po box',
+  caixapostal: 'po box',
+  escolaridade: 'education level',
   telefone: 'phone',
   senha: 'password',
   conta: 'account',

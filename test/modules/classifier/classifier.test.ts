@@ -1922,3 +1922,12 @@ test("1.5.11: a person's religion and a relation (father, mother …) are kinds,
   assert.equal(leafIn('pupils', 'religion_id', 'int'), 'Foreign key');
   assert.equal(leafIn('graph_edges', 'relation_id', 'int'), 'Foreign key');
 });
+
+test('1.5.11: Brazilian shortenings of an address and of schooling are read as the words they shorten', () => {
+  assert.equal(leafIn('moradores', 'm02_ender', 'varchar(100)'), 'Postal address');
+  assert.equal(leafIn('moradores', 'm02_compl', 'varchar(60)'), 'Postal address');
+  assert.equal(leafIn('moradores', 'm02_cxpostal', 'varchar(20)'), 'Postal address');
+  assert.equal(leafIn('moradores', 'm02_escolaridade', 'varchar(50)'), 'Category');
+  // A date's head still decides: a completion date is no address.
+  assert.equal(leafIn('work_orders', 'compl_date', 'date'), 'Timestamp');
+});
