@@ -370,6 +370,13 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   conta: 'account',
   agencia: 'bank branch',
   valor: 'amount',
+  // money as Romance schemas shorten it: Portuguese `vlr` (valor), Spanish `pvp` (precio de venta al público, the
+  // retail price) and `unitario`, `neto`; French `tarif`
+  vlr: 'amount',
+  pvp: 'retail price',
+  unitario: 'unit',
+  neto: 'net',
+  tarif: 'price',
   preco: 'price',
   quantidade: 'quantity',
   fatura: 'invoice',

@@ -1931,3 +1931,11 @@ test('1.5.11: Brazilian shortenings of an address and of schooling are read as t
   // A date's head still decides: a completion date is no address.
   assert.equal(leafIn('work_orders', 'compl_date', 'date'), 'Timestamp');
 });
+
+test('1.5.11: Romance shortenings of money words (vlr, pvp, tarif) are amounts and prices', () => {
+  assert.equal(leafIn('lancamentos', 'l02_vlr', 'numeric(15,2)'), 'Monetary amount');
+  assert.equal(leafIn('lineas_pedido', 'pvpunitario', 'double precision'), 'Price');
+  assert.equal(leafIn('abonnements', 'tarif_abonnement', 'decimal(10,2)'), 'Price');
+  // A key to a row of the price list stays a key.
+  assert.equal(leafIn('abonnements', 'tarif_id', 'int'), 'Foreign key');
+});
