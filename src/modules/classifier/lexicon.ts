@@ -174,6 +174,14 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   kartennummer: 'card number',
   ablaufdatum: 'expiry date',
   pruefziffer: 'check digit',
+  // the place of birth, as languages write it: it names a town, not a date (`lieu_naissance`, `lugar_nacimiento`)
+  birthplace: 'birth place',
+  lieu: 'place',
+  lugar: 'place',
+  luogo: 'place',
+  naturalidade: 'birth place',
+  geburtsort: 'birth place',
+  geboorteplaats: 'birth place',
   // French
   etat: 'status',
   fuseau: 'timezone',
@@ -235,6 +243,12 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   departement: 'department',
   poste: 'position',
   metier: 'occupation',
+  // a member's handle, the date of birth as French forms shorten it (date de naissance), who wrote and who
+  // published a work; `raison sociale` (the registered name of a company) is matched as a phrase
+  pseudo: 'nickname',
+  ddn: 'birth date',
+  auteur: 'author',
+  editeur: 'publisher',
   // Spanish
   edad: 'age',
   zona: 'zone',
@@ -312,6 +326,22 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   divisa: 'currency',
   linea: 'line',
   razonsocial: 'company name',
+  // a person's particulars as Spanish and Portuguese schemas shorten them: apellido, cédula (the identity card),
+  // nacimiento, nombre, teléfono/telefone, município, estado civil
+  apell: 'last name',
+  cedula: 'identity card',
+  nacim: 'birth',
+  nomb: 'name',
+  telef: 'phone',
+  munic: 'city',
+  estciv: 'marital status',
+  // a person's post or trade: Spanish/Portuguese `cargo` (not English freight, which schemas of people do not keep
+  // bare), `profesion`/`profissao` and their common shortenings `prof`, `profis`
+  cargo: 'job title',
+  profesion: 'profession',
+  profissao: 'profession',
+  profis: 'profession',
+  prof: 'profession',
   // Portuguese
   idade: 'age',
   arquivo: 'file',
@@ -328,11 +358,25 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   cidade: 'city',
   municipio: 'city',
   cep: 'postcode',
+  // an address as Brazilian schemas shorten it: endereço, its complemento (flat, block), the caixa postal (PO box)
+  ender: 'address',
+  complemento: 'address line',
+  compl: 'address line',
+  cxpostal: 'po box',
+  caixapostal: 'po box',
+  escolaridade: 'education level',
   telefone: 'phone',
   senha: 'password',
   conta: 'account',
   agencia: 'bank branch',
   valor: 'amount',
+  // money as Romance schemas shorten it: Portuguese `vlr` (valor), Spanish `pvp` (precio de venta al público, the
+  // retail price) and `unitario`, `neto`; French `tarif`
+  vlr: 'amount',
+  pvp: 'retail price',
+  unitario: 'unit',
+  neto: 'net',
+  tarif: 'price',
   preco: 'price',
   quantidade: 'quantity',
   fatura: 'invoice',
@@ -352,6 +396,9 @@ const OWN_WORDS: Readonly<Record<string, string>> = {
   cnh: 'driver license',
   pis: 'pis',
   observacao: 'remark',
+  // `obs` / `obse`, the Portuguese and Spanish shortening of observações / observaciones: a remark on the record
+  obs: 'remark',
+  obse: 'remark',
   nasc: 'birth',
   mae: 'mother',
   pai: 'father',
@@ -515,7 +562,10 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
     'address|street|street address|address line|house number|po box|mailing address|billing address|shipping address|home address|residence|domicile|apartment|street name|street number|line address|delivery address|district*2.2|house*2.8|pobox',
   ],
   ['Postal code', 'postal code|postcode|zip|zip code|post code|pin code|postal'],
-  ['City', 'city|town|locality|municipality|suburb|village|city name'],
+  [
+    'City',
+    'city|town|locality|municipality|suburb|village|city name|birth place*4|place birth*4|birth city*4|city birth*4',
+  ],
   ['Country', 'country|nationality|citizenship|country residence|country name|nation'],
   ['IP address', 'ip|ip address|remote address|client ip|source ip|host address*3|inet'],
   [
@@ -611,7 +661,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Organisation name',
-    'company|company name|organization|organisation|organization name|merchant|vendor|supplier|employer|firm|business name|bank name|institution|manufacturer|publisher|agency|carrier|employer name|merchant name|supplier name|vendor name|brand*2.2|tenant name|partner name|school|university',
+    'company|company name|organization|organisation|organization name|merchant|vendor|supplier|employer|firm|business name|bank name|institution|manufacturer|publisher|agency|carrier|employer name|merchant name|supplier name|vendor name|brand*2.2|tenant name|partner name|school|university|raison social',
   ],
   [
     'Customer ID',
@@ -725,7 +775,7 @@ export const RULES: ReadonlyArray<readonly [string, string]> = [
   ],
   [
     'Category',
-    'category|type|kind|class|genre|group|segment|tier|classification|tag|tags|channel|source*2.4|method|mode|plan|level*2.4|subcategory|type code|category code|mime type|content type|media type|status type|medium|card type|card brand|continent|campaign|utm|mcc|merchant category|band|bucket|range|relationship|kinship|role*2.2|outcome|subtype|sub type|fluency|proficiency|education level|education*2.2|major*2.2|origin*2.2|pay period|pay frequency|pay schedule|pay cycle',
+    'category|type|kind|class|genre|group|segment|tier|classification|tag|tags|channel|source*2.4|method|mode|plan|level*2.4|subcategory|type code|category code|mime type|content type|media type|status type|medium|card type|card brand|continent|campaign|utm|mcc|merchant category|band|bucket|range|relationship|relation|kinship|religion|role*2.2|outcome|subtype|sub type|fluency|proficiency|education level|education*2.2|major*2.2|origin*2.2|pay period|pay frequency|pay schedule|pay cycle',
   ],
   [
     'Country code',

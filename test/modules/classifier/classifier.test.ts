@@ -1865,3 +1865,77 @@ test('1.5.10: a text exactly a uuid wide whose name reads as nothing strongly is
   // Another width is not a uuid's.
   assert.notEqual(leafIn('ledger_entries', 'offset_account', 'varchar(40)'), 'Foreign key');
 });
+
+test("1.5.11: Spanish and Portuguese words for a person's post or trade are a job title", () => {
+  assert.equal(leafIn('representantes', 'cargo', 'varchar(80)'), 'Job title');
+  assert.equal(leafIn('socios', 'prof_socio', 'varchar(120)'), 'Job title');
+  assert.equal(leafIn('moradores', 'm02_profis', 'varchar(60)'), 'Job title');
+  assert.equal(leafIn('candidatos', 'profissao', 'varchar(60)'), 'Job title');
+  // A head after the word still decides: a freight's weight or kind is no job.
+  assert.notEqual(leafIn('shipments', 'cargo_weight', 'decimal(10,2)'), 'Job title');
+  assert.notEqual(leafIn('shipments', 'cargo_type', 'varchar(20)'), 'Job title');
+});
+
+test('1.5.11: a place of birth names a town, not a date', () => {
+  assert.equal(leafIn('pupils', 'birth_place', 'varchar(80)'), 'City');
+  assert.equal(leafIn('adherents', 'lieu_naissance', 'varchar(80)'), 'City');
+  assert.equal(leafIn('vecinos', 'lugar_nacimiento', 'varchar(80)'), 'City');
+  assert.equal(leafIn('moradores', 'naturalidade', 'varchar(80)'), 'City');
+  // The date of the birth stays a date of birth.
+  assert.equal(leafIn('pupils', 'birth_date', 'date'), 'Date of birth');
+  assert.equal(leafIn('vecinos', 'fecha_nacimiento', 'date'), 'Date of birth');
+});
+
+test("1.5.11: 'obs' and 'obse', the Romance shortening of observations, are a remark on the record", () => {
+  assert.equal(leafIn('moradores', 'm02_obs', 'text'), 'Internal notes');
+  assert.equal(leafIn('tramites', 'tram_obse', 'varchar(500)'), 'Internal notes');
+  // A head after it still decides: when an observation was made, or its key.
+  assert.equal(leafIn('clinical_obs', 'obs_datetime', 'datetime'), 'Timestamp');
+  assert.notEqual(leafIn('clinical_obs', 'obs_group_id', 'int'), 'Internal notes');
+});
+
+test("1.5.11: Spanish and Portuguese shortenings of a person's particulars are read as the words they shorten", () => {
+  assert.equal(leafIn('vecinos', 'vec_apell1', 'varchar(50)'), 'Last name');
+  assert.equal(leafIn('vecinos', 'vec_cedula', 'varchar(13)'), 'National ID number');
+  assert.equal(leafIn('socios', 'soc_nacim', 'date'), 'Date of birth');
+  assert.equal(leafIn('moradores', 'm02_telef', 'varchar(12)'), 'Phone number');
+  assert.equal(leafIn('moradores', 'm02_munic', 'varchar(40)'), 'City');
+  assert.equal(leafIn('servidores', 's01_estciv', 'int4'), 'Marital status');
+  // Whole words that begin the same way keep their own reading.
+  assert.notEqual(leafIn('tax_lines', 'municipal_tax', 'decimal(10,2)'), 'City');
+});
+
+test('1.5.11: French schema words for a handle, a date of birth, a publisher and a registered company name', () => {
+  assert.equal(leafIn('membres', 'pseudo_membre', 'varchar(30)'), 'Username');
+  assert.equal(leafIn('membres', 'ddn_membre', 'date'), 'Date of birth');
+  assert.equal(leafIn('ouvrages', 'editeur', 'varchar(200)'), 'Organisation name');
+  assert.equal(leafIn('fournisseurs', 'raison_sociale', 'varchar(200)'), 'Organisation name');
+  // A key to the publisher's row stays a key; a bare social word is no company.
+  assert.equal(leafIn('ouvrages', 'editeur_id', 'int'), 'Foreign key');
+  assert.notEqual(leafIn('membres', 'securite_sociale', 'varchar(20)'), 'Organisation name');
+});
+
+test("1.5.11: a person's religion and a relation (father, mother …) are kinds, categories", () => {
+  assert.equal(leafIn('pupils', 'religion', 'varchar(40)'), 'Category');
+  assert.equal(leafIn('next_of_kin', 'relation', 'varchar(30)'), 'Category');
+  // A key to a list of religions or relations stays a key.
+  assert.equal(leafIn('pupils', 'religion_id', 'int'), 'Foreign key');
+  assert.equal(leafIn('graph_edges', 'relation_id', 'int'), 'Foreign key');
+});
+
+test('1.5.11: Brazilian shortenings of an address and of schooling are read as the words they shorten', () => {
+  assert.equal(leafIn('moradores', 'm02_ender', 'varchar(100)'), 'Postal address');
+  assert.equal(leafIn('moradores', 'm02_compl', 'varchar(60)'), 'Postal address');
+  assert.equal(leafIn('moradores', 'm02_cxpostal', 'varchar(20)'), 'Postal address');
+  assert.equal(leafIn('moradores', 'm02_escolaridade', 'varchar(50)'), 'Category');
+  // A date's head still decides: a completion date is no address.
+  assert.equal(leafIn('work_orders', 'compl_date', 'date'), 'Timestamp');
+});
+
+test('1.5.11: Romance shortenings of money words (vlr, pvp, tarif) are amounts and prices', () => {
+  assert.equal(leafIn('lancamentos', 'l02_vlr', 'numeric(15,2)'), 'Monetary amount');
+  assert.equal(leafIn('lineas_pedido', 'pvpunitario', 'double precision'), 'Price');
+  assert.equal(leafIn('abonnements', 'tarif_abonnement', 'decimal(10,2)'), 'Price');
+  // A key to a row of the price list stays a key.
+  assert.equal(leafIn('abonnements', 'tarif_id', 'int'), 'Foreign key');
+});
