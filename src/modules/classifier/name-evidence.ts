@@ -342,6 +342,15 @@ const EVENT_PARTICIPLES: ReadonlySet<string> = new Set(
 );
 /** A tiny integer (at most 255) or a bit: no date or time fits in it. */
 const TINY_NUMBER_TYPE = /^\s*(tiny_?int|bit)\b/i;
+/**
+ * How a row's number or code is written at the head of a name (`ClinicNum`, `debtor_no`, `depe_codi`, `nation_code`):
+ * abbreviated, so that a spelled-out `number` (`delivery_number`, `attendants_number`) is left to the phrases.
+ */
+const ROW_NUMBER_HEADS = new Set(['num', 'no', 'nr', 'nro', 'code', 'cod', 'codi', 'codigo']);
+/** The canonical words those heads become. */
+const ROW_NUMBER_WORDS = new Set(['number', 'code', 'codi']);
+/** What a code of a state or a kind holds itself (`status_code`, `error_code`). */
+const STATE_OR_KIND_LEAVES = new Set(['Status flag', 'Category', 'Log message']);
 // Raw words before `of` that make a count: `number_of_orders`, `count_of_items`, `num_of_seats`.
 const COUNT_HEADS = new Set(['number', 'num', 'nbr', 'nb', 'no', 'count', 'cnt', 'total']);
 
@@ -656,6 +665,8 @@ function columnWords(
     // word as its modifier (`attendee_name_cached` in `attendee_profiles`; an opaque `eec_` before `name` is no modifier).
     const standsAlone =
       !(rest.length === 1 && KEY_WORDS.has(rest[0] as string)) &&
+      // `allergy.AllergyNum`: the row's number after the table's word is its key, as `allergy_id` would be.
+      !(rest.length === 1 && rowNumberKey(written, rawField, input.data_type ?? null, matcher.match(written))) &&
       !(repeatsTable && (rest.includes('name') || rest.includes('title')));
     if (
       standsAlone &&
@@ -711,13 +722,41 @@ function nameStructure(
   return { structural, keyWord: undefined, secretModifier };
 }
 
+/**
+ * `ClinicNum long`, `depe_codi smallint`, `nation_code int(4)`: the number or code of a singular noun kept as a whole
+ * number is a key to that noun's row (or the row's own key when the noun is its table), as `clinic_id` would be. A
+ * plural before it counts things (`failures_num`), and a number or code the phrases know keeps its reading
+ * (`phone_no`, `zip_code`, `routing_num`, `line_no`).
+ */
+function rowNumberKey(
+  col: readonly string[],
+  rawField: string,
+  dataType: string | null,
+  colMatches: NameReading['colMatches'],
+): boolean {
+  if (col.length < 2 || !ROW_NUMBER_WORDS.has(col[col.length - 1] as string)) return false;
+  if (typeFamily(dataType) !== 'integer') return false;
+  const raw = splitWords(rawField).map((w) => w.toLowerCase());
+  const head = raw[raw.length - 1];
+  const before = raw[raw.length - 2];
+  if (head === undefined || before === undefined || !ROW_NUMBER_HEADS.has(head)) return false;
+  if (/[^su]s$/.test(before)) return false;
+  // `status_code`, `type_no`: the code of a state or a kind is that state or kind, not a row of its own.
+  const modifier = col[col.length - 2] as string;
+  return !colMatches.some(
+    (m) => m.coversLast || (m.phrase.words.includes(modifier) && STATE_OR_KIND_LEAVES.has(m.phrase.leaf)),
+  );
+}
+
 /** Reads the column name once: its words, its head, and the table's columns of a person or an address. */
 function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
   const { rawField, table, col } = columnWords(matcher, input);
   const n = col.length;
   const first = col[0];
   const colMatches = col.length > 0 ? matcher.match(col) : [];
-  const structure = nameStructure(col, rawField, colMatches);
+  const structure = rowNumberKey(col, rawField, input.data_type ?? null, colMatches)
+    ? { structural: 'key' as const, keyWord: col[n - 1], secretModifier: undefined }
+    : nameStructure(col, rawField, colMatches);
   const { structural, keyWord } = structure;
   const prefixIsTable = n >= 2 && table.includes(first as string);
   // `passport_id`, `licencia_id`: the identifier of a document is its number, not a key to another row.

@@ -1865,3 +1865,16 @@ test('1.5.10: a text exactly a uuid wide whose name reads as nothing strongly is
   // Another width is not a uuid's.
   assert.notEqual(leafIn('ledger_entries', 'offset_account', 'varchar(40)'), 'Foreign key');
 });
+
+test("1.5.11: a row's number or code kept as a whole number is a key to that row; a count or a known number is not", () => {
+  assert.equal(leafIn('visits', 'WardNum', 'long'), 'Foreign key');
+  assert.equal(leafIn('shipments', 'depot_codi', 'smallint'), 'Foreign key');
+  assert.equal(leafIn('staff', 'grade_code', 'int(4)'), 'Foreign key');
+  // The noun is the table's own: the row's key.
+  assert.equal(leafIn('ward', 'WardNum', 'long'), 'Record ID');
+  // A plural counts things; a state's code is the state; a text is not a key; a known number keeps its reading.
+  assert.notEqual(leafIn('sign_ins', 'retries_num', 'smallint'), 'Foreign key');
+  assert.notEqual(leafIn('http_calls', 'status_code', 'smallint'), 'Foreign key');
+  assert.notEqual(leafIn('visits', 'ward_num', 'varchar(10)'), 'Foreign key');
+  assert.equal(leafIn('contacts', 'phone_no', 'bigint'), 'Phone number');
+});
