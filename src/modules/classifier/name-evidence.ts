@@ -748,6 +748,31 @@ function rowNumberKey(
   );
 }
 
+/**
+ * `num_notice int`, `num_fournisseur int`: the Romance "number of" a row said first (French and Italian `num_`,
+ * Spanish `num_`), kept as a whole number, is a key to that row, as `id_cliente` is. A plural after it counts
+ * (`num_comments`), a phrase that reads the pair keeps its reading, and in a table of documents the numbers are the
+ * document's own (`documento.num_termo`, the entry of a civil register).
+ */
+function romanceNumberKey(
+  col: readonly string[],
+  rawField: string,
+  dataType: string | null,
+  colMatches: NameReading['colMatches'],
+  table: readonly string[],
+): boolean {
+  if (col.length !== 2 || col[0] !== 'number' || typeFamily(dataType) !== 'integer') return false;
+  if (table.includes('document')) return false;
+  const raw = splitWords(rawField).map((w) => w.toLowerCase());
+  if (raw.length !== 2 || raw[0] !== 'num' || /[^su]s$/.test(raw[1] as string)) return false;
+  const noun = col[1] as string;
+  return !colMatches.some(
+    (m) =>
+      m.phrase.words.includes('number') ||
+      (m.phrase.words.includes(noun) && (STATE_OR_KIND_LEAVES.has(m.phrase.leaf) || MEASURE_LEAVES.has(m.phrase.leaf))),
+  );
+}
+
 /** Reads the column name once: its words, its head, and the table's columns of a person or an address. */
 function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
   const { rawField, table, col } = columnWords(matcher, input);
@@ -756,7 +781,9 @@ function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
   const colMatches = col.length > 0 ? matcher.match(col) : [];
   const structure = rowNumberKey(col, rawField, input.data_type ?? null, colMatches)
     ? { structural: 'key' as const, keyWord: col[n - 1], secretModifier: undefined }
-    : nameStructure(col, rawField, colMatches);
+    : romanceNumberKey(col, rawField, input.data_type ?? null, colMatches, table)
+      ? { structural: 'key' as const, keyWord: col[0], secretModifier: undefined }
+      : nameStructure(col, rawField, colMatches);
   const { structural, keyWord } = structure;
   const prefixIsTable = n >= 2 && table.includes(first as string);
   // `passport_id`, `licencia_id`: the identifier of a document is its number, not a key to another row.

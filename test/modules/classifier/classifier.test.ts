@@ -1878,3 +1878,12 @@ test("1.5.11: a row's number or code kept as a whole number is a key to that row
   assert.notEqual(leafIn('visits', 'ward_num', 'varchar(10)'), 'Foreign key');
   assert.equal(leafIn('contacts', 'phone_no', 'bigint'), 'Phone number');
 });
+
+test("1.5.11: the Romance 'number of' a row said first, kept as a whole number, is a key to that row", () => {
+  assert.equal(leafIn('prets', 'num_lecteur', 'int(8) unsigned'), 'Foreign key');
+  assert.equal(leafIn('lecteur', 'num_lecteur', 'int(8)'), 'Record ID');
+  // A plural after it counts; a text is not a key; a table of documents keeps its numbers its own.
+  assert.notEqual(leafIn('sign_ins', 'num_retries', 'int'), 'Foreign key');
+  assert.notEqual(leafIn('prets', 'num_lecteur', 'varchar(20)'), 'Foreign key');
+  assert.notEqual(leafIn('documento', 'num_registro', 'numeric(8,0)'), 'Foreign key');
+});
