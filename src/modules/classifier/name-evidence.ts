@@ -320,9 +320,12 @@ const DATE_FAMILIES: ReadonlySet<string> = new Set(['date', 'datetime']);
  * (`lastvisit`, `lastmark`: when something last happened, read as `last visit`).
  */
 const GLUED_HEAD = /^(id|fk|cod|total|last)([a-z]{3,})$/;
-/** English words that start like a glued key but are not one (`idle`, `identity`, `codec`, `totally`, `lasting`). */
+/**
+ * English words that start like a glued key but are not one (`idle`, `identity`, `codec`, `totally`, `lasting`).
+ * `coda` only as the whole word: `codalmacen`, `codagente` are the Romance "code of" before a noun in `a`.
+ */
 const NOT_GLUED =
-  /^(id(ea|le|ly|io|ol|em|ent|yl)|cod(e|ec|a|ex|ing|on)|total(ly|ity|s|ed|led|izer)|last(ly|ing|ed|s\b|er))/;
+  /^(id(ea|le|ly|io|ol|em|ent|yl)|cod(e|ec|a$|ex|ing|on)|total(ly|ity|s|ed|led|izer)|last(ly|ing|ed|s\b|er))/;
 /** Romance "code of …" at the start of a name (`cod_aluno`, `codcliente`, `codigo_pedido`): a reference to that row. */
 const ROMANCE_CODE = /^(cod|codigo|codice)(?:$|[_\s-]|[a-z]{3,}$)/i;
 /** `strName`, `szTitle`: a string-type prefix in camelCase before a capitalised word. */

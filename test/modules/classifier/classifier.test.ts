@@ -1887,3 +1887,9 @@ test("1.5.11: the Romance 'number of' a row said first, kept as a whole number, 
   assert.notEqual(leafIn('prets', 'num_lecteur', 'varchar(20)'), 'Foreign key');
   assert.notEqual(leafIn('documento', 'num_registro', 'numeric(8,0)'), 'Foreign key');
 });
+
+test("1.5.11: the Romance 'code of' glued before a noun in a is a reference too; the word coda is not", () => {
+  assert.equal(leafIn('lineas_pedido', 'codarticulo', 'varchar(10)'), 'Foreign key');
+  assert.equal(leafIn('prestamos', 'codautor', 'varchar(8)'), 'Foreign key');
+  assert.notEqual(leafIn('songs', 'coda', 'varchar(20)'), 'Foreign key');
+});
