@@ -305,6 +305,13 @@ const DOCUMENT_LEAVES = new Set([
   'Tax identification number',
   'Health insurance number',
 ]);
+/**
+ * Standard code lists whose entries are known by their code (ISO language and currency codes, zone names). A country
+ * is left out: kept on an address it is the country someone is in, and the labels of a `country_id` differ.
+ */
+const CODE_LIST_LEAVES = new Set(['Language code', 'Currency code', 'Time zone']);
+/** A text exactly a uuid wide (`varchar(36)`, `char(36)`, `max_length=36`): a uuid, not a code. */
+const UUID_WIDE_TEXT = /\(\s*(max_length\s*=\s*)?36\s*\)/i;
 /** Declared types that hold numbers: a key, never a document's number. */
 const NUMERIC_FAMILIES: ReadonlySet<string> = new Set(['integer', 'decimal']);
 /** Table words naming units of an organisation: their `name` is a department's. */
@@ -629,6 +636,8 @@ interface NameReading {
   readonly secretModifier: string | undefined;
   readonly prefixIsTable: boolean;
   readonly documentKey: boolean;
+  /** `language_id varchar(10)`: a key into a standard code list, kept as text, holds the code itself. */
+  readonly codeKey: boolean;
   readonly personColumns: string[];
   readonly addressColumns: string[];
   /** A table whose other columns hold a person's particulars is about people, whatever it is called (`t_rec`, `tbl1`). */
@@ -798,6 +807,21 @@ function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
       (m) =>
         DOCUMENT_LEAVES.has(m.phrase.leaf) && m.phrase.weight >= 2.4 && !m.phrase.words.includes(keyWord as string),
     );
+  // `language_id varchar(10)`, `currency_id varchar(6)`: the key of a row of a standard code list kept as text is the
+  // entry's code (`en`, `EUR`); kept as a whole number or a uuid it is a key.
+  const codeKey =
+    structural === 'key' &&
+    !documentKey &&
+    n === 2 &&
+    typeFamily(input.data_type ?? null) === 'text' &&
+    !UUID_WIDE_TEXT.test(input.data_type ?? '') &&
+    colMatches.some(
+      (m) =>
+        CODE_LIST_LEAVES.has(m.phrase.leaf) &&
+        m.phrase.weight >= 2.4 &&
+        !m.phrase.words.includes(keyWord as string) &&
+        m.phrase.words.includes(col.find((w) => w !== keyWord) as string),
+    );
   const personColumns = input.columns ? columnsBut(input.columns.person, rawField) : [];
   const addressColumns = input.columns ? columnsBut(input.columns.address, rawField) : [];
   return {
@@ -813,6 +837,7 @@ function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
     ...structure,
     prefixIsTable,
     documentKey,
+    codeKey,
     personColumns,
     addressColumns,
     peopleByColumns: personColumns.length >= 2,
@@ -871,7 +896,9 @@ function addPhraseMatches(r: NameReading): void {
     }
     if (!aboutPeople && m.phrase.leaf === 'Diagnosis' && anyIn(m.phrase.words, SUBSTANCE_WORDS)) continue;
     const pos =
-      m.coversLast || (documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf))
+      m.coversLast ||
+      (documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf)) ||
+      (r.codeKey && CODE_LIST_LEAVES.has(m.phrase.leaf))
         ? 1
         : (m.coversFirst ? 0.78 : 0.6) * (measureHead && IDENTIFIER_LEAVES.has(m.phrase.leaf) ? 0.75 : 1);
     const coverage = m.covered / Math.max(1, n);
@@ -885,7 +912,13 @@ function addPhraseMatches(r: NameReading): void {
     // `amt_name`, `price_label`: a name or title of something is not a measure of it.
     if (!m.coversLast && MEASURE_LEAVES.has(m.phrase.leaf) && (last === 'name' || last === 'title' || last === 'label'))
       score *= 0.35;
-    if (structural !== null && !includesHead && !(documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf))) score *= 0.35;
+    if (
+      structural !== null &&
+      !includesHead &&
+      !(documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf)) &&
+      !(r.codeKey && CODE_LIST_LEAVES.has(m.phrase.leaf))
+    )
+      score *= 0.35;
     // `patient_id` stored as a whole number in another table: the key of a person's row, not a number the person holds.
     if (personRowKey(r, m.phrase.words)) score *= 0.35;
     // `comment_author` in `wp_comments`, `CUST_…` in `CUST_MSTR`: a leading table prefix is not what the column means.
@@ -928,7 +961,7 @@ function addStructuralEvidence(r: NameReading): void {
       factor: 'name',
       detail: `column is named '${last}': the row's own key`,
     });
-  } else if (structural === 'key' && !r.documentKey) {
+  } else if (structural === 'key' && !r.documentKey && !r.codeKey) {
     const modifier = col.filter((w) => w !== keyWord);
     // `STRMAST.STRID`, `PRODMAST.PRODKEY`: in legacy master tables the key repeats the table's own abbreviation.
     const rawTable = (typeof r.input.table_name === 'string' ? r.input.table_name : '')

@@ -1893,3 +1893,11 @@ test("1.5.11: the Romance 'code of' glued before a noun in a is a reference too;
   assert.equal(leafIn('prestamos', 'codautor', 'varchar(8)'), 'Foreign key');
   assert.notEqual(leafIn('songs', 'coda', 'varchar(20)'), 'Foreign key');
 });
+
+test('1.5.11: the key of a standard code list kept as a short text is the code itself; as a number or uuid, a key', () => {
+  assert.equal(leafIn('wallets', 'currency_id', 'varchar(3)'), 'Currency code');
+  assert.equal(leafIn('profiles', 'locale_id', 'varchar(10)'), 'Language code');
+  assert.equal(leafIn('wallets', 'currency_id', 'int'), 'Foreign key');
+  assert.equal(leafIn('wallets', 'currency_id', 'char(36)'), 'Foreign key');
+  assert.equal(leafIn('profiles', 'language_id', 'uuid'), 'Foreign key');
+});
