@@ -1901,3 +1901,13 @@ test('1.5.11: the key of a standard code list kept as a short text is the code i
   assert.equal(leafIn('wallets', 'currency_id', 'char(36)'), 'Foreign key');
   assert.equal(leafIn('profiles', 'language_id', 'uuid'), 'Foreign key');
 });
+
+test('1.5.11: a MySQL whole number of display width 1 is a yes/no, as tinyint(1) is', () => {
+  assert.equal(typeFamily('int(1)'), 'boolean');
+  assert.equal(typeFamily('int(1) unsigned'), 'boolean');
+  assert.equal(typeFamily('smallint(1)'), 'boolean');
+  assert.equal(leafIn('readers', 'rdr_sms', 'int(1) unsigned'), 'Status flag');
+  // Another width is a number.
+  assert.equal(typeFamily('int(11)'), 'integer');
+  assert.equal(typeFamily('int(10) unsigned'), 'integer');
+});
