@@ -785,6 +785,30 @@ function romanceNumberKey(
   );
 }
 
+/**
+ * `default_billing int`, `defaultshipper int`: the default one among rows of a kind, kept as a whole number, is a key to
+ * that row (the address billed by default, the usual carrier), not a yes/no. A measure or a setting after `default`
+ * (`default_quantity`, `default_timeout`) keeps its reading, and a plural names many.
+ */
+function defaultRowKey(
+  col: readonly string[],
+  rawField: string,
+  dataType: string | null,
+  colMatches: NameReading['colMatches'],
+): boolean {
+  if (col.length < 2 || col[0] !== 'default' || typeFamily(dataType) !== 'integer') return false;
+  const raw = splitWords(rawField).map((w) => w.toLowerCase());
+  if (/[^su]s$/.test(raw[raw.length - 1] as string)) return false;
+  const rest = col.slice(1);
+  return !colMatches.some(
+    (m) =>
+      m.phrase.words.some((w) => rest.includes(w)) &&
+      (MEASURE_LEAVES.has(m.phrase.leaf) ||
+        m.phrase.leaf === 'Configuration setting' ||
+        m.phrase.leaf === 'Sort order'),
+  );
+}
+
 /** Reads the column name once: its words, its head, and the table's columns of a person or an address. */
 function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
   const { rawField, table, col } = columnWords(matcher, input);
@@ -795,7 +819,9 @@ function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
     ? { structural: 'key' as const, keyWord: col[n - 1], secretModifier: undefined }
     : romanceNumberKey(col, rawField, input.data_type ?? null, colMatches, table)
       ? { structural: 'key' as const, keyWord: col[0], secretModifier: undefined }
-      : nameStructure(col, rawField, colMatches);
+      : defaultRowKey(col, rawField, input.data_type ?? null, colMatches)
+        ? { structural: 'key' as const, keyWord: col[0], secretModifier: undefined }
+        : nameStructure(col, rawField, colMatches);
   const { structural, keyWord } = structure;
   const prefixIsTable = n >= 2 && table.includes(first as string);
   // `passport_id`, `licencia_id`: the identifier of a document is its number, not a key to another row.

@@ -1911,3 +1911,12 @@ test('1.5.11: a MySQL whole number of display width 1 is a yes/no, as tinyint(1)
   assert.equal(typeFamily('int(11)'), 'integer');
   assert.equal(typeFamily('int(10) unsigned'), 'integer');
 });
+
+test('1.5.11: the default one among rows of a kind, kept as a whole number, is a key to that row', () => {
+  assert.equal(leafIn('members', 'default_wallet', 'int'), 'Foreign key');
+  assert.equal(leafIn('vendors', 'defaultcarrier', 'int(11)'), 'Foreign key');
+  // A measure after `default` keeps its reading; a yes/no type says whether it is the default.
+  assert.notEqual(leafIn('products', 'default_quantity', 'int'), 'Foreign key');
+  assert.notEqual(leafIn('members', 'default_wallet', 'tinyint(1)'), 'Foreign key');
+  assert.notEqual(leafIn('members', 'default_wallet', 'varchar(40)'), 'Foreign key');
+});
