@@ -809,6 +809,20 @@ function defaultRowKey(
   );
 }
 
+/** Places of an organisation that have rows of their own (a library's locations, a company's work stations). */
+const PLACE_ROW_HEADS: ReadonlySet<string> = new Set(['location', 'station', 'site', 'branch', 'office', 'warehouse']);
+
+/**
+ * `empr_location int(6)`, `work_station int(6)`: a place of the organisation kept as a whole number is a key to that
+ * place's row, not where someone is; a coordinate, a count or a text keeps its reading.
+ */
+function placeRowKey(col: readonly string[], dataType: string | null, colMatches: NameReading['colMatches']): boolean {
+  const last = col[col.length - 1];
+  if (col.length < 1 || col.length > 3 || last === undefined || !PLACE_ROW_HEADS.has(last)) return false;
+  if (typeFamily(dataType) !== 'integer') return false;
+  return !colMatches.some((m) => m.phrase.words.length >= 2 && m.coversLast);
+}
+
 /** Reads the column name once: its words, its head, and the table's columns of a person or an address. */
 function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
   const { rawField, table, col } = columnWords(matcher, input);
@@ -821,7 +835,9 @@ function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
       ? { structural: 'key' as const, keyWord: col[0], secretModifier: undefined }
       : defaultRowKey(col, rawField, input.data_type ?? null, colMatches)
         ? { structural: 'key' as const, keyWord: col[0], secretModifier: undefined }
-        : nameStructure(col, rawField, colMatches);
+        : placeRowKey(col, input.data_type ?? null, colMatches)
+          ? { structural: 'key' as const, keyWord: col[n - 1], secretModifier: undefined }
+          : nameStructure(col, rawField, colMatches);
   const { structural, keyWord } = structure;
   const prefixIsTable = n >= 2 && table.includes(first as string);
   // `passport_id`, `licencia_id`: the identifier of a document is its number, not a key to another row.

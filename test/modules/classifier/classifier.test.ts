@@ -1920,3 +1920,11 @@ test('1.5.11: the default one among rows of a kind, kept as a whole number, is a
   assert.notEqual(leafIn('members', 'default_wallet', 'tinyint(1)'), 'Foreign key');
   assert.notEqual(leafIn('members', 'default_wallet', 'varchar(40)'), 'Foreign key');
 });
+
+test("1.5.11: a place of the organisation kept as a whole number is a key to that place's row", () => {
+  assert.equal(leafIn('loans', 'loan_location', 'smallint(5) unsigned'), 'Foreign key');
+  assert.equal(leafIn('staff', 'duty_station', 'int(6)'), 'Foreign key');
+  // Kept as text it is where someone or something is; a count of places is a count.
+  assert.equal(leafIn('loans', 'loan_location', 'varchar(80)'), 'Approximate location');
+  assert.notEqual(leafIn('stores', 'location_count', 'int'), 'Foreign key');
+});
