@@ -18,7 +18,7 @@ import {
 import { KIND_RULES } from './value-evidence.js';
 
 /** Bumped whenever the classifier's output can change for the same input, so stored results are re-evaluated. */
-export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.5.10';
+export const CLASSIFIER_VERSION = 'fieldlens-classifier-1.5.11';
 
 export type EvidenceFactor =
   'name' | 'table' | 'context' | 'comment' | 'data_type' | 'values' | 'confirmed_fields' | 'anchor' | 'rule';

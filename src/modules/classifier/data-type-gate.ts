@@ -166,7 +166,8 @@ export function typeFamily(dataType: string | null | undefined): TypeFamily {
   if (typeof dataType !== 'string' || dataType === '') return 'unknown';
   const lower = dataType.slice(0, MAX_TYPE_LENGTH).toLowerCase();
   if (/^\s*number\s*\(\s*1\s*\)/.test(lower)) return 'boolean';
-  if (/tinyint\s*\(\s*1\s*\)/.test(lower)) return 'boolean';
+  // MySQL's display width 1 (`tinyint(1)`, and `int(1)`, `smallint(1)` written the same way) marks a yes/no.
+  if (/\b(tiny|small|medium)?int\s*\(\s*1\s*\)/.test(lower)) return 'boolean';
   // A precision without a scale, or a scale of 0 (Oracle's `NUMBER(10)`, `numeric(5,0)`, `decimal(4,0)`), holds whole
   // numbers only.
   if (/^\s*(number|numeric|decimal)\s*\(\s*\d+\s*(,\s*0\s*)?\)/.test(lower)) return 'integer';

@@ -305,6 +305,13 @@ const DOCUMENT_LEAVES = new Set([
   'Tax identification number',
   'Health insurance number',
 ]);
+/**
+ * Standard code lists whose entries are known by their code (ISO language and currency codes, zone names). A country
+ * is left out: kept on an address it is the country someone is in, and the labels of a `country_id` differ.
+ */
+const CODE_LIST_LEAVES = new Set(['Language code', 'Currency code', 'Time zone']);
+/** A text exactly a uuid wide (`varchar(36)`, `char(36)`, `max_length=36`): a uuid, not a code. */
+const UUID_WIDE_TEXT = /\(\s*(max_length\s*=\s*)?36\s*\)/i;
 /** Declared types that hold numbers: a key, never a document's number. */
 const NUMERIC_FAMILIES: ReadonlySet<string> = new Set(['integer', 'decimal']);
 /** Table words naming units of an organisation: their `name` is a department's. */
@@ -320,9 +327,12 @@ const DATE_FAMILIES: ReadonlySet<string> = new Set(['date', 'datetime']);
  * (`lastvisit`, `lastmark`: when something last happened, read as `last visit`).
  */
 const GLUED_HEAD = /^(id|fk|cod|total|last)([a-z]{3,})$/;
-/** English words that start like a glued key but are not one (`idle`, `identity`, `codec`, `totally`, `lasting`). */
+/**
+ * English words that start like a glued key but are not one (`idle`, `identity`, `codec`, `totally`, `lasting`).
+ * `coda` only as the whole word: `codalmacen`, `codagente` are the Romance "code of" before a noun in `a`.
+ */
 const NOT_GLUED =
-  /^(id(ea|le|ly|io|ol|em|ent|yl)|cod(e|ec|a|ex|ing|on)|total(ly|ity|s|ed|led|izer)|last(ly|ing|ed|s\b|er))/;
+  /^(id(ea|le|ly|io|ol|em|ent|yl)|cod(e|ec|a$|ex|ing|on)|total(ly|ity|s|ed|led|izer)|last(ly|ing|ed|s\b|er))/;
 /** Romance "code of …" at the start of a name (`cod_aluno`, `codcliente`, `codigo_pedido`): a reference to that row. */
 const ROMANCE_CODE = /^(cod|codigo|codice)(?:$|[_\s-]|[a-z]{3,}$)/i;
 /** `strName`, `szTitle`: a string-type prefix in camelCase before a capitalised word. */
@@ -342,6 +352,15 @@ const EVENT_PARTICIPLES: ReadonlySet<string> = new Set(
 );
 /** A tiny integer (at most 255) or a bit: no date or time fits in it. */
 const TINY_NUMBER_TYPE = /^\s*(tiny_?int|bit)\b/i;
+/**
+ * How a row's number or code is written at the head of a name (`ClinicNum`, `debtor_no`, `depe_codi`, `nation_code`):
+ * abbreviated, so that a spelled-out `number` (`delivery_number`, `attendants_number`) is left to the phrases.
+ */
+const ROW_NUMBER_HEADS = new Set(['num', 'no', 'nr', 'nro', 'code', 'cod', 'codi', 'codigo']);
+/** The canonical words those heads become. */
+const ROW_NUMBER_WORDS = new Set(['number', 'code', 'codi']);
+/** What a code of a state or a kind holds itself (`status_code`, `error_code`). */
+const STATE_OR_KIND_LEAVES = new Set(['Status flag', 'Category', 'Log message']);
 // Raw words before `of` that make a count: `number_of_orders`, `count_of_items`, `num_of_seats`.
 const COUNT_HEADS = new Set(['number', 'num', 'nbr', 'nb', 'no', 'count', 'cnt', 'total']);
 
@@ -617,6 +636,8 @@ interface NameReading {
   readonly secretModifier: string | undefined;
   readonly prefixIsTable: boolean;
   readonly documentKey: boolean;
+  /** `language_id varchar(10)`: a key into a standard code list, kept as text, holds the code itself. */
+  readonly codeKey: boolean;
   readonly personColumns: string[];
   readonly addressColumns: string[];
   /** A table whose other columns hold a person's particulars is about people, whatever it is called (`t_rec`, `tbl1`). */
@@ -656,6 +677,8 @@ function columnWords(
     // word as its modifier (`attendee_name_cached` in `attendee_profiles`; an opaque `eec_` before `name` is no modifier).
     const standsAlone =
       !(rest.length === 1 && KEY_WORDS.has(rest[0] as string)) &&
+      // `allergy.AllergyNum`: the row's number after the table's word is its key, as `allergy_id` would be.
+      !(rest.length === 1 && rowNumberKey(written, rawField, input.data_type ?? null, matcher.match(written))) &&
       !(repeatsTable && (rest.includes('name') || rest.includes('title')));
     if (
       standsAlone &&
@@ -711,13 +734,110 @@ function nameStructure(
   return { structural, keyWord: undefined, secretModifier };
 }
 
+/**
+ * `ClinicNum long`, `depe_codi smallint`, `nation_code int(4)`: the number or code of a singular noun kept as a whole
+ * number is a key to that noun's row (or the row's own key when the noun is its table), as `clinic_id` would be. A
+ * plural before it counts things (`failures_num`), and a number or code the phrases know keeps its reading
+ * (`phone_no`, `zip_code`, `routing_num`, `line_no`).
+ */
+function rowNumberKey(
+  col: readonly string[],
+  rawField: string,
+  dataType: string | null,
+  colMatches: NameReading['colMatches'],
+): boolean {
+  if (col.length < 2 || !ROW_NUMBER_WORDS.has(col[col.length - 1] as string)) return false;
+  if (typeFamily(dataType) !== 'integer') return false;
+  const raw = splitWords(rawField).map((w) => w.toLowerCase());
+  const head = raw[raw.length - 1];
+  const before = raw[raw.length - 2];
+  if (head === undefined || before === undefined || !ROW_NUMBER_HEADS.has(head)) return false;
+  if (/[^su]s$/.test(before)) return false;
+  // `status_code`, `type_no`: the code of a state or a kind is that state or kind, not a row of its own.
+  const modifier = col[col.length - 2] as string;
+  return !colMatches.some(
+    (m) => m.coversLast || (m.phrase.words.includes(modifier) && STATE_OR_KIND_LEAVES.has(m.phrase.leaf)),
+  );
+}
+
+/**
+ * `num_notice int`, `num_fournisseur int`: the Romance "number of" a row said first (French and Italian `num_`,
+ * Spanish `num_`), kept as a whole number, is a key to that row, as `id_cliente` is. A plural after it counts
+ * (`num_comments`), a phrase that reads the pair keeps its reading, and in a table of documents the numbers are the
+ * document's own (`documento.num_termo`, the entry of a civil register).
+ */
+function romanceNumberKey(
+  col: readonly string[],
+  rawField: string,
+  dataType: string | null,
+  colMatches: NameReading['colMatches'],
+  table: readonly string[],
+): boolean {
+  if (col.length !== 2 || col[0] !== 'number' || typeFamily(dataType) !== 'integer') return false;
+  if (table.includes('document')) return false;
+  const raw = splitWords(rawField).map((w) => w.toLowerCase());
+  if (raw.length !== 2 || raw[0] !== 'num' || /[^su]s$/.test(raw[1] as string)) return false;
+  const noun = col[1] as string;
+  return !colMatches.some(
+    (m) =>
+      m.phrase.words.includes('number') ||
+      (m.phrase.words.includes(noun) && (STATE_OR_KIND_LEAVES.has(m.phrase.leaf) || MEASURE_LEAVES.has(m.phrase.leaf))),
+  );
+}
+
+/**
+ * `default_billing int`, `defaultshipper int`: the default one among rows of a kind, kept as a whole number, is a key to
+ * that row (the address billed by default, the usual carrier), not a yes/no. A measure or a setting after `default`
+ * (`default_quantity`, `default_timeout`) keeps its reading, and a plural names many.
+ */
+function defaultRowKey(
+  col: readonly string[],
+  rawField: string,
+  dataType: string | null,
+  colMatches: NameReading['colMatches'],
+): boolean {
+  if (col.length < 2 || col[0] !== 'default' || typeFamily(dataType) !== 'integer') return false;
+  const raw = splitWords(rawField).map((w) => w.toLowerCase());
+  if (/[^su]s$/.test(raw[raw.length - 1] as string)) return false;
+  const rest = col.slice(1);
+  return !colMatches.some(
+    (m) =>
+      m.phrase.words.some((w) => rest.includes(w)) &&
+      (MEASURE_LEAVES.has(m.phrase.leaf) ||
+        m.phrase.leaf === 'Configuration setting' ||
+        m.phrase.leaf === 'Sort order'),
+  );
+}
+
+/** Places of an organisation that have rows of their own (a library's locations, a company's work stations). */
+const PLACE_ROW_HEADS: ReadonlySet<string> = new Set(['location', 'station', 'site', 'branch', 'office', 'warehouse']);
+
+/**
+ * `empr_location int(6)`, `work_station int(6)`: a place of the organisation kept as a whole number is a key to that
+ * place's row, not where someone is; a coordinate, a count or a text keeps its reading.
+ */
+function placeRowKey(col: readonly string[], dataType: string | null, colMatches: NameReading['colMatches']): boolean {
+  const last = col[col.length - 1];
+  if (col.length < 1 || col.length > 3 || last === undefined || !PLACE_ROW_HEADS.has(last)) return false;
+  if (typeFamily(dataType) !== 'integer') return false;
+  return !colMatches.some((m) => m.phrase.words.length >= 2 && m.coversLast);
+}
+
 /** Reads the column name once: its words, its head, and the table's columns of a person or an address. */
 function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
   const { rawField, table, col } = columnWords(matcher, input);
   const n = col.length;
   const first = col[0];
   const colMatches = col.length > 0 ? matcher.match(col) : [];
-  const structure = nameStructure(col, rawField, colMatches);
+  const structure = rowNumberKey(col, rawField, input.data_type ?? null, colMatches)
+    ? { structural: 'key' as const, keyWord: col[n - 1], secretModifier: undefined }
+    : romanceNumberKey(col, rawField, input.data_type ?? null, colMatches, table)
+      ? { structural: 'key' as const, keyWord: col[0], secretModifier: undefined }
+      : defaultRowKey(col, rawField, input.data_type ?? null, colMatches)
+        ? { structural: 'key' as const, keyWord: col[0], secretModifier: undefined }
+        : placeRowKey(col, input.data_type ?? null, colMatches)
+          ? { structural: 'key' as const, keyWord: col[n - 1], secretModifier: undefined }
+          : nameStructure(col, rawField, colMatches);
   const { structural, keyWord } = structure;
   const prefixIsTable = n >= 2 && table.includes(first as string);
   // `passport_id`, `licencia_id`: the identifier of a document is its number, not a key to another row.
@@ -728,6 +848,21 @@ function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
     colMatches.some(
       (m) =>
         DOCUMENT_LEAVES.has(m.phrase.leaf) && m.phrase.weight >= 2.4 && !m.phrase.words.includes(keyWord as string),
+    );
+  // `language_id varchar(10)`, `currency_id varchar(6)`: the key of a row of a standard code list kept as text is the
+  // entry's code (`en`, `EUR`); kept as a whole number or a uuid it is a key.
+  const codeKey =
+    structural === 'key' &&
+    !documentKey &&
+    n === 2 &&
+    typeFamily(input.data_type ?? null) === 'text' &&
+    !UUID_WIDE_TEXT.test(input.data_type ?? '') &&
+    colMatches.some(
+      (m) =>
+        CODE_LIST_LEAVES.has(m.phrase.leaf) &&
+        m.phrase.weight >= 2.4 &&
+        !m.phrase.words.includes(keyWord as string) &&
+        m.phrase.words.includes(col.find((w) => w !== keyWord) as string),
     );
   const personColumns = input.columns ? columnsBut(input.columns.person, rawField) : [];
   const addressColumns = input.columns ? columnsBut(input.columns.address, rawField) : [];
@@ -744,6 +879,7 @@ function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
     ...structure,
     prefixIsTable,
     documentKey,
+    codeKey,
     personColumns,
     addressColumns,
     peopleByColumns: personColumns.length >= 2,
@@ -802,7 +938,9 @@ function addPhraseMatches(r: NameReading): void {
     }
     if (!aboutPeople && m.phrase.leaf === 'Diagnosis' && anyIn(m.phrase.words, SUBSTANCE_WORDS)) continue;
     const pos =
-      m.coversLast || (documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf))
+      m.coversLast ||
+      (documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf)) ||
+      (r.codeKey && CODE_LIST_LEAVES.has(m.phrase.leaf))
         ? 1
         : (m.coversFirst ? 0.78 : 0.6) * (measureHead && IDENTIFIER_LEAVES.has(m.phrase.leaf) ? 0.75 : 1);
     const coverage = m.covered / Math.max(1, n);
@@ -816,7 +954,13 @@ function addPhraseMatches(r: NameReading): void {
     // `amt_name`, `price_label`: a name or title of something is not a measure of it.
     if (!m.coversLast && MEASURE_LEAVES.has(m.phrase.leaf) && (last === 'name' || last === 'title' || last === 'label'))
       score *= 0.35;
-    if (structural !== null && !includesHead && !(documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf))) score *= 0.35;
+    if (
+      structural !== null &&
+      !includesHead &&
+      !(documentKey && DOCUMENT_LEAVES.has(m.phrase.leaf)) &&
+      !(r.codeKey && CODE_LIST_LEAVES.has(m.phrase.leaf))
+    )
+      score *= 0.35;
     // `patient_id` stored as a whole number in another table: the key of a person's row, not a number the person holds.
     if (personRowKey(r, m.phrase.words)) score *= 0.35;
     // `comment_author` in `wp_comments`, `CUST_…` in `CUST_MSTR`: a leading table prefix is not what the column means.
@@ -859,7 +1003,7 @@ function addStructuralEvidence(r: NameReading): void {
       factor: 'name',
       detail: `column is named '${last}': the row's own key`,
     });
-  } else if (structural === 'key' && !r.documentKey) {
+  } else if (structural === 'key' && !r.documentKey && !r.codeKey) {
     const modifier = col.filter((w) => w !== keyWord);
     // `STRMAST.STRID`, `PRODMAST.PRODKEY`: in legacy master tables the key repeats the table's own abbreviation.
     const rawTable = (typeof r.input.table_name === 'string' ? r.input.table_name : '')

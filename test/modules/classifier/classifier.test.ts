@@ -1939,3 +1939,66 @@ test('1.5.11: Romance shortenings of money words (vlr, pvp, tarif) are amounts a
   // A key to a row of the price list stays a key.
   assert.equal(leafIn('abonnements', 'tarif_id', 'int'), 'Foreign key');
 });
+
+test("1.5.11: a row's number or code kept as a whole number is a key to that row; a count or a known number is not", () => {
+  assert.equal(leafIn('visits', 'WardNum', 'long'), 'Foreign key');
+  assert.equal(leafIn('shipments', 'depot_codi', 'smallint'), 'Foreign key');
+  assert.equal(leafIn('staff', 'grade_code', 'int(4)'), 'Foreign key');
+  // The noun is the table's own: the row's key.
+  assert.equal(leafIn('ward', 'WardNum', 'long'), 'Record ID');
+  // A plural counts things; a state's code is the state; a text is not a key; a known number keeps its reading.
+  assert.notEqual(leafIn('sign_ins', 'retries_num', 'smallint'), 'Foreign key');
+  assert.notEqual(leafIn('http_calls', 'status_code', 'smallint'), 'Foreign key');
+  assert.notEqual(leafIn('visits', 'ward_num', 'varchar(10)'), 'Foreign key');
+  assert.equal(leafIn('contacts', 'phone_no', 'bigint'), 'Phone number');
+});
+
+test("1.5.11: the Romance 'number of' a row said first, kept as a whole number, is a key to that row", () => {
+  assert.equal(leafIn('prets', 'num_lecteur', 'int(8) unsigned'), 'Foreign key');
+  assert.equal(leafIn('lecteur', 'num_lecteur', 'int(8)'), 'Record ID');
+  // A plural after it counts; a text is not a key; a table of documents keeps its numbers its own.
+  assert.notEqual(leafIn('sign_ins', 'num_retries', 'int'), 'Foreign key');
+  assert.notEqual(leafIn('prets', 'num_lecteur', 'varchar(20)'), 'Foreign key');
+  assert.notEqual(leafIn('documento', 'num_registro', 'numeric(8,0)'), 'Foreign key');
+});
+
+test("1.5.11: the Romance 'code of' glued before a noun in a is a reference too; the word coda is not", () => {
+  assert.equal(leafIn('lineas_pedido', 'codarticulo', 'varchar(10)'), 'Foreign key');
+  assert.equal(leafIn('prestamos', 'codautor', 'varchar(8)'), 'Foreign key');
+  assert.notEqual(leafIn('songs', 'coda', 'varchar(20)'), 'Foreign key');
+});
+
+test('1.5.11: the key of a standard code list kept as a short text is the code itself; as a number or uuid, a key', () => {
+  assert.equal(leafIn('wallets', 'currency_id', 'varchar(3)'), 'Currency code');
+  assert.equal(leafIn('profiles', 'locale_id', 'varchar(10)'), 'Language code');
+  assert.equal(leafIn('wallets', 'currency_id', 'int'), 'Foreign key');
+  assert.equal(leafIn('wallets', 'currency_id', 'char(36)'), 'Foreign key');
+  assert.equal(leafIn('profiles', 'language_id', 'uuid'), 'Foreign key');
+});
+
+test('1.5.11: a MySQL whole number of display width 1 is a yes/no, as tinyint(1) is', () => {
+  assert.equal(typeFamily('int(1)'), 'boolean');
+  assert.equal(typeFamily('int(1) unsigned'), 'boolean');
+  assert.equal(typeFamily('smallint(1)'), 'boolean');
+  assert.equal(leafIn('readers', 'rdr_sms', 'int(1) unsigned'), 'Status flag');
+  // Another width is a number.
+  assert.equal(typeFamily('int(11)'), 'integer');
+  assert.equal(typeFamily('int(10) unsigned'), 'integer');
+});
+
+test('1.5.11: the default one among rows of a kind, kept as a whole number, is a key to that row', () => {
+  assert.equal(leafIn('members', 'default_wallet', 'int'), 'Foreign key');
+  assert.equal(leafIn('vendors', 'defaultcarrier', 'int(11)'), 'Foreign key');
+  // A measure after `default` keeps its reading; a yes/no type says whether it is the default.
+  assert.notEqual(leafIn('products', 'default_quantity', 'int'), 'Foreign key');
+  assert.notEqual(leafIn('members', 'default_wallet', 'tinyint(1)'), 'Foreign key');
+  assert.notEqual(leafIn('members', 'default_wallet', 'varchar(40)'), 'Foreign key');
+});
+
+test("1.5.11: a place of the organisation kept as a whole number is a key to that place's row", () => {
+  assert.equal(leafIn('loans', 'loan_location', 'smallint(5) unsigned'), 'Foreign key');
+  assert.equal(leafIn('staff', 'duty_station', 'int(6)'), 'Foreign key');
+  // Kept as text it is where someone or something is; a count of places is a count.
+  assert.equal(leafIn('loans', 'loan_location', 'varchar(80)'), 'Approximate location');
+  assert.notEqual(leafIn('stores', 'location_count', 'int'), 'Foreign key');
+});
