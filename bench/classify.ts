@@ -289,7 +289,7 @@ async function printPublicSets(
     rows.push({ source: s.source, half: s.half, r: runSet(s.source, s.fields, ctx, embeddings, 0) });
   }
   console.log(
-    `\nPublic schemas (bench/classify/public${process.env.BENCH_FRESH === '1' ? ' and bench/classify/fresh' : ''}; each schema a source, nothing fitted on any of them):`,
+    `\nPublic schemas (bench/classify/public${process.env.BENCH_FRESH && process.env.BENCH_FRESH !== '0' ? ` and bench/classify/${process.env.BENCH_FRESH === '1' ? 'fresh' : process.env.BENCH_FRESH}` : ''}; each schema a source, nothing fitted on any of them):`,
   );
   console.log(
     '| source | half | fields | top-1 | baseline top-1 | negatives | false positives | baseline FP | personal decision right |',

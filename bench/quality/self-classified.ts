@@ -305,7 +305,7 @@ async function main(): Promise<void> {
   const seed = Number(process.env.QUALITY_CORRECT_SEED ?? 25);
   const halves = (
     process.env.QUALITY_HALVES ??
-    (process.env.BENCH_FRESH === '1' ? 'development,held-out,fresh' : 'development,held-out')
+    (process.env.BENCH_FRESH && process.env.BENCH_FRESH !== '0' ? 'development,held-out,fresh' : 'development,held-out')
   ).split(',') as Half[];
   const t0 = performance.now();
   const catalog = await importSelfClassified();
