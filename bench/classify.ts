@@ -8,7 +8,9 @@
 //   CALIBRATION_FORMS=1                  also compare forms of the calibration, development half leave-one-source-out
 //   npx tsx bench/classify.ts --errors   list the misses of the own set and of the public schemas of the development half
 //                                        (never the shared sets' nor the held-out half's: they stay held out)
-//   npx tsx bench/classify.ts --check-labels   parse the public-schema sets and count them, classifying nothing
+//   npx tsx bench/classify.ts --check-labels   parse the public-schema sets (fresh ones too) and count them, classifying nothing
+//   BENCH_FRESH=1 | fresh2               also measure a blind set (bench/classify/fresh/ or fresh2/) as a third part; its
+//                                        misses are never listed (bench/classify/LABELLING.md, "Fresh sets")
 //   FIELDLENS_EXTERNAL_LABELS=/path      where the shared sets are (default ../shared/data/external-labels)
 //
 // Besides the cold figures it prints top-1 "with confirmations": each labelled field classified as if the organisation
