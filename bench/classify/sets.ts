@@ -124,10 +124,10 @@ export function loadOwnSet(): BenchField[] {
 /**
  * Which part of the labelled public schemas a file is in. `development`: its misses may be read (`--errors`) and rules
  * and weights fitted on it. `held-out`: only its figures are ever printed; every candidate rule or weight was measured
- * on it once to keep it or not. `fresh` (bench/classify/fresh/, read only with `BENCH_FRESH=1`): schemas labelled blind
- * (no labeller saw a classifier answer) after every rule and weight of the current classifier and score was chosen, so
- * that no keep-or-drop decision ever saw them; their first figures say how much the held-out half's have been flattered
- * by being consulted for those decisions.
+ * on it once to keep it or not. `fresh` (bench/classify/fresh/ or fresh2/, read only with `BENCH_FRESH`: see
+ * freshDirs): schemas labelled blind (no labeller saw a classifier answer), measured without any keep-or-drop decision
+ * resting on them, so their figures say how much the held-out half's have been flattered by being consulted for those
+ * decisions (bench/classify/LABELLING.md, "Fresh sets").
  */
 export type Half = 'development' | 'held-out' | 'fresh';
 
