@@ -11,11 +11,14 @@
 //   npx tsx bench/classify.ts --check-labels   parse the public-schema sets (fresh ones too) and count them, classifying nothing
 //   BENCH_FRESH=1 | fresh2               also measure a blind set (bench/classify/fresh/ or fresh2/) as a third part; its
 //                                        misses are never listed (bench/classify/LABELLING.md, "Fresh sets")
+//   CONFIRM_SHARES=0.1,0.25              also measure a reviewer's first pass: that share of each part confirmed, the
+//                                        rest classified again with the confirmations voting
 //   FIELDLENS_EXTERNAL_LABELS=/path      where the shared sets are (default ../shared/data/external-labels)
 //
 // Besides the cold figures it prints top-1 "with confirmations": each labelled field classified as if the organisation
 // had confirmed every other labelled field of the same set (leave one out; the nearest CONFIRMED_NEIGHBOURS by
 // embedding, as the service finds them), i.e. how far the classifier follows an organisation's own conventions.
+import { createHash } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -277,6 +280,7 @@ async function printPublicSets(
   const sources = loadPublicSets();
   if (sources.length === 0) return [];
   const rows: PublicRow[] = [];
+  const embedded: Array<{ source: string; half: Half; fields: BenchField[]; embeddings: Float32Array[] }> = [];
   for (const s of sources) {
     const embeddings = withAnchor
       ? await embedder.embedFields(
@@ -289,6 +293,7 @@ async function printPublicSets(
         )
       : null;
     rows.push({ source: s.source, half: s.half, r: runSet(s.source, s.fields, ctx, embeddings, 0) });
+    if (embeddings) embedded.push({ source: s.source, half: s.half, fields: s.fields, embeddings });
   }
   console.log(
     `\nPublic schemas (bench/classify/public${process.env.BENCH_FRESH && process.env.BENCH_FRESH !== '0' ? ` and bench/classify/${process.env.BENCH_FRESH === '1' ? 'fresh' : process.env.BENCH_FRESH}` : ''}; each schema a source, nothing fitted on any of them):`,
@@ -353,6 +358,7 @@ async function printPublicSets(
       bucketize(rows.filter((x) => x.half === half).flatMap((x) => x.r.confidences)),
     );
   }
+  if (process.env.CONFIRM_SHARES) printReviewersFirstPass(embedded, ctx, process.env.CONFIRM_SHARES);
   if (args.has('--errors')) {
     for (const { source, r } of rows.filter((x) => x.half === 'development')) {
       console.log(`\nMisses, ${source} (development half, ${r.misses.length}):`);
@@ -360,6 +366,74 @@ async function printPublicSets(
     }
   }
   return rows;
+}
+
+/**
+ * `CONFIRM_SHARES=0.1,0.25`: what a reviewer's first pass over unfamiliar schemas buys at the next scan. In each part,
+ * a seeded share of every source's labelled fields is confirmed at its label (the first leaf its category accepts);
+ * every other labelled field is classified again with its nearest confirmed fields of the whole part voting (the
+ * organisation's confirmations across its databases, as the service passes them), and its top-1 compared with the
+ * cold answer. The draw is a hash of source, table, column and share: the same fields every run.
+ */
+function printReviewersFirstPass(
+  embedded: ReadonlyArray<{ source: string; half: Half; fields: BenchField[]; embeddings: Float32Array[] }>,
+  ctx: ClassifierContext,
+  shares: string,
+): void {
+  const tagIdOf = new Map(ctx.leaves.map((l) => [l.chain_path.slice(l.chain_path.lastIndexOf('/') + 1), l.id]));
+  console.log(
+    `\nA reviewer's first pass (CONFIRM_SHARES=${shares}; top-1 of the fields not confirmed, the next scan):`,
+  );
+  console.log(
+    '| part | confirmed share | confirmed | other fields | top-1 cold | top-1 with the confirmations | right → wrong |',
+  );
+  console.log('|---|---|---|---|---|---|---|');
+  for (const share of shares.split(',').map(Number)) {
+    if (!(share > 0 && share < 1)) continue;
+    for (const half of ['development', 'held-out', 'fresh'] as const) {
+      const all = embedded
+        .filter((x) => x.half === half)
+        .flatMap((x) =>
+          x.fields.flatMap((f, i) =>
+            f.accept.length > 0 && tagIdOf.has(f.accept[0] as string)
+              ? [{ source: x.source, f, e: x.embeddings[i] as Float32Array }]
+              : [],
+          ),
+        );
+      if (all.length === 0) continue;
+      const drawn = (x: (typeof all)[number]): boolean =>
+        (createHash('sha256')
+          .update(`${x.source}\u0000${x.f.input.table_name}\u0000${x.f.input.field_name}\u0000${share}`)
+          .digest()
+          .readUInt32BE(0) as number) /
+          2 ** 32 <
+        share;
+      const confirmed = all.filter(drawn);
+      const others = all.filter((x) => !drawn(x));
+      let cold = 0;
+      let taught = 0;
+      let lost = 0;
+      for (const x of others) {
+        const near: ConfirmedNeighbour[] = confirmed
+          .map((c) => {
+            let dot = 0;
+            for (let d = 0; d < x.e.length; d++) dot += (x.e[d] as number) * (c.e[d] as number);
+            return { similarity: dot, tag_id: tagIdOf.get(c.f.accept[0] as string) as number };
+          })
+          .sort((a, b) => b.similarity - a.similarity)
+          .slice(0, CONFIRMED_NEIGHBOURS);
+        const leafOf = (r: { chain_path: string }): string => r.chain_path.slice(r.chain_path.lastIndexOf('/') + 1);
+        const before = x.f.accept.includes(leafOf(scoreField({ ...x.f.input, embedding: x.e }, ctx)));
+        const after = x.f.accept.includes(leafOf(scoreField({ ...x.f.input, embedding: x.e, confirmed: near }, ctx)));
+        if (before) cold++;
+        if (after) taught++;
+        if (before && !after) lost++;
+      }
+      console.log(
+        `| ${half} | ${share} | ${confirmed.length} | ${others.length} | ${fmt(cold / others.length)} | ${fmt(taught / others.length)} | ${lost} |`,
+      );
+    }
+  }
 }
 
 interface PublicRow {
