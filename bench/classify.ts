@@ -40,6 +40,7 @@ import { flattenTaxonomy } from '../src/modules/taxonomy/default-taxonomy.js';
 import { fitLogistic, linearPredictor } from './quality/logistic.js';
 import {
   CATEGORY_LEAVES,
+  freshDirs,
   loadOwnSet,
   loadPublicSets,
   SENSITIVE_ROOTS,
@@ -116,6 +117,21 @@ function baseline(field: string): string | null {
 /** As the metrics service gives the classifier: the confirmed fields among a field's 20 nearest. */
 const CONFIRMED_NEIGHBOURS = 20;
 
+/** The CONFIRMED_NEIGHBOURS confirmed fields most similar to `e` (unit embeddings: the dot is the cosine). */
+function nearestConfirmed(
+  e: Float32Array,
+  confirmed: ReadonlyArray<{ e: Float32Array; tagId: number }>,
+): ConfirmedNeighbour[] {
+  return confirmed
+    .map((c) => {
+      let dot = 0;
+      for (let d = 0; d < e.length; d++) dot += (e[d] as number) * (c.e[d] as number);
+      return { similarity: dot, tag_id: c.tagId };
+    })
+    .sort((a, b) => b.similarity - a.similarity)
+    .slice(0, CONFIRMED_NEIGHBOURS);
+}
+
 /**
  * Top-1 when every other labelled field of the set is confirmed (its tag = the first leaf its category accepts), and
  * the field's nearest confirmed fields vote: the classifier learning the organisation's conventions.
@@ -132,16 +148,15 @@ function withConfirmations(
   for (const i of labelled) {
     const f = fields[i] as BenchField;
     const e = embeddings[i] as Float32Array;
-    const near: ConfirmedNeighbour[] = labelled
-      .filter((j) => j !== i)
-      .map((j) => {
-        const o = embeddings[j] as Float32Array;
-        let dot = 0;
-        for (let d = 0; d < e.length; d++) dot += (e[d] as number) * (o[d] as number);
-        return { similarity: dot, tag_id: tagIdOf.get((fields[j] as BenchField).accept[0] as string) as number };
-      })
-      .sort((a, b) => b.similarity - a.similarity)
-      .slice(0, CONFIRMED_NEIGHBOURS);
+    const near = nearestConfirmed(
+      e,
+      labelled
+        .filter((j) => j !== i)
+        .map((j) => ({
+          e: embeddings[j] as Float32Array,
+          tagId: tagIdOf.get((fields[j] as BenchField).accept[0] as string) as number,
+        })),
+    );
     const cold = scoreField({ ...f.input, embedding: e }, ctx);
     const taught = scoreField({ ...f.input, embedding: e, confirmed: near }, ctx);
     const leaf = taught.chain_path.slice(taught.chain_path.lastIndexOf('/') + 1);
@@ -296,7 +311,7 @@ async function printPublicSets(
     if (embeddings) embedded.push({ source: s.source, half: s.half, fields: s.fields, embeddings });
   }
   console.log(
-    `\nPublic schemas (bench/classify/public${process.env.BENCH_FRESH && process.env.BENCH_FRESH !== '0' ? ` and bench/classify/${process.env.BENCH_FRESH === '1' ? 'fresh' : process.env.BENCH_FRESH}` : ''}; each schema a source, nothing fitted on any of them):`,
+    `\nPublic schemas (${['public', ...freshDirs()].map((d) => `bench/classify/${d}`).join(', ')}; each schema a source, nothing fitted on any of them):`,
   );
   console.log(
     '| source | half | fields | top-1 | baseline top-1 | negatives | false positives | baseline FP | personal decision right |',
@@ -408,20 +423,15 @@ function printReviewersFirstPass(
           .readUInt32BE(0) as number) /
           2 ** 32 <
         share;
-      const confirmed = all.filter(drawn);
+      const confirmed = all
+        .filter(drawn)
+        .map((c) => ({ e: c.e, tagId: tagIdOf.get(c.f.accept[0] as string) as number }));
       const others = all.filter((x) => !drawn(x));
       let cold = 0;
       let taught = 0;
       let lost = 0;
       for (const x of others) {
-        const near: ConfirmedNeighbour[] = confirmed
-          .map((c) => {
-            let dot = 0;
-            for (let d = 0; d < x.e.length; d++) dot += (x.e[d] as number) * (c.e[d] as number);
-            return { similarity: dot, tag_id: tagIdOf.get(c.f.accept[0] as string) as number };
-          })
-          .sort((a, b) => b.similarity - a.similarity)
-          .slice(0, CONFIRMED_NEIGHBOURS);
+        const near = nearestConfirmed(x.e, confirmed);
         const leafOf = (r: { chain_path: string }): string => r.chain_path.slice(r.chain_path.lastIndexOf('/') + 1);
         const before = x.f.accept.includes(leafOf(scoreField({ ...x.f.input, embedding: x.e }, ctx)));
         const after = x.f.accept.includes(leafOf(scoreField({ ...x.f.input, embedding: x.e, confirmed: near }, ctx)));

@@ -166,7 +166,7 @@ export function loadPublicSets(): Array<{ source: string; half: Half; fields: Be
  * The fresh sets read as the `fresh` part: `BENCH_FRESH=1` reads bench/classify/fresh/, `BENCH_FRESH=fresh2` (any
  * directory name starting `fresh`) that directory, `BENCH_FRESH=all` every such directory (`--check-labels`).
  */
-function freshDirs(): string[] {
+export function freshDirs(): string[] {
   const want = process.env.BENCH_FRESH;
   if (want === undefined || want === '' || want === '0') return [];
   if (want === '1') return ['fresh'];

@@ -14,7 +14,7 @@ import type { Database } from '../../src/db/database.js';
 import type { Caller } from '../../src/http/access.js';
 import type { OutlierInput } from '../../src/modules/metrics/outlier-model.js';
 import type { SuggestionInput } from '../../src/modules/metrics/suggestion.js';
-import { loadPublicSets, type BenchField, type Half } from '../classify/sets.js';
+import { freshDirs, loadPublicSets, type BenchField, type Half } from '../classify/sets.js';
 import { mulberry32 } from '../support/random.js';
 import { auroc, axesFigures, formatAxesFigures, precisionAtK, type AxesFigures } from './measures.js';
 import { AXIS_KEYS } from '../../src/modules/metrics/axes.js';
@@ -304,8 +304,7 @@ export async function correctSeededThird(
 async function main(): Promise<void> {
   const seed = Number(process.env.QUALITY_CORRECT_SEED ?? 25);
   const halves = (
-    process.env.QUALITY_HALVES ??
-    (process.env.BENCH_FRESH && process.env.BENCH_FRESH !== '0' ? 'development,held-out,fresh' : 'development,held-out')
+    process.env.QUALITY_HALVES ?? (freshDirs().length > 0 ? 'development,held-out,fresh' : 'development,held-out')
   ).split(',') as Half[];
   const t0 = performance.now();
   const catalog = await importSelfClassified();

@@ -3,7 +3,7 @@
 // brought to canonical English words and matched against the phrase rules of the lexicon. Structural
 // conventions decide the head of a name: `*_id` is a key, `*_at` a time, `is_*` a flag, whatever else it names.
 import { splitWords } from '../../embeddings/tokenizer.js';
-import { declaredClass, typeFamily } from './data-type-gate.js';
+import { declaredClass, typeFamily, type TypeFamily } from './data-type-gate.js';
 import {
   ADDRESS_WORDS,
   CARD_WORDS,
@@ -678,7 +678,10 @@ function columnWords(
     const standsAlone =
       !(rest.length === 1 && KEY_WORDS.has(rest[0] as string)) &&
       // `allergy.AllergyNum`: the row's number after the table's word is its key, as `allergy_id` would be.
-      !(rest.length === 1 && rowNumberKey(written, rawField, input.data_type ?? null, matcher.match(written))) &&
+      !(
+        rest.length === 1 &&
+        rowNumberKey(written, lowerWords(rawField), typeFamily(input.data_type ?? null), matcher.match(written))
+      ) &&
       !(repeatsTable && (rest.includes('name') || rest.includes('title')));
     if (
       standsAlone &&
@@ -742,17 +745,15 @@ function nameStructure(
  */
 function rowNumberKey(
   col: readonly string[],
-  rawField: string,
-  dataType: string | null,
+  raw: readonly string[],
+  family: TypeFamily,
   colMatches: NameReading['colMatches'],
 ): boolean {
-  if (col.length < 2 || !ROW_NUMBER_WORDS.has(col[col.length - 1] as string)) return false;
-  if (typeFamily(dataType) !== 'integer') return false;
-  const raw = splitWords(rawField).map((w) => w.toLowerCase());
+  if (col.length < 2 || !ROW_NUMBER_WORDS.has(col[col.length - 1] as string) || family !== 'integer') return false;
   const head = raw[raw.length - 1];
   const before = raw[raw.length - 2];
   if (head === undefined || before === undefined || !ROW_NUMBER_HEADS.has(head)) return false;
-  if (/[^su]s$/.test(before)) return false;
+  if (PLURAL_WORD.test(before)) return false;
   // `status_code`, `type_no`: the code of a state or a kind is that state or kind, not a row of its own.
   const modifier = col[col.length - 2] as string;
   return !colMatches.some(
@@ -768,15 +769,14 @@ function rowNumberKey(
  */
 function romanceNumberKey(
   col: readonly string[],
-  rawField: string,
-  dataType: string | null,
+  raw: readonly string[],
+  family: TypeFamily,
   colMatches: NameReading['colMatches'],
   table: readonly string[],
 ): boolean {
-  if (col.length !== 2 || col[0] !== 'number' || typeFamily(dataType) !== 'integer') return false;
+  if (col.length !== 2 || col[0] !== 'number' || family !== 'integer') return false;
   if (table.includes('document')) return false;
-  const raw = splitWords(rawField).map((w) => w.toLowerCase());
-  if (raw.length !== 2 || raw[0] !== 'num' || /[^su]s$/.test(raw[1] as string)) return false;
+  if (raw.length !== 2 || raw[0] !== 'num' || PLURAL_WORD.test(raw[1] as string)) return false;
   const noun = col[1] as string;
   return !colMatches.some(
     (m) =>
@@ -792,13 +792,12 @@ function romanceNumberKey(
  */
 function defaultRowKey(
   col: readonly string[],
-  rawField: string,
-  dataType: string | null,
+  raw: readonly string[],
+  family: TypeFamily,
   colMatches: NameReading['colMatches'],
 ): boolean {
-  if (col.length < 2 || col[0] !== 'default' || typeFamily(dataType) !== 'integer') return false;
-  const raw = splitWords(rawField).map((w) => w.toLowerCase());
-  if (/[^su]s$/.test(raw[raw.length - 1] as string)) return false;
+  if (col.length < 2 || col[0] !== 'default' || family !== 'integer') return false;
+  if (PLURAL_WORD.test(raw[raw.length - 1] ?? '')) return false;
   const rest = col.slice(1);
   return !colMatches.some(
     (m) =>
@@ -816,12 +815,39 @@ const PLACE_ROW_HEADS: ReadonlySet<string> = new Set(['location', 'station', 'si
  * `empr_location int(6)`, `work_station int(6)`: a place of the organisation kept as a whole number is a key to that
  * place's row, not where someone is; a coordinate, a count or a text keeps its reading.
  */
-function placeRowKey(col: readonly string[], dataType: string | null, colMatches: NameReading['colMatches']): boolean {
+function placeRowKey(col: readonly string[], family: TypeFamily, colMatches: NameReading['colMatches']): boolean {
   const last = col[col.length - 1];
   if (col.length < 1 || col.length > 3 || last === undefined || !PLACE_ROW_HEADS.has(last)) return false;
-  if (typeFamily(dataType) !== 'integer') return false;
+  if (family !== 'integer') return false;
   return !colMatches.some((m) => m.phrase.words.length >= 2 && m.coversLast);
 }
+
+/**
+ * The key shapes read from how a name is put together (from 1.5.11): the word that makes the column a key to another
+ * row, or undefined when none of them fits.
+ */
+function keyShapeWord(
+  col: readonly string[],
+  raw: readonly string[],
+  family: TypeFamily,
+  colMatches: NameReading['colMatches'],
+  table: readonly string[],
+): string | undefined {
+  // In this order: the first shape that fits names the key word.
+  if (rowNumberKey(col, raw, family, colMatches)) return col[col.length - 1];
+  if (romanceNumberKey(col, raw, family, colMatches, table) || defaultRowKey(col, raw, family, colMatches))
+    return col[0];
+  if (placeRowKey(col, family, colMatches)) return col[col.length - 1];
+  return undefined;
+}
+
+/** A name's written words in lower case, before any reading (`ClinicNum` → `clinic`, `num`). */
+function lowerWords(rawField: string): string[] {
+  return splitWords(rawField).map((w) => w.toLowerCase());
+}
+
+/** A plural English word (`failures`, `comments`; not `status`, `bonus`): it counts or lists, it is no key. */
+const PLURAL_WORD = /[^su]s$/;
 
 /** Reads the column name once: its words, its head, and the table's columns of a person or an address. */
 function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
@@ -829,22 +855,19 @@ function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
   const n = col.length;
   const first = col[0];
   const colMatches = col.length > 0 ? matcher.match(col) : [];
-  const structure = rowNumberKey(col, rawField, input.data_type ?? null, colMatches)
-    ? { structural: 'key' as const, keyWord: col[n - 1], secretModifier: undefined }
-    : romanceNumberKey(col, rawField, input.data_type ?? null, colMatches, table)
-      ? { structural: 'key' as const, keyWord: col[0], secretModifier: undefined }
-      : defaultRowKey(col, rawField, input.data_type ?? null, colMatches)
-        ? { structural: 'key' as const, keyWord: col[0], secretModifier: undefined }
-        : placeRowKey(col, input.data_type ?? null, colMatches)
-          ? { structural: 'key' as const, keyWord: col[n - 1], secretModifier: undefined }
-          : nameStructure(col, rawField, colMatches);
+  const family = typeFamily(input.data_type ?? null);
+  const shapeKey = keyShapeWord(col, lowerWords(rawField), family, colMatches, table);
+  const structure =
+    shapeKey !== undefined
+      ? { structural: 'key' as const, keyWord: shapeKey, secretModifier: undefined }
+      : nameStructure(col, rawField, colMatches);
   const { structural, keyWord } = structure;
   const prefixIsTable = n >= 2 && table.includes(first as string);
   // `passport_id`, `licencia_id`: the identifier of a document is its number, not a key to another row.
   const documentKey =
     structural === 'key' &&
     !prefixIsTable &&
-    !NUMERIC_FAMILIES.has(typeFamily(input.data_type ?? null)) &&
+    !NUMERIC_FAMILIES.has(family) &&
     colMatches.some(
       (m) =>
         DOCUMENT_LEAVES.has(m.phrase.leaf) && m.phrase.weight >= 2.4 && !m.phrase.words.includes(keyWord as string),
@@ -855,7 +878,7 @@ function readName(matcher: NameMatcher, input: NameEvidenceInput): NameReading {
     structural === 'key' &&
     !documentKey &&
     n === 2 &&
-    typeFamily(input.data_type ?? null) === 'text' &&
+    family === 'text' &&
     !UUID_WIDE_TEXT.test(input.data_type ?? '') &&
     colMatches.some(
       (m) =>
