@@ -203,7 +203,8 @@ export async function createServices(deps: ServiceDeps): Promise<Services> {
   const classifier: ClassifierService = new ClassifierService({
     taxonomy,
     rules,
-    confirmedNeighbours: (embeddings): Promise<ConfirmedNeighbour[][]> => metrics.confirmedNeighbours(embeddings),
+    confirmedNeighbours: (embeddings, selves): Promise<ConfirmedNeighbour[][]> =>
+      metrics.confirmedNeighbours(embeddings, selves),
   });
   const fields = new FieldsService({ database, clock, audit, embedder, taxonomy, datasources, classifier });
   const fieldScanWriter = new FieldScanWriter({ database, clock, embedder, taxonomy, classifier });

@@ -25,7 +25,9 @@ const SELF: Feature[] = [
   'selfAnchorMargin',
   'selfLooseTag',
 ];
-const REVIEWED: Feature[] = ['confirmedOther', 'confirmedAgrees', 'twinOther'];
+const REVIEWED: Feature[] = (process.env.FIT_REVIEWED ?? 'confirmedOther,confirmedAgrees,twinOther,patternOther').split(
+  ',',
+) as Feature[];
 const seed = Number(process.env.QUALITY_CORRECT_SEED ?? 25);
 
 /** Log-odds of the model with the given features' weights left out. */

@@ -8,7 +8,7 @@
 // Run: npx tsx bench/quality/fit-suggestion.ts   Knobs: QUALITY_CORRECT_SEED (default 25); CALIBRATION_CV=1 (also
 // judge model forms and ridges by leaving one development schema out at a time; CALIBRATION_RIDGES, default
 // "0.01,1,3").
-import { suggestionConfidence, type Suggestion } from '../../src/modules/metrics/suggestion.js';
+import { SUGGESTION_CALIBRATION, suggestionConfidence, type Suggestion } from '../../src/modules/metrics/suggestion.js';
 import { fitLogistic } from './logistic.js';
 import {
   correctSeededThird,
@@ -27,6 +27,7 @@ const SOURCES: ReadonlyArray<Suggestion['by']> = [
   'level',
   'twin',
   'corrections',
+  'pattern',
 ];
 interface Row {
   half: Half;
@@ -160,6 +161,31 @@ try {
   for (const r of afterRows) r.stage = 'after';
   const dev = [...beforeRows, ...afterRows].filter((r) => r.half === 'development');
   if (process.env.CALIBRATION_CV === '1') crossValidate(dev);
+  // CALIBRATION_ONLY=<by>: that source's intercept alone, the rest of SUGGESTION_CALIBRATION as in use (a new source
+  // joins without moving the others' calibration); the intercept that makes its development suggestions' mean
+  // log-loss smallest (Newton's method on one variable).
+  const only = process.env.CALIBRATION_ONLY as Suggestion['by'] | undefined;
+  if (only) {
+    const c = SUGGESTION_CALIBRATION;
+    const rest = dev
+      .filter((r) => r.by === only)
+      .map((r) => ({ z: c.score * logit(r.score) + c.share * r.share, y: r.right }));
+    const rate = Math.min(0.99, Math.max(0.01, rest.filter((r) => r.y).length / Math.max(1, rest.length)));
+    let b = Math.log(rate / (1 - rate)) - rest.reduce((a, r) => a + r.z, 0) / Math.max(1, rest.length);
+    for (let it = 0; it < 50 && rest.length > 0; it++) {
+      let g = 0;
+      let h = 1e-9;
+      for (const r of rest) {
+        const p = 1 / (1 + Math.exp(-(b + r.z)));
+        g += (r.y ? 1 : 0) - p;
+        h += p * (1 - p);
+      }
+      b += Math.max(-1, Math.min(1, g / h));
+    }
+    console.log(
+      `${only}: ${rest.length} development suggestions, ${rest.filter((r) => r.y).length} right; intercept ${b.toFixed(3)}`,
+    );
+  }
   const present = SOURCES.filter((by) => dev.some((r) => r.by === by));
   // logit(score), share, then one indicator per source but the first present (its intercept is the model's).
   const x = (r: Row): number[] => [logit(r.score), r.share, ...present.slice(1).map((by) => (r.by === by ? 1 : 0))];

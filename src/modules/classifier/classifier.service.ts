@@ -17,8 +17,14 @@ import {
   type ConfirmedNeighbour,
 } from './classifier.js';
 
-/** Finds, for each unit embedding, the confirmed fields nearest to it (empty lists when it cannot tell yet). */
-export type ConfirmedNeighbourFinder = (embeddings: readonly Float32Array[]) => Promise<ConfirmedNeighbour[][]>;
+/**
+ * Finds, for each unit embedding, the confirmed fields nearest to it (empty lists when it cannot tell yet), leaving
+ * out the field each one is (its data source, table and column), whose own confirmation is not the classifier's view.
+ */
+export type ConfirmedNeighbourFinder = (
+  embeddings: readonly Float32Array[],
+  selves: ReadonlyArray<{ datasource_id: string | null; table_name: string; field_name: string } | null>,
+) => Promise<ConfirmedNeighbour[][]>;
 
 /** What a rule is matched against. */
 export interface RuleField {
@@ -99,7 +105,14 @@ export class ClassifierService {
     if (requests.length === 0) return { results: [], decisions: [], labelGaps: [], versionKey };
     const [context, confirmed] = await Promise.all([
       this.context(),
-      this.deps.confirmedNeighbours(requests.map((r) => r.embedding)),
+      this.deps.confirmedNeighbours(
+        requests.map((r) => r.embedding),
+        requests.map((r) => ({
+          datasource_id: r.datasource_id ?? null,
+          table_name: r.table_name,
+          field_name: r.field_name,
+        })),
+      ),
     ]);
     const scored = requests.map((request, i) => scoreField({ ...request, confirmed: confirmed[i] ?? [] }, context));
     const results = scored.map(

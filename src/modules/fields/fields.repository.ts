@@ -569,6 +569,10 @@ export interface CatalogFieldRow {
   classification_source?: FieldRow['classification_source'];
   /** The classifier's evidence (JSON) when it gave the classification; read for what its answer rested on. */
   classification_evidence?: string | null;
+  /** The field's data source, table and name: its naming pattern and identity (the metrics' namingPattern, fieldKey). */
+  datasource_id?: string | null;
+  table_name?: string | null;
+  field_name?: string | null;
 }
 
 const CATALOG_COLUMNS = [
@@ -583,6 +587,9 @@ const CATALOG_COLUMNS = [
   'predicted_label_gap',
   'classification_source',
   'classification_evidence',
+  'datasource_id',
+  'table_name',
+  'field_name',
 ] as const;
 
 export async function countFields(db: Queryable): Promise<number> {

@@ -14,6 +14,7 @@ import { ThreadedNearestIndex, type Neighbours } from './ann-threads.js';
 import { AXIS_KEYS, type RawAxes } from './axes.js';
 import { classifierSupport } from './measure-field.js';
 import { addInto, normalizeInto } from './vectors.js';
+import { splitWords } from '../../embeddings/tokenizer.js';
 import type { CatalogFieldRow } from '../fields/field-catalog-reader.service.js';
 import { hashId, SlotIds } from './slot-ids.js';
 import { hashVector, NOT_INDEXED, sameVector, Twins } from './twins.js';
@@ -129,6 +130,55 @@ interface PeerSample {
   spare: number;
 }
 
+interface AnswerReviews {
+  kept: number;
+  corrected: number;
+  /** Corrections counted by `tagId\u0000level`. */
+  to: Map<string, number>;
+}
+
+function summarizeReviews(
+  r: AnswerReviews | undefined,
+): { kept: number; corrected: number; top: { tagId: number; level: string; count: number } | null } | null {
+  if (!r || r.kept + r.corrected === 0) return null;
+  let top: { tagId: number; level: string; count: number } | null = null;
+  for (const [key, count] of r.to) {
+    if (count > 0 && (!top || count > top.count)) {
+      const [tagId, level] = key.split('\u0000');
+      top = { tagId: Number(tagId), level: level as string, count };
+    }
+  }
+  return { kept: r.kept, corrected: r.corrected, top };
+}
+
+/**
+ * A field's naming pattern: its data source and the first word of its name (`cod_cliente`, `codProduto` → `cod`), or
+ * null when either is unknown. An organisation names its columns by conventions a reviewer's correction reveals (on
+ * the public schemas' held-out half, 82 % of the classifier's mistakes a correction in the same pattern spoke for were
+ * corrected to the same tag: docs/metrics.md, "Naming patterns").
+ */
+export function namingPattern(
+  datasourceId: string | null | undefined,
+  fieldName: string | null | undefined,
+): string | null {
+  if (!datasourceId || !fieldName) return null;
+  const first = splitWords(fieldName)[0];
+  return first ? `${datasourceId}\u0000${first}` : null;
+}
+
+/**
+ * A 32-bit hash of a field's data source, table and column name, or null when any is unknown: the same field whoever
+ * asks (an import or a scan of a field that exists, its re-evaluation), without the replica keeping its name.
+ */
+export function fieldKey(f: {
+  datasource_id?: string | null;
+  table_name?: string | null;
+  field_name?: string | null;
+}): number | null {
+  if (!f.datasource_id || !f.table_name || !f.field_name) return null;
+  return hashId(`${f.datasource_id}\u0000${f.table_name}\u0000${f.field_name}`) || 1;
+}
+
 /** The catalog as one instance sees it; mutated only by apply()/remove(). */
 export class CatalogState {
   /** Field id per slot and slot per id (hashed by hashOf, the id's hashId: a stable order for samples). */
@@ -162,7 +212,20 @@ export class CatalogState {
   private readonly runnerPaths: string[] = [];
   private readonly runnerPathIndex = new Map<string, number>();
   /** Per tag the classifier predicted: how many of those fields reviewers confirmed as predicted, how many they corrected, and to what. */
-  private readonly answerReviewsByTag = new Map<number, { kept: number; corrected: number; to: Map<string, number> }>();
+  private readonly answerReviewsByTag = new Map<number, AnswerReviews>();
+  /**
+   * A field's naming pattern (namingPattern: its data source and the first word of its name), interned: index into
+   * patternKeys, −1 when unknown. The members of each pattern, and per pattern and predicted tag the reviewers'
+   * treatment of the classifier's answer (as answerReviewsByTag): a correction of `cod_cliente` in one data source speaks
+   * for its `cod_produto`, which no embedding puts near it.
+   */
+  private patternOf = new Int32Array(0);
+  /** A hash of the field's data source, table and column name (fieldKey; 0 = unknown): which field a query is about. */
+  private fieldKeys = new Uint32Array(0);
+  private patternPosition = new Int32Array(0);
+  private readonly patternIndex = new Map<string, number>();
+  private readonly patternMembers: SlotList[] = [];
+  private readonly answerReviewsByPattern = new Map<string, AnswerReviews>();
   hashOf = new Uint32Array(0);
   private tagPosition = new Int32Array(0);
   private levelPosition = new Int32Array(0);
@@ -254,6 +317,11 @@ export class CatalogState {
     return (this.chunks[Math.floor(slot / this.chunkSlots)] as Int8Array).subarray(offset, offset + this.dimensions);
   }
 
+  /** Whether the slot holds the field with this fieldKey (its data source, table and column name). */
+  isField(slot: number, key: number): boolean {
+    return key !== 0 && this.fieldKeys[slot] === key;
+  }
+
   /** Whether a reviewer has confirmed the field in this slot. */
   isConfirmed(slot: number): boolean {
     return this.confirmed[slot] === 1;
@@ -299,16 +367,36 @@ export class CatalogState {
   answerReviews(
     predictedTagId: number,
   ): { kept: number; corrected: number; top: { tagId: number; level: string; count: number } | null } | null {
-    const r = this.answerReviewsByTag.get(predictedTagId);
-    if (!r || r.kept + r.corrected === 0) return null;
-    let top: { tagId: number; level: string; count: number } | null = null;
-    for (const [key, count] of r.to) {
-      if (count > 0 && (!top || count > top.count)) {
-        const [tagId, level] = key.split('\u0000');
-        top = { tagId: Number(tagId), level: level as string, count };
-      }
+    return summarizeReviews(this.answerReviewsByTag.get(predictedTagId));
+  }
+
+  /**
+   * How reviewers treated the classifier's answer `predictedTagId` on the confirmed fields of the slot's naming pattern
+   * (the same data source, the same first word of the name), as answerReviews; null when none of them was reviewed.
+   */
+  patternReviews(
+    slot: number,
+    predictedTagId: number,
+  ): { kept: number; corrected: number; top: { tagId: number; level: string; count: number } | null } | null {
+    const pattern = this.patternOf[slot] as number;
+    if (pattern < 0) return null;
+    return summarizeReviews(this.answerReviewsByPattern.get(`${pattern}\u0000${predictedTagId}`));
+  }
+
+  /**
+   * The self-classified fields of the slot's naming pattern (itself excluded), at most `limit` of them: a review of the
+   * slot's field speaks for or against their classifier answers (patternReviews).
+   */
+  patternPeers(slot: number, limit: number): number[] {
+    const pattern = this.patternOf[slot] as number;
+    const members = pattern < 0 ? undefined : this.patternMembers[pattern];
+    if (!members) return [];
+    const out: number[] = [];
+    for (let i = 0; i < members.size && out.length < limit; i++) {
+      const other = members.at(i);
+      if (other !== slot && this.selfClassified[other] === 1) out.push(other);
     }
-    return { kept: r.kept, corrected: r.corrected, top };
+    return out;
   }
 
   /** The field's twins (same embedding, itself excluded), at most `limit` of them. */
@@ -426,6 +514,9 @@ export class CatalogState {
     this.predConf[slot] = predicted === 0 ? 0 : (row.predicted_confidence ?? 0.5);
     const gap = row.predicted_label_gap;
     this.predGap[slot] = predicted === 0 || gap === null || gap === undefined || !Number.isFinite(gap) ? NaN : gap;
+    const pattern = namingPattern(row.datasource_id, row.field_name);
+    this.patternOf[slot] = pattern === null ? -1 : this.internPattern(pattern);
+    this.fieldKeys[slot] = fieldKey(row) ?? 0;
     this.attach(slot, e);
     if (moved && this.twins.join(slot) === slot) this.index.add(slot, e);
   }
@@ -556,6 +647,8 @@ export class CatalogState {
     addInto(level.sum, e, 1);
     level.count++;
     this.levelPosition[slot] = level.members.push(slot);
+    const pattern = this.patternOf[slot] as number;
+    if (pattern >= 0) this.patternPosition[slot] = (this.patternMembers[pattern] as SlotList).push(slot);
   }
 
   private detach(slot: number): void {
@@ -589,6 +682,11 @@ export class CatalogState {
       const moved = level.members.removeAt(this.levelPosition[slot] as number);
       if (moved >= 0) this.levelPosition[moved] = this.levelPosition[slot] as number;
     }
+    const pattern = this.patternOf[slot] as number;
+    if (pattern >= 0) {
+      const moved = (this.patternMembers[pattern] as SlotList).removeAt(this.patternPosition[slot] as number);
+      if (moved >= 0) this.patternPosition[moved] = this.patternPosition[slot] as number;
+    }
   }
 
   private newTag(tagId: number): TagState {
@@ -616,18 +714,38 @@ export class CatalogState {
     return i;
   }
 
-  /** Counts a confirmed field's treatment of the classifier's view (kept or corrected), +1 on attach, −1 on detach. */
+  /**
+   * Counts a confirmed field's treatment of the classifier's view (kept or corrected), for its predicted tag and for its
+   * naming pattern with that tag: +1 on attach, −1 on detach.
+   */
   private countReview(slot: number, delta: number): void {
     const predicted = this.predTag[slot] as number;
     if (predicted === 0) return;
-    const r = this.answerReviewsByTag.get(predicted) ?? { kept: 0, corrected: 0, to: new Map<string, number>() };
-    if (this.tagOf[slot] === predicted && this.levelOf[slot] === this.predLevel[slot]) r.kept += delta;
-    else {
-      r.corrected += delta;
-      const key = `${this.tagOf[slot] as number}\u0000${this.level(slot)}`;
-      r.to.set(key, (r.to.get(key) ?? 0) + delta);
+    const kept = this.tagOf[slot] === predicted && this.levelOf[slot] === this.predLevel[slot];
+    const to = `${this.tagOf[slot] as number}\u0000${this.level(slot)}`;
+    const count = <K>(book: Map<K, AnswerReviews>, key: K): void => {
+      const r = book.get(key) ?? { kept: 0, corrected: 0, to: new Map<string, number>() };
+      if (kept) r.kept += delta;
+      else {
+        r.corrected += delta;
+        r.to.set(to, (r.to.get(to) ?? 0) + delta);
+      }
+      if (r.kept + r.corrected > 0) book.set(key, r);
+      else book.delete(key);
+    };
+    count(this.answerReviewsByTag, predicted);
+    const pattern = this.patternOf[slot] as number;
+    if (pattern >= 0) count(this.answerReviewsByPattern, `${pattern}\u0000${predicted}`);
+  }
+
+  private internPattern(pattern: string): number {
+    let i = this.patternIndex.get(pattern);
+    if (i === undefined) {
+      i = this.patternMembers.length;
+      this.patternMembers.push(new SlotList());
+      this.patternIndex.set(pattern, i);
     }
-    this.answerReviewsByTag.set(predicted, r);
+    return i;
   }
 
   private levelNumber(level: string): number {
@@ -668,6 +786,9 @@ export class CatalogState {
     this.hashOf = widen(this.hashOf, (n) => new Uint32Array(n));
     this.tagPosition = widen(this.tagPosition, (n) => new Int32Array(n));
     this.levelPosition = widen(this.levelPosition, (n) => new Int32Array(n));
+    this.patternOf = widen(this.patternOf, (n) => new Int32Array(n));
+    this.fieldKeys = widen(this.fieldKeys, (n) => new Uint32Array(n));
+    this.patternPosition = widen(this.patternPosition, (n) => new Int32Array(n));
     this.hasRaw = widen(this.hasRaw, (n) => new Uint8Array(n));
     this.raws = widen(this.raws, (n) => new Float64Array(n), RAW_WIDTH);
     this.scaleOf = widen(this.scaleOf, (n) => new Float32Array(n));

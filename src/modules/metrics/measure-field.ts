@@ -387,6 +387,12 @@ export interface ReviewedEvidence {
    * another classification — the reviewer's correction of one applies to the others — or null.
    */
   twin: { tagId: number; level: string } | null;
+  /**
+   * For a self-classified field: reviewers' most common correction of the classifier's same answer on the confirmed
+   * fields of its naming pattern (same data source, same first word of the name), with its share of those reviewed
+   * (kept ones count against it); null when none was corrected. Absent = none.
+   */
+  pattern?: { tagId: number; level: string; share: number; count: number } | null;
 }
 
 /**
@@ -399,6 +405,7 @@ export function reviewedEvidence(
   self: { tag_id: number; level: string },
   confirmedTwins: ReadonlyArray<{ tag_id: number; level: string }>,
   rank: LevelRank,
+  patternReviews: PatternReviews | null = null,
 ): ReviewedEvidence {
   let confirmedOther = 0;
   let confirmedAgrees = 0;
@@ -425,7 +432,24 @@ export function reviewedEvidence(
       twin = { tagId: v.tagId, level: v.level };
     }
   }
-  return { confirmedOther, confirmedAgrees, twin };
+  const top = patternReviews?.top;
+  const pattern =
+    patternReviews && top && (top.tagId !== self.tag_id || top.level !== self.level)
+      ? {
+          tagId: top.tagId,
+          level: top.level,
+          share: clamp(top.count / Math.max(1, patternReviews.kept + patternReviews.corrected), 0, 1),
+          count: top.count,
+        }
+      : null;
+  return { confirmedOther, confirmedAgrees, twin, pattern };
+}
+
+/** How reviewers treated the classifier's answer on the confirmed fields of a naming pattern (CatalogState.patternReviews). */
+export interface PatternReviews {
+  kept: number;
+  corrected: number;
+  top: { tagId: number; level: string; count: number } | null;
 }
 
 export interface FieldMeasurement {

@@ -105,6 +105,8 @@ interface Measured extends FieldMeasurement {
   predicted: { tagId: number; level: string; confidence: number; labelGap: number | null } | null;
   confirmed: boolean;
   reviewed: ReviewedEvidence;
+  /** For a confirmed field: the evidence without the classifier's view, which weighs once it is unchanged since. */
+  reviewerEvidence?: ClassificationEvidence;
 }
 
 /**
@@ -568,11 +570,17 @@ export class MetricsWorker {
   private scoreField(
     state: CatalogState,
     tags: TagContext,
-    m: Measured,
+    measured: Measured,
     batch: { names: FieldNames; bases: ConfirmedBases; computedAt: string },
   ): Scored {
+    const { basis, confirmedUnchanged } = confirmedBasis(measured, batch.bases);
+    // A reviewer overrode the classifier's view when deciding: while the field is unchanged since, that view is no
+    // evidence against the decision (it is still the classifier's view of the field, kept as its prediction).
+    const m: Measured =
+      confirmedUnchanged && measured.reviewerEvidence
+        ? { ...measured, evidence: measured.reviewerEvidence, predicted: null }
+        : measured;
     const { id, tagId, level, axes, neighbours, margins, disagreement, nearestRatio, evidence, reviewed } = m;
-    const { basis, confirmedUnchanged } = confirmedBasis(m, batch.bases);
     // The outlier model weighs the catalog percentiles (its weights were fitted on them); the stored bars are the
     // calibrated fit scores a reviewer reads.
     const percentiles = normalizeAxes(axes.raw, this.distributions as AxisDistributions);
@@ -595,7 +603,8 @@ export class MetricsWorker {
     this.featureLog?.set(id, input);
     const score = outlierScore(input);
     const severity = severityOf(score, this.deps.severity);
-    const suggestion = this.suggestionFor(state, tags, m, score);
+    // A decision sticks (CONTRACT §11): a confirmed field that has not changed since is offered nothing else.
+    const suggestion = confirmedUnchanged ? null : this.suggestionFor(state, tags, m, score);
     const risk = riskOf(score, severity, level, suggestion, tags.rank);
     // A nearest field deleted since the search has no name (and its deletion makes this field stale again).
     const nearestName = m.nearest ? batch.names.get(m.nearest.id) : undefined;
@@ -645,6 +654,7 @@ export class MetricsWorker {
       usualLevel: tags.usualLevel,
       rank: tags.rank,
       twin: reviewed.twin,
+      pattern: reviewed.pattern ?? null,
       runnerUpTagId: runnersUp[0]?.tagId ?? null,
       runnersUp,
       groupOf: tags.groupOf,
@@ -749,7 +759,7 @@ function measureSlot(state: CatalogState, tags: TagContext, slot: number, found:
     }
   });
   const predicted = state.predicted(slot);
-  const evidence = classificationEvidence({
+  const evidenceInput = {
     tagId,
     level,
     neighbours,
@@ -760,9 +770,14 @@ function measureSlot(state: CatalogState, tags: TagContext, slot: number, found:
     groupOf: tags.groupOf,
     selfClassified: state.isSelfClassified(slot),
     tagCohesion: groupCohesion(tag?.sum, tag?.count ?? 0),
-  });
+  };
+  const evidence = classificationEvidence(evidenceInput);
+  const confirmed = state.isConfirmed(slot);
   const twins = state.confirmedTwins(slot).map((t) => ({ tag_id: state.tagOf[t] as number, level: state.level(t) }));
-  const reviewed = reviewedEvidence(neighbours, { tag_id: tagId, level }, twins, tags.rank);
+  // The naming pattern speaks only to a field that carries the classifier's answer (its reviews are of that answer).
+  const patternReviews =
+    predicted && evidence.selfClassified && predicted.tagId === tagId ? state.patternReviews(slot, tagId) : null;
+  const reviewed = reviewedEvidence(neighbours, { tag_id: tagId, level }, twins, tags.rank, patternReviews);
   const measured = measureField({
     embedding: state.embedding(slot),
     tagId,
@@ -790,8 +805,9 @@ function measureSlot(state: CatalogState, tags: TagContext, slot: number, found:
     neighbours,
     evidence,
     predicted,
-    confirmed: state.isConfirmed(slot),
+    confirmed,
     reviewed,
+    ...(confirmed ? { reviewerEvidence: classificationEvidence({ ...evidenceInput, predicted: null }) } : {}),
   };
 }
 
@@ -866,6 +882,9 @@ function reasonInputOf(m: Measured, j: Judged, tags: TagContext): ReasonInput {
     confirmedUnchanged: j.confirmedUnchanged,
     selfConfidence: evidence.selfClassified && predicted ? predicted.confidence : null,
     twin: reviewed.twin ? { classification: label(reviewed.twin.tagId, reviewed.twin.level) } : null,
+    pattern: reviewed.pattern
+      ? { classification: label(reviewed.pattern.tagId, reviewed.pattern.level), count: reviewed.pattern.count }
+      : null,
   };
 }
 

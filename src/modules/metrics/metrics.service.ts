@@ -18,7 +18,7 @@ import {
   type ScoreColumn,
 } from './axes.js';
 import type { CatalogReplica } from './catalog-replica.js';
-import { asStored, type CatalogState } from './catalog-state.js';
+import { asStored, fieldKey, type CatalogState } from './catalog-state.js';
 import { levelFit } from './fit-scores.js';
 import * as repo from './metrics.repository.js';
 import type { FieldMetricItem, MetricsStatusResponse, MinibarsBody, MinibarsResponse } from './metrics.schemas.js';
@@ -160,11 +160,14 @@ export class MetricsService {
 
   /**
    * For each unit embedding, the confirmed fields among its nearest fields in the catalog (with similarity, tag and
-   * level): the organisation's own decisions, which the classifier weighs. Empty lists until this instance has loaded
-   * its replica (an import is not held up for minutes at a million fields).
+   * level): the organisation's own decisions, which the classifier weighs. A query's own field (`selves[i]`: its data
+   * source, table and column) is left out: a reviewer's decision on a field is not the classifier's view of it, and
+   * counting it would erase the record of what the reviewer corrected at its next re-evaluation. Empty lists until
+   * this instance has loaded its replica (an import is not held up for minutes at a million fields).
    */
   async confirmedNeighbours(
     embeddings: readonly Float32Array[],
+    selves: ReadonlyArray<FieldIdentity | null> = [],
   ): Promise<Array<Array<{ similarity: number; tag_id: number; level: string }>>> {
     const state = this.deps.replica.current;
     if (!state || embeddings.length === 0) return embeddings.map(() => []);
@@ -177,10 +180,11 @@ export class MetricsService {
         embeddings.slice(i, i + CONFIRMED_SEARCH_CHUNK).map(normalize),
         CONFIRMED_NEIGHBOURS,
       );
-      for (const f of found) {
+      found.forEach((f, q) => {
+        const self = fieldKey(selves[i + q] ?? {}) ?? 0;
         const list: Array<{ similarity: number; tag_id: number; level: string }> = [];
         f.keys.forEach((slot, j) => {
-          if (state.holds(slot) && state.isConfirmed(slot))
+          if (state.holds(slot) && state.isConfirmed(slot) && !state.isField(slot, self))
             list.push({
               similarity: f.similarities[j] ?? 0,
               tag_id: state.tagOf[slot] as number,
@@ -188,7 +192,7 @@ export class MetricsService {
             });
         });
         out.push(list);
-      }
+      });
     }
     return out;
   }
@@ -210,6 +214,13 @@ export class MetricsService {
   async retargetSuggestions(trx: Tx, fromTagIds: readonly number[], toTagId: number | null): Promise<void> {
     await repo.retargetSuggestions(trx, fromTagIds, toTagId);
   }
+}
+
+/** Which field a query is about (ConfirmedNeighbourFinder). */
+export interface FieldIdentity {
+  datasource_id: string | null;
+  table_name: string;
+  field_name: string;
 }
 
 function clampNum(x: number, lo: number, hi: number): number {

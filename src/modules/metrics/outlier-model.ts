@@ -89,6 +89,8 @@ export const OUTLIER_WEIGHTS = {
   confirmedAgrees: -1.15,
   /** a confirmed twin (same embedding) with another classification */
   twinOther: 6.45,
+  /** per unit of the share of a self-classified field's naming pattern whose same answer reviewers corrected */
+  patternOther: 0.9,
   /** confirmed-neighbour counts are capped here */
   confirmedClip: 3,
   /** log-odds taken off a confirmed field whose neighbourhood has not changed since its confirmation */
@@ -130,6 +132,7 @@ export interface OutlierTerms {
   confirmedOther: number;
   confirmedAgrees: number;
   twinOther: number;
+  patternOther: number;
 }
 
 /** The fitted signals, in the order bench/quality/fit.ts fits them. */
@@ -158,6 +161,7 @@ export const OUTLIER_FEATURES = [
   'confirmedOther',
   'confirmedAgrees',
   'twinOther',
+  'patternOther',
 ] as const satisfies ReadonlyArray<keyof OutlierTerms>;
 
 /**
@@ -206,6 +210,7 @@ export function outlierSignals(input: OutlierInput): OutlierTerms {
     confirmedOther: c(r?.confirmedOther),
     confirmedAgrees: c(r?.confirmedAgrees),
     twinOther: r?.twin ? 1 : 0,
+    patternOther: r?.pattern ? clamp(finiteOr(r.pattern.share, 0), 0, 1) : 0,
   };
 }
 

@@ -43,7 +43,7 @@ export interface ReasonInput {
   suggestion?: {
     classification: string;
     sameTag: boolean;
-    by: 'classifier' | 'neighbours' | 'margins' | 'level' | 'twin' | 'corrections';
+    by: 'classifier' | 'neighbours' | 'margins' | 'level' | 'twin' | 'corrections' | 'pattern';
   } | null;
   /**
    * The classifier's view when it disagrees with the tag: its label and confidence, and how many of its points the
@@ -69,6 +69,18 @@ export interface ReasonInput {
   selfConfidence?: number | null;
   /** A reviewer confirmed a field with the same name, table, comment and type (a twin) as this classification. */
   twin?: { classification: string } | null;
+  /**
+   * Reviewers corrected `count` confirmed fields of the same data source, named with the same first word, from the
+   * classifier's same answer to `classification` (ReviewedEvidence.pattern).
+   */
+  pattern?: { classification: string; count: number } | null;
+}
+
+/** What reviewers did with the classifier's same answer on the fields named like this one in its data source. */
+function patternSentence(pattern: { classification: string; count: number }, own: string): string {
+  return pattern.count === 1
+    ? `FieldLens had put another field of this data source whose name starts with the same word in ${own} too; a reviewer corrected it to ${pattern.classification}.`
+    : `FieldLens had put ${pattern.count} other fields of this data source whose names start with the same word in ${own} too; reviewers corrected them to ${pattern.classification}.`;
 }
 
 /** How many of the nearest fields a reason counts ("4 of its 5 nearest fields …"). */
@@ -135,7 +147,7 @@ function strongestKinds(t: OutlierTerms | undefined): Kind[] {
     ['classifier', t.classifierOther + t.classifierFar + t.labelGap],
     ['level', t.under + t.over + t.underClassifier + t.overClassifier],
     ['anchor', Math.max(0, t.anchorMargin)],
-    ['reviewed', t.twinOther + Math.max(0, t.confirmedOther)],
+    ['reviewed', t.twinOther + Math.max(0, t.confirmedOther) + t.patternOther],
     ['self', t.selfDoubt + Math.max(0, t.selfLooseTag)],
   ];
   return sums
@@ -250,6 +262,8 @@ export function reasonFor(input: ReasonInput): string {
         sentences.push(`${basis}, so at ${input.level} it looks ${e.under ? 'under-classified' : 'over-classified'}.`);
       } else if (kind === 'reviewed' && input.twin) {
         sentences.push(`A reviewer confirmed the same column elsewhere as ${input.twin.classification}; it is ${own}.`);
+      } else if (kind === 'reviewed' && input.pattern) {
+        sentences.push(patternSentence(input.pattern, own));
       } else if (kind === 'self' && input.selfConfidence !== null && input.selfConfidence !== undefined) {
         const alternative =
           s && !s.sameTag && s.by === 'classifier' ? `; its second choice was ${s.classification}` : '';
@@ -284,8 +298,10 @@ export function reasonFor(input: ReasonInput): string {
   }
   if (input.confirmedUnchanged)
     sentences.push(`Confirmed by a reviewer as ${own}; its neighbourhood has not changed since.`);
+  // A naming pattern's correction is suggested at any score: said, so the suggestion never goes unexplained.
+  if (input.pattern && s?.by === 'pattern') sentences.push(patternSentence(input.pattern, own));
   if (n && n.sameClassification && sentences.length < 2) sentences.push(`${nearestPhrase} is ${own} too.`);
-  if (sentences.length < 2 && !input.confirmedUnchanged) {
+  if (sentences.length < 2 && !input.confirmedUnchanged && s?.by !== 'pattern') {
     const weak = weakestAxis(input.scores);
     // A weak axis of a field that fits is no evidence against it: said as such, after the verdict.
     sentences.push(

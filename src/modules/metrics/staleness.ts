@@ -12,6 +12,9 @@
  * - a rotating sample of PEERS_PER_CHANGE fields of F's tag and level, before and after (their peer axes, centroid
  *   and tag margins move with F);
  * - F's twins (fields with the same embedding), up to TWINS_PER_CHANGE: a confirmed twin weighs for or against each;
+ * - when F is confirmed, the self-classified fields of its naming pattern (same data source, same first word of the
+ *   name), up to TWINS_PER_CHANGE: its review weighs for or against the classifier's answers there (a reopened F
+ *   reaches them at the next full recompute);
  * a new or changed tag T affects the fields of T and the neighbours of T's anchor (tag margins compare anchors).
  *
  * `pending` counts the queue and the changes not yet expanded, so it is never 0 while a committed change has not
@@ -109,6 +112,11 @@ export class Staleness {
           const tid = state.idOf(twin);
           if (tid !== undefined) affected.add(tid);
         }
+        if (state.isConfirmed(slot))
+          for (const peer of state.patternPeers(slot, TWINS_PER_CHANGE)) {
+            const pid = state.idOf(peer);
+            if (pid !== undefined) affected.add(pid);
+          }
       }
     }
     for (const id of await repo.fieldsNamingNearest(db, [...changedFields])) affected.add(id);

@@ -18,9 +18,10 @@ export interface Suggestion {
   share: number;
   /**
    * What chose the tag: the classifier's view, the neighbours, (same tag) the level evidence, a reviewer's decision
-   * on a twin (same embedding), or the reviewers' corrections of the classifier's earlier answers of this tag.
+   * on a twin (same embedding), the reviewers' corrections of the classifier's earlier answers of this tag, or their
+   * corrections of its same answer on the fields of the field's naming pattern (same data source, same first word).
    */
-  by: 'classifier' | 'neighbours' | 'margins' | 'level' | 'twin' | 'corrections';
+  by: 'classifier' | 'neighbours' | 'margins' | 'level' | 'twin' | 'corrections' | 'pattern';
 }
 
 export interface SuggestionInput {
@@ -39,6 +40,12 @@ export interface SuggestionInput {
   /** A confirmed twin's other classification (reviewedEvidence().twin): suggested as it is. */
   twin?: { tagId: number; level: string } | null;
   /**
+   * For a self-classified field: the reviewers' most common correction of the classifier's same answer in its naming
+   * pattern, with its share of the reviewed fields there (ReviewedEvidence.pattern); suggested when that share is at
+   * least PATTERN_SHARE.
+   */
+  pattern?: { tagId: number; level: string; share: number } | null;
+  /**
    * For a field the classifier classified itself: its runner-up tag, and what reviewers most often corrected its
    * answers of this tag to (with the share of the reviewed answers so corrected).
    */
@@ -55,8 +62,13 @@ export interface SuggestionInput {
   tagShare?: (tagId: number) => number;
 }
 
+/** A naming pattern's correction is suggested when at least this share of its reviewed fields were so corrected. */
+export const PATTERN_SHARE = 0.5;
+
 /**
- * Another classification for the field, or null. A confirmed twin's decision first; for a self-classified field,
+ * Another classification for the field, or null. A confirmed twin's decision first, then the correction reviewers made
+ * most often of the classifier's same answer in the field's naming pattern (at least PATTERN_SHARE of them; offered
+ * below the score threshold too); for a self-classified field,
  * selfSuggestion (the level the evidence expects, else the likeliest candidate of the fitted choice); otherwise the
  * best-supported other classification, or null when the current one is best. Support for a tag: the similarity-
  * weighted share of the nearest fields carrying it (confirmed ones count double), the classifier's confidence when it
@@ -65,10 +77,15 @@ export interface SuggestionInput {
  * expects, the suggestion is the same tag at the expected level.
  */
 export function suggestClassification(x: SuggestionInput): Suggestion | null {
-  if (!(x.outlierScore >= x.threshold)) return null;
+  // Reviewers corrected the classifier's same answer on fields named like it in its data source: their correction,
+  // whatever the score (a reviewer's decision the score weighs only a little: its confidence says how often it holds).
+  const pattern = x.pattern && x.pattern.share >= PATTERN_SHARE ? x.pattern : null;
+  if (!(x.outlierScore >= x.threshold) && !pattern) return null;
   // A reviewer decided its twin (the same column elsewhere) otherwise: that decision is the suggestion.
   if (x.twin && (x.twin.tagId !== x.tagId || x.twin.level !== x.level))
     return withConfidence({ tagId: x.twin.tagId, level: x.twin.level, by: 'twin' }, x.outlierScore, 1);
+  if (pattern)
+    return withConfidence({ tagId: pattern.tagId, level: pattern.level, by: 'pattern' }, x.outlierScore, pattern.share);
   if (x.evidence.selfClassified === true) return selfSuggestion(x);
   const support = new Map<number, number>();
   const add = (tagId: number | null | undefined, w: number): void => {
@@ -294,7 +311,15 @@ export const SUGGESTION_CALIBRATION: { score: number; share: number; intercept: 
   // suggestion likelier right.
   score: -0.09,
   share: 3.69,
-  intercept: { classifier: -1.9, neighbours: -2.75, margins: -2.24, level: -2.06, twin: -1.51, corrections: -2.97 },
+  intercept: {
+    classifier: -1.9,
+    neighbours: -2.75,
+    margins: -2.24,
+    level: -2.06,
+    twin: -1.51,
+    corrections: -2.97,
+    pattern: -3.84,
+  },
 };
 
 const logit = (p: number): number => {

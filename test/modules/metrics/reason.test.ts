@@ -38,6 +38,7 @@ const zero: OutlierTerms = {
   confirmedOther: 0,
   confirmedAgrees: 0,
   twinOther: 0,
+  patternOther: 0,
 };
 /** What a reviewer cannot act on: percentiles and catalog shares. */
 const STATISTIC = /percentile|lowest \d+ ?%|of the catalog/;

@@ -10,6 +10,7 @@ import {
 } from '../../../src/modules/metrics/measure-field.js';
 import { outlierScore, outlierTerms, type OutlierInput } from '../../../src/modules/metrics/outlier-model.js';
 import { reasonFor } from '../../../src/modules/metrics/reason.js';
+import { namingPattern } from '../../../src/modules/metrics/catalog-state.js';
 import {
   suggestClassification,
   suggestionConfidence,
@@ -336,6 +337,113 @@ describe('self-classified fields: suggestions', () => {
   });
 });
 
+describe('self-classified fields: naming patterns', () => {
+  const plain = { scores: uniform(0.5), neighbourDisagreement: 0 };
+  const margins: TagMargins = {
+    anchorMargin: null,
+    bestOtherAnchorTagId: null,
+    bestOtherAnchorSimilarity: null,
+    peerMargin: null,
+    bestOtherPeerTagId: null,
+  };
+  const evidence = classificationEvidence({
+    tagId: 11,
+    level: 'L1',
+    neighbours: [],
+    predicted: { tagId: 11, level: 'L1', confidence: 0.9 },
+    tagLevels: [{ level: 'L1', count: 5 }],
+    defaultLevel: 'L1',
+    rank,
+    groupOf,
+    selfClassified: true,
+  });
+  const base: SuggestionInput = {
+    tagId: 11,
+    level: 'L1',
+    neighbours: [],
+    predicted: { tagId: 11, level: 'L1', confidence: 0.9 },
+    margins,
+    evidence,
+    outlierScore: 0.05,
+    threshold: 0.15,
+    usualLevel: () => 'L1',
+    rank,
+    runnerUpTagId: 2,
+  };
+
+  it('reads a naming pattern as the data source and the first word of the name, in any case style', () => {
+    assert.equal(namingPattern('ds-1', 'cod_cliente'), 'ds-1\u0000cod');
+    assert.equal(namingPattern('ds-1', 'codProduto'), 'ds-1\u0000cod');
+    assert.equal(namingPattern('ds-1', 'COD-FORNECEDOR'), 'ds-1\u0000cod');
+    assert.notEqual(namingPattern('ds-2', 'cod_cliente'), namingPattern('ds-1', 'cod_cliente'));
+    assert.equal(namingPattern(null, 'cod_cliente'), null);
+    assert.equal(namingPattern('ds-1', '__'), null);
+  });
+
+  it("takes the reviewers' most common correction of the same answer, with kept ones counting against it", () => {
+    const self = { tag_id: 11, level: 'L1' };
+    const corrected = reviewedEvidence([], self, [], rank, {
+      kept: 1,
+      corrected: 3,
+      top: { tagId: 4, level: 'L1', count: 2 },
+    });
+    assert.deepEqual(corrected.pattern, { tagId: 4, level: 'L1', share: 0.5, count: 2 });
+    // Corrected to what it already is (its level set by hand since): nothing against it.
+    assert.equal(
+      reviewedEvidence([], self, [], rank, { kept: 0, corrected: 1, top: { tagId: 11, level: 'L1', count: 1 } })
+        .pattern,
+      null,
+    );
+    assert.equal(reviewedEvidence([], self, [], rank, { kept: 2, corrected: 0, top: null }).pattern, null);
+    assert.equal(reviewedEvidence([], self, [], rank).pattern, null);
+    // The more of the pattern reviewers corrected, the higher the score.
+    const score = (share: number): number =>
+      outlierScore({ ...plain, reviewed: { ...corrected, pattern: { tagId: 4, level: 'L1', share, count: 1 } } });
+    assert.ok(
+      score(1) > score(0.5) && score(0.5) > outlierScore({ ...plain, reviewed: { ...corrected, pattern: null } }),
+    );
+  });
+
+  it('suggests the correction of at least half the pattern whatever the score, after a twin, and calibrated by its share', () => {
+    const s = suggestClassification({ ...base, pattern: { tagId: 4, level: 'L2', share: 1 } });
+    assert.deepEqual({ tagId: s?.tagId, level: s?.level, by: s?.by }, { tagId: 4, level: 'L2', by: 'pattern' });
+    const half = suggestClassification({ ...base, pattern: { tagId: 4, level: 'L2', share: 0.5 } });
+    assert.equal(half?.by, 'pattern');
+    assert.ok(half!.confidence < s!.confidence);
+    // Less than half corrected: the pattern suggests nothing, and below the threshold nothing else does either.
+    assert.equal(suggestClassification({ ...base, pattern: { tagId: 4, level: 'L2', share: 0.4 } }), null);
+    const twin = suggestClassification({
+      ...base,
+      outlierScore: 0.9,
+      twin: { tagId: 2, level: 'L4' },
+      pattern: { tagId: 4, level: 'L2', share: 1 },
+    });
+    assert.equal(twin?.by, 'twin');
+  });
+
+  it('says what reviewers corrected in the pattern, for a field that fits as for a suspicious one', () => {
+    const reviewed = {
+      confirmedOther: 0,
+      confirmedAgrees: 0,
+      twin: null,
+      pattern: { tagId: 4, level: 'L1', share: 1, count: 3 },
+    };
+    const input = {
+      classification: 'Technical/Metric value (L1)',
+      scores: uniform(0.6),
+      terms: outlierTerms({ ...plain, reviewed }),
+      pattern: { classification: 'Technical/Foreign key (L1)', count: 3 },
+      suggestion: { classification: 'Technical/Foreign key (L1)', sameTag: false, by: 'pattern' as const },
+    };
+    const expected =
+      /FieldLens had put 3 other fields of this data source whose names start with the same word in Technical\/Metric value \(L1\) too; reviewers corrected them to Technical\/Foreign key \(L1\)\./;
+    const fits = reasonFor({ ...input, severity: 'low' });
+    assert.match(fits, expected);
+    assert.doesNotMatch(fits, /Nothing points to another classification/);
+    assert.match(reasonFor({ ...input, severity: 'high' }), expected);
+  });
+});
+
 interface Item {
   id: string;
   classification_chain_path: string;
@@ -409,5 +517,98 @@ describeEachDatabase('a correction flags the same column in another data source'
       },
       correction,
     );
+  });
+});
+
+describeEachDatabase('a correction speaks for the fields named like it in its data source', (kind) => {
+  let t: TestApp;
+  let token: string;
+
+  before(async () => {
+    t = await buildTestApp(kind);
+    token = await adminToken(t.app);
+  });
+  after(async () => t.close());
+
+  it("suggests the correction to the fields of the same data source whose name starts with the same word and got the classifier's same answer; a kept one counts against it", async () => {
+    // An organisation's own prefix, in tables no embedding puts near one another; no classification given.
+    const columns: FieldInput[] = [
+      { table_name: 'pedido', field_name: 'qx_cliente', data_type: 'integer' },
+      { table_name: 'estoque', field_name: 'qx_produto', data_type: 'integer' },
+      { table_name: 'comissao', field_name: 'qx_vendedor', data_type: 'integer' },
+      { table_name: 'frete', field_name: 'qx_transportadora', data_type: 'integer' },
+    ];
+    const a = await createDatasource(t.app, token, 'erp-a');
+    const b = await createDatasource(t.app, token, 'erp-b');
+    const idsA = (await importOk(t.app, token, a, columns)).field_ids;
+    const idsB = (await importOk(t.app, token, b, columns.slice(1))).field_ids;
+    await t.app.services.metricsWorker.drain();
+    const get = async (id: string): Promise<Item> =>
+      json<Item>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${id}`, headers: bearer(token) }));
+    const first = await Promise.all(idsA.map(get));
+    const answer = first[0]!.classification_chain_path;
+    assert.ok(
+      first.every((f) => f.classification_chain_path === answer),
+      `the classifier gives the four the same answer: ${first.map((f) => f.classification_chain_path).join(', ')}`,
+    );
+    const correction =
+      answer === 'Technical/Foreign key'
+        ? { path: 'Technical/Metric value', level: 'L1' }
+        : { path: 'Technical/Foreign key', level: 'L1' };
+    const confirm = async (id: string, payload: Record<string, unknown>): Promise<void> => {
+      const res = await t.app.inject({
+        method: 'POST',
+        url: `/api/v1/classify/fields/${id}/confirm`,
+        headers: bearer(token),
+        payload,
+      });
+      assert.equal(res.statusCode, 200, res.body);
+    };
+    const suggested = (f: Item): { path: string; level: string } | null =>
+      f.suggested_classification && {
+        path: f.suggested_classification.chain_path,
+        level: f.suggested_classification.level,
+      };
+    await confirm(idsA[0]!, { classification_chain_path: correction.path, lock_level: correction.level });
+    await t.app.services.metricsWorker.drain();
+    const peer = await get(idsA[1]!);
+    assert.equal(peer.classification_chain_path, answer, 'the peer keeps its classification until reviewed');
+    assert.deepEqual(suggested(peer), correction);
+    assert.ok((peer.outlier_score ?? 0) > (first[1]!.outlier_score ?? 0));
+    const minibars = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/classify/fields/embedding-minibars',
+      headers: bearer(token),
+      payload: { field_ids: [idsA[1]] },
+    });
+    assert.equal(minibars.statusCode, 200, minibars.body);
+    assert.match(
+      minibars.json<{ items: Array<{ reason: string }> }>().items[0]!.reason,
+      new RegExp(
+        `another field of this data source whose name starts with the same word in ${answer} \\(L1\\) too; a reviewer corrected it to ${correction.path} \\(L1\\)\\.`,
+      ),
+    );
+    // The same names in another data source are not its naming: nothing changes there.
+    for (const id of idsB) assert.notDeepEqual(suggested(await get(id)), correction);
+    // A taxonomy edit re-evaluates every field's classifier view, the corrected one's too: its own correction is not the
+    // classifier's view of it, so the correction keeps speaking for its pattern.
+    const created = await t.app.inject({
+      method: 'POST',
+      url: '/api/v1/classification/tags',
+      headers: bearer(token),
+      payload: { name: 'Loyalty card', parent_id: null, default_level: 'L2', keywords: ['treuekarte'] },
+    });
+    assert.equal(created.statusCode, 201, created.body);
+    await t.app.services.reclassifyWorker.drain();
+    await t.app.services.metricsWorker.drain();
+    assert.deepEqual(suggested(await get(idsA[1]!)), correction);
+    // A reviewer keeps the classifier's answer on another field of the pattern: one of two corrected still suggests it,
+    // one of three does not.
+    await confirm(idsA[2]!, {});
+    await t.app.services.metricsWorker.drain();
+    assert.deepEqual(suggested(await get(idsA[1]!)), correction);
+    await confirm(idsA[3]!, {});
+    await t.app.services.metricsWorker.drain();
+    assert.notDeepEqual(suggested(await get(idsA[1]!)), correction);
   });
 });
