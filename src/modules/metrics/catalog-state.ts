@@ -155,7 +155,7 @@ function summarizeReviews(
  * A field's naming pattern: its data source and the first word of its name (`cod_cliente`, `codProduto` → `cod`), or
  * null when either is unknown. An organisation names its columns by conventions a reviewer's correction reveals (on
  * the public schemas' held-out half, 82 % of the classifier's mistakes a correction in the same pattern spoke for were
- * corrected to the same tag: docs/metrics.md, "Naming patterns").
+ * corrected to the same tag: docs/metrics.md, "What reviewers decided nearby").
  */
 export function namingPattern(
   datasourceId: string | null | undefined,
