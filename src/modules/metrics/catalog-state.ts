@@ -214,17 +214,15 @@ export class CatalogState {
   /** Per tag the classifier predicted: how many of those fields reviewers confirmed as predicted, how many they corrected, and to what. */
   private readonly answerReviewsByTag = new Map<number, AnswerReviews>();
   /**
-   * A field's naming pattern (namingPattern: its data source and the first word of its name), interned: index into
-   * patternKeys, −1 when unknown. The members of each pattern, and per pattern and predicted tag the reviewers'
-   * treatment of the classifier's answer (as answerReviewsByTag): a correction of `cod_cliente` in one data source speaks
-   * for its `cod_produto`, which no embedding puts near it.
+   * A field's naming pattern (namingPattern: its data source and the first word of its name) as a 32-bit hash (0 =
+   * unknown; no string kept, no list of members: a catalog of a million distinct first words costs 4 bytes a field),
+   * and per pattern and predicted tag the reviewers' treatment of the classifier's answer (as answerReviewsByTag): a
+   * correction of `cod_cliente` in one data source speaks for its `cod_produto`, which no embedding puts near it. Two
+   * patterns whose hashes collide share their reviews of the same answer (a given pair: one chance in 4 × 10⁹).
    */
-  private patternOf = new Int32Array(0);
+  private patternOf = new Uint32Array(0);
   /** A hash of the field's data source, table and column name (fieldKey; 0 = unknown): which field a query is about. */
   private fieldKeys = new Uint32Array(0);
-  private patternPosition = new Int32Array(0);
-  private readonly patternIndex = new Map<string, number>();
-  private readonly patternMembers: SlotList[] = [];
   private readonly answerReviewsByPattern = new Map<string, AnswerReviews>();
   hashOf = new Uint32Array(0);
   private tagPosition = new Int32Array(0);
@@ -379,22 +377,28 @@ export class CatalogState {
     predictedTagId: number,
   ): { kept: number; corrected: number; top: { tagId: number; level: string; count: number } | null } | null {
     const pattern = this.patternOf[slot] as number;
-    if (pattern < 0) return null;
+    if (pattern === 0) return null;
     return summarizeReviews(this.answerReviewsByPattern.get(`${pattern}\u0000${predictedTagId}`));
   }
 
   /**
-   * The self-classified fields of the slot's naming pattern (itself excluded), at most `limit` of them: a review of the
-   * slot's field speaks for or against their classifier answers (patternReviews).
+   * The self-classified fields that share a naming pattern with any of the given slots (those excluded), at most
+   * `limit` per pattern: a review of those slots' fields speaks for or against their classifier answers
+   * (patternReviews). One pass over the catalog's slots, whatever the number of slots given.
    */
-  patternPeers(slot: number, limit: number): number[] {
-    const pattern = this.patternOf[slot] as number;
-    const members = pattern < 0 ? undefined : this.patternMembers[pattern];
-    if (!members) return [];
+  patternPeers(slots: readonly number[], limit: number): number[] {
+    const wanted = new Map<number, number>();
+    const given = new Set(slots);
+    for (const slot of slots) if ((this.patternOf[slot] as number) !== 0) wanted.set(this.patternOf[slot] as number, 0);
     const out: number[] = [];
-    for (let i = 0; i < members.size && out.length < limit; i++) {
-      const other = members.at(i);
-      if (other !== slot && this.selfClassified[other] === 1) out.push(other);
+    if (wanted.size === 0) return out;
+    for (let slot = 0; slot < this.slotEnd; slot++) {
+      const pattern = this.patternOf[slot] as number;
+      if (pattern === 0 || this.selfClassified[slot] !== 1 || given.has(slot)) continue;
+      const n = wanted.get(pattern);
+      if (n === undefined || n >= limit) continue;
+      wanted.set(pattern, n + 1);
+      out.push(slot);
     }
     return out;
   }
@@ -515,7 +519,7 @@ export class CatalogState {
     const gap = row.predicted_label_gap;
     this.predGap[slot] = predicted === 0 || gap === null || gap === undefined || !Number.isFinite(gap) ? NaN : gap;
     const pattern = namingPattern(row.datasource_id, row.field_name);
-    this.patternOf[slot] = pattern === null ? -1 : this.internPattern(pattern);
+    this.patternOf[slot] = pattern === null ? 0 : hashId(pattern) || 1;
     this.fieldKeys[slot] = fieldKey(row) ?? 0;
     this.attach(slot, e);
     if (moved && this.twins.join(slot) === slot) this.index.add(slot, e);
@@ -529,6 +533,9 @@ export class CatalogState {
     this.slotIds.delete(slot, this.hashOf[slot] as number);
     this.forgetRaw(slot);
     this.unindex(slot);
+    // A free slot belongs to no pattern and is no field (patternPeers and isField scan slots by these).
+    this.patternOf[slot] = 0;
+    this.fieldKeys[slot] = 0;
     this.freeSlots.push(slot);
   }
 
@@ -647,8 +654,6 @@ export class CatalogState {
     addInto(level.sum, e, 1);
     level.count++;
     this.levelPosition[slot] = level.members.push(slot);
-    const pattern = this.patternOf[slot] as number;
-    if (pattern >= 0) this.patternPosition[slot] = (this.patternMembers[pattern] as SlotList).push(slot);
   }
 
   private detach(slot: number): void {
@@ -681,11 +686,6 @@ export class CatalogState {
       level.count--;
       const moved = level.members.removeAt(this.levelPosition[slot] as number);
       if (moved >= 0) this.levelPosition[moved] = this.levelPosition[slot] as number;
-    }
-    const pattern = this.patternOf[slot] as number;
-    if (pattern >= 0) {
-      const moved = (this.patternMembers[pattern] as SlotList).removeAt(this.patternPosition[slot] as number);
-      if (moved >= 0) this.patternPosition[moved] = this.patternPosition[slot] as number;
     }
   }
 
@@ -735,17 +735,7 @@ export class CatalogState {
     };
     count(this.answerReviewsByTag, predicted);
     const pattern = this.patternOf[slot] as number;
-    if (pattern >= 0) count(this.answerReviewsByPattern, `${pattern}\u0000${predicted}`);
-  }
-
-  private internPattern(pattern: string): number {
-    let i = this.patternIndex.get(pattern);
-    if (i === undefined) {
-      i = this.patternMembers.length;
-      this.patternMembers.push(new SlotList());
-      this.patternIndex.set(pattern, i);
-    }
-    return i;
+    if (pattern !== 0) count(this.answerReviewsByPattern, `${pattern}\u0000${predicted}`);
   }
 
   private levelNumber(level: string): number {
@@ -786,9 +776,8 @@ export class CatalogState {
     this.hashOf = widen(this.hashOf, (n) => new Uint32Array(n));
     this.tagPosition = widen(this.tagPosition, (n) => new Int32Array(n));
     this.levelPosition = widen(this.levelPosition, (n) => new Int32Array(n));
-    this.patternOf = widen(this.patternOf, (n) => new Int32Array(n));
+    this.patternOf = widen(this.patternOf, (n) => new Uint32Array(n));
     this.fieldKeys = widen(this.fieldKeys, (n) => new Uint32Array(n));
-    this.patternPosition = widen(this.patternPosition, (n) => new Int32Array(n));
     this.hasRaw = widen(this.hasRaw, (n) => new Uint8Array(n));
     this.raws = widen(this.raws, (n) => new Float64Array(n), RAW_WIDTH);
     this.scaleOf = widen(this.scaleOf, (n) => new Float32Array(n));

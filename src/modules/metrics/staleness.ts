@@ -13,8 +13,8 @@
  *   and tag margins move with F);
  * - F's twins (fields with the same embedding), up to TWINS_PER_CHANGE: a confirmed twin weighs for or against each;
  * - when F is confirmed, the self-classified fields of its naming pattern (same data source, same first word of the
- *   name), up to TWINS_PER_CHANGE: its review weighs for or against the classifier's answers there (a reopened F
- *   reaches them at the next full recompute);
+ *   name), up to TWINS_PER_CHANGE a pattern, found in one pass over the replica's slots per batch: its review weighs
+ *   for or against the classifier's answers there (a reopened F reaches them at the next full recompute);
  * a new or changed tag T affects the fields of T and the neighbours of T's anchor (tag margins compare anchors).
  *
  * `pending` counts the queue and the changes not yet expanded, so it is never 0 while a committed change has not
@@ -100,6 +100,7 @@ export class Staleness {
       for (const t of [c.tag_id, c.old_tag_id]) if (t !== null) tags.add(t);
       for (const l of [c.level, c.old_level]) if (l !== null) levels.add(l);
     }
+    const confirmedSlots: number[] = [];
     for (const id of changedFields) {
       affected.add(id);
       const before = this.deps.replica.takeDeparted(id);
@@ -112,12 +113,12 @@ export class Staleness {
           const tid = state.idOf(twin);
           if (tid !== undefined) affected.add(tid);
         }
-        if (state.isConfirmed(slot))
-          for (const peer of state.patternPeers(slot, TWINS_PER_CHANGE)) {
-            const pid = state.idOf(peer);
-            if (pid !== undefined) affected.add(pid);
-          }
+        if (state.isConfirmed(slot)) confirmedSlots.push(slot);
       }
+    }
+    for (const peer of state.patternPeers(confirmedSlots, TWINS_PER_CHANGE)) {
+      const pid = state.idOf(peer);
+      if (pid !== undefined) affected.add(pid);
     }
     for (const id of await repo.fieldsNamingNearest(db, [...changedFields])) affected.add(id);
     if (changedTags.size > 0) {

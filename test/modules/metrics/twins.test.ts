@@ -120,3 +120,75 @@ describe('CatalogState with many identical embeddings', () => {
     assert.equal(ofMoved?.keys[0], state.slot('twin1'));
   });
 });
+
+describe('CatalogState naming patterns', () => {
+  const states: CatalogState[] = [];
+  after(async () => {
+    await Promise.all(states.map((s) => s.close()));
+  });
+
+  it("counts reviews of the classifier's answers per pattern and finds a pattern's self-classified fields, through re-applies and removals", () => {
+    const rand = mulberry32(11);
+    const state = new CatalogState(DIM, 64);
+    states.push(state);
+    // Tag 1 is the classifier's answer everywhere; reviewers correct some of them to tag 2.
+    const field = (id: string, datasource: string, name: string, review: 'unreviewed' | 'kept' | 'corrected') =>
+      state.apply({
+        id,
+        tag_id: review === 'corrected' ? 2 : 1,
+        level: 'L1',
+        review_status: review === 'unreviewed' ? 'unreviewed' : 'confirmed',
+        embedding: encodeVector(randomUnitVector(rand, DIM)),
+        predicted_tag_id: 1,
+        predicted_level: 'L1',
+        predicted_confidence: 0.7,
+        classification_source: 'classifier',
+        datasource_id: datasource,
+        table_name: `t_${id}`,
+        field_name: name,
+      });
+    field('a1', 'ds-a', 'cod_cliente', 'corrected');
+    field('a2', 'ds-a', 'codProduto', 'unreviewed');
+    field('a3', 'ds-a', 'cod_vendedor', 'unreviewed');
+    field('a4', 'ds-a', 'nome_cliente', 'unreviewed');
+    field('b1', 'ds-b', 'cod_cliente', 'unreviewed');
+    const slot = (id: string): number => state.slot(id) as number;
+    assert.deepEqual(state.patternReviews(slot('a2'), 1), {
+      kept: 0,
+      corrected: 1,
+      top: { tagId: 2, level: 'L1', count: 1 },
+    });
+    assert.equal(state.patternReviews(slot('a2'), 3), null, 'another answer was not reviewed there');
+    assert.equal(state.patternReviews(slot('a4'), 1), null, 'another first word');
+    assert.equal(state.patternReviews(slot('b1'), 1), null, 'another data source');
+    assert.deepEqual(
+      state
+        .patternPeers([slot('a1')], 10)
+        .map((s) => state.idOf(s))
+        .sort(),
+      ['a2', 'a3'],
+    );
+    assert.equal(state.patternPeers([slot('a1')], 1).length, 1, 'at most `limit` a pattern');
+    // A reviewer keeps the answer on another field of the pattern: it counts against the correction.
+    field('a3', 'ds-a', 'cod_vendedor', 'kept');
+    assert.deepEqual(state.patternReviews(slot('a2'), 1), {
+      kept: 1,
+      corrected: 1,
+      top: { tagId: 2, level: 'L1', count: 1 },
+    });
+    assert.deepEqual(
+      state.patternPeers([slot('a1')], 10).map((s) => state.idOf(s)),
+      ['a2'],
+      'a confirmed field is no longer self-classified',
+    );
+    // The corrected field is deleted: its correction goes with it.
+    state.remove('a1');
+    assert.deepEqual(state.patternReviews(slot('a2'), 1), { kept: 1, corrected: 0, top: null });
+    // Its reused slot holds another field: the old pattern is not left behind.
+    field('c1', 'ds-c', 'cod_cliente', 'unreviewed');
+    assert.deepEqual(
+      state.patternPeers([slot('a3')], 10).map((s) => state.idOf(s)),
+      ['a2'],
+    );
+  });
+});
