@@ -23,8 +23,15 @@ import {
  */
 export type ConfirmedNeighbourFinder = (
   embeddings: readonly Float32Array[],
-  selves: ReadonlyArray<{ datasource_id: string | null; table_name: string; field_name: string } | null>,
+  selves: ReadonlyArray<FieldIdentity | null>,
 ) => Promise<ConfirmedNeighbour[][]>;
+
+/** Which field a classification is about: its data source, table and column. */
+export interface FieldIdentity {
+  readonly datasource_id: string | null;
+  readonly table_name: string;
+  readonly field_name: string;
+}
 
 /** What a rule is matched against. */
 export interface RuleField {

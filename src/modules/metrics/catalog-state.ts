@@ -12,7 +12,7 @@
 import { decodeVector } from '../../db/database.js';
 import { ThreadedNearestIndex, type Neighbours } from './ann-threads.js';
 import { AXIS_KEYS, type RawAxes } from './axes.js';
-import { classifierSupport } from './measure-field.js';
+import { classifierSupport, type ReviewedAnswers } from './measure-field.js';
 import { addInto, normalizeInto } from './vectors.js';
 import { splitWords } from '../../embeddings/tokenizer.js';
 import type { CatalogFieldRow } from '../fields/field-catalog-reader.service.js';
@@ -137,9 +137,7 @@ interface AnswerReviews {
   to: Map<string, number>;
 }
 
-function summarizeReviews(
-  r: AnswerReviews | undefined,
-): { kept: number; corrected: number; top: { tagId: number; level: string; count: number } | null } | null {
+function summarizeReviews(r: AnswerReviews | undefined): ReviewedAnswers | null {
   if (!r || r.kept + r.corrected === 0) return null;
   let top: { tagId: number; level: string; count: number } | null = null;
   for (const [key, count] of r.to) {
@@ -362,9 +360,7 @@ export class CatalogState {
    * How reviewers treated the fields the classifier gave this tag: kept as predicted or corrected, and the most
    * common correction (tag id and level) with its count; null when none was reviewed.
    */
-  answerReviews(
-    predictedTagId: number,
-  ): { kept: number; corrected: number; top: { tagId: number; level: string; count: number } | null } | null {
+  answerReviews(predictedTagId: number): ReviewedAnswers | null {
     return summarizeReviews(this.answerReviewsByTag.get(predictedTagId));
   }
 
@@ -372,10 +368,7 @@ export class CatalogState {
    * How reviewers treated the classifier's answer `predictedTagId` on the confirmed fields of the slot's naming pattern
    * (the same data source, the same first word of the name), as answerReviews; null when none of them was reviewed.
    */
-  patternReviews(
-    slot: number,
-    predictedTagId: number,
-  ): { kept: number; corrected: number; top: { tagId: number; level: string; count: number } | null } | null {
+  patternReviews(slot: number, predictedTagId: number): ReviewedAnswers | null {
     const pattern = this.patternOf[slot] as number;
     if (pattern === 0) return null;
     return summarizeReviews(this.answerReviewsByPattern.get(`${pattern}\u0000${predictedTagId}`));

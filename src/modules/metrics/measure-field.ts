@@ -405,7 +405,7 @@ export function reviewedEvidence(
   self: { tag_id: number; level: string },
   confirmedTwins: ReadonlyArray<{ tag_id: number; level: string }>,
   rank: LevelRank,
-  patternReviews: PatternReviews | null = null,
+  patternReviews: ReviewedAnswers | null = null,
 ): ReviewedEvidence {
   let confirmedOther = 0;
   let confirmedAgrees = 0;
@@ -445,8 +445,11 @@ export function reviewedEvidence(
   return { confirmedOther, confirmedAgrees, twin, pattern };
 }
 
-/** How reviewers treated the classifier's answer on the confirmed fields of a naming pattern (CatalogState.patternReviews). */
-export interface PatternReviews {
+/**
+ * How reviewers treated one answer of the classifier on the confirmed fields that got it (of a tag, or of a naming
+ * pattern: CatalogState.answerReviews, patternReviews): kept as answered, corrected, and the most common correction.
+ */
+export interface ReviewedAnswers {
   kept: number;
   corrected: number;
   top: { tagId: number; level: string; count: number } | null;

@@ -5,6 +5,7 @@
  * makes stale is derived from the catalog change log (staleness.ts). docs/metrics.md describes the model.
  */
 import { decodeVector, type Database, type Tx } from '../../db/database.js';
+import type { FieldIdentity } from '../classifier/classifier.service.js';
 import type { FieldCatalogReader } from '../fields/field-catalog-reader.service.js';
 import type { LicenseGate } from '../license/license.gate.js';
 import type { TaxonomyService } from '../taxonomy/taxonomy.service.js';
@@ -214,13 +215,6 @@ export class MetricsService {
   async retargetSuggestions(trx: Tx, fromTagIds: readonly number[], toTagId: number | null): Promise<void> {
     await repo.retargetSuggestions(trx, fromTagIds, toTagId);
   }
-}
-
-/** Which field a query is about (ConfirmedNeighbourFinder). */
-export interface FieldIdentity {
-  datasource_id: string | null;
-  table_name: string;
-  field_name: string;
 }
 
 function clampNum(x: number, lo: number, hi: number): number {

@@ -25,6 +25,43 @@ const rank = (level: string): number => ['L1', 'L2', 'L3', 'L4', 'L5'].indexOf(l
 const groupOf = (tagId: number): string => (tagId < 10 ? 'Personal' : 'Technical');
 const uniform = (s: number): AxisScores => Object.fromEntries(AXIS_KEYS.map((k) => [k, s])) as AxisScores;
 
+/** Neither the anchors nor the members of another tag fit better, nor worse: no margin speaks. */
+const NO_MARGINS: TagMargins = {
+  anchorMargin: null,
+  bestOtherAnchorTagId: null,
+  bestOtherAnchorSimilarity: null,
+  peerMargin: null,
+  bestOtherPeerTagId: null,
+};
+
+/** A suggestion's input for a field of tag 11 at L1 that the classifier classified itself, this sure of it. */
+function selfClassifiedInput(confidence: number, rest: Partial<SuggestionInput> = {}): SuggestionInput {
+  const predicted = { tagId: 11, level: 'L1', confidence };
+  return {
+    tagId: 11,
+    level: 'L1',
+    neighbours: [],
+    predicted,
+    margins: NO_MARGINS,
+    evidence: classificationEvidence({
+      tagId: 11,
+      level: 'L1',
+      neighbours: [],
+      predicted,
+      tagLevels: [{ level: 'L1', count: 5 }],
+      defaultLevel: 'L1',
+      rank,
+      groupOf,
+      selfClassified: true,
+    }),
+    outlierScore: 0.8,
+    threshold: 0.15,
+    usualLevel: (tagId) => (tagId === 2 ? 'L4' : 'L1'),
+    rank,
+    ...rest,
+  };
+}
+
 describe('self-classified fields: the signals', () => {
   const base: ClassificationEvidenceInput = {
     tagId: 11,
@@ -176,37 +213,8 @@ describe('self-classified fields: reasons', () => {
 });
 
 describe('self-classified fields: suggestions', () => {
-  // Neither the anchors nor the members of another tag fit better, nor worse: no margin speaks.
-  const margins: TagMargins = {
-    anchorMargin: null,
-    bestOtherAnchorTagId: null,
-    bestOtherAnchorSimilarity: null,
-    peerMargin: null,
-    bestOtherPeerTagId: null,
-  };
-  const evidence = classificationEvidence({
-    tagId: 11,
-    level: 'L1',
-    neighbours: [],
-    predicted: { tagId: 11, level: 'L1', confidence: 0.8 },
-    tagLevels: [{ level: 'L1', count: 5 }],
-    defaultLevel: 'L1',
-    rank,
-    groupOf,
-    selfClassified: true,
-  });
-  const base: SuggestionInput = {
-    tagId: 11,
-    level: 'L1',
-    neighbours: [],
-    predicted: { tagId: 11, level: 'L1', confidence: 0.8 },
-    margins,
-    evidence,
-    outlierScore: 0.8,
-    threshold: 0.15,
-    usualLevel: (tagId) => (tagId === 2 ? 'L4' : 'L1'),
-    rank,
-  };
+  const base = selfClassifiedInput(0.8);
+  const { margins } = base;
 
   it("suggests a confirmed twin's classification as it is", () => {
     const twin = suggestClassification({ ...base, twin: { tagId: 2, level: 'L4' } });
@@ -339,37 +347,7 @@ describe('self-classified fields: suggestions', () => {
 
 describe('self-classified fields: naming patterns', () => {
   const plain = { scores: uniform(0.5), neighbourDisagreement: 0 };
-  const margins: TagMargins = {
-    anchorMargin: null,
-    bestOtherAnchorTagId: null,
-    bestOtherAnchorSimilarity: null,
-    peerMargin: null,
-    bestOtherPeerTagId: null,
-  };
-  const evidence = classificationEvidence({
-    tagId: 11,
-    level: 'L1',
-    neighbours: [],
-    predicted: { tagId: 11, level: 'L1', confidence: 0.9 },
-    tagLevels: [{ level: 'L1', count: 5 }],
-    defaultLevel: 'L1',
-    rank,
-    groupOf,
-    selfClassified: true,
-  });
-  const base: SuggestionInput = {
-    tagId: 11,
-    level: 'L1',
-    neighbours: [],
-    predicted: { tagId: 11, level: 'L1', confidence: 0.9 },
-    margins,
-    evidence,
-    outlierScore: 0.05,
-    threshold: 0.15,
-    usualLevel: () => 'L1',
-    rank,
-    runnerUpTagId: 2,
-  };
+  const base = selfClassifiedInput(0.9, { outlierScore: 0.05, usualLevel: () => 'L1', runnerUpTagId: 2 });
 
   it('reads a naming pattern as the data source and the first word of the name, in any case style', () => {
     assert.equal(namingPattern('ds-1', 'cod_cliente'), 'ds-1\u0000cod');
@@ -462,6 +440,8 @@ describeEachDatabase('a correction flags the same column in another data source'
     token = await adminToken(t.app);
   });
   after(async () => t.close());
+  const get = async (id: string): Promise<Item> =>
+    json<Item>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${id}`, headers: bearer(token) }));
 
   it('gives the twins of a corrected field the correction as their suggestion, and a high score', async () => {
     // No classification given: the classifier decides, as after a scan.
@@ -478,8 +458,6 @@ describeEachDatabase('a correction flags the same column in another data source'
     const idsA = (await importOk(t.app, token, a, columns)).field_ids;
     const idsB = (await importOk(t.app, token, b, columns)).field_ids;
     await t.app.services.metricsWorker.drain();
-    const get = async (id: string): Promise<Item> =>
-      json<Item>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${id}`, headers: bearer(token) }));
     const twin = await get(idsB[0]!);
     const correction =
       twin.classification_chain_path === 'Personal/Identity/Date of birth'
@@ -529,6 +507,8 @@ describeEachDatabase('a correction speaks for the fields named like it in its da
     token = await adminToken(t.app);
   });
   after(async () => t.close());
+  const get = async (id: string): Promise<Item> =>
+    json<Item>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${id}`, headers: bearer(token) }));
 
   it("suggests the correction to the fields of the same data source whose name starts with the same word and got the classifier's same answer; a kept one counts against it", async () => {
     // An organisation's own prefix, in tables no embedding puts near one another; no classification given.
@@ -543,8 +523,6 @@ describeEachDatabase('a correction speaks for the fields named like it in its da
     const idsA = (await importOk(t.app, token, a, columns)).field_ids;
     const idsB = (await importOk(t.app, token, b, columns.slice(1))).field_ids;
     await t.app.services.metricsWorker.drain();
-    const get = async (id: string): Promise<Item> =>
-      json<Item>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${id}`, headers: bearer(token) }));
     const first = await Promise.all(idsA.map(get));
     const answer = first[0]!.classification_chain_path;
     assert.ok(
