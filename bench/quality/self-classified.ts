@@ -9,7 +9,8 @@
 // Then a seeded third of the wrong fields is confirmed with its correction (the labelled tag at its default level),
 // the worker drained again, and the same printed for the fields not corrected.
 // Run: npx tsx bench/quality/self-classified.ts   Knobs: QUALITY_CORRECT_SEED (default 25), QUALITY_HALVES
-// (default "development,held-out").
+// (default "development,held-out"), QUALITY_KEEP_SHARE (default 0: a reviewer who also confirms this seeded share of
+// the fields the classifier got right, as they are, in the same pass; the figures are then of the fields not reviewed).
 import type { Database } from '../../src/db/database.js';
 import type { Caller } from '../../src/http/access.js';
 import type { OutlierInput } from '../../src/modules/metrics/outlier-model.js';
@@ -53,6 +54,8 @@ export interface SelfClassifiedCatalog {
   read(): Promise<Map<string, FieldState>>;
   /** Confirms each field with its labelled classification (the reviewer's correction) and drains the worker. */
   correct(ids: readonly string[]): Promise<void>;
+  /** Confirms each field as it is (the reviewer keeps the classifier's answer); the caller drains the worker. */
+  keep(ids: readonly string[]): Promise<void>;
   /** The worker's record of every stored field's model input (when asked for). */
   featureLog: Map<string, OutlierInput> | null;
   /** The worker's record of every stored suggestion's source, outlier score and share of the support (when asked for). */
@@ -182,6 +185,9 @@ export async function importSelfClassified(options: { record?: boolean } = {}): 
         }
         await app.services.metricsWorker.drain(600_000);
       },
+      async keep(ids) {
+        for (const id of ids) await app.services.review.confirmField(caller, id, {});
+      },
       close,
     };
   } catch (error) {
@@ -266,10 +272,14 @@ export function printFigures(title: string, rows: ReadonlyArray<[string, HalfFig
   for (const [half, r] of rows) console.log(`${half} axes: ${formatAxesFigures(r.axes)}`);
 }
 
-/** A seeded third of the wrong fields (the reviewer's corrections), drawn in the order of their names (ids are random). */
+/**
+ * A seeded share (a third unless said) of the given fields — the reviewer's corrections of the wrong ones — drawn in the
+ * order of their names (ids are random).
+ */
 export function drawCorrections(
   wrong: ReadonlyArray<Pick<SelfField, 'id' | 'source' | 'truth'>>,
   seed: number,
+  share = 1 / 3,
 ): Set<string> {
   const rng = mulberry32(seed);
   const key = (f: Pick<SelfField, 'source' | 'truth'>): string =>
@@ -278,7 +288,7 @@ export function drawCorrections(
     .sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0))
     .map((f) => ({ id: f.id, r: rng() }));
   order.sort((a, b) => a.r - b.r);
-  return new Set(order.slice(0, Math.round(wrong.length / 3)).map((o) => o.id));
+  return new Set(order.slice(0, Math.round(wrong.length * share)).map((o) => o.id));
 }
 
 /**
@@ -325,10 +335,18 @@ async function main(): Promise<void> {
         ),
       ]);
     printFigures("Before corrections (the classifier's own answers)", rows(before, new Set()));
+    // A reviewer who also keeps some of the right answers (confirms them as they are) in the same pass.
+    const keepShare = Number(process.env.QUALITY_KEEP_SHARE ?? 0);
+    const right = fields.filter((f) => {
+      const s = before.get(f.id) as FieldState;
+      return halves.includes(f.half) && !isWrong(f, s.tagPath, s.level, rank);
+    });
+    const kept = keepShare > 0 ? drawCorrections(right, seed + 1, keepShare) : new Set<string>();
+    await catalog.keep([...kept]);
     const { wrong, corrected, after } = await correctSeededThird(catalog, before, seed, (f) => halves.includes(f.half));
     printFigures(
-      `After a reviewer corrects ${corrected.size} of the ${wrong.length} wrong fields (seed ${seed}); the figures of the fields not corrected`,
-      rows(after, corrected),
+      `After a reviewer corrects ${corrected.size} of the ${wrong.length} wrong fields (seed ${seed})${kept.size > 0 ? ` and keeps ${kept.size} of the ${right.length} right ones` : ''}; the figures of the fields not reviewed`,
+      rows(after, new Set([...corrected, ...kept])),
     );
   } finally {
     await catalog.close();
