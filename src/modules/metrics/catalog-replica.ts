@@ -119,6 +119,8 @@ export class CatalogReplica {
     );
     try {
       await this.fill(state);
+      // Loading changes no review: no pattern has new evidence.
+      state.takeTouchedPatterns();
       // The index builds in its threads while the catalog is read; computing needs it complete.
       await state.index.applied();
     } catch (error) {

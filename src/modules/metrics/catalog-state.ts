@@ -222,6 +222,8 @@ export class CatalogState {
   /** A hash of the field's data source, table and column name (fieldKey; 0 = unknown): which field a query is about. */
   private fieldKeys = new Uint32Array(0);
   private readonly answerReviewsByPattern = new Map<string, AnswerReviews>();
+  /** The patterns whose reviews changed since takeTouchedPatterns last took them (a confirmation, a reopening, a removal). */
+  private readonly touchedPatterns = new Set<number>();
   hashOf = new Uint32Array(0);
   private tagPosition = new Int32Array(0);
   private levelPosition = new Int32Array(0);
@@ -375,22 +377,30 @@ export class CatalogState {
   }
 
   /**
-   * The self-classified fields that share a naming pattern with any of the given slots (those excluded), at most
-   * `limit` per pattern: a review of those slots' fields speaks for or against their classifier answers
-   * (patternReviews). One pass over the catalog's slots, whatever the number of slots given.
+   * The naming patterns whose reviews changed since the last call (confirmed fields applied, reopened or removed), and
+   * forgets them: the self-classified fields of these patterns have new evidence (patternPeers finds them).
    */
-  patternPeers(slots: readonly number[], limit: number): number[] {
-    const wanted = new Map<number, number>();
-    const given = new Set(slots);
-    for (const slot of slots) if ((this.patternOf[slot] as number) !== 0) wanted.set(this.patternOf[slot] as number, 0);
+  takeTouchedPatterns(): Set<number> {
+    const out = new Set(this.touchedPatterns);
+    this.touchedPatterns.clear();
+    return out;
+  }
+
+  /**
+   * The self-classified fields of the given naming patterns (takeTouchedPatterns), at most `limit` a pattern: a review
+   * in their pattern speaks for or against their classifier answers (patternReviews). One pass over the catalog's
+   * slots, whatever the number of patterns.
+   */
+  patternPeers(patterns: ReadonlySet<number>, limit: number): number[] {
+    const counts = new Map<number, number>();
     const out: number[] = [];
-    if (wanted.size === 0) return out;
+    if (patterns.size === 0) return out;
     for (let slot = 0; slot < this.slotEnd; slot++) {
       const pattern = this.patternOf[slot] as number;
-      if (pattern === 0 || this.selfClassified[slot] !== 1 || given.has(slot)) continue;
-      const n = wanted.get(pattern);
-      if (n === undefined || n >= limit) continue;
-      wanted.set(pattern, n + 1);
+      if (pattern === 0 || this.selfClassified[slot] !== 1 || !patterns.has(pattern)) continue;
+      const n = counts.get(pattern) ?? 0;
+      if (n >= limit) continue;
+      counts.set(pattern, n + 1);
       out.push(slot);
     }
     return out;
@@ -728,7 +738,10 @@ export class CatalogState {
     };
     count(this.answerReviewsByTag, predicted);
     const pattern = this.patternOf[slot] as number;
-    if (pattern !== 0) count(this.answerReviewsByPattern, `${pattern}\u0000${predicted}`);
+    if (pattern !== 0) {
+      count(this.answerReviewsByPattern, `${pattern}\u0000${predicted}`);
+      this.touchedPatterns.add(pattern);
+    }
   }
 
   private levelNumber(level: string): number {

@@ -12,9 +12,9 @@
  * - a rotating sample of PEERS_PER_CHANGE fields of F's tag and level, before and after (their peer axes, centroid
  *   and tag margins move with F);
  * - F's twins (fields with the same embedding), up to TWINS_PER_CHANGE: a confirmed twin weighs for or against each;
- * - when F is confirmed, the self-classified fields of its naming pattern (same data source, same first word of the
- *   name), up to TWINS_PER_CHANGE a pattern, found in one pass over the replica's slots per batch: its review weighs
- *   for or against the classifier's answers there (a reopened F reaches them at the next full recompute);
+ * - when F's review changed (confirmed, reopened, removed while confirmed), the self-classified fields of its naming
+ *   pattern (same data source, same first word of the name), up to TWINS_PER_CHANGE a pattern, found in one pass over
+ *   the replica's slots per batch: its review weighs for or against the classifier's answers there;
  * a new or changed tag T affects the fields of T and the neighbours of T's anchor (tag margins compare anchors).
  *
  * `pending` counts the queue and the changes not yet expanded, so it is never 0 while a committed change has not
@@ -100,7 +100,6 @@ export class Staleness {
       for (const t of [c.tag_id, c.old_tag_id]) if (t !== null) tags.add(t);
       for (const l of [c.level, c.old_level]) if (l !== null) levels.add(l);
     }
-    const confirmedSlots: number[] = [];
     for (const id of changedFields) {
       affected.add(id);
       const before = this.deps.replica.takeDeparted(id);
@@ -113,10 +112,10 @@ export class Staleness {
           const tid = state.idOf(twin);
           if (tid !== undefined) affected.add(tid);
         }
-        if (state.isConfirmed(slot)) confirmedSlots.push(slot);
       }
     }
-    for (const peer of state.patternPeers(confirmedSlots, TWINS_PER_CHANGE)) {
+    // The naming patterns whose reviews the replica saw change (confirmations, reopenings, removals) since the last batch.
+    for (const peer of state.patternPeers(state.takeTouchedPatterns(), TWINS_PER_CHANGE)) {
       const pid = state.idOf(peer);
       if (pid !== undefined) affected.add(pid);
     }

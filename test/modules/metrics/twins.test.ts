@@ -147,6 +147,11 @@ describe('CatalogState naming patterns', () => {
         table_name: `t_${id}`,
         field_name: name,
       });
+    const touched = (): string[] =>
+      state
+        .patternPeers(state.takeTouchedPatterns(), 10)
+        .map((s) => state.idOf(s) as string)
+        .sort();
     field('a1', 'ds-a', 'cod_cliente', 'corrected');
     field('a2', 'ds-a', 'codProduto', 'unreviewed');
     field('a3', 'ds-a', 'cod_vendedor', 'unreviewed');
@@ -161,14 +166,9 @@ describe('CatalogState naming patterns', () => {
     assert.equal(state.patternReviews(slot('a2'), 3), null, 'another answer was not reviewed there');
     assert.equal(state.patternReviews(slot('a4'), 1), null, 'another first word');
     assert.equal(state.patternReviews(slot('b1'), 1), null, 'another data source');
-    assert.deepEqual(
-      state
-        .patternPeers([slot('a1')], 10)
-        .map((s) => state.idOf(s))
-        .sort(),
-      ['a2', 'a3'],
-    );
-    assert.equal(state.patternPeers([slot('a1')], 1).length, 1, 'at most `limit` a pattern');
+    // The correction touched its pattern: the pattern's self-classified fields have new evidence, once.
+    assert.deepEqual(touched(), ['a2', 'a3']);
+    assert.deepEqual(touched(), [], 'taken');
     // A reviewer keeps the answer on another field of the pattern: it counts against the correction.
     field('a3', 'ds-a', 'cod_vendedor', 'kept');
     assert.deepEqual(state.patternReviews(slot('a2'), 1), {
@@ -176,19 +176,29 @@ describe('CatalogState naming patterns', () => {
       corrected: 1,
       top: { tagId: 2, level: 'L1', count: 1 },
     });
-    assert.deepEqual(
-      state.patternPeers([slot('a1')], 10).map((s) => state.idOf(s)),
-      ['a2'],
-      'a confirmed field is no longer self-classified',
-    );
-    // The corrected field is deleted: its correction goes with it.
-    state.remove('a1');
+    assert.deepEqual(touched(), ['a2'], 'a confirmed field is no longer self-classified');
+    // An unreviewed field changing touches nothing.
+    field('a4', 'ds-a', 'nome_cliente', 'unreviewed');
+    field('a2', 'ds-a', 'codProduto', 'unreviewed');
+    assert.deepEqual(touched(), []);
+    // The corrected field is reopened: its correction no longer counts, and its pattern hears of it.
+    field('a1', 'ds-a', 'cod_cliente', 'unreviewed');
     assert.deepEqual(state.patternReviews(slot('a2'), 1), { kept: 1, corrected: 0, top: null });
-    // Its reused slot holds another field: the old pattern is not left behind.
-    field('c1', 'ds-c', 'cod_cliente', 'unreviewed');
+    const reopened = state.takeTouchedPatterns();
     assert.deepEqual(
-      state.patternPeers([slot('a3')], 10).map((s) => state.idOf(s)),
-      ['a2'],
+      state
+        .patternPeers(reopened, 10)
+        .map((s) => state.idOf(s))
+        .sort(),
+      ['a1', 'a2'],
     );
+    assert.equal(state.patternPeers(reopened, 1).length, 1, 'at most `limit` a pattern');
+    // The kept field is deleted: its review goes with it, and its reused slot keeps no pattern behind.
+    state.remove('a3');
+    assert.equal(state.patternReviews(slot('a2'), 1), null);
+    assert.deepEqual(touched(), ['a1', 'a2']);
+    field('c1', 'ds-c', 'cod_cliente', 'unreviewed');
+    field('a5', 'ds-a', 'cod_loja', 'corrected');
+    assert.deepEqual(touched(), ['a1', 'a2'], 'only the touched pattern, in its own data source');
   });
 });
