@@ -152,8 +152,8 @@ function summarizeReviews(r: AnswerReviews | undefined): ReviewedAnswers | null 
 /**
  * A field's naming pattern: its data source and the first word of its name (`cod_cliente`, `codProduto` → `cod`), or
  * null when either is unknown. An organisation names its columns by conventions a reviewer's correction reveals (on
- * the public schemas' held-out half, 82 % of the classifier's mistakes a correction in the same pattern spoke for were
- * corrected to the same tag: docs/metrics.md, "What reviewers decided nearby").
+ * the public schemas' held-out half, where a correction in the same pattern spoke for one of the classifier's mistakes,
+ * the correction was right for 82 % of them: docs/metrics.md, "What reviewers decided nearby").
  */
 export function namingPattern(
   datasourceId: string | null | undefined,
@@ -372,7 +372,8 @@ export class CatalogState {
    */
   patternReviews(slot: number, predictedTagId: number): ReviewedAnswers | null {
     const pattern = this.patternOf[slot] as number;
-    if (pattern === 0) return null;
+    // Most catalogs' fields have no reviewed pattern: no key is built for them.
+    if (pattern === 0 || this.answerReviewsByPattern.size === 0) return null;
     return summarizeReviews(this.answerReviewsByPattern.get(`${pattern}\u0000${predictedTagId}`));
   }
 
