@@ -105,8 +105,8 @@ interface Measured extends FieldMeasurement {
   predicted: { tagId: number; level: string; confidence: number; labelGap: number | null } | null;
   confirmed: boolean;
   reviewed: ReviewedEvidence;
-  /** For a confirmed field: the evidence without the classifier's view, which weighs once it is unchanged since. */
-  reviewerEvidence?: ClassificationEvidence;
+  /** For a confirmed field: its evidence without the classifier's view, which weighs once it is unchanged since. */
+  reviewerEvidence?: () => ClassificationEvidence;
 }
 
 /**
@@ -578,7 +578,7 @@ export class MetricsWorker {
     // evidence against the decision (it is still the classifier's view of the field, kept as its prediction).
     const m: Measured =
       confirmedUnchanged && measured.reviewerEvidence
-        ? { ...measured, evidence: measured.reviewerEvidence, predicted: null }
+        ? { ...measured, evidence: measured.reviewerEvidence(), predicted: null }
         : measured;
     const { id, tagId, level, axes, neighbours, margins, disagreement, nearestRatio, evidence, reviewed } = m;
     // The outlier model weighs the catalog percentiles (its weights were fitted on them); the stored bars are the
@@ -807,7 +807,7 @@ function measureSlot(state: CatalogState, tags: TagContext, slot: number, found:
     predicted,
     confirmed,
     reviewed,
-    ...(confirmed ? { reviewerEvidence: classificationEvidence({ ...evidenceInput, predicted: null }) } : {}),
+    ...(confirmed ? { reviewerEvidence: () => classificationEvidence({ ...evidenceInput, predicted: null }) } : {}),
   };
 }
 

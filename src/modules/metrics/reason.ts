@@ -3,6 +3,7 @@
 // the nearest field's own), and a neighbour is named with its data source.
 import { AXIS_KEYS, type AxisKey, type AxisScores } from './axes.js';
 import type { OutlierTerms, Severity } from './outlier-model.js';
+import type { Suggestion } from './suggestion.js';
 
 /** One of the field's nearest other fields (closest first), as a reason may count it. */
 export interface ReasonNeighbour {
@@ -43,7 +44,7 @@ export interface ReasonInput {
   suggestion?: {
     classification: string;
     sameTag: boolean;
-    by: 'classifier' | 'neighbours' | 'margins' | 'level' | 'twin' | 'corrections' | 'pattern';
+    by: Suggestion['by'];
   } | null;
   /**
    * The classifier's view when it disagrees with the tag: its label and confidence, and how many of its points the

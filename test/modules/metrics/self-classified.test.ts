@@ -431,6 +431,11 @@ interface Item {
   suggested_classification: { chain_path: string; level: string } | null;
 }
 
+/** A field as `GET /fields/{id}` answers it. */
+async function fieldOf(t: TestApp, token: string, id: string): Promise<Item> {
+  return json<Item>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${id}`, headers: bearer(token) }));
+}
+
 describeEachDatabase('a correction flags the same column in another data source', (kind) => {
   let t: TestApp;
   let token: string;
@@ -440,8 +445,7 @@ describeEachDatabase('a correction flags the same column in another data source'
     token = await adminToken(t.app);
   });
   after(async () => t.close());
-  const get = async (id: string): Promise<Item> =>
-    json<Item>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${id}`, headers: bearer(token) }));
+  const get = (id: string): Promise<Item> => fieldOf(t, token, id);
 
   it('gives the twins of a corrected field the correction as their suggestion, and a high score', async () => {
     // No classification given: the classifier decides, as after a scan.
@@ -507,8 +511,7 @@ describeEachDatabase('a correction speaks for the fields named like it in its da
     token = await adminToken(t.app);
   });
   after(async () => t.close());
-  const get = async (id: string): Promise<Item> =>
-    json<Item>(await t.app.inject({ method: 'GET', url: `/api/v1/fields/${id}`, headers: bearer(token) }));
+  const get = (id: string): Promise<Item> => fieldOf(t, token, id);
 
   it("suggests the correction to the fields of the same data source whose name starts with the same word and got the classifier's same answer; a kept one counts against it", async () => {
     // An organisation's own prefix, in tables no embedding puts near one another; no classification given.
