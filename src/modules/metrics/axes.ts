@@ -49,12 +49,9 @@ export interface RawAxesInput {
   levelSum: Float32Array | null;
   levelCount: number;
   /**
-   * Optional exact peer mean: sum and count of the unit embeddings of every field with the same tag,
-   * INCLUDING the field itself. When given, `peer_mean` is exact; otherwise it is the mean over `peerSample`.
+   * A bounded, deterministic sample of other same-tag fields' unit embeddings (never the field itself): the peers
+   * P(f) of `peer_mean`, `lower_quartile` and `farthest`.
    */
-  tagSum?: Float32Array | null;
-  tagCount?: number;
-  /** A bounded, deterministic sample of other same-tag fields' unit embeddings (never the field itself). */
   peerSample: readonly Float32Array[];
   /** The nearest other field in the catalog, or null when there is none. */
   nearest: { similarity: number } | null;
@@ -90,11 +87,7 @@ export function computeAxes(input: RawAxesInput): AxesResult {
   peerSims.sort();
 
   let peerMean: number | null = null;
-  const tagCount = input.tagCount ?? 0;
-  if (input.tagSum && tagCount > 1) {
-    // mean cos to the other members = e · (S − e) / (n − 1) for unit vectors.
-    peerMean = (dot(e, input.tagSum) - dot(e, e)) / (tagCount - 1);
-  } else if (peerSims.length > 0) {
+  if (peerSims.length > 0) {
     let s = 0;
     for (const v of peerSims) s += v;
     peerMean = s / peerSims.length;
@@ -165,11 +158,6 @@ export function computeAxes(input: RawAxesInput): AxesResult {
     nearest_peer_similarity: peerSims.length > 0 ? clamp(finiteOr(peerSims[peerSims.length - 1]!, 0), -1, 1) : null,
     fallbacks,
   };
-}
-
-/** The six raw axes only (see computeAxes). */
-export function computeRawAxes(input: RawAxesInput): RawAxes {
-  return computeAxes(input).raw;
 }
 
 export interface AxisDistributionJson {

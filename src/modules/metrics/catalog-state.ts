@@ -21,6 +21,14 @@ import { hashVector, NOT_INDEXED, sameVector, Twins } from './twins.js';
 
 /** Peer statistics use at most this many same-tag fields, chosen by a hash of the field id (deterministic). */
 export const PEER_SAMPLE_SIZE = 256;
+/**
+ * A tag's peers are its trusted members (CatalogState.trusted) when it has at least this many: with a tenth of a tag
+ * misfiled, its farthest peer and lower quartile were the misfiled fields' for every member, and the bars calibrated
+ * on such members forgave the next misfiled field (docs/metrics.md, "Peers").
+ */
+const TRUSTED_PEERS_MIN = 4;
+/** A self-classified member is trusted from this calibrated confidence on (the development half's plateau: 0.7–0.9). */
+const TRUSTED_CONFIDENCE = 0.7;
 /** Embeddings are stored in chunks of about this many bytes (1 MiB): growing the catalog never copies the ones stored. */
 const CHUNK_BYTES = 1 << 20;
 /** A quantized component's largest magnitude: the field's largest component maps to ±QUANT_MAX. */
@@ -117,12 +125,13 @@ interface TagState extends GroupState {
 }
 
 /**
- * A tag's peer sample: its members with the smallest id hash, PEER_SAMPLE_SIZE of them plus one spare, so that a
+ * A tag's peer sample: its trusted members (all of them when fewer than TRUSTED_PEERS_MIN are) with the smallest id
+ * hash, PEER_SAMPLE_SIZE of them plus one spare, so that a
  * sampled field still gets PEER_SAMPLE_SIZE peers once itself is left out. The embedding list is kept ready so the
  * per-field computation allocates nothing in the common case (a field outside the sample).
  */
 interface PeerSample {
-  /** The first PEER_SAMPLE_SIZE members (all members when fewer) and their embeddings. */
+  /** The first PEER_SAMPLE_SIZE of those members (all when fewer) and their embeddings. */
   slots: number[];
   embeddings: Float32Array[];
   inSample: Set<number>;
@@ -448,7 +457,7 @@ export class CatalogState {
     );
   }
 
-  /** The tag's peer sample: up to `limit` of its members (smallest id hash first) and every sampled member's embedding. */
+  /** The tag's peer sample: up to `limit` of its (trusted) members, smallest id hash first, and every sampled member's embedding. */
   tagSample(tagId: number, limit: number): { slots: number[]; embeddings: readonly Float32Array[] } {
     const sample = this.peerSample(tagId);
     return sample
@@ -609,7 +618,9 @@ export class CatalogState {
     if (!tag) return null;
     if (tag.sample) return tag.sample;
     const hash = this.hashOf;
-    const all = Array.from(tag.members.slots.subarray(0, tag.members.size)).sort(
+    const members = Array.from(tag.members.slots.subarray(0, tag.members.size));
+    const trusted = members.filter((slot) => this.trusted(slot));
+    const all = (trusted.length >= TRUSTED_PEERS_MIN ? trusted : members).sort(
       (a, b) => (hash[a] as number) - (hash[b] as number) || a - b,
     );
     const slots = all.slice(0, PEER_SAMPLE_SIZE);
@@ -620,6 +631,17 @@ export class CatalogState {
       spare: all[PEER_SAMPLE_SIZE] ?? -1,
     };
     return tag.sample;
+  }
+
+  /**
+   * Whether nothing says the member carries the wrong tag: a reviewer confirmed it, or the classifier names its tag
+   * (an import's or a rule's label it found fewer points for is not trusted) and, when the classification is the
+   * classifier's own answer, was at least TRUSTED_CONFIDENCE sure of it.
+   */
+  private trusted(slot: number): boolean {
+    if (this.confirmed[slot] === 1) return true;
+    if ((this.predGap[slot] as number) > 0) return false;
+    return !(this.selfClassified[slot] === 1 && (this.predConf[slot] as number) < TRUSTED_CONFIDENCE);
   }
 
   /** The peers a field is compared with: its tag's sample without the field itself (≤ PEER_SAMPLE_SIZE). */

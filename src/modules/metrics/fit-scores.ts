@@ -84,9 +84,6 @@ export interface FitSource {
     tagId: number;
     /** Unit anchor, or null. */
     anchor: Float32Array | null;
-    /** Sum of the members' unit embeddings and their count. */
-    sum: Float32Array;
-    count: number;
     /** Up to FIT_SAMPLE members, and the peers each is compared with (never itself). */
     members: readonly number[];
     peersOf(slot: number): readonly Float32Array[];
@@ -128,8 +125,8 @@ const withMember = (sum: Float32Array, e: Float32Array): Float32Array => {
 };
 
 /**
- * Measures the samples: a member as it is measured for itself (computeAxes with its own tag's sums and peers), a
- * non-member as if it carried the tag (its embedding added to the sums, compared with the tag's peer sample).
+ * Measures the samples: a member as it is measured for itself (computeAxes with its own tag's anchor and peers), a
+ * non-member as if it carried the tag (compared with the tag's peer sample).
  * `pause` is awaited between tags so a large taxonomy does not hold the event loop.
  */
 export async function buildFitCalibration(
@@ -163,8 +160,6 @@ export async function buildFitCalibration(
           anchor: tag.anchor,
           levelSum: null,
           levelCount: 0,
-          tagSum: tag.sum,
-          tagCount: tag.count,
           peerSample: tag.peersOf(slot),
           nearest: null,
         }).raw,
@@ -179,8 +174,6 @@ export async function buildFitCalibration(
           anchor: tag.anchor,
           levelSum: null,
           levelCount: 0,
-          tagSum: withMember(tag.sum, embedding),
-          tagCount: tag.count + 1,
           peerSample: tag.peers,
           nearest: null,
         }).raw,

@@ -206,6 +206,8 @@ export function nearestTagEvidence(
 export interface FieldNeighbourhood extends Omit<RawAxesInput, 'nearest'> {
   tagId: number;
   level: string;
+  /** How many fields carry the tag, this one included (a small tag's unavoidable strangers, neighbourDisagreement). */
+  tagCount?: number;
   /** Its nearest other fields, best first (at most the k the metrics weigh). */
   neighbours: readonly Neighbour[];
   /** Every tag's anchor and member sums (for the margins). */

@@ -785,7 +785,6 @@ function measureSlot(state: CatalogState, tags: TagContext, slot: number, found:
     anchor: tags.anchorOf.get(tagId) ?? null,
     levelSum: group?.sum ?? null,
     levelCount: group?.count ?? 0,
-    tagSum: tag?.sum ?? null,
     tagCount: tag?.count ?? 0,
     peerSample: state.peersOf(slot),
     neighbours,
@@ -970,8 +969,6 @@ function fitSource(state: CatalogState, anchorOf: ReadonlyMap<number, Float32Arr
     tags.push({
       tagId,
       anchor: anchorOf.get(tagId) ?? null,
-      sum: tag.sum,
-      count: tag.count,
       members: sample.slots,
       peersOf: (slot) => state.peersOf(slot),
       peers: sample.embeddings,

@@ -76,8 +76,6 @@ function clusters(perTag: number[], levels: string[], noise = 0.35, seed = 3) {
       return {
         tagId: t + 1,
         anchor: centres[t]!,
-        sum: sumOf(members),
-        count: members.length,
         members: members.slice(0, 64),
         peersOf: (slot: number) => members.filter((m) => m !== slot).map((m) => embeddings[m]!),
         peers: members.map((m) => embeddings[m]!),
@@ -104,20 +102,15 @@ describe('buildFitCalibration and fitScores', () => {
     const calibration = await buildFitCalibration(c.source);
     const { computeAxes } = await import('../../../src/modules/metrics/axes.js');
     const tag1 = c.source.tags[0]!;
-    const rawFor = (slot: number, member: boolean) => {
-      const e = c.embeddings[slot]!;
-      const sum = member ? tag1.sum : Float32Array.from(tag1.sum, (x, i) => x + e[i]!);
-      return computeAxes({
-        embedding: e,
+    const rawFor = (slot: number, member: boolean) =>
+      computeAxes({
+        embedding: c.embeddings[slot]!,
         anchor: tag1.anchor,
         levelSum: null,
         levelCount: 0,
-        tagSum: sum,
-        tagCount: member ? tag1.count : tag1.count + 1,
         peerSample: member ? tag1.peersOf(slot) : tag1.peers,
         nearest: null,
       }).raw;
-    };
     const own = fitScores(rawFor(0, true), { tagId: 1, level: 'L1' }, [], 0, calibration).scores;
     const stranger = fitScores(
       rawFor(c.slotsOfTag(2)[5]!, false),
@@ -194,14 +187,11 @@ describe('buildFitCalibration and fitScores', () => {
       wrong.push(c.embeddings.push(v.map((x) => x / n)) - 1);
     }
     const tag1 = [...c.slotsOfTag(1), ...wrong];
-    const sum = c.sumOf(tag1);
     const source: FitSource = {
       ...c.source,
       tags: [
         {
           ...c.source.tags[0]!,
-          sum,
-          count: tag1.length,
           members: tag1.slice(0, 64),
           peersOf: (slot: number) => tag1.filter((m) => m !== slot).map((m) => c.embeddings[m]!),
           peers: tag1.map((m) => c.embeddings[m]!),
@@ -226,8 +216,6 @@ describe('buildFitCalibration and fitScores', () => {
         anchor: c.centres[0]!,
         levelSum: null,
         levelCount: 0,
-        tagSum: sum,
-        tagCount: tag1.length,
         peerSample: source.tags[0]!.peersOf(slot),
         nearest: null,
       }).raw;

@@ -7,7 +7,6 @@ import {
   type AxisScores,
   buildAxisDistributions,
   computeAxes,
-  computeRawAxes,
   normalizeAxes,
 } from '../../../src/modules/metrics/axes.js';
 import {
@@ -88,20 +87,6 @@ describe('computeAxes', () => {
     // The closest peer of the sample is at 10°.
     close(res.nearest_peer_similarity!, Math.cos(Math.PI / 18));
     assert.deepEqual(res.fallbacks, []);
-  });
-
-  it('uses the exact peer mean from the tag sum (self excluded) when given', () => {
-    const raw = computeRawAxes({
-      embedding: e,
-      anchor: at(0),
-      levelSum: null,
-      levelCount: 0,
-      tagSum: sumOf(e, at(60), at(90)),
-      tagCount: 3,
-      peerSample: [at(60)],
-      nearest: null,
-    });
-    close(raw.peer_mean, 1 - (0.5 + 0) / 2);
   });
 
   it('falls back, never NaN, when the tag and level have no other fields', () => {
