@@ -22,7 +22,7 @@ import { hashVector, NOT_INDEXED, sameVector, Twins } from './twins.js';
 /** Peer statistics use at most this many same-tag fields, chosen by a hash of the field id (deterministic). */
 export const PEER_SAMPLE_SIZE = 256;
 /**
- * A tag's peers are its trusted members (CatalogState.trusted) when it has at least this many: with a tenth of a tag
+ * A tag's peers are its trusted members (CatalogState's `trusted`) when it has at least this many: with a tenth of a tag
  * misfiled, its farthest peer and lower quartile were the misfiled fields' for every member, and the bars calibrated
  * on such members forgave the next misfiled field (docs/metrics.md, "Peers").
  */
@@ -126,9 +126,9 @@ interface TagState extends GroupState {
 
 /**
  * A tag's peer sample: its trusted members (all of them when fewer than TRUSTED_PEERS_MIN are) with the smallest id
- * hash, PEER_SAMPLE_SIZE of them plus one spare, so that a
- * sampled field still gets PEER_SAMPLE_SIZE peers once itself is left out. The embedding list is kept ready so the
- * per-field computation allocates nothing in the common case (a field outside the sample).
+ * hash, PEER_SAMPLE_SIZE of them plus one spare, so that a sampled field still gets PEER_SAMPLE_SIZE peers once itself
+ * is left out. The embedding list is kept ready so the per-field computation allocates nothing in the common case (a
+ * field outside the sample).
  */
 interface PeerSample {
   /** The first PEER_SAMPLE_SIZE of those members (all when fewer) and their embeddings. */
