@@ -22,11 +22,14 @@ import { hashVector, NOT_INDEXED, sameVector, Twins } from './twins.js';
 /** Peer statistics use at most this many same-tag fields, chosen by a hash of the field id (deterministic). */
 export const PEER_SAMPLE_SIZE = 256;
 /**
- * A tag's peers are its trusted members (CatalogState's `trusted`) when it has at least this many: with a tenth of a tag
- * misfiled, its farthest peer and lower quartile were the misfiled fields' for every member, and the bars calibrated
- * on such members forgave the next misfiled field (docs/metrics.md, "Peers").
+ * A tag's peers are its trusted members (CatalogState's `trusted`) when it has at least this many, and at least this
+ * share of its members: with a tenth of a tag misfiled, its farthest peer and lower quartile were the misfiled fields'
+ * for every member, and the bars calibrated on such members forgave the next misfiled field (docs/metrics.md,
+ * "Peers"). Where the classifier recognises fewer than a tenth of a tag's fields (a tag of the organisation's own that
+ * no rule names, say), its disagreement says more about the classifier than about them: every member stays a peer.
  */
 const TRUSTED_PEERS_MIN = 4;
+const TRUSTED_PEERS_SHARE = 0.1;
 /** A self-classified member is trusted from this calibrated confidence on (the development half's plateau: 0.7–0.9). */
 const TRUSTED_CONFIDENCE = 0.7;
 /** Embeddings are stored in chunks of about this many bytes (1 MiB): growing the catalog never copies the ones stored. */
@@ -125,7 +128,7 @@ interface TagState extends GroupState {
 }
 
 /**
- * A tag's peer sample: its trusted members (all of them when fewer than TRUSTED_PEERS_MIN are) with the smallest id
+ * A tag's peer sample: its trusted members (all of them when too few are trusted) with the smallest id
  * hash, PEER_SAMPLE_SIZE of them plus one spare, so that a sampled field still gets PEER_SAMPLE_SIZE peers once itself
  * is left out. The embedding list is kept ready so the per-field computation allocates nothing in the common case (a
  * field outside the sample).
@@ -620,9 +623,8 @@ export class CatalogState {
     const hash = this.hashOf;
     const members = Array.from(tag.members.slots.subarray(0, tag.members.size));
     const trusted = members.filter((slot) => this.trusted(slot));
-    const all = (trusted.length >= TRUSTED_PEERS_MIN ? trusted : members).sort(
-      (a, b) => (hash[a] as number) - (hash[b] as number) || a - b,
-    );
+    const enough = trusted.length >= Math.max(TRUSTED_PEERS_MIN, TRUSTED_PEERS_SHARE * members.length);
+    const all = (enough ? trusted : members).sort((a, b) => (hash[a] as number) - (hash[b] as number) || a - b);
     const slots = all.slice(0, PEER_SAMPLE_SIZE);
     tag.sample = {
       slots,

@@ -65,5 +65,10 @@ describe('CatalogState peer samples', () => {
     // A reopened member the classifier disagrees with leaves the sample again.
     put('z', { predicted: 2, gap: 5 });
     assert.deepEqual(sampled(), ['a', 'b', 'c', 'x']);
+    // Where the classifier recognises fewer than a tenth of the tag's fields, every member is a peer again.
+    for (let i = 0; i < 36; i++) put(`u${i}`, { predicted: 2, gap: 4 });
+    assert.equal(state.tagSample(1, 64).slots.length, 42);
+    put('u0', { confirmed: true });
+    assert.deepEqual(sampled(), ['a', 'b', 'c', 'u0', 'x']);
   });
 });
